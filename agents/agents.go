@@ -1,0 +1,212 @@
+// Package agents manages voice agents: their inbound, outbound and SMS
+// prompts, voice and model, and the voice catalog (GET /v1/voices).
+package agents
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
+)
+
+// Voice is an agent's voice: a provider and the provider's voice id.
+type Voice struct {
+	Provider string `json:"provider"`
+	VoiceID  string `json:"voiceId"`
+}
+
+// Model is an agent's language model.
+type Model struct {
+	Provider    string  `json:"provider"`
+	Model       string  `json:"model"`
+	Temperature float64 `json:"temperature"`
+}
+
+// Prompt is one of an agent's prompts with its model.
+type Prompt struct {
+	Prompt       *string `json:"prompt"`
+	LLM          *Model  `json:"llm"`
+	FirstMessage *string `json:"first_message,omitempty"`
+}
+
+// Prompts are an agent's three prompts.
+type Prompts struct {
+	Inbound  Prompt `json:"inbound"`
+	Outbound Prompt `json:"outbound"`
+	SMS      Prompt `json:"sms"`
+}
+
+// Agent is a voice agent. The list form fills the fields up to CreatedAt;
+// Get fills the rest.
+type Agent struct {
+	ID                string    `json:"id"`
+	Name              string    `json:"name"`
+	BusinessID        string    `json:"business_id"`
+	VendorAssistantID string    `json:"vendor_assistant_id"`
+	PhoneNumber       *string   `json:"phone_number"`
+	Status            string    `json:"status"`
+	CreatedAt         time.Time `json:"created_at"`
+
+	Prompts             *Prompts       `json:"prompts,omitempty"`
+	Voice               *Voice         `json:"voice,omitempty"`
+	VoiceCatalogID      *string        `json:"voice_catalog_id,omitempty"`
+	Model               *Model         `json:"model,omitempty"`
+	FirstMessage        string         `json:"first_message,omitempty"`
+	Metadata            map[string]any `json:"metadata,omitempty"`
+	MaxDuration         float64        `json:"max_duration,omitempty"`
+	VendorConfig        map[string]any `json:"vendor_config,omitempty"`
+	TransferEnabled     bool           `json:"transfer_enabled,omitempty"`
+	TransferPhoneNumber *string        `json:"transfer_phone_number,omitempty"`
+	LeadCollection      bool           `json:"lead_collection,omitempty"`
+	UpdatedAt           *time.Time     `json:"updated_at,omitempty"`
+}
+
+// CreateParams are the fields of POST /v1/agents.
+type CreateParams struct {
+	// BusinessID must be a business the key reaches. Required.
+	BusinessID string `json:"business_id"`
+	// Name is the display name. Required.
+	Name string `json:"name"`
+	// SystemPrompt is the inbound prompt. Required.
+	SystemPrompt string `json:"system_prompt"`
+	// FirstMessage is the inbound greeting (default "Hello! How can I help you today?").
+	FirstMessage *string `json:"first_message,omitempty"`
+	// VoiceCatalogID names a voice of ListVoices.
+	VoiceCatalogID string `json:"voice_catalog_id,omitempty"`
+	// Voice overrides the provider default voice.
+	Voice *Voice `json:"voice,omitempty"`
+	// Model overrides the default model (temperature 0.7).
+	Model *Model `json:"model,omitempty"`
+	// Metadata is stored with the agent.
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Created is the answer of Create.
+type Created struct {
+	ID                string    `json:"id"`
+	Name              string    `json:"name"`
+	BusinessID        string    `json:"business_id"`
+	VendorAssistantID string    `json:"vendor_assistant_id"`
+	CreatedAt         time.Time `json:"created_at"`
+}
+
+// UpdateParams are the fields of PATCH /v1/agents: only the fields set are
+// sent, and only those change. Use SetNull to send an explicit null.
+type UpdateParams struct {
+	voiceagent.NullFields `json:"-"`
+
+	// ID of the agent. Required.
+	ID                   string  `json:"id"`
+	Name                 *string `json:"name,omitempty"`
+	InboundPrompt        *string `json:"inbound_prompt,omitempty"`
+	OutboundPrompt       *string `json:"outbound_prompt,omitempty"`
+	SMSPrompt            *string `json:"sms_prompt,omitempty"`
+	SystemPrompt         *string `json:"system_prompt,omitempty"`
+	FirstMessage         *string `json:"first_message,omitempty"`
+	OutboundFirstMessage *string `json:"outbound_first_message,omitempty"`
+	OutboundLLM          *Model  `json:"outbound_llm,omitempty"`
+	SMSLLM               *Model  `json:"sms_llm,omitempty"`
+	VoiceCatalogID       *string `json:"voice_catalog_id,omitempty"`
+	Voice                *Voice  `json:"voice,omitempty"`
+	Model                *Model  `json:"model,omitempty"`
+	// Metadata is merged into the existing metadata, not replaced.
+	Metadata     map[string]any `json:"metadata,omitempty"`
+	MaxDuration  *float64       `json:"max_duration,omitempty"`
+	VendorConfig map[string]any `json:"vendor_config,omitempty"`
+	// TransferEnabled and TransferPhoneNumber configure call transfer.
+	TransferEnabled     *bool   `json:"transfer_enabled,omitempty"`
+	TransferPhoneNumber *string `json:"transfer_phone_number,omitempty"`
+	OwnerChangeSummary  *string `json:"owner_change_summary,omitempty"`
+	OwnerChangeReason   *string `json:"owner_change_reason,omitempty"`
+	OverrideOwnerEdits  *bool   `json:"override_owner_edits,omitempty"`
+}
+
+// Updated is the answer of Update.
+type Updated struct {
+	ID                string   `json:"id"`
+	Name              string   `json:"name"`
+	BusinessID        string   `json:"business_id"`
+	VendorAssistantID string   `json:"vendor_assistant_id"`
+	Updated           bool     `json:"updated"`
+	UpdatedFields     []string `json:"updated_fields"`
+	// IgnoredVendorConfigKeys lists vendor_config keys the sanitiser dropped.
+	IgnoredVendorConfigKeys []string `json:"ignored_vendor_config_keys,omitempty"`
+}
+
+// CatalogVoice is a voice of the catalog.
+type CatalogVoice struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Provider string `json:"provider"`
+	VoiceID  string `json:"voiceId"`
+	Gender   string `json:"gender"`
+	Accent   string `json:"accent"`
+	Language string `json:"language"`
+}
+
+// ListParams filter List.
+type ListParams struct {
+	// BusinessID limits the list to one business.
+	BusinessID string `url:"business_id,omitempty"`
+}
+
+// Service is the agents API. Get it from client.Client.Agents.
+type Service struct{ b *voiceagent.Backend }
+
+// NewService returns the service on a backend.
+func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
+
+// List returns the agents of the key's businesses, newest first
+// (agents:read).
+func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) ([]Agent, error) {
+	var out struct {
+		Agents []Agent `json:"agents"`
+	}
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/agents", p, nil, &out, opts...); err != nil {
+		return nil, err
+	}
+	return out.Agents, nil
+}
+
+// Get returns one agent with its prompts, voice and model (agents:read).
+func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Agent, error) {
+	var out Agent
+	q := struct {
+		ID string `url:"id"`
+	}{id}
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/agents", q, nil, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Create creates an agent with lead collection built in (agents:write).
+func (s *Service) Create(ctx context.Context, p *CreateParams, opts ...voiceagent.Option) (*Created, error) {
+	var out Created
+	if err := s.b.Do(ctx, http.MethodPost, "/v1/agents", nil, p, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Update changes the fields set in p (agents:write).
+func (s *Service) Update(ctx context.Context, p *UpdateParams, opts ...voiceagent.Option) (*Updated, error) {
+	var out Updated
+	if err := s.b.Do(ctx, http.MethodPatch, "/v1/agents", nil, p, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListVoices returns the voice catalog for CreateParams.VoiceCatalogID
+// (agents:read).
+func (s *Service) ListVoices(ctx context.Context, opts ...voiceagent.Option) ([]CatalogVoice, error) {
+	var out struct {
+		Voices []CatalogVoice `json:"voices"`
+	}
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/voices", nil, nil, &out, opts...); err != nil {
+		return nil, err
+	}
+	return out.Voices, nil
+}

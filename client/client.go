@@ -1,0 +1,57 @@
+// Package client is the entry point of the SDK: one Client with a service
+// per resource of the voice agent platform, all sharing one backend (HTTP
+// engine, retries, rate limits).
+//
+//	c := client.New(os.Getenv("VOICEAGENT_API_KEY"))
+//	agents, err := c.Agents.List(ctx, nil)
+//
+// The base URL comes from voiceagent.WithBaseURL, else VOICEAGENT_BASE_URL,
+// else voiceagent.DefaultBaseURL. An empty apiKey falls back to
+// VOICEAGENT_API_KEY.
+package client
+
+import (
+	"context"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/numbers"
+)
+
+// Client is a client of the platform. It holds no global state: clients
+// with different keys and options live side by side. It is safe for
+// concurrent use.
+type Client struct {
+	backend *voiceagent.Backend
+
+	// Agents manages voice agents and the voice catalog.
+	Agents *agents.Service
+	// Numbers reads phone numbers.
+	Numbers *numbers.Service
+}
+
+// New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
+// opts. Every option can also be given to a single call.
+func New(apiKey string, opts ...voiceagent.Option) *Client {
+	if apiKey != "" {
+		opts = append([]voiceagent.Option{voiceagent.WithAPIKey(apiKey)}, opts...)
+	}
+	b := voiceagent.NewBackend(opts...)
+	return &Client{
+		backend: b,
+		Agents:  agents.NewService(b),
+		Numbers: numbers.NewService(b),
+	}
+}
+
+// Backend returns the client's backend, for services outside this module.
+func (c *Client) Backend() *voiceagent.Backend { return c.backend }
+
+// Do sends a raw request through the client's engine (auth, retries,
+// idempotency keys, rate limits, error decoding): the escape hatch for
+// endpoints the SDK does not model yet. path is relative to the base URL
+// ("/v1/agents"); query is a struct with `url:` tags, url.Values or nil;
+// body is JSON-encoded; the answer is decoded into out.
+func (c *Client) Do(ctx context.Context, method, path string, query, body, out any, opts ...voiceagent.Option) error {
+	return c.backend.Do(ctx, method, path, query, body, out, opts...)
+}

@@ -1,0 +1,50 @@
+// Package voiceagent is the core of the Go SDK for the voice agent platform:
+// the HTTP engine every resource service shares, request options, the typed
+// [Error], cursor pages and iterators, pointer helpers, scope constants and
+// shared enums.
+//
+// Most programs start from package client, which aggregates one service per
+// resource:
+//
+//	c := client.New(os.Getenv("VOICEAGENT_API_KEY"))
+//	agent, err := c.Agents.Get(ctx, agentID)
+//
+// # Options
+//
+// Every [Option] works both when constructing a client and on a single call,
+// so a call can override the client's settings:
+//
+//	c.Calls.Create(ctx, p, voiceagent.WithIdempotencyKey(k), voiceagent.WithMaxRetries(0))
+//
+// # Retries and idempotency
+//
+// Requests are retried on connection errors, 429 and 5xx responses with
+// exponential backoff and full jitter, honouring Retry-After. A POST is only
+// retried when it carries an Idempotency-Key; the SDK generates one per
+// logical request (the same key on every attempt) unless the caller supplies
+// one with [WithIdempotencyKey]. Each attempt carries X-Voiceagent-Retry-Count.
+// Cancelling the context stops waiting and retrying at once. Each logical
+// request has an overall timeout (60 seconds by default, [WithTimeout]).
+//
+// # Rate limits
+//
+// The client keeps the platform's per-key limits itself (x/time/rate token
+// buckets per endpoint group, at the limits of the API's section 8), so a bulk
+// job waits for a slot instead of collecting 429s. [WithRateLimiting] turns
+// this off.
+//
+// # Errors
+//
+// Every non-2xx answer becomes an [*Error] carrying the status, the API error
+// code, the message, the request id and any details. Compare codes with
+// errors.Is against the sentinels ([ErrNotFound], [ErrRateLimited], ...) or
+// read them with errors.As.
+//
+// # Pagination
+//
+// List methods return one [Page]; All methods return an iter.Seq2 that walks
+// every page (see [Iterate]).
+package voiceagent
+
+// Version is the SDK's version, sent in the User-Agent header.
+const Version = "0.1.0"

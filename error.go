@@ -1,0 +1,170 @@
+package voiceagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Error codes of the API (spec section 7) and the ones the platform adds.
+const (
+	CodeUnauthorized        = "unauthorized"
+	CodeForbidden           = "forbidden"
+	CodeNotFound            = "not_found"
+	CodeBadRequest          = "bad_request"
+	CodeInvalidRequest      = "invalid_request"
+	CodeValidationError     = "validation_error"
+	CodeEmailExists         = "email_exists"
+	CodeNumberOnDNC         = "number_on_dnc"
+	CodeNumberOptedOut      = "number_opted_out"
+	CodeContentBlocked      = "content_blocked"
+	CodeTCPAViolation       = "tcpa_violation"
+	CodeSMSSendFailed       = "sms_send_failed"
+	CodeVendorError         = "vendor_error"
+	CodeCallFailed          = "call_failed"
+	CodePaymentRequired     = "payment_required"
+	CodeRateLimited         = "rate_limited"
+	CodeInternalError       = "internal_error"
+	CodeProvisioningFailed  = "provisioning_failed"
+	CodeIdempotencyConflict = "idempotency_conflict"
+	CodeConflict            = "conflict"
+	CodePayloadTooLarge     = "payload_too_large"
+	CodeNotImplemented      = "not_implemented"
+	CodeServiceUnavailable  = "service_unavailable"
+	CodeMethodNotAllowed    = "method_not_allowed"
+)
+
+// ErrorDetail names one field that failed validation.
+type ErrorDetail struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Error is a non-2xx answer of the API. Compare with errors.Is against the
+// sentinels below (same Code matches) or read it with errors.As.
+type Error struct {
+	// StatusCode is the HTTP status.
+	StatusCode int `json:"-"`
+	// Code is the API error code, one of the Code constants.
+	Code string `json:"code"`
+	// Message is the human-readable explanation.
+	Message string `json:"message"`
+	// Details lists field failures, when the API names them.
+	Details []ErrorDetail `json:"details,omitempty"`
+	// RecoveryPaths tells how to resume (signup errors).
+	RecoveryPaths map[string]string `json:"recovery_paths,omitempty"`
+	// NextAllowedAt is when a cadence-limited action becomes allowed (SDR).
+	NextAllowedAt *time.Time `json:"nextAllowedAt,omitempty"`
+	// RequestID is the X-Request-Id of the answer.
+	RequestID string `json:"-"`
+	// RetryAfter is the Retry-After of the answer, when it had one.
+	RetryAfter time.Duration `json:"-"`
+	// Body is the raw response body, for fields this type does not model.
+	Body []byte `json:"-"`
+}
+
+// Error implements error. It never contains credentials.
+func (e *Error) Error() string {
+	s := fmt.Sprintf("voiceagent: %d %s: %s", e.StatusCode, e.Code, e.Message)
+	if e.RequestID != "" {
+		s += " (request " + e.RequestID + ")"
+	}
+	return s
+}
+
+// Is reports whether target is an *Error with the same Code (and the same
+// StatusCode when target sets one), so errors.Is(err, ErrNotFound) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok {
+		return false
+	}
+	return t.Code == e.Code && (t.StatusCode == 0 || t.StatusCode == e.StatusCode)
+}
+
+// Sentinel errors for errors.Is; they match any *Error with the same code.
+var (
+	ErrUnauthorized        = &Error{Code: CodeUnauthorized}
+	ErrForbidden           = &Error{Code: CodeForbidden}
+	ErrNotFound            = &Error{Code: CodeNotFound}
+	ErrBadRequest          = &Error{Code: CodeBadRequest}
+	ErrInvalidRequest      = &Error{Code: CodeInvalidRequest}
+	ErrValidation          = &Error{Code: CodeValidationError}
+	ErrEmailExists         = &Error{Code: CodeEmailExists}
+	ErrNumberOnDNC         = &Error{Code: CodeNumberOnDNC}
+	ErrNumberOptedOut      = &Error{Code: CodeNumberOptedOut}
+	ErrContentBlocked      = &Error{Code: CodeContentBlocked}
+	ErrTCPAViolation       = &Error{Code: CodeTCPAViolation}
+	ErrSMSSendFailed       = &Error{Code: CodeSMSSendFailed}
+	ErrVendor              = &Error{Code: CodeVendorError}
+	ErrCallFailed          = &Error{Code: CodeCallFailed}
+	ErrPaymentRequired     = &Error{Code: CodePaymentRequired}
+	ErrRateLimited         = &Error{Code: CodeRateLimited}
+	ErrInternal            = &Error{Code: CodeInternalError}
+	ErrProvisioningFailed  = &Error{Code: CodeProvisioningFailed}
+	ErrIdempotencyConflict = &Error{Code: CodeIdempotencyConflict}
+	ErrConflict            = &Error{Code: CodeConflict}
+	ErrPayloadTooLarge     = &Error{Code: CodePayloadTooLarge}
+	ErrNotImplemented      = &Error{Code: CodeNotImplemented}
+	ErrServiceUnavailable  = &Error{Code: CodeServiceUnavailable}
+)
+
+// errorFromResponse decodes a non-2xx answer. A body that is not in the
+// API's error format still gives an *Error, with a code derived from the
+// status.
+func errorFromResponse(resp *http.Response, body []byte) *Error {
+	e := &Error{}
+	var env struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &env) == nil && len(env.Error) > 0 {
+		if json.Unmarshal(env.Error, e) != nil {
+			// {"error": "text"} form.
+			var s string
+			if json.Unmarshal(env.Error, &s) == nil {
+				e.Message = s
+			}
+		}
+	}
+	e.StatusCode = resp.StatusCode
+	e.Body = body
+	e.RequestID = resp.Header.Get("X-Request-Id")
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 {
+		e.RetryAfter = time.Duration(secs) * time.Second
+	}
+	if e.Code == "" {
+		e.Code = codeForStatus(resp.StatusCode)
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+func codeForStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return CodeBadRequest
+	case http.StatusUnauthorized:
+		return CodeUnauthorized
+	case http.StatusPaymentRequired:
+		return CodePaymentRequired
+	case http.StatusForbidden:
+		return CodeForbidden
+	case http.StatusNotFound:
+		return CodeNotFound
+	case http.StatusConflict:
+		return CodeConflict
+	case http.StatusRequestEntityTooLarge:
+		return CodePayloadTooLarge
+	case http.StatusTooManyRequests:
+		return CodeRateLimited
+	case http.StatusNotImplemented:
+		return CodeNotImplemented
+	case http.StatusServiceUnavailable:
+		return CodeServiceUnavailable
+	}
+	return CodeInternalError
+}

@@ -1,0 +1,256 @@
+package mockserver
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// Lifetimes of what provisioning creates.
+const (
+	sessionTTL    = 30 * 24 * time.Hour
+	trialDuration = 14 * 24 * time.Hour
+	// numberPoolStart is the first number of the pool: +15552000000. The pool
+	// never hands out the magic +1500555xxxx numbers.
+	numberPoolStart = 5552000000
+	defaultGreeting = "Hello! How can I help you today?"
+)
+
+// provisionSpec says what to provision for a new tenant.
+type provisionSpec struct {
+	BusinessName string
+	Email        string
+	BusinessType string
+	Website      string
+	ForwardTo    string // owner forwarding number: ring-first routing
+	Phone        string
+	Scopes       []string
+	PartnerID    string // the partner that created or referred the business
+	KeyName      string
+}
+
+// provisioned is what provision created.
+type provisioned struct {
+	User     *store.User
+	Business *store.Business
+	Agent    *store.Agent
+	Number   *store.Number
+	Key      *store.APIKey
+	APIKey   string // the key's value, shown once
+	Session  *store.Session
+}
+
+// provision creates a tenant as signup does: the user (or reuses the one
+// with that email), a business, an intake agent with lead collection and
+// its assistant at the voice provider, a number from the pool, a key and a
+// dashboard session. It emits workspace.created, phone_number.assigned and
+// workspace.ready. The caller holds the write lock.
+func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *provisioned {
+	out := &provisioned{}
+	email := strings.ToLower(strings.TrimSpace(spec.Email))
+	if u, ok := st.UsersByEmail[email]; ok {
+		out.User = u
+	} else {
+		out.User = &store.User{Email: email, EmailConfirmed: true}
+		out.User.ID = s.ids.uuid()
+		out.User.Owner = out.User.ID
+		out.User.CreatedAt = st.Users.Stamp(now)
+		st.Users.Put(out.User)
+		st.UsersByEmail[email] = out.User
+	}
+	b := &store.Business{
+		Name:               spec.BusinessName,
+		OwnerUserID:        out.User.ID,
+		Members:            map[string]string{},
+		PartnerID:          spec.PartnerID,
+		BusinessType:       spec.BusinessType,
+		Website:            spec.Website,
+		Phone:              spec.Phone,
+		ForwardTo:          spec.ForwardTo,
+		SubscriptionStatus: "active",
+		TrialEndsAt:        now.Add(trialDuration).UTC(),
+		Timezone:           "America/New_York",
+	}
+	if spec.ForwardTo != "" {
+		b.RingFirstSeconds = 20
+	}
+	b.ID = s.ids.uuid()
+	b.Owner = b.ID
+	b.CreatedAt = st.Businesses.Stamp(now)
+	b.Members[out.User.ID] = store.RoleOwner
+	st.AddBusiness(b)
+	out.Business = b
+	s.emit(st, b.ID, "workspace.created", now, businessView(b))
+
+	a := &store.Agent{
+		Name:           spec.BusinessName + " Intake Agent",
+		Status:         "active",
+		InboundPrompt:  "You are the friendly intake agent of " + spec.BusinessName + ". Greet the caller, learn their name, email, phone and what they need, and promise a follow-up.",
+		OutboundPrompt: "You are calling on behalf of " + spec.BusinessName + ". Be brief and helpful.",
+		SMSPrompt:      "You text on behalf of " + spec.BusinessName + ". Keep messages short.",
+		FirstMessage:   defaultGreeting,
+		Voice:          defaultVoice,
+		Model:          defaultModel,
+		Metadata:       map[string]any{},
+		LeadCollection: true,
+		Intake:         true,
+	}
+	a.ID = s.ids.uuid()
+	a.Owner = b.ID
+	a.CreatedAt = st.Agents.Stamp(now)
+	a.UpdatedAt = a.CreatedAt
+	s.createAssistant(st, a)
+	st.Agents.Put(a)
+	out.Agent = a
+	out.Number = s.assignNumber(st, now, b, a)
+
+	scopes := spec.Scopes
+	if len(scopes) == 0 {
+		scopes = signupDefaultScopes
+	}
+	name := spec.KeyName
+	if name == "" {
+		name = "Default Key"
+	}
+	out.APIKey, out.Key = s.issueKey(st, now, out.User.ID, name, scopes, "", "")
+	out.Session = s.newSession(st, now, out.User.ID)
+	s.emit(st, b.ID, "workspace.ready", now, businessView(b))
+	return out
+}
+
+// issueKey creates a key for a user and returns its value (shown once) and
+// record. businessID "" reaches all the user's businesses; partnerID makes a
+// partner key.
+func (s *Server) issueKey(st *store.Store, now time.Time, userID, name string, scopes []string, businessID, partnerID string) (string, *store.APIKey) {
+	value := keyPrefix + s.ids.base62(keyRandomLen)
+	k := &store.APIKey{
+		Hash:       hashKey(value),
+		Prefix:     value[:keyShownLen],
+		Name:       name,
+		Scopes:     slices.Clone(scopes),
+		BusinessID: businessID,
+		PartnerID:  partnerID,
+		Active:     true,
+	}
+	k.ID = s.ids.uuid()
+	k.Owner = userID
+	k.CreatedAt = st.Keys.Stamp(now)
+	st.Keys.Put(k)
+	st.KeysByHash[k.Hash] = k
+	return value, k
+}
+
+// newSession opens a dashboard session for a user.
+func (s *Server) newSession(st *store.Store, now time.Time, userID string) *store.Session {
+	sess := &store.Session{Token: "sess_" + s.ids.token(24), ExpiresAt: now.Add(sessionTTL)}
+	sess.ID = s.ids.uuid()
+	sess.Owner = userID
+	sess.CreatedAt = st.Sessions.Stamp(now)
+	st.Sessions.Put(sess)
+	st.SessionsByToken[sess.Token] = sess
+	return sess
+}
+
+// assignNumber takes the next number of the pool for an agent and emits
+// phone_number.assigned.
+func (s *Server) assignNumber(st *store.Store, now time.Time, b *store.Business, a *store.Agent) *store.Number {
+	phone := fmt.Sprintf("+1%d", numberPoolStart+st.NextNumber)
+	st.NextNumber++
+	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
+	n.ID = s.ids.uuid()
+	n.Owner = b.ID
+	n.CreatedAt = st.Numbers.Stamp(now)
+	st.Numbers.Put(n)
+	st.NumbersByPhone[phone] = n
+	a.PhoneNumber = phone
+	s.emit(st, b.ID, "phone_number.assigned", now, numberView(n))
+	return n
+}
+
+// AccountOptions says what NewAccount creates. Empty fields get defaults:
+// business "Test Business", a unique example email, and every scope of the
+// API (the platform-only ones included).
+type AccountOptions struct {
+	BusinessName string   `json:"business_name,omitempty"`
+	Email        string   `json:"email,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+}
+
+// Account is a ready tenant: what NewAccount and POST /_mock/accounts
+// answer.
+type Account struct {
+	APIKey      string `json:"api_key"`
+	BusinessID  string `json:"business_id"`
+	AgentID     string `json:"agent_id"`
+	PhoneNumber string `json:"phone_number"`
+	UserID      string `json:"user_id"`
+	// Session is a dashboard session token (the voiceagent_session cookie),
+	// for key management.
+	Session string `json:"session"`
+}
+
+// NewAccount provisions a ready tenant without signup: a user, a business,
+// an intake agent, a number, a key and a session. Every account is its own
+// tenant, so parallel tests can share one server.
+func (s *Server) NewAccount(opts AccountOptions) (*Account, error) {
+	for _, sc := range opts.Scopes {
+		if !isScope(sc) && sc != scopeWildcard {
+			return nil, errors.New("mockserver: unknown scope " + sc)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.newAccountLocked(opts), nil
+}
+
+func (s *Server) newAccountLocked(opts AccountOptions) *Account {
+	if opts.BusinessName == "" {
+		opts.BusinessName = "Test Business"
+	}
+	if opts.Email == "" {
+		opts.Email = "owner-" + s.ids.token(6) + "@example.com"
+	}
+	if len(opts.Scopes) == 0 {
+		opts.Scopes = allScopes
+	}
+	pr := s.provision(s.st, s.clock.Now(), provisionSpec{
+		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
+	})
+	return &Account{
+		APIKey:      pr.APIKey,
+		BusinessID:  pr.Business.ID,
+		AgentID:     pr.Agent.ID,
+		PhoneNumber: pr.Number.PhoneNumber,
+		UserID:      pr.User.ID,
+		Session:     pr.Session.Token,
+	}
+}
+
+// businessView is a business as events and reads show it.
+func businessView(b *store.Business) map[string]any {
+	v := map[string]any{
+		"id":                  b.ID,
+		"name":                b.Name,
+		"business_type":       nullable(b.BusinessType),
+		"website":             nullable(b.Website),
+		"subscription_status": b.SubscriptionStatus,
+		"trial_ends_at":       b.TrialEndsAt,
+		"created_at":          b.CreatedAt,
+	}
+	if b.PartnerID != "" {
+		v["partner_id"] = b.PartnerID
+	}
+	return v
+}
+
+// nullable shows an empty string as JSON null.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

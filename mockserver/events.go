@@ -1,0 +1,50 @@
+package mockserver
+
+import (
+	"sync"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// eventBus is the one event bus: every platform event is recorded in the
+// store's event log and handed to each subscriber (webhook deliveries,
+// waiting tests).
+type eventBus struct {
+	mu   sync.Mutex
+	subs []func(ev *store.Event)
+}
+
+func newEventBus() *eventBus { return &eventBus{} }
+
+// subscribe adds fn, called for every event while the store's write lock is
+// held: it must not block and must not take the store lock.
+func (b *eventBus) subscribe(fn func(ev *store.Event)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.subs = append(b.subs, fn)
+}
+
+// emit records an event of a business at a simulated time, with data (the
+// resource) encoded as it is now, and hands it to the subscribers. The
+// caller holds the store's write lock.
+func (s *Server) emit(st *store.Store, businessID, eventType string, at time.Time, data any) *store.Event {
+	raw, err := encodeJSON(data)
+	if err != nil {
+		raw = []byte("null")
+	}
+	ev := &store.Event{
+		Base:      store.Base{ID: s.ids.uuid(), Owner: businessID, CreatedAt: st.Events.Stamp(at)},
+		Type:      eventType,
+		Timestamp: at.UTC(),
+		Data:      raw,
+	}
+	st.Events.Put(ev)
+	s.bus.mu.Lock()
+	subs := s.bus.subs
+	s.bus.mu.Unlock()
+	for _, fn := range subs {
+		fn(ev)
+	}
+	return ev
+}

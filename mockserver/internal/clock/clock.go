@@ -1,0 +1,163 @@
+// Package clock is the mock server's simulated clock: the time every record
+// and every simulated process uses, and a scheduler of tasks that run when
+// the clock reaches them. Tests move the clock with Advance; the standalone
+// server can also let it follow real time at some speed.
+package clock
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"time"
+)
+
+// Clock is a simulated clock with a scheduler. It is safe for concurrent use.
+type Clock struct {
+	mu     sync.Mutex
+	now    time.Time
+	offset time.Duration // time moved by Advance (not by real-time following)
+	tasks  taskHeap
+	seq    uint64
+	runMu  sync.Mutex // serializes the running of due tasks
+}
+
+// New returns a clock that reads start and does not move by itself.
+func New(start time.Time) *Clock { return &Clock{now: start.UTC()} }
+
+// Now returns the simulated time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Offset returns how far Advance has moved the clock in total, so that
+// windows measured on real time (rate limits) can be moved by tests too.
+func (c *Clock) Offset() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.offset
+}
+
+// Schedule runs fn once the clock reaches at; fn receives the task's time.
+// A task is never run synchronously by Schedule: one due now runs on the next
+// Advance (Advance(0) runs it). Tasks run in time order, ties in scheduling
+// order, one at a time. The returned func cancels the task if it has not run.
+func (c *Clock) Schedule(at time.Time, fn func(now time.Time)) (cancel func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	t := &task{at: at, seq: c.seq, fn: fn}
+	heap.Push(&c.tasks, t)
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if t.index >= 0 {
+			heap.Remove(&c.tasks, t.index)
+		}
+	}
+}
+
+// Pending returns how many tasks are waiting.
+func (c *Clock) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.tasks)
+}
+
+// Advance moves the clock forward by d (negative d counts as 0), running every
+// task due on the way at its own time, including tasks those tasks schedule
+// within the window. It returns the new time.
+func (c *Clock) Advance(d time.Duration) time.Time {
+	d = max(d, 0)
+	c.mu.Lock()
+	c.offset += d
+	target := c.now.Add(d)
+	c.mu.Unlock()
+	return c.runUntil(target)
+}
+
+// Reset drops every pending task; the time stays.
+func (c *Clock) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.tasks {
+		t.index = -1
+	}
+	c.tasks = nil
+}
+
+// Follow moves the clock with real time at speed (1 = real time) until ctx
+// ends, running due tasks as it goes.
+func (c *Clock) Follow(ctx context.Context, speed float64, tick time.Duration) {
+	last := time.Now()
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case real := <-t.C:
+			step := time.Duration(float64(real.Sub(last)) * speed)
+			last = real
+			c.runUntil(c.Now().Add(step))
+		}
+	}
+}
+
+func (c *Clock) runUntil(target time.Time) time.Time {
+	c.runMu.Lock()
+	defer c.runMu.Unlock()
+	for {
+		c.mu.Lock()
+		if len(c.tasks) == 0 || c.tasks[0].at.After(target) {
+			if target.After(c.now) {
+				c.now = target
+			}
+			now := c.now
+			c.mu.Unlock()
+			return now
+		}
+		t := heap.Pop(&c.tasks).(*task)
+		if t.at.After(c.now) {
+			c.now = t.at
+		}
+		now := c.now
+		c.mu.Unlock()
+		t.fn(now)
+	}
+}
+
+type task struct {
+	at    time.Time
+	seq   uint64
+	fn    func(time.Time)
+	index int
+}
+
+type taskHeap []*task
+
+func (h taskHeap) Len() int { return len(h) }
+func (h taskHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h taskHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *taskHeap) Push(x any) {
+	t := x.(*task)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *taskHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	t.index = -1
+	*h = old[:len(old)-1]
+	return t
+}

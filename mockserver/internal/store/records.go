@@ -1,0 +1,183 @@
+package store
+
+import (
+	"encoding/json"
+	"sync/atomic"
+	"time"
+)
+
+// Base carries the fields every record has and implements Record.
+type Base struct {
+	ID        string
+	Owner     string // business id (or user id for per-user records)
+	CreatedAt time.Time
+}
+
+// RecordID implements Record.
+func (b *Base) RecordID() string { return b.ID }
+
+// RecordOwner implements Record.
+func (b *Base) RecordOwner() string { return b.Owner }
+
+// RecordCreated implements Record.
+func (b *Base) RecordCreated() time.Time { return b.CreatedAt }
+
+// User is a platform account. Owner is the user's own id.
+type User struct {
+	Base
+	Email          string
+	EmailConfirmed bool
+	// PartnerID is set on users that act for a partner (agency).
+	PartnerID string
+	// Operator marks platform operators (may mint partner keys).
+	Operator bool
+}
+
+// Member roles on a business.
+const (
+	RoleOwner  = "owner"
+	RoleAdmin  = "admin"
+	RoleMember = "member"
+)
+
+// Business is a workspace. Owner is the business's own id.
+type Business struct {
+	Base
+	Name               string
+	OwnerUserID        string
+	Members            map[string]string // user id -> role
+	PartnerID          string            // the partner that created it, if any
+	BusinessType       string
+	Website            string
+	Phone              string
+	ForwardTo          string // owner forwarding number (ring-first routing)
+	RingFirstSeconds   int
+	SubscriptionStatus string
+	TrialEndsAt        time.Time
+	Timezone           string
+}
+
+// APIKey is a bearer key. Only a SHA-256 of the key is kept. Owner is the
+// user the key acts as.
+type APIKey struct {
+	Base
+	Hash       [32]byte
+	Prefix     string
+	Name       string
+	Scopes     []string
+	BusinessID string // "" means all of the owner's businesses
+	PartnerID  string // partner keys reach only that partner's businesses
+	ExpiresAt  *time.Time
+	Active     bool
+	// LastUsed is the unix nanoseconds of the last use (0: never); atomic
+	// because it is written by reads that hold only the read lock.
+	LastUsed atomic.Int64
+}
+
+// Session is a dashboard session (the voiceagent_session cookie). Owner is
+// the user.
+type Session struct {
+	Base
+	Token     string
+	ExpiresAt time.Time
+}
+
+// AgentPrompt is one of an agent's prompts.
+type AgentPrompt struct {
+	Prompt       string `json:"prompt"`
+	LLM          any    `json:"llm"`
+	FirstMessage string `json:"first_message,omitempty"`
+}
+
+// Voice is an agent's voice configuration.
+type Voice struct {
+	Provider string `json:"provider"`
+	VoiceID  string `json:"voiceId"`
+}
+
+// Model is an agent's language model configuration.
+type Model struct {
+	Provider    string  `json:"provider"`
+	Model       string  `json:"model"`
+	Temperature float64 `json:"temperature"`
+}
+
+// Agent is a voice agent. Owner is its business.
+type Agent struct {
+	Base
+	Name                 string
+	VendorAssistantID    string
+	Status               string
+	PhoneNumber          string
+	InboundPrompt        string
+	OutboundPrompt       string
+	SMSPrompt            string
+	FirstMessage         string
+	OutboundFirstMessage string
+	OutboundLLM          any
+	SMSLLM               any
+	Voice                Voice
+	VoiceCatalogID       string
+	Model                Model
+	Metadata             map[string]any
+	MaxDuration          float64
+	VendorConfig         map[string]any
+	TransferEnabled      bool
+	TransferPhoneNumber  string
+	LeadCollection       bool
+	Intake               bool // the intake agent provisioned with the business
+	UpdatedAt            time.Time
+}
+
+// Number is a phone number assigned to an agent. Owner is its business.
+type Number struct {
+	Base
+	PhoneNumber string
+	AgentID     string
+}
+
+// UsageEntry is one line of the API usage log. Owner is the key's user.
+type UsageEntry struct {
+	Base
+	BusinessID string
+	Endpoint   string
+	Method     string
+	StatusCode int
+	CallID     string
+	CostCents  int
+}
+
+// Event is one platform event. Owner is its business. Data is the JSON of
+// the resource at the moment of the event.
+type Event struct {
+	Base
+	Type      string
+	Timestamp time.Time
+	Data      json.RawMessage
+}
+
+// OutboxMessage is an email or SMS the platform "sent" to a person outside
+// the API (OTP codes, magic links, SDR emails). Owner is "outbox".
+type OutboxMessage struct {
+	Base
+	Channel string // email or sms
+	To      string
+	From    string
+	Subject string
+	Body    string
+	OTPCode string
+	Link    string
+}
+
+// Assistant is an agent's twin at the simulated voice provider: what the
+// provider would use on a live call.
+type Assistant struct {
+	ID           string
+	Name         string
+	Prompt       string
+	FirstMessage string
+	Voice        Voice
+	Model        Model
+	VendorConfig map[string]any
+	MaxDuration  float64
+}

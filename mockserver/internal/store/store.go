@@ -1,0 +1,96 @@
+package store
+
+// Store is the whole state of one mock server. Resources add their tables
+// here; everything is reachable from one value so that a reset is a swap.
+type Store struct {
+	Users      *Table[*User]
+	Businesses *Table[*Business]
+	Keys       *Table[*APIKey]
+	Sessions   *Table[*Session]
+	Agents     *Table[*Agent]
+	Numbers    *Table[*Number]
+	Events     *Table[*Event]
+	Outbox     *Table[*OutboxMessage]
+
+	// KeysByHash finds a key by the SHA-256 of its value.
+	KeysByHash map[[32]byte]*APIKey
+	// SessionsByToken finds a session by its cookie value.
+	SessionsByToken map[string]*Session
+	// UsersByEmail finds a user by lower-cased email.
+	UsersByEmail map[string]*User
+	// NumbersByPhone finds an assigned number by E.164 value.
+	NumbersByPhone map[string]*Number
+	// Assistants are the simulated voice provider's assistants, by id.
+	Assistants map[string]*Assistant
+	// NextNumber is the sequence of the number pool.
+	NextNumber int
+
+	userBusinesses    map[string][]string
+	partnerBusinesses map[string][]string
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{
+		Users:           NewTable[*User](),
+		Businesses:      NewTable[*Business](),
+		Keys:            NewTable[*APIKey](),
+		Sessions:        NewTable[*Session](),
+		Agents:          NewTable[*Agent](),
+		Numbers:         NewTable[*Number](),
+		Events:          NewTable[*Event](),
+		Outbox:          NewTable[*OutboxMessage](),
+		KeysByHash:      map[[32]byte]*APIKey{},
+		SessionsByToken: map[string]*Session{},
+		UsersByEmail:    map[string]*User{},
+		NumbersByPhone:  map[string]*Number{},
+		Assistants:      map[string]*Assistant{},
+
+		userBusinesses:    map[string][]string{},
+		partnerBusinesses: map[string][]string{},
+	}
+}
+
+// AddBusiness stores a new business and indexes its members and partner.
+func (s *Store) AddBusiness(b *Business) {
+	s.Businesses.Put(b)
+	for userID := range b.Members {
+		s.userBusinesses[userID] = append(s.userBusinesses[userID], b.ID)
+	}
+	if b.PartnerID != "" {
+		s.partnerBusinesses[b.PartnerID] = append(s.partnerBusinesses[b.PartnerID], b.ID)
+	}
+}
+
+// AddMember gives a user a role on a business.
+func (s *Store) AddMember(b *Business, userID, role string) {
+	if _, ok := b.Members[userID]; !ok {
+		s.userBusinesses[userID] = append(s.userBusinesses[userID], b.ID)
+	}
+	b.Members[userID] = role
+}
+
+// RemoveMember takes a user's role on a business away.
+func (s *Store) RemoveMember(b *Business, userID string) {
+	if _, ok := b.Members[userID]; !ok {
+		return
+	}
+	delete(b.Members, userID)
+	ids := s.userBusinesses[userID]
+	for i, id := range ids {
+		if id == b.ID {
+			s.userBusinesses[userID] = append(ids[:i:i], ids[i+1:]...)
+			break
+		}
+	}
+}
+
+// BusinessesOf returns the ids of the businesses where the user is a member,
+// oldest first. The slice is the store's own: do not modify it.
+func (s *Store) BusinessesOf(userID string) []string { return s.userBusinesses[userID] }
+
+// BusinessesOfPartner returns the ids of the businesses a partner created,
+// oldest first. The slice is the store's own: do not modify it.
+func (s *Store) BusinessesOfPartner(partnerID string) []string {
+	return s.partnerBusinesses[partnerID]
+}

@@ -1,0 +1,47 @@
+package mockserver
+
+import (
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// pageQuery is a list request's limit and cursor.
+type pageQuery struct {
+	limit int
+	after time.Time // zero: from the newest
+}
+
+// pageQuery parses limit (default def, 1..max) and after (the created_at of
+// the last item seen, RFC 3339). Out-of-range values are 400
+// invalid_request, not clamped, so a caller learns the bound.
+func (rc *reqCtx) pageQuery(def, maxLimit int) (pageQuery, error) {
+	limit, err := rc.intQuery("limit", def, 1, maxLimit)
+	if err != nil {
+		return pageQuery{}, err
+	}
+	pq := pageQuery{limit: limit}
+	if a := rc.query("after"); a != "" {
+		t, err := time.Parse(time.RFC3339Nano, a)
+		if err != nil {
+			return pageQuery{}, errInvalidField("after", "must be an RFC 3339 timestamp (the created_at of the last item)")
+		}
+		pq.after = t
+	}
+	return pq, nil
+}
+
+// listPage is the one pagination helper: a page of the table's records of
+// the owners, newest first, filtered by match (nil: all) and shown by view,
+// and whether more follow.
+func listPage[T store.Record, V any](t *store.Table[T], owners []string, pq pageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
+	recs, more := t.Page(owners, pq.after, pq.limit, match)
+	out := make([]V, len(recs))
+	for i, r := range recs {
+		out[i] = view(r)
+	}
+	return out, more
+}
+
+// zeroTime is the "no bound" of Table.Scan.
+var zeroTime time.Time

@@ -1,0 +1,267 @@
+package mockserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// authMode says who may call a route.
+type authMode int
+
+const (
+	authKey          authMode = iota // a bearer key
+	authSession                      // a dashboard session cookie only
+	authKeyOrSession                 // either (sessions skip scope checks)
+	authNone                         // nobody needs to authenticate
+	authAdmin                        // the admin API: no key, never journaled as usage
+)
+
+// lockMode says how a handler holds the store lock.
+type lockMode int
+
+const (
+	lockAuto  lockMode = iota // read lock for GET, write lock otherwise
+	lockWrite                 // the write lock even for GET
+	lockNone                  // the handler takes locks itself (clock moves, long polls)
+)
+
+// route is one method and path of the API with everything the pipeline
+// needs to know about it.
+type route struct {
+	method, path string
+	auth         authMode
+	scope        scopeReq // nil: a valid key is enough
+	schema       string   // name of the JSON Schema of the body ("" none)
+	lock         lockMode
+	// validationCode is the error code of body failures (default invalid_request).
+	validationCode string
+	handle         func(rc *reqCtx) (any, error)
+}
+
+// apiPrefix is where the API lives; adminPrefix is the admin API.
+const (
+	apiPrefix   = "/api"
+	adminPrefix = "/_mock"
+)
+
+// buildRoutes lists every route of the server. Each resource file adds its
+// routes through one function here.
+func (s *Server) buildRoutes() map[string]map[string]*route {
+	var all []*route
+	for _, group := range [][]*route{
+		s.adminRoutes(),
+		s.agentRoutes(),
+		s.numberRoutes(),
+	} {
+		all = append(all, group...)
+	}
+	m := map[string]map[string]*route{}
+	for _, rt := range all {
+		if m[rt.path] == nil {
+			m[rt.path] = map[string]*route{}
+		}
+		if _, dup := m[rt.path][rt.method]; dup {
+			panic("mockserver: duplicate route " + rt.method + " " + rt.path)
+		}
+		m[rt.path][rt.method] = rt
+	}
+	return m
+}
+
+func allowed(methods map[string]*route) string {
+	var ms []string
+	for m := range methods {
+		ms = append(ms, m)
+	}
+	slices.Sort(ms)
+	return strings.Join(ms, ", ")
+}
+
+// reqCtx is what a handler gets: the request, who made it, its body, and the
+// server.
+type reqCtx struct {
+	s         *Server
+	st        *store.Store // the store, locked as the route says
+	r         *http.Request
+	route     *route
+	p         *principal // nil on unauthenticated routes
+	requestID string
+	body      []byte
+	now       time.Time // the simulated time when the request arrived
+	clientIP  string
+}
+
+// query returns a query parameter.
+func (rc *reqCtx) query(name string) string { return rc.r.URL.Query().Get(name) }
+
+// requireQuery returns a query parameter or a bad_request error.
+func (rc *reqCtx) requireQuery(name string) (string, error) {
+	v := rc.r.URL.Query().Get(name)
+	if v == "" {
+		return "", errMissingParam(name)
+	}
+	return v, nil
+}
+
+// intQuery parses an integer query parameter in [lo, hi], def when absent.
+func (rc *reqCtx) intQuery(name string, def, lo, hi int) (int, error) {
+	v := rc.query(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, errInvalidField(name, "must be an integer from %d to %d", lo, hi)
+	}
+	return n, nil
+}
+
+// ServeHTTP implements http.Handler: the one pipeline every request takes.
+//
+// Order: request id; route lookup (404/405); injected faults that act before
+// the handler; body size limit (413); authentication (401); scopes (403);
+// rate limits (429); idempotency (replay or 409); the handler under the store
+// lock, its answer encoded under the same lock; the idempotency record; the
+// usage log; faults that act after the handler (dropped or truncated
+// answers); the request journal.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	reqID := s.ids.uuid()
+	w.Header().Set("X-Request-Id", reqID)
+	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Time: start.UTC()}
+	resp, rt, p, fault := s.handle(r, reqID)
+	if p != nil && p.key != nil {
+		rec.KeyPrefix = p.key.Prefix
+	}
+	rec.Status = resp.status
+	rec.Replayed = resp.header.Get(headerIdempotentReplayed) == "true"
+	mangled := fault != nil && fault.mangles()
+	if mangled {
+		rec.Fault = fault.apply(w, resp)
+	} else {
+		writeResponse(w, resp)
+	}
+	if rt != nil && rt.auth != authAdmin {
+		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+		s.journal.add(rec)
+		if p != nil && resp.status > 0 {
+			s.usage.record(s, p, r, resp)
+		}
+	}
+	if mangled {
+		// Abort the connection: the client sees no answer, or half of one.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+const headerIdempotentReplayed = "Idempotent-Replayed"
+
+// handle runs the pipeline up to the encoded answer.
+func (s *Server) handle(r *http.Request, reqID string) (resp *response, rt *route, p *principal, fault *FaultRule) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.cfg.logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
+			resp = errorResponse(newError(http.StatusInternalServerError, codeInternalError, "internal error"))
+		}
+	}()
+	rt, apiErr := s.handlerFor(r)
+	if apiErr != nil {
+		return errorResponse(apiErr), nil, nil, nil
+	}
+	if rt.auth != authAdmin {
+		fault = s.faults.match("request", r.Method, r.URL.Path)
+		if fault != nil {
+			if resp, done := fault.before(); done {
+				return resp, rt, nil, fault
+			}
+		}
+	}
+	rc := &reqCtx{s: s, r: r, route: rt, requestID: reqID, now: s.clock.Now(), clientIP: clientIP(r)}
+	if r.Body != nil && r.Method != http.MethodGet {
+		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.maxBodyBytes))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return errorResponse(newError(http.StatusRequestEntityTooLarge, codePayloadTooLarge,
+					fmt.Sprintf("request body is larger than %d bytes", s.cfg.maxBodyBytes))), rt, nil, fault
+			}
+			return errorResponse(errInvalid("reading the request body: %v", err)), rt, nil, fault
+		}
+		rc.body = body
+	}
+	if apiErr := s.authenticate(rc); apiErr != nil {
+		return errorResponse(apiErr), rt, rc.p, fault
+	}
+	if h, apiErr := s.limits.check(rc); apiErr != nil {
+		return errorResponse(apiErr), rt, rc.p, fault
+	} else if h != nil {
+		defer func() {
+			for k, v := range h {
+				resp.header[k] = v
+			}
+		}()
+	}
+	if r.Method == http.MethodPost && rt.auth != authAdmin {
+		if key := r.Header.Get("Idempotency-Key"); key != "" {
+			return s.idem.do(rc, key, func() *response { return s.run(rc) }), rt, rc.p, fault
+		}
+	}
+	return s.run(rc), rt, rc.p, fault
+}
+
+// run calls the handler under the store lock and encodes its answer.
+func (s *Server) run(rc *reqCtx) *response {
+	mode := rc.route.lock
+	if mode == lockAuto && rc.r.Method != http.MethodGet {
+		mode = lockWrite
+	}
+	switch mode {
+	case lockAuto:
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	case lockWrite:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	rc.st = s.st
+	v, err := rc.route.handle(rc)
+	if err != nil {
+		var apiErr *apiError
+		if errors.As(err, &apiErr) {
+			return errorResponse(apiErr)
+		}
+		s.cfg.logger.Error("mockserver: handler error", "path", rc.r.URL.Path, "error", err)
+		return errorResponse(newError(http.StatusInternalServerError, codeInternalError, "internal error"))
+	}
+	status, header := http.StatusOK, http.Header{}
+	if rs, ok := v.(*respond); ok {
+		status, v = rs.status, rs.body
+		for k, vs := range rs.header {
+			header[k] = vs
+		}
+	}
+	body, err := encodeJSON(v)
+	if err != nil {
+		s.cfg.logger.Error("mockserver: encoding answer", "path", rc.r.URL.Path, "error", err)
+		return errorResponse(newError(http.StatusInternalServerError, codeInternalError, "internal error"))
+	}
+	return &response{status: status, header: header, body: body}
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
