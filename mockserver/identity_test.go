@@ -3,7 +3,9 @@ package mockserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +149,97 @@ func TestSignupPhone(t *testing.T) {
 		got, ok := signupPhone(in)
 		assert.Equal(t, want != "", ok, in)
 		assert.Equal(t, want, got, in)
+	}
+}
+
+func TestAdminAccountsMakesOperatorsAndPartners(t *testing.T) {
+	t.Parallel()
+	ts := Start(t)
+	resp, err := http.Post(ts.AdminURL+"/accounts", "application/json", strings.NewReader(`{"operator":true,"partner":true}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var acct Account
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&acct))
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	assert.NotEmpty(t, acct.PartnerID)
+	assert.True(t, strings.HasPrefix(acct.ReferralCode, "ref_"))
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	u, ok := ts.st.Users.Get(acct.UserID)
+	require.True(t, ok)
+	assert.True(t, u.Operator)
+	assert.Equal(t, acct.PartnerID, u.PartnerID)
+	assert.Equal(t, acct.PartnerID, ts.st.ReferralCodes[acct.ReferralCode])
+	assert.True(t, ts.st.PartnerKnown(acct.PartnerID))
+	assert.Equal(t, []string{acct.BusinessID}, ts.st.BusinessesOfPartner(acct.PartnerID))
+}
+
+// BenchmarkSignupOTPFlow measures a whole email signup in-process: the
+// request step, the verify step (which provisions the account) and the
+// magic link exchange.
+func BenchmarkSignupOTPFlow(b *testing.B) {
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	do := func(method, target, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w
+	}
+	b.ReportAllocs()
+	for i := range b.N {
+		fields := fmt.Sprintf(`"business_name":"Bench","email":"bench-%d@acme.example"`, i)
+		var ch struct {
+			ChallengeID string `json:"challenge_id"`
+		}
+		if w := do(http.MethodPost, "/api/v1/signup", "{"+fields+"}"); w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		} else if err := json.Unmarshal(w.Body.Bytes(), &ch); err != nil {
+			b.Fatal(err)
+		}
+		s.mu.RLock()
+		c, _ := s.st.Challenges.Get(ch.ChallengeID)
+		code := c.Code
+		s.mu.RUnlock()
+		w := do(http.MethodPost, "/api/v1/signup", `{`+fields+`,"challenge_id":"`+ch.ChallengeID+`","otp_code":"`+code+`"}`)
+		if w.Code != http.StatusCreated {
+			b.Fatal(w.Body.String())
+		}
+		var res struct {
+			Link string `json:"dashboard_magic_link"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil {
+			b.Fatal(err)
+		}
+		if w := do(http.MethodGet, res.Link, ""); w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		}
+	}
+}
+
+// BenchmarkListKeys measures GET /v1/keys (one page of 100) for a user
+// with 1,000 keys.
+func BenchmarkListKeys(b *testing.B) {
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	acct, err := s.NewAccount(AccountOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.mu.Lock()
+	for range 999 {
+		s.issueKey(s.st, s.clock.Now(), acct.UserID, "k", keyDefaultScopes, "", "")
+	}
+	s.mu.Unlock()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/keys", nil)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		}
 	}
 }

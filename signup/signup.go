@@ -203,6 +203,7 @@ type ChallengeError struct {
 	Err *voiceagent.Error
 }
 
+// Error implements error; it never contains the key.
 func (e *ChallengeError) Error() string { return e.Err.Error() + " [" + e.Reason + "]" }
 
 // Unwrap returns the API error.
@@ -225,6 +226,7 @@ type PaymentRequiredError struct {
 	Err          *voiceagent.Error
 }
 
+// Error implements error; it never contains the key.
 func (e *PaymentRequiredError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the API error.
@@ -239,6 +241,7 @@ type ProvisioningFailedError struct {
 	Err    *voiceagent.Error
 }
 
+// Error implements error; it never contains the key.
 func (e *ProvisioningFailedError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the API error.
