@@ -15,7 +15,9 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/numbers"
+	"github.com/voiceagent/voiceagent-go/signup"
 )
 
 // Client is a client of the platform. It holds no global state: clients
@@ -28,6 +30,12 @@ type Client struct {
 	Agents *agents.Service
 	// Numbers reads phone numbers.
 	Numbers *numbers.Service
+	// Signup creates accounts (no key needed) and exchanges the dashboard
+	// magic link for a session.
+	Signup *signup.Service
+	// Keys manages API keys; it needs a dashboard session
+	// (voiceagent.WithSessionCookie), not a bearer key.
+	Keys *keys.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -41,6 +49,8 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		backend: b,
 		Agents:  agents.NewService(b),
 		Numbers: numbers.NewService(b),
+		Signup:  signup.NewService(b),
+		Keys:    keys.NewService(b),
 	}
 }
 

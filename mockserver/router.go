@@ -62,6 +62,8 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.adminRoutes(),
 		s.agentRoutes(),
 		s.numberRoutes(),
+		s.signupRoutes(),
+		s.keyRoutes(),
 	} {
 		all = append(all, group...)
 	}

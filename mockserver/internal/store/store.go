@@ -11,6 +11,7 @@ type Store struct {
 	Numbers    *Table[*Number]
 	Events     *Table[*Event]
 	Outbox     *Table[*OutboxMessage]
+	Challenges *Table[*SignupChallenge]
 
 	// KeysByHash finds a key by the SHA-256 of its value.
 	KeysByHash map[[32]byte]*APIKey
@@ -24,6 +25,13 @@ type Store struct {
 	Assistants map[string]*Assistant
 	// NextNumber is the sequence of the number pool.
 	NextNumber int
+	// MagicLinks are one-time sign-in and password setup links, by token.
+	MagicLinks map[string]*MagicLink
+	// Signups are the signup records (attribution, plan), by business id.
+	Signups map[string]*SignupRecord
+	// ReferralCodes maps a referral code (or a partner's own id) to the
+	// partner id (see RegisterPartner).
+	ReferralCodes map[string]string
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
@@ -40,11 +48,15 @@ func New() *Store {
 		Numbers:         NewTable[*Number](),
 		Events:          NewTable[*Event](),
 		Outbox:          NewTable[*OutboxMessage](),
+		Challenges:      NewTable[*SignupChallenge](),
 		KeysByHash:      map[[32]byte]*APIKey{},
 		SessionsByToken: map[string]*Session{},
 		UsersByEmail:    map[string]*User{},
 		NumbersByPhone:  map[string]*Number{},
 		Assistants:      map[string]*Assistant{},
+		MagicLinks:      map[string]*MagicLink{},
+		Signups:         map[string]*SignupRecord{},
+		ReferralCodes:   map[string]string{},
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
