@@ -243,3 +243,14 @@ func BenchmarkListKeys(b *testing.B) {
 		}
 	}
 }
+
+func TestJournalRedactsTokensInQueries(t *testing.T) {
+	srv := Start(t)
+	resp, err := http.Get(srv.URL + "/auth/magic?token=supersecret123")
+	require.NoError(t, err)
+	resp.Body.Close()
+	entries := srv.Requests(func(e *JournalEntry) bool { return e.Path == "/api/auth/magic" })
+	require.Len(t, entries, 1)
+	assert.NotContains(t, entries[0].Query, "supersecret123")
+	assert.Contains(t, entries[0].Query, "token=REDACTED")
+}
