@@ -15,7 +15,9 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/numbers"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Client is a client of the platform. It holds no global state: clients
@@ -28,6 +30,10 @@ type Client struct {
 	Agents *agents.Service
 	// Numbers reads phone numbers.
 	Numbers *numbers.Service
+	// Webhooks manages webhook subscriptions and their signing secrets.
+	Webhooks *webhooks.Service
+	// Events reads the event log and replays events to subscriptions.
+	Events *events.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -41,6 +47,9 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		backend: b,
 		Agents:  agents.NewService(b),
 		Numbers: numbers.NewService(b),
+
+		Webhooks: webhooks.NewService(b),
+		Events:   events.NewService(b),
 	}
 }
 

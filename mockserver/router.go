@@ -62,6 +62,9 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.adminRoutes(),
 		s.agentRoutes(),
 		s.numberRoutes(),
+		s.webhookRoutes(),
+		s.eventRoutes(),
+		s.deliveryAdminRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -11,6 +11,9 @@ type Store struct {
 	Numbers    *Table[*Number]
 	Events     *Table[*Event]
 	Outbox     *Table[*OutboxMessage]
+	Webhooks   *Table[*Webhook]
+	// Deliveries is the webhook delivery log (a ring buffer).
+	Deliveries *DeliveryLog
 
 	// KeysByHash finds a key by the SHA-256 of its value.
 	KeysByHash map[[32]byte]*APIKey
@@ -40,6 +43,8 @@ func New() *Store {
 		Numbers:         NewTable[*Number](),
 		Events:          NewTable[*Event](),
 		Outbox:          NewTable[*OutboxMessage](),
+		Webhooks:        NewTable[*Webhook](),
+		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize),
 		KeysByHash:      map[[32]byte]*APIKey{},
 		SessionsByToken: map[string]*Session{},
 		UsersByEmail:    map[string]*User{},
