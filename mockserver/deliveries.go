@@ -315,7 +315,7 @@ type DeliveryAttempt struct {
 	// Error says why the attempt failed.
 	Error      string  `json:"error,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
-	// Response is the start (1 KiB) of the receiver's answer.
+	// Response is the start (4 KiB) of the receiver's answer.
 	Response string `json:"response,omitempty"`
 }
 

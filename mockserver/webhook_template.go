@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -23,22 +22,14 @@ const (
 	maxTemplateDepth   = 10
 )
 
-// standardBody is the standard body of a delivery (DESIGN section 3).
-type standardBody struct {
-	ID         string          `json:"id"`
-	Event      string          `json:"event"`
-	BusinessID string          `json:"business_id"`
-	Timestamp  time.Time       `json:"timestamp"`
-	Data       json.RawMessage `json:"data"`
-}
-
-// eventBody is the standard body of an event, as its JSON.
+// eventBody is the standard body of an event (DESIGN section 3), as its
+// JSON: {"id", "event", "business_id", "timestamp", "data"}.
 func eventBody(ev *store.Event) []byte {
 	data := ev.Data
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	b, _ := marshalCompact(standardBody{ID: ev.ID, Event: ev.Type, BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data})
+	b, _ := marshalCompact(webhooks.Event{ID: ev.ID, Type: ev.Type, BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data})
 	return b
 }
 
