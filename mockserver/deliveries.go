@@ -342,24 +342,33 @@ func (f DeliveryFilter) Match(d *Delivery) bool {
 }
 
 func deliveryView(d *store.Delivery) Delivery {
-	v := Delivery{
+	var v Delivery
+	fillDeliveryView(&v, d)
+	v.Attempts = slices.Clone(v.Attempts)
+	return v
+}
+
+// fillDeliveryView writes d's view into v, reusing v's attempts slice (so a
+// scan can test every delivery without allocating).
+func fillDeliveryView(v *Delivery, d *store.Delivery) {
+	attempts := v.Attempts[:0]
+	*v = Delivery{
 		ID: d.ID, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, BusinessID: d.BusinessID,
 		EventID: d.EventID, Event: d.EventType, ContentType: d.ContentType, Body: string(d.Body),
-		Status: d.Status, Attempts: make([]DeliveryAttempt, len(d.Attempts)), ReplayOf: d.ReplayOf,
-		Reason: d.Reason, CreatedAt: d.CreatedAt,
+		Status: d.Status, ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
 	}
 	if !d.NextAttemptAt.IsZero() {
 		t := d.NextAttemptAt
 		v.NextAttemptAt = &t
 	}
-	for i, a := range d.Attempts {
-		v.Attempts[i] = DeliveryAttempt{
+	for _, a := range d.Attempts {
+		attempts = append(attempts, DeliveryAttempt{
 			Attempt: a.N, At: a.At, SentAt: a.SentAt, URL: a.URL, Method: a.Method,
 			RequestHeaders: a.Headers, StatusCode: a.StatusCode, Error: a.Error,
 			DurationMS: float64(a.Duration.Microseconds()) / 1000, Response: a.Response,
-		}
+		})
 	}
-	return v
+	v.Attempts = attempts
 }
 
 // Deliveries returns the deliveries in the log that pass the filter, oldest
@@ -369,22 +378,37 @@ func (s *Server) Deliveries(f DeliveryFilter) []Delivery {
 }
 
 func (s *Server) deliveries(match func(*Delivery) bool) []Delivery {
+	_, out := s.scanDeliveries(match, true)
+	return out
+}
+
+// scanDeliveries counts the deliveries that match and, when collect is set,
+// returns them. The match function sees a scratch view it must not keep.
+func (s *Server) scanDeliveries(match func(*Delivery) bool, collect bool) (int, []Delivery) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []Delivery{}
+	n, out := 0, []Delivery{}
+	var scratch Delivery
 	s.st.Deliveries.Each(func(d *store.Delivery) bool {
-		v := deliveryView(d)
-		if match == nil || match(&v) {
-			out = append(out, v)
+		if match != nil {
+			fillDeliveryView(&scratch, d)
+			if !match(&scratch) {
+				return true
+			}
+		}
+		n++
+		if collect {
+			out = append(out, deliveryView(d))
 		}
 		return true
 	})
-	return out
+	return n, out
 }
 
 // WaitDeliveries waits until at least one delivery matches (nil: any), or
 // ctx ends, and returns the matching ones, oldest first. Deliveries happen
-// in the background: wait for them instead of sleeping.
+// in the background: wait for them instead of sleeping. match must not keep
+// the pointer it is given.
 func (s *Server) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
 	return s.WaitDeliveryCount(ctx, 1, match)
 }
@@ -392,12 +416,11 @@ func (s *Server) WaitDeliveries(ctx context.Context, match func(*Delivery) bool)
 // WaitDeliveryCount waits until at least n deliveries match (nil: any), or
 // ctx ends, and returns the matching ones, oldest first.
 func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
-	var out []Delivery
 	s.hooks.notify.Wait(ctx, func() bool {
-		out = s.deliveries(match)
-		return len(out) >= n
+		count, _ := s.scanDeliveries(match, false)
+		return count >= n
 	})
-	return out
+	return s.deliveries(match)
 }
 
 // Errors of ReplayDelivery.

@@ -199,3 +199,24 @@ func FuzzRenderTemplate(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkRenderDelivery(b *testing.B) {
+	ev := &store.Event{Base: store.Base{ID: "e1", Owner: "b1"}, Type: "lead.created", Timestamp: time.Now(),
+		Data: json.RawMessage(`{"id":"l1","name":"Ada Lovelace","first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","phone":"+15550000001","status":"new","source":"call","notes":null}`)}
+	hubspot, _ := expandPreset("hubspot")
+	for _, bc := range []struct {
+		name string
+		w    *store.Webhook
+	}{
+		{"standard", &store.Webhook{BodyFormat: "json"}},
+		{"preset", &store.Webhook{BodyFormat: "json", Template: hubspot}},
+		{"preset_form", &store.Webhook{BodyFormat: "form", Template: hubspot}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				renderDelivery(bc.w, ev)
+			}
+		})
+	}
+}

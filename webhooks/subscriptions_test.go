@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -867,4 +868,38 @@ func TestTheWebhooksHandlerReceivesVerifiesAndDeduplicates(t *testing.T) {
 	}
 	require.NoError(t, handled[0].DecodeData(&data))
 	assert.Equal(t, "Ada", data.Name)
+}
+
+// BenchmarkDeliveryRoundTrip measures an event going to a loopback
+// receiver: emit, render, sign, post, verify at the receiver, record.
+func BenchmarkDeliveryRoundTrip(b *testing.B) {
+	env := testenv.New(b)
+	var secret atomic.Value
+	secret.Store("")
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if webhooks.Verify(body, r.Header, []string{secret.Load().(string)}) != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	b.Cleanup(recv.Close)
+	sub, err := env.Client.Webhooks.Upsert(context.Background(), &webhooks.UpsertParams{
+		BusinessID: env.Account.BusinessID, WebhookURL: recv.URL, Events: []string{webhooks.EventLeadCreated},
+	})
+	require.NoError(b, err)
+	secret.Store(sub.Secret)
+	data := map[string]any{"id": "l1", "name": "Ada Lovelace", "email": "ada@example.com"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := env.Server.EmitEvent(env.Account.BusinessID, webhooks.EventLeadCreated, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f := mockserver.DeliveryFilter{SubscriptionID: sub.ID, Status: mockserver.DeliverySucceeded}
+	if got := len(env.Server.WaitDeliveryCount(ctx, b.N, f.Match)); got < b.N {
+		b.Fatalf("%d of %d deliveries succeeded", got, b.N)
+	}
 }
