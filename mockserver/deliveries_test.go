@@ -121,3 +121,19 @@ func TestEmitEventRejectsUnknownTypesAndBusinesses(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, id)
 }
+
+func TestSecretsAreRepeatableWithAnIDSeed(t *testing.T) {
+	t.Parallel()
+	secret := func() string {
+		srv := mockserver.Start(t, mockserver.WithIDSeed(7))
+		acct, err := srv.NewAccount(mockserver.AccountOptions{Email: "seed@example.com"})
+		require.NoError(t, err)
+		status, sub := call(t, http.MethodPost, srv.URL+"/v1/webhooks", acct.APIKey,
+			`{"business_id":"`+acct.BusinessID+`","webhook_url":"https://a.example"}`)
+		require.Equal(t, http.StatusCreated, status)
+		return sub["secret"].(string)
+	}
+	first := secret()
+	assert.Regexp(t, `^whsec_[A-Za-z0-9+/]{32}$`, first)
+	assert.Equal(t, first, secret())
+}

@@ -13,6 +13,12 @@
 // {success, id}. POST /v1/webhooks/rotate-secret (webhooks:write, schema
 // webhookRotateSecret) rotates the secret, see below.
 //
+// The secret appears in no other answer, log or journal, with one
+// exception by design: an idempotent replay of the create (the same
+// Idempotency-Key and body within 24 hours) returns the first answer,
+// secret included, so a client whose first answer was lost still learns
+// its secret.
+//
 // A subscription reads back as {id, business_id, webhook_url, events,
 // description, is_active, preset, payload_template, custom_headers,
 // http_method, body_format, secret_created_at, previous_secrets [{created_at,

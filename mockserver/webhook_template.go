@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -365,16 +364,6 @@ var (
 	tplPath  = webhooks.FieldPath
 	tplConst = webhooks.FieldValue
 )
-
-// presetNames lists the presets, sorted.
-func presetNames() []string {
-	names := make([]string, 0, len(webhookPresets))
-	for n := range webhookPresets {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
 
 // expandPreset returns a fresh copy of a preset's field map.
 func expandPreset(name string) (*webhooks.PayloadTemplate, bool) {

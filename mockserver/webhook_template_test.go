@@ -3,6 +3,7 @@ package mockserver
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,8 +95,19 @@ func TestValidateTemplate(t *testing.T) {
 	assert.NotNil(t, validateTemplate(many))
 }
 
+// presetNames lists the presets, sorted.
+func presetNames() []string {
+	names := make([]string, 0, len(webhookPresets))
+	for n := range webhookPresets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 func TestPresetsAreValidTemplatesThatReadLeadAndCallData(t *testing.T) {
-	assert.Equal(t, []string{"generic_crm", "gohighlevel", "hubspot", "pipedrive", "salesforce", "zoho_crm"}, presetNames())
+	assert.Equal(t, []string{"generic_crm", "gohighlevel", "hubspot", "pipedrive", "salesforce", "zoho_crm"}, presetNames(),
+		"the presets of the webhookUpsert schema")
 	lead := decodeBody([]byte(`{"id":"e","event":"lead.created","business_id":"b","timestamp":"t",
 		"data":{"id":"l1","name":"Ada Lovelace","first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","phone":"+15550000001"}}`))
 	call := decodeBody([]byte(`{"id":"e","event":"call.completed","business_id":"b","timestamp":"t",

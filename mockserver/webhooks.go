@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -221,11 +220,7 @@ func mergeCustomHeaders(saved map[string]string, sent map[string]*string) (map[s
 // (deterministic under WithIDSeed).
 func (s *Server) newSigningSecret() string {
 	var b [secretBytes]byte
-	if s.ids.rng != nil {
-		s.ids.read(b[:])
-	} else {
-		_, _ = rand.Read(b[:])
-	}
+	s.ids.read(b[:])
 	return secretPrefix + base64.StdEncoding.EncodeToString(b[:])
 }
 

@@ -903,3 +903,21 @@ func BenchmarkDeliveryRoundTrip(b *testing.B) {
 		b.Fatalf("%d of %d deliveries succeeded", got, b.N)
 	}
 }
+
+func TestARetriedCreateReturnsTheSameSubscriptionAndSecret(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	ctx := context.Background()
+	p := &webhooks.UpsertParams{BusinessID: env.Account.BusinessID, WebhookURL: "https://a.example"}
+	first, err := env.Client.Webhooks.Upsert(ctx, p, voiceagent.WithIdempotencyKey("create-hook-1"))
+	require.NoError(t, err)
+	var resp *http.Response
+	again, err := env.Client.Webhooks.Upsert(ctx, p, voiceagent.WithIdempotencyKey("create-hook-1"), voiceagent.WithResponseInto(&resp))
+	require.NoError(t, err)
+	assert.Equal(t, "true", resp.Header.Get(voiceagent.HeaderIdempotentReplay))
+	assert.Equal(t, first.ID, again.ID)
+	assert.Equal(t, first.Secret, again.Secret)
+	page, err := env.Client.Webhooks.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, page.Data, 1, "one subscription")
+}
