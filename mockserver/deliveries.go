@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (s *Server) startDelivery(st *store.Store, d *store.Delivery) *store.Delive
 		close(first)
 		return d
 	}
-	s.postOutbound(att.req, func(res outboundResult) {
+	done := func(res outboundResult) {
 		s.mu.Lock()
 		finished := s.recordAttempt(st, d, att, res)
 		s.mu.Unlock()
@@ -134,7 +135,12 @@ func (s *Server) startDelivery(st *store.Store, d *store.Delivery) *store.Delive
 		}
 		close(first)
 		s.hooks.notify.Notify()
-	})
+	}
+	if err := s.checkTarget(att.req.url); err != nil {
+		go done(outboundResult{err: err.Error()}) // the caller holds the lock
+	} else {
+		s.postOutbound(att.req, done)
+	}
 	s.hooks.notify.Notify()
 	return d
 }
@@ -150,7 +156,7 @@ func (s *Server) retryAttempt(st *store.Store, d *store.Delivery, n int, at time
 	if !ok {
 		return
 	}
-	res, ok := s.postOutboundWait(att.req)
+	res, ok := s.sendAttempt(att)
 	if !ok {
 		return
 	}
@@ -159,6 +165,39 @@ func (s *Server) retryAttempt(st *store.Store, d *store.Delivery, n int, at time
 	if !s.recordAttempt(st, d, att, res) {
 		s.clock.Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
 	}
+}
+
+// postOutboundWait is postOutbound for a caller that waits for the answer
+// (a delivery retry running on the clock, so that Advance covers it). ok is
+// false when the server closed first.
+func (s *Server) postOutboundWait(req outboundRequest) (res outboundResult, ok bool) {
+	ch := make(chan outboundResult, 1)
+	s.postOutbound(req, func(r outboundResult) { ch <- r })
+	select {
+	case res = <-ch:
+		return res, true
+	case <-s.outbound.ctx.Done():
+		return outboundResult{}, false
+	}
+}
+
+// sendAttempt posts a prepared attempt and waits for the answer; a receiver
+// the server may not call fails at once without a connection. ok is false
+// when the server closed first.
+func (s *Server) sendAttempt(att preparedAttempt) (outboundResult, bool) {
+	if err := s.checkTarget(att.req.url); err != nil {
+		return outboundResult{err: err.Error()}, true
+	}
+	return s.postOutboundWait(att.req)
+}
+
+// checkTarget parses a receiver URL and applies allowedTarget.
+func (s *Server) checkTarget(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	return s.allowedTarget(u)
 }
 
 // preparedAttempt is an attempt built under the lock, ready to post.

@@ -177,17 +177,11 @@ func (s *Server) postOutbound(req outboundRequest, done func(outboundResult)) {
 	}()
 }
 
-// doOutbound makes one attempt: the target check, then the request.
+// doOutbound makes one attempt. Callers check the target with
+// allowedTarget first.
 func (s *Server) doOutbound(req outboundRequest) outboundResult {
 	p := &s.outbound
 	start := time.Now()
-	u, err := url.Parse(req.url)
-	if err == nil {
-		err = s.allowedTarget(u)
-	}
-	if err != nil {
-		return outboundResult{err: err.Error()}
-	}
 	hr, err := http.NewRequestWithContext(p.ctx, req.method, req.url, bytes.NewReader(req.body))
 	if err != nil {
 		return outboundResult{err: err.Error(), duration: time.Since(start)}
@@ -215,18 +209,4 @@ func (s *Server) doOutbound(req outboundRequest) outboundResult {
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, outboundMaxAnswer))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
 	return outboundResult{status: resp.StatusCode, answer: answer, duration: time.Since(start)}
-}
-
-// postOutboundWait is postOutbound for a caller that waits for the answer
-// (a delivery retry running on the clock, so that Advance covers it). ok is
-// false when the server closed first.
-func (s *Server) postOutboundWait(req outboundRequest) (res outboundResult, ok bool) {
-	ch := make(chan outboundResult, 1)
-	s.postOutbound(req, func(r outboundResult) { ch <- r })
-	select {
-	case res = <-ch:
-		return res, true
-	case <-s.outbound.ctx.Done():
-		return outboundResult{}, false
-	}
 }

@@ -784,7 +784,8 @@ func TestHTTPSReceiversOnLoopbackAndTimeouts(t *testing.T) {
 	ok := waitDeliveries(t, env.Server, 1, mockserver.DeliveryFilter{SubscriptionID: tlsSub.ID, Status: mockserver.DeliverySucceeded})[0]
 	assert.Equal(t, http.StatusNoContent, ok.Attempts[0].StatusCode, "any 2xx succeeds")
 	timedOut := waitDeliveries(t, env.Server, 1, mockserver.DeliveryFilter{SubscriptionID: slowSub.ID, MinAttempts: 1})[0]
-	assert.Contains(t, timedOut.Attempts[0].Error, "timeout")
+	assert.Contains(t, strings.ToLower(timedOut.Attempts[0].Error), "timeout")
+	assert.Zero(t, timedOut.Attempts[0].StatusCode)
 	assert.Equal(t, mockserver.DeliveryPending, timedOut.Status)
 }
 
