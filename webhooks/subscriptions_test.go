@@ -566,6 +566,25 @@ func TestUpsertAccessRules(t *testing.T) {
 	_, err = env.ClientFor(second.APIKey).Webhooks.Upsert(ctx, &webhooks.UpsertParams{ID: sub.ID, BusinessID: second.BusinessID, WebhookURL: "https://a.example"})
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
 
+	// Same user, two businesses: the key reaches both, the subscription
+	// still cannot move.
+	one, err := env.Server.NewAccount(mockserver.AccountOptions{Email: "two-businesses@example.com"})
+	require.NoError(t, err)
+	two, err := env.Server.NewAccount(mockserver.AccountOptions{Email: "two-businesses@example.com"})
+	require.NoError(t, err)
+	both := env.ClientFor(one.APIKey)
+	s1, err := both.Webhooks.Upsert(ctx, &webhooks.UpsertParams{BusinessID: one.BusinessID, WebhookURL: "https://a.example"})
+	require.NoError(t, err)
+	_, err = both.Webhooks.Upsert(ctx, &webhooks.UpsertParams{ID: s1.ID, BusinessID: two.BusinessID, WebhookURL: "https://a.example"})
+	var moved *voiceagent.Error
+	require.ErrorAs(t, err, &moved)
+	assert.Equal(t, voiceagent.CodeInvalidRequest, moved.Code)
+	require.NotEmpty(t, moved.Details)
+	assert.Equal(t, "/business_id", moved.Details[0].Path)
+	mine, err := both.Webhooks.List(ctx, &webhooks.ListParams{BusinessID: two.BusinessID})
+	require.NoError(t, err)
+	assert.Empty(t, mine.Data)
+
 	_, err = env.Client.Webhooks.Upsert(ctx, &webhooks.UpsertParams{ID: "7c8f5a56-34a4-4c5e-9a9e-0b7cbb2f6f3e", BusinessID: env.Account.BusinessID, WebhookURL: "https://a.example"})
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
 
