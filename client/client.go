@@ -15,9 +15,11 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/numbers"
 	"github.com/voiceagent/voiceagent-go/signup"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Client is a client of the platform. It holds no global state: clients
@@ -36,6 +38,10 @@ type Client struct {
 	// Keys manages API keys; it needs a dashboard session
 	// (voiceagent.WithSessionCookie), not a bearer key.
 	Keys *keys.Service
+	// Webhooks manages webhook subscriptions and their signing secrets.
+	Webhooks *webhooks.Service
+	// Events reads the event log and replays events to subscriptions.
+	Events *events.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -51,6 +57,9 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		Numbers: numbers.NewService(b),
 		Signup:  signup.NewService(b),
 		Keys:    keys.NewService(b),
+
+		Webhooks: webhooks.NewService(b),
+		Events:   events.NewService(b),
 	}
 }
 

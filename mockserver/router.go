@@ -65,6 +65,9 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.numberRoutes(),
 		s.signupRoutes(),
 		s.keyRoutes(),
+		s.webhookRoutes(),
+		s.eventRoutes(),
+		s.deliveryAdminRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -12,6 +12,9 @@ type Store struct {
 	Events     *Table[*Event]
 	Outbox     *Table[*OutboxMessage]
 	Challenges *Table[*SignupChallenge]
+	Webhooks   *Table[*Webhook]
+	// Deliveries is the webhook delivery log (a ring buffer).
+	Deliveries *DeliveryLog
 
 	// KeysByHash finds a key by the SHA-256 of its value.
 	KeysByHash map[[32]byte]*APIKey
@@ -49,6 +52,8 @@ func New() *Store {
 		Events:          NewTable[*Event](),
 		Outbox:          NewTable[*OutboxMessage](),
 		Challenges:      NewTable[*SignupChallenge](),
+		Webhooks:        NewTable[*Webhook](),
+		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize),
 		KeysByHash:      map[[32]byte]*APIKey{},
 		SessionsByToken: map[string]*Session{},
 		UsersByEmail:    map[string]*User{},
