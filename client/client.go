@@ -15,7 +15,10 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/calls"
+	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/numbers"
+	"github.com/voiceagent/voiceagent-go/sms"
 )
 
 // Client is a client of the platform. It holds no global state: clients
@@ -28,6 +31,12 @@ type Client struct {
 	Agents *agents.Service
 	// Numbers reads phone numbers.
 	Numbers *numbers.Service
+	// Calls places outbound calls and reads calls and transcripts.
+	Calls *calls.Service
+	// Leads reads and edits leads.
+	Leads *leads.Service
+	// SMS sends texts, reads threads and updates SMS prompts.
+	SMS *sms.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -41,6 +50,9 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		backend: b,
 		Agents:  agents.NewService(b),
 		Numbers: numbers.NewService(b),
+		Calls:   calls.NewService(b),
+		Leads:   leads.NewService(b),
+		SMS:     sms.NewService(b),
 	}
 }
 

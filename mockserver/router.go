@@ -62,6 +62,10 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.adminRoutes(),
 		s.agentRoutes(),
 		s.numberRoutes(),
+		s.callRoutes(),
+		s.leadRoutes(),
+		s.smsRoutes(),
+		s.telephonyAdminRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -48,6 +48,11 @@ type Server struct {
 	outbox  watch.Notifier
 	bus     *eventBus
 
+	// outbound posts to receivers (per-call webhooks, subscriptions);
+	// callHooks wakes waiters when a per-call webhook delivery changes.
+	outbound  outboundPoster
+	callHooks watch.Notifier
+
 	stop     context.CancelFunc
 	stopOnce sync.Once
 }
@@ -142,7 +147,12 @@ func New(opts ...Option) *Server {
 
 // Close stops the server's background work (clock following, deliveries).
 // It does not close listeners: that is the caller's (or Start's) job.
-func (s *Server) Close() { s.stopOnce.Do(s.stop) }
+func (s *Server) Close() {
+	s.stopOnce.Do(func() {
+		s.stop()
+		s.outbound.close()
+	})
+}
 
 // Now returns the simulated time.
 func (s *Server) Now() time.Time { return s.clock.Now() }

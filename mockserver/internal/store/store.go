@@ -12,6 +12,13 @@ type Store struct {
 	Events     *Table[*Event]
 	Outbox     *Table[*OutboxMessage]
 
+	// Calls, leads, texts and their side records (telephony).
+	Calls        *Table[*Call]
+	CallWebhooks *Table[*CallWebhook]
+	Leads        *Table[*Lead]
+	SMSMessages  *Table[*SMSMessage]
+	PromptAudits *Table[*PromptAudit]
+
 	// KeysByHash finds a key by the SHA-256 of its value.
 	KeysByHash map[[32]byte]*APIKey
 	// SessionsByToken finds a session by its cookie value.
@@ -27,6 +34,7 @@ type Store struct {
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
+	telIdx            *telephonyIndexes
 }
 
 // New returns an empty store.
@@ -40,6 +48,11 @@ func New() *Store {
 		Numbers:         NewTable[*Number](),
 		Events:          NewTable[*Event](),
 		Outbox:          NewTable[*OutboxMessage](),
+		Calls:           NewTable[*Call](),
+		CallWebhooks:    NewTable[*CallWebhook](),
+		Leads:           NewTable[*Lead](),
+		SMSMessages:     NewTable[*SMSMessage](),
+		PromptAudits:    NewTable[*PromptAudit](),
 		KeysByHash:      map[[32]byte]*APIKey{},
 		SessionsByToken: map[string]*Session{},
 		UsersByEmail:    map[string]*User{},
@@ -48,6 +61,7 @@ func New() *Store {
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
+		telIdx:            newTelephonyIndexes(),
 	}
 }
 
