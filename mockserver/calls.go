@@ -241,11 +241,7 @@ func (s *Server) getCalls(rc *reqCtx) (any, error) {
 		}
 		return callDetail(rc.st, c), nil
 	}
-	pq, err := rc.pageQuery(50, 100)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := rc.scopedBusinesses()
+	pq, owners, err := rc.listQuery(50, 100)
 	if err != nil {
 		return nil, err
 	}
@@ -257,15 +253,11 @@ func (s *Server) getCalls(rc *reqCtx) (any, error) {
 }
 
 func (s *Server) listTranscripts(rc *reqCtx) (any, error) {
-	pq, err := rc.pageQuery(20, 50)
+	pq, owners, err := rc.listQuery(20, 50)
 	if err != nil {
 		return nil, err
 	}
 	days, err := rc.intQuery("days", 30, 1, 90)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := rc.scopedBusinesses()
 	if err != nil {
 		return nil, err
 	}

@@ -265,11 +265,7 @@ func (s *Server) getLeads(rc *reqCtx) (any, error) {
 	if status != "" && !slices.Contains(store.LeadStatuses, status) {
 		return nil, errInvalidField("status", "must be one of %s", strings.Join(store.LeadStatuses, ", "))
 	}
-	pq, err := rc.pageQuery(50, 100)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := rc.scopedBusinesses()
+	pq, owners, err := rc.listQuery(50, 100)
 	if err != nil {
 		return nil, err
 	}

@@ -108,9 +108,10 @@ func (s *Server) smsRoutes() []*route {
 }
 
 // smsCompliance is the check every outbound text passes, in order: the
-// magic numbers, do-not-call (national registry and the business's list),
-// consent (opted in, not opted out), quiet hours in the recipient's local
-// time, then content. The caller holds the lock.
+// magic numbers (+15005550012 never gets here: it goes straight to the
+// carrier, which fails), do-not-call (national registry and the business's
+// list), consent (opted in, not opted out), quiet hours in the recipient's
+// local time, then content. The caller holds the lock.
 func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string) *apiError {
 	switch to {
 	case magicSMSOnDNC:
@@ -170,8 +171,12 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	if b == nil {
 		return nil, errNotFound("agent not found: " + a.ID)
 	}
-	if err := smsCompliance(st, now, b, req.to, req.body); err != nil {
-		return nil, err
+	// The magic failing number skips the compliance checks, like every
+	// magic number: it always reaches the carrier, which fails.
+	if req.to != magicSMSSendFails {
+		if err := smsCompliance(st, now, b, req.to, req.body); err != nil {
+			return nil, err
+		}
 	}
 	lead := req.lead
 	if lead == nil {
@@ -278,11 +283,7 @@ func (s *Server) updateSMSPrompt(rc *reqCtx) (any, error) {
 }
 
 func (s *Server) listSMS(rc *reqCtx) (any, error) {
-	pq, err := rc.pageQuery(50, 100)
-	if err != nil {
-		return nil, err
-	}
-	owners, err := rc.scopedBusinesses()
+	pq, owners, err := rc.listQuery(50, 100)
 	if err != nil {
 		return nil, err
 	}
