@@ -708,3 +708,20 @@ func TestAllWalksCallsAndTranscriptsWhileNewOnesArrive(t *testing.T) {
 	}
 	assert.Empty(t, params.After, "All does not change the caller's params")
 }
+
+func TestARetriedCreateWithTheSameKeyPlacesOneCall(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	ctx := context.Background()
+	p := &calls.CreateParams{AgentID: env.Account.AgentID, To: "+15557770300"}
+	var resp *http.Response
+	a, err := env.Client.Calls.Create(ctx, p, voiceagent.WithIdempotencyKey("call-once"))
+	require.NoError(t, err)
+	b, err := env.Client.Calls.Create(ctx, p, voiceagent.WithIdempotencyKey("call-once"), voiceagent.WithResponseInto(&resp))
+	require.NoError(t, err)
+	assert.Equal(t, a.ID, b.ID)
+	assert.Equal(t, "true", resp.Header.Get("Idempotent-Replayed"))
+	page, err := env.Client.Calls.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, page.Data, 1)
+}
