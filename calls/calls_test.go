@@ -637,11 +637,13 @@ func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 	c, err := env.Client.Calls.Create(context.Background(), &calls.CreateParams{AgentID: env.Account.AgentID, To: "+15005550002", WebhookURL: voiceagent.String(rcv.url)})
 	require.NoError(t, err)
 	env.Server.Advance(2 * time.Second)
-	for n := 1; n <= len(mockserver.WebhookRetrySchedule); n++ {
+	schedule := mockserver.WebhookRetrySchedule()
+	require.Len(t, schedule, 8)
+	for n := 1; n <= len(schedule); n++ {
 		rcv.next(t)
 		waitAttempts(t, env, c.ID, n)
-		if n < len(mockserver.WebhookRetrySchedule) {
-			env.Server.Advance(mockserver.WebhookRetrySchedule[n])
+		if n < len(schedule) {
+			env.Server.Advance(schedule[n])
 		}
 	}
 	d := env.Server.CallWebhooks(c.ID)[0]

@@ -6,21 +6,26 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// WebhookRetrySchedule is the wait before each attempt of a webhook
+// webhookRetrySchedule is the wait before each attempt of a webhook
+// delivery (see WebhookRetrySchedule).
+var webhookRetrySchedule = [...]time.Duration{
+	0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+}
+
+// WebhookRetrySchedule returns the wait before each attempt of a webhook
 // delivery, on the simulated clock: the first attempt immediately, then 5
 // seconds, 5 minutes, 30 minutes, 2 hours, 5 hours, 10 hours and 10 hours
 // after the previous failed attempt. After the eighth failure the delivery
 // is marked failed.
-var WebhookRetrySchedule = []time.Duration{
-	0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
-	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
-}
+func WebhookRetrySchedule() []time.Duration { return slices.Clone(webhookRetrySchedule[:]) }
 
 // WebhookAttempt is one HTTP attempt of a webhook delivery.
 type WebhookAttempt struct {
@@ -129,10 +134,10 @@ func (s *Server) recordCallWebhook(st *store.Store, d *store.CallWebhook, n int,
 	switch {
 	case res.ok():
 		d.Status = store.DeliverySucceeded
-	case n >= len(WebhookRetrySchedule):
+	case n >= len(webhookRetrySchedule):
 		d.Status = store.DeliveryFailed
 	default:
-		next := at.Add(WebhookRetrySchedule[n]).UTC()
+		next := at.Add(webhookRetrySchedule[n]).UTC()
 		d.NextAttemptAt = &next
 		s.scheduleCallWebhook(d.ID, next)
 	}
