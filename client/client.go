@@ -15,10 +15,13 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/keys"
+	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/numbers"
 	"github.com/voiceagent/voiceagent-go/signup"
+	"github.com/voiceagent/voiceagent-go/sms"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -42,6 +45,12 @@ type Client struct {
 	Webhooks *webhooks.Service
 	// Events reads the event log and replays events to subscriptions.
 	Events *events.Service
+	// Calls places outbound calls and reads calls and transcripts.
+	Calls *calls.Service
+	// Leads reads and edits leads.
+	Leads *leads.Service
+	// SMS sends texts, reads threads and updates SMS prompts.
+	SMS *sms.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -60,6 +69,9 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 
 		Webhooks: webhooks.NewService(b),
 		Events:   events.NewService(b),
+		Calls:    calls.NewService(b),
+		Leads:    leads.NewService(b),
+		SMS:      sms.NewService(b),
 	}
 }
 

@@ -68,6 +68,10 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.webhookRoutes(),
 		s.eventRoutes(),
 		s.deliveryAdminRoutes(),
+		s.callRoutes(),
+		s.leadRoutes(),
+		s.smsRoutes(),
+		s.telephonyAdminRoutes(),
 	} {
 		all = append(all, group...)
 	}

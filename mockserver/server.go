@@ -49,8 +49,10 @@ type Server struct {
 	bus     *eventBus
 	hooks   *deliveryEngine
 
-	// outbound posts to receivers (per-call webhooks, subscriptions).
-	outbound outboundPoster
+	// outbound posts to receivers (per-call webhooks, subscriptions);
+	// callHooks wakes waiters when a per-call webhook delivery changes.
+	outbound  outboundPoster
+	callHooks watch.Notifier
 
 	stop     context.CancelFunc
 	stopOnce sync.Once

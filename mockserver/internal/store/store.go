@@ -16,6 +16,13 @@ type Store struct {
 	// Deliveries is the webhook delivery log (a ring buffer).
 	Deliveries *DeliveryLog
 
+	// Calls, leads, texts and their side records (telephony).
+	Calls        *Table[*Call]
+	CallWebhooks *Table[*CallWebhook]
+	Leads        *Table[*Lead]
+	SMSMessages  *Table[*SMSMessage]
+	PromptAudits *Table[*PromptAudit]
+
 	// KeysByHash finds a key by the SHA-256 of its value.
 	KeysByHash map[[32]byte]*APIKey
 	// SessionsByToken finds a session by its cookie value.
@@ -38,6 +45,7 @@ type Store struct {
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
+	telIdx            *telephonyIndexes
 }
 
 // New returns an empty store.
@@ -54,6 +62,11 @@ func New() *Store {
 		Challenges:      NewTable[*SignupChallenge](),
 		Webhooks:        NewTable[*Webhook](),
 		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize),
+		Calls:           NewTable[*Call](),
+		CallWebhooks:    NewTable[*CallWebhook](),
+		Leads:           NewTable[*Lead](),
+		SMSMessages:     NewTable[*SMSMessage](),
+		PromptAudits:    NewTable[*PromptAudit](),
 		KeysByHash:      map[[32]byte]*APIKey{},
 		SessionsByToken: map[string]*Session{},
 		UsersByEmail:    map[string]*User{},
@@ -65,6 +78,7 @@ func New() *Store {
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
+		telIdx:            newTelephonyIndexes(),
 	}
 }
 
