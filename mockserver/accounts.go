@@ -31,6 +31,9 @@ type provisionSpec struct {
 	Scopes       []string
 	PartnerID    string // the partner that created or referred the business
 	KeyName      string
+	// NoCredentials provisions no key and no session (a client business an
+	// agency enrolls: its owner signs in on their own).
+	NoCredentials bool
 }
 
 // provisioned is what provision created.
@@ -47,8 +50,9 @@ type provisioned struct {
 // provision creates a tenant as signup does: the user (or reuses the one
 // with that email), a business, an intake agent with lead collection and
 // its assistant at the voice provider, a number from the pool, a key and a
-// dashboard session. It emits workspace.created, phone_number.assigned and
-// workspace.ready. The caller holds the write lock.
+// dashboard session (neither with spec.NoCredentials). It emits
+// workspace.created, phone_number.assigned and workspace.ready. The caller
+// holds the write lock.
 func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *provisioned {
 	out := &provisioned{}
 	email := strings.ToLower(strings.TrimSpace(spec.Email))
@@ -108,16 +112,18 @@ func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *
 	out.Agent = a
 	out.Number = s.assignNumber(st, now, b, a)
 
-	scopes := spec.Scopes
-	if len(scopes) == 0 {
-		scopes = signupDefaultScopes
+	if !spec.NoCredentials {
+		scopes := spec.Scopes
+		if len(scopes) == 0 {
+			scopes = signupDefaultScopes
+		}
+		name := spec.KeyName
+		if name == "" {
+			name = "Default Key"
+		}
+		out.APIKey, out.Key = s.issueKey(st, now, out.User.ID, name, scopes, "", "")
+		out.Session = s.newSession(st, now, out.User.ID)
 	}
-	name := spec.KeyName
-	if name == "" {
-		name = "Default Key"
-	}
-	out.APIKey, out.Key = s.issueKey(st, now, out.User.ID, name, scopes, "", "")
-	out.Session = s.newSession(st, now, out.User.ID)
 	s.emit(st, b.ID, "workspace.ready", now, businessView(b))
 	return out
 }

@@ -62,6 +62,7 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.adminRoutes(),
 		s.agentRoutes(),
 		s.numberRoutes(),
+		s.agencyRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -25,6 +25,9 @@ type Store struct {
 	// NextNumber is the sequence of the number pool.
 	NextNumber int
 
+	// AgencyTables hold partners, offers, enrollments and installations.
+	AgencyTables
+
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
 }
@@ -45,6 +48,7 @@ func New() *Store {
 		UsersByEmail:    map[string]*User{},
 		NumbersByPhone:  map[string]*Number{},
 		Assistants:      map[string]*Assistant{},
+		AgencyTables:    newAgencyTables(),
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
