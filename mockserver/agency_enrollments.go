@@ -83,6 +83,47 @@ func (cc *cmdCtx) anySession(ref sessionRef) (*store.EnrollmentSession, error) {
 	return sess, nil
 }
 
+// editableSession resolves an agency-side command (admin or operator) on a
+// session that may still change.
+func (cc *cmdCtx) editableSession(ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, err := cc.session(ref, roleAdmin, roleOperator)
+	if err != nil {
+		return nil, err
+	}
+	if !editable(sess) {
+		return nil, errNotEditable(sess)
+	}
+	return sess, nil
+}
+
+// plainSessionCmd decodes a command that only names a session, resolves
+// the session (editable, admin or operator) and checks dependencies.
+func (cc *cmdCtx) plainSessionCmd() (*store.EnrollmentSession, error) {
+	_, sess, err := cc.decodeSession(cc.editableSession)
+	if err != nil {
+		return nil, err
+	}
+	return sess, cc.ready()
+}
+
+// decodeSession decodes a command that only names a session and resolves
+// the session with resolve.
+func (cc *cmdCtx) decodeSession(resolve func(sessionRef) (*store.EnrollmentSession, error)) (sessionRef, *store.EnrollmentSession, error) {
+	var body sessionRef
+	if err := cc.decode(&body); err != nil {
+		return body, nil, err
+	}
+	sess, err := resolve(body)
+	return body, sess, err
+}
+
+// changed gives a changed session a new revision and answers the receipt
+// with the session.
+func (cc *cmdCtx) changed(sess *store.EnrollmentSession) map[string]any {
+	cc.touch(sess)
+	return cc.receipt(map[string]any{"session": sessionView(sess)})
+}
+
 // ownerSession resolves a command only the session's claimed owner may
 // send.
 func (cc *cmdCtx) ownerSession(ref sessionRef) (*store.EnrollmentSession, error) {
@@ -210,12 +251,9 @@ func (s *Server) enrollSave(cc *cmdCtx) (any, error) {
 	if err := cc.decode(&body); err != nil {
 		return nil, err
 	}
-	sess, err := cc.session(body.sessionRef, roleAdmin, roleOperator)
+	sess, err := cc.editableSession(body.sessionRef)
 	if err != nil {
 		return nil, err
-	}
-	if !editable(sess) {
-		return nil, errNotEditable(sess)
 	}
 	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
@@ -227,23 +265,12 @@ func (s *Server) enrollSave(cc *cmdCtx) (any, error) {
 		return nil, err
 	}
 	setEntries(sess, body.Entries)
-	cc.touch(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	return cc.changed(sess), nil
 }
 
 func (s *Server) enrollPreview(cc *cmdCtx) (any, error) {
-	var body sessionRef
-	if err := cc.decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cc.session(body, roleAdmin, roleOperator)
+	sess, err := cc.plainSessionCmd()
 	if err != nil {
-		return nil, err
-	}
-	if !editable(sess) {
-		return nil, errNotEditable(sess)
-	}
-	if err := cc.ready(); err != nil {
 		return nil, err
 	}
 	if sess.State == sessDraft {
@@ -295,8 +322,7 @@ func (s *Server) enrollClaimOwner(cc *cmdCtx) (any, error) {
 		return nil, err
 	}
 	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", cc.user().ID, cc.now.UTC()
-	cc.touch(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	return cc.changed(sess), nil
 }
 
 // approve records the owner's approval of the session's fingerprint.
@@ -337,17 +363,11 @@ func (s *Server) enrollApproveOwner(cc *cmdCtx) (any, error) {
 }
 
 func (s *Server) enrollRotateOwnerLink(cc *cmdCtx) (any, error) {
-	var body sessionRef
-	if err := cc.decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cc.session(body, roleAdmin, roleOperator)
+	body, sess, err := cc.decodeSession(cc.editableSession)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case !editable(sess):
-		return nil, errNotEditable(sess)
 	case sess.SelfService:
 		return nil, errState("a self-service session belongs to the owner who started it; it has no owner link")
 	case sess.OwnerEmail == "":
@@ -364,29 +384,17 @@ func (s *Server) enrollRotateOwnerLink(cc *cmdCtx) (any, error) {
 	if sess.State == sessApproved {
 		sess.State = sessPreviewed
 	}
-	cc.touch(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	return cc.changed(sess), nil
 }
 
 func (s *Server) enrollRevoke(cc *cmdCtx) (any, error) {
-	var body sessionRef
-	if err := cc.decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cc.session(body, roleAdmin, roleOperator)
+	sess, err := cc.plainSessionCmd()
 	if err != nil {
-		return nil, err
-	}
-	if !editable(sess) {
-		return nil, errNotEditable(sess)
-	}
-	if err := cc.ready(); err != nil {
 		return nil, err
 	}
 	sess.State, sess.Approval = sessRevoked, nil
 	sess.OwnerLink.Status = "revoked"
-	cc.touch(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	return cc.changed(sess), nil
 }
 
 func (s *Server) enrollStartSelfService(cc *cmdCtx) (any, error) {
@@ -451,16 +459,11 @@ func (s *Server) enrollOwnerSave(cc *cmdCtx) (any, error) {
 	entries := slices.Clone(sess.Entries)
 	entries[0].Facts = body.Facts
 	setEntries(sess, entries)
-	cc.touch(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	return cc.changed(sess), nil
 }
 
 func (s *Server) enrollFinishSelfService(cc *cmdCtx) (any, error) {
-	var body sessionRef
-	if err := cc.decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cc.ownerSession(body)
+	_, sess, err := cc.decodeSession(cc.ownerSession)
 	if err != nil {
 		return nil, err
 	}

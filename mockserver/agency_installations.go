@@ -131,6 +131,15 @@ func (cc *cmdCtx) installation(ref installRef) (*store.Installation, error) {
 	return inst, nil
 }
 
+// installationCmd decodes a command into body, which embeds ref, and
+// resolves its installation.
+func (cc *cmdCtx) installationCmd(body any, ref *installRef) (*store.Installation, error) {
+	if err := cc.decode(body); err != nil {
+		return nil, err
+	}
+	return cc.installation(*ref)
+}
+
 // bump gives an installation a new revision (64 hex) after a change.
 func (s *Server) bump(inst *store.Installation, now time.Time) {
 	inst.Revision, inst.UpdatedAt = s.ids.token(32), now.UTC()
@@ -150,10 +159,7 @@ type installStep struct {
 func (s *Server) previewStep(spec installStep) func(cc *cmdCtx) (any, error) {
 	return func(cc *cmdCtx) (any, error) {
 		var body installRef
-		if err := cc.decode(&body); err != nil {
-			return nil, err
-		}
-		inst, err := cc.installation(body)
+		inst, err := cc.installationCmd(&body, &body)
 		if err != nil {
 			return nil, err
 		}
@@ -189,10 +195,7 @@ func (s *Server) previewStep(spec installStep) func(cc *cmdCtx) (any, error) {
 func (s *Server) approveStep(spec installStep) func(cc *cmdCtx) (any, error) {
 	return func(cc *cmdCtx) (any, error) {
 		var body installRef
-		if err := cc.decode(&body); err != nil {
-			return nil, err
-		}
-		inst, err := cc.installation(body)
+		inst, err := cc.installationCmd(&body, &body)
 		if err != nil {
 			return nil, err
 		}
@@ -231,10 +234,7 @@ func (s *Server) instResolveUpdate(cc *cmdCtx) (any, error) {
 		UpdateID string         `json:"updateId"`
 		Choices  map[string]any `json:"choices"`
 	}
-	if err := cc.decode(&body); err != nil {
-		return nil, err
-	}
-	inst, err := cc.installation(body.installRef)
+	inst, err := cc.installationCmd(&body, &body.installRef)
 	if err != nil {
 		return nil, err
 	}
@@ -329,10 +329,7 @@ func (s *Server) instRunScenarios(cc *cmdCtx) (any, error) {
 		installRef
 		Scenarios []string `json:"scenarios"`
 	}
-	if err := cc.decode(&body); err != nil {
-		return nil, err
-	}
-	inst, err := cc.installation(body.installRef)
+	inst, err := cc.installationCmd(&body, &body.installRef)
 	if err != nil {
 		return nil, err
 	}

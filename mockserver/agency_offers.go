@@ -44,6 +44,22 @@ func (cc *cmdCtx) offer(ref offerRef, roles ...string) (*store.Offer, error) {
 	return o, nil
 }
 
+// liveOffer resolves an offer that is not archived, at the command's
+// expectedRevision.
+func (cc *cmdCtx) liveOffer(ref offerRef, roles ...string) (*store.Offer, error) {
+	o, err := cc.offer(ref, roles...)
+	if err != nil {
+		return nil, err
+	}
+	if o.State == offerArchived {
+		return nil, errState("the offer is archived")
+	}
+	if e := checkRevision(ref.ExpectedRevision, o.Revision); e != nil {
+		return nil, e
+	}
+	return o, nil
+}
+
 func (s *Server) offerSave(cc *cmdCtx) (any, error) {
 	var body struct {
 		offerRef
@@ -65,14 +81,8 @@ func (s *Server) offerSave(cc *cmdCtx) (any, error) {
 			return nil, errInvalidField("/expectedRevision", "is required with offerId")
 		}
 		var err error
-		if o, err = cc.offer(body.offerRef, roleAdmin, roleOperator); err != nil {
+		if o, err = cc.liveOffer(body.offerRef, roleAdmin, roleOperator); err != nil {
 			return nil, err
-		}
-		if o.State == offerArchived {
-			return nil, errState("the offer is archived")
-		}
-		if e := checkRevision(body.ExpectedRevision, o.Revision); e != nil {
-			return nil, e
 		}
 	}
 	if err := cc.ready(); err != nil {
@@ -156,15 +166,9 @@ func (s *Server) offerArchive(cc *cmdCtx) (any, error) {
 	if err := cc.decode(&body); err != nil {
 		return nil, err
 	}
-	o, err := cc.offer(body, roleAdmin)
+	o, err := cc.liveOffer(body, roleAdmin)
 	if err != nil {
 		return nil, err
-	}
-	if o.State == offerArchived {
-		return nil, errState("the offer is already archived")
-	}
-	if e := checkRevision(body.ExpectedRevision, o.Revision); e != nil {
-		return nil, e
 	}
 	if err := cc.ready(); err != nil {
 		return nil, err
