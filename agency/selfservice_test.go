@@ -1,8 +1,10 @@
 package agency_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -133,4 +135,29 @@ func TestListsArePagedByIDAndBounded(t *testing.T) {
 	assert.Empty(t, otherPage.Data)
 	_, err = other.Agency.Offers.List(ctx, &agency.ListParams{PartnerID: w.partner})
 	requireAPIError(t, err, http.StatusForbidden, voiceagent.CodeForbidden)
+}
+
+func TestReadsNeverExposeTokensOrKeyValues(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx, c := w.ctx, w.admin
+	v := w.publish(offerDraft("T", agency.PackageConvert))
+	_, err := c.Agency.Enrollments.Create(ctx, &agency.CreateEnrollmentParams{PartnerID: w.partner, OfferVersionID: v.OfferVersionID,
+		OwnerEmail: "tok@client.example", IdempotencyKey: "tok",
+		Entries: []agency.Entry{{NewClient: &agency.NewClient{Name: "N", ExternalRef: "r"}, Facts: fullFacts()}}})
+	require.NoError(t, err)
+	_, err = c.Agency.Profile.Invite(ctx, &agency.InviteParams{PartnerID: w.partner, Email: "inv@acme.example", Role: agency.RoleReader})
+	require.NoError(t, err)
+	key, err := c.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []string{"workspaces:read"}})
+	require.NoError(t, err)
+	secrets := []string{w.linkToken("tok@client.example"), w.linkToken("inv@acme.example"), key.Key.Key}
+	for _, path := range []string{"/v1/agency-profile", "/v1/agency-offers", "/v1/agency-enrollments", "/v1/agency-installations"} {
+		var raw json.RawMessage
+		require.NoError(t, c.Do(ctx, http.MethodGet, path, nil, nil, &raw))
+		for _, secret := range secrets {
+			require.NotEmpty(t, secret)
+			assert.NotContains(t, string(raw), secret, path)
+		}
+		assert.NotContains(t, strings.ToLower(string(raw)), "tokenhash", path)
+	}
 }
