@@ -86,14 +86,14 @@ func offerDraft(name string, packages ...agency.PackageKey) agency.OfferDraft {
 
 // world is an agency bootstrapped on a mock server by an admin.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	env     *testenv.Env
 	admin   *client.Client
 	partner string
 }
 
-func newWorld(t *testing.T, opts ...mockserver.Option) *world {
+func newWorld(t testing.TB, opts ...mockserver.Option) *world {
 	t.Helper()
 	env := testenv.New(t, opts...)
 	w := &world{t: t, ctx: context.Background(), env: env, admin: env.Client}
