@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -160,4 +161,20 @@ func TestReadsNeverExposeTokensOrKeyValues(t *testing.T) {
 		}
 		assert.NotContains(t, strings.ToLower(string(raw)), "tokenhash", path)
 	}
+}
+
+func TestInvitesExpireAfterSevenDays(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	_, err := w.admin.Agency.Profile.Invite(w.ctx, &agency.InviteParams{PartnerID: w.partner, Email: "slow@acme.example", Role: agency.RoleOperator})
+	require.NoError(t, err)
+	_, slow := w.account("slow@acme.example")
+	w.env.Server.Advance(7*24*time.Hour + time.Second)
+	_, err = slow.Agency.Profile.AcceptInvite(w.ctx, &agency.AcceptInviteParams{PartnerID: w.partner, Token: w.linkToken("slow@acme.example")})
+	requireAPIError(t, err, http.StatusConflict, voiceagent.CodeInvalidState)
+	st, err := w.admin.Agency.Profile.Get(w.ctx, "")
+	require.NoError(t, err)
+	assert.Equal(t, "expired", st.Invites[0].Status)
+	_, err = w.admin.Agency.Profile.Invite(w.ctx, &agency.InviteParams{PartnerID: w.partner, Email: "slow@acme.example", Role: agency.RoleOperator})
+	require.NoError(t, err, "an expired invite does not block a new one")
 }

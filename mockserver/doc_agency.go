@@ -90,7 +90,7 @@
 //	                      offerVersionId, packages, routeReceiptFingerprint, carePackage, reporting)
 //	pending update        {"updateId", "kind", "parts", "proposed"}
 //
-// # Idempotency
+// # Idempotency of agency commands
 //
 // Every agency POST honours Idempotency-Key as every POST does (a replay
 // returns the first answer, receipt id included, with Idempotent-Replayed:
@@ -99,7 +99,7 @@
 // Idempotency-Key. The SDK's Create and Enroll take the key in their params
 // and refuse to send without one.
 //
-// # Receipts
+// # Agency receipts
 //
 // A command answers 200 with a receipt {action, receiptId, recordedAt} and
 // the record as it is now (profile, member, invite, key, offer,
@@ -208,7 +208,7 @@
 // (intakeCoverage, booking.enabled, fallback, routing, faqs; wrong_number
 // always).
 //
-// # Reads
+// # Agency reads
 //
 // GET takes partnerId (default: the caller's agency; a malformed one is 400)
 // and after, the id (uuid) of the last record of the previous page (400 when
