@@ -34,6 +34,13 @@ const (
 	CodeNotImplemented      = "not_implemented"
 	CodeServiceUnavailable  = "service_unavailable"
 	CodeMethodNotAllowed    = "method_not_allowed"
+
+	// Refinements of 409 and 403 on the agency commands (document 2).
+	CodeStaleRevision          = "stale_revision"          // 409: expectedRevision is not the current revision
+	CodeFingerprintMismatch    = "fingerprint_mismatch"    // 409: the fingerprint is not the content's
+	CodeInvalidState           = "invalid_state"           // 409: the record's state does not allow the command
+	CodeReconciliationRequired = "reconciliation_required" // 409: the provider's outcome must be reconciled first
+	CodeApprovalRequired       = "approval_required"       // 403: the exact owner approval is missing
 )
 
 // ErrorDetail names one field that failed validation.
@@ -109,6 +116,12 @@ var (
 	ErrPayloadTooLarge     = &Error{Code: CodePayloadTooLarge}
 	ErrNotImplemented      = &Error{Code: CodeNotImplemented}
 	ErrServiceUnavailable  = &Error{Code: CodeServiceUnavailable}
+
+	ErrStaleRevision          = &Error{Code: CodeStaleRevision}
+	ErrFingerprintMismatch    = &Error{Code: CodeFingerprintMismatch}
+	ErrInvalidState           = &Error{Code: CodeInvalidState}
+	ErrReconciliationRequired = &Error{Code: CodeReconciliationRequired}
+	ErrApprovalRequired       = &Error{Code: CodeApprovalRequired}
 )
 
 // errorFromResponse decodes a non-2xx answer. A body that is not in the

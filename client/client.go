@@ -14,6 +14,7 @@ import (
 	"context"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/events"
@@ -51,6 +52,8 @@ type Client struct {
 	Leads *leads.Service
 	// SMS sends texts, reads threads and updates SMS prompts.
 	SMS *sms.Service
+	// Agency manages an agency: profile, offers, enrollments, installations.
+	Agency *agency.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -72,6 +75,7 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		Calls:    calls.NewService(b),
 		Leads:    leads.NewService(b),
 		SMS:      sms.NewService(b),
+		Agency:   agency.NewService(b),
 	}
 }
 

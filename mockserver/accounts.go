@@ -35,6 +35,9 @@ type provisionSpec struct {
 	// provisioning-fails domain): no number, workspace.provisioning_failed
 	// instead of workspace.ready.
 	NumberFails bool
+	// NoCredentials provisions no key and no session (a client business an
+	// agency enrolls: its owner signs in on their own).
+	NoCredentials bool
 }
 
 // provisioned is what provision created.
@@ -54,9 +57,10 @@ type provisioned struct {
 // provision creates a tenant as signup does: the user (or reuses the one
 // with that email), a business, an intake agent with lead collection and
 // its assistant at the voice provider, a number from the pool, a key and a
-// dashboard session. It emits workspace.created, phone_number.assigned and
-// workspace.ready (workspace.provisioning_failed instead when
-// spec.NumberFails). The caller holds the write lock.
+// dashboard session (neither with spec.NoCredentials). It emits
+// workspace.created, phone_number.assigned and workspace.ready
+// (workspace.provisioning_failed instead when spec.NumberFails). The caller
+// holds the write lock.
 func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *provisioned {
 	out := &provisioned{}
 	email := strings.ToLower(strings.TrimSpace(spec.Email))
@@ -120,16 +124,18 @@ func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *
 		out.Number = s.assignNumber(st, now, b, a)
 	}
 
-	scopes := spec.Scopes
-	if len(scopes) == 0 {
-		scopes = signupDefaultScopes
+	if !spec.NoCredentials {
+		scopes := spec.Scopes
+		if len(scopes) == 0 {
+			scopes = signupDefaultScopes
+		}
+		name := spec.KeyName
+		if name == "" {
+			name = "Default Key"
+		}
+		out.APIKey, out.Key = s.issueKey(st, now, out.User.ID, name, scopes, "", "")
+		out.Session = s.newSession(st, now, out.User.ID)
 	}
-	name := spec.KeyName
-	if name == "" {
-		name = "Default Key"
-	}
-	out.APIKey, out.Key = s.issueKey(st, now, out.User.ID, name, scopes, "", "")
-	out.Session = s.newSession(st, now, out.User.ID)
 	if out.FailedStep != "" {
 		v := businessView(b)
 		v["failed_step"] = out.FailedStep

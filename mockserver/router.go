@@ -72,6 +72,7 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.leadRoutes(),
 		s.smsRoutes(),
 		s.telephonyAdminRoutes(),
+		s.agencyRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -43,6 +43,9 @@ type Store struct {
 	// partner id (see RegisterPartner).
 	ReferralCodes map[string]string
 
+	// AgencyTables hold partners, offers, enrollments and installations.
+	AgencyTables
+
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
 	telIdx            *telephonyIndexes
@@ -75,6 +78,7 @@ func New() *Store {
 		MagicLinks:      map[string]*MagicLink{},
 		Signups:         map[string]*SignupRecord{},
 		ReferralCodes:   map[string]string{},
+		AgencyTables:    newAgencyTables(),
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
