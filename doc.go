@@ -18,8 +18,13 @@
 //
 // # Retries and idempotency
 //
-// Requests are retried on connection errors, 429 and 5xx responses with
-// exponential backoff and full jitter, honouring Retry-After. A POST is only
+// Requests are retried on connection errors (an answer cut short counts as
+// one), 429 and 5xx responses except 501, never on other 4xx. The wait
+// before retry n (from 0) is RetryWaitMin*2^n capped at RetryWaitMax, with
+// equal jitter (a random wait between half of it and all of it), unless the
+// answer carries Retry-After, which is honoured; a Retry-After longer than
+// RetryWaitMax is not waited for: the error is returned at once with its
+// [Error.RetryAfter] set. A POST is only
 // retried when it carries an Idempotency-Key; the SDK generates one per
 // logical request (the same key on every attempt) unless the caller supplies
 // one with [WithIdempotencyKey]. Each attempt carries X-Voiceagent-Retry-Count.
