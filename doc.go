@@ -34,9 +34,11 @@
 // # Rate limits
 //
 // The client keeps the platform's per-key limits itself (x/time/rate token
-// buckets per endpoint group, at the limits of the API's section 8), so a bulk
-// job waits for a slot instead of collecting 429s. [WithRateLimiting] turns
-// this off.
+// buckets per endpoint group and key, at the limits of the API's section 8),
+// so a bulk job waits for a slot instead of collecting 429s; a context
+// deadline sooner than the next slot fails the call at once. Signup (5 an
+// hour per IP) is left to the server's 429. [WithRateLimiting] turns this
+// off.
 //
 // # Errors
 //

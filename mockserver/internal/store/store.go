@@ -24,6 +24,9 @@ type Store struct {
 	Assistants map[string]*Assistant
 	// NextNumber is the sequence of the number pool.
 	NextNumber int
+	// MinutesUsed is each business's billed call minutes (by business id),
+	// fed by the call simulation as calls complete.
+	MinutesUsed map[string]int
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
@@ -45,6 +48,7 @@ func New() *Store {
 		UsersByEmail:    map[string]*User{},
 		NumbersByPhone:  map[string]*Number{},
 		Assistants:      map[string]*Assistant{},
+		MinutesUsed:     map[string]int{},
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
