@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/openapi"
@@ -75,18 +76,33 @@ func (s *Server) listUsage(rc *reqCtx) (any, error) {
 }
 
 // page is one page of a user's usage log, newest first.
-func (u *usageLog) page(owner string, pq pageQuery, match func(*store.UsageEntry) bool) ([]map[string]any, bool) {
+func (u *usageLog) page(owner string, pq pageQuery, match func(*store.UsageEntry) bool) ([]usageJSON, bool) {
 	u.mu.RLock()
 	defer u.mu.RUnlock()
 	return listPage(u.t, []string{owner}, pq, match, usageView)
 }
 
-// usageView is a usage log entry.
-func usageView(e *store.UsageEntry) map[string]any {
-	return map[string]any{
-		"id": e.ID, "endpoint": e.Endpoint, "method": e.Method, "status_code": e.StatusCode,
-		"call_id": nullable(e.CallID), "cost_cents": e.CostCents, "created_at": e.CreatedAt,
+// usageJSON is a usage log entry as the API shows it: a struct rather than
+// a map, because the log is the largest list a load test reads.
+type usageJSON struct {
+	ID         string    `json:"id"`
+	Endpoint   string    `json:"endpoint"`
+	Method     string    `json:"method"`
+	StatusCode int       `json:"status_code"`
+	CallID     *string   `json:"call_id"`
+	CostCents  int       `json:"cost_cents"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+func usageView(e *store.UsageEntry) usageJSON {
+	v := usageJSON{
+		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: e.StatusCode,
+		CostCents: e.CostCents, CreatedAt: e.CreatedAt,
 	}
+	if e.CallID != "" {
+		v.CallID = &e.CallID
+	}
+	return v
 }
 
 func (s *Server) getCapabilities(rc *reqCtx) (any, error) {
