@@ -84,18 +84,19 @@ func (b *Backend) Do(ctx context.Context, method, path string, query, body, out 
 	b.setHeaders(req.Header, &cfg, method, body != nil)
 
 	if cfg.RateLimiting {
-		if err := b.limits.wait(ctx, method, path); err != nil {
+		if err := b.limits.wait(ctx, cfg.APIKey, method, path); err != nil {
 			return fmt.Errorf("voiceagent: waiting for the client-side rate limit: %w", err)
 		}
 	}
 
-	start := time.Now()
-	resp, err := b.retryClient(&cfg).Do(req)
+	resp, err := b.retryClient(ctx, &cfg, path).Do(req)
 	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
 		}
-		b.log(ctx, &cfg, method, path, 0, "", time.Since(start), err)
 		return fmt.Errorf("voiceagent: %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
@@ -106,7 +107,6 @@ func (b *Backend) Do(ctx context.Context, method, path string, query, body, out 
 	if err != nil {
 		return fmt.Errorf("voiceagent: reading %s %s response: %w", method, path, err)
 	}
-	b.log(ctx, &cfg, method, path, resp.StatusCode, resp.Header.Get(HeaderRequestID), time.Since(start), nil)
 	if resp.StatusCode >= 300 {
 		return errorFromResponse(resp, data)
 	}
@@ -142,6 +142,9 @@ func (b *Backend) setHeaders(h http.Header, cfg *RequestConfig, method string, h
 		h.Set(headerContentType, contentTypeJSON)
 	}
 	key := cfg.IdempotencyKey
+	if key == "" {
+		key = h.Get(HeaderIdempotencyKey) // given with WithHeader
+	}
 	if key == "" && method == http.MethodPost {
 		key = uuid.NewString()
 	}
@@ -150,13 +153,18 @@ func (b *Backend) setHeaders(h http.Header, cfg *RequestConfig, method string, h
 	}
 }
 
-func (b *Backend) retryClient(cfg *RequestConfig) *retryablehttp.Client {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+// retryClient is the retrying engine of one logical request. Each attempt
+// goes through an attemptTransport (whole answer read, attempt logged) and
+// carries X-Voiceagent-Retry-Count.
+func (b *Backend) retryClient(ctx context.Context, cfg *RequestConfig, path string) *retryablehttp.Client {
+	hc := http.DefaultClient
+	if cfg.HTTPClient != nil {
+		hc = cfg.HTTPClient
 	}
+	attempts := *hc // a copy: the caller's client is never changed
+	attempts.Transport = &attemptTransport{base: hc.Transport, cfg: cfg, path: path, ctx: ctx}
 	return &retryablehttp.Client{
-		HTTPClient:   hc,
+		HTTPClient:   &attempts,
 		RetryWaitMin: cfg.RetryWaitMin,
 		RetryWaitMax: cfg.RetryWaitMax,
 		RetryMax:     cfg.MaxRetries,
@@ -164,17 +172,88 @@ func (b *Backend) retryClient(cfg *RequestConfig) *retryablehttp.Client {
 		Backoff:      backoff,
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 		RequestLogHook: func(_ retryablehttp.Logger, r *http.Request, attempt int) {
+			// retryablehttp shallow-copies the request between attempts, so
+			// the header map is shared with the previous attempt: replace it.
+			r.Header = r.Header.Clone()
 			r.Header.Set(HeaderRetryCount, strconv.Itoa(attempt))
 		},
 	}
 }
 
-// checkRetry retries connection errors, 429 and 5xx (but 501), and never a
-// POST without an idempotency key nor an answer carrying
-// X-Voiceagent-Should-Retry: false. A Retry-After longer than maxWait is not
-// waited for: the error is returned with its RetryAfter instead.
+// attemptTransport performs one attempt of a logical request. It reads the
+// whole answer, so that an answer cut short is a failed attempt (retried
+// like a dropped connection) rather than a decoding error after the
+// retries, and it logs the attempt. It leaves the caller's idle connections
+// alone (retryablehttp would close them after a failed request).
+type attemptTransport struct {
+	base http.RoundTripper // nil: http.DefaultTransport
+	cfg  *RequestConfig
+	path string
+	ctx  context.Context
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *attemptTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if err := r.Context().Err(); err != nil {
+		return nil, err // an ended context sends nothing, whatever the transport
+	}
+	start := time.Now()
+	resp, err := base.RoundTrip(r)
+	if err == nil {
+		var data []byte
+		data, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			err = fmt.Errorf("reading the answer (status %d): %w", resp.StatusCode, err)
+			resp = nil
+		} else {
+			resp.Body = io.NopCloser(bytes.NewReader(data))
+			resp.ContentLength = int64(len(data))
+		}
+	}
+	t.log(r, resp, err, time.Since(start))
+	return resp, err
+}
+
+// CloseIdleConnections deliberately does nothing: see attemptTransport.
+func (t *attemptTransport) CloseIdleConnections() {}
+
+func (t *attemptTransport) log(r *http.Request, resp *http.Response, err error, d time.Duration) {
+	l := t.cfg.Logger
+	if l == nil {
+		return
+	}
+	attempt, _ := strconv.Atoi(r.Header.Get(HeaderRetryCount))
+	attrs := []slog.Attr{
+		slog.String("method", r.Method), slog.String("path", t.path),
+		slog.Int("attempt", attempt), slog.Duration("duration", d),
+		slog.String("key", RedactKey(t.cfg.APIKey)),
+	}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode),
+			slog.String("request_id", resp.Header.Get(HeaderRequestID)))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	l.LogAttrs(t.ctx, slog.LevelDebug, "voiceagent request", attrs...)
+}
+
+// checkRetry retries connection errors (and answers cut short), 429 and 5xx
+// (but 501), and never a POST without an idempotency key nor an answer
+// carrying X-Voiceagent-Should-Retry: false. A Retry-After
+// longer than maxWait is not waited for: the error is returned with its
+// RetryAfter instead. An answer that needs no retry is returned even when
+// the context ended meanwhile.
 func checkRetry(maxWait time.Duration) retryablehttp.CheckRetry {
 	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if err == nil && !retryableStatus(resp.StatusCode) {
+			return false, nil
+		}
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
@@ -191,23 +270,30 @@ func checkRetry(maxWait time.Duration) retryablehttp.CheckRetry {
 		if ra, ok := retryAfter(resp); ok && ra > maxWait {
 			return false, nil
 		}
-		s := resp.StatusCode
-		return s == http.StatusTooManyRequests || (s >= 500 && s != http.StatusNotImplemented), nil
+		return true, nil
 	}
 }
 
-// backoff waits Retry-After when the answer has one, otherwise an
-// exponential delay with equal jitter, capped at max.
+func retryableStatus(s int) bool {
+	return s == http.StatusTooManyRequests || (s >= 500 && s != http.StatusNotImplemented)
+}
+
+// backoff waits Retry-After when the answer has one, otherwise
+// min * 2^attempt capped at max, with equal jitter: a random wait between
+// half of that and all of it. min <= 0 means no wait.
 func backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
 	if ra, ok := retryAfter(resp); ok {
 		return ra
 	}
-	d := min << attempt
-	if d <= 0 || d > max {
-		d = max
+	if min <= 0 || max <= 0 {
+		return 0
+	}
+	d := max
+	if attempt >= 0 && attempt < 63 && min <= max>>attempt {
+		d = min << attempt
 	}
 	half := d / 2
-	return half + rand.N(half+1)
+	return half + rand.N(d-half+1)
 }
 
 func retryAfter(resp *http.Response) (time.Duration, bool) {
@@ -225,21 +311,6 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 		return max(time.Until(t), 0), true
 	}
 	return 0, false
-}
-
-func (b *Backend) log(ctx context.Context, cfg *RequestConfig, method, path string, status int, reqID string, d time.Duration, err error) {
-	if cfg.Logger == nil {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("method", method), slog.String("path", path),
-		slog.Int("status", status), slog.String("request_id", reqID),
-		slog.Duration("duration", d), slog.String("key", RedactKey(cfg.APIKey)),
-	}
-	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
-	}
-	cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "voiceagent request", attrs...)
 }
 
 // RedactKey returns the non-secret prefix of an API key followed by "…", for

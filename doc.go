@@ -18,8 +18,13 @@
 //
 // # Retries and idempotency
 //
-// Requests are retried on connection errors, 429 and 5xx responses with
-// exponential backoff and full jitter, honouring Retry-After. A POST is only
+// Requests are retried on connection errors (an answer cut short counts as
+// one), 429 and 5xx responses except 501, never on other 4xx. The wait
+// before retry n (from 0) is RetryWaitMin*2^n capped at RetryWaitMax, with
+// equal jitter (a random wait between half of it and all of it), unless the
+// answer carries Retry-After, which is honoured; a Retry-After longer than
+// RetryWaitMax is not waited for: the error is returned at once with its
+// [Error.RetryAfter] set. A POST is only
 // retried when it carries an Idempotency-Key; the SDK generates one per
 // logical request (the same key on every attempt) unless the caller supplies
 // one with [WithIdempotencyKey]. Each attempt carries X-Voiceagent-Retry-Count.
@@ -29,9 +34,11 @@
 // # Rate limits
 //
 // The client keeps the platform's per-key limits itself (x/time/rate token
-// buckets per endpoint group, at the limits of the API's section 8), so a bulk
-// job waits for a slot instead of collecting 429s. [WithRateLimiting] turns
-// this off.
+// buckets per endpoint group and key, at the limits of the API's section 8),
+// so a bulk job waits for a slot instead of collecting 429s; a context
+// deadline sooner than the next slot fails the call at once. Signup (5 an
+// hour per IP) is left to the server's 429. [WithRateLimiting] turns this
+// off.
 //
 // # Errors
 //

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -122,30 +121,36 @@ var (
 	ErrInvalidState           = &Error{Code: CodeInvalidState}
 	ErrReconciliationRequired = &Error{Code: CodeReconciliationRequired}
 	ErrApprovalRequired       = &Error{Code: CodeApprovalRequired}
+	ErrMethodNotAllowed       = &Error{Code: CodeMethodNotAllowed}
 )
 
 // errorFromResponse decodes a non-2xx answer. A body that is not in the
 // API's error format still gives an *Error, with a code derived from the
-// status.
+// status; a member of the error object with an unexpected shape is skipped
+// without losing the others.
 func errorFromResponse(resp *http.Response, body []byte) *Error {
-	e := &Error{}
+	e := &Error{StatusCode: resp.StatusCode, Body: body, RequestID: resp.Header.Get(HeaderRequestID)}
 	var env struct {
 		Error json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(body, &env) == nil && len(env.Error) > 0 {
-		if json.Unmarshal(env.Error, e) != nil {
-			// {"error": "text"} form.
-			var s string
-			if json.Unmarshal(env.Error, &s) == nil {
-				e.Message = s
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(env.Error, &obj) == nil {
+			_ = json.Unmarshal(obj["code"], &e.Code)
+			_ = json.Unmarshal(obj["message"], &e.Message)
+			_ = json.Unmarshal(obj["details"], &e.Details)
+			_ = json.Unmarshal(obj["recovery_paths"], &e.RecoveryPaths)
+			var at time.Time
+			if json.Unmarshal(obj["nextAllowedAt"], &at) == nil && !at.IsZero() {
+				e.NextAllowedAt = &at
 			}
+		} else {
+			// {"error": "text"} form.
+			_ = json.Unmarshal(env.Error, &e.Message)
 		}
 	}
-	e.StatusCode = resp.StatusCode
-	e.Body = body
-	e.RequestID = resp.Header.Get("X-Request-Id")
-	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 {
-		e.RetryAfter = time.Duration(secs) * time.Second
+	if ra, ok := retryAfter(resp); ok {
+		e.RetryAfter = ra
 	}
 	if e.Code == "" {
 		e.Code = codeForStatus(resp.StatusCode)
@@ -176,8 +181,13 @@ func codeForStatus(status int) string {
 		return CodeRateLimited
 	case http.StatusNotImplemented:
 		return CodeNotImplemented
+	case http.StatusMethodNotAllowed:
+		return CodeMethodNotAllowed
 	case http.StatusServiceUnavailable:
 		return CodeServiceUnavailable
+	}
+	if status < 500 {
+		return CodeBadRequest
 	}
 	return CodeInternalError
 }

@@ -46,28 +46,44 @@ func ruleFor(method, path string) (rateRule, bool) {
 	return rateRule{}, false
 }
 
-// clientLimits holds one token bucket per endpoint group, each allowing the
-// group's per-minute limit as a burst and refilling at the same rate.
+// limiterKey names one bucket: an endpoint group of one API key (the
+// platform counts per key, and a call may override the client's key).
+type limiterKey struct {
+	rule rateRule
+	key  string
+}
+
+// clientLimits holds one token bucket per endpoint group and key, each
+// allowing the group's per-minute limit as a burst and refilling at the same
+// rate.
 type clientLimits struct {
 	mu       sync.Mutex
-	limiters map[rateRule]*rate.Limiter
+	limiters map[limiterKey]*rate.Limiter
 }
 
 func newClientLimits() *clientLimits {
-	return &clientLimits{limiters: map[rateRule]*rate.Limiter{}}
+	return &clientLimits{limiters: map[limiterKey]*rate.Limiter{}}
 }
 
-func (l *clientLimits) wait(ctx context.Context, method, path string) error {
+// limiter returns the bucket of a group and key, creating it full.
+func (l *clientLimits) limiter(rule rateRule, apiKey string) *rate.Limiter {
+	k := limiterKey{rule, apiKey}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lim := l.limiters[k]
+	if lim == nil {
+		lim = rate.NewLimiter(rate.Every(time.Minute/time.Duration(rule.perMinute)), rule.perMinute)
+		l.limiters[k] = lim
+	}
+	return lim
+}
+
+// wait blocks until the request's group has a slot for the key, or ctx
+// ends (at once when ctx's deadline comes before the slot).
+func (l *clientLimits) wait(ctx context.Context, apiKey, method, path string) error {
 	rule, ok := ruleFor(method, path)
 	if !ok {
 		return nil
 	}
-	l.mu.Lock()
-	lim := l.limiters[rule]
-	if lim == nil {
-		lim = rate.NewLimiter(rate.Every(time.Minute/time.Duration(rule.perMinute)), rule.perMinute)
-		l.limiters[rule] = lim
-	}
-	l.mu.Unlock()
-	return lim.Wait(ctx)
+	return l.limiter(rule, apiKey).Wait(ctx)
 }

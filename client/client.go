@@ -14,6 +14,7 @@ import (
 	"context"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
@@ -54,6 +55,8 @@ type Client struct {
 	SMS *sms.Service
 	// Agency manages an agency: profile, offers, enrollments, installations.
 	Agency *agency.Service
+	// Account reads balance, usage, capabilities and the schema catalog.
+	Account *account.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -76,6 +79,7 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		Leads:    leads.NewService(b),
 		SMS:      sms.NewService(b),
 		Agency:   agency.NewService(b),
+		Account:  account.NewService(b),
 	}
 }
 

@@ -137,8 +137,10 @@ func (s *Server) authenticate(rc *reqCtx) *apiError {
 }
 
 func (s *Server) keyPrincipal(st *store.Store, rc *reqCtx, header string) (*principal, *apiError) {
-	raw, ok := strings.CutPrefix(header, "Bearer ")
-	if !ok || !strings.HasPrefix(raw, keyPrefix) {
+	// The scheme is case-insensitive (RFC 9110 section 11.1).
+	scheme, raw, ok := strings.Cut(header, " ")
+	raw = strings.TrimSpace(raw)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(raw, keyPrefix) {
 		return nil, errUnauthorized("invalid API key")
 	}
 	sum := hashKey(raw)

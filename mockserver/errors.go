@@ -67,6 +67,12 @@ func errUnauthorized(msg string) *apiError {
 	return newError(http.StatusUnauthorized, codeUnauthorized, msg)
 }
 
+// errInternal is an unexpected failure of the mock itself: 500
+// internal_error, details in the server's log only.
+func errInternal() *apiError {
+	return newError(http.StatusInternalServerError, codeInternalError, "internal error")
+}
+
 // errMissingParam is a missing query parameter: 400 bad_request.
 func errMissingParam(name string) *apiError {
 	return newError(http.StatusBadRequest, codeBadRequest, "missing required query parameter: "+name)
@@ -90,6 +96,18 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
+}
+
+// withHeader returns a copy of the answer with h added to its headers.
+func (r *response) withHeader(h http.Header) *response {
+	c := &response{status: r.status, header: r.header.Clone(), body: r.body}
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	for k, vs := range h {
+		c.header[k] = vs
+	}
+	return c
 }
 
 // respond lets a handler choose the status and headers of a success.

@@ -1,7 +1,7 @@
 package mockserver
 
 import (
-	"math/rand/v2"
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -56,10 +56,13 @@ type faultSet struct {
 	mu    sync.Mutex
 	rules []*FaultRule
 	seq   int
+	// chance draws a number in [0, 1) for Probability: from the server's
+	// id generator, so that WithIDSeed makes which requests fail repeatable.
+	chance func() float64
 }
 
-func newFaultSet(rules []FaultRule) *faultSet {
-	fs := &faultSet{}
+func newFaultSet(rules []FaultRule, chance func() float64) *faultSet {
+	fs := &faultSet{chance: chance}
 	for _, r := range rules {
 		fs.add(r)
 	}
@@ -113,7 +116,7 @@ func (fs *faultSet) match(target, method, path string) *FaultRule {
 		if r.Times > 0 && r.Fired >= r.Times {
 			continue
 		}
-		if r.Probability > 0 && r.Probability < 1 && rand.Float64() >= r.Probability {
+		if r.Probability > 0 && r.Probability < 1 && fs.chance() >= r.Probability {
 			continue
 		}
 		r.Fired++
@@ -136,9 +139,14 @@ func pathMatches(pattern, path string) bool {
 // before applies the parts of a request fault that act before the handler:
 // the delay, and a made-up answer (done reports that the handler must not
 // run).
-func (f *FaultRule) before() (resp *response, done bool) {
+func (f *FaultRule) before(ctx context.Context) (resp *response, done bool) {
 	if f.LatencyMS > 0 {
-		time.Sleep(time.Duration(f.LatencyMS) * time.Millisecond)
+		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done(): // the client gave up: nobody reads the answer
+			t.Stop()
+		}
 	}
 	if f.Status > 0 {
 		return errorResponse(f.asError()), true
@@ -173,9 +181,17 @@ func (f *FaultRule) asError() *apiError {
 // mangles reports whether the fault changes how the answer is written.
 func (f *FaultRule) mangles() bool { return f.Drop || f.Truncate }
 
-// apply writes resp as the fault says: nothing, or half of it, and then
-// aborts the connection. It returns a word for the journal.
-func (f *FaultRule) apply(w http.ResponseWriter, resp *response) string {
+// outcome is the journal's word for what apply does to resp.
+func (f *FaultRule) outcome(resp *response) string {
+	if f.Truncate && resp.status > 0 {
+		return "truncated"
+	}
+	return "dropped"
+}
+
+// apply writes resp as the fault says: nothing, or half of it; the caller
+// then aborts the connection.
+func (f *FaultRule) apply(w http.ResponseWriter, resp *response) {
 	if f.Truncate && resp.status > 0 {
 		h := w.Header()
 		for k, vs := range resp.header {
@@ -188,9 +204,7 @@ func (f *FaultRule) apply(w http.ResponseWriter, resp *response) string {
 		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()
 		}
-		return "truncated"
 	}
-	return "dropped"
 }
 
 // dependencyFault reports whether a simulated dependency of the current

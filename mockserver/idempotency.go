@@ -66,12 +66,7 @@ func (st *idempotencyStore) do(rc *reqCtx, key string, run func() *response) *re
 		st.entries[k] = e
 		st.purgeLocked(rc.now)
 		st.mu.Unlock()
-		resp := run()
-		st.mu.Lock()
-		e.resp = resp
-		st.mu.Unlock()
-		close(e.done)
-		return resp
+		return st.runFirst(e, run)
 	}
 	st.mu.Unlock()
 
@@ -88,6 +83,25 @@ func (st *idempotencyStore) do(rc *reqCtx, key string, run func() *response) *re
 	replay := &response{status: e.resp.status, header: e.resp.header.Clone(), body: e.resp.body}
 	replay.header.Set(headerIdempotentReplayed, "true")
 	return replay
+}
+
+// runFirst runs the first request of a key and records its answer. If the
+// handler panics, the answer recorded is the 500 internal_error the client
+// gets, so that duplicates waiting for it and later retries are answered
+// instead of waiting forever; the panic goes on to the pipeline's recover.
+func (st *idempotencyStore) runFirst(e *idemEntry, run func() *response) *response {
+	var resp *response
+	defer func() {
+		if resp == nil {
+			resp = errorResponse(errInternal())
+		}
+		st.mu.Lock()
+		e.resp = resp
+		st.mu.Unlock()
+		close(e.done)
+	}()
+	resp = run()
+	return resp
 }
 
 // purgeLocked drops expired entries every 1,000 inserts, so memory stays

@@ -6,10 +6,13 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// pageQuery is a list request's limit and cursor.
+// pageQuery is a list request's limit and cursor, and optionally a time
+// window that handlers with start/end parameters set.
 type pageQuery struct {
 	limit int
 	after time.Time // zero: from the newest
+	since time.Time // zero: no lower bound; else created_at >= since
+	until time.Time // zero: no upper bound; else created_at < until
 }
 
 // pageQuery parses limit (default def, 1..max) and after (the created_at of
@@ -47,12 +50,32 @@ func (rc *reqCtx) listQuery(def, maxLimit int) (pageQuery, []string, error) {
 // the owners, newest first, filtered by match (nil: all) and shown by view,
 // and whether more follow.
 func listPage[T store.Record, V any](t *store.Table[T], owners []string, pq pageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
-	recs, more := t.Page(owners, pq.after, pq.limit, match)
+	before := pq.after
+	if !pq.until.IsZero() && (before.IsZero() || pq.until.Before(before)) {
+		before = pq.until
+	}
+	recs, more := t.PageBetween(owners, pq.since, before, pq.limit, match)
 	out := make([]V, len(recs))
 	for i, r := range recs {
 		out[i] = view(r)
 	}
 	return out, more
+}
+
+// timeQuery parses an ISO 8601 timestamp query parameter: RFC 3339 (with
+// or without fractional seconds) or a date (midnight UTC). Absent: zero.
+func (rc *reqCtx) timeQuery(name string) (time.Time, error) {
+	v := rc.query(name)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, errInvalidField(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z, or a date such as 2026-01-02")
 }
 
 // zeroTime is the "no bound" of Table.Scan.

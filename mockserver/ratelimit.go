@@ -72,6 +72,11 @@ func (l *rateLimiter) reset() {
 	l.buckets = map[string]*rate.Limiter{}
 }
 
+// limitOf is a rule's limit after WithRateLimitScale (at least 1).
+func (l *rateLimiter) limitOf(r *limitRule) int {
+	return max(int(math.Round(float64(r.limit)*l.scale)), 1)
+}
+
 // check takes a token for the request. It returns the RateLimit-* headers
 // to add to the answer, or a 429 error carrying them and Retry-After.
 func (l *rateLimiter) check(rc *reqCtx) (http.Header, *apiError) {
@@ -91,7 +96,7 @@ func (l *rateLimiter) check(rc *reqCtx) (http.Header, *apiError) {
 	default:
 		who = "session:" + rc.p.session.ID
 	}
-	limit := max(int(math.Round(float64(rule.limit)*l.scale)), 1)
+	limit := l.limitOf(rule)
 	every := rule.window / time.Duration(limit)
 
 	l.mu.Lock()

@@ -73,6 +73,8 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.smsRoutes(),
 		s.telephonyAdminRoutes(),
 		s.agencyRoutes(),
+		s.accountRoutes(),
+		s.cfg.extraRoutes,
 	} {
 		all = append(all, group...)
 	}
@@ -158,16 +160,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.Replayed = resp.header.Get(headerIdempotentReplayed) == "true"
 	mangled := fault != nil && fault.mangles()
 	if mangled {
-		rec.Fault = fault.apply(w, resp)
-	} else {
-		writeResponse(w, resp)
+		rec.Fault = fault.outcome(resp)
 	}
-	if rt != nil && rt.auth != authAdmin {
+	// The usage log and the journal are written before the answer, so a
+	// client that has its answer finds its request in both.
+	// Every request but the admin API's is journaled, unknown paths included
+	// (a client calling a wrong path shows up there).
+	if (rt == nil && !strings.HasPrefix(r.URL.Path, adminPrefix+"/")) || (rt != nil && rt.auth != authAdmin) {
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		s.journal.add(rec)
 		if p != nil && resp.status > 0 {
 			s.usage.record(s, p, r, resp)
 		}
+	}
+	if mangled {
+		fault.apply(w, resp)
+	} else {
+		writeResponse(w, resp)
 	}
 	if mangled {
 		// Abort the connection: the client sees no answer, or half of one.
@@ -182,7 +191,7 @@ func (s *Server) handle(r *http.Request, reqID string) (resp *response, rt *rout
 	defer func() {
 		if v := recover(); v != nil {
 			s.cfg.logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
-			resp = errorResponse(newError(http.StatusInternalServerError, codeInternalError, "internal error"))
+			resp = errorResponse(errInternal())
 		}
 	}()
 	rt, apiErr := s.handlerFor(r)
@@ -192,7 +201,7 @@ func (s *Server) handle(r *http.Request, reqID string) (resp *response, rt *rout
 	if rt.auth != authAdmin {
 		fault = s.faults.match("request", r.Method, r.URL.Path)
 		if fault != nil {
-			if resp, done := fault.before(); done {
+			if resp, done := fault.before(r.Context()); done {
 				return resp, rt, nil, fault
 			}
 		}
@@ -216,11 +225,9 @@ func (s *Server) handle(r *http.Request, reqID string) (resp *response, rt *rout
 	if h, apiErr := s.limits.check(rc); apiErr != nil {
 		return errorResponse(apiErr), rt, rc.p, fault
 	} else if h != nil {
-		defer func() {
-			for k, v := range h {
-				resp.header[k] = v
-			}
-		}()
+		// On a copy: the answer may be an idempotency record that
+		// concurrent replays read.
+		defer func() { resp = resp.withHeader(h) }()
 	}
 	if r.Method == http.MethodPost && rt.auth != authAdmin {
 		if key := r.Header.Get("Idempotency-Key"); key != "" {
@@ -252,7 +259,7 @@ func (s *Server) run(rc *reqCtx) *response {
 			return errorResponse(apiErr)
 		}
 		s.cfg.logger.Error("mockserver: handler error", "path", rc.r.URL.Path, "error", err)
-		return errorResponse(newError(http.StatusInternalServerError, codeInternalError, "internal error"))
+		return errorResponse(errInternal())
 	}
 	status, header := http.StatusOK, http.Header{}
 	if rs, ok := v.(*respond); ok {
@@ -264,7 +271,7 @@ func (s *Server) run(rc *reqCtx) *response {
 	body, err := encodeJSON(v)
 	if err != nil {
 		s.cfg.logger.Error("mockserver: encoding answer", "path", rc.r.URL.Path, "error", err)
-		return errorResponse(newError(http.StatusInternalServerError, codeInternalError, "internal error"))
+		return errorResponse(errInternal())
 	}
 	return &response{status: status, header: header, body: body}
 }

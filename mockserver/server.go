@@ -70,6 +70,7 @@ type config struct {
 	maxBodyBytes     int64
 	journalSize      int
 	hooks            hookConfig
+	extraRoutes      []*route // test-only routes (withRoutes)
 }
 
 // Option configures a Server.
@@ -113,6 +114,12 @@ func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes 
 // WithJournalSize sets how many requests the journal keeps (default 10,000).
 func WithJournalSize(n int) Option { return func(c *config) { c.journalSize = n } }
 
+// withRoutes adds routes to the server: a hook for this package's tests
+// (a handler that panics, one that blocks), never exported.
+func withRoutes(rts ...*route) Option {
+	return func(c *config) { c.extraRoutes = append(c.extraRoutes, rts...) }
+}
+
 // New returns a Server with an empty store.
 func New(opts ...Option) *Server {
 	cfg := config{
@@ -133,10 +140,11 @@ func New(opts ...Option) *Server {
 		clock:   clock.New(cfg.start),
 		ids:     newIDGen(cfg.idSeed),
 		journal: newJournal(cfg.journalSize),
-		faults:  newFaultSet(cfg.faults),
-		usage:   newUsageLog(),
-		stop:    cancel,
+
+		usage: newUsageLog(),
+		stop:  cancel,
 	}
+	s.faults = newFaultSet(cfg.faults, s.ids.float64)
 	s.limits = newRateLimiter(cfg.rateLimits, cfg.rateScale, s.limiterNow)
 	s.idem = newIdempotencyStore()
 	s.bus = newEventBus()
@@ -267,6 +275,9 @@ func (g *idGen) intn(n int) int {
 	}
 	return int(v % uint64(n))
 }
+
+// float64 returns a number in [0, 1).
+func (g *idGen) float64() float64 { return float64(g.intn(1<<53)) / (1 << 53) }
 
 // token returns n random bytes as hex.
 func (g *idGen) token(n int) string {

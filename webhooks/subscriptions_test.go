@@ -722,6 +722,9 @@ func TestDeactivatingOrDeletingCancelsPendingDeliveries(t *testing.T) {
 	replay, err := env.Server.ReplayDelivery(d.ID)
 	require.NoError(t, err)
 	assert.Equal(t, ev1, replay.EventID)
+	// The replay's first attempt is posted in the background: wait for it,
+	// so that the count below is taken after it.
+	waitDeliveries(t, env.Server, 2, mockserver.DeliveryFilter{EventID: ev1, MinAttempts: 1})
 
 	require.NoError(t, env.Client.Webhooks.Delete(ctx, sub.ID))
 	for _, d := range env.Server.Deliveries(mockserver.DeliveryFilter{SubscriptionID: sub.ID, Status: mockserver.DeliveryPending}) {

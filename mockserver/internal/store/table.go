@@ -153,9 +153,19 @@ func (t *Table[T]) Scan(owners []string, before time.Time, fn func(T) bool) {
 // before after (zero: from the newest), for which match (nil: all) reports
 // true, and whether more such records follow.
 func (t *Table[T]) Page(owners []string, after time.Time, limit int, match func(T) bool) ([]T, bool) {
+	return t.PageBetween(owners, time.Time{}, after, limit, match)
+}
+
+// PageBetween is Page limited to records created at or after since (zero:
+// no bound). The walk stops at the first record older than since, so a
+// window costs O(log n + page) like any page.
+func (t *Table[T]) PageBetween(owners []string, since, before time.Time, limit int, match func(T) bool) ([]T, bool) {
 	out := make([]T, 0, min(limit, 128))
 	more := false
-	t.Scan(owners, after, func(r T) bool {
+	t.Scan(owners, before, func(r T) bool {
+		if !since.IsZero() && r.RecordCreated().Before(since) {
+			return false
+		}
 		if match != nil && !match(r) {
 			return true
 		}

@@ -1,0 +1,77 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// rawResp is an answer read by rawDo.
+type rawResp struct {
+	status int
+	header http.Header
+	body   []byte
+	json   map[string]any
+}
+
+// code is the error code of an error answer ("" if none).
+func (r rawResp) code() string {
+	e, _ := r.json["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+// message is the error message of an error answer.
+func (r rawResp) message() string {
+	e, _ := r.json["error"].(map[string]any)
+	m, _ := e["message"].(string)
+	return m
+}
+
+// rawDo sends one request with the given headers (name, value pairs) and
+// reads the whole answer; an answer that is a JSON object is decoded.
+func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	r := rawResp{status: resp.StatusCode, header: resp.Header, body: data}
+	_ = json.Unmarshal(data, &r.json)
+	return r
+}
+
+// bearer is the Authorization header pair of a key.
+func bearer(key string) []string { return []string{"Authorization", "Bearer " + key} }
+
+// startWithAccount starts a server and provisions an account with every scope.
+func startWithAccount(t testing.TB, opts ...Option) (*TestServer, *Account) {
+	t.Helper()
+	srv := Start(t, opts...)
+	acct, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	return srv, acct
+}
+
+// keyRecord returns the store's record of a key value.
+func (s *Server) keyRecord(key string) *store.APIKey {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.st.KeysByHash[hashKey(key)]
+}

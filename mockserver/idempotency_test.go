@@ -1,0 +1,185 @@
+package mockserver
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// countRoute is a test-only POST that counts its runs and answers the count.
+func countRoute(runs *atomic.Int32) Option {
+	return withRoutes(&route{method: http.MethodPost, path: "/api/v1/_test/count", handle: func(rc *reqCtx) (any, error) {
+		n := runs.Add(1)
+		return created(map[string]any{"run": n, "id": rc.s.ids.uuid()}), nil
+	}})
+}
+
+func TestIdempotentReplayAndConflict(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int32
+	srv, acct := startWithAccount(t, countRoute(&runs))
+	url := srv.URL + "/v1/_test/count"
+	hdr := append(bearer(acct.APIKey), "Idempotency-Key", "order-1")
+
+	first := rawDo(t, http.MethodPost, url, `{"a":1}`, hdr...)
+	require.Equal(t, http.StatusCreated, first.status)
+	assert.Empty(t, first.header.Get(headerIdempotentReplayed))
+
+	replay := rawDo(t, http.MethodPost, url, `{"a":1}`, hdr...)
+	assert.Equal(t, http.StatusCreated, replay.status)
+	assert.Equal(t, "true", replay.header.Get(headerIdempotentReplayed))
+	assert.Equal(t, string(first.body), string(replay.body), "the first answer, byte for byte")
+	assert.NotEqual(t, first.header.Get("X-Request-Id"), replay.header.Get("X-Request-Id"), "a replay is its own request")
+	assert.Equal(t, int32(1), runs.Load())
+
+	for name, body := range map[string]string{"other body": `{"a":2}`, "no body": ``} {
+		r := rawDo(t, http.MethodPost, url, body, hdr...)
+		assert.Equal(t, http.StatusConflict, r.status, name)
+		assert.Equal(t, "idempotency_conflict", r.code(), name)
+	}
+	r := rawDo(t, http.MethodPost, url+"?x=1", `{"a":1}`, hdr...)
+	assert.Equal(t, "idempotency_conflict", r.code(), "the query is part of the request")
+	r = rawDo(t, http.MethodPost, srv.URL+"/v1/agents", `{"a":1}`, hdr...)
+	assert.Equal(t, "idempotency_conflict", r.code(), "so is the path")
+	assert.Equal(t, int32(1), runs.Load())
+
+	// Keys are per user: another account's same key is another request.
+	other, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	r = rawDo(t, http.MethodPost, url, `{"a":1}`, append(bearer(other.APIKey), "Idempotency-Key", "order-1")...)
+	assert.Empty(t, r.header.Get(headerIdempotentReplayed))
+	assert.Equal(t, int32(2), runs.Load())
+
+	// Without a key every POST runs.
+	rawDo(t, http.MethodPost, url, `{"a":1}`, bearer(acct.APIKey)...)
+	rawDo(t, http.MethodPost, url, `{"a":1}`, bearer(acct.APIKey)...)
+	assert.Equal(t, int32(4), runs.Load())
+
+	long := rawDo(t, http.MethodPost, url, `{}`, append(bearer(acct.APIKey), "Idempotency-Key", strings.Repeat("k", 256))...)
+	assert.Equal(t, http.StatusBadRequest, long.status)
+	assert.Equal(t, "invalid_request", long.code())
+	assert.Equal(t, int32(4), runs.Load())
+}
+
+func TestIdempotencyKeysExpireAfter24HoursOfSimulatedTime(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int32
+	srv, acct := startWithAccount(t, countRoute(&runs))
+	url := srv.URL + "/v1/_test/count"
+	hdr := append(bearer(acct.APIKey), "Idempotency-Key", "k")
+	rawDo(t, http.MethodPost, url, `{}`, hdr...)
+	srv.Advance(24*time.Hour - time.Second)
+	r := rawDo(t, http.MethodPost, url, `{}`, hdr...)
+	assert.Equal(t, "true", r.header.Get(headerIdempotentReplayed), "still remembered just before 24 hours")
+	srv.Advance(time.Second)
+	r = rawDo(t, http.MethodPost, url, `{"changed":true}`, hdr...)
+	assert.Equal(t, http.StatusCreated, r.status, "an expired key may be used for another request")
+	assert.Empty(t, r.header.Get(headerIdempotentReplayed))
+	assert.Equal(t, int32(2), runs.Load())
+}
+
+func TestConcurrentDuplicatesRunTheHandlerOnce(t *testing.T) {
+	t.Parallel()
+	const n = 8
+	var runs atomic.Int32
+	release := make(chan struct{})
+	blocking := withRoutes(&route{method: http.MethodPost, path: "/api/v1/_test/block", lock: lockNone,
+		handle: func(rc *reqCtx) (any, error) {
+			runs.Add(1)
+			<-release
+			return created(map[string]any{"id": rc.s.ids.uuid()}), nil
+		}})
+	s := New(blocking)
+	t.Cleanup(s.Close)
+	acct, err := s.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	// Release the handler once all the requests are in flight, so the
+	// duplicates meet the running first.
+	hs, allIn := countingServer(t, s, n)
+	go func() { <-allIn; close(release) }()
+
+	answers := make([]rawResp, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/_test/block", `{"x":1}`, append(bearer(acct.APIKey), "Idempotency-Key", "same")...)
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), runs.Load())
+	replays := 0
+	for _, a := range answers {
+		assert.Equal(t, http.StatusCreated, a.status)
+		assert.Equal(t, string(answers[0].body), string(a.body))
+		if a.header.Get(headerIdempotentReplayed) == "true" {
+			replays++
+		}
+	}
+	assert.Equal(t, n-1, replays)
+}
+
+func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
+	t.Parallel()
+	// POST /v1/agents carries RateLimit-* headers: adding them to the answer
+	// that concurrent replays read was a data race (go test -race). The test
+	// holds the store lock until every duplicate is in flight, so they all
+	// meet the first one's answer being made.
+	const n = 8
+	s := New()
+	t.Cleanup(s.Close)
+	acct, err := s.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	hs, allIn := countingServer(t, s, n)
+	body := `{"business_id":"` + acct.BusinessID + `","name":"Once","system_prompt":"p"}`
+
+	s.mu.Lock()
+	go func() { <-allIn; s.mu.Unlock() }()
+	answers := make([]rawResp, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/agents", body, append(bearer(acct.APIKey), "Idempotency-Key", "create-once")...)
+		}()
+	}
+	wg.Wait()
+	replays := 0
+	for i, a := range answers {
+		require.Equal(t, http.StatusCreated, a.status, "answer %d: %s", i, a.body)
+		assert.Equal(t, string(answers[0].body), string(a.body))
+		assert.NotEmpty(t, a.header.Get("RateLimit-Limit"), "every answer has its own rate limit headers")
+		if a.header.Get(headerIdempotentReplayed) == "true" {
+			replays++
+		}
+	}
+	assert.Equal(t, n-1, replays)
+	s.mu.RLock()
+	agents := len(s.st.Agents.Owned(acct.BusinessID))
+	s.mu.RUnlock()
+	assert.Equal(t, 2, agents, "the intake agent and exactly one more")
+}
+
+// countingServer serves s on loopback and closes allIn once n requests
+// have reached it.
+func countingServer(t *testing.T, s *Server, n int32) (*httptest.Server, <-chan struct{}) {
+	var arrived atomic.Int32
+	allIn := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if arrived.Add(1) == n {
+			close(allIn)
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	return hs, allIn
+}

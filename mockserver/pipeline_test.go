@@ -1,0 +1,273 @@
+package mockserver
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+func TestUnknownPathsAre404AndWrongMethods405WithAllow(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	for _, path := range []string{"/api/v1/nothing", "/api/v2/agents", "/elsewhere", "/api/v1/agents/"} {
+		r := rawDo(t, http.MethodGet, srv.HTTP.URL+path, "", bearer(acct.APIKey)...)
+		assert.Equal(t, http.StatusNotFound, r.status, path)
+		assert.Equal(t, "not_found", r.code(), path)
+		assert.Contains(t, r.message(), path)
+		assert.NotEmpty(t, r.header.Get("X-Request-Id"), "every answer has a request id")
+		assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+	}
+
+	r := rawDo(t, http.MethodDelete, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusMethodNotAllowed, r.status)
+	assert.Equal(t, "method_not_allowed", r.code())
+	assert.Equal(t, "GET, PATCH, POST", r.header.Get("Allow"))
+	assert.Contains(t, r.message(), "DELETE")
+
+	r = rawDo(t, http.MethodPut, srv.AdminURL+"/clock", "")
+	assert.Equal(t, http.StatusMethodNotAllowed, r.status)
+	assert.Equal(t, "GET", r.header.Get("Allow"))
+
+	// Routing comes before authentication: no key needed to learn a path is wrong.
+	r = rawDo(t, http.MethodGet, srv.URL+"/v1/nothing", "")
+	assert.Equal(t, http.StatusNotFound, r.status)
+}
+
+func TestBodiesOverTheLimitAre413(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	big := `{"name":"` + strings.Repeat("x", DefaultMaxBodyBytes) + `"}`
+	r := rawDo(t, http.MethodPost, srv.URL+"/v1/agents", big, bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status)
+	assert.Equal(t, "payload_too_large", r.code())
+	assert.Contains(t, r.message(), "1048576")
+
+	// Exactly at the limit the body is read (and fails validation instead).
+	atLimit := `{"name":"` + strings.Repeat("x", DefaultMaxBodyBytes-11) + `"}`
+	require.Len(t, atLimit, DefaultMaxBodyBytes)
+	r = rawDo(t, http.MethodPost, srv.URL+"/v1/agents", atLimit, bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Equal(t, "invalid_request", r.code())
+
+	small := Start(t, WithMaxBodyBytes(10))
+	r = rawDo(t, http.MethodPost, small.URL+"/v1/agents", `{"name":"abcdef"}`)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "the limit is checked before authentication")
+}
+
+func TestInvalidJSONIs400InvalidRequest(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	for _, body := range []string{`{"name":`, `not json`, `[1,2`, ``, `   `} {
+		r := rawDo(t, http.MethodPost, srv.URL+"/v1/agents", body, bearer(acct.APIKey)...)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%q", body)
+		assert.Equal(t, "invalid_request", r.code(), "%q", body)
+	}
+	r := rawDo(t, http.MethodPatch, srv.URL+"/v1/agents", `{"id": 5}`, bearer(acct.APIKey)...)
+	assert.Equal(t, "invalid_request", r.code())
+	details, _ := r.json["error"].(map[string]any)["details"].([]any)
+	require.NotEmpty(t, details)
+	assert.Equal(t, "/id", details[0].(map[string]any)["path"])
+}
+
+func TestEveryAuthenticationFailureIs401(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	url := srv.URL + "/v1/agents"
+	unknown := keyPrefix + strings.Repeat("A", keyRandomLen)
+	for name, header := range map[string][]string{
+		"missing":          nil,
+		"empty":            {"Authorization", ""},
+		"basic scheme":     {"Authorization", "Basic dXNlcjpwYXNz"},
+		"no scheme":        {"Authorization", acct.APIKey},
+		"scheme only":      {"Authorization", "Bearer"},
+		"wrong prefix":     {"Authorization", "Bearer sk_live_" + acct.APIKey[len(keyPrefix):]},
+		"unknown key":      {"Authorization", "Bearer " + unknown},
+		"truncated key":    {"Authorization", "Bearer " + acct.APIKey[:30]},
+		"session cookie":   {"Cookie", sessionCookie + "=" + acct.Session},
+		"key in the query": nil,
+	} {
+		u := url
+		if name == "key in the query" {
+			u += "?api_key=" + acct.APIKey
+		}
+		r := rawDo(t, http.MethodGet, u, "", header...)
+		assert.Equal(t, http.StatusUnauthorized, r.status, name)
+		assert.Equal(t, "unauthorized", r.code(), name)
+		assert.NotContains(t, string(r.body), acct.APIKey[len(keyPrefix):], name)
+	}
+
+	// The scheme is case-insensitive.
+	r := rawDo(t, http.MethodGet, url, "", "Authorization", "bearer "+acct.APIKey)
+	assert.Equal(t, http.StatusOK, r.status)
+
+	// Revoked: the key stops working at once.
+	k := srv.keyRecord(acct.APIKey)
+	require.NotNil(t, k)
+	srv.mu.Lock()
+	k.Active = false
+	srv.mu.Unlock()
+	r = rawDo(t, http.MethodGet, url, "", bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusUnauthorized, r.status)
+	assert.Contains(t, r.message(), "revoked")
+	srv.mu.Lock()
+	k.Active = true
+	exp := srv.Now().Add(time.Hour)
+	k.ExpiresAt = &exp
+	srv.mu.Unlock()
+
+	// Expired: valid until the simulated clock reaches expires_at.
+	r = rawDo(t, http.MethodGet, url, "", bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusOK, r.status)
+	srv.Advance(time.Hour)
+	r = rawDo(t, http.MethodGet, url, "", bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusUnauthorized, r.status)
+	assert.Contains(t, r.message(), "expired")
+}
+
+func TestKeyUseIsStamped(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	k := srv.keyRecord(acct.APIKey)
+	assert.Zero(t, k.LastUsed.Load())
+	at := srv.Advance(time.Minute)
+	require.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...).status)
+	assert.Equal(t, at.UnixNano(), k.LastUsed.Load())
+}
+
+func TestScopeRequirements(t *testing.T) {
+	t.Parallel()
+	keyWith := func(scopes ...string) *principal {
+		return &principal{key: &store.APIKey{Scopes: scopes}}
+	}
+	req := allOf(scope("workspaces:write"), anyOf(scope("agents:write"), allOf(scope("evals:write"), scope("sms:write"))))
+	assert.Equal(t, "workspaces:write and (agents:write or evals:write and sms:write)", req.String())
+	for _, tc := range []struct {
+		scopes []string
+		met    bool
+	}{
+		{[]string{"workspaces:write", "agents:write"}, true},
+		{[]string{"workspaces:write", "evals:write", "sms:write"}, true},
+		{[]string{"workspaces:write", "evals:write"}, false},
+		{[]string{"agents:write", "evals:write", "sms:write"}, false},
+		{[]string{"workspaces:write"}, false},
+		{nil, false},
+		{[]string{"*"}, true},
+	} {
+		assert.Equal(t, tc.met, req.met(keyWith(tc.scopes...)), "%v", tc.scopes)
+	}
+	session := &principal{session: &store.Session{}}
+	assert.True(t, req.met(session), "sessions act as their user with every scope")
+	assert.True(t, allOf().met(keyWith()), "an empty allOf is met")
+	assert.False(t, anyOf().met(keyWith("*")), "an empty anyOf is not")
+	assert.True(t, scope("calls:read").met(keyWith("calls:read")))
+	assert.False(t, scope("calls:read").met(keyWith("calls:write")))
+}
+
+func TestMissingScopeIs403NamingTheScope(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	acct, err := srv.NewAccount(AccountOptions{Scopes: []string{"numbers:read"}})
+	require.NoError(t, err)
+	r := rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusForbidden, r.status)
+	assert.Equal(t, "forbidden", r.code())
+	assert.Contains(t, r.message(), "agents:read")
+	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...).status)
+}
+
+// testRoutes are routes only this package's tests install (withRoutes).
+func panicRoutes(calls *atomic.Int32) Option {
+	boom := func(rc *reqCtx) (any, error) {
+		calls.Add(1)
+		panic("boom")
+	}
+	return withRoutes(
+		&route{method: http.MethodGet, path: "/api/v1/_test/panic", handle: boom},
+		&route{method: http.MethodPost, path: "/api/v1/_test/panic", handle: boom},
+	)
+}
+
+func TestAHandlerPanicIs500AndTheServerKeepsServing(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv, acct := startWithAccount(t, panicRoutes(&calls))
+	r := rawDo(t, http.MethodGet, srv.URL+"/v1/_test/panic", "", bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusInternalServerError, r.status)
+	assert.Equal(t, "internal_error", r.code())
+	assert.NotContains(t, string(r.body), "boom", "the panic stays in the server's log")
+	assert.NotEmpty(t, r.header.Get("X-Request-Id"))
+
+	// The store lock was released: reads and writes still work.
+	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...).status)
+	body := `{"business_id":"` + acct.BusinessID + `","name":"a","system_prompt":"b"}`
+	assert.Equal(t, http.StatusCreated, rawDo(t, http.MethodPost, srv.URL+"/v1/agents", body, bearer(acct.APIKey)...).status)
+
+	journal := srv.Requests(func(e *JournalEntry) bool { return e.Path == "/api/v1/_test/panic" })
+	require.Len(t, journal, 1)
+	assert.Equal(t, http.StatusInternalServerError, journal[0].Status)
+}
+
+func TestAPanicWithAnIdempotencyKeyDoesNotPoisonTheKey(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv, acct := startWithAccount(t, panicRoutes(&calls))
+	hdr := append(bearer(acct.APIKey), "Idempotency-Key", "k1")
+	r := rawDo(t, http.MethodPost, srv.URL+"/v1/_test/panic", `{}`, hdr...)
+	assert.Equal(t, http.StatusInternalServerError, r.status)
+
+	// A retry with the same key gets the recorded answer instead of waiting
+	// for one that never comes.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/_test/panic", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+acct.APIKey)
+	req.Header.Set("Idempotency-Key", "k1")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	assert.Equal(t, "true", resp.Header.Get(headerIdempotentReplayed))
+	assert.Equal(t, int32(1), calls.Load(), "the handler ran once")
+}
+
+func TestIDSeedMakesIDsAndKeysRepeatable(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 6, 5, 9, 0, 0, 0, time.UTC)
+	run := func(seed uint64) (*Account, *Account, string) {
+		srv := Start(t, WithIDSeed(seed), WithStartTime(start))
+		a, err := srv.NewAccount(AccountOptions{})
+		require.NoError(t, err)
+		b, err := srv.NewAccount(AccountOptions{BusinessName: "Second"})
+		require.NoError(t, err)
+		r := rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(a.APIKey)...)
+		require.Equal(t, http.StatusOK, r.status)
+		return a, b, r.header.Get("X-Request-Id")
+	}
+	a1, b1, req1 := run(42)
+	a2, b2, req2 := run(42)
+	assert.Equal(t, a1, a2)
+	assert.Equal(t, b1, b2)
+	assert.Equal(t, req1, req2, "request ids too")
+	assert.NotEqual(t, a1.APIKey, b1.APIKey)
+	assert.Regexp(t, `^voiceagent_live_[0-9A-Za-z]{40}$`, a1.APIKey)
+
+	a3, _, _ := run(43)
+	assert.NotEqual(t, a1.APIKey, a3.APIKey)
+	assert.NotEqual(t, a1.BusinessID, a3.BusinessID)
+
+	// Without a seed, two servers differ.
+	u1, err := New().NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	u2, err := New().NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	assert.NotEqual(t, u1.APIKey, u2.APIKey)
+}
