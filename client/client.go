@@ -15,7 +15,10 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/catalog"
+	"github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/numbers"
+	"github.com/voiceagent/voiceagent-go/runs"
 )
 
 // Client is a client of the platform. It holds no global state: clients
@@ -28,6 +31,17 @@ type Client struct {
 	Agents *agents.Service
 	// Numbers reads phone numbers.
 	Numbers *numbers.Service
+
+	// Products manages a business's products.
+	Products *catalog.ProductsService
+	// Knowledge manages a business's knowledge base.
+	Knowledge *catalog.KnowledgeService
+	// Runs schedules communication runs of calls and texts.
+	Runs *runs.Service
+	// GovernedUpdates submits reviewed changes.
+	GovernedUpdates *governance.UpdatesService
+	// Approvals asks people for approvals by phone.
+	Approvals *governance.ApprovalsService
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -41,6 +55,12 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		backend: b,
 		Agents:  agents.NewService(b),
 		Numbers: numbers.NewService(b),
+
+		Products:        catalog.NewProductsService(b),
+		Knowledge:       catalog.NewKnowledgeService(b),
+		Runs:            runs.NewService(b),
+		GovernedUpdates: governance.NewUpdatesService(b),
+		Approvals:       governance.NewApprovalsService(b),
 	}
 }
 

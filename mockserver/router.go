@@ -62,6 +62,10 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.adminRoutes(),
 		s.agentRoutes(),
 		s.numberRoutes(),
+		s.catalogRoutes(),
+		s.runRoutes(),
+		s.governanceRoutes(),
+		s.personaRoutes(),
 	} {
 		all = append(all, group...)
 	}

@@ -48,6 +48,8 @@ type Server struct {
 	outbox  watch.Notifier
 	bus     *eventBus
 
+	approvals approvalState // approval callbacks (approvals.go)
+
 	stop     context.CancelFunc
 	stopOnce sync.Once
 }
@@ -63,6 +65,8 @@ type config struct {
 	logger           *slog.Logger
 	maxBodyBytes     int64
 	journalSize      int
+
+	approvalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
 }
 
 // Option configures a Server.
