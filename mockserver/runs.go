@@ -27,8 +27,6 @@ const (
 	touchSkipped   = "skipped"
 	touchCanceled  = "canceled"
 
-	// touchCodeWindowPassed: the touch's timing window closed before it ran.
-	touchCodeWindowPassed = "window_passed"
 	// maxRunSMSLength bounds an sms touch's message, as POST /v1/sms/send does.
 	maxRunSMSLength = 1600
 )
@@ -200,6 +198,7 @@ func (p *runPlan) planTouches(now time.Time) {
 		if w := t.TimingWindow; w != nil {
 			if w.NotBefore != nil && w.NotAfter != nil && w.NotBefore.After(*w.NotAfter) {
 				p.fail(at+"/timing_window", "not_before is after not_after")
+				continue
 			}
 			if w.NotBefore != nil && exec.Before(*w.NotBefore) {
 				exec = w.NotBefore.UTC()
@@ -357,10 +356,8 @@ func (s *Server) runTouch(st *store.Store, runID string, idx int, now time.Time)
 		return
 	}
 	t := run.Touches[idx]
-	if w := t.TimingWindow; w != nil && w.NotAfter != nil && now.After(*w.NotAfter) {
-		s.endTouch(st, run, t, now, touchSkipped, touchEnd{Code: touchCodeWindowPassed, Message: "the timing window closed before the touch could run"})
-		return
-	}
+	// The touch runs at its execute_at, which validation kept inside the
+	// window, so the window is always open here.
 	t.Status, t.StartedAt = touchRunning, utcPtr(now)
 	run.UpdatedAt = now.UTC()
 	if run.Status == runScheduled {

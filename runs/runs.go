@@ -24,7 +24,7 @@
 // (every touch final and at least one completed) or failed (every touch
 // final, none completed). States of a touch: scheduled, running (call placed
 // or text sent), then completed, failed (the call or text failed) or
-// skipped (never attempted: compliance refused it, or its window closed).
+// skipped (never attempted: SMS compliance refused it).
 package runs
 
 import (
@@ -55,8 +55,7 @@ const (
 
 // Touch states (scheduled, running, completed and failed as for runs, and):
 const (
-	// TouchSkipped: the touch was never attempted (SMS compliance refused it,
-	// or its timing window closed first).
+	// TouchSkipped: the touch was never attempted (SMS compliance refused it).
 	TouchSkipped = "skipped"
 	// TouchCanceled: the run was deleted before the touch started.
 	TouchCanceled = "canceled"
@@ -122,7 +121,7 @@ type CreateParams struct {
 // TouchError says why a touch failed or was skipped.
 type TouchError struct {
 	// Code is no_answer, busy, call_failed, sms_send_failed, number_on_dnc,
-	// number_opted_out, content_blocked, tcpa_violation or window_passed.
+	// number_opted_out, content_blocked or tcpa_violation.
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
