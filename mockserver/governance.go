@@ -216,7 +216,7 @@ func (s *Server) governedTargetOf(rc *reqCtx, b *governedBody) (governedTarget, 
 		}
 		if phone != "" {
 			byPhone := rc.st.NumbersByPhone[phone]
-			if n != nil && byPhone != n {
+			if id != "" && byPhone != n {
 				return t, errInvalidField("/target", "number_id and phone_number name different numbers")
 			}
 			n = byPhone
