@@ -110,7 +110,7 @@ func TestAuthorityModesRejectQueueOrApply(t *testing.T) {
 	addr := governance.EmergencyAddress{Name: "Acme Plumbing", Street: "1 Main St", City: "Springfield", State: "IL", PostalCode: "62701", Country: "US"}
 	emergency := func(key, mode string) *governance.UpdateParams {
 		return &governance.UpdateParams{Intent: governance.IntentEmergencyAddress, IdempotencyKey: key,
-			Target:  governance.NumberTarget{PhoneNumber: env.Account.PhoneNumber}, Payload: addr,
+			Target: governance.NumberTarget{PhoneNumber: env.Account.PhoneNumber}, Payload: addr,
 			Authority: &governance.Authority{Mode: mode}}
 	}
 
