@@ -35,6 +35,10 @@ const (
 	userAgentPrefix        = "voiceagent-go/"
 )
 
+// HeaderShouldRetry "false" on an answer tells the SDK not to retry it (for
+// example signup's 503 provisioning_failed: the account exists).
+const HeaderShouldRetry = "X-Voiceagent-Should-Retry"
+
 // Backend performs the HTTP requests of every service. One Backend is shared
 // by all the services of a client; it holds no global state, so clients with
 // different keys live side by side.
@@ -166,7 +170,8 @@ func (b *Backend) retryClient(cfg *RequestConfig) *retryablehttp.Client {
 }
 
 // checkRetry retries connection errors, 429 and 5xx (but 501), and never a
-// POST without an idempotency key. A Retry-After longer than maxWait is not
+// POST without an idempotency key nor an answer carrying
+// X-Voiceagent-Should-Retry: false. A Retry-After longer than maxWait is not
 // waited for: the error is returned with its RetryAfter instead.
 func checkRetry(maxWait time.Duration) retryablehttp.CheckRetry {
 	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
@@ -178,6 +183,9 @@ func checkRetry(maxWait time.Duration) retryablehttp.CheckRetry {
 		}
 		req := resp.Request
 		if req != nil && req.Method == http.MethodPost && req.Header.Get(HeaderIdempotencyKey) == "" {
+			return false, nil
+		}
+		if resp.Header.Get(HeaderShouldRetry) == "false" {
 			return false, nil
 		}
 		if ra, ok := retryAfter(resp); ok && ra > maxWait {

@@ -15,10 +15,17 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/catalog"
+	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/governance"
+	"github.com/voiceagent/voiceagent-go/keys"
+	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/numbers"
 	"github.com/voiceagent/voiceagent-go/runs"
+	"github.com/voiceagent/voiceagent-go/signup"
+	"github.com/voiceagent/voiceagent-go/sms"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Client is a client of the platform. It holds no global state: clients
@@ -31,6 +38,22 @@ type Client struct {
 	Agents *agents.Service
 	// Numbers reads phone numbers.
 	Numbers *numbers.Service
+	// Signup creates accounts (no key needed) and exchanges the dashboard
+	// magic link for a session.
+	Signup *signup.Service
+	// Keys manages API keys; it needs a dashboard session
+	// (voiceagent.WithSessionCookie), not a bearer key.
+	Keys *keys.Service
+	// Webhooks manages webhook subscriptions and their signing secrets.
+	Webhooks *webhooks.Service
+	// Events reads the event log and replays events to subscriptions.
+	Events *events.Service
+	// Calls places outbound calls and reads calls and transcripts.
+	Calls *calls.Service
+	// Leads reads and edits leads.
+	Leads *leads.Service
+	// SMS sends texts, reads threads and updates SMS prompts.
+	SMS *sms.Service
 
 	// Products manages a business's products.
 	Products *catalog.ProductsService
@@ -55,6 +78,14 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		backend: b,
 		Agents:  agents.NewService(b),
 		Numbers: numbers.NewService(b),
+		Signup:  signup.NewService(b),
+		Keys:    keys.NewService(b),
+
+		Webhooks: webhooks.NewService(b),
+		Events:   events.NewService(b),
+		Calls:    calls.NewService(b),
+		Leads:    leads.NewService(b),
+		SMS:      sms.NewService(b),
 
 		Products:        catalog.NewProductsService(b),
 		Knowledge:       catalog.NewKnowledgeService(b),

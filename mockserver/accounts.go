@@ -31,6 +31,10 @@ type provisionSpec struct {
 	Scopes       []string
 	PartnerID    string // the partner that created or referred the business
 	KeyName      string
+	// NumberFails makes the phone number step fail (signup's magic
+	// provisioning-fails domain): no number, workspace.provisioning_failed
+	// instead of workspace.ready.
+	NumberFails bool
 }
 
 // provisioned is what provision created.
@@ -42,13 +46,17 @@ type provisioned struct {
 	Key      *store.APIKey
 	APIKey   string // the key's value, shown once
 	Session  *store.Session
+	// FailedStep names the step that failed ("" when none); Number is nil
+	// when it is "phone_number".
+	FailedStep string
 }
 
 // provision creates a tenant as signup does: the user (or reuses the one
 // with that email), a business, an intake agent with lead collection and
 // its assistant at the voice provider, a number from the pool, a key and a
 // dashboard session. It emits workspace.created, phone_number.assigned and
-// workspace.ready. The caller holds the write lock.
+// workspace.ready (workspace.provisioning_failed instead when
+// spec.NumberFails). The caller holds the write lock.
 func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *provisioned {
 	out := &provisioned{}
 	email := strings.ToLower(strings.TrimSpace(spec.Email))
@@ -106,7 +114,11 @@ func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *
 	s.createAssistant(st, a)
 	st.Agents.Put(a)
 	out.Agent = a
-	out.Number = s.assignNumber(st, now, b, a)
+	if spec.NumberFails {
+		out.FailedStep = "phone_number"
+	} else {
+		out.Number = s.assignNumber(st, now, b, a)
+	}
 
 	scopes := spec.Scopes
 	if len(scopes) == 0 {
@@ -118,7 +130,13 @@ func (s *Server) provision(st *store.Store, now time.Time, spec provisionSpec) *
 	}
 	out.APIKey, out.Key = s.issueKey(st, now, out.User.ID, name, scopes, "", "")
 	out.Session = s.newSession(st, now, out.User.ID)
-	s.emit(st, b.ID, "workspace.ready", now, businessView(b))
+	if out.FailedStep != "" {
+		v := businessView(b)
+		v["failed_step"] = out.FailedStep
+		s.emit(st, b.ID, "workspace.provisioning_failed", now, v)
+	} else {
+		s.emit(st, b.ID, "workspace.ready", now, businessView(b))
+	}
 	return out
 }
 
@@ -178,6 +196,13 @@ type AccountOptions struct {
 	BusinessName string   `json:"business_name,omitempty"`
 	Email        string   `json:"email,omitempty"`
 	Scopes       []string `json:"scopes,omitempty"`
+	// Operator makes the user a platform operator (may mint partner keys
+	// with POST /v1/keys partner_id).
+	Operator bool `json:"operator,omitempty"`
+	// Partner makes the user act for a new partner (agency): the account
+	// answers its partner_id and referral_code, the business is linked to
+	// the partner, and signups may name the code as referral_code.
+	Partner bool `json:"partner,omitempty"`
 }
 
 // Account is a ready tenant: what NewAccount and POST /_mock/accounts
@@ -191,6 +216,9 @@ type Account struct {
 	// Session is a dashboard session token (the voiceagent_session cookie),
 	// for key management.
 	Session string `json:"session"`
+	// PartnerID and ReferralCode are set for AccountOptions.Partner.
+	PartnerID    string `json:"partner_id,omitempty"`
+	ReferralCode string `json:"referral_code,omitempty"`
 }
 
 // NewAccount provisions a ready tenant without signup: a user, a business,
@@ -217,16 +245,30 @@ func (s *Server) newAccountLocked(opts AccountOptions) *Account {
 	if len(opts.Scopes) == 0 {
 		opts.Scopes = allScopes
 	}
+	var partnerID, code string
+	if opts.Partner {
+		partnerID, code = s.ids.uuid(), "ref_"+s.ids.token(5)
+		s.st.RegisterPartner(partnerID, code)
+	}
 	pr := s.provision(s.st, s.clock.Now(), provisionSpec{
 		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
+		PartnerID: partnerID,
 	})
+	if opts.Operator {
+		pr.User.Operator = true
+	}
+	if partnerID != "" {
+		pr.User.PartnerID = partnerID
+	}
 	return &Account{
-		APIKey:      pr.APIKey,
-		BusinessID:  pr.Business.ID,
-		AgentID:     pr.Agent.ID,
-		PhoneNumber: pr.Number.PhoneNumber,
-		UserID:      pr.User.ID,
-		Session:     pr.Session.Token,
+		APIKey:       pr.APIKey,
+		BusinessID:   pr.Business.ID,
+		AgentID:      pr.Agent.ID,
+		PhoneNumber:  pr.Number.PhoneNumber,
+		UserID:       pr.User.ID,
+		Session:      pr.Session.Token,
+		PartnerID:    partnerID,
+		ReferralCode: code,
 	}
 }
 

@@ -31,6 +31,18 @@ func (rc *reqCtx) pageQuery(def, maxLimit int) (pageQuery, error) {
 	return pq, nil
 }
 
+// listQuery reads what every list of business records starts with: the
+// page (limit default def, at most maxLimit; after) and the businesses the
+// list covers (see scopedBusinesses).
+func (rc *reqCtx) listQuery(def, maxLimit int) (pageQuery, []string, error) {
+	pq, err := rc.pageQuery(def, maxLimit)
+	if err != nil {
+		return pageQuery{}, nil, err
+	}
+	owners, err := rc.scopedBusinesses()
+	return pq, owners, err
+}
+
 // listPage is the one pagination helper: a page of the table's records of
 // the owners, newest first, filtered by match (nil: all) and shown by view,
 // and whether more follow.

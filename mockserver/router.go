@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -62,6 +63,15 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.adminRoutes(),
 		s.agentRoutes(),
 		s.numberRoutes(),
+		s.signupRoutes(),
+		s.keyRoutes(),
+		s.webhookRoutes(),
+		s.eventRoutes(),
+		s.deliveryAdminRoutes(),
+		s.callRoutes(),
+		s.leadRoutes(),
+		s.smsRoutes(),
+		s.telephonyAdminRoutes(),
 		s.catalogRoutes(),
 		s.runRoutes(),
 		s.governanceRoutes(),
@@ -142,7 +152,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.ids.uuid()
 	w.Header().Set("X-Request-Id", reqID)
-	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Time: start.UTC()}
+	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query()), Time: start.UTC()}
 	resp, rt, p, fault := s.handle(r, reqID)
 	if p != nil && p.key != nil {
 		rec.KeyPrefix = p.key.Prefix
@@ -268,4 +278,17 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// secretParams are query parameters whose values never reach the journal.
+var secretParams = []string{"token"}
+
+// redactQuery encodes a query for the journal with secret values replaced.
+func redactQuery(q url.Values) string {
+	for _, name := range secretParams {
+		if _, ok := q[name]; ok {
+			q.Set(name, "REDACTED")
+		}
+	}
+	return q.Encode()
 }

@@ -47,6 +47,12 @@ type Server struct {
 	usage   *usageLog
 	outbox  watch.Notifier
 	bus     *eventBus
+	hooks   *deliveryEngine
+
+	// outbound posts to receivers (per-call webhooks, subscriptions);
+	// callHooks wakes waiters when a per-call webhook delivery changes.
+	outbound  outboundPoster
+	callHooks watch.Notifier
 
 	approvals approvalState // approval callbacks (approvals.go)
 
@@ -65,6 +71,7 @@ type config struct {
 	logger           *slog.Logger
 	maxBodyBytes     int64
 	journalSize      int
+	hooks            hookConfig
 
 	approvalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
 }
@@ -137,6 +144,7 @@ func New(opts ...Option) *Server {
 	s.limits = newRateLimiter(cfg.rateLimits, cfg.rateScale, s.limiterNow)
 	s.idem = newIdempotencyStore()
 	s.bus = newEventBus()
+	s.startDeliveries()
 	s.routes = s.buildRoutes()
 	if cfg.speed > 0 {
 		go s.clock.Follow(ctx, cfg.speed, 50*time.Millisecond)
@@ -146,7 +154,12 @@ func New(opts ...Option) *Server {
 
 // Close stops the server's background work (clock following, deliveries).
 // It does not close listeners: that is the caller's (or Start's) job.
-func (s *Server) Close() { s.stopOnce.Do(s.stop) }
+func (s *Server) Close() {
+	s.stopOnce.Do(func() {
+		s.stop()
+		s.outbound.close()
+	})
+}
 
 // Now returns the simulated time.
 func (s *Server) Now() time.Time { return s.clock.Now() }
@@ -160,6 +173,7 @@ func (s *Server) Advance(d time.Duration) time.Time { return s.clock.Advance(d) 
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.st = store.New()
+	s.resetDeliveryLog()
 	s.clock.Reset()
 	s.mu.Unlock()
 	s.usage.reset()

@@ -122,6 +122,9 @@ func validationError(code string, ve *jsonschema.ValidationError) *apiError {
 				path = "/"
 			}
 			msg := u.Error.String()
+			if msg == "false schema" {
+				msg = "not allowed here"
+			}
 			if k := path + msg; !seen[k] {
 				seen[k] = true
 				details = append(details, fieldError{Path: path, Message: msg})
@@ -131,7 +134,9 @@ func validationError(code string, ve *jsonschema.ValidationError) *apiError {
 			walk(c)
 		}
 	}
-	walk(*ve.BasicOutput())
+	// DetailedOutput, not BasicOutput: the basic form reports failures
+	// behind a $ref only as "validation failed".
+	walk(*ve.DetailedOutput())
 	sort.SliceStable(details, func(i, j int) bool { return len(details[i].Path) > len(details[j].Path) })
 	if len(details) > 20 {
 		details = details[:20]

@@ -69,6 +69,10 @@ type APIKey struct {
 	PartnerID  string // partner keys reach only that partner's businesses
 	ExpiresAt  *time.Time
 	Active     bool
+	// CreatedBy is the user who minted the key (an operator minting a
+	// partner key for another user); "" means the owner.
+	CreatedBy string
+	RevokedAt *time.Time
 	// LastUsed is the unix nanoseconds of the last use (0: never); atomic
 	// because it is written by reads that hold only the read lock.
 	LastUsed atomic.Int64

@@ -11,6 +11,17 @@ type Store struct {
 	Numbers    *Table[*Number]
 	Events     *Table[*Event]
 	Outbox     *Table[*OutboxMessage]
+	Challenges *Table[*SignupChallenge]
+	Webhooks   *Table[*Webhook]
+	// Deliveries is the webhook delivery log (a ring buffer).
+	Deliveries *DeliveryLog
+
+	// Calls, leads, texts and their side records (telephony).
+	Calls        *Table[*Call]
+	CallWebhooks *Table[*CallWebhook]
+	Leads        *Table[*Lead]
+	SMSMessages  *Table[*SMSMessage]
+	PromptAudits *Table[*PromptAudit]
 
 	// Catalog, communication runs and governance (catalog.go, runs.go,
 	// governance.go).
@@ -42,9 +53,17 @@ type Store struct {
 	Assistants map[string]*Assistant
 	// NextNumber is the sequence of the number pool.
 	NextNumber int
+	// MagicLinks are one-time sign-in and password setup links, by token.
+	MagicLinks map[string]*MagicLink
+	// Signups are the signup records (attribution, plan), by business id.
+	Signups map[string]*SignupRecord
+	// ReferralCodes maps a referral code (or a partner's own id) to the
+	// partner id (see RegisterPartner).
+	ReferralCodes map[string]string
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
+	telIdx            *telephonyIndexes
 }
 
 // New returns an empty store.
@@ -58,11 +77,22 @@ func New() *Store {
 		Numbers:         NewTable[*Number](),
 		Events:          NewTable[*Event](),
 		Outbox:          NewTable[*OutboxMessage](),
+		Challenges:      NewTable[*SignupChallenge](),
+		Webhooks:        NewTable[*Webhook](),
+		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize),
+		Calls:           NewTable[*Call](),
+		CallWebhooks:    NewTable[*CallWebhook](),
+		Leads:           NewTable[*Lead](),
+		SMSMessages:     NewTable[*SMSMessage](),
+		PromptAudits:    NewTable[*PromptAudit](),
 		KeysByHash:      map[[32]byte]*APIKey{},
 		SessionsByToken: map[string]*Session{},
 		UsersByEmail:    map[string]*User{},
 		NumbersByPhone:  map[string]*Number{},
 		Assistants:      map[string]*Assistant{},
+		MagicLinks:      map[string]*MagicLink{},
+		Signups:         map[string]*SignupRecord{},
+		ReferralCodes:   map[string]string{},
 
 		Products:           NewTable[*Product](),
 		Knowledge:          NewTable[*KnowledgeEntry](),
@@ -76,6 +106,7 @@ func New() *Store {
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
+		telIdx:            newTelephonyIndexes(),
 	}
 }
 

@@ -1,0 +1,110 @@
+// Command voiceagent-mock runs the mock server standalone, for test suites
+// in any language and for curl:
+//
+//	go run ./cmd/voiceagent-mock                  # 127.0.0.1:8080, a demo account
+//	go run ./cmd/voiceagent-mock -seed none       # start empty
+//	go run ./cmd/voiceagent-mock -realtime        # the simulated clock follows real time
+//
+// It prints the base URL and, on a line of its own, the demo account's API
+// key. The admin API is under /_mock (see the mockserver package).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "voiceagent-mock:", err)
+		os.Exit(2)
+	}
+}
+
+// run parses flags, starts the server and serves until ctx ends. ready, if
+// not nil, receives the listening address.
+func run(ctx context.Context, args []string, out io.Writer, ready chan<- string) error {
+	fs := flag.NewFlagSet("voiceagent-mock", flag.ContinueOnError)
+	fs.SetOutput(out)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	seed := fs.String("seed", "demo", "initial data: demo (an account with every scope) or none")
+	realtime := fs.Bool("realtime", false, "let the simulated clock follow real time (same as -speed 1)")
+	speed := fs.Float64("speed", 0, "let the simulated clock run at this multiple of real time (0: only /_mock/clock/advance moves it)")
+	rateLimits := fs.Bool("rate-limits", true, "enforce the API's rate limits")
+	idSeed := fs.Uint64("id-seed", 0, "make ids, keys and codes repeatable (0: random)")
+	external := fs.Bool("allow-external-webhooks", false, "deliver webhooks to hosts outside loopback")
+	verbose := fs.Bool("v", false, "log every request")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts := []mockserver.Option{
+		mockserver.WithRateLimits(*rateLimits),
+		mockserver.WithExternalWebhooks(*external),
+	}
+	if *realtime && *speed == 0 {
+		*speed = 1
+	}
+	if *speed > 0 {
+		opts = append(opts, mockserver.WithRealtime(*speed))
+	}
+	if *idSeed != 0 {
+		opts = append(opts, mockserver.WithIDSeed(*idSeed))
+	}
+	if *verbose {
+		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+	srv := mockserver.New(opts...)
+	defer srv.Close()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(out, "voiceagent mock server listening\nbase URL: %s/api\nadmin API: %s/_mock\n", base, base)
+	switch *seed {
+	case "demo":
+		acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Demo Business", Email: "demo@example.com"})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "demo business: %s, agent: %s, number: %s\n", acct.BusinessID, acct.AgentID, acct.PhoneNumber)
+		fmt.Fprintf(out, "export VOICEAGENT_BASE_URL=%s/api\n", base)
+		fmt.Fprintf(out, "export VOICEAGENT_API_KEY=%s\n", acct.APIKey)
+	case "none":
+	default:
+		return fmt.Errorf("-seed must be demo or none, not %q", *seed)
+	}
+
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	select {
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(shutdown)
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/client"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestStandaloneServesTheDemoAccount(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-id-seed", "7"}, &out, ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("server stopped: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	key := regexp.MustCompile(`(?m)^export VOICEAGENT_API_KEY=(voiceagent_live_[0-9A-Za-z]{40})$`).FindStringSubmatch(out.String())
+	require.Len(t, key, 2, out.String())
+
+	c := client.New(key[1], voiceagent.WithBaseURL("http://"+addr+"/api"))
+	agents, err := c.Agents.List(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, agents, 1)
+	assert.Equal(t, "Demo Business Intake Agent", agents[0].Name)
+
+	resp, err := http.Post("http://"+addr+"/_mock/clock/advance", "application/json", bytes.NewBufferString(`{"seconds": 60}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	cancel()
+	require.NoError(t, <-done)
+}
+
+func TestSeedNoneStartsEmptyAndBadSeedFails(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-seed", "none"}, &out, ready) }()
+	<-ready
+	assert.NotContains(t, out.String(), "voiceagent_live_")
+	cancel()
+	require.NoError(t, <-done)
+
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-seed", "lots"}, &out, nil)
+	assert.ErrorContains(t, err, "-seed must be demo or none")
+}

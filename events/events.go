@@ -1,0 +1,114 @@
+// Package events reads the platform's event log (GET /v1/events) and
+// replays stored events to the webhook subscriptions (POST
+// /v1/events/replay). Every event a business produces is kept in the log in
+// the same standard body that subscriptions receive; see package webhooks
+// for the event types and for receiving deliveries.
+package events
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"time"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/webhooks"
+)
+
+// Event is an event of the log: the standard delivery body (id, event,
+// business_id, timestamp, data; see [webhooks.Event] and its typed
+// accessors) and when it was recorded.
+type Event struct {
+	webhooks.Event
+	// CreatedAt orders the log; it is the pagination cursor.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ListParams filter and page List.
+type ListParams struct {
+	// Type keeps only one event type (a webhooks.Event constant).
+	Type string `url:"type,omitempty"`
+	// BusinessID limits the list to one business.
+	BusinessID string `url:"business_id,omitempty"`
+	// Limit is the page size, 1 to 100 (default 50).
+	Limit int `url:"limit,omitempty"`
+	// After is the cursor: the created_at of the last item seen.
+	After string `url:"after,omitempty"`
+}
+
+// ReplayParams choose the events to deliver again: either EventIDs (1 to
+// 100), or a window from Since (to Until, default now), optionally only
+// some Types. BusinessID limits either to one business.
+type ReplayParams struct {
+	EventIDs   []string   `json:"event_ids,omitempty"`
+	Since      *time.Time `json:"since,omitempty"`
+	Until      *time.Time `json:"until,omitempty"`
+	Types      []string   `json:"types,omitempty"`
+	BusinessID string     `json:"business_id,omitempty"`
+}
+
+// ReplayResult says what a replay started.
+type ReplayResult struct {
+	// Events is how many events were replayed (at most 1,000 per call).
+	Events int `json:"events"`
+	// Deliveries is how many deliveries were started: one per event and
+	// active subscription listing its type.
+	Deliveries int `json:"deliveries"`
+	// DeliveryIDs identify the new deliveries.
+	DeliveryIDs []string `json:"delivery_ids"`
+}
+
+// Service is the event log API. Get it from client.Client.Events.
+type Service struct{ b *voiceagent.Backend }
+
+// NewService returns the service on a backend.
+func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
+
+// List returns one page of the events of the key's businesses, newest
+// first (events:read).
+func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Event], error) {
+	var out struct {
+		Events  []Event `json:"events"`
+		HasMore bool    `json:"has_more"`
+	}
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/events", p, nil, &out, opts...); err != nil {
+		return nil, err
+	}
+	return voiceagent.NewPage(out.Events, out.HasMore, func(e *Event) time.Time { return e.CreatedAt }), nil
+}
+
+// All walks every event, page by page (events:read).
+func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Event, error] {
+	var q ListParams
+	if p != nil {
+		q = *p
+	}
+	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Event], error) {
+		page := q
+		page.After = cursor
+		return s.List(ctx, &page, opts...)
+	})
+}
+
+// Get returns one event (events:read).
+func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Event, error) {
+	var out Event
+	q := struct {
+		ID string `url:"id"`
+	}{id}
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/events", q, nil, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Replay delivers stored events again to the subscriptions of their
+// businesses, as they are configured now, with the events' own ids (so
+// receivers that processed an event already can skip it) (events:replay).
+func (s *Service) Replay(ctx context.Context, p *ReplayParams, opts ...voiceagent.Option) (*ReplayResult, error) {
+	var out ReplayResult
+	if err := s.b.Do(ctx, http.MethodPost, "/v1/events/replay", nil, p, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

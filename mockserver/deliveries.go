@@ -1,0 +1,598 @@
+package mockserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
+	"github.com/voiceagent/voiceagent-go/webhooks"
+)
+
+// Delivery schedule (DESIGN section 3): the first attempt at once, then
+// these delays on the simulated clock; after the last failure the delivery
+// is failed (and replayable).
+var retryDelays = []time.Duration{
+	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+}
+
+// maxDeliveryAttempts is the number of attempts of a delivery: 8.
+var maxDeliveryAttempts = len(retryDelays) + 1
+
+// Delivery states.
+const (
+	DeliveryPending   = store.DeliveryPending
+	DeliverySucceeded = store.DeliverySucceeded
+	DeliveryFailed    = store.DeliveryFailed
+	DeliveryCanceled  = store.DeliveryCanceled
+)
+
+// hookConfig is the configuration of subscription deliveries.
+type hookConfig struct {
+	timeout time.Duration
+	logSize int
+}
+
+// WithDeliveryLogSize sets how many webhook deliveries the delivery log
+// keeps (default 10,000): a ring buffer, the oldest dropped first.
+func WithDeliveryLogSize(n int) Option { return func(c *config) { c.hooks.logSize = n } }
+
+// WithWebhookTimeout bounds each outbound webhook attempt in real time
+// (default 10s); a receiver slower than that fails the attempt.
+func WithWebhookTimeout(d time.Duration) Option { return func(c *config) { c.hooks.timeout = d } }
+
+// deliveryEngine delivers events to subscriptions. It subscribes to the
+// event bus: the subscriber only records deliveries and starts or
+// schedules attempts; HTTP happens on the outbound pool, outside the store
+// lock, and results are recorded under it.
+type deliveryEngine struct {
+	notify watch.Notifier
+}
+
+// startDeliveries creates the engine and subscribes it to the bus.
+func (s *Server) startDeliveries() {
+	s.hooks = &deliveryEngine{}
+	s.outbound.timeout = s.cfg.hooks.timeout
+	s.outbound.init(s.cfg.externalWebhooks)
+	s.resetDeliveryLog()
+	s.bus.subscribe(s.deliverEvent)
+}
+
+// resetDeliveryLog gives the store an empty delivery log of the configured
+// size. The caller holds the write lock (or owns the store).
+func (s *Server) resetDeliveryLog() {
+	size := s.cfg.hooks.logSize
+	if size <= 0 {
+		size = store.DefaultDeliveryLogSize
+	}
+	s.st.Deliveries = store.NewDeliveryLog(size)
+	s.hooks.notify.Notify()
+}
+
+// deliverEvent is the bus subscriber: one delivery per active subscription
+// of the event's business that lists the event's type. It runs under the
+// write lock.
+func (s *Server) deliverEvent(ev *store.Event) {
+	st := s.st
+	for _, w := range st.Webhooks.Owned(ev.Owner) {
+		if w.Active && slices.Contains(w.Events, ev.Type) {
+			s.enqueueDelivery(st, w, ev)
+		}
+	}
+}
+
+// enqueueDelivery renders an event for a subscription, records the delivery
+// and starts it. The caller holds the write lock.
+func (s *Server) enqueueDelivery(st *store.Store, w *store.Webhook, ev *store.Event) *store.Delivery {
+	body, ct := renderDelivery(w, ev)
+	return s.startDelivery(st, &store.Delivery{
+		MessageID: ev.ID, SubscriptionID: w.ID, BusinessID: ev.Owner,
+		EventID: ev.ID, EventType: ev.Type, ContentType: ct, Body: body,
+	})
+}
+
+// startDelivery records d as pending and posts its first attempt at once
+// on the outbound pool, with the second attempt already on the clock 5
+// seconds later: that task waits for the first attempt's outcome and does
+// nothing if it succeeded, so the schedule never depends on how fast the
+// receiver answers. Later attempts run on the clock and Advance waits for
+// their answer, so one Advance covers a whole stretch of the schedule. The
+// caller holds the write lock.
+func (s *Server) startDelivery(st *store.Store, d *store.Delivery) *store.Delivery {
+	now := s.clock.Now()
+	d.ID = s.ids.uuid()
+	d.Status = store.DeliveryPending
+	d.CreatedAt = now.UTC()
+	d.NextAttemptAt = now.UTC()
+	st.Deliveries.Add(d)
+	first := make(chan struct{})
+	cancelSecond := s.clock.Schedule(now.Add(retryDelays[0]), func(at time.Time) {
+		select {
+		case <-first:
+		case <-s.outbound.ctx.Done():
+			return
+		}
+		s.retryAttempt(st, d, 2, at)
+	})
+	att, ok := s.prepareAttempt(st, d, 1, now)
+	if !ok {
+		close(first)
+		return d
+	}
+	done := func(res outboundResult) {
+		s.mu.Lock()
+		finished := s.recordAttempt(st, d, att, res)
+		s.mu.Unlock()
+		if finished {
+			cancelSecond()
+		}
+		close(first)
+		s.hooks.notify.Notify()
+	}
+	if err := s.checkTarget(att.req.url); err != nil {
+		go done(outboundResult{err: err.Error()}) // the caller holds the lock
+	} else {
+		s.postOutbound(att.req, done)
+	}
+	s.hooks.notify.Notify()
+	return d
+}
+
+// retryAttempt makes attempt n >= 2 of a delivery at simulated time at,
+// waiting for the answer, and schedules the next attempt when it failed.
+// It runs on the clock, without the store lock.
+func (s *Server) retryAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) {
+	defer s.hooks.notify.Notify()
+	s.mu.Lock()
+	att, ok := s.prepareAttempt(st, d, n, at)
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	res, ok := s.sendAttempt(att)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.recordAttempt(st, d, att, res) {
+		s.clock.Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
+	}
+}
+
+// postOutboundWait is postOutbound for a caller that waits for the answer
+// (a delivery retry running on the clock, so that Advance covers it). ok is
+// false when the server closed first.
+func (s *Server) postOutboundWait(req outboundRequest) (res outboundResult, ok bool) {
+	ch := make(chan outboundResult, 1)
+	s.postOutbound(req, func(r outboundResult) { ch <- r })
+	select {
+	case res = <-ch:
+		return res, true
+	case <-s.outbound.ctx.Done():
+		return outboundResult{}, false
+	}
+}
+
+// sendAttempt posts a prepared attempt and waits for the answer; a receiver
+// the server may not call fails at once without a connection. ok is false
+// when the server closed first.
+func (s *Server) sendAttempt(att preparedAttempt) (outboundResult, bool) {
+	if err := s.checkTarget(att.req.url); err != nil {
+		return outboundResult{err: err.Error()}, true
+	}
+	return s.postOutboundWait(att.req)
+}
+
+// checkTarget parses a receiver URL and applies allowedTarget.
+func (s *Server) checkTarget(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	return s.allowedTarget(u)
+}
+
+// preparedAttempt is an attempt built under the lock, ready to post.
+type preparedAttempt struct {
+	n     int
+	at    time.Time // simulated
+	wall  time.Time // webhook-timestamp
+	req   outboundRequest
+	shown map[string]string
+}
+
+// prepareAttempt builds attempt n, or reports false when the delivery is
+// over (finished, canceled, or dropped by a reset); a delivery whose
+// subscription was deleted or deactivated is canceled here. The caller
+// holds the write lock.
+func (s *Server) prepareAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) (preparedAttempt, bool) {
+	if s.st != st || d.Status != store.DeliveryPending {
+		return preparedAttempt{}, false
+	}
+	w, ok := st.Webhooks.Get(d.SubscriptionID)
+	if !ok || !w.Active {
+		reason := "the subscription was deleted"
+		if ok {
+			reason = "the subscription was deactivated"
+		}
+		cancelDelivery(d, reason)
+		return preparedAttempt{}, false
+	}
+	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
+	att.req, att.shown = deliveryRequest(w, d, n, at, att.wall)
+	return att, true
+}
+
+// recordAttempt records an attempt's result and moves the delivery on:
+// succeeded on a 2xx, failed after the last attempt, otherwise the time of
+// the next attempt. It reports whether the delivery is finished. The
+// caller holds the write lock.
+func (s *Server) recordAttempt(st *store.Store, d *store.Delivery, att preparedAttempt, res outboundResult) (finished bool) {
+	errText := res.err
+	if errText == "" && !res.ok() {
+		errText = fmt.Sprintf("the receiver answered %d", res.status)
+	}
+	d.Attempts = append(d.Attempts, store.DeliveryAttempt{
+		N: att.n, At: att.at, SentAt: att.wall, URL: att.req.url, Method: att.req.method, Headers: att.shown,
+		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
+	})
+	if s.st != st || d.Status != store.DeliveryPending {
+		return true
+	}
+	switch {
+	case res.ok():
+		d.Status, d.NextAttemptAt = store.DeliverySucceeded, time.Time{}
+		return true
+	case att.n >= maxDeliveryAttempts:
+		d.Status, d.NextAttemptAt = store.DeliveryFailed, time.Time{}
+		return true
+	}
+	d.NextAttemptAt = att.at.Add(retryDelays[att.n-1])
+	return false
+}
+
+// deliveryRequest builds attempt n of a delivery to a subscription as it is
+// now (URL, method, headers and secrets are read at each attempt; the body
+// was rendered when the event happened): signed with webhooks.SignHeaders
+// at the wall-clock time wall, by every secret active at the simulated time
+// at. shown is the headers for the delivery log, custom values redacted.
+func deliveryRequest(w *store.Webhook, d *store.Delivery, n int, at, wall time.Time) (req outboundRequest, shown map[string]string) {
+	req = outboundRequest{method: w.HTTPMethod, url: w.URL, body: d.Body, header: http.Header{}}
+	for name, v := range w.CustomHeaders {
+		req.header.Set(name, v)
+	}
+	// The secrets are well-formed (the server made them) and the message id
+	// is a uuid, so signing cannot fail.
+	signed, _ := webhooks.SignHeaders(activeSecrets(w, at), d.MessageID, wall, d.Body)
+	for k, vs := range signed {
+		req.header[k] = vs
+	}
+	req.header.Set("Content-Type", d.ContentType)
+	req.header.Set(webhooks.HeaderEvent, d.EventType)
+	req.header.Set(webhooks.HeaderAttempt, strconv.Itoa(n))
+	if req.header.Get("User-Agent") == "" {
+		req.header.Set("User-Agent", "voiceagent-mock-webhooks/1")
+	}
+	shown = make(map[string]string, len(req.header))
+	for k, vs := range req.header {
+		shown[k] = strings.Join(vs, ", ")
+		if _, custom := w.CustomHeaders[k]; custom {
+			shown[k] = redactedValue
+		}
+	}
+	return req, shown
+}
+
+// redactedValue stands for a custom header's value in the delivery log.
+const redactedValue = "[redacted]"
+
+func cancelDelivery(d *store.Delivery, reason string) {
+	d.Status, d.NextAttemptAt, d.Reason = store.DeliveryCanceled, time.Time{}, reason
+}
+
+// cancelDeliveries cancels the pending deliveries of a subscription. The
+// caller holds the write lock.
+func (s *Server) cancelDeliveries(st *store.Store, subscriptionID, reason string) {
+	st.Deliveries.Each(func(d *store.Delivery) bool {
+		if d.SubscriptionID == subscriptionID && d.Status == store.DeliveryPending {
+			cancelDelivery(d, reason)
+		}
+		return true
+	})
+	s.hooks.notify.Notify()
+}
+
+// Delivery is a webhook delivery as the delivery log (GET /_mock/deliveries)
+// shows it: one event rendered for one subscription and every attempt to
+// post it.
+type Delivery struct {
+	ID string `json:"id"`
+	// MessageID is the webhook-id header: the event id, the same on every
+	// attempt and on replays.
+	MessageID      string `json:"message_id"`
+	SubscriptionID string `json:"subscription_id"`
+	BusinessID     string `json:"business_id"`
+	EventID        string `json:"event_id"`
+	Event          string `json:"event"`
+	ContentType    string `json:"content_type"`
+	// Body is the request body, byte for byte as signed.
+	Body string `json:"body"`
+	// Status is pending, succeeded, failed (replayable) or canceled.
+	Status   string            `json:"status"`
+	Attempts []DeliveryAttempt `json:"attempts"`
+	// NextAttemptAt is the simulated time of the next attempt, if any.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	// ReplayOf is the delivery this one replays.
+	ReplayOf string `json:"replay_of,omitempty"`
+	// Reason says why a delivery was canceled.
+	Reason    string    `json:"reason,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// DeliveryAttempt is one HTTP request of a delivery.
+type DeliveryAttempt struct {
+	Attempt int `json:"attempt"`
+	// At is the simulated time of the attempt.
+	At time.Time `json:"at"`
+	// SentAt is the wall-clock time of the attempt (its webhook-timestamp).
+	SentAt time.Time `json:"sent_at"`
+	URL    string    `json:"url"`
+	Method string    `json:"method"`
+	// RequestHeaders are the headers sent; custom header values read
+	// "[redacted]".
+	RequestHeaders map[string]string `json:"request_headers"`
+	// StatusCode is the receiver's status, 0 when none came.
+	StatusCode int `json:"status_code"`
+	// Error says why the attempt failed.
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+	// Response is the start (4 KiB) of the receiver's answer.
+	Response string `json:"response,omitempty"`
+}
+
+// DeliveryFilter selects deliveries; empty fields match everything.
+type DeliveryFilter struct {
+	SubscriptionID string
+	BusinessID     string
+	EventID        string
+	Event          string
+	Status         string
+	// MinAttempts keeps deliveries with at least this many attempts made.
+	MinAttempts int
+}
+
+// Match reports whether a delivery passes the filter, so a filter can be
+// given to WaitDeliveries: srv.WaitDeliveries(ctx, f.Match).
+func (f DeliveryFilter) Match(d *Delivery) bool {
+	return (f.SubscriptionID == "" || d.SubscriptionID == f.SubscriptionID) &&
+		(f.BusinessID == "" || d.BusinessID == f.BusinessID) &&
+		(f.EventID == "" || d.EventID == f.EventID) &&
+		(f.Event == "" || d.Event == f.Event) &&
+		(f.Status == "" || d.Status == f.Status) &&
+		len(d.Attempts) >= f.MinAttempts
+}
+
+func deliveryView(d *store.Delivery) Delivery {
+	var v Delivery
+	fillDeliveryView(&v, d)
+	v.Attempts = slices.Clone(v.Attempts)
+	return v
+}
+
+// fillDeliveryView writes d's view into v, reusing v's attempts slice (so a
+// scan can test every delivery without allocating).
+func fillDeliveryView(v *Delivery, d *store.Delivery) {
+	attempts := v.Attempts[:0]
+	*v = Delivery{
+		ID: d.ID, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, BusinessID: d.BusinessID,
+		EventID: d.EventID, Event: d.EventType, ContentType: d.ContentType, Body: string(d.Body),
+		Status: d.Status, ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
+	}
+	if !d.NextAttemptAt.IsZero() {
+		t := d.NextAttemptAt
+		v.NextAttemptAt = &t
+	}
+	for _, a := range d.Attempts {
+		attempts = append(attempts, DeliveryAttempt{
+			Attempt: a.N, At: a.At, SentAt: a.SentAt, URL: a.URL, Method: a.Method,
+			RequestHeaders: a.Headers, StatusCode: a.StatusCode, Error: a.Error,
+			DurationMS: float64(a.Duration.Microseconds()) / 1000, Response: a.Response,
+		})
+	}
+	v.Attempts = attempts
+}
+
+// Deliveries returns the deliveries in the log that pass the filter, oldest
+// first.
+func (s *Server) Deliveries(f DeliveryFilter) []Delivery {
+	return s.deliveries(f.Match)
+}
+
+func (s *Server) deliveries(match func(*Delivery) bool) []Delivery {
+	_, out := s.scanDeliveries(match, true)
+	return out
+}
+
+// scanDeliveries counts the deliveries that match and, when collect is set,
+// returns them. The match function sees a scratch view it must not keep.
+func (s *Server) scanDeliveries(match func(*Delivery) bool, collect bool) (int, []Delivery) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n, out := 0, []Delivery{}
+	var scratch Delivery
+	s.st.Deliveries.Each(func(d *store.Delivery) bool {
+		if match != nil {
+			fillDeliveryView(&scratch, d)
+			if !match(&scratch) {
+				return true
+			}
+		}
+		n++
+		if collect {
+			out = append(out, deliveryView(d))
+		}
+		return true
+	})
+	return n, out
+}
+
+// WaitDeliveries waits until at least one delivery matches (nil: any), or
+// ctx ends, and returns the matching ones, oldest first. Deliveries happen
+// in the background: wait for them instead of sleeping. match must not keep
+// the pointer it is given.
+func (s *Server) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
+	return s.WaitDeliveryCount(ctx, 1, match)
+}
+
+// WaitDeliveryCount waits until at least n deliveries match (nil: any), or
+// ctx ends, and returns the matching ones, oldest first.
+func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
+	s.hooks.notify.Wait(ctx, func() bool {
+		count, _ := s.scanDeliveries(match, false)
+		return count >= n
+	})
+	return s.deliveries(match)
+}
+
+// Errors of ReplayDelivery.
+var (
+	ErrDeliveryNotFound      = errors.New("mockserver: no such delivery in the log")
+	ErrDeliveryNotReplayable = errors.New("mockserver: only failed or canceled deliveries are replayable, to an existing active subscription")
+)
+
+// ReplayDelivery sends a failed (or canceled) delivery again: a new
+// delivery with the same message id (webhook-id) and body, to the
+// subscription as it is now, with a fresh retry schedule.
+func (s *Server) ReplayDelivery(id string) (Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.replayDeliveryLocked(id)
+	if err != nil {
+		return Delivery{}, err
+	}
+	return deliveryView(d), nil
+}
+
+func (s *Server) replayDeliveryLocked(id string) (*store.Delivery, error) {
+	st := s.st
+	old, ok := st.Deliveries.Get(id)
+	if !ok {
+		return nil, ErrDeliveryNotFound
+	}
+	if old.Status != store.DeliveryFailed && old.Status != store.DeliveryCanceled {
+		return nil, ErrDeliveryNotReplayable
+	}
+	if w, ok := st.Webhooks.Get(old.SubscriptionID); !ok || !w.Active {
+		return nil, ErrDeliveryNotReplayable
+	}
+	return s.startDelivery(st, &store.Delivery{
+		MessageID: old.MessageID, SubscriptionID: old.SubscriptionID, BusinessID: old.BusinessID,
+		EventID: old.EventID, EventType: old.EventType, ContentType: old.ContentType,
+		Body: old.Body, ReplayOf: old.ID,
+	}), nil
+}
+
+func (s *Server) deliveryAdminRoutes() []*route {
+	return []*route{
+		{method: http.MethodGet, path: adminPrefix + "/deliveries", auth: authAdmin, lock: lockNone, handle: s.adminDeliveries},
+		{method: http.MethodPost, path: adminPrefix + "/deliveries/replay", auth: authAdmin, lock: lockWrite, schema: "mockDeliveryReplay", handle: s.adminReplayDelivery},
+		{method: http.MethodPost, path: adminPrefix + "/events", auth: authAdmin, lock: lockWrite, schema: "mockEvent", handle: s.adminEmitEvent},
+	}
+}
+
+func (s *Server) adminDeliveries(rc *reqCtx) (any, error) {
+	wait, err := rc.waitParam()
+	if err != nil {
+		return nil, err
+	}
+	f := DeliveryFilter{
+		SubscriptionID: rc.query("subscription_id"), BusinessID: rc.query("business_id"),
+		EventID: rc.query("event_id"), Event: rc.query("event"), Status: rc.query("status"),
+	}
+	if f.MinAttempts, err = rc.intQuery("min_attempts", 0, 0, maxDeliveryAttempts); err != nil {
+		return nil, err
+	}
+	count, err := rc.intQuery("count", 1, 1, 100_000)
+	if err != nil {
+		return nil, err
+	}
+	if f.Status != "" && !slices.Contains([]string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCanceled}, f.Status) {
+		return nil, errInvalidField("status", "must be pending, succeeded, failed or canceled")
+	}
+	if wait > 0 {
+		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
+		defer cancel()
+		s.WaitDeliveryCount(ctx, count, f.Match)
+	}
+	return map[string]any{"deliveries": s.Deliveries(f), "cap": s.deliveryLogCap()}, nil
+}
+
+func (s *Server) deliveryLogCap() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.st.Deliveries.Cap()
+}
+
+func (s *Server) adminReplayDelivery(rc *reqCtx) (any, error) {
+	var body struct {
+		DeliveryID string `json:"delivery_id"`
+	}
+	if err := rc.decode(&body); err != nil {
+		return nil, err
+	}
+	d, err := s.replayDeliveryLocked(body.DeliveryID)
+	switch {
+	case errors.Is(err, ErrDeliveryNotFound):
+		return nil, errNotFound("delivery not found: " + body.DeliveryID)
+	case err != nil:
+		return nil, newError(http.StatusConflict, codeConflict,
+			"only a failed or canceled delivery to an existing active subscription can be replayed")
+	}
+	return created(deliveryView(d)), nil
+}
+
+// EmitEvent records an event of a business with data (any JSON-able value;
+// nil gives {}) as if the platform produced it now, and delivers it to the
+// business's subscriptions: a driver for receiver tests (POST /_mock/events
+// does the same). It returns the event id.
+func (s *Server) EmitEvent(businessID, eventType string, data any) (string, error) {
+	if !isEventType(eventType) {
+		return "", errors.New("mockserver: unknown event type " + eventType)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.st.Businesses.Get(businessID); !ok {
+		return "", errors.New("mockserver: no business " + businessID)
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	return s.emit(s.st, businessID, eventType, s.clock.Now(), data).ID, nil
+}
+
+func (s *Server) adminEmitEvent(rc *reqCtx) (any, error) {
+	var body struct {
+		BusinessID string         `json:"business_id"`
+		Event      string         `json:"event"`
+		Data       map[string]any `json:"data"`
+	}
+	if err := rc.decode(&body); err != nil {
+		return nil, err
+	}
+	if _, ok := rc.st.Businesses.Get(body.BusinessID); !ok {
+		return nil, errNotFound("business not found: " + body.BusinessID)
+	}
+	if body.Data == nil {
+		body.Data = map[string]any{}
+	}
+	ev := s.emit(rc.st, body.BusinessID, body.Event, rc.now, body.Data)
+	return created(eventView(ev)), nil
+}

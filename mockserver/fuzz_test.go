@@ -1,0 +1,127 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// deliberate5xx are the server errors the API documents for valid input
+// (magic numbers and the signup provisioning failure); every other 5xx on
+// bad input is a bug.
+var deliberate5xx = []string{"call_failed", "sms_send_failed", "provisioning_failed", "vendor_error"}
+
+// fuzzRoutes are the API routes, in a stable order, that the fuzz targets
+// pick from.
+func fuzzRoutes(s *Server) []*route {
+	var out []*route
+	for _, methods := range s.routes {
+		for _, rt := range methods {
+			if rt.auth != authAdmin {
+				out = append(out, rt)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *route) int { return strings.Compare(a.method+a.path, b.method+b.path) })
+	return out
+}
+
+// checkAnswer fails unless the answer is below 500 (or a documented 5xx)
+// and, for errors, in the API's error format.
+func checkAnswer(t *testing.T, rt *route, rec *httptest.ResponseRecorder, input string) {
+	t.Helper()
+	var env struct {
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if rec.Code >= 400 {
+		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Error == nil || env.Error.Code == "" || env.Error.Message == "" {
+			t.Fatalf("%s %s with %q: %d answer not in the error format: %s", rt.method, rt.path, input, rec.Code, rec.Body.String())
+		}
+	}
+	if rec.Code >= 500 && !slices.Contains(deliberate5xx, env.Error.Code) {
+		t.Fatalf("%s %s with %q: %d %s", rt.method, rt.path, input, rec.Code, rec.Body.String())
+	}
+}
+
+// FuzzRequestBodies sends arbitrary bodies to every write route with a key
+// holding every scope: nothing may panic or answer 5xx.
+func FuzzRequestBodies(f *testing.F) {
+	for _, seed := range []string{
+		``, `{}`, `null`, `[]`, `"x"`, `{"id": 1}`, `{"business_id": "x", "name": ""}`,
+		`{"to": "+15551230001", "agent_id": "00000000-0000-4000-8000-000000000000"}`,
+		`{"a": 1e999}`, `{"n": 123456789012345678901234567890}`, `{"x": -0}`,
+		strings.Repeat(`[`, 5000) + strings.Repeat(`]`, 5000),
+		`{"email": "a@b.c", "business_name": "x", "api_key_scopes": ["*"]}`,
+		`{"action": "bootstrap", "brand": {"name": "x"}, "support": {}}`,
+		`{"events": ["lead.created"], "webhook_url": "https://x", "business_id": "y"}`,
+		"{\"\xff\": 1}", `{"a":"\ud800"}`,
+	} {
+		for i := range 8 {
+			f.Add(uint8(i*31), seed)
+		}
+	}
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	acct, err := s.NewAccount(AccountOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var writes []*route
+	for _, rt := range fuzzRoutes(s) {
+		if rt.method != http.MethodGet {
+			writes = append(writes, rt)
+		}
+	}
+	f.Fuzz(func(t *testing.T, pick uint8, body string) {
+		rt := writes[int(pick)%len(writes)]
+		req := httptest.NewRequest(rt.method, rt.path, bytes.NewBufferString(body))
+		req.Header.Set("Authorization", "Bearer "+acct.APIKey)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		checkAnswer(t, rt, rec, body)
+	})
+}
+
+// FuzzQueries sends arbitrary query strings to every read and delete route.
+func FuzzQueries(f *testing.F) {
+	for _, seed := range []string{
+		"", "id=", "id=nope", "limit=0", "limit=101", "limit=-1", "limit=99999999999999999999",
+		"after=yesterday", "after=2026-01-01T00:00:00Z", "days=0", "days=91", "status=%00",
+		"businessId=x&segment=%ff", "id=00000000-0000-4000-8000-000000000000", "wait=1h",
+		"name=agentCreate", "group_by=month", "period=year", "%zz",
+	} {
+		for i := range 8 {
+			f.Add(uint8(i*17), seed)
+		}
+	}
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	acct, err := s.NewAccount(AccountOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var reads []*route
+	for _, rt := range fuzzRoutes(s) {
+		if rt.method == http.MethodGet || rt.method == http.MethodDelete {
+			reads = append(reads, rt)
+		}
+	}
+	f.Fuzz(func(t *testing.T, pick uint8, query string) {
+		rt := reads[int(pick)%len(reads)]
+		req := httptest.NewRequest(rt.method, rt.path, nil)
+		req.URL.RawQuery = query
+		req.Header.Set("Authorization", "Bearer "+acct.APIKey)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		checkAnswer(t, rt, rec, query)
+	})
+}

@@ -1,0 +1,256 @@
+package mockserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// identityPost sends a JSON body to the API and decodes the answer.
+func identityPost(t *testing.T, ts *TestServer, path, body string, cookie string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ts.URL+path, strings.NewReader(body))
+	require.NoError(t, err)
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	return resp.StatusCode, out
+}
+
+// identitySignupOTP runs the request and verify steps for email.
+func identitySignupOTP(t *testing.T, ts *TestServer, email string) (int, map[string]any) {
+	t.Helper()
+	fields := `"business_name":"Acme","email":"` + email + `"`
+	status, ch := identityPost(t, ts, "/v1/signup", "{"+fields+"}", "")
+	require.Equal(t, http.StatusOK, status, ch)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	msg, ok := ts.WaitOutbox(ctx, email, func(m OutboxMessage) bool { return m.OTPCode != "" })
+	require.True(t, ok)
+	return identityPost(t, ts, "/v1/signup", `{`+fields+`,"challenge_id":"`+ch["challenge_id"].(string)+`","otp_code":"`+msg.OTPCode+`"}`, "")
+}
+
+func identityEventTypes(s *Server, businessID string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, ev := range s.st.Events.Owned(businessID) {
+		out = append(out, ev.Type)
+	}
+	return out
+}
+
+func TestSignupEmitsWorkspaceEvents(t *testing.T) {
+	t.Parallel()
+	ts := Start(t, WithRateLimits(false))
+
+	status, ok := identitySignupOTP(t, ts, "events@acme.example")
+	require.Equal(t, http.StatusCreated, status, ok)
+	assert.Equal(t, []string{"workspace.created", "phone_number.assigned", "workspace.ready"},
+		identityEventTypes(ts.Server, ok["business_id"].(string)))
+
+	status, failed := identitySignupOTP(t, ts, "events@provisioning-fails.example")
+	require.Equal(t, http.StatusServiceUnavailable, status, failed)
+	biz := failed["business_id"].(string)
+	assert.Equal(t, []string{"workspace.created", "workspace.provisioning_failed"}, identityEventTypes(ts.Server, biz))
+	ts.mu.RLock()
+	var data map[string]any
+	require.NoError(t, json.Unmarshal(ts.st.Events.Owned(biz)[1].Data, &data))
+	ts.mu.RUnlock()
+	assert.Equal(t, "phone_number", data["failed_step"])
+	assert.Equal(t, biz, data["id"])
+}
+
+func TestSignupRecordsAttribution(t *testing.T) {
+	t.Parallel()
+	ts := Start(t, WithRateLimits(false))
+	partner, err := ts.NewAccount(AccountOptions{Partner: true})
+	require.NoError(t, err)
+	body := `{"business_name":"Paid","email":"attr@acme.example","activation_mode":"payment","referral_code":"` +
+		partner.ReferralCode + `","via":"podcast","how_heard":"friend","attribution":{"utm_source":"x"}}`
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/signup", strings.NewReader(body))
+	req.Header.Set("X-PAYMENT", "paid")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode, out)
+
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	biz := out["business_id"].(string)
+	rec := ts.st.Signups[biz]
+	require.NotNil(t, rec)
+	assert.Equal(t, store.SignupRecord{
+		BusinessID: biz, ActivationMode: "payment", PlanID: "starter", ReferralCode: partner.ReferralCode,
+		ReferredBy: partner.PartnerID, Via: "podcast", HowHeard: "friend", Attribution: map[string]any{"utm_source": "x"},
+	}, *rec)
+	b, _ := ts.st.Businesses.Get(biz)
+	assert.Empty(t, b.PartnerID, "a referral attributes; it does not give the partner's keys access")
+	assert.NotContains(t, ts.st.BusinessesOfPartner(partner.PartnerID), biz)
+}
+
+func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
+	t.Parallel()
+	ts := Start(t)
+	owner, err := ts.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	admin, err := ts.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	member, err := ts.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	ts.mu.Lock()
+	b, _ := ts.st.Businesses.Get(owner.BusinessID)
+	ts.st.AddMember(b, admin.UserID, store.RoleAdmin)
+	ts.st.AddMember(b, member.UserID, store.RoleMember)
+	ts.mu.Unlock()
+
+	body := `{"business_id":"` + owner.BusinessID + `"}`
+	status, out := identityPost(t, ts, "/v1/keys", body, owner.Session)
+	assert.Equal(t, http.StatusCreated, status, out)
+	status, out = identityPost(t, ts, "/v1/keys", body, admin.Session)
+	assert.Equal(t, http.StatusCreated, status, out)
+	assert.Equal(t, owner.BusinessID, out["business_id"])
+	status, out = identityPost(t, ts, "/v1/keys", body, member.Session)
+	assert.Equal(t, http.StatusForbidden, status, out)
+	assert.Equal(t, codeForbidden, out["error"].(map[string]any)["code"])
+}
+
+func TestSignupPhone(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"+15551234567":      "+15551234567",
+		"(555) 123-4567":    "+15551234567",
+		"1 555 123 4567":    "+15551234567",
+		"555.123.4567":      "+15551234567",
+		"+44 20 7946 0000":  "+442079460000",
+		"5551234":           "",
+		"+0123":             "",
+		"call me":           "",
+		"+1555+1234567":     "",
+		"+1234567890123456": "",
+	} {
+		got, ok := signupPhone(in)
+		assert.Equal(t, want != "", ok, in)
+		assert.Equal(t, want, got, in)
+	}
+}
+
+func TestAdminAccountsMakesOperatorsAndPartners(t *testing.T) {
+	t.Parallel()
+	ts := Start(t)
+	resp, err := http.Post(ts.AdminURL+"/accounts", "application/json", strings.NewReader(`{"operator":true,"partner":true}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var acct Account
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&acct))
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	assert.NotEmpty(t, acct.PartnerID)
+	assert.True(t, strings.HasPrefix(acct.ReferralCode, "ref_"))
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	u, ok := ts.st.Users.Get(acct.UserID)
+	require.True(t, ok)
+	assert.True(t, u.Operator)
+	assert.Equal(t, acct.PartnerID, u.PartnerID)
+	assert.Equal(t, acct.PartnerID, ts.st.ReferralCodes[acct.ReferralCode])
+	assert.True(t, ts.st.PartnerKnown(acct.PartnerID))
+	assert.Equal(t, []string{acct.BusinessID}, ts.st.BusinessesOfPartner(acct.PartnerID))
+}
+
+// BenchmarkSignupOTPFlow measures a whole email signup in-process: the
+// request step, the verify step (which provisions the account) and the
+// magic link exchange.
+func BenchmarkSignupOTPFlow(b *testing.B) {
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	do := func(method, target, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w
+	}
+	b.ReportAllocs()
+	for i := range b.N {
+		fields := fmt.Sprintf(`"business_name":"Bench","email":"bench-%d@acme.example"`, i)
+		var ch struct {
+			ChallengeID string `json:"challenge_id"`
+		}
+		if w := do(http.MethodPost, "/api/v1/signup", "{"+fields+"}"); w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		} else if err := json.Unmarshal(w.Body.Bytes(), &ch); err != nil {
+			b.Fatal(err)
+		}
+		s.mu.RLock()
+		c, _ := s.st.Challenges.Get(ch.ChallengeID)
+		code := c.Code
+		s.mu.RUnlock()
+		w := do(http.MethodPost, "/api/v1/signup", `{`+fields+`,"challenge_id":"`+ch.ChallengeID+`","otp_code":"`+code+`"}`)
+		if w.Code != http.StatusCreated {
+			b.Fatal(w.Body.String())
+		}
+		var res struct {
+			Link string `json:"dashboard_magic_link"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil {
+			b.Fatal(err)
+		}
+		if w := do(http.MethodGet, res.Link, ""); w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		}
+	}
+}
+
+// BenchmarkListKeys measures GET /v1/keys (one page of 100) for a user
+// with 1,000 keys.
+func BenchmarkListKeys(b *testing.B) {
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	acct, err := s.NewAccount(AccountOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.mu.Lock()
+	for range 999 {
+		s.issueKey(s.st, s.clock.Now(), acct.UserID, "k", keyDefaultScopes, "", "")
+	}
+	s.mu.Unlock()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/keys", nil)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		}
+	}
+}
+
+func TestJournalRedactsTokensInQueries(t *testing.T) {
+	srv := Start(t)
+	resp, err := http.Get(srv.URL + "/auth/magic?token=supersecret123")
+	require.NoError(t, err)
+	resp.Body.Close()
+	entries := srv.Requests(func(e *JournalEntry) bool { return e.Path == "/api/auth/magic" })
+	require.Len(t, entries, 1)
+	assert.NotContains(t, entries[0].Query, "supersecret123")
+	assert.Contains(t, entries[0].Query, "token=REDACTED")
+}

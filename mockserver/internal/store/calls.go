@@ -1,0 +1,133 @@
+package store
+
+import "time"
+
+// Call directions.
+const (
+	DirectionInbound  = "inbound"
+	DirectionOutbound = "outbound"
+)
+
+// Call statuses. Outbound calls go queued, in-progress, then completed or
+// failed; inbound calls go ringing, in-progress, then ended, or ringing then
+// no-answer.
+const (
+	CallQueued     = "queued"
+	CallRinging    = "ringing"
+	CallInProgress = "in-progress"
+	CallCompleted  = "completed"
+	CallFailed     = "failed"
+	CallEnded      = "ended"
+	CallNoAnswer   = "no-answer"
+)
+
+// QualityDimensions are a finished call's quality scores (1 to 10 each).
+type QualityDimensions struct {
+	Professionalism      int `json:"professionalism"`
+	Empathy              int `json:"empathy"`
+	InformationGathering int `json:"information_gathering"`
+	Resolution           int `json:"resolution"`
+}
+
+// Call is a phone call, outbound or inbound. Owner is its business.
+type Call struct {
+	Base
+	ConversationID string
+	Status         string
+	Direction      string
+	AgentID        string
+	AgentName      string // the agent's name when the call was placed
+	LeadID         string
+	To, From       string
+	Name           string
+	Context        string
+	FirstMessage   string
+	WebhookURL     string
+	MaxDuration    int
+	// PlannedDuration is the simulated length of the conversation before the
+	// max_duration cap.
+	PlannedDuration int
+	Duration        int
+	Summary         string
+	RecordingURL    string
+	Transcript      string
+	Quality         *QualityDimensions
+	Error           string // reason of a failed call (no_answer, busy)
+	EndedReason     string
+	Voicemail       string
+	StartedAt       *time.Time
+	EndedAt         *time.Time
+	UpdatedAt       time.Time
+	// Caller is what an inbound caller says (set by the admin route).
+	Caller CallerInput
+	// Answered is false for an inbound call nobody picks up.
+	Answered bool
+	// Provider is what the simulated voice provider received.
+	Provider ProviderCall
+	// WebhookIDs are the call's per-call webhook deliveries.
+	WebhookIDs []string
+}
+
+// CallerInput is what an inbound caller tells the agent.
+type CallerInput struct {
+	Name   string `json:"name,omitempty"`
+	Email  string `json:"email,omitempty"`
+	Phone  string `json:"phone,omitempty"`
+	Said   string `json:"said,omitempty"`
+	Intent string `json:"intent,omitempty"`
+}
+
+// ProviderCall is what the simulated voice provider received for a call:
+// the assistant, the numbers, the opening line, the prompt with the
+// enrichment variables filled in, and the variables themselves.
+type ProviderCall struct {
+	AssistantID  string
+	From, To     string
+	FirstMessage string
+	Prompt       string
+	Context      string
+	Variables    map[string]any
+	MaxDuration  int
+}
+
+// Ended reports whether the call reached a final state.
+func (c *Call) Ended() bool {
+	switch c.Status {
+	case CallCompleted, CallFailed, CallEnded, CallNoAnswer:
+		return true
+	}
+	return false
+}
+
+// WebhookAttempt is one HTTP attempt of a per-call webhook delivery.
+type WebhookAttempt struct {
+	N          int       `json:"attempt"`
+	At         time.Time `json:"at"` // simulated time of the attempt
+	StatusCode int       `json:"status_code"`
+	Error      string    `json:"error,omitempty"`
+	DurationMS float64   `json:"duration_ms"`
+}
+
+// CallWebhook is the delivery of a call's per-call webhook (webhook_url).
+// Owner is the call's business.
+type CallWebhook struct {
+	Base
+	CallID        string
+	URL           string
+	Event         string
+	Body          []byte
+	Status        string
+	Attempts      []WebhookAttempt
+	NextAttemptAt *time.Time
+}
+
+// MinutesUsed returns the minutes a business's calls used: the sum of its
+// finished calls' durations, each rounded up to a whole minute.
+func (s *Store) MinutesUsed(businessID string) int { return s.tel().minutes[businessID] }
+
+// AddCallMinutes counts a finished call's duration towards MinutesUsed.
+func (s *Store) AddCallMinutes(businessID string, seconds int) {
+	if seconds > 0 {
+		s.tel().minutes[businessID] += (seconds + 59) / 60
+	}
+}

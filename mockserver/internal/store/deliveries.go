@@ -1,0 +1,92 @@
+package store
+
+import "time"
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"   // an attempt is due or running
+	DeliverySucceeded = "succeeded" // a receiver answered 2xx
+	DeliveryFailed    = "failed"    // every attempt failed; replayable
+	DeliveryCanceled  = "canceled"  // the subscription was deleted or deactivated
+)
+
+// Delivery is one message to one subscription: an event rendered for the
+// subscription, and every attempt to post it.
+type Delivery struct {
+	ID             string
+	MessageID      string // the webhook-id header: the event id
+	SubscriptionID string
+	BusinessID     string
+	EventID        string
+	EventType      string
+	ContentType    string
+	Body           []byte
+	Status         string
+	Attempts       []DeliveryAttempt
+	NextAttemptAt  time.Time // zero when no attempt is scheduled
+	ReplayOf       string    // the delivery this one replays, if any
+	CreatedAt      time.Time // simulated time
+	// Reason says why a delivery was canceled.
+	Reason string
+}
+
+// DeliveryAttempt is one HTTP request of a delivery.
+type DeliveryAttempt struct {
+	N          int
+	At         time.Time // simulated time of the attempt
+	SentAt     time.Time // wall-clock time (the webhook-timestamp)
+	URL        string
+	Method     string
+	Headers    map[string]string // custom header values redacted
+	StatusCode int               // 0 when no answer came
+	Error      string
+	Duration   time.Duration
+	Response   string // the start of the receiver's answer
+}
+
+// DefaultDeliveryLogSize is how many deliveries the log keeps by default.
+const DefaultDeliveryLogSize = 10_000
+
+// DeliveryLog is a ring buffer of the newest deliveries: when it is full,
+// adding one drops the oldest.
+type DeliveryLog struct {
+	buf  []*Delivery
+	next int // total deliveries ever added
+	byID map[string]*Delivery
+}
+
+// NewDeliveryLog returns an empty log keeping size deliveries (at least 1).
+func NewDeliveryLog(size int) *DeliveryLog {
+	return &DeliveryLog{buf: make([]*Delivery, max(size, 1)), byID: map[string]*Delivery{}}
+}
+
+// Cap returns how many deliveries the log keeps.
+func (l *DeliveryLog) Cap() int { return len(l.buf) }
+
+// Add appends d, dropping the oldest delivery when the log is full.
+func (l *DeliveryLog) Add(d *Delivery) {
+	i := l.next % len(l.buf)
+	if old := l.buf[i]; old != nil {
+		delete(l.byID, old.ID)
+	}
+	l.buf[i] = d
+	l.byID[d.ID] = d
+	l.next++
+}
+
+// Get returns a kept delivery by id.
+func (l *DeliveryLog) Get(id string) (*Delivery, bool) {
+	d, ok := l.byID[id]
+	return d, ok
+}
+
+// Each calls fn for every kept delivery, oldest first, until fn returns
+// false.
+func (l *DeliveryLog) Each(fn func(*Delivery) bool) {
+	first := max(l.next-len(l.buf), 0)
+	for n := first; n < l.next; n++ {
+		if !fn(l.buf[n%len(l.buf)]) {
+			return
+		}
+	}
+}

@@ -1,0 +1,384 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// Lead sources the platform sets when it creates a lead.
+const (
+	sourceInboundCall = "inbound_call"
+	sourceVoicemail   = "voicemail"
+	sourceMissedCall  = "missed_call"
+	sourceSMS         = "sms"
+)
+
+// Intents that lead collection recognises in what a caller says.
+const (
+	intentHuman   = "human"
+	intentCancel  = "cancellation"
+	intentBooking = "booking"
+	intentQuote   = "quote"
+	intentSupport = "support"
+	intentInquiry = "inquiry"
+)
+
+// intentRules map keywords of what a caller says to an intent; the first
+// rule with a matching keyword wins.
+var intentRules = []struct {
+	intent string
+	re     *regexp.Regexp
+}{
+	{intentHuman, regexp.MustCompile(`(?i)\b(human|real person|a person|representative|operator|manager|speak (to|with) someone|transfer me)\b`)},
+	{intentCancel, regexp.MustCompile(`(?i)\bcancel`)},
+	{intentBooking, regexp.MustCompile(`(?i)\b(book|booking|appointment|schedule|reserve|reservation|availability)\b`)},
+	{intentQuote, regexp.MustCompile(`(?i)\b(quote|price|pricing|cost|estimate|how much)\b`)},
+	{intentSupport, regexp.MustCompile(`(?i)\b(broken|leak|leaking|problem|issue|not working|repair|fix)\b`)},
+}
+
+// intentPoints is what an intent adds to a lead's score.
+var intentPoints = map[string]int{intentBooking: 20, intentQuote: 15, intentInquiry: 5}
+
+var (
+	reSaidName  = regexp.MustCompile(`(?:[Mm]y name is|[Tt]his is|[Ii] am|[Ii]'m|[Ii]t's)\s+([A-Z][a-zA-Z'-]+(?:\s+[A-Z][a-zA-Z'-]+)?)`)
+	reSaidEmail = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+	reSaidPhone = regexp.MustCompile(`\+[1-9][0-9]{7,14}`)
+)
+
+// leadInfo is what lead collection extracted from a conversation.
+type leadInfo struct {
+	name, first, last string
+	email, phone      string
+	intent, said      string
+}
+
+// captured names the details the conversation captured.
+func (i leadInfo) captured() []string {
+	var out []string
+	if i.name != "" {
+		out = append(out, "name")
+	}
+	if i.email != "" {
+		out = append(out, "email")
+	}
+	if i.phone != "" {
+		out = append(out, "phone")
+	}
+	return out
+}
+
+// extractLead is the agents' built-in lead collection: the caller's name,
+// email, phone and intent, from what the caller gave explicitly or, failing
+// that, from what they said ("my name is Jane Doe", an email address, a
+// +E.164 callback number, keywords). The phone defaults to the caller's
+// number.
+func extractLead(in store.CallerInput, callerNumber string) leadInfo {
+	info := leadInfo{name: strings.TrimSpace(in.Name), email: strings.TrimSpace(in.Email),
+		phone: strings.TrimSpace(in.Phone), said: strings.TrimSpace(in.Said), intent: strings.ToLower(strings.TrimSpace(in.Intent))}
+	if info.name == "" {
+		if m := reSaidName.FindStringSubmatch(info.said); m != nil {
+			info.name = m[1]
+		}
+	}
+	if info.email == "" {
+		info.email = reSaidEmail.FindString(info.said)
+	}
+	if info.phone == "" {
+		info.phone = reSaidPhone.FindString(info.said)
+	}
+	if info.phone == "" {
+		info.phone = callerNumber
+	}
+	if info.intent == "" && info.said != "" {
+		info.intent = intentInquiry
+		for _, r := range intentRules {
+			if r.re.MatchString(info.said) {
+				info.intent = r.intent
+				break
+			}
+		}
+	}
+	if f := strings.Fields(info.name); len(f) > 0 {
+		info.first = f[0]
+		info.last = strings.Join(f[1:], " ")
+	}
+	return info
+}
+
+// leadScore is a lead's score, 0 to 100: converted leads score 100; lost,
+// unqualified, spam and do_not_contact leads 0; any other lead 10, plus 15
+// for a name, 15 for an email, 10 for a phone, 10 per interaction (at most
+// 30), 20 for a booking intent, 15 for a quote and 5 for a general inquiry,
+// and 10 when qualified; at most 100.
+func leadScore(l *store.Lead) int {
+	switch l.Status {
+	case store.LeadConverted:
+		return 100
+	case store.LeadLost, store.LeadUnqualified, store.LeadSpam, store.LeadDoNotContact:
+		return 0
+	}
+	score := 10
+	for _, p := range []struct {
+		v   *string
+		pts int
+	}{{l.Name, 15}, {l.Email, 15}, {l.Phone, 10}} {
+		if p.v != nil && *p.v != "" {
+			score += p.pts
+		}
+	}
+	score += min(30, 10*l.Interactions)
+	if l.Intent != nil {
+		score += intentPoints[*l.Intent]
+	}
+	if l.Status == store.LeadQualified {
+		score += 10
+	}
+	return min(100, score)
+}
+
+// later returns now, or a nanosecond after prev when now is not later, so
+// updated_at always moves.
+func later(prev, now time.Time) time.Time {
+	now = now.UTC()
+	if !now.After(prev) {
+		return prev.Add(time.Nanosecond)
+	}
+	return now
+}
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// rescore recomputes a lead's score and emits lead.scored when it changed.
+func (s *Server) rescore(st *store.Store, now time.Time, l *store.Lead) {
+	if sc := leadScore(l); sc != l.Score {
+		l.Score = sc
+		s.emit(st, l.Owner, "lead.scored", now, leadDetail(st, l))
+	}
+}
+
+// collectLead records what a conversation collected: the business's lead
+// with the caller's number (or the phone or email they gave) is updated,
+// otherwise a new lead is created (lead.created, then lead.scored). Either
+// way the interaction is counted. The caller holds the write lock.
+func (s *Server) collectLead(st *store.Store, now time.Time, businessID, agentID, callerNumber string, info leadInfo, source string) *store.Lead {
+	l := st.LeadByPhone(businessID, callerNumber)
+	if l == nil && info.phone != "" {
+		l = st.LeadByPhone(businessID, info.phone)
+	}
+	if l == nil && info.email != "" {
+		l = st.LeadByEmail(businessID, info.email)
+	}
+	if l == nil {
+		l = &store.Lead{Status: store.LeadNew, Source: strp(source), AgentID: agentID}
+		l.ID = s.ids.uuid()
+		l.Owner = businessID
+		l.CreatedAt = st.Leads.Stamp(now)
+		l.UpdatedAt = l.CreatedAt
+		applyLeadInfo(l, info)
+		l.Interactions = 1
+		l.LastContactAt = &l.CreatedAt
+		l.Score = leadScore(l)
+		st.Leads.Put(l)
+		st.IndexLead(l)
+		view := leadDetail(st, l)
+		s.emit(st, businessID, "lead.created", now, view)
+		s.emit(st, businessID, "lead.scored", now, view)
+		return l
+	}
+	st.UnindexLead(l)
+	applyLeadInfo(l, info)
+	st.IndexLead(l)
+	s.touchLead(st, now, l, false)
+	return l
+}
+
+// applyLeadInfo copies what a conversation captured onto a lead: newer
+// details replace older ones; details not captured stay.
+func applyLeadInfo(l *store.Lead, info leadInfo) {
+	if info.name != "" {
+		l.Name, l.FirstName, l.LastName = strp(info.name), strp(info.first), strp(info.last)
+	}
+	if info.email != "" {
+		l.Email = strp(info.email)
+	}
+	if info.phone != "" && (l.Phone == nil || *l.Phone == "") {
+		l.Phone = strp(info.phone)
+	}
+	if info.said != "" {
+		l.Message = strp(info.said)
+	}
+	if info.intent != "" {
+		l.Intent = strp(info.intent)
+	}
+}
+
+// touchLead counts one interaction with a lead (a call or a text); an
+// outbound contact moves a new lead to contacted. The caller holds the
+// write lock.
+func (s *Server) touchLead(st *store.Store, now time.Time, l *store.Lead, outbound bool) {
+	l.Interactions++
+	at := now.UTC()
+	l.LastContactAt = &at
+	if outbound && l.Status == store.LeadNew {
+		l.Status = store.LeadContacted
+	}
+	l.UpdatedAt = later(l.UpdatedAt, now)
+	s.rescore(st, now, l)
+}
+
+func (s *Server) leadRoutes() []*route {
+	return []*route{
+		{method: http.MethodGet, path: "/api/v1/leads", scope: scope("leads:read"), handle: s.getLeads},
+		{method: http.MethodPatch, path: "/api/v1/leads", scope: scope("leads:write"), schema: "leadUpdate", handle: s.updateLead},
+	}
+}
+
+// lead returns a lead the caller reaches, or 404.
+func (rc *reqCtx) lead(id string) (*store.Lead, error) {
+	l, ok := rc.st.Leads.Get(id)
+	if !ok || rc.p == nil || !rc.p.reaches(l.Owner) {
+		return nil, errNotFound("lead not found: " + id)
+	}
+	return l, nil
+}
+
+func (s *Server) getLeads(rc *reqCtx) (any, error) {
+	if id := rc.query("id"); id != "" {
+		l, err := rc.lead(id)
+		if err != nil {
+			return nil, err
+		}
+		return leadDetail(rc.st, l), nil
+	}
+	status := rc.query("status")
+	if status != "" && !slices.Contains(store.LeadStatuses, status) {
+		return nil, errInvalidField("status", "must be one of %s", strings.Join(store.LeadStatuses, ", "))
+	}
+	pq, owners, err := rc.listQuery(50, 100)
+	if err != nil {
+		return nil, err
+	}
+	source, agentID, phone, email := rc.query("source"), rc.query("agent_id"), rc.query("phone"), rc.query("email")
+	match := func(l *store.Lead) bool {
+		return (status == "" || l.Status == status) &&
+			(source == "" || (l.Source != nil && *l.Source == source)) &&
+			(agentID == "" || l.AgentID == agentID) &&
+			(phone == "" || (l.Phone != nil && *l.Phone == phone)) &&
+			(email == "" || (l.Email != nil && strings.EqualFold(*l.Email, email)))
+	}
+	view := func(l *store.Lead) map[string]any { return leadListItem(rc.st, l) }
+	var items []map[string]any
+	var more bool
+	if phone != "" || email != "" {
+		// Exact lookups read the index, not the table.
+		var cands []*store.Lead
+		for _, o := range owners {
+			if phone != "" {
+				cands = append(cands, rc.st.LeadsByPhone(o, phone)...)
+			} else {
+				cands = append(cands, rc.st.LeadsByEmail(o, email)...)
+			}
+		}
+		items, more = pageOf(cands, pq, match, view)
+	} else {
+		items, more = listPage(rc.st.Leads, owners, pq, match, view)
+	}
+	return map[string]any{"leads": items, "has_more": more}, nil
+}
+
+// pageOf pages a small candidate set (from an index) like listPage does a
+// table: newest first, before the cursor, filtered.
+func pageOf[T store.Record, V any](cands []T, pq pageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
+	slices.SortFunc(cands, func(a, b T) int { return b.RecordCreated().Compare(a.RecordCreated()) })
+	out := []V{}
+	for _, r := range cands {
+		if !pq.after.IsZero() && !r.RecordCreated().Before(pq.after) {
+			continue
+		}
+		if match != nil && !match(r) {
+			continue
+		}
+		if len(out) == pq.limit {
+			return out, true
+		}
+		out = append(out, view(r))
+	}
+	return out, false
+}
+
+func (s *Server) updateLead(rc *reqCtx) (any, error) {
+	if err := rc.decode(nil); err != nil {
+		return nil, err
+	}
+	var sent map[string]json.RawMessage
+	if err := decodeLoose(rc.body, &sent); err != nil {
+		return nil, errInvalid("request body must be a JSON object")
+	}
+	var id string
+	_ = json.Unmarshal(sent["id"], &id)
+	l, err := rc.lead(id)
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]**string{
+		"name": &l.Name, "first_name": &l.FirstName, "last_name": &l.LastName,
+		"email": &l.Email, "phone": &l.Phone, "source": &l.Source, "notes": &l.Notes,
+		"address": &l.Address, "city": &l.City, "state": &l.State, "zip": &l.Zip,
+	}
+	rc.st.UnindexLead(l)
+	for name, raw := range sent {
+		if dst, ok := fields[name]; ok {
+			var v *string
+			_ = json.Unmarshal(raw, &v)
+			*dst = v
+		}
+	}
+	if raw, ok := sent["status"]; ok {
+		_ = json.Unmarshal(raw, &l.Status)
+	}
+	rc.st.IndexLead(l)
+	l.UpdatedAt = later(l.UpdatedAt, rc.now)
+	s.rescore(rc.st, rc.now, l)
+	return leadDetail(rc.st, l), nil
+}
+
+// leadListItem is a lead in GET /v1/leads: the spec's list form.
+func leadListItem(st *store.Store, l *store.Lead) map[string]any {
+	var agentName any
+	if a, ok := st.Agents.Get(l.AgentID); ok {
+		agentName = a.Name
+	}
+	return map[string]any{
+		"id": l.ID, "name": l.Name, "first_name": l.FirstName, "last_name": l.LastName,
+		"email": l.Email, "phone": l.Phone, "status": l.Status, "source": l.Source,
+		"agent_id": nullable(l.AgentID), "agent_name": agentName, "business_id": l.Owner,
+		"created_at": l.CreatedAt, "updated_at": l.UpdatedAt,
+	}
+}
+
+// leadDetail is a lead in GET /v1/leads?id=, PATCH answers and lead events:
+// the list form, the spec's detail fields, and the mock's score,
+// interaction_count, intent and last_contact_at.
+func leadDetail(st *store.Store, l *store.Lead) map[string]any {
+	v := leadListItem(st, l)
+	v["zip"], v["address"], v["city"], v["state"] = l.Zip, l.Address, l.City, l.State
+	v["source_url"], v["source_page"] = l.SourceURL, l.SourcePage
+	v["notes"], v["message"] = l.Notes, l.Message
+	v["event_date"], v["event_type"] = l.EventDate, l.EventType
+	v["score"] = l.Score
+	v["interaction_count"] = l.Interactions
+	v["intent"] = l.Intent
+	v["last_contact_at"] = l.LastContactAt
+	return v
+}

@@ -1,0 +1,212 @@
+package mockserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Outbound HTTP: every request the mock makes to a receiver goes through
+// allowedTarget and postOutbound, so the host rules and the worker pool are
+// the same everywhere. (The per-call webhook of the telephony area uses the
+// same API; the two files are reconciled into one at merge time.)
+const (
+	// outboundTimeout bounds one attempt (connect, send, answer).
+	outboundTimeout = 10 * time.Second
+	// outboundConcurrency is how many attempts run at once; more wait.
+	outboundConcurrency = 8
+	// outboundMaxAnswer is how much of a receiver's answer is kept.
+	outboundMaxAnswer = 4 << 10
+)
+
+// errTargetRefused wraps every refusal of allowedTarget.
+var errTargetRefused = errors.New("receiver not allowed")
+
+// allowedTarget is the one check of a receiver URL the mock will call:
+// https:// URLs, and http:// URLs on loopback hosts (localhost, *.localhost,
+// 127.0.0.0/8, ::1). Hosts outside loopback are refused unless the server
+// runs with WithExternalWebhooks(true) (flag -allow-external-webhooks). No
+// DNS lookup happens here; the dialer checks the address it connects to.
+func (s *Server) allowedTarget(u *url.URL) error {
+	if u == nil || u.Host == "" || u.Hostname() == "" {
+		return fmt.Errorf("%w: the URL must be absolute, with a host", errTargetRefused)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%w: the URL may not carry credentials", errTargetRefused)
+	}
+	loopback := isLoopbackHost(u.Hostname())
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !loopback {
+			return fmt.Errorf("%w: http is only allowed on loopback hosts; use https", errTargetRefused)
+		}
+	default:
+		return fmt.Errorf("%w: the scheme must be https (or http on loopback)", errTargetRefused)
+	}
+	if !loopback && !s.cfg.externalWebhooks {
+		return fmt.Errorf("%w: the mock server only calls loopback hosts unless started with -allow-external-webhooks (WithExternalWebhooks(true))", errTargetRefused)
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether a host name or literal IP is loopback.
+func isLoopbackHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// outboundRequest is one HTTP attempt to a receiver.
+type outboundRequest struct {
+	method string
+	url    string
+	header http.Header
+	body   []byte
+}
+
+// outboundResult is how an attempt went: the status (0 when there was no
+// answer), an error text, the start of the answer and the real time taken.
+type outboundResult struct {
+	status   int
+	err      string
+	answer   []byte
+	duration time.Duration
+}
+
+// ok reports a 2xx answer.
+func (r outboundResult) ok() bool { return r.err == "" && r.status >= 200 && r.status < 300 }
+
+// outboundPoster runs attempts on a bounded pool of goroutines. Its zero
+// value is ready; Server.Close stops it (in-flight attempts are cancelled
+// and their results dropped).
+type outboundPoster struct {
+	once     sync.Once
+	ctx      context.Context
+	cancel   context.CancelFunc
+	sem      chan struct{}
+	client   *http.Client // verifies TLS certificates
+	loopback *http.Client // for loopback https receivers (test servers' self-signed certificates)
+	// timeout overrides outboundTimeout (WithWebhookTimeout).
+	timeout time.Duration
+}
+
+func (p *outboundPoster) init(external bool) {
+	p.once.Do(func() {
+		p.ctx, p.cancel = context.WithCancel(context.Background())
+		p.sem = make(chan struct{}, outboundConcurrency)
+		if p.timeout <= 0 {
+			p.timeout = outboundTimeout
+		}
+		newClient := func(insecure bool) *http.Client {
+			d := &net.Dialer{Timeout: p.timeout, Control: dialGuard(external)}
+			return &http.Client{
+				Transport: &http.Transport{
+					DialContext:         d.DialContext,
+					TLSClientConfig:     &tls.Config{InsecureSkipVerify: insecure}, //nolint:gosec // loopback test receivers only
+					TLSHandshakeTimeout: p.timeout,
+					MaxIdleConnsPerHost: 4,
+					IdleConnTimeout:     30 * time.Second,
+				},
+				Timeout: p.timeout,
+				// A redirect is an answer like any other non-2xx: not followed.
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			}
+		}
+		p.client, p.loopback = newClient(false), newClient(true)
+	})
+}
+
+// dialGuard refuses connections to addresses outside loopback unless
+// external receivers are allowed, so a host name that resolves elsewhere
+// cannot sneak past allowedTarget.
+func dialGuard(external bool) func(network, address string, c syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		if external {
+			return nil
+		}
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			return fmt.Errorf("%w: %s is not a loopback address", errTargetRefused, host)
+		}
+		return nil
+	}
+}
+
+func (p *outboundPoster) close() {
+	p.init(false)
+	p.cancel()
+}
+
+// postOutbound sends req on the pool, never on the caller's goroutine, and
+// hands the result to done on the pool's goroutine. Callers schedule under
+// the store lock (snapshotting what to send) and done takes the lock itself
+// to record the result: no HTTP exchange ever runs under the store lock.
+// After Close, done is not called.
+func (s *Server) postOutbound(req outboundRequest, done func(outboundResult)) {
+	p := &s.outbound
+	p.init(s.cfg.externalWebhooks)
+	go func() {
+		select {
+		case p.sem <- struct{}{}:
+		case <-p.ctx.Done():
+			return
+		}
+		res := s.doOutbound(req)
+		<-p.sem
+		if p.ctx.Err() != nil {
+			return
+		}
+		done(res)
+	}()
+}
+
+// doOutbound makes one attempt. Callers check the target with
+// allowedTarget first.
+func (s *Server) doOutbound(req outboundRequest) outboundResult {
+	p := &s.outbound
+	start := time.Now()
+	hr, err := http.NewRequestWithContext(p.ctx, req.method, req.url, bytes.NewReader(req.body))
+	if err != nil {
+		return outboundResult{err: err.Error(), duration: time.Since(start)}
+	}
+	hr.Header = req.header.Clone()
+	if hr.Header == nil {
+		hr.Header = http.Header{}
+	}
+	if hr.Header.Get("User-Agent") == "" {
+		hr.Header.Set("User-Agent", "voiceagent-mock-webhooks/1")
+	}
+	c := p.client
+	if isLoopbackHost(hr.URL.Hostname()) {
+		c = p.loopback
+	}
+	resp, err := c.Do(hr)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) && ue.Timeout() {
+			return outboundResult{err: fmt.Sprintf("timeout: no answer within %s", p.timeout), duration: time.Since(start)}
+		}
+		return outboundResult{err: err.Error(), duration: time.Since(start)}
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, outboundMaxAnswer))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
+	return outboundResult{status: resp.StatusCode, answer: answer, duration: time.Since(start)}
+}

@@ -1,0 +1,372 @@
+package mockserver
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// SMS error codes (spec section 7).
+const (
+	codeNumberOnDNC    = "number_on_dnc"
+	codeNumberOptedOut = "number_opted_out"
+	codeContentBlocked = "content_blocked"
+	codeTCPAViolation  = "tcpa_violation"
+	codeSMSSendFailed  = "sms_send_failed"
+)
+
+// Magic SMS numbers (DESIGN.md): checked before anything else.
+const (
+	magicSMSOnDNC     = "+15005550010"
+	magicSMSOptedOut  = "+15005550011"
+	magicSMSSendFails = "+15005550012"
+	magicSMSTCPA      = "+15005550013"
+)
+
+// Quiet hours: texts may reach a recipient from 08:00 to 20:59 their local
+// time.
+const (
+	quietHoursEnd   = 8  // first allowed hour
+	quietHoursStart = 21 // first refused hour
+	// smsDeliveryDelay is how long after sending a text is delivered.
+	smsDeliveryDelay = 2 * time.Second
+	// messagingServiceKey in an agent's metadata makes it send through a
+	// messaging service: the answer's from is "messaging_service".
+	messagingServiceKey = "messaging_service_sid"
+)
+
+// blockedContent is the content compliance rule: carrier-filtered
+// categories (cannabis, gambling, high-risk lending, firearms, adult) and
+// public link shorteners, matched case-insensitively as whole words.
+var blockedContent = regexp.MustCompile(`(?i)(\b(cannabis|marijuana|cbd|thc|casino|gambling|sports betting|payday loans?|guaranteed approval|debt forgiveness|free money|firearms?|xxx)\b|\b(bit\.ly|tinyurl\.com|goo\.gl|ow\.ly|t\.co)/)`)
+
+// Opt-out and opt-in keywords of inbound texts (the message, trimmed,
+// case-insensitive).
+var (
+	stopKeywords  = []string{"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT"}
+	startKeywords = []string{"START", "UNSTOP", "YES", "OPTIN"}
+)
+
+// areaCodeZones maps North American area codes to time zones for quiet
+// hours; other +1 numbers use the sending business's time zone.
+var areaCodeZones = func() map[string]string {
+	m := map[string]string{}
+	add := func(zone string, codes ...string) {
+		for _, c := range codes {
+			m[c] = zone
+		}
+	}
+	add("America/New_York", "201", "202", "203", "212", "215", "301", "305", "347", "404", "407", "412",
+		"413", "617", "646", "678", "704", "718", "732", "754", "786", "857", "860", "904", "917", "954", "973")
+	add("America/Chicago", "205", "210", "214", "312", "314", "316", "405", "414", "469", "501", "504",
+		"512", "612", "615", "713", "773", "816", "832", "901", "972")
+	add("America/Denver", "303", "385", "406", "505", "720", "801")
+	add("America/Phoenix", "480", "602")
+	add("America/Los_Angeles", "206", "213", "253", "310", "323", "408", "415", "425", "503", "510",
+		"619", "626", "650", "702", "714", "818", "858", "909", "916", "949")
+	add("America/Anchorage", "907")
+	add("Pacific/Honolulu", "808")
+	return m
+}()
+
+// countryZones maps country codes outside North America to a time zone.
+var countryZones = []struct{ prefix, zone string }{
+	{"+44", "Europe/London"}, {"+33", "Europe/Paris"}, {"+49", "Europe/Berlin"},
+	{"+34", "Europe/Madrid"}, {"+39", "Europe/Rome"}, {"+31", "Europe/Amsterdam"},
+	{"+61", "Australia/Sydney"}, {"+81", "Asia/Tokyo"}, {"+91", "Asia/Kolkata"},
+	{"+52", "America/Mexico_City"}, {"+55", "America/Sao_Paulo"},
+}
+
+// recipientLocation is the time zone of a number: by area code (+1) or
+// country code, else the business's.
+func recipientLocation(number string, b *store.Business) *time.Location {
+	if strings.HasPrefix(number, "+1") && len(number) >= 5 {
+		if z, ok := areaCodeZones[number[2:5]]; ok {
+			return location(z)
+		}
+		return businessLocation(b)
+	}
+	for _, c := range countryZones {
+		if strings.HasPrefix(number, c.prefix) {
+			return location(c.zone)
+		}
+	}
+	return businessLocation(b)
+}
+
+func (s *Server) smsRoutes() []*route {
+	return []*route{
+		{method: http.MethodPost, path: "/api/v1/sms/send", scope: scope("sms:write"), schema: "smsSend", handle: s.sendSMSHandler},
+		{method: http.MethodPost, path: "/api/v1/sms/update-prompt", scope: scope("agents:write"), schema: "smsUpdatePrompt", handle: s.updateSMSPrompt},
+		{method: http.MethodGet, path: "/api/v1/sms/messages", scope: scope("sms:read"), handle: s.listSMS},
+	}
+}
+
+// smsCompliance is the check every outbound text passes, in order: the
+// magic numbers (+15005550012 never gets here: it goes straight to the
+// carrier, which fails), do-not-call (national registry and the business's
+// list), consent (opted in, not opted out), quiet hours in the recipient's
+// local time, then content. The caller holds the lock.
+func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string) *apiError {
+	switch to {
+	case magicSMSOnDNC:
+		return newError(http.StatusBadRequest, codeNumberOnDNC, to+" is on the do-not-call list")
+	case magicSMSOptedOut:
+		return newError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts")
+	case magicSMSTCPA:
+		return newError(http.StatusBadRequest, codeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
+	}
+	if st.OnDNC(b.ID, to) {
+		return newError(http.StatusBadRequest, codeNumberOnDNC, to+" is on the do-not-call list")
+	}
+	switch st.Consent(b.ID, to) {
+	case store.ConsentOptedOut:
+		return newError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
+	case store.ConsentNone:
+		return newError(http.StatusBadRequest, codeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
+	}
+	loc := recipientLocation(to, b)
+	if local := now.In(loc); local.Hour() < quietHoursEnd || local.Hour() >= quietHoursStart {
+		return newError(http.StatusBadRequest, codeTCPAViolation, fmt.Sprintf(
+			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
+			local.Format("15:04"), loc.String())).with("recipient_local_time", local.Format(time.RFC3339))
+	}
+	if m := blockedContent.FindString(body); m != "" {
+		return newError(http.StatusBadRequest, codeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
+	}
+	return nil
+}
+
+// smsRequest is one outbound text.
+type smsRequest struct {
+	agent *store.Agent
+	to    string
+	body  string
+	lead  *store.Lead // nil: the business's lead with that number, if any
+	// carrierFault is a simulated carrier failure (fault injection), or nil.
+	carrierFault *apiError
+}
+
+// sendSMS is the one path of outbound texts (POST /v1/sms/send, and any
+// platform process that texts a person): sender, compliance, then the
+// carrier. A refused text is not logged; a text the carrier fails is logged
+// as failed (sms.failed); a sent one is logged in the lead's thread
+// (sms.sent, delivered two seconds later: sms.delivered), counts as an
+// interaction and appears in the outbox. The caller holds the write lock.
+func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store.SMSMessage, *apiError) {
+	a := req.agent
+	from := a.PhoneNumber
+	if sid, _ := a.Metadata[messagingServiceKey].(string); sid != "" {
+		from = "messaging_service"
+	}
+	if from == "" {
+		return nil, errNotFound("agent " + a.ID + " has no phone number to send from")
+	}
+	b, _ := st.Businesses.Get(a.Owner)
+	if b == nil {
+		return nil, errNotFound("agent not found: " + a.ID)
+	}
+	// The magic failing number skips the compliance checks, like every
+	// magic number: it always reaches the carrier, which fails.
+	if req.to != magicSMSSendFails {
+		if err := smsCompliance(st, now, b, req.to, req.body); err != nil {
+			return nil, err
+		}
+	}
+	lead := req.lead
+	if lead == nil {
+		lead = st.LeadByPhone(a.Owner, req.to)
+	}
+	m := &store.SMSMessage{
+		MessageSID: "SM" + s.ids.token(16), AgentID: a.ID, Direction: store.DirectionOutbound,
+		From: from, To: req.to, Body: req.body, Status: store.SMSSent,
+	}
+	if lead != nil {
+		m.LeadID = lead.ID
+	}
+	m.ID = s.ids.uuid()
+	m.Owner = a.Owner
+	m.CreatedAt = st.SMSMessages.Stamp(now)
+	m.UpdatedAt = m.CreatedAt
+	fault := req.carrierFault
+	if fault == nil && req.to == magicSMSSendFails {
+		fault = newError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier rejected the message to "+req.to)
+	}
+	if fault != nil {
+		m.Status, m.Error = store.SMSFailed, fault.message
+		st.SMSMessages.Put(m)
+		s.emit(st, a.Owner, "sms.failed", now, smsView(m))
+		return m, fault
+	}
+	st.SMSMessages.Put(m)
+	s.emit(st, a.Owner, "sms.sent", now, smsView(m))
+	s.sendOutbox(st, now, store.OutboxMessage{Channel: "sms", To: req.to, From: from, Body: req.body})
+	if lead != nil {
+		s.touchLead(st, now, lead, true)
+	}
+	id := m.ID
+	s.schedule(now.Add(smsDeliveryDelay), func(now time.Time) {
+		if m, ok := s.st.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
+			m.Status = store.SMSDelivered
+			m.UpdatedAt = later(m.UpdatedAt, now)
+			s.emit(s.st, m.Owner, "sms.delivered", now, smsView(m))
+		}
+	})
+	return m, nil
+}
+
+func (s *Server) sendSMSHandler(rc *reqCtx) (any, error) {
+	var body struct {
+		To          string `json:"to"`
+		FromAgentID string `json:"from_agent_id"`
+		Message     string `json:"message"`
+		LeadID      string `json:"lead_id"`
+	}
+	if err := rc.decode(&body); err != nil {
+		return nil, err
+	}
+	a, err := rc.agent(body.FromAgentID)
+	if err != nil {
+		return nil, err
+	}
+	req := smsRequest{agent: a, to: body.To, body: body.Message}
+	if body.LeadID != "" {
+		l, ok := rc.st.Leads.Get(body.LeadID)
+		if !ok || l.Owner != a.Owner {
+			return nil, errNotFound("lead not found: " + body.LeadID)
+		}
+		req.lead = l
+	}
+	if e := rc.dependencyFault(FaultTargetSMSProvider); e != nil {
+		req.carrierFault = newError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier failed: "+e.message)
+	}
+	m, apiErr := s.sendSMS(rc.st, rc.now, req)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return map[string]any{
+		"success": true, "message_sid": m.MessageSID, "to": m.To, "from": m.From,
+		"id": m.ID, "lead_id": nullable(m.LeadID), "status": m.Status,
+	}, nil
+}
+
+func (s *Server) updateSMSPrompt(rc *reqCtx) (any, error) {
+	var body struct {
+		AgentID   string `json:"agent_id"`
+		SMSPrompt string `json:"sms_prompt"`
+		Reason    string `json:"reason"`
+	}
+	if err := rc.decode(&body); err != nil {
+		return nil, err
+	}
+	a, err := rc.agent(body.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	e := &store.PromptAudit{AgentID: a.ID, Field: "sms_prompt", OldValue: a.SMSPrompt, NewValue: body.SMSPrompt,
+		Reason: body.Reason, ActorUser: rc.p.user.ID}
+	if rc.p.key != nil {
+		e.ActorKey = rc.p.key.Prefix
+	}
+	e.ID = s.ids.uuid()
+	e.Owner = a.Owner
+	e.CreatedAt = rc.st.PromptAudits.Stamp(rc.now)
+	rc.st.PromptAudits.Put(e)
+	a.SMSPrompt = body.SMSPrompt
+	a.UpdatedAt = later(a.UpdatedAt, rc.now)
+	return map[string]any{"success": true, "agent_id": a.ID, "message": "SMS prompt updated"}, nil
+}
+
+func (s *Server) listSMS(rc *reqCtx) (any, error) {
+	pq, owners, err := rc.listQuery(50, 100)
+	if err != nil {
+		return nil, err
+	}
+	leadID, phone, agentID, direction := rc.query("lead_id"), rc.query("phone"), rc.query("agent_id"), rc.query("direction")
+	if leadID != "" {
+		l, err := rc.lead(leadID)
+		if err != nil {
+			return nil, err
+		}
+		owners = []string{l.Owner}
+	}
+	if direction != "" && direction != store.DirectionInbound && direction != store.DirectionOutbound {
+		return nil, errInvalidField("direction", "must be inbound or outbound")
+	}
+	items, more := listPage(rc.st.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
+		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
+			(agentID == "" || m.AgentID == agentID) && (direction == "" || m.Direction == direction)
+	}, smsView)
+	return map[string]any{"messages": items, "has_more": more}, nil
+}
+
+// smsView is a text as GET /v1/sms/messages and the sms.* events show it.
+func smsView(m *store.SMSMessage) map[string]any {
+	return map[string]any{
+		"id": m.ID, "message_sid": m.MessageSID, "lead_id": nullable(m.LeadID), "agent_id": m.AgentID,
+		"business_id": m.Owner, "direction": m.Direction, "from": m.From, "to": m.To, "body": m.Body,
+		"status": m.Status, "error": nullable(m.Error), "created_at": m.CreatedAt, "updated_at": m.UpdatedAt,
+	}
+}
+
+// InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS answer.
+type InboundSMS struct {
+	// MessageID is the logged inbound message.
+	MessageID string `json:"message_id"`
+	// LeadID is the lead whose thread holds it ("" when none: an opt-out
+	// or opt-in keyword from a number without a lead creates none).
+	LeadID string `json:"lead_id"`
+	// Consent is the number's consent after the text: opted_in or opted_out.
+	Consent string `json:"consent"`
+}
+
+// inboundSMSLocked receives a text to a platform number: STOP (and the
+// other opt-out keywords) revokes consent, START (and the other opt-in
+// keywords) restores it, any other text grants it unless the number opted
+// out. The text joins the lead's thread (a lead is created for a new number
+// unless the text is a keyword) and sms.received is emitted. The caller
+// holds the write lock.
+func (s *Server) inboundSMSLocked(st *store.Store, now time.Time, to, from, body string) (InboundSMS, *apiError) {
+	n, ok := st.NumbersByPhone[to]
+	if !ok {
+		return InboundSMS{}, errNotFound(to + " is not a platform number")
+	}
+	biz := n.Owner
+	kw := strings.ToUpper(strings.TrimSpace(body))
+	isStop, isStart := slices.Contains(stopKeywords, kw), slices.Contains(startKeywords, kw)
+	switch {
+	case isStop:
+		st.SetConsent(biz, from, store.ConsentOptedOut)
+	case isStart:
+		st.SetConsent(biz, from, store.ConsentOptedIn)
+	case st.Consent(biz, from) != store.ConsentOptedOut:
+		st.SetConsent(biz, from, store.ConsentOptedIn)
+	}
+	var lead *store.Lead
+	if isStop || isStart {
+		if lead = st.LeadByPhone(biz, from); lead != nil {
+			s.touchLead(st, now, lead, false)
+		}
+	} else {
+		lead = s.collectLead(st, now, biz, n.AgentID, from, extractLead(store.CallerInput{Said: body}, from), sourceSMS)
+	}
+	m := &store.SMSMessage{
+		MessageSID: "SM" + s.ids.token(16), AgentID: n.AgentID, Direction: store.DirectionInbound,
+		From: from, To: to, Body: body, Status: store.SMSReceived,
+	}
+	if lead != nil {
+		m.LeadID = lead.ID
+	}
+	m.ID = s.ids.uuid()
+	m.Owner = biz
+	m.CreatedAt = st.SMSMessages.Stamp(now)
+	m.UpdatedAt = m.CreatedAt
+	st.SMSMessages.Put(m)
+	s.emit(st, biz, "sms.received", now, smsView(m))
+	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: st.Consent(biz, from)}, nil
+}

@@ -1,0 +1,341 @@
+package mockserver
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// SMS consent states (POST /_mock/consent, Server.SetConsent).
+const (
+	ConsentOptedIn  = store.ConsentOptedIn
+	ConsentOptedOut = store.ConsentOptedOut
+	ConsentNone     = store.ConsentNone
+)
+
+func (s *Server) telephonyAdminRoutes() []*route {
+	admin := func(method, path string, lock lockMode, schema string, h func(*reqCtx) (any, error)) *route {
+		return &route{method: method, path: adminPrefix + path, auth: authAdmin, lock: lock, schema: schema, handle: h}
+	}
+	return []*route{
+		admin(http.MethodPost, "/inbound-call", lockWrite, "mockInboundCall", s.adminInboundCall),
+		admin(http.MethodPost, "/inbound-sms", lockWrite, "mockInboundSMS", s.adminInboundSMS),
+		admin(http.MethodPost, "/dnc", lockWrite, "mockDNC", s.adminDNC),
+		admin(http.MethodPost, "/consent", lockWrite, "mockConsent", s.adminSetConsent),
+		admin(http.MethodGet, "/consent", lockAuto, "", s.adminGetConsent),
+		admin(http.MethodGet, "/provider-calls", lockAuto, "", s.adminProviderCall),
+		admin(http.MethodGet, "/call-webhooks", lockNone, "", s.adminCallWebhooks),
+		admin(http.MethodGet, "/prompt-audit", lockAuto, "", s.adminPromptAudit),
+	}
+}
+
+// validateAs runs a Go helper's argument through the schema of its admin
+// route: the same validation path as the HTTP body.
+func validateAs(schema string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	rc := &reqCtx{route: &route{schema: schema}, body: raw}
+	return rc.decode(nil)
+}
+
+func (s *Server) adminInboundCall(rc *reqCtx) (any, error) {
+	var in InboundCall
+	if err := rc.decode(&in); err != nil {
+		return nil, err
+	}
+	c, apiErr := s.inboundCallLocked(rc.st, rc.now, in)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return created(callDetail(rc.st, c)), nil
+}
+
+// InboundCall makes a caller ring a platform number (see InboundCall and
+// the package documentation's call states) and returns the call's id. Move
+// the clock to let the call run.
+func (s *Server) InboundCall(in InboundCall) (string, error) {
+	if err := validateAs("mockInboundCall", in); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, apiErr := s.inboundCallLocked(s.st, s.clock.Now(), in)
+	if apiErr != nil {
+		return "", apiErr
+	}
+	return c.ID, nil
+}
+
+type inboundSMSBody struct {
+	To   string `json:"to"`
+	From string `json:"from"`
+	Body string `json:"body"`
+}
+
+func (s *Server) adminInboundSMS(rc *reqCtx) (any, error) {
+	var in inboundSMSBody
+	if err := rc.decode(&in); err != nil {
+		return nil, err
+	}
+	out, apiErr := s.inboundSMSLocked(rc.st, rc.now, in.To, in.From, in.Body)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return created(out), nil
+}
+
+// InboundSMS makes a person text a platform number: consent, opt-out
+// (STOP) and opt-in (START) as the package documentation says.
+func (s *Server) InboundSMS(to, from, body string) (InboundSMS, error) {
+	if err := validateAs("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
+		return InboundSMS{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out, apiErr := s.inboundSMSLocked(s.st, s.clock.Now(), to, from, body)
+	if apiErr != nil {
+		return InboundSMS{}, apiErr
+	}
+	return out, nil
+}
+
+type dncBody struct {
+	Phone      string `json:"phone"`
+	BusinessID string `json:"business_id,omitempty"`
+	OnList     *bool  `json:"on_list,omitempty"`
+}
+
+func (s *Server) adminDNC(rc *reqCtx) (any, error) {
+	var in dncBody
+	if err := rc.decode(&in); err != nil {
+		return nil, err
+	}
+	on := in.OnList == nil || *in.OnList
+	if err := s.setDNCLocked(in.Phone, in.BusinessID, on); err != nil {
+		return nil, err
+	}
+	return map[string]any{"phone": in.Phone, "business_id": nullable(in.BusinessID), "on_list": on}, nil
+}
+
+func (s *Server) setDNCLocked(phone, businessID string, on bool) *apiError {
+	if businessID != "" {
+		if _, ok := s.st.Businesses.Get(businessID); !ok {
+			return errNotFound("business not found: " + businessID)
+		}
+	}
+	s.st.SetDNC(businessID, phone, on)
+	return nil
+}
+
+// AddDNC puts a number on a business's do-not-call list, or on the national
+// registry every business honours when businessID is "". Texts to it are
+// refused with number_on_dnc; calls placed through the API are not checked
+// (the spec leaves that to the caller).
+func (s *Server) AddDNC(phone, businessID string) error { return s.setDNC(phone, businessID, true) }
+
+// RemoveDNC takes a number off a do-not-call list (see AddDNC).
+func (s *Server) RemoveDNC(phone, businessID string) error { return s.setDNC(phone, businessID, false) }
+
+func (s *Server) setDNC(phone, businessID string, on bool) error {
+	if err := validateAs("mockDNC", dncBody{Phone: phone, BusinessID: businessID, OnList: &on}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.setDNCLocked(phone, businessID, on); err != nil {
+		return err
+	}
+	return nil
+}
+
+type consentBody struct {
+	BusinessID string `json:"business_id"`
+	Phone      string `json:"phone"`
+	Status     string `json:"status"`
+}
+
+func (s *Server) adminSetConsent(rc *reqCtx) (any, error) {
+	var in consentBody
+	if err := rc.decode(&in); err != nil {
+		return nil, err
+	}
+	if _, ok := rc.st.Businesses.Get(in.BusinessID); !ok {
+		return nil, errNotFound("business not found: " + in.BusinessID)
+	}
+	rc.st.SetConsent(in.BusinessID, in.Phone, in.Status)
+	return in, nil
+}
+
+// SetConsent sets a number's SMS consent towards a business: ConsentOptedIn,
+// ConsentOptedOut or ConsentNone.
+func (s *Server) SetConsent(businessID, phone, status string) error {
+	if err := validateAs("mockConsent", consentBody{BusinessID: businessID, Phone: phone, Status: status}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.st.Businesses.Get(businessID); !ok {
+		return errNotFound("business not found: " + businessID)
+	}
+	s.st.SetConsent(businessID, phone, status)
+	return nil
+}
+
+// Consent returns a number's SMS consent towards a business.
+func (s *Server) Consent(businessID, phone string) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.st.Consent(businessID, phone)
+}
+
+func (s *Server) adminGetConsent(rc *reqCtx) (any, error) {
+	biz, err := rc.requireQuery("business_id")
+	if err != nil {
+		return nil, err
+	}
+	phone, err := rc.requireQuery("phone")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"business_id": biz, "phone": phone, "status": rc.st.Consent(biz, phone), "on_dnc": rc.st.OnDNC(biz, phone),
+	}, nil
+}
+
+// ProviderCall is what the simulated voice provider received for a call:
+// GET /_mock/provider-calls?call_id= and Server.ProviderCall. Tests read
+// the enrichment variables the agent received here.
+type ProviderCall struct {
+	CallID      string `json:"call_id"`
+	AssistantID string `json:"assistant_id"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	// FirstMessage is the opening line, with {{variables}} filled in.
+	FirstMessage string `json:"first_message"`
+	// Prompt is the prompt the assistant runs with (the outbound prompt for
+	// outbound calls, the inbound one for inbound calls), with the context
+	// appended and {{variables}} filled in.
+	Prompt  string `json:"prompt"`
+	Context string `json:"context,omitempty"`
+	// Variables are the enrichment variables: name, lead_score, lead_status,
+	// interaction_count, days_since_first_contact and lead_source when the
+	// call has a lead; business_name, business_phone and time_of_day always.
+	Variables   map[string]any `json:"variables"`
+	MaxDuration int            `json:"max_duration"`
+}
+
+// ProviderCall returns what the simulated voice provider received for a
+// call.
+func (s *Server) ProviderCall(callID string) (ProviderCall, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.st.Calls.Get(callID)
+	if !ok {
+		return ProviderCall{}, false
+	}
+	return providerCallView(c), true
+}
+
+func providerCallView(c *store.Call) ProviderCall {
+	p := c.Provider
+	return ProviderCall{
+		CallID: c.ID, AssistantID: p.AssistantID, From: p.From, To: p.To, FirstMessage: p.FirstMessage,
+		Prompt: p.Prompt, Context: p.Context, Variables: maps.Clone(p.Variables), MaxDuration: p.MaxDuration,
+	}
+}
+
+func (s *Server) adminProviderCall(rc *reqCtx) (any, error) {
+	id, err := rc.requireQuery("call_id")
+	if err != nil {
+		return nil, err
+	}
+	c, ok := rc.st.Calls.Get(id)
+	if !ok {
+		return nil, errNotFound("call not found: " + id)
+	}
+	return providerCallView(c), nil
+}
+
+func (s *Server) adminCallWebhooks(rc *reqCtx) (any, error) {
+	callID, err := rc.requireQuery("call_id")
+	if err != nil {
+		return nil, err
+	}
+	wait, err := rc.waitParam()
+	if err != nil {
+		return nil, err
+	}
+	status := rc.query("status")
+	if wait > 0 {
+		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
+		defer cancel()
+		s.WaitCallWebhook(ctx, callID, func(d CallWebhookDelivery) bool { return status == "" || d.Status == status })
+	}
+	return map[string]any{"deliveries": s.CallWebhooks(callID)}, nil
+}
+
+// PromptAuditEntry is one change of an agent's prompt in the audit trail
+// (POST /v1/sms/update-prompt writes them).
+type PromptAuditEntry struct {
+	ID         string `json:"id"`
+	AgentID    string `json:"agent_id"`
+	BusinessID string `json:"business_id"`
+	// Field is the prompt changed (sms_prompt).
+	Field    string `json:"field"`
+	OldValue string `json:"old_value"`
+	NewValue string `json:"new_value"`
+	Reason   string `json:"reason"`
+	// ActorUserID is the user the change was made as; ActorKeyPrefix the
+	// key's prefix ("" for a dashboard session).
+	ActorUserID    string    `json:"actor_user_id"`
+	ActorKeyPrefix string    `json:"actor_key_prefix"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// PromptAudit returns the audit trail of an agent's prompt changes, oldest
+// first.
+func (s *Server) PromptAudit(agentID string) []PromptAuditEntry {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return promptAuditLocked(s.st, agentID)
+}
+
+func promptAuditLocked(st *store.Store, agentID string) []PromptAuditEntry {
+	out := []PromptAuditEntry{}
+	a, ok := st.Agents.Get(agentID)
+	if !ok {
+		return out
+	}
+	for _, e := range st.PromptAudits.Owned(a.Owner) {
+		if e.AgentID == agentID {
+			out = append(out, PromptAuditEntry{
+				ID: e.ID, AgentID: e.AgentID, BusinessID: e.Owner, Field: e.Field, OldValue: e.OldValue,
+				NewValue: e.NewValue, Reason: e.Reason, ActorUserID: e.ActorUser, ActorKeyPrefix: e.ActorKey,
+				CreatedAt: e.CreatedAt,
+			})
+		}
+	}
+	return out
+}
+
+func (s *Server) adminPromptAudit(rc *reqCtx) (any, error) {
+	id, err := rc.requireQuery("agent_id")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"entries": promptAuditLocked(rc.st, id)}, nil
+}
+
+// MinutesUsed returns the minutes a business's calls used (finished calls'
+// durations, each rounded up to a whole minute).
+func (s *Server) MinutesUsed(businessID string) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.st.MinutesUsed(businessID)
+}

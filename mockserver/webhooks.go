@@ -1,0 +1,334 @@
+package mockserver
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
+)
+
+// Subscription defaults and bounds.
+const (
+	// defaultSecretGrace is how long a rotated-out secret keeps signing
+	// when the rotation does not say.
+	defaultSecretGrace = 24 * time.Hour
+	secretPrefix       = "whsec_"
+	secretBytes        = 24
+)
+
+// eventTypes are the 27 event types of spec section 6, in its order.
+var eventTypes = []string{
+	"lead.created", "lead.scored", "call.received", "call.started", "call.completed",
+	"call.failed", "sms.received", "sms.sent", "sms.delivered", "sms.failed",
+	"voicemail.received", "dispatcher.briefing_created", "dispatcher.handoff_dispatched",
+	"phone_number.assigned", "phone_number.released", "phone_number.purchased",
+	"workspace.paused", "workspace.canceled", "workspace.created",
+	"workspace.provisioning_failed", "workspace.ready", "workspace.teardown_completed",
+	"lead_email.sent", "lead_email.failed", "callback.scheduled", "callback.completed",
+	"conversation.handoff",
+}
+
+func isEventType(s string) bool { return slices.Contains(eventTypes, s) }
+
+func (s *Server) webhookRoutes() []*route {
+	return []*route{
+		{method: http.MethodGet, path: "/api/v1/webhooks", scope: scope("webhooks:read"), handle: s.getWebhooks},
+		{method: http.MethodPost, path: "/api/v1/webhooks", scope: scope("webhooks:write"), schema: "webhookUpsert", handle: s.upsertWebhook},
+		{method: http.MethodDelete, path: "/api/v1/webhooks", scope: scope("webhooks:write"), handle: s.deleteWebhook},
+		{method: http.MethodPost, path: "/api/v1/webhooks/rotate-secret", scope: scope("webhooks:write"), schema: "webhookRotateSecret", handle: s.rotateWebhookSecret},
+	}
+}
+
+// reachable returns a record of a business the caller reaches, or 404 (an
+// absent and an inaccessible record look the same).
+func reachable[T store.Record](rc *reqCtx, t *store.Table[T], id, what string) (T, error) {
+	r, ok := t.Get(id)
+	if !ok || rc.p == nil || !rc.p.reaches(r.RecordOwner()) {
+		var zero T
+		return zero, errNotFound(what + " not found: " + id)
+	}
+	return r, nil
+}
+
+// readOrList answers the GET of a resource in the ?id= style: one record
+// (404 when the caller does not reach it), or a page of the records of the
+// caller's businesses (or of business_id), newest first, filtered by match.
+func readOrList[T store.Record](rc *reqCtx, t *store.Table[T], what, key string, match func(T) bool, view func(T) map[string]any) (any, error) {
+	if id := rc.query("id"); id != "" {
+		r, err := reachable(rc, t, id, what)
+		if err != nil {
+			return nil, err
+		}
+		return view(r), nil
+	}
+	owners, err := rc.scopedBusinesses()
+	if err != nil {
+		return nil, err
+	}
+	pq, err := rc.pageQuery(50, 100)
+	if err != nil {
+		return nil, err
+	}
+	items, more := listPage(t, owners, pq, match, view)
+	return map[string]any{key: items, "has_more": more}, nil
+}
+
+// webhook returns a subscription the caller reaches, or 404.
+func (rc *reqCtx) webhook(id string) (*store.Webhook, error) {
+	return reachable(rc, rc.st.Webhooks, id, "webhook subscription")
+}
+
+func (s *Server) getWebhooks(rc *reqCtx) (any, error) {
+	view := func(w *store.Webhook) map[string]any { return webhookView(w, rc.now) }
+	return readOrList(rc, rc.st.Webhooks, "webhook subscription", "webhooks", nil, view)
+}
+
+// webhookUpsertBody is POST /v1/webhooks after schema validation.
+type webhookUpsertBody struct {
+	ID            string                    `json:"id"`
+	BusinessID    string                    `json:"business_id"`
+	WebhookURL    string                    `json:"webhook_url"`
+	Events        []string                  `json:"events"`
+	Description   *string                   `json:"description"`
+	IsActive      *bool                     `json:"is_active"`
+	Preset        string                    `json:"preset"`
+	Template      *webhooks.PayloadTemplate `json:"payload_template"`
+	CustomHeaders map[string]*string        `json:"custom_headers"`
+	HTTPMethod    string                    `json:"http_method"`
+	BodyFormat    string                    `json:"body_format"`
+}
+
+func (s *Server) upsertWebhook(rc *reqCtx) (any, error) {
+	var body webhookUpsertBody
+	if err := rc.decode(&body); err != nil {
+		return nil, err
+	}
+	var sent map[string]json.RawMessage
+	_ = decodeLoose(rc.body, &sent)
+	if _, err := rc.business(body.BusinessID); err != nil {
+		return nil, err
+	}
+	var w *store.Webhook
+	creating := body.ID == ""
+	if creating {
+		w = &store.Webhook{
+			Events: slices.Clone(eventTypes), Active: true,
+			HTTPMethod: http.MethodPost, BodyFormat: "json", CustomHeaders: map[string]string{},
+		}
+	} else {
+		var err error
+		if w, err = rc.webhook(body.ID); err != nil {
+			return nil, err
+		}
+		if w.Owner != body.BusinessID {
+			return nil, errInvalidField("/business_id", "does not match the subscription's business %s (a subscription cannot move)", w.Owner)
+		}
+	}
+
+	// Check everything before changing anything.
+	var template *webhooks.PayloadTemplate
+	_, templateSent := sent["payload_template"]
+	if templateSent && body.Template != nil {
+		if e := validateTemplate(body.Template.Fields); e != nil {
+			return nil, e
+		}
+		template = body.Template
+	}
+	var headers map[string]string
+	if _, ok := sent["custom_headers"]; ok {
+		var e *apiError
+		if headers, e = mergeCustomHeaders(w.CustomHeaders, body.CustomHeaders); e != nil {
+			return nil, e
+		}
+	}
+
+	w.URL = body.WebhookURL
+	if body.Events != nil {
+		w.Events = slices.Clone(body.Events)
+	}
+	if _, ok := sent["description"]; ok {
+		w.Description = body.Description
+	}
+	if body.IsActive != nil {
+		w.Active = *body.IsActive
+	}
+	switch {
+	case templateSent:
+		w.Template, w.Preset = template, ""
+	case body.Preset != "":
+		w.Template, _ = expandPreset(body.Preset)
+		w.Preset = body.Preset
+	}
+	if _, ok := sent["custom_headers"]; ok {
+		w.CustomHeaders = headers
+	}
+	if body.HTTPMethod != "" {
+		w.HTTPMethod = body.HTTPMethod
+	}
+	if body.BodyFormat != "" {
+		w.BodyFormat = body.BodyFormat
+	}
+	w.UpdatedAt = rc.now.UTC()
+	if !creating {
+		if !w.Active {
+			s.cancelDeliveries(rc.st, w.ID, "the subscription was deactivated")
+		}
+		return webhookView(w, rc.now), nil
+	}
+	w.ID = s.ids.uuid()
+	w.Owner = body.BusinessID
+	w.CreatedAt = rc.st.Webhooks.Stamp(rc.now)
+	w.UpdatedAt = w.CreatedAt
+	secret := s.newSigningSecret()
+	w.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: w.CreatedAt}}
+	rc.st.Webhooks.Put(w)
+	v := webhookView(w, rc.now)
+	v["secret"] = secret
+	return created(v), nil
+}
+
+// mergeCustomHeaders applies a sent custom_headers object to the saved
+// headers: the sent names become the set (canonical names, no two equal in
+// any case), a string sets the value and null keeps the saved one. nil
+// (custom_headers: null) means no headers.
+func mergeCustomHeaders(saved map[string]string, sent map[string]*string) (map[string]string, *apiError) {
+	out := map[string]string{}
+	for name, v := range sent {
+		canon := http.CanonicalHeaderKey(name)
+		ptr := "/custom_headers/" + jsonPointerEscape(name)
+		if _, dup := out[canon]; dup {
+			return nil, errInvalidField(ptr, "header %s is given twice (names are case-insensitive)", canon)
+		}
+		if v != nil {
+			out[canon] = *v
+			continue
+		}
+		old, ok := saved[canon]
+		if !ok {
+			return nil, errInvalidField(ptr, "null keeps the saved value, but header %s has none: send its value", canon)
+		}
+		out[canon] = old
+	}
+	return out, nil
+}
+
+// newSigningSecret returns "whsec_" and the base64 of 24 random bytes
+// (deterministic under WithIDSeed).
+func (s *Server) newSigningSecret() string {
+	var b [secretBytes]byte
+	s.ids.read(b[:])
+	return secretPrefix + base64.StdEncoding.EncodeToString(b[:])
+}
+
+func (s *Server) deleteWebhook(rc *reqCtx) (any, error) {
+	id, err := rc.requireQuery("id")
+	if err != nil {
+		return nil, err
+	}
+	w, err := rc.webhook(id)
+	if err != nil {
+		return nil, err
+	}
+	rc.st.Webhooks.Delete(w.ID)
+	s.cancelDeliveries(rc.st, w.ID, "the subscription was deleted")
+	return map[string]any{"success": true, "id": w.ID}, nil
+}
+
+func (s *Server) rotateWebhookSecret(rc *reqCtx) (any, error) {
+	var body struct {
+		ID          string `json:"id"`
+		GraceSecond *int   `json:"grace_period_seconds"`
+	}
+	if err := rc.decode(&body); err != nil {
+		return nil, err
+	}
+	w, err := rc.webhook(body.ID)
+	if err != nil {
+		return nil, err
+	}
+	grace := defaultSecretGrace
+	if body.GraceSecond != nil {
+		grace = time.Duration(*body.GraceSecond) * time.Second
+	}
+	expires := rc.now.Add(grace).UTC()
+	// Keep the secrets still signing, each ending no later than the new
+	// grace period; drop the expired ones.
+	kept := make([]store.WebhookSecret, 0, len(w.Secrets)+1)
+	secret := s.newSigningSecret()
+	kept = append(kept, store.WebhookSecret{Value: secret, CreatedAt: rc.now.UTC()})
+	for _, old := range w.Secrets {
+		if !old.ExpiresAt.IsZero() && !old.ExpiresAt.After(rc.now) {
+			continue
+		}
+		if old.ExpiresAt.IsZero() || old.ExpiresAt.After(expires) {
+			old.ExpiresAt = expires
+		}
+		if grace > 0 {
+			kept = append(kept, old)
+		}
+	}
+	w.Secrets = kept
+	w.UpdatedAt = rc.now.UTC()
+	v := webhookView(w, rc.now)
+	v["secret"] = secret
+	return v, nil
+}
+
+// activeSecrets are the secrets that sign at a simulated time, newest
+// first.
+func activeSecrets(w *store.Webhook, at time.Time) []string {
+	out := make([]string, 0, len(w.Secrets))
+	for _, sec := range w.Secrets {
+		if sec.ExpiresAt.IsZero() || sec.ExpiresAt.After(at) {
+			out = append(out, sec.Value)
+		}
+	}
+	return out
+}
+
+// webhookView is a subscription as the API shows it: never a secret, never
+// a custom header value (each saved header name maps to null, which sent
+// back keeps the value).
+func webhookView(w *store.Webhook, now time.Time) map[string]any {
+	headers := map[string]any{}
+	for name := range w.CustomHeaders {
+		headers[name] = nil
+	}
+	var template any
+	if w.Template != nil {
+		template = w.Template
+	}
+	v := map[string]any{
+		"id":               w.ID,
+		"business_id":      w.Owner,
+		"webhook_url":      w.URL,
+		"events":           w.Events,
+		"description":      w.Description,
+		"is_active":        w.Active,
+		"preset":           nullable(w.Preset),
+		"payload_template": template,
+		"custom_headers":   headers,
+		"http_method":      w.HTTPMethod,
+		"body_format":      w.BodyFormat,
+		"created_at":       w.CreatedAt,
+		"updated_at":       w.UpdatedAt,
+	}
+	var rotating []map[string]any
+	for _, sec := range w.Secrets {
+		if !sec.ExpiresAt.IsZero() && sec.ExpiresAt.After(now) {
+			rotating = append(rotating, map[string]any{"created_at": sec.CreatedAt, "expires_at": sec.ExpiresAt})
+		}
+	}
+	if len(w.Secrets) > 0 {
+		v["secret_created_at"] = w.Secrets[0].CreatedAt
+	}
+	v["previous_secrets"] = rotating
+	if rotating == nil {
+		v["previous_secrets"] = []any{}
+	}
+	return v
+}

@@ -1,0 +1,57 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"time"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/mockserver"
+	"github.com/voiceagent/voiceagent-go/sms"
+)
+
+func ExampleService_Send() {
+	srv := mockserver.New(mockserver.WithStartTime(time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)))
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Acme Plumbing"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := client.New(acct.APIKey, voiceagent.WithBaseURL(hs.URL+"/api"))
+	ctx := context.Background()
+	const customer = "+15551230004"
+
+	_, err = c.SMS.Send(ctx, &sms.SendParams{To: customer, FromAgentID: acct.AgentID, Message: "Hi!"})
+	fmt.Println(errors.Is(err, voiceagent.ErrNumberOptedOut)) // no consent yet
+
+	// The customer texts first: that is consent.
+	in, err := srv.InboundSMS(acct.PhoneNumber, customer, "Hi, are you open on Saturday?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	sent, err := c.SMS.Send(ctx, &sms.SendParams{To: customer, FromAgentID: acct.AgentID, Message: "Yes, 9 to 5!"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(sent.Success, sent.From == acct.PhoneNumber)
+
+	srv.Advance(2 * time.Second) // delivered
+	thread, err := c.SMS.Thread(ctx, in.LeadID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range thread {
+		fmt.Println(m.Direction, m.Status, m.Body)
+	}
+	// Output:
+	// true
+	// true true
+	// inbound received Hi, are you open on Saturday?
+	// outbound delivered Yes, 9 to 5!
+}

@@ -1,0 +1,140 @@
+package webhooks
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrEventFamily is returned by the typed accessors of [Event] ([Event.Call],
+// [Event.Lead], ...) when the event is not of the accessor's family.
+var ErrEventFamily = errors.New("webhooks: the event is not of this family")
+
+// Quality holds a finished call's quality scores (1 to 10 each).
+type Quality struct {
+	Professionalism      int `json:"professionalism"`
+	Empathy              int `json:"empathy"`
+	InformationGathering int `json:"information_gathering"`
+	Resolution           int `json:"resolution"`
+}
+
+// CallData is the data of call.* and voicemail.received events: the call
+// as GET /v1/calls?id= shows it. Absent values are empty.
+type CallData struct {
+	ID                string    `json:"id"`
+	ConversationID    string    `json:"conversation_id"`
+	Status            string    `json:"status"`
+	Direction         string    `json:"direction"`
+	Duration          int       `json:"duration"`
+	AgentID           string    `json:"agent_id"`
+	AgentName         string    `json:"agent_name"`
+	BusinessID        string    `json:"business_id"`
+	LeadID            string    `json:"lead_id"`
+	To                string    `json:"to"`
+	From              string    `json:"from"`
+	Name              string    `json:"name"`
+	Summary           string    `json:"summary"`
+	RecordingURL      string    `json:"recording_url"`
+	Transcript        string    `json:"transcript"`
+	QualityDimensions *Quality  `json:"quality_dimensions"`
+	Error             string    `json:"error"`
+	EndedReason       string    `json:"ended_reason"`
+	CreatedAt         time.Time `json:"created_at"`
+}
+
+// LeadData is the data of lead.* events: the lead as GET /v1/leads?id=
+// shows it. Absent values are empty.
+type LeadData struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	FirstName  string    `json:"first_name"`
+	LastName   string    `json:"last_name"`
+	Email      string    `json:"email"`
+	Phone      string    `json:"phone"`
+	Status     string    `json:"status"`
+	Source     string    `json:"source"`
+	AgentID    string    `json:"agent_id"`
+	AgentName  string    `json:"agent_name"`
+	BusinessID string    `json:"business_id"`
+	Score      int       `json:"score"`
+	Notes      string    `json:"notes"`
+	Message    string    `json:"message"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// MessageData is the data of sms.* events: one text message.
+type MessageData struct {
+	ID         string `json:"id"`
+	MessageSID string `json:"message_sid"`
+	LeadID     string `json:"lead_id"`
+	AgentID    string `json:"agent_id"`
+	BusinessID string `json:"business_id"`
+	// Direction is inbound or outbound.
+	Direction string    `json:"direction"`
+	From      string    `json:"from"`
+	To        string    `json:"to"`
+	Body      string    `json:"body"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// PhoneNumberData is the data of phone_number.* events: the number record
+// of GET /v1/numbers.
+type PhoneNumberData struct {
+	ID          string    `json:"id"`
+	PhoneNumber string    `json:"phone_number"`
+	AgentID     string    `json:"agent_id"`
+	BusinessID  string    `json:"business_id"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// WorkspaceData is the data of workspace.* events: the business.
+type WorkspaceData struct {
+	ID                 string    `json:"id"`
+	Name               string    `json:"name"`
+	BusinessType       string    `json:"business_type"`
+	Website            string    `json:"website"`
+	SubscriptionStatus string    `json:"subscription_status"`
+	TrialEndsAt        time.Time `json:"trial_ends_at"`
+	PartnerID          string    `json:"partner_id"`
+	CreatedAt          time.Time `json:"created_at"`
+}
+
+// family decodes the event's data into v when the event type starts with
+// one of prefixes (or equals one of them).
+func family[T any](e *Event, name string, prefixes ...string) (*T, error) {
+	for _, p := range prefixes {
+		if e.Type == p || (strings.HasSuffix(p, ".") && strings.HasPrefix(e.Type, p)) {
+			var v T
+			if err := e.DecodeData(&v); err != nil {
+				return nil, err
+			}
+			return &v, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s is not a %s event", ErrEventFamily, e.Type, name)
+}
+
+// Call returns the call of a call.* or voicemail.received event.
+func (e *Event) Call() (*CallData, error) {
+	return family[CallData](e, "call", "call.", EventVoicemailReceived)
+}
+
+// Lead returns the lead of a lead.* event.
+func (e *Event) Lead() (*LeadData, error) { return family[LeadData](e, "lead", "lead.") }
+
+// Message returns the text message of an sms.* event.
+func (e *Event) Message() (*MessageData, error) { return family[MessageData](e, "sms", "sms.") }
+
+// PhoneNumber returns the number of a phone_number.* event.
+func (e *Event) PhoneNumber() (*PhoneNumberData, error) {
+	return family[PhoneNumberData](e, "phone number", "phone_number.")
+}
+
+// Workspace returns the business of a workspace.* event.
+func (e *Event) Workspace() (*WorkspaceData, error) {
+	return family[WorkspaceData](e, "workspace", "workspace.")
+}
