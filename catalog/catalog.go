@@ -7,8 +7,9 @@
 // the id Create returns. An update may repeat business_id, but it must be
 // the record's own; a record never moves between businesses.
 //
-// Agents answer from the knowledge base: a call whose context matches an
-// entry cites it in the call summary.
+// Agents answer from the knowledge base: when what a call is about (an
+// outbound call's context, what an inbound caller asks) matches an entry,
+// the call's summary cites it.
 package catalog
 
 // Deleted is the answer of a delete.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -257,4 +258,42 @@ func TestKnowledgeUpsertRulesAndErrors(t *testing.T) {
 	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"products:read"}})
 	_, err = env.ClientFor(noScope.APIKey).Knowledge.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
+}
+
+// TestTheIntakeAgentAnswersFromKnowledge: an inbound caller's question that
+// matches an entry is answered from it, and the call summary cites it.
+func TestTheIntakeAgentAnswersFromKnowledge(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	ctx := context.Background()
+	_, err := env.Client.Knowledge.Create(ctx, &catalog.KnowledgeCreateParams{BusinessID: env.Account.BusinessID,
+		Title: "Opening hours", Content: "We are open Monday to Saturday, 8am to 6pm. Closed on Sundays.",
+		ContentType: "faq", Tags: []string{"hours"}})
+	require.NoError(t, err)
+	_, err = env.Client.Knowledge.Create(ctx, &catalog.KnowledgeCreateParams{BusinessID: env.Account.BusinessID,
+		Title: "Emergency service", Content: "Burst pipes are handled within two hours, day and night.",
+		ContentType: "faq", Tags: []string{"emergency", "pipes"}})
+	require.NoError(t, err)
+
+	asked, err := env.Server.InboundCall(mockserver.InboundCall{To: env.Account.PhoneNumber, From: "+15551239901",
+		Caller: mockserver.Caller{Name: "Jane Doe", Said: "Hi, what are your opening hours on Saturday?"}})
+	require.NoError(t, err)
+	pipes, err := env.Server.InboundCall(mockserver.InboundCall{To: env.Account.PhoneNumber, From: "+15551239902",
+		Caller: mockserver.Caller{Said: "A pipe burst in my kitchen!"}})
+	require.NoError(t, err)
+	other, err := env.Server.InboundCall(mockserver.InboundCall{To: env.Account.PhoneNumber, From: "+15551239903",
+		Caller: mockserver.Caller{Said: "Can I speak to Bob?"}})
+	require.NoError(t, err)
+	env.Server.Advance(10 * time.Minute)
+
+	call, err := env.Client.Calls.Get(ctx, asked)
+	require.NoError(t, err)
+	require.NotNil(t, call.Summary)
+	assert.Contains(t, *call.Summary, `knowledge base entry "Opening hours": We are open Monday to Saturday, 8am to 6pm.`)
+	call, err = env.Client.Calls.Get(ctx, pipes)
+	require.NoError(t, err)
+	assert.Contains(t, *call.Summary, `"Emergency service"`)
+	call, err = env.Client.Calls.Get(ctx, other)
+	require.NoError(t, err)
+	assert.NotContains(t, *call.Summary, "knowledge base", "nothing matched")
 }

@@ -8,10 +8,9 @@ import (
 	"net/http"
 	"time"
 
-	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
-
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/idstyle"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Approval channel types. Only the voice-prefixed ones place a call; SMS
@@ -84,9 +83,10 @@ type CallbackAttempt struct {
 type CallbackState struct {
 	// Status is none (no decision yet), pending, delivered, failed, or
 	// not_sent (the host is outside loopback and the platform does not call
-	// out).
+	// out; Error says why).
 	Status        string            `json:"status"`
 	EventID       *string           `json:"event_id"`
+	Error         *string           `json:"error"`
 	Attempts      []CallbackAttempt `json:"attempts"`
 	NextAttemptAt *time.Time        `json:"next_attempt_at"`
 }
@@ -156,16 +156,13 @@ type ApprovalCallback struct {
 }
 
 // VerifyApprovalCallback checks the Standard Webhooks signature of a
-// callback (headers webhook-id, webhook-timestamp within five minutes, and
+// callback (webhook-id, webhook-timestamp within webhooks.DefaultTolerance,
 // webhook-signature) with the request's secret, then decodes the body.
-// Verify the raw body, before any parsing.
-func VerifyApprovalCallback(secret string, header http.Header, body []byte) (*ApprovalCallback, error) {
-	wh, err := standardwebhooks.NewWebhook(secret)
-	if err != nil {
-		return nil, fmt.Errorf("governance: bad callback secret: %w", err)
-	}
-	if err := wh.Verify(body, header); err != nil {
-		return nil, fmt.Errorf("governance: approval callback signature: %w", err)
+// Verify the raw body, before any parsing; opts are those of
+// webhooks.Verify.
+func VerifyApprovalCallback(secret string, header http.Header, body []byte, opts ...webhooks.VerifyOption) (*ApprovalCallback, error) {
+	if err := webhooks.Verify(body, header, []string{secret}, opts...); err != nil {
+		return nil, fmt.Errorf("governance: approval callback: %w", err)
 	}
 	var cb ApprovalCallback
 	if err := json.Unmarshal(body, &cb); err != nil {

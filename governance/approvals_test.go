@@ -17,6 +17,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/internal/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // delivery is one request a receiver got.
@@ -86,15 +87,16 @@ func TestApprovalCallPlacesACallAndTheSignedDecisionReachesTheCallback(t *testin
 	assert.True(t, strings.HasPrefix(a.CallbackSecret, "whsec_"), "the secret is shown once")
 	assert.Equal(t, "none", a.Callback.Status)
 	assert.Equal(t, hash, *a.RespondsToHash)
-	started := env.Server.RecordedEvents(env.Account.BusinessID, "call.started")
-	require.Len(t, started, 1, "a simulated call was placed")
-	assert.Equal(t, a.ID, started[0].Data["approval_request_id"])
-	assert.Equal(t, "+15551230001", started[0].Data["to"])
+	call, err := env.Client.Calls.Get(ctx, *a.CallID)
+	require.NoError(t, err, "a simulated call was placed")
+	assert.Equal(t, "+15551230001", call.To)
+	assert.Equal(t, a.ID, call.ApprovalRequestID)
+	assert.Equal(t, env.Account.PhoneNumber, *call.From)
 
 	env.Server.Advance(10 * time.Minute) // the call ends: approved
 	d := rcv.next(t)
-	assert.Equal(t, governance.ApprovalCallbackEvent, d.header.Get("X-Voiceagent-Event"))
-	assert.Equal(t, "1", d.header.Get("X-Voiceagent-Attempt"))
+	assert.Equal(t, governance.ApprovalCallbackEvent, d.header.Get(webhooks.HeaderEvent))
+	assert.Equal(t, "1", d.header.Get(webhooks.HeaderAttempt))
 	cb, err := governance.VerifyApprovalCallback(a.CallbackSecret, d.header, d.body)
 	require.NoError(t, err, "signed with the request's secret")
 	assert.Equal(t, governance.ApprovalApproved, cb.Data.Decision)
@@ -107,21 +109,20 @@ func TestApprovalCallPlacesACallAndTheSignedDecisionReachesTheCallback(t *testin
 	_, err = governance.VerifyApprovalCallback("whsec_"+"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", d.header, d.body)
 	assert.Error(t, err, "another secret does not verify")
 
-	require.True(t, waitCallback(env, a.ID, 1))
+	// The attempt's outcome is recorded by the time Advance returns (the
+	// retry 5 s after the decision, on the clock, waits for it).
 	got, err := env.Client.Approvals.Get(ctx, a.ID)
 	require.NoError(t, err)
 	assert.Equal(t, governance.ApprovalApproved, got.Status)
 	assert.Equal(t, "delivered", got.Callback.Status)
 	require.Len(t, got.Callback.Attempts, 1)
 	assert.Equal(t, http.StatusNoContent, got.Callback.Attempts[0].StatusCode)
+	assert.Equal(t, *got.DecidedAt, got.Callback.Attempts[0].At)
 	assert.Empty(t, got.CallbackSecret, "never shown again")
-	assert.Len(t, env.Server.RecordedEvents(env.Account.BusinessID, "approval_request.decided"), 1)
-}
-
-func waitCallback(env *testenv.Env, id string, n int) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return env.Server.WaitApprovalCallback(ctx, id, n)
+	ended, err := env.Client.Calls.Get(ctx, *a.CallID)
+	require.NoError(t, err)
+	assert.Equal(t, "completed", string(ended.Status))
+	assert.Equal(t, ended.EndedAt, got.DecidedAt, "decided when the call ended")
 }
 
 func TestApprovalOutcomes(t *testing.T) {
@@ -171,44 +172,55 @@ func TestApprovalCallbackRetriesOnTheClockAndNamedSecrets(t *testing.T) {
 	env := testenv.New(t)
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	rcv.fails.Store(1)
+	rcv.fails.Store(2)
 	p := approvalParams(env, "+15551230001", rcv.url())
 	p.CallbackSecretID = "control-plane"
+	decided := env.Server.Now().Add(10 * time.Second)
+	p.ExpiresAt = decided // before the call (30 s or more) ends
 	a, err := env.Client.Approvals.Request(ctx, p)
 	require.NoError(t, err)
 	secret := a.CallbackSecret
 	require.NotEmpty(t, secret, "a new named secret is shown on first use")
 
-	env.Server.Advance(10 * time.Minute)
+	env.Server.Advance(10 * time.Second) // expired: attempt 1 fails
 	first := rcv.next(t)
-	require.True(t, waitCallback(env, a.ID, 1))
+	env.Server.Advance(5 * time.Second) // attempt 2, 5 s later, fails too
+	second := rcv.next(t)
+	assert.Equal(t, "2", second.header.Get(webhooks.HeaderAttempt))
+	assert.Equal(t, first.header.Get(webhooks.HeaderID), second.header.Get(webhooks.HeaderID), "the same event, for deduplication")
 	got, err := env.Client.Approvals.Get(ctx, a.ID)
 	require.NoError(t, err)
+	assert.Equal(t, governance.ApprovalExpired, got.Status)
 	assert.Equal(t, "pending", got.Callback.Status)
-	assert.Equal(t, http.StatusInternalServerError, got.Callback.Attempts[0].StatusCode)
+	require.Len(t, got.Callback.Attempts, 2)
+	assert.Equal(t, []time.Time{decided, decided.Add(5 * time.Second)}, []time.Time{got.Callback.Attempts[0].At, got.Callback.Attempts[1].At})
+	assert.Equal(t, http.StatusInternalServerError, got.Callback.Attempts[1].StatusCode)
 	require.NotNil(t, got.Callback.NextAttemptAt)
-	assert.Equal(t, got.Callback.Attempts[0].At.Add(5*time.Second), *got.Callback.NextAttemptAt)
+	assert.Equal(t, decided.Add(5*time.Second+5*time.Minute), *got.Callback.NextAttemptAt)
 
-	env.Server.Advance(5 * time.Second)
-	second := rcv.next(t)
-	assert.Equal(t, "2", second.header.Get("X-Voiceagent-Attempt"))
-	assert.Equal(t, first.header.Get("webhook-id"), second.header.Get("webhook-id"), "the same event, for deduplication")
-	require.True(t, waitCallback(env, a.ID, 2))
+	env.Server.Advance(5 * time.Minute) // attempt 3 succeeds
+	third := rcv.next(t)
+	assert.Equal(t, "3", third.header.Get(webhooks.HeaderAttempt))
+	cb, err := governance.VerifyApprovalCallback(secret, third.header, third.body)
+	require.NoError(t, err)
+	assert.Equal(t, governance.ApprovalExpired, cb.Data.Decision)
 	got, err = env.Client.Approvals.Get(ctx, a.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "delivered", got.Callback.Status)
+	assert.Len(t, got.Callback.Attempts, 3)
 	assert.Nil(t, got.Callback.NextAttemptAt)
 
 	// The named secret is reused, and not shown again.
-	p.SourceRequestID = "req-2"
+	p.SourceRequestID, p.ExpiresAt = "req-2", env.Server.Now().Add(time.Hour)
 	b, err := env.Client.Approvals.Request(ctx, p)
 	require.NoError(t, err)
 	assert.Empty(t, b.CallbackSecret)
 	env.Server.Advance(10 * time.Minute)
 	d := rcv.next(t)
-	cb, err := governance.VerifyApprovalCallback(secret, d.header, d.body)
+	cb, err = governance.VerifyApprovalCallback(secret, d.header, d.body)
 	require.NoError(t, err)
 	assert.Equal(t, "req-2", cb.Data.SourceRequestID)
+	assert.Equal(t, governance.ApprovalApproved, cb.Data.Decision)
 }
 
 func TestApprovalRequestErrors(t *testing.T) {
@@ -255,6 +267,8 @@ func TestApprovalRequestErrors(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, governance.ApprovalApproved, got.Status)
 		assert.Equal(t, "not_sent", got.Callback.Status)
+		require.NotNil(t, got.Callback.Error)
+		assert.Contains(t, *got.Callback.Error, "loopback")
 	}
 
 	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"agents:write", "workspaces:write"}})

@@ -1,8 +1,6 @@
 package mockserver
 
 import (
-	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,7 +8,6 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
 
 // States of an approval request and of its callback.
@@ -33,13 +30,6 @@ const (
 	// approvalCallbackEvent is the event of the callback body.
 	approvalCallbackEvent = "approval.decided"
 )
-
-// approvalState is the server's state of approval callbacks that lives
-// outside the store.
-type approvalState struct {
-	// attempts is notified whenever a callback attempt is recorded.
-	attempts watch.Notifier
-}
 
 // WithApprovalCallbackHosts sets the hosts approval request callback_url may
 // name (exact host names, or "*.example.com" for any subdomain). Loopback
@@ -104,28 +94,13 @@ func (s *Server) createApprovalRequest(rc *reqCtx) (any, error) {
 	if len(b.RequiredFactors) > 0 {
 		opener += " Before you answer I will need to verify: " + strings.Join(b.RequiredFactors, ", ") + "."
 	}
-	callID, apiErr := s.telephonyForTouches().placeCall(rc.st, rc.now, touchCall{
-		BusinessID: biz, AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address,
-		FirstMessage: opener, Ref: touchRef{ApprovalRequestID: id},
-		Context: map[string]any{
+	callID, apiErr := s.placeTouchCall(rc.st, rc.now, touchCall{
+		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
+		Context: string(mustJSON(map[string]any{
 			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
 			"required_factors": b.RequiredFactors, "principal_id": b.PrincipalID,
-		},
-		OnEnd: func(st *store.Store, now time.Time, end touchEnd) {
-			a, ok := st.ApprovalRequests.Get(id)
-			if !ok || a.Status != approvalCalling {
-				return
-			}
-			switch {
-			case end.Status != "completed":
-				s.decideApproval(st, a, now, approvalUnreachable, "the approval call failed: "+end.Code)
-			case a.ChannelAddress == approvalDeniesNumber:
-				s.decideApproval(st, a, now, approvalDenied, "the approver declined on the call")
-			default:
-				a.VerifiedFactors = slices.Clone(a.RequiredFactors)
-				s.decideApproval(st, a, now, approvalApproved, "the approver approved on the call")
-			}
-		},
+		})),
+		Ref: store.TouchRef{ApprovalRequestID: id},
 	})
 	if apiErr != nil {
 		return nil, apiErr
@@ -139,12 +114,31 @@ func (s *Server) createApprovalRequest(rc *reqCtx) (any, error) {
 			s.decideApproval(s.st, a, now, approvalExpired, "nobody decided before expires_at")
 		}
 	})
-	s.emit(rc.st, biz, "approval_request.created", rc.now, approvalView(a))
 	v := approvalView(a)
 	if shown {
 		v["callback_secret"] = secret
 	}
 	return created(v), nil
+}
+
+// approvalCallEnded decides an approval request when its call ends: a
+// completed call is the approver's answer (approved, or denied on the magic
+// number), a failed one leaves it unreachable. A request already decided
+// (expired) ignores the call's end. The caller holds the write lock.
+func (s *Server) approvalCallEnded(st *store.Store, now time.Time, id string, end touchEnd) {
+	a, ok := st.ApprovalRequests.Get(id)
+	if !ok || a.Status != approvalCalling {
+		return
+	}
+	switch {
+	case end.Status != touchCompleted:
+		s.decideApproval(st, a, now, approvalUnreachable, "the approval call failed: "+end.Code)
+	case a.ChannelAddress == approvalDeniesNumber:
+		s.decideApproval(st, a, now, approvalDenied, "the approver declined on the call")
+	default:
+		a.VerifiedFactors = slices.Clone(a.RequiredFactors)
+		s.decideApproval(st, a, now, approvalApproved, "the approver approved on the call")
+	}
 }
 
 // approvalCaller is the business, agent and number that place an approval
@@ -171,19 +165,11 @@ func (s *Server) approvalSecret(rc *reqCtx, secretID *string) (string, bool) {
 		if sec, ok := rc.st.ApprovalSecrets[k]; ok {
 			return sec, false
 		}
-		sec := s.newApprovalSecret()
+		sec := s.newSigningSecret()
 		rc.st.ApprovalSecrets[k] = sec
 		return sec, true
 	}
-	return s.newApprovalSecret(), true
-}
-
-// newApprovalSecret is whsec_ and base64 of 24 random bytes, like webhook
-// signing secrets.
-func (s *Server) newApprovalSecret() string {
-	var b [24]byte
-	s.ids.read(b[:])
-	return "whsec_" + base64.StdEncoding.EncodeToString(b[:])
+	return s.newSigningSecret(), true
 }
 
 // decideApproval records the outcome of an approval request and sends it to
@@ -191,18 +177,12 @@ func (s *Server) newApprovalSecret() string {
 func (s *Server) decideApproval(st *store.Store, a *store.ApprovalRequest, now time.Time, status, reason string) {
 	a.Status, a.Reason, a.DecidedAt = status, reason, utcPtr(now)
 	a.UpdatedAt = now.UTC()
-	s.emit(st, a.BusinessID, "approval_request.decided", now, approvalView(a))
 	a.CallbackEventID = s.ids.uuid()
 	a.CallbackBody = mustJSON(map[string]any{
 		"id": a.CallbackEventID, "event": approvalCallbackEvent, "business_id": a.BusinessID,
 		"timestamp": now.UTC(), "data": approvalCallbackData(a),
 	})
-	if !s.approvalMayConnect(a.CallbackURL) {
-		a.CallbackStatus = callbackNotSent
-		return
-	}
-	a.CallbackStatus = callbackPending
-	go s.postApprovalCallback(a.ID, 1)
+	s.startApprovalCallback(st, a, now)
 }
 
 // approvalCallbackData is the data of the callback: the decision and the
@@ -228,7 +208,7 @@ func (s *Server) getApprovalRequests(rc *reqCtx) (any, error) {
 		}
 		return approvalView(a), nil
 	}
-	pq, err := rc.pageQuery(catalogDefaultLimit, catalogMaxLimit)
+	pq, err := rc.pageQuery(50, 100)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +234,7 @@ func approvalView(a *store.ApprovalRequest) map[string]any {
 		"call_id": nullable(a.CallID), "verified_factors": nonNilStrings(a.VerifiedFactors),
 		"reason": nullable(a.Reason), "decided_at": a.DecidedAt,
 		"callback": map[string]any{
-			"status": a.CallbackStatus, "event_id": nullable(a.CallbackEventID),
+			"status": a.CallbackStatus, "event_id": nullable(a.CallbackEventID), "error": nullable(a.CallbackError),
 			"attempts": slices.Clone(a.CallbackAttempts), "next_attempt_at": a.NextAttemptAt,
 		},
 		"created_at": a.CreatedAt, "updated_at": a.UpdatedAt,
@@ -266,16 +246,4 @@ func nonNilStrings(s []string) []string {
 		return []string{}
 	}
 	return slices.Clone(s)
-}
-
-// WaitApprovalCallback waits until the callback of an approval request has
-// had at least n delivery attempts recorded (and, after a failed one, its
-// next attempt scheduled), or ctx ends. It reports whether that happened.
-func (s *Server) WaitApprovalCallback(ctx context.Context, approvalID string, n int) bool {
-	return s.approvals.attempts.Wait(ctx, func() bool {
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		a, ok := s.st.ApprovalRequests.Get(approvalID)
-		return ok && len(a.CallbackAttempts) >= n
-	})
 }

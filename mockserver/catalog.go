@@ -24,54 +24,6 @@ func (s *Server) catalogRoutes() []*route {
 	}
 }
 
-// List bounds of products, knowledge entries and communication runs.
-const (
-	catalogDefaultLimit = 50
-	catalogMaxLimit     = 100
-)
-
-// owned returns a record of table t the caller reaches, or 404 naming what
-// (absent and not accessible look the same).
-func owned[T store.Record](rc *reqCtx, t *store.Table[T], id, what string) (T, error) {
-	r, ok := t.Get(id)
-	if !ok || rc.p == nil || !rc.p.reaches(r.RecordOwner()) {
-		var zero T
-		return zero, errNotFound(what + " not found: " + id)
-	}
-	return r, nil
-}
-
-// getOrList is the GET of a resource in the ?id= style: one record the
-// caller reaches (?id=), or a page of the records of the caller's
-// businesses (business_id, limit, after), filtered by the match that filter
-// builds from the query (nil: all), answered as {listKey: [...], has_more}.
-func getOrList[T store.Record](rc *reqCtx, t *store.Table[T], what, listKey string, view func(T) map[string]any,
-	filter func(rc *reqCtx) (func(T) bool, error)) (any, error) {
-	if id := rc.query("id"); id != "" {
-		r, err := owned(rc, t, id, what)
-		if err != nil {
-			return nil, err
-		}
-		return view(r), nil
-	}
-	owners, err := rc.scopedBusinesses()
-	if err != nil {
-		return nil, err
-	}
-	pq, err := rc.pageQuery(catalogDefaultLimit, catalogMaxLimit)
-	if err != nil {
-		return nil, err
-	}
-	var match func(T) bool
-	if filter != nil {
-		if match, err = filter(rc); err != nil {
-			return nil, err
-		}
-	}
-	items, more := listPage(t, owners, pq, match, view)
-	return map[string]any{listKey: items, "has_more": more}, nil
-}
-
 // deleteOwned is the DELETE ?id= of a resource: it removes a record the
 // caller reaches and returns it.
 func deleteOwned[T store.Record](rc *reqCtx, t *store.Table[T], what string) (T, error) {
@@ -80,7 +32,7 @@ func deleteOwned[T store.Record](rc *reqCtx, t *store.Table[T], what string) (T,
 	if err != nil {
 		return zero, err
 	}
-	r, err := owned(rc, t, id, what)
+	r, err := reachable(rc, t, id, what)
 	if err != nil {
 		return zero, err
 	}
@@ -145,7 +97,7 @@ func (s *Server) upsertProduct(rc *reqCtx) (any, error) {
 		rc.st.Products.Put(p)
 		return created(productView(p)), nil
 	}
-	p, err := owned(rc, rc.st.Products, *body.ID, "product")
+	p, err := reachable(rc, rc.st.Products, *body.ID, "product")
 	if err != nil {
 		return nil, err
 	}
@@ -182,16 +134,14 @@ func applyProduct(p *store.Product, b *productBody) {
 }
 
 func (s *Server) getProducts(rc *reqCtx) (any, error) {
-	return getOrList(rc, rc.st.Products, "product", "products", productView, func(rc *reqCtx) (func(*store.Product) bool, error) {
-		category, sku := rc.query("category"), rc.query("sku")
-		if category == "" && sku == "" {
-			return nil, nil
-		}
-		return func(p *store.Product) bool {
+	var match func(*store.Product) bool
+	if category, sku := rc.query("category"), rc.query("sku"); category != "" || sku != "" {
+		match = func(p *store.Product) bool {
 			return (category == "" || p.Category != nil && *p.Category == category) &&
 				(sku == "" || p.SKU != nil && *p.SKU == sku)
-		}, nil
-	})
+		}
+	}
+	return readOrList(rc, rc.st.Products, "product", "products", match, productView)
 }
 
 func (s *Server) deleteProduct(rc *reqCtx) (any, error) {
@@ -238,10 +188,11 @@ func (s *Server) upsertKnowledge(rc *reqCtx) (any, error) {
 		k.Owner = body.BusinessID
 		k.CreatedAt = rc.st.Knowledge.Stamp(rc.now)
 		k.UpdatedAt = k.CreatedAt
+		k.Words = knowledgeWords(k)
 		rc.st.Knowledge.Put(k)
 		return created(knowledgeView(k)), nil
 	}
-	k, err := owned(rc, rc.st.Knowledge, *body.ID, "knowledge entry")
+	k, err := reachable(rc, rc.st.Knowledge, *body.ID, "knowledge entry")
 	if err != nil {
 		return nil, err
 	}
@@ -264,21 +215,21 @@ func (s *Server) upsertKnowledge(rc *reqCtx) (any, error) {
 		}
 	}
 	k.UpdatedAt = rc.now.UTC()
+	k.Words = knowledgeWords(k)
 	return knowledgeView(k), nil
 }
 
 func (s *Server) getKnowledge(rc *reqCtx) (any, error) {
-	return getOrList(rc, rc.st.Knowledge, "knowledge entry", "knowledge", knowledgeView, func(rc *reqCtx) (func(*store.KnowledgeEntry) bool, error) {
-		category, contentType, tag := rc.query("category"), rc.query("content_type"), rc.query("tag")
-		if category == "" && contentType == "" && tag == "" {
-			return nil, nil
-		}
-		return func(k *store.KnowledgeEntry) bool {
+	var match func(*store.KnowledgeEntry) bool
+	category, contentType, tag := rc.query("category"), rc.query("content_type"), rc.query("tag")
+	if category != "" || contentType != "" || tag != "" {
+		match = func(k *store.KnowledgeEntry) bool {
 			return (category == "" || k.Category != nil && *k.Category == category) &&
 				(contentType == "" || k.ContentType == contentType) &&
 				(tag == "" || slices.Contains(k.Tags, tag))
-		}, nil
-	})
+		}
+	}
+	return readOrList(rc, rc.st.Knowledge, "knowledge entry", "knowledge", match, knowledgeView)
 }
 
 func (s *Server) deleteKnowledge(rc *reqCtx) (any, error) {
@@ -305,11 +256,10 @@ func knowledgeView(k *store.KnowledgeEntry) map[string]any {
 // --- agents answering from knowledge -----------------------------------------
 
 // knowledgeMatch returns the knowledge entry of a business that best matches
-// a text (a call's context, a caller's question), or nil. Words of three
-// letters or more count; a word of the title, category or tags counts
-// twice as much as one of the content; ties go to the newest entry. The call
-// simulator uses it so that an agent's call summary cites what it answered
-// from.
+// a text (a call's context, a caller's question), or nil: the sum of the
+// weights (knowledgeWords) of the text's words, ties to the newest entry.
+// The call simulator uses it so that an agent's call summary cites what it
+// answered from.
 func knowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEntry {
 	words := wordSet(text)
 	if len(words) == 0 {
@@ -319,25 +269,31 @@ func knowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEn
 	bestScore := 0
 	for _, k := range st.Knowledge.Owned(businessID) { // oldest first: >= lets the newest win ties
 		score := 0
-		head := k.Title + " " + strings.Join(k.Tags, " ")
-		if k.Category != nil {
-			head += " " + *k.Category
-		}
-		for w := range wordSet(head) {
-			if words[w] {
-				score += 2
-			}
-		}
-		for w := range wordSet(k.Content) {
-			if words[w] {
-				score++
-			}
+		for w := range words {
+			score += k.Words[w]
 		}
 		if score > 0 && score >= bestScore {
 			best, bestScore = k, score
 		}
 	}
 	return best
+}
+
+// knowledgeWords weighs an entry's words: 2 for a word of the title, tags
+// or category, 1 for a word of the content only.
+func knowledgeWords(k *store.KnowledgeEntry) map[string]int {
+	head := k.Title + " " + strings.Join(k.Tags, " ")
+	if k.Category != nil {
+		head += " " + *k.Category
+	}
+	out := map[string]int{}
+	for w := range wordSet(k.Content) {
+		out[w] = 1
+	}
+	for w := range wordSet(head) {
+		out[w] = 2
+	}
+	return out
 }
 
 // knowledgeNote is the sentence a call summary adds when the agent answered

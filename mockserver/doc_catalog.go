@@ -20,11 +20,12 @@
 //	GET    /v1/knowledge?id=         one entry
 //	DELETE /v1/knowledge?id=         {success: true, id}
 //
-// Agents answer from the knowledge base: when a simulated call's context
-// (its string values and opening line) shares words with an entry (title,
-// tags and category count double, three-letter words and up, common words
-// ignored), the call's summary adds: The agent answered from the knowledge
-// base entry "<title>": <first sentence of the content>.
+// Agents answer from the knowledge base: when what a call is about (an
+// outbound call's context, what an inbound caller said and their intent)
+// shares words with an entry (title, tags and category count double; words
+// of three letters and more; common words ignored; ties go to the newest),
+// the call's summary ends with: The agent answered from the knowledge base
+// entry "<title>": <first sentence of the content>.
 //
 // # Communication runs
 //
@@ -58,40 +59,44 @@
 // sms_category on a call touch (ignored).
 //
 // A touch runs at its execute_at: scheduled_at, moved to not_before when
-// earlier, or now when in the past. On a call touch, message is the call's
-// opening line and context is given to the agent; lead_id links the call
-// to a lead. A call touch places a call from the run's number; an sms touch
-// sends its message through the SMS compliance path (do-not-call, consent,
-// content and consent-law checks, the magic numbers of the SMS send).
+// earlier, or now when in the past. A call touch places an outbound call
+// exactly as POST /v1/calls does (same simulation, magic numbers,
+// enrichment and records), from the run's number: message is its opening
+// line (default the agent's outbound greeting), context (as JSON) its
+// context, target.name its name, target.lead_id its lead (a lead of the
+// business, checked at validation). An sms touch sends message exactly as
+// POST /v1/sms/send does, from the run's number, through the SMS compliance
+// path: the magic numbers, do-not-call, consent (the recipient must have
+// opted in), quiet hours (08:00-21:00 in the recipient's time zone) and
+// content.
 //
 // States of a touch:
 //
-//	| state     | moved by                         | next state                                        |
-//	|-----------|----------------------------------|---------------------------------------------------|
-//	| scheduled | the clock reaches execute_at     | running (call placed, text accepted)              |
-//	| scheduled | the clock; compliance refuses    | skipped, error number_on_dnc, number_opted_out, content_blocked or tcpa_violation |
-//	| scheduled | the call cannot be placed        | failed, error call_failed                         |
-//	| scheduled | the text cannot be sent          | failed, error sms_send_failed                     |
-//	| scheduled | DELETE of the run                | canceled (the run is gone)                        |
-//	| running   | the call completes / text delivered | completed (call_id, duration, summary / message_sid) |
-//	| running   | the call fails                   | failed, error no_answer or busy                   |
+//	| state     | moved by                            | next state                                        |
+//	|-----------|-------------------------------------|---------------------------------------------------|
+//	| scheduled | the clock reaches execute_at        | running (call placed: call_id; text sent: message_sid) |
+//	| scheduled | the clock; SMS compliance refuses   | skipped, error number_on_dnc, number_opted_out, content_blocked or tcpa_violation |
+//	| scheduled | the clock; the call cannot be placed | failed, error call_failed                        |
+//	| scheduled | the clock; the carrier fails the text | failed, error sms_send_failed                   |
+//	| scheduled | DELETE of the run                   | canceled (the run is gone)                        |
+//	| running   | the call completes                  | completed (duration, summary)                     |
+//	| running   | the text is delivered (2 s)         | completed                                         |
+//	| running   | the call fails                      | failed, error no_answer (after 30 s) or busy      |
 //
 // States of a run: scheduled (no touch started) -> running (the first touch
 // started) -> completed (every touch final, at least one completed) or
 // failed (every touch final, none completed). A deleted run is removed;
 // touches already running finish.
 //
-// Events (the event bus: webhook subscriptions and the event log):
-// communication_run.created, communication_run.touch.started,
-// communication_run.touch.completed, communication_run.touch.failed,
-// communication_run.touch.skipped, communication_run.completed,
-// communication_run.failed, communication_run.canceled.
-// communication_run.touch.started is emitted when the clock reaches a touch,
-// before its call or text is attempted, so a skipped or failed touch has
-// one too; the touch's final event follows. Touch events carry
-// the touch with communication_run_id, external_ref and touch_id; the
-// call.* and sms.* events of a touch's call or text carry the same three
-// fields, so partners match every event back to their records.
+// Events: a touch's call and text are ordinary calls and texts, so their
+// events are the spec's (call.started, call.completed, call.failed,
+// sms.sent, sms.delivered, sms.failed; subscriptions and the event log), and
+// their data, like GET /v1/calls?id= and GET /v1/sms/messages, carries
+// communication_run_id, external_ref and touch_id: partners match every
+// event back to their records by external_ref and touch_id. A touch that
+// compliance skipped, or whose call could not be placed, produced no call
+// or text and so no event: its state and error are on the run. Runs add no
+// event types of their own (the spec's list of event types is closed).
 //
 // # Governed updates
 //
@@ -188,9 +193,12 @@
 // failed. The request's callback object shows status (none, pending,
 // delivered, failed, not_sent), attempts and next_attempt_at. A host
 // outside loopback is only called with WithExternalWebhooks(true);
-// otherwise the callback is not_sent. Server.WaitApprovalCallback waits for
-// attempts. Events: approval_request.created, approval_request.decided;
-// the call's events carry approval_request_id.
+// otherwise the callback is not_sent (callback.error says why). Like webhook
+// deliveries, the first attempt starts at once and the retry 5 seconds
+// later waits for its outcome on the clock, so once Advance has passed a
+// decision by 5 seconds, its first attempt is recorded; later attempts run
+// on the clock and Advance waits for their answers. The call is an ordinary
+// call (GET /v1/calls?id=, call.* events) carrying approval_request_id.
 //
 // # Persona loading
 //
@@ -210,15 +218,9 @@
 //
 // # Calls and texts of runs and approvals
 //
-// Runs and approval requests place calls and send texts through one seam
-// (touchTelephony in runs_telephony.go). Until the call and SMS simulators
-// are wired into it, a stand-in honours the magic numbers: +15005550001 no
-// answer (failed after 30 s), +15005550002 busy (after 5 s), +15005550003
-// call_failed at once; SMS +15005550010 number_on_dnc, +15005550011
-// number_opted_out, +15005550012 sms_send_failed, +15005550013
-// tcpa_violation; any other call completes after 30 to 300 s (derived from
-// the number) with a summary, and any other text is delivered after 5 s. It
-// emits call.started, call.completed or call.failed, sms.sent and
-// sms.delivered, but keeps no call or message records.
-// Server.RecordedEvents lists the recorded events of a business.
+// Runs and approval requests place calls and send texts through the same
+// code as POST /v1/calls and POST /v1/sms/send (runs_telephony.go), so
+// every simulation rule, magic number and record applies; the call or
+// message keeps the touch's or approval's reference, shows it in its views
+// and events, and hands its end back to the run or approval request.
 package mockserver

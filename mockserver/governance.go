@@ -353,15 +353,13 @@ func underPayload(err error) error {
 }
 
 func (s *Server) getGovernedUpdates(rc *reqCtx) (any, error) {
-	return getOrList(rc, rc.st.GovernedUpdates, "governed update", "governed_updates", governedView, func(rc *reqCtx) (func(*store.GovernedUpdate) bool, error) {
-		status, intent := rc.query("status"), rc.query("intent")
-		if status == "" && intent == "" {
-			return nil, nil
-		}
-		return func(g *store.GovernedUpdate) bool {
+	var match func(*store.GovernedUpdate) bool
+	if status, intent := rc.query("status"), rc.query("intent"); status != "" || intent != "" {
+		match = func(g *store.GovernedUpdate) bool {
 			return (status == "" || g.Status == status) && (intent == "" || g.Intent == intent)
-		}, nil
-	})
+		}
+	}
+	return readOrList(rc, rc.st.GovernedUpdates, "governed update", "governed_updates", match, governedView)
 }
 
 // decideGovernedUpdate is a human's decision on a queued update (dashboard
@@ -375,7 +373,7 @@ func (s *Server) decideGovernedUpdate(rc *reqCtx) (any, error) {
 	if err := rc.decode(&body); err != nil {
 		return nil, err
 	}
-	g, err := owned(rc, rc.st.GovernedUpdates, body.ID, "governed update")
+	g, err := reachable(rc, rc.st.GovernedUpdates, body.ID, "governed update")
 	if err != nil {
 		return nil, err
 	}

@@ -150,6 +150,13 @@ func (s *Server) planRun(rc *reqCtx, body runBody) (*runPlan, error) {
 		}
 	}
 	p.planTouches(rc.now)
+	for i, t := range body.Touches {
+		if t.Target.LeadID != nil {
+			if l, ok := st.Leads.Get(*t.Target.LeadID); !ok || l.Owner != biz {
+				p.fail(fmt.Sprintf("/touches/%d/target/lead_id", i), "is not a lead of business %s", biz)
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -345,68 +352,73 @@ func (s *Server) createRun(rc *reqCtx) (any, error) {
 		runID, idx := run.ID, i
 		s.schedule(t.ExecuteAt, func(now time.Time) { s.runTouch(s.st, runID, idx, now) })
 	}
-	s.emit(rc.st, run.Owner, "communication_run.created", rc.now, runView(run))
 	return created(runView(run)), nil
 }
 
-// runTouch executes one touch when the clock reaches it.
+// runTouch executes one touch when the clock reaches it: it places the
+// call or sends the text, with the touch's reference.
 func (s *Server) runTouch(st *store.Store, runID string, idx int, now time.Time) {
 	run, ok := st.Runs.Get(runID)
 	if !ok || run.Touches[idx].Status != touchScheduled {
 		return
 	}
-	t := run.Touches[idx]
 	// The touch runs at its execute_at, which validation kept inside the
 	// window, so the window is always open here.
+	t := run.Touches[idx]
 	t.Status, t.StartedAt = touchRunning, utcPtr(now)
 	run.UpdatedAt = now.UTC()
 	if run.Status == runScheduled {
 		run.Status, run.StartedAt = runRunning, utcPtr(now)
 	}
-	s.emit(st, run.Owner, "communication_run.touch.started", now, touchEvent(run, t))
-
-	ref := touchRef{RunID: run.ID, ExternalRef: run.ExternalRef, TouchID: t.TouchID}
-	onEnd := func(st *store.Store, at time.Time, end touchEnd) {
-		if run, ok := st.Runs.Get(runID); ok && run.Touches[idx].Status == touchRunning {
-			s.endTouch(st, run, run.Touches[idx], at, end.Status, end)
-		}
-	}
-	tel := s.telephonyForTouches()
+	ref := store.TouchRef{CommunicationRunID: run.ID, ExternalRef: run.ExternalRef, TouchID: t.TouchID}
 	tg := t.Target
 	if t.Channel == "call" {
-		c := touchCall{
-			BusinessID: run.Owner, AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone,
-			Name: strValue(tg.Name), LeadID: strValue(tg.LeadID), FirstMessage: strValue(t.Message),
-			Context: t.Context, Ref: ref, OnEnd: onEnd,
+		var context string
+		if len(t.Context) > 0 {
+			context = string(mustJSON(t.Context))
 		}
-		id, err := tel.placeCall(st, now, c)
+		id, err := s.placeTouchCall(st, now, touchCall{
+			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),
+			LeadID: strValue(tg.LeadID), FirstMessage: strValue(t.Message), Context: context, Ref: ref,
+		})
 		if err != nil {
-			s.endTouch(st, run, t, now, touchFailed, touchEnd{Code: err.code, Message: err.message})
+			s.endTouch(run, t, now, touchFailed, touchEnd{Code: err.code, Message: err.message})
 			return
 		}
 		t.CallID = id
 		return
 	}
-	m := touchSMS{
-		BusinessID: run.Owner, AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone,
-		Message: strValue(t.Message), Category: strValue(t.SMSCategory), LeadID: strValue(tg.LeadID),
-		Timezone: strValue(tg.Timezone), State: strValue(tg.State), Ref: ref, OnEnd: onEnd,
-	}
-	sid, err := tel.sendSMS(st, now, m)
+	sid, err := s.sendTouchText(st, now, touchSMS{
+		AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Message: strValue(t.Message),
+		LeadID: strValue(tg.LeadID), Ref: ref,
+	})
 	if err != nil {
 		status := touchFailed
 		if slices.Contains(smsComplianceCodes, err.code) {
 			status = touchSkipped
 		}
-		s.endTouch(st, run, t, now, status, touchEnd{Code: err.code, Message: err.message})
+		s.endTouch(run, t, now, status, touchEnd{Code: err.code, Message: err.message})
 		return
 	}
 	t.MessageSID = sid
 }
 
-// endTouch moves a touch to a final state, emits its event, and finishes
-// the run when every touch is final.
-func (s *Server) endTouch(st *store.Store, run *store.CommunicationRun, t *store.RunTouch, now time.Time, status string, end touchEnd) {
+// runTouchEnded finishes the touch whose call ended or text was delivered.
+func (s *Server) runTouchEnded(st *store.Store, now time.Time, ref store.TouchRef, end touchEnd) {
+	run, ok := st.Runs.Get(ref.CommunicationRunID)
+	if !ok {
+		return // the run was deleted while the call was under way
+	}
+	for _, t := range run.Touches {
+		if t.TouchID == ref.TouchID && t.Status == touchRunning {
+			s.endTouch(run, t, now, end.Status, end)
+		}
+	}
+}
+
+// endTouch moves a touch to a final state, and the run to its final state
+// when every touch is final.
+func (s *Server) endTouch(run *store.CommunicationRun, t *store.RunTouch, now time.Time, status string, end touchEnd) {
 	t.Status, t.CompletedAt = status, utcPtr(now)
 	if end.Code != "" {
 		t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
@@ -416,7 +428,6 @@ func (s *Server) endTouch(st *store.Store, run *store.CommunicationRun, t *store
 	}
 	t.Summary = end.Summary
 	run.UpdatedAt = now.UTC()
-	s.emit(st, run.Owner, "communication_run.touch."+status, now, touchEvent(run, t))
 	completed := 0
 	for _, x := range run.Touches {
 		switch x.Status {
@@ -430,22 +441,20 @@ func (s *Server) endTouch(st *store.Store, run *store.CommunicationRun, t *store
 	if completed > 0 {
 		run.Status = runCompleted
 	}
-	s.emit(st, run.Owner, "communication_run."+run.Status, now, runView(run))
 }
 
 func (s *Server) getRuns(rc *reqCtx) (any, error) {
-	return getOrList(rc, rc.st.Runs, "communication run", "communication_runs", runView, func(rc *reqCtx) (func(*store.CommunicationRun) bool, error) {
-		status, ref := rc.query("status"), rc.query("external_ref")
-		if status != "" && !slices.Contains([]string{runScheduled, runRunning, runCompleted, runFailed}, status) {
-			return nil, errInvalidField("status", "must be one of scheduled, running, completed, failed")
-		}
-		if status == "" && ref == "" {
-			return nil, nil
-		}
-		return func(r *store.CommunicationRun) bool {
+	status, ref := rc.query("status"), rc.query("external_ref")
+	if status != "" && !slices.Contains([]string{runScheduled, runRunning, runCompleted, runFailed}, status) {
+		return nil, errInvalidField("status", "must be one of scheduled, running, completed, failed")
+	}
+	var match func(*store.CommunicationRun) bool
+	if status != "" || ref != "" {
+		match = func(r *store.CommunicationRun) bool {
 			return (status == "" || r.Status == status) && (ref == "" || r.ExternalRef == ref)
-		}, nil
-	})
+		}
+	}
+	return readOrList(rc, rc.st.Runs, "communication run", "communication_runs", match, runView)
 }
 
 // deleteRun cancels the touches that have not started and removes the run.
@@ -463,7 +472,6 @@ func (s *Server) deleteRun(rc *reqCtx) (any, error) {
 		}
 	}
 	run.UpdatedAt = rc.now.UTC()
-	s.emit(rc.st, run.Owner, "communication_run.canceled", rc.now, runView(run))
 	out := deleted(run.ID)
 	out["canceled_touches"] = canceled
 	return out, nil
@@ -497,16 +505,6 @@ func touchView(t *store.RunTouch) map[string]any {
 		"completed_at": t.CompletedAt, "call_id": nullable(t.CallID), "message_sid": nullable(t.MessageSID),
 		"duration": t.Duration, "summary": nullable(t.Summary), "error": t.Error,
 	}
-}
-
-// touchEvent is the data of communication_run.touch.* events: the touch and
-// the references partners match it back with.
-func touchEvent(r *store.CommunicationRun, t *store.RunTouch) map[string]any {
-	v := touchView(t)
-	v["communication_run_id"] = r.ID
-	v["external_ref"] = r.ExternalRef
-	v["business_id"] = r.Owner
-	return v
 }
 
 // utcPtr returns a pointer to t in UTC.

@@ -54,8 +54,6 @@ type Server struct {
 	outbound  outboundPoster
 	callHooks watch.Notifier
 
-	approvals approvalState // approval callbacks (approvals.go)
-
 	stop     context.CancelFunc
 	stopOnce sync.Once
 }

@@ -150,6 +150,10 @@ type smsRequest struct {
 	lead  *store.Lead // nil: the business's lead with that number, if any
 	// carrierFault is a simulated carrier failure (fault injection), or nil.
 	carrierFault *apiError
+	// from overrides the sending number (a communication run's number).
+	from string
+	// ref is the run touch that sends the text (runs_telephony.go).
+	ref store.TouchRef
 }
 
 // sendSMS is the one path of outbound texts (POST /v1/sms/send, and any
@@ -163,6 +167,9 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	from := a.PhoneNumber
 	if sid, _ := a.Metadata[messagingServiceKey].(string); sid != "" {
 		from = "messaging_service"
+	}
+	if req.from != "" {
+		from = req.from
 	}
 	if from == "" {
 		return nil, errNotFound("agent " + a.ID + " has no phone number to send from")
@@ -184,7 +191,7 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	}
 	m := &store.SMSMessage{
 		MessageSID: "SM" + s.ids.token(16), AgentID: a.ID, Direction: store.DirectionOutbound,
-		From: from, To: req.to, Body: req.body, Status: store.SMSSent,
+		From: from, To: req.to, Body: req.body, Status: store.SMSSent, Ref: req.ref,
 	}
 	if lead != nil {
 		m.LeadID = lead.ID
@@ -215,6 +222,7 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 			m.Status = store.SMSDelivered
 			m.UpdatedAt = later(m.UpdatedAt, now)
 			s.emit(s.st, m.Owner, "sms.delivered", now, smsView(m))
+			s.touchTextDelivered(s.st, now, m)
 		}
 	})
 	return m, nil
@@ -307,11 +315,11 @@ func (s *Server) listSMS(rc *reqCtx) (any, error) {
 
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
 func smsView(m *store.SMSMessage) map[string]any {
-	return map[string]any{
+	return touchRefFields(m.Ref, map[string]any{
 		"id": m.ID, "message_sid": m.MessageSID, "lead_id": nullable(m.LeadID), "agent_id": m.AgentID,
 		"business_id": m.Owner, "direction": m.Direction, "from": m.From, "to": m.To, "body": m.Body,
 		"status": m.Status, "error": nullable(m.Error), "created_at": m.CreatedAt, "updated_at": m.UpdatedAt,
-	}
+	})
 }
 
 // InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS answer.

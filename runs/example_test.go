@@ -21,6 +21,7 @@ func ExampleService() {
 	defer hs.Close()
 	defer srv.Close()
 	acct, _ := srv.NewAccount(mockserver.AccountOptions{})
+	_ = srv.SetConsent(acct.BusinessID, "+15551230001", "opted_in") // Jane agreed to texts
 	c := client.New(acct.APIKey, voiceagent.WithBaseURL(hs.URL+"/api"))
 	ctx := context.Background()
 

@@ -13,12 +13,13 @@
 // voiceagent.WithIdempotencyKey to make a retry after a restart safe too.
 //
 // Touches run on the platform's clock at ScheduledAt (moved to the window's
-// NotBefore when earlier). A call touch places a call from the run's number;
-// an SMS touch goes through the SMS compliance path (do-not-call, consent,
-// content, consent law) and is skipped when compliance refuses it. Every
-// event of a touch (communication_run.touch.*, and the call.* or sms.*
-// events of its call or text) carries external_ref and touch_id, so a
-// partner matches events back to its own records.
+// NotBefore when earlier). A call touch places a call from the run's number,
+// as calls.Service.Create does; an SMS touch sends a text as
+// sms.Service.Send does, through the SMS compliance path (do-not-call,
+// consent, quiet hours, content), and is skipped when compliance refuses
+// it. The calls and texts of touches, and their call.* and sms.* events,
+// carry voiceagent.TouchRef (communication_run_id, external_ref, touch_id),
+// so a partner matches events back to its own records.
 //
 // States of a run: scheduled (no touch started), running, then completed
 // (every touch final and at least one completed) or failed (every touch

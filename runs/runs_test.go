@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/catalog"
+	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/internal/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/runs"
@@ -33,22 +35,40 @@ func touch(id string, ch runs.Channel, phone string, at time.Duration) runs.Touc
 	return p
 }
 
-// touchEvents returns the events of a business that carry the run's
-// external_ref and the touch id, in order, by type.
-func touchEvents(env *testenv.Env, externalRef, touchID string) []string {
+// touchEvents returns the types of the business's events (oldest first)
+// whose data carries the run's external_ref and the touch id, read through
+// the event log as a partner would.
+func touchEvents(t *testing.T, env *testenv.Env, externalRef, touchID string) []string {
+	t.Helper()
 	var types []string
-	for _, ev := range env.Server.RecordedEvents(env.Account.BusinessID) {
-		if ev.Data["external_ref"] == externalRef && ev.Data["touch_id"] == touchID {
-			types = append(types, ev.Type)
-		}
+	for _, ev := range refEvents(t, env, externalRef, touchID) {
+		types = append(types, ev.Type)
 	}
 	return types
 }
 
-func findEvent(env *testenv.Env, typ, externalRef, touchID string) *mockserver.RecordedEvent {
-	for _, ev := range env.Server.RecordedEvents(env.Account.BusinessID, typ) {
-		if ev.Data["external_ref"] == externalRef && ev.Data["touch_id"] == touchID {
-			return &ev
+func refEvents(t *testing.T, env *testenv.Env, externalRef, touchID string) []*events.Event {
+	t.Helper()
+	var out []*events.Event
+	for ev, err := range env.Client.Events.All(context.Background(), &events.ListParams{BusinessID: env.Account.BusinessID, Limit: 100}) {
+		require.NoError(t, err)
+		var ref struct{ voiceagent.TouchRef }
+		if len(ev.Data) > 0 {
+			require.NoError(t, ev.DecodeData(&ref))
+		}
+		if ref.ExternalRef == externalRef && ref.TouchID == touchID {
+			out = append(out, ev)
+		}
+	}
+	slices.Reverse(out) // the log is newest first
+	return out
+}
+
+func findEvent(t *testing.T, env *testenv.Env, typ, externalRef, touchID string) *events.Event {
+	t.Helper()
+	for _, ev := range refEvents(t, env, externalRef, touchID) {
+		if ev.Type == typ {
+			return ev
 		}
 	}
 	return nil
@@ -91,8 +111,9 @@ func detailPaths(errs []voiceagent.ErrorDetail) []string {
 }
 
 // TestRunTouchesFireAsTheClockAdvances is the main story: a run of calls
-// and texts whose touches happen on the clock, each in its window, with
-// events partners match back by external_ref and touch_id.
+// and texts whose touches happen on the clock, each in its window, through
+// the call simulator and the SMS compliance path, with events partners
+// match back by external_ref and touch_id.
 func TestRunTouchesFireAsTheClockAdvances(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
@@ -101,6 +122,7 @@ func TestRunTouchesFireAsTheClockAdvances(t *testing.T) {
 	_, err := env.Client.Knowledge.Create(ctx, &catalog.KnowledgeCreateParams{BusinessID: biz, Title: "Opening hours",
 		Content: "We are open Monday to Friday, 8am to 6pm. Closed on holidays.", ContentType: "faq", Tags: []string{"hours"}})
 	require.NoError(t, err)
+	require.NoError(t, env.Server.SetConsent(biz, "+15551230002", "opted_in"))
 
 	callT := touch("t-call", runs.ChannelCall, "+15551230001", 10*time.Minute)
 	callT.Target.Name = voiceagent.String("Jane")
@@ -126,9 +148,6 @@ func TestRunTouchesFireAsTheClockAdvances(t *testing.T) {
 	for _, tc := range run.Touches {
 		assert.Equal(t, runs.StatusScheduled, tc.Status)
 	}
-	created := findEvent(env, "communication_run.created", "", "")
-	assert.Nil(t, created, "run events carry external_ref but no touch_id")
-	assert.NotEmpty(t, env.Server.RecordedEvents(biz, "communication_run.created"))
 
 	get := func() *runs.Run {
 		r, err := env.Client.Runs.Get(ctx, run.ID)
@@ -146,14 +165,14 @@ func TestRunTouchesFireAsTheClockAdvances(t *testing.T) {
 	assert.Equal(t, runs.StatusRunning, call.Status)
 	require.NotNil(t, call.CallID)
 	assert.Equal(t, t0.Add(10*time.Minute), *call.StartedAt)
-	started := findEvent(env, "call.started", ref, "t-call")
-	require.NotNil(t, started, "the call's events carry external_ref and touch_id")
-	assert.Equal(t, *call.CallID, started.Data["call_id"])
-	assert.Equal(t, run.ID, started.Data["communication_run_id"])
-	assert.Equal(t, "+15551230001", started.Data["to"])
-	assert.Equal(t, env.Account.PhoneNumber, started.Data["from"])
+	placed, err := env.Client.Calls.Get(ctx, *call.CallID)
+	require.NoError(t, err, "a real simulated call")
+	assert.Equal(t, "+15551230001", placed.To)
+	assert.Equal(t, env.Account.PhoneNumber, *placed.From)
+	assert.Equal(t, voiceagent.TouchRef{CommunicationRunID: run.ID, ExternalRef: ref, TouchID: "t-call"}, placed.TouchRef)
+	assert.Contains(t, *placed.Context, "opening hours", "the touch context reaches the agent")
 
-	env.Server.Advance(5 * time.Minute) // 14:15: the call (30-300 s) ended; the dnc text is refused
+	env.Server.Advance(5*time.Minute + 5*time.Second) // the call (2 s of ringing, 30-300 s) ended; the dnc text is refused
 	r = get()
 	call = r.Touch("t-call")
 	assert.Equal(t, runs.StatusCompleted, call.Status)
@@ -161,29 +180,35 @@ func TestRunTouchesFireAsTheClockAdvances(t *testing.T) {
 	assert.GreaterOrEqual(t, *call.Duration, 30)
 	require.NotNil(t, call.Summary)
 	assert.Contains(t, *call.Summary, `"Opening hours"`, "the agent answered from the knowledge base")
-	completedEv := findEvent(env, "call.completed", ref, "t-call")
-	require.NotNil(t, completedEv)
-	assert.Equal(t, *call.Summary, completedEv.Data["summary"])
+	completedEv := findEvent(t, env, "call.completed", ref, "t-call")
+	require.NotNil(t, completedEv, "the call's events carry external_ref and touch_id")
+	cd, err := completedEv.Call()
+	require.NoError(t, err)
+	assert.Equal(t, *call.Summary, cd.Summary)
+	assert.Equal(t, run.ID, cd.CommunicationRunID)
 	dnc := r.Touch("t-dnc")
 	assert.Equal(t, runs.TouchSkipped, dnc.Status)
 	require.NotNil(t, dnc.Error)
 	assert.Equal(t, voiceagent.CodeNumberOnDNC, dnc.Error.Code)
 	assert.Nil(t, dnc.MessageSID)
 
-	env.Server.Advance(5 * time.Minute) // 14:20: the text goes out
+	env.Server.Advance(5*time.Minute - 5*time.Second) // 14:20: the text goes out
 	sms := get().Touch("t-sms")
 	assert.Equal(t, runs.StatusRunning, sms.Status)
 	require.NotNil(t, sms.MessageSID)
-	sent := findEvent(env, "sms.sent", ref, "t-sms")
+	sent := findEvent(t, env, "sms.sent", ref, "t-sms")
 	require.NotNil(t, sent)
-	assert.Equal(t, *sms.MessageSID, sent.Data["message_sid"])
-	assert.Equal(t, "Hello from the run", sent.Data["body"])
+	md, err := sent.Message()
+	require.NoError(t, err)
+	assert.Equal(t, *sms.MessageSID, md.MessageSID)
+	assert.Equal(t, "Hello from the run", md.Body)
+	assert.Equal(t, env.Account.PhoneNumber, md.From)
 
 	env.Server.Advance(5 * time.Second) // delivered
 	assert.Equal(t, runs.StatusCompleted, get().Touch("t-sms").Status)
-	require.NotNil(t, findEvent(env, "sms.delivered", ref, "t-sms"))
+	require.NotNil(t, findEvent(t, env, "sms.delivered", ref, "t-sms"))
 
-	env.Server.Advance(10 * time.Minute) // 14:30: the windowed call, unanswered
+	env.Server.Advance(10 * time.Minute) // 14:30:10: the windowed call rings
 	assert.Equal(t, runs.StatusRunning, get().Touch("t-window").Status)
 	env.Server.Advance(time.Minute)
 	r = get()
@@ -191,25 +216,50 @@ func TestRunTouchesFireAsTheClockAdvances(t *testing.T) {
 	assert.Equal(t, runs.StatusFailed, w.Status)
 	require.NotNil(t, w.Error)
 	assert.Equal(t, "no_answer", w.Error.Code)
-	require.NotNil(t, findEvent(env, "call.failed", ref, "t-window"))
 
 	assert.Equal(t, runs.StatusCompleted, r.Status, "every touch final, some completed")
 	require.NotNil(t, r.CompletedAt)
 	assert.Equal(t, t0.Add(30*time.Minute+30*time.Second), *r.CompletedAt, "an unanswered call rings 30 s")
 	assert.Equal(t, map[string]int{"scheduled": 0, "running": 0, "completed": 2, "failed": 1, "skipped": 1}, r.TouchCounts)
-	assert.Len(t, env.Server.RecordedEvents(biz, "communication_run.completed"), 1)
 
 	// Partners match every event back by external_ref and touch_id.
-	assert.Equal(t, []string{"communication_run.touch.started", "call.started", "call.completed", "communication_run.touch.completed"},
-		touchEvents(env, ref, "t-call"))
-	assert.Equal(t, []string{"communication_run.touch.started", "sms.sent", "sms.delivered", "communication_run.touch.completed"},
-		touchEvents(env, ref, "t-sms"))
-	assert.Equal(t, []string{"communication_run.touch.started", "communication_run.touch.skipped"}, touchEvents(env, ref, "t-dnc"))
-	assert.Equal(t, []string{"communication_run.touch.started", "call.started", "call.failed", "communication_run.touch.failed"},
-		touchEvents(env, ref, "t-window"))
-	done := findEvent(env, "communication_run.touch.completed", ref, "t-call")
-	require.NotNil(t, done)
-	assert.Equal(t, map[string]any{"crm_task": "T-1"}, done.Data["metadata"], "touch metadata rides along")
+	assert.Equal(t, []string{"call.started", "call.completed"}, touchEvents(t, env, ref, "t-call"))
+	assert.Equal(t, []string{"sms.sent", "sms.delivered"}, touchEvents(t, env, ref, "t-sms"))
+	assert.Equal(t, []string{"call.failed"}, touchEvents(t, env, ref, "t-window"))
+	assert.Empty(t, touchEvents(t, env, ref, "t-dnc"), "a refused text sends nothing")
+}
+
+// TestSMSTouchesGoThroughCompliance: consent and quiet hours, in the
+// recipient's time zone, skip a text touch; the carrier failing it fails it.
+func TestSMSTouchesGoThroughCompliance(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	ctx := context.Background()
+	biz := env.Account.BusinessID
+	for _, n := range []string{"+12125550100", "+15551230007"} {
+		require.NoError(t, env.Server.SetConsent(biz, n, "opted_in"))
+	}
+	run, err := env.Client.Runs.Create(ctx, &runs.CreateParams{BusinessID: biz, ExternalRef: "compliance",
+		Touches: []runs.TouchParams{
+			touch("no-consent", runs.ChannelSMS, "+15551230006", time.Minute),
+			touch("night", runs.ChannelSMS, "+12125550100", 12*time.Hour), // 02:00 in New York
+			touch("carrier", runs.ChannelSMS, "+15005550012", time.Minute),
+			touch("ok", runs.ChannelSMS, "+15551230007", time.Minute),
+		}})
+	require.NoError(t, err)
+	env.Server.Advance(13 * time.Hour)
+	run, err = env.Client.Runs.Get(ctx, run.ID)
+	require.NoError(t, err)
+	assert.Equal(t, runs.TouchSkipped, run.Touch("no-consent").Status)
+	assert.Equal(t, voiceagent.CodeNumberOptedOut, run.Touch("no-consent").Error.Code)
+	assert.Equal(t, runs.TouchSkipped, run.Touch("night").Status)
+	assert.Equal(t, voiceagent.CodeTCPAViolation, run.Touch("night").Error.Code)
+	assert.Contains(t, run.Touch("night").Error.Message, "quiet hours")
+	assert.Equal(t, runs.StatusFailed, run.Touch("carrier").Status, "a carrier failure is a failure, not a compliance skip")
+	assert.Equal(t, voiceagent.CodeSMSSendFailed, run.Touch("carrier").Error.Code)
+	assert.Equal(t, []string{"sms.failed"}, touchEvents(t, env, "compliance", "carrier"))
+	assert.Equal(t, runs.StatusCompleted, run.Touch("ok").Status)
+	assert.Equal(t, runs.StatusCompleted, run.Status)
 }
 
 func TestRunFailsWhenNoTouchCompletesAndPastTouchesRunAtOnce(t *testing.T) {
@@ -221,20 +271,23 @@ func TestRunFailsWhenNoTouchCompletesAndPastTouchesRunAtOnce(t *testing.T) {
 		BusinessID: env.Account.BusinessID, ExternalRef: "r",
 		Touches: []runs.TouchParams{
 			touch("unplaceable", runs.ChannelCall, "+15005550003", 0), // in the past: runs at once
-			touch("carrier", runs.ChannelSMS, "+15005550012", 0),
+			touch("busy", runs.ChannelCall, "+15005550002", 0),
 		},
 	})
 	require.NoError(t, err)
-	assert.Equal(t, t0.Add(time.Hour), run.Touch("carrier").ExecuteAt)
+	assert.Equal(t, t0.Add(time.Hour), run.Touch("busy").ExecuteAt)
 	env.Server.Advance(0)
 	run, err = env.Client.Runs.Get(ctx, run.ID)
 	require.NoError(t, err)
-	assert.Equal(t, runs.StatusFailed, run.Status)
-	assert.Equal(t, voiceagent.CodeCallFailed, run.Touch("unplaceable").Error.Code)
 	assert.Equal(t, runs.StatusFailed, run.Touch("unplaceable").Status)
-	assert.Equal(t, voiceagent.CodeSMSSendFailed, run.Touch("carrier").Error.Code)
-	assert.Equal(t, runs.StatusFailed, run.Touch("carrier").Status, "a carrier failure is a failure, not a compliance skip")
-	assert.Len(t, env.Server.RecordedEvents(env.Account.BusinessID, "communication_run.failed"), 1)
+	assert.Equal(t, voiceagent.CodeCallFailed, run.Touch("unplaceable").Error.Code)
+	assert.Nil(t, run.Touch("unplaceable").CallID, "no call was placed")
+	assert.Equal(t, runs.StatusRunning, run.Status, "the busy call is ringing")
+	env.Server.Advance(time.Minute)
+	run, err = env.Client.Runs.Get(ctx, run.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "busy", run.Touch("busy").Error.Code)
+	assert.Equal(t, runs.StatusFailed, run.Status, "every touch final, none completed")
 }
 
 func TestCreateRequiresIdempotencyKeyAndReplaysTheSameRun(t *testing.T) {

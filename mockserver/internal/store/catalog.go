@@ -26,4 +26,7 @@ type KnowledgeEntry struct {
 	Category    *string
 	Tags        []string // nil: null
 	UpdatedAt   time.Time
+	// Words weighs the entry's words for matching what a call is about
+	// (kept up to date by the server on every write).
+	Words map[string]int
 }

@@ -86,6 +86,7 @@ type ApprovalRequest struct {
 	Reason          string
 
 	CallbackStatus   string // none, pending, delivered, failed, not_sent
+	CallbackError    string // why a callback was not sent
 	CallbackEventID  string
 	CallbackBody     []byte
 	CallbackAttempts []CallbackAttempt

@@ -2,6 +2,16 @@ package store
 
 import "time"
 
+// TouchRef ties a call or a text to what placed it: a touch of a
+// communication run, or an approval request. Empty for other calls and
+// texts.
+type TouchRef struct {
+	CommunicationRunID string
+	ExternalRef        string
+	TouchID            string
+	ApprovalRequestID  string
+}
+
 // RunTarget is who a touch of a communication run reaches.
 type RunTarget struct {
 	Phone    string  `json:"phone"`
