@@ -161,7 +161,8 @@
 // types sms and sms_then_voice answer 501 not_implemented: only the
 // voice-prefixed types place a call. expires_at must be in the future.
 // callback_url must be https on the host list of WithApprovalCallbackHosts
-// (exact names, or *.example.com for subdomains), or http/https on a
+// (flag -approval-callback-hosts; exact names, or *.example.com for
+// subdomains), or http/https on a
 // loopback host (test receivers); otherwise 400 invalid_request, detail
 // /callback_url. A call that cannot be placed answers that error (500
 // call_failed) and stores nothing.
