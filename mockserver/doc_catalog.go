@@ -48,7 +48,9 @@
 // idempotency_conflict.
 //
 // Rules beyond the schema: touch_id unique in the run; target.phone E.164;
-// an sms touch needs a message of 1 to 1600 characters; timing_window
+// target.timezone, when sent, an IANA time zone; target.lead_id, when sent,
+// a lead of the business; an sms touch needs a message of 1 to 1600
+// characters; timing_window
 // not_before not after not_after, not_after not in the past, scheduled_at
 // not after not_after; agent_id an agent of the business; assigned_number_id
 // an E.164 number or a number id of the business. Without agent_id the
@@ -67,8 +69,10 @@
 // business, checked at validation). An sms touch sends message exactly as
 // POST /v1/sms/send does, from the run's number, through the SMS compliance
 // path: the magic numbers, do-not-call, consent (the recipient must have
-// opted in), quiet hours (08:00-21:00 in the recipient's time zone) and
-// content.
+// opted in), quiet hours (08:00-21:00 in the recipient's time zone:
+// target.timezone when sent, else derived from the number) and content.
+// target.email and target.state, sms_category and metadata are kept and
+// shown on the run; they change nothing in the simulation.
 //
 // States of a touch:
 //

@@ -188,6 +188,11 @@ func (p *runPlan) planTouches(now time.Time) {
 		if !runE164.MatchString(t.Target.Phone) {
 			p.fail(at+"/target/phone", "must be an E.164 number such as +15551230001")
 		}
+		if tz := t.Target.Timezone; tz != nil {
+			if _, err := time.LoadLocation(*tz); err != nil || *tz == "" || *tz == "Local" {
+				p.fail(at+"/target/timezone", "must be an IANA time zone such as America/New_York")
+			}
+		}
 		switch t.Channel {
 		case "sms":
 			switch {
@@ -390,7 +395,7 @@ func (s *Server) runTouch(st *store.Store, runID string, idx int, now time.Time)
 	}
 	sid, err := s.sendTouchText(st, now, touchSMS{
 		AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Message: strValue(t.Message),
-		LeadID: strValue(tg.LeadID), Ref: ref,
+		LeadID: strValue(tg.LeadID), Timezone: strValue(tg.Timezone), Ref: ref,
 	})
 	if err != nil {
 		status := touchFailed

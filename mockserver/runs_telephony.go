@@ -37,12 +37,13 @@ type touchCall struct {
 
 // touchSMS is a text a touch sends through the SMS compliance path.
 type touchSMS struct {
-	AgentID string
-	From    string
-	To      string
-	Message string
-	LeadID  string
-	Ref     store.TouchRef
+	AgentID  string
+	From     string
+	To       string
+	Message  string
+	LeadID   string
+	Timezone string // the target's, "" derived from the number
+	Ref      store.TouchRef
 }
 
 // smsComplianceCodes are refusals of the SMS compliance path: a touch they
@@ -83,7 +84,7 @@ func (s *Server) sendTouchText(st *store.Store, now time.Time, tm touchSMS) (str
 		return "", errNotFound("agent not found: " + tm.AgentID)
 	}
 	m, err := s.sendSMS(st, now, smsRequest{agent: a, to: tm.To, body: tm.Message,
-		lead: touchLead(st, a, tm.LeadID), from: tm.From, ref: tm.Ref})
+		lead: touchLead(st, a, tm.LeadID), from: tm.From, ref: tm.Ref, timezone: tm.Timezone})
 	if err != nil {
 		return "", err
 	}

@@ -111,8 +111,8 @@ func (s *Server) smsRoutes() []*route {
 // magic numbers (+15005550012 never gets here: it goes straight to the
 // carrier, which fails), do-not-call (national registry and the business's
 // list), consent (opted in, not opted out), quiet hours in the recipient's
-// local time, then content. The caller holds the lock.
-func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string) *apiError {
+// local time (loc), then content. The caller holds the lock.
+func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string, loc *time.Location) *apiError {
 	switch to {
 	case magicSMSOnDNC:
 		return newError(http.StatusBadRequest, codeNumberOnDNC, to+" is on the do-not-call list")
@@ -130,7 +130,6 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 	case store.ConsentNone:
 		return newError(http.StatusBadRequest, codeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
 	}
-	loc := recipientLocation(to, b)
 	if local := now.In(loc); local.Hour() < quietHoursEnd || local.Hour() >= quietHoursStart {
 		return newError(http.StatusBadRequest, codeTCPAViolation, fmt.Sprintf(
 			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
@@ -154,6 +153,9 @@ type smsRequest struct {
 	from string
 	// ref is the run touch that sends the text (runs_telephony.go).
 	ref store.TouchRef
+	// timezone is the recipient's time zone when known (a run touch's
+	// target); "" derives it from the number.
+	timezone string
 }
 
 // sendSMS is the one path of outbound texts (POST /v1/sms/send, and any
@@ -181,7 +183,11 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	// The magic failing number skips the compliance checks, like every
 	// magic number: it always reaches the carrier, which fails.
 	if req.to != magicSMSSendFails {
-		if err := smsCompliance(st, now, b, req.to, req.body); err != nil {
+		loc := recipientLocation(req.to, b)
+		if req.timezone != "" {
+			loc = location(req.timezone)
+		}
+		if err := smsCompliance(st, now, b, req.to, req.body, loc); err != nil {
 			return nil, err
 		}
 	}

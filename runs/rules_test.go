@@ -47,6 +47,8 @@ func TestValidateReportsEveryRule(t *testing.T) {
 			{TouchID: "inverted", Channel: runs.ChannelCall, Target: runs.Target{Phone: "+15551230004"}, ScheduledAt: t0.Add(time.Hour), TimingWindow: window(2*time.Hour, time.Hour)},
 			{TouchID: "late", Channel: runs.ChannelCall, Target: runs.Target{Phone: "+15551230005"}, ScheduledAt: t0.Add(3 * time.Hour), TimingWindow: window(0, 2*time.Hour)},
 			{TouchID: "closed", Channel: runs.ChannelCall, Target: runs.Target{Phone: "+15551230006"}, ScheduledAt: t0.Add(-2 * time.Hour), TimingWindow: window(-3*time.Hour, -time.Hour)},
+			{TouchID: "where", Channel: runs.ChannelCall, Target: runs.Target{Phone: "+15551230007", Timezone: voiceagent.String("Mars/Olympus"),
+				LeadID: voiceagent.String("00000000-0000-4000-8000-000000000000")}, ScheduledAt: t0.Add(time.Hour)},
 		}}
 	v, err = env.Client.Runs.Validate(ctx, bad)
 	require.NoError(t, err, "problems are in the answer, not an error")
@@ -54,6 +56,7 @@ func TestValidateReportsEveryRule(t *testing.T) {
 	assert.ElementsMatch(t, []string{
 		"/agent_id", "/assigned_number_id", "/touches/0/target/phone", "/touches/1/touch_id", "/touches/2/message",
 		"/touches/3/timing_window", "/touches/4/scheduled_at", "/touches/5/timing_window/not_after",
+		"/touches/6/target/timezone", "/touches/6/target/lead_id",
 	}, detailPaths(v.Errors))
 
 	// Schema failures are reported the same way.
@@ -79,7 +82,7 @@ func TestValidateReportsEveryRule(t *testing.T) {
 	// Preview and Create refuse the same body with the same details.
 	_, err = env.Client.Runs.Preview(ctx, bad)
 	apiErr := requireAPIError(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
-	assert.Len(t, apiErr.Details, 8)
+	assert.Len(t, apiErr.Details, 10)
 	_, err = env.Client.Runs.Create(ctx, bad)
 	apiErr = requireAPIError(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
 	assert.Contains(t, detailPaths(apiErr.Details), "/touches/1/touch_id")

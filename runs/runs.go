@@ -62,12 +62,17 @@ const (
 	TouchCanceled = "canceled"
 )
 
-// Target is who a touch reaches. Phone is required (E.164).
+// Target is who a touch reaches.
 type Target struct {
-	Phone    string  `json:"phone"`
-	LeadID   *string `json:"lead_id,omitempty"`
-	Name     *string `json:"name,omitempty"`
-	Email    *string `json:"email,omitempty"`
+	// Phone is called or texted (E.164). Required.
+	Phone string `json:"phone"`
+	// LeadID links the call or text to a lead of the business.
+	LeadID *string `json:"lead_id,omitempty"`
+	// Name is the name the agent uses on a call.
+	Name  *string `json:"name,omitempty"`
+	Email *string `json:"email,omitempty"`
+	// Timezone is the recipient's IANA time zone: SMS quiet hours (08:00 to
+	// 21:00 local) use it instead of the one derived from the number.
 	Timezone *string `json:"timezone,omitempty"`
 	State    *string `json:"state,omitempty"`
 }

@@ -74,6 +74,11 @@ func findEvent(t *testing.T, env *testenv.Env, typ, externalRef, touchID string)
 	return nil
 }
 
+func withTimezone(p runs.TouchParams, tz string) runs.TouchParams {
+	p.Target.Timezone = &tz
+	return p
+}
+
 func requireAPIError(t *testing.T, err error, status int, code string) *voiceagent.Error {
 	t.Helper()
 	var apiErr *voiceagent.Error
@@ -245,6 +250,8 @@ func TestSMSTouchesGoThroughCompliance(t *testing.T) {
 			touch("night", runs.ChannelSMS, "+12125550100", 12*time.Hour), // 02:00 in New York
 			touch("carrier", runs.ChannelSMS, "+15005550012", time.Minute),
 			touch("ok", runs.ChannelSMS, "+15551230007", time.Minute),
+			withTimezone(touch("tokyo-night", runs.ChannelSMS, "+15551230007", time.Minute), "Asia/Tokyo"), // 23:01 in Tokyo
+			withTimezone(touch("tokyo-day", runs.ChannelSMS, "+12125550100", 12*time.Hour), "Asia/Tokyo"),  // 11:00 in Tokyo
 		}})
 	require.NoError(t, err)
 	env.Server.Advance(13 * time.Hour)
@@ -259,6 +266,9 @@ func TestSMSTouchesGoThroughCompliance(t *testing.T) {
 	assert.Equal(t, voiceagent.CodeSMSSendFailed, run.Touch("carrier").Error.Code)
 	assert.Equal(t, []string{"sms.failed"}, touchEvents(t, env, "compliance", "carrier"))
 	assert.Equal(t, runs.StatusCompleted, run.Touch("ok").Status)
+	assert.Equal(t, runs.TouchSkipped, run.Touch("tokyo-night").Status, "quiet hours in the target's own time zone")
+	assert.Contains(t, run.Touch("tokyo-night").Error.Message, "Asia/Tokyo")
+	assert.Equal(t, runs.StatusCompleted, run.Touch("tokyo-day").Status)
 	assert.Equal(t, runs.StatusCompleted, run.Status)
 }
 
