@@ -317,3 +317,37 @@ func TestGovernedUpdateErrors(t *testing.T) {
 	_, err = env.ClientFor(ro.APIKey).GovernedUpdates.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 }
+
+// TestBusinessResolution: business_id must be the target's, and is required
+// when nothing else names a business and the key reaches several.
+func TestBusinessResolution(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	ctx := context.Background()
+	// Two businesses of one user: the first account's key reaches both.
+	acct := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Email: "owner@two-businesses.example"})
+	second := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Email: "owner@two-businesses.example", BusinessName: "Second"})
+	require.Equal(t, acct.UserID, second.UserID)
+	env.Account, env.Client = acct, env.ClientFor(acct.APIKey)
+
+	p := agentPatch(env.Account.AgentID, "b-1", map[string]any{"name": "x"}, governance.AuthorityAgentAsserted)
+	p.BusinessID = second.BusinessID
+	_, err := env.Client.GovernedUpdates.Submit(ctx, p)
+	apiErr := requireAPIError(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
+	assert.Equal(t, []string{"/business_id"}, detailPaths(apiErr))
+
+	sink := &governance.UpdateParams{Intent: governance.IntentTranscriptSink, IdempotencyKey: "s-1",
+		Payload: governance.TranscriptSink{URL: "https://sink.example/t"}, Authority: &governance.Authority{Mode: governance.AuthoritySystemPolicy}}
+	_, err = env.Client.GovernedUpdates.Submit(ctx, sink)
+	apiErr = requireAPIError(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
+	assert.Equal(t, []string{"/business_id"}, detailPaths(apiErr), "two businesses: say which")
+	sink.BusinessID = second.BusinessID
+	u, err := env.Client.GovernedUpdates.Submit(ctx, sink)
+	require.NoError(t, err)
+	assert.Equal(t, second.BusinessID, u.BusinessID)
+	// The same key in the other business is another update.
+	sink.BusinessID = env.Account.BusinessID
+	other, err := env.Client.GovernedUpdates.Submit(ctx, sink)
+	require.NoError(t, err)
+	assert.NotEqual(t, u.ID, other.ID)
+}
