@@ -87,6 +87,9 @@ type Call struct {
 	StartedAt   *time.Time `json:"started_at,omitempty"`
 	EndedAt     *time.Time `json:"ended_at,omitempty"`
 	UpdatedAt   *time.Time `json:"updated_at,omitempty"`
+	// TouchRef names the communication run touch or approval request that
+	// placed the call, if any.
+	voiceagent.TouchRef
 }
 
 // Per-call webhook events (WebhookEvent.Event).

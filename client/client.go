@@ -18,10 +18,13 @@ import (
 	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
+	"github.com/voiceagent/voiceagent-go/catalog"
 	"github.com/voiceagent/voiceagent-go/events"
+	"github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/numbers"
+	"github.com/voiceagent/voiceagent-go/runs"
 	"github.com/voiceagent/voiceagent-go/signup"
 	"github.com/voiceagent/voiceagent-go/sms"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -57,6 +60,17 @@ type Client struct {
 	Agency *agency.Service
 	// Account reads balance, usage, capabilities and the schema catalog.
 	Account *account.Service
+
+	// Products manages a business's products.
+	Products *catalog.ProductsService
+	// Knowledge manages a business's knowledge base.
+	Knowledge *catalog.KnowledgeService
+	// Runs schedules communication runs of calls and texts.
+	Runs *runs.Service
+	// GovernedUpdates submits reviewed changes.
+	GovernedUpdates *governance.UpdatesService
+	// Approvals asks people for approvals by phone.
+	Approvals *governance.ApprovalsService
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -80,6 +94,12 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		SMS:      sms.NewService(b),
 		Agency:   agency.NewService(b),
 		Account:  account.NewService(b),
+
+		Products:        catalog.NewProductsService(b),
+		Knowledge:       catalog.NewKnowledgeService(b),
+		Runs:            runs.NewService(b),
+		GovernedUpdates: governance.NewUpdatesService(b),
+		Approvals:       governance.NewApprovalsService(b),
 	}
 }
 

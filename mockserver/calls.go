@@ -56,19 +56,6 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 		}
 		lead = l
 	}
-	if body.To == magicCallFailed {
-		return nil, newError(http.StatusInternalServerError, codeCallFailed,
-			"the outbound call could not be placed: the carrier rejected "+body.To)
-	}
-	if e := rc.dependencyFault(FaultTargetVoiceProvider); e != nil {
-		e.code = codeVendorError
-		e.message = "the voice provider refused the call: " + e.message
-		return nil, e
-	}
-	if lead == nil {
-		lead = rc.st.LeadByPhone(a.Owner, body.To)
-	}
-	b, _ := rc.st.Businesses.Get(a.Owner)
 	name := ""
 	for _, n := range []*string{body.Name, body.CustomerName} {
 		if n != nil {
@@ -81,12 +68,68 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 			first = *m
 		}
 	}
+	c, apiErr := s.placeOutboundCall(rc.st, rc.now, outboundCall{
+		agent: a, to: body.To, name: name, context: body.Context, firstMessage: first,
+		webhookURL: body.WebhookURL, maxDuration: body.MaxDuration, lead: lead,
+		providerFault: func() *apiError { return rc.dependencyFault(FaultTargetVoiceProvider) },
+	})
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return created(map[string]any{
+		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status, "agent_id": c.AgentID,
+		"to": c.To, "name": nullable(c.Name), "created_at": c.CreatedAt,
+	}), nil
+}
+
+// outboundCall is an outbound call to place: what POST /v1/calls sends, and
+// what the touches of communication runs and approval requests place.
+type outboundCall struct {
+	agent        *store.Agent
+	to           string
+	name         string
+	context      string
+	firstMessage string // "" the agent's outbound greeting
+	webhookURL   string
+	maxDuration  *int        // nil: the agent's, else 600
+	lead         *store.Lead // nil: the business's lead with that number, if any
+	from         string      // "" the agent's number (businessNumber)
+	ref          store.TouchRef
+	// providerFault reports a simulated voice provider failure (nil: none).
+	providerFault func() *apiError
+}
+
+// placeOutboundCall places an outbound call: the magic failing number and
+// the voice provider are checked, the call is stored queued with its
+// enrichment variables and the clock takes it on. The caller holds the
+// write lock.
+func (s *Server) placeOutboundCall(st *store.Store, now time.Time, oc outboundCall) (*store.Call, *apiError) {
+	if oc.to == magicCallFailed {
+		return nil, newError(http.StatusInternalServerError, codeCallFailed,
+			"the outbound call could not be placed: the carrier rejected "+oc.to)
+	}
+	if oc.providerFault != nil {
+		if e := oc.providerFault(); e != nil {
+			e.code = codeVendorError
+			e.message = "the voice provider refused the call: " + e.message
+			return nil, e
+		}
+	}
+	a, lead, name := oc.agent, oc.lead, oc.name
+	if lead == nil {
+		lead = st.LeadByPhone(a.Owner, oc.to)
+	}
+	b, _ := st.Businesses.Get(a.Owner)
 	maxDur := defaultMaxDuration
 	switch {
-	case body.MaxDuration != nil:
-		maxDur = *body.MaxDuration
+	case oc.maxDuration != nil:
+		maxDur = *oc.maxDuration
 	case a.MaxDuration >= 1:
 		maxDur = int(a.MaxDuration)
+	}
+	from := oc.from
+	if from == "" {
+		from = businessNumber(st, a)
 	}
 
 	c := &store.Call{
@@ -95,21 +138,22 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 		Direction:      store.DirectionOutbound,
 		AgentID:        a.ID,
 		AgentName:      a.Name,
-		To:             body.To,
-		From:           businessNumber(rc.st, a),
+		To:             oc.to,
+		From:           from,
 		Name:           name,
-		Context:        body.Context,
-		WebhookURL:     body.WebhookURL,
+		Context:        oc.context,
+		WebhookURL:     oc.webhookURL,
 		MaxDuration:    maxDur,
+		Ref:            oc.ref,
 	}
 	if lead != nil {
 		c.LeadID = lead.ID
 	}
-	vars := callVariables(rc.now, b, c.From, lead, name)
+	vars := callVariables(now, b, c.From, lead, name)
 	if v, ok := vars["name"].(string); ok && c.Name == "" {
 		c.Name = v
 	}
-	c.FirstMessage = fillVariables(outboundOpening(first, a, b, c.Name), vars)
+	c.FirstMessage = fillVariables(outboundOpening(oc.firstMessage, a, b, c.Name), vars)
 	prompt := firstNonEmpty(a.OutboundPrompt, a.InboundPrompt)
 	if c.Context != "" {
 		prompt += "\n\nContext: " + c.Context
@@ -120,27 +164,24 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 	}
 	c.ID = s.ids.uuid()
 	c.Owner = a.Owner
-	c.CreatedAt = rc.st.Calls.Stamp(rc.now)
+	c.CreatedAt = st.Calls.Stamp(now)
 	c.UpdatedAt = c.CreatedAt
 	c.PlannedDuration = simulatedDuration(c.To)
-	rc.st.Calls.Put(c)
+	st.Calls.Put(c)
 
 	switch c.To {
 	case magicCallNoAnswer:
-		s.scheduleCall(c.ID, rc.now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+		s.scheduleCall(c.ID, now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
 			s.failCall(st, now, c, "no_answer")
 		})
 	case magicCallBusy:
-		s.scheduleCall(c.ID, rc.now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+		s.scheduleCall(c.ID, now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
 			s.failCall(st, now, c, "busy")
 		})
 	default:
-		s.scheduleCall(c.ID, rc.now.Add(outboundRingTime), s.answerOutbound)
+		s.scheduleCall(c.ID, now.Add(outboundRingTime), s.answerOutbound)
 	}
-	return created(map[string]any{
-		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status, "agent_id": c.AgentID,
-		"to": c.To, "name": nullable(c.Name), "created_at": c.CreatedAt,
-	}), nil
+	return c, nil
 }
 
 // businessNumber is the number a call or text of an agent comes from: the
@@ -198,6 +239,7 @@ func (s *Server) completeOutbound(st *store.Store, c *store.Call, now time.Time)
 	capped := c.PlannedDuration > c.MaxDuration
 	s.finishCall(st, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
 	c.Transcript, c.Summary = outboundConversation(c, b, capped)
+	c.Summary = withKnowledge(st, c, c.Summary)
 	c.Quality = qualityFor(c.To, 0, capped)
 	c.EndedReason = "completed"
 	if capped {
@@ -214,6 +256,7 @@ func (s *Server) completeOutbound(st *store.Store, c *store.Call, now time.Time)
 			"timestamp": now.UTC(),
 		})
 	}
+	s.touchCallEnded(st, now, c)
 }
 
 // failCall ends an outbound call that never connected.
@@ -231,6 +274,7 @@ func (s *Server) failCall(st *store.Store, now time.Time, c *store.Call, reason 
 			"error": reason, "timestamp": now.UTC(),
 		})
 	}
+	s.touchCallEnded(st, now, c)
 }
 
 func (s *Server) getCalls(rc *reqCtx) (any, error) {
@@ -328,7 +372,7 @@ func callDetail(st *store.Store, c *store.Call) map[string]any {
 	v["started_at"] = c.StartedAt
 	v["ended_at"] = c.EndedAt
 	v["updated_at"] = c.UpdatedAt
-	return v
+	return touchRefFields(c.Ref, v)
 }
 
 const codeCallFailed = "call_failed"

@@ -130,6 +130,7 @@ func (s *Server) endInbound(st *store.Store, c *store.Call, now time.Time) {
 	}
 	s.finishCall(st, now, c, store.CallEnded, min(c.PlannedDuration, c.MaxDuration))
 	c.Transcript, c.Summary = inboundConversation(c, a, b, info, transferTo, capped)
+	c.Summary = withKnowledge(st, c, c.Summary)
 	c.Quality = qualityFor(c.From, len(info.captured())-1, capped) // the caller's number is always known
 	switch {
 	case capped:

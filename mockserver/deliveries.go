@@ -113,14 +113,7 @@ func (s *Server) startDelivery(st *store.Store, d *store.Delivery) *store.Delive
 	d.NextAttemptAt = now.UTC()
 	st.Deliveries.Add(d)
 	first := make(chan struct{})
-	cancelSecond := s.clock.Schedule(now.Add(retryDelays[0]), func(at time.Time) {
-		select {
-		case <-first:
-		case <-s.outbound.ctx.Done():
-			return
-		}
-		s.retryAttempt(st, d, 2, at)
-	})
+	cancelSecond := s.scheduleSecondAttempt(now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
 	att, ok := s.prepareAttempt(st, d, 1, now)
 	if !ok {
 		close(first)

@@ -210,3 +210,20 @@ func (s *Server) doOutbound(req outboundRequest) outboundResult {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
 	return outboundResult{status: resp.StatusCode, answer: answer, duration: time.Since(start)}
 }
+
+// scheduleSecondAttempt puts the second attempt of an outbound delivery on
+// the clock, retryDelays[0] after the first attempt started at now: when it
+// falls due it waits until first is closed (the first attempt's outcome is
+// recorded) and then runs second, which does nothing when the first
+// attempt succeeded. So the schedule never depends on how fast a receiver
+// answers. It returns the task's cancel.
+func (s *Server) scheduleSecondAttempt(now time.Time, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
+	return s.clock.Schedule(now.Add(retryDelays[0]), func(at time.Time) {
+		select {
+		case <-first:
+		case <-s.outbound.ctx.Done():
+			return
+		}
+		second(at)
+	})
+}

@@ -75,6 +75,10 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.agencyRoutes(),
 		s.accountRoutes(),
 		s.cfg.extraRoutes,
+		s.catalogRoutes(),
+		s.runRoutes(),
+		s.governanceRoutes(),
+		s.personaRoutes(),
 	} {
 		all = append(all, group...)
 	}

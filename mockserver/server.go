@@ -71,6 +71,8 @@ type config struct {
 	journalSize      int
 	hooks            hookConfig
 	extraRoutes      []*route // test-only routes (withRoutes)
+
+	approvalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
 }
 
 // Option configures a Server.

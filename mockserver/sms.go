@@ -111,8 +111,8 @@ func (s *Server) smsRoutes() []*route {
 // magic numbers (+15005550012 never gets here: it goes straight to the
 // carrier, which fails), do-not-call (national registry and the business's
 // list), consent (opted in, not opted out), quiet hours in the recipient's
-// local time, then content. The caller holds the lock.
-func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string) *apiError {
+// local time (loc), then content. The caller holds the lock.
+func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string, loc *time.Location) *apiError {
 	switch to {
 	case magicSMSOnDNC:
 		return newError(http.StatusBadRequest, codeNumberOnDNC, to+" is on the do-not-call list")
@@ -130,7 +130,6 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 	case store.ConsentNone:
 		return newError(http.StatusBadRequest, codeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
 	}
-	loc := recipientLocation(to, b)
 	if local := now.In(loc); local.Hour() < quietHoursEnd || local.Hour() >= quietHoursStart {
 		return newError(http.StatusBadRequest, codeTCPAViolation, fmt.Sprintf(
 			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
@@ -150,6 +149,13 @@ type smsRequest struct {
 	lead  *store.Lead // nil: the business's lead with that number, if any
 	// carrierFault is a simulated carrier failure (fault injection), or nil.
 	carrierFault *apiError
+	// from overrides the sending number (a communication run's number).
+	from string
+	// ref is the run touch that sends the text (runs_telephony.go).
+	ref store.TouchRef
+	// timezone is the recipient's time zone when known (a run touch's
+	// target); "" derives it from the number.
+	timezone string
 }
 
 // sendSMS is the one path of outbound texts (POST /v1/sms/send, and any
@@ -164,6 +170,9 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	if sid, _ := a.Metadata[messagingServiceKey].(string); sid != "" {
 		from = "messaging_service"
 	}
+	if req.from != "" {
+		from = req.from
+	}
 	if from == "" {
 		return nil, errNotFound("agent " + a.ID + " has no phone number to send from")
 	}
@@ -174,7 +183,11 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	// The magic failing number skips the compliance checks, like every
 	// magic number: it always reaches the carrier, which fails.
 	if req.to != magicSMSSendFails {
-		if err := smsCompliance(st, now, b, req.to, req.body); err != nil {
+		loc := recipientLocation(req.to, b)
+		if req.timezone != "" {
+			loc = location(req.timezone)
+		}
+		if err := smsCompliance(st, now, b, req.to, req.body, loc); err != nil {
 			return nil, err
 		}
 	}
@@ -184,7 +197,7 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	}
 	m := &store.SMSMessage{
 		MessageSID: "SM" + s.ids.token(16), AgentID: a.ID, Direction: store.DirectionOutbound,
-		From: from, To: req.to, Body: req.body, Status: store.SMSSent,
+		From: from, To: req.to, Body: req.body, Status: store.SMSSent, Ref: req.ref,
 	}
 	if lead != nil {
 		m.LeadID = lead.ID
@@ -215,6 +228,7 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 			m.Status = store.SMSDelivered
 			m.UpdatedAt = later(m.UpdatedAt, now)
 			s.emit(s.st, m.Owner, "sms.delivered", now, smsView(m))
+			s.touchTextDelivered(s.st, now, m)
 		}
 	})
 	return m, nil
@@ -307,11 +321,11 @@ func (s *Server) listSMS(rc *reqCtx) (any, error) {
 
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
 func smsView(m *store.SMSMessage) map[string]any {
-	return map[string]any{
+	return touchRefFields(m.Ref, map[string]any{
 		"id": m.ID, "message_sid": m.MessageSID, "lead_id": nullable(m.LeadID), "agent_id": m.AgentID,
 		"business_id": m.Owner, "direction": m.Direction, "from": m.From, "to": m.To, "body": m.Body,
 		"status": m.Status, "error": nullable(m.Error), "created_at": m.CreatedAt, "updated_at": m.UpdatedAt,
-	}
+	})
 }
 
 // InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS answer.

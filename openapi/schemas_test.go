@@ -102,7 +102,7 @@ func TestSchemaNamesAndSchema(t *testing.T) {
 	want := []string{
 		"common", "signupOtpRequest", "signupOtpVerify", "signupPayment", "agentCreate", "agentUpdate",
 		"callCreate", "leadUpdate", "smsSend", "smsUpdatePrompt", "keyCreate", "webhookUpsert",
-		"productUpsert", "knowledgeUpsert", "communicationRunCreate", "governedUpdateRequest",
+		"productUpsert", "knowledgeUpsert", "communicationRunCreate", "governedUpdateRequest", "governedUpdateDecision",
 		"approvalChannelRequest", "agentPersonaLoad", "sdrAction", "sdrConfigUpsert", "sdrRun",
 		"eventsReplay", "webhookRotateSecret", "agencyProfileCommand", "agencyOfferCommand",
 		"agencyEnrollmentCommand", "agencyInstallationCommand",
@@ -781,8 +781,27 @@ func schemaCases() map[string][]tcase {
 		},
 		"governedUpdateRequest": {
 			ok("full with extra property", governedBody),
-			ok("dry run without key", `{"intent": "transcripts.sink.configure", "dry_run": true}`),
-			ok("emergency address", `{"intent": "phone.emergency_address.set", "idempotency_key": "k", "payload": {}}`),
+			ok("dry run without key", `{"intent": "transcripts.sink.configure", "dry_run": true,
+			  "payload": {"url": "https://sink.example/t", "format": "text", "enabled": false}}`),
+			ok("sink on a loopback receiver", `{"intent": "transcripts.sink.configure", "idempotency_key": "k",
+			  "payload": {"url": "http://127.0.0.1:8080/t"}}`),
+			ok("emergency address", `{"intent": "phone.emergency_address.set", "idempotency_key": "k",
+			  "target": {"phone_number": "+15551230009"}, "payload": {"street": "1 Main St", "city": "Springfield",
+			  "state": "IL", "postal_code": "62701", "country": "US", "name": "Acme", "street2": "Suite 2"}}`),
+			bad("emergency address without target", `{"intent": "phone.emergency_address.set", "idempotency_key": "k",
+			  "payload": {"street": "1 Main St", "city": "S", "state": "IL", "postal_code": "6", "country": "US"}}`, "", "target"),
+			bad("emergency address target empty", `{"intent": "phone.emergency_address.set", "idempotency_key": "k",
+			  "target": {}, "payload": {"street": "1 Main St", "city": "S", "state": "IL", "postal_code": "6", "country": "US"}}`, "/target"),
+			bad("emergency address without city", `{"intent": "phone.emergency_address.set", "idempotency_key": "k",
+			  "target": {"number_id": "$U1"}, "payload": {"street": "1 Main St", "state": "IL", "postal_code": "6", "country": "US"}}`, "/payload", "city"),
+			bad("emergency address lower-case country", `{"intent": "phone.emergency_address.set", "idempotency_key": "k",
+			  "target": {"number_id": "$U1"}, "payload": {"street": "1 Main St", "city": "S", "state": "IL", "postal_code": "6", "country": "us"}}`, "/payload/country"),
+			bad("sink without url", `{"intent": "transcripts.sink.configure", "idempotency_key": "k", "payload": {"enabled": true}}`, "/payload", "url"),
+			bad("sink on plain http", `{"intent": "transcripts.sink.configure", "idempotency_key": "k", "payload": {"url": "http://sink.example/t"}}`, "/payload/url"),
+			bad("sink format", `{"intent": "transcripts.sink.configure", "idempotency_key": "k", "payload": {"url": "https://s.example", "format": "xml"}}`, "/payload/format"),
+			bad("agent.patch without target", with(governedBody, del("/target")), "", "target"),
+			bad("agent.patch target without agent_id", with(governedBody, set("/target", `{"id": "$U2"}`)), "/target"),
+			bad("agent.patch empty payload", with(governedBody, set("/payload", `{}`)), "/payload"),
 			bad("unknown intent", with(governedBody, set("/intent", `"agent.delete"`)), "/intent"),
 			bad("no intent", with(governedBody, del("/intent")), "", "intent"),
 			bad("mutating without key", `{"intent": "agent.patch"}`, "", "idempotency_key"),
@@ -813,9 +832,18 @@ func schemaCases() map[string][]tcase {
 			bad("summary of 2001", with(approvalBody, set("/summary", str(2001))), "/summary"),
 			bad("risk level", with(approvalBody, set("/risk_level", `"extreme"`)), "/risk_level"),
 			bad("http callback", with(approvalBody, set("/callback_url", `"http://control.example/cb"`)), "/callback_url"),
+			ok("loopback http callback", with(approvalBody, set("/callback_url", `"http://127.0.0.1:9000/cb"`))),
 			bad("no expires_at", with(approvalBody, del("/expires_at")), "", "expires_at"),
 			bad("no principal_id", with(approvalBody, del("/principal_id")), "", "principal_id"),
 			bad("unknown property", with(approvalBody, set("/priority", `"high"`)), "", "priority"),
+		},
+		"governedUpdateDecision": {
+			ok("approve", `{"id": "$U1", "decision": "approve", "note": "fine"}`),
+			ok("reject", `{"id": "$U1", "decision": "reject"}`),
+			bad("no decision", `{"id": "$U1"}`, "", "decision"),
+			bad("other decision", `{"id": "$U1", "decision": "maybe"}`, "/decision"),
+			bad("id not a uuid", `{"id": "g-1", "decision": "approve"}`, "/id"),
+			bad("unknown property", `{"id": "$U1", "decision": "approve", "by": "me"}`, "", "by"),
 		},
 		"agentPersonaLoad": {
 			ok("full", personaBody),
@@ -1068,7 +1096,7 @@ func TestUnknownPropertiesRejected(t *testing.T) {
 			}
 		}
 	}
-	assert.Len(t, seen, 22+9+4+11+6, "every schema and every agency action has a valid body")
+	assert.Len(t, seen, 23+9+4+11+6, "every schema and every agency action has a valid body")
 }
 
 // TestAgencyActionsCovered checks that every action of the command schemas has a valid case.

@@ -79,6 +79,8 @@ type Message struct {
 	Error      *string   `json:"error"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// TouchRef names the communication run touch that sent the text, if any.
+	voiceagent.TouchRef
 }
 
 // ListParams filter List and All.

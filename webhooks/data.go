@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
 )
 
 // ErrEventFamily is returned by the typed accessors of [Event] ([Event.Call],
@@ -41,6 +43,9 @@ type CallData struct {
 	Error             string    `json:"error"`
 	EndedReason       string    `json:"ended_reason"`
 	CreatedAt         time.Time `json:"created_at"`
+	// TouchRef names the communication run touch or approval request that
+	// placed the call, if any.
+	voiceagent.TouchRef
 }
 
 // LeadData is the data of lead.* events: the lead as GET /v1/leads?id=
@@ -79,6 +84,8 @@ type MessageData struct {
 	Status    string    `json:"status"`
 	Error     string    `json:"error"`
 	CreatedAt time.Time `json:"created_at"`
+	// TouchRef names the communication run touch that sent the text, if any.
+	voiceagent.TouchRef
 }
 
 // PhoneNumberData is the data of phone_number.* events: the number record

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,6 +48,7 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	rateLimits := fs.Bool("rate-limits", true, "enforce the API's rate limits")
 	idSeed := fs.Uint64("id-seed", 0, "make ids, keys and codes repeatable (0: random)")
 	external := fs.Bool("allow-external-webhooks", false, "deliver webhooks to hosts outside loopback")
+	approvalHosts := fs.String("approval-callback-hosts", "", "comma-separated hosts approval request callback_url may name (*.example.com for subdomains); loopback is always allowed")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -60,6 +62,11 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	}
 	if *speed > 0 {
 		opts = append(opts, mockserver.WithRealtime(*speed))
+	}
+	for _, h := range strings.Split(*approvalHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			opts = append(opts, mockserver.WithApprovalCallbackHosts(h))
+		}
 	}
 	if *idSeed != 0 {
 		opts = append(opts, mockserver.WithIDSeed(*idSeed))

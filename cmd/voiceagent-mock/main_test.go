@@ -14,6 +14,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/governance"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -79,4 +80,31 @@ func TestSeedNoneStartsEmptyAndBadSeedFails(t *testing.T) {
 
 	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-seed", "lots"}, &out, nil)
 	assert.ErrorContains(t, err, "-seed must be demo or none")
+}
+
+func TestApprovalCallbackHostsFlag(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-approval-callback-hosts", "control.example, *.approvals.example"}, &out, ready)
+	}()
+	addr := <-ready
+	key := regexp.MustCompile(`(?m)^export VOICEAGENT_API_KEY=(voiceagent_live_[0-9A-Za-z]{40})$`).FindStringSubmatch(out.String())
+	require.Len(t, key, 2, out.String())
+	c := client.New(key[1], voiceagent.WithBaseURL("http://"+addr+"/api"), voiceagent.WithMaxRetries(0))
+	request := func(callback string) error {
+		_, err := c.Approvals.Request(ctx, &governance.ApprovalParams{
+			Source: "cli", SourceRequestID: "r", PrincipalID: "p", Summary: "s", RiskLevel: "low",
+			Channel:   governance.ApprovalChannel{Type: governance.ChannelVoice, Address: "+15551230001"},
+			ExpiresAt: time.Now().Add(24 * time.Hour), CallbackURL: callback,
+		})
+		return err
+	}
+	require.NoError(t, request("https://control.example/cb"))
+	require.NoError(t, request("https://eu.approvals.example/cb"))
+	assert.ErrorIs(t, request("https://other.example/cb"), voiceagent.ErrInvalidRequest)
+	cancel()
+	require.NoError(t, <-done)
 }

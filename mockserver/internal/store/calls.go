@@ -66,6 +66,8 @@ type Call struct {
 	Provider ProviderCall
 	// WebhookIDs are the call's per-call webhook deliveries.
 	WebhookIDs []string
+	// Ref is the run touch or approval request that placed the call.
+	Ref TouchRef
 }
 
 // CallerInput is what an inbound caller tells the agent.

@@ -24,6 +24,8 @@ type SMSMessage struct {
 	Status     string
 	Error      string
 	UpdatedAt  time.Time
+	// Ref is the run touch that sent the text.
+	Ref TouchRef
 }
 
 // PromptAudit is one entry of the audit trail of prompt changes. Owner is

@@ -23,6 +23,24 @@ type Store struct {
 	SMSMessages  *Table[*SMSMessage]
 	PromptAudits *Table[*PromptAudit]
 
+	// Catalog, communication runs and governance (catalog.go, runs.go,
+	// governance.go).
+	Products         *Table[*Product]
+	Knowledge        *Table[*KnowledgeEntry]
+	Runs             *Table[*CommunicationRun]
+	GovernedUpdates  *Table[*GovernedUpdate]
+	ApprovalRequests *Table[*ApprovalRequest]
+	// GovernedByKey finds a governed update by business id + "\x00" +
+	// idempotency_key.
+	GovernedByKey map[string]*GovernedUpdate
+	// EmergencyAddresses holds the emergency address of a number, by number id.
+	EmergencyAddresses map[string]*EmergencyAddress
+	// TranscriptSinks holds a business's transcript sink, by business id.
+	TranscriptSinks map[string]*TranscriptSink
+	// ApprovalSecrets holds named approval callback secrets, by user id +
+	// "\x00" + callback_secret_id.
+	ApprovalSecrets map[string]string
+
 	// KeysByHash finds a key by the SHA-256 of its value.
 	KeysByHash map[[32]byte]*APIKey
 	// SessionsByToken finds a session by its cookie value.
@@ -79,6 +97,16 @@ func New() *Store {
 		Signups:         map[string]*SignupRecord{},
 		ReferralCodes:   map[string]string{},
 		AgencyTables:    newAgencyTables(),
+
+		Products:           NewTable[*Product](),
+		Knowledge:          NewTable[*KnowledgeEntry](),
+		Runs:               NewTable[*CommunicationRun](),
+		GovernedUpdates:    NewTable[*GovernedUpdate](),
+		ApprovalRequests:   NewTable[*ApprovalRequest](),
+		GovernedByKey:      map[string]*GovernedUpdate{},
+		EmergencyAddresses: map[string]*EmergencyAddress{},
+		TranscriptSinks:    map[string]*TranscriptSink{},
+		ApprovalSecrets:    map[string]string{},
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},

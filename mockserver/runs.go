@@ -1,0 +1,527 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// States of a communication run and of its touches (see doc_catalog.go).
+const (
+	runScheduled = "scheduled"
+	runRunning   = "running"
+	runCompleted = "completed"
+	runFailed    = "failed"
+
+	touchScheduled = "scheduled"
+	touchRunning   = "running"
+	touchCompleted = "completed"
+	touchFailed    = "failed"
+	touchSkipped   = "skipped"
+	touchCanceled  = "canceled"
+
+	// maxRunSMSLength bounds an sms touch's message, as POST /v1/sms/send does.
+	maxRunSMSLength = 1600
+)
+
+// runE164 is the E.164 form of touch targets and assigned numbers.
+var runE164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+
+func (s *Server) runRoutes() []*route {
+	read, write := scope("communication-runs:read"), scope("communication-runs:write")
+	return []*route{
+		{method: http.MethodPost, path: "/api/v1/communication-runs/validate", scope: read, schema: "communicationRunCreate", handle: s.validateRun},
+		{method: http.MethodPost, path: "/api/v1/communication-runs/preview", scope: read, schema: "communicationRunCreate", handle: s.previewRun},
+		{method: http.MethodPost, path: "/api/v1/communication-runs", scope: write, schema: "communicationRunCreate", handle: s.createRun},
+		{method: http.MethodGet, path: "/api/v1/communication-runs", scope: read, handle: s.getRuns},
+		{method: http.MethodDelete, path: "/api/v1/communication-runs", scope: write, handle: s.deleteRun},
+	}
+}
+
+// runBody is the communicationRunCreate body.
+type runBody struct {
+	BusinessID       string         `json:"business_id"`
+	ExternalRef      string         `json:"external_ref"`
+	AssignedNumberID *string        `json:"assigned_number_id"`
+	AgentID          *string        `json:"agent_id"`
+	Metadata         map[string]any `json:"metadata"`
+	Touches          []touchBody    `json:"touches"`
+}
+
+type touchBody struct {
+	TouchID      string              `json:"touch_id"`
+	Channel      string              `json:"channel"`
+	Target       store.RunTarget     `json:"target"`
+	ScheduledAt  time.Time           `json:"scheduled_at"`
+	TimingWindow *store.TimingWindow `json:"timing_window"`
+	Context      map[string]any      `json:"context"`
+	Metadata     map[string]any      `json:"metadata"`
+	Message      *string             `json:"message"`
+	SMSCategory  *string             `json:"sms_category"`
+}
+
+// runPlan is a checked run body: the resolved agent and sending number,
+// when each touch will run, and the problems found.
+type runPlan struct {
+	body      runBody
+	agent     *store.Agent
+	number    *store.Number
+	executeAt []time.Time
+	errors    []fieldError
+	warnings  []fieldError
+}
+
+func (p *runPlan) fail(path, format string, args ...any) {
+	p.errors = append(p.errors, fieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *runPlan) warn(path, format string, args ...any) {
+	p.warnings = append(p.warnings, fieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// invalid is the 400 of preview and create for a plan with errors.
+func (p *runPlan) invalid() *apiError {
+	msgs := make([]string, 0, 3)
+	for i, e := range p.errors {
+		if i == 3 {
+			break
+		}
+		msgs = append(msgs, e.Path+": "+e.Message)
+	}
+	e := errInvalid("the communication run is invalid: %s", strings.Join(msgs, "; "))
+	e.details = p.errors
+	return e
+}
+
+// planRun checks a decoded body beyond its schema. Access problems (a
+// business the key does not reach) are errors; everything else is collected
+// in the plan.
+func (s *Server) planRun(rc *reqCtx, body runBody) (*runPlan, error) {
+	if _, err := rc.business(body.BusinessID); err != nil {
+		return nil, err
+	}
+	p := &runPlan{body: body}
+	st, biz := rc.st, body.BusinessID
+	if body.AgentID != nil {
+		if a, ok := st.Agents.Get(*body.AgentID); ok && a.Owner == biz {
+			p.agent = a
+		} else {
+			p.fail("/agent_id", "is not an agent of business %s", biz)
+		}
+	}
+	if body.AssignedNumberID != nil {
+		v := *body.AssignedNumberID
+		n, _ := st.Numbers.Get(v)
+		if strings.HasPrefix(v, "+") {
+			n = st.NumbersByPhone[v]
+		}
+		switch {
+		case strings.HasPrefix(v, "+") && !runE164.MatchString(v):
+			p.fail("/assigned_number_id", "must be an E.164 number or a number id")
+		case n == nil || n.Owner != biz:
+			p.fail("/assigned_number_id", "is not a number of business %s (give an E.164 number or a number id from GET /v1/numbers)", biz)
+		default:
+			p.number = n
+		}
+	}
+	if p.agent == nil && p.number != nil && body.AgentID == nil {
+		if a, ok := st.Agents.Get(p.number.AgentID); ok && a.Owner == biz {
+			p.agent = a
+		}
+	}
+	if p.agent == nil && body.AgentID == nil {
+		p.agent = defaultRunAgent(st, biz)
+		if p.agent == nil {
+			p.fail("/agent_id", "is required: business %s has no agent", biz)
+		}
+	}
+	if p.number == nil && body.AssignedNumberID == nil && p.agent != nil {
+		if n := st.NumbersByPhone[p.agent.PhoneNumber]; n != nil && n.Owner == biz {
+			p.number = n
+		} else {
+			p.fail("/assigned_number_id", "is required: agent %s has no phone number to call or text from", p.agent.ID)
+		}
+	}
+	p.planTouches(rc.now)
+	for i, t := range body.Touches {
+		if t.Target.LeadID != nil {
+			if l, ok := st.Leads.Get(*t.Target.LeadID); !ok || l.Owner != biz {
+				p.fail(fmt.Sprintf("/touches/%d/target/lead_id", i), "is not a lead of business %s", biz)
+			}
+		}
+	}
+	return p, nil
+}
+
+// defaultRunAgent is the agent of a run without agent_id or number: the
+// business's intake agent, else its oldest agent with a number.
+func defaultRunAgent(st *store.Store, businessID string) *store.Agent {
+	var withNumber *store.Agent
+	for _, a := range st.Agents.Owned(businessID) {
+		if a.Intake {
+			return a
+		}
+		if withNumber == nil && a.PhoneNumber != "" {
+			withNumber = a
+		}
+	}
+	return withNumber
+}
+
+func (p *runPlan) planTouches(now time.Time) {
+	seen := map[string]int{}
+	p.executeAt = make([]time.Time, len(p.body.Touches))
+	for i, t := range p.body.Touches {
+		at := fmt.Sprintf("/touches/%d", i)
+		if j, dup := seen[t.TouchID]; dup {
+			p.fail(at+"/touch_id", "duplicate touch_id %q (also /touches/%d); touch ids must be unique in a run", t.TouchID, j)
+		} else {
+			seen[t.TouchID] = i
+		}
+		if !runE164.MatchString(t.Target.Phone) {
+			p.fail(at+"/target/phone", "must be an E.164 number such as +15551230001")
+		}
+		if tz := t.Target.Timezone; tz != nil {
+			if _, err := time.LoadLocation(*tz); err != nil || *tz == "" || *tz == "Local" {
+				p.fail(at+"/target/timezone", "must be an IANA time zone such as America/New_York")
+			}
+		}
+		switch t.Channel {
+		case "sms":
+			switch {
+			case t.Message == nil || strings.TrimSpace(*t.Message) == "":
+				p.fail(at+"/message", "is required for an sms touch")
+			case len([]rune(*t.Message)) > maxRunSMSLength:
+				p.fail(at+"/message", "must be at most %d characters", maxRunSMSLength)
+			}
+		case "call":
+			if t.SMSCategory != nil {
+				p.warn(at+"/sms_category", "is ignored on a call touch")
+			}
+		}
+		exec := t.ScheduledAt.UTC()
+		if w := t.TimingWindow; w != nil {
+			if w.NotBefore != nil && w.NotAfter != nil && w.NotBefore.After(*w.NotAfter) {
+				p.fail(at+"/timing_window", "not_before is after not_after")
+				continue
+			}
+			if w.NotBefore != nil && exec.Before(*w.NotBefore) {
+				exec = w.NotBefore.UTC()
+				p.warn(at+"/scheduled_at", "is before timing_window.not_before; the touch runs at not_before")
+			}
+			if w.NotAfter != nil {
+				switch {
+				case w.NotAfter.Before(now):
+					p.fail(at+"/timing_window/not_after", "is in the past; the touch could never run")
+				case exec.After(*w.NotAfter):
+					p.fail(at+"/scheduled_at", "is after timing_window.not_after")
+				}
+			}
+		}
+		if exec.Before(now) {
+			p.warn(at+"/scheduled_at", "is in the past; the touch runs at once")
+			exec = now.UTC()
+		}
+		p.executeAt[i] = exec
+	}
+}
+
+// decodeRun decodes and plans the body of validate, preview and create.
+func (s *Server) decodeRun(rc *reqCtx) (*runPlan, error) {
+	var body runBody
+	if err := rc.decode(&body); err != nil {
+		return nil, err
+	}
+	return s.planRun(rc, body)
+}
+
+// validateRun answers 200 with valid, errors and warnings: schema failures
+// and rule failures alike are reported, not thrown. Only a body that is not
+// JSON at all, and access errors, are error answers.
+func (s *Server) validateRun(rc *reqCtx) (any, error) {
+	if !json.Valid(rc.body) {
+		return nil, rc.decode(nil)
+	}
+	p, err := s.decodeRun(rc)
+	if err != nil {
+		if apiErr, ok := err.(*apiError); ok && apiErr.code == codeInvalidRequest && len(apiErr.details) > 0 {
+			return runValidation(apiErr.details, nil, 0), nil
+		}
+		return nil, err
+	}
+	return runValidation(p.errors, p.warnings, len(p.body.Touches)), nil
+}
+
+func runValidation(errs, warns []fieldError, touches int) map[string]any {
+	if errs == nil {
+		errs = []fieldError{}
+	}
+	if warns == nil {
+		warns = []fieldError{}
+	}
+	return map[string]any{"valid": len(errs) == 0, "errors": errs, "warnings": warns, "touches": touches}
+}
+
+// previewRun answers what create would schedule, without scheduling it.
+func (s *Server) previewRun(rc *reqCtx) (any, error) {
+	p, err := s.decodeRun(rc)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.errors) > 0 {
+		return nil, p.invalid()
+	}
+	touches := make([]map[string]any, len(p.body.Touches))
+	calls, texts := 0, 0
+	var first, last time.Time
+	for i, t := range p.body.Touches {
+		if t.Channel == "call" {
+			calls++
+		} else {
+			texts++
+		}
+		at := p.executeAt[i]
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+		if at.After(last) {
+			last = at
+		}
+		touches[i] = map[string]any{
+			"touch_id": t.TouchID, "channel": t.Channel, "to": t.Target.Phone, "name": t.Target.Name,
+			"scheduled_at": t.ScheduledAt.UTC(), "execute_at": at, "timing_window": t.TimingWindow,
+			"message": t.Message, "sms_category": t.SMSCategory,
+		}
+	}
+	slices.SortStableFunc(touches, func(a, b map[string]any) int {
+		return a["execute_at"].(time.Time).Compare(b["execute_at"].(time.Time))
+	})
+	return map[string]any{
+		"valid": true, "business_id": p.body.BusinessID, "external_ref": p.body.ExternalRef,
+		"agent_id": p.agent.ID, "from_number": p.number.PhoneNumber, "from_number_id": p.number.ID,
+		"touches":  touches,
+		"summary":  map[string]any{"touches": len(touches), "calls": calls, "sms": texts, "first_at": first, "last_at": last},
+		"warnings": nonNil(p.warnings),
+	}, nil
+}
+
+func nonNil(fs []fieldError) []fieldError {
+	if fs == nil {
+		return []fieldError{}
+	}
+	return fs
+}
+
+// createRun stores the run and schedules its touches. The Idempotency-Key
+// header is required (the pipeline replays the first answer for it).
+func (s *Server) createRun(rc *reqCtx) (any, error) {
+	key := rc.r.Header.Get("Idempotency-Key")
+	if key == "" {
+		e := errInvalid("the Idempotency-Key header is required to create a communication run (a retry with the same key returns the same run)")
+		e.details = []fieldError{{Path: "Idempotency-Key", Message: "header is required"}}
+		return nil, e
+	}
+	p, err := s.decodeRun(rc)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.errors) > 0 {
+		return nil, p.invalid()
+	}
+	b := p.body
+	run := &store.CommunicationRun{
+		ExternalRef: b.ExternalRef, AssignedNumberID: b.AssignedNumberID, AgentIDSent: b.AgentID,
+		FromNumberID: p.number.ID, FromNumber: p.number.PhoneNumber, AgentID: p.agent.ID,
+		Metadata: b.Metadata, Status: runScheduled, IdempotencyKey: key,
+	}
+	run.ID = s.ids.uuid()
+	run.Owner = b.BusinessID
+	run.CreatedAt = rc.st.Runs.Stamp(rc.now)
+	run.UpdatedAt = run.CreatedAt
+	for i, t := range b.Touches {
+		run.Touches = append(run.Touches, &store.RunTouch{
+			TouchID: t.TouchID, Channel: t.Channel, Target: t.Target, ScheduledAt: t.ScheduledAt.UTC(),
+			TimingWindow: t.TimingWindow, Context: t.Context, Metadata: t.Metadata, Message: t.Message,
+			SMSCategory: t.SMSCategory, Status: touchScheduled, ExecuteAt: p.executeAt[i],
+		})
+	}
+	rc.st.Runs.Put(run)
+	for i, t := range run.Touches {
+		runID, idx := run.ID, i
+		s.schedule(t.ExecuteAt, func(now time.Time) { s.runTouch(s.st, runID, idx, now) })
+	}
+	return created(runView(run)), nil
+}
+
+// runTouch executes one touch when the clock reaches it: it places the
+// call or sends the text, with the touch's reference.
+func (s *Server) runTouch(st *store.Store, runID string, idx int, now time.Time) {
+	run, ok := st.Runs.Get(runID)
+	if !ok || run.Touches[idx].Status != touchScheduled {
+		return
+	}
+	// The touch runs at its execute_at, which validation kept inside the
+	// window, so the window is always open here.
+	t := run.Touches[idx]
+	t.Status, t.StartedAt = touchRunning, utcPtr(now)
+	run.UpdatedAt = now.UTC()
+	if run.Status == runScheduled {
+		run.Status, run.StartedAt = runRunning, utcPtr(now)
+	}
+	ref := store.TouchRef{CommunicationRunID: run.ID, ExternalRef: run.ExternalRef, TouchID: t.TouchID}
+	tg := t.Target
+	if t.Channel == "call" {
+		var context string
+		if len(t.Context) > 0 {
+			context = string(mustJSON(t.Context))
+		}
+		id, err := s.placeTouchCall(st, now, touchCall{
+			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),
+			LeadID: strValue(tg.LeadID), FirstMessage: strValue(t.Message), Context: context, Ref: ref,
+		})
+		if err != nil {
+			s.endTouch(run, t, now, touchFailed, touchEnd{Code: err.code, Message: err.message})
+			return
+		}
+		t.CallID = id
+		return
+	}
+	sid, err := s.sendTouchText(st, now, touchSMS{
+		AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Message: strValue(t.Message),
+		LeadID: strValue(tg.LeadID), Timezone: strValue(tg.Timezone), Ref: ref,
+	})
+	if err != nil {
+		status := touchFailed
+		if slices.Contains(smsComplianceCodes, err.code) {
+			status = touchSkipped
+		}
+		s.endTouch(run, t, now, status, touchEnd{Code: err.code, Message: err.message})
+		return
+	}
+	t.MessageSID = sid
+}
+
+// runTouchEnded finishes the touch whose call ended or text was delivered.
+func (s *Server) runTouchEnded(st *store.Store, now time.Time, ref store.TouchRef, end touchEnd) {
+	run, ok := st.Runs.Get(ref.CommunicationRunID)
+	if !ok {
+		return // the run was deleted while the call was under way
+	}
+	for _, t := range run.Touches {
+		if t.TouchID == ref.TouchID && t.Status == touchRunning {
+			s.endTouch(run, t, now, end.Status, end)
+		}
+	}
+}
+
+// endTouch moves a touch to a final state, and the run to its final state
+// when every touch is final.
+func (s *Server) endTouch(run *store.CommunicationRun, t *store.RunTouch, now time.Time, status string, end touchEnd) {
+	t.Status, t.CompletedAt = status, utcPtr(now)
+	if end.Code != "" {
+		t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
+	}
+	if t.Channel == "call" && t.CallID != "" {
+		t.Duration = &end.Duration
+	}
+	t.Summary = end.Summary
+	run.UpdatedAt = now.UTC()
+	completed := 0
+	for _, x := range run.Touches {
+		switch x.Status {
+		case touchScheduled, touchRunning:
+			return
+		case touchCompleted:
+			completed++
+		}
+	}
+	run.Status, run.CompletedAt = runFailed, utcPtr(now)
+	if completed > 0 {
+		run.Status = runCompleted
+	}
+}
+
+func (s *Server) getRuns(rc *reqCtx) (any, error) {
+	status, ref := rc.query("status"), rc.query("external_ref")
+	if status != "" && !slices.Contains([]string{runScheduled, runRunning, runCompleted, runFailed}, status) {
+		return nil, errInvalidField("status", "must be one of scheduled, running, completed, failed")
+	}
+	var match func(*store.CommunicationRun) bool
+	if status != "" || ref != "" {
+		match = func(r *store.CommunicationRun) bool {
+			return (status == "" || r.Status == status) && (ref == "" || r.ExternalRef == ref)
+		}
+	}
+	return readOrList(rc, rc.st.Runs, "communication run", "communication_runs", match, runView)
+}
+
+// deleteRun cancels the touches that have not started and removes the run.
+// A touch already running finishes (its call or text is under way).
+func (s *Server) deleteRun(rc *reqCtx) (any, error) {
+	run, err := deleteOwned(rc, rc.st.Runs, "communication run")
+	if err != nil {
+		return nil, err
+	}
+	canceled := 0
+	for _, t := range run.Touches {
+		if t.Status == touchScheduled {
+			t.Status, t.CompletedAt = touchCanceled, utcPtr(rc.now)
+			canceled++
+		}
+	}
+	run.UpdatedAt = rc.now.UTC()
+	out := deleted(run.ID)
+	out["canceled_touches"] = canceled
+	return out, nil
+}
+
+// runView is a communication run as the API shows it.
+func runView(r *store.CommunicationRun) map[string]any {
+	touches := make([]map[string]any, len(r.Touches))
+	counts := map[string]int{touchScheduled: 0, touchRunning: 0, touchCompleted: 0, touchFailed: 0, touchSkipped: 0}
+	for i, t := range r.Touches {
+		touches[i] = touchView(t)
+		counts[t.Status]++
+	}
+	return map[string]any{
+		"id": r.ID, "business_id": r.Owner, "external_ref": r.ExternalRef, "status": r.Status,
+		"agent_id": r.AgentID, "assigned_number_id": r.AssignedNumberID,
+		"from_number": r.FromNumber, "from_number_id": r.FromNumberID,
+		"metadata": maps.Clone(r.Metadata), "touches": touches, "touch_counts": counts,
+		"idempotency_key": r.IdempotencyKey, "created_at": r.CreatedAt, "updated_at": r.UpdatedAt,
+		"started_at": r.StartedAt, "completed_at": r.CompletedAt,
+	}
+}
+
+func touchView(t *store.RunTouch) map[string]any {
+	return map[string]any{
+		"touch_id": t.TouchID, "channel": t.Channel, "target": t.Target,
+		"scheduled_at": t.ScheduledAt, "timing_window": t.TimingWindow,
+		"context": maps.Clone(t.Context), "metadata": maps.Clone(t.Metadata),
+		"message": t.Message, "sms_category": t.SMSCategory,
+		"status": t.Status, "execute_at": t.ExecuteAt, "started_at": t.StartedAt,
+		"completed_at": t.CompletedAt, "call_id": nullable(t.CallID), "message_sid": nullable(t.MessageSID),
+		"duration": t.Duration, "summary": nullable(t.Summary), "error": t.Error,
+	}
+}
+
+// utcPtr returns a pointer to t in UTC.
+func utcPtr(t time.Time) *time.Time {
+	t = t.UTC()
+	return &t
+}
+
+// strValue is *s, or "" for nil.
+func strValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
