@@ -16,10 +16,10 @@ import (
 	"time"
 )
 
-// Outbound HTTP: every request the mock makes to a receiver goes through
-// allowedTarget and postOutbound, so the host rules and the worker pool are
-// the same everywhere. (The per-call webhook of the telephony area uses the
-// same API; the two files are reconciled into one at merge time.)
+// Outbound HTTP: every request the mock makes to a receiver (subscription
+// deliveries and per-call webhooks, both run by the delivery engine of
+// deliveries.go) goes through allowedTarget and postOutbound, so the host
+// rules and the worker pool are the same everywhere.
 const (
 	// outboundTimeout bounds one attempt (connect, send, answer).
 	outboundTimeout = 10 * time.Second
