@@ -272,6 +272,8 @@
 // call.failed (failed outbound calls and no-answer inbound calls) and
 // voicemail.received carry the call detail; lead.created and lead.scored the
 // lead detail; sms.received, sms.sent, sms.delivered and sms.failed the
-// message; conversation.handoff the transfer. Each is emitted at the
-// simulated moment it happens.
+// message; conversation.handoff the transfer {call_id, conversation_id,
+// agent_id, lead_id, from, transfer_to, reason, timestamp}. Each is emitted
+// at the simulated moment it happens; the table under Events (webhooks
+// section) says which action emits which, in order.
 package mockserver

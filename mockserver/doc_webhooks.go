@@ -127,18 +127,49 @@
 // # Events
 //
 // One event bus: every event is recorded in the event log and handed to
-// the delivery engine at the moment it happens. The standard body's data is
-// the resource as the API shows it at that moment. Emitted in this area:
+// the delivery engine at the moment it happens (simulated time). The
+// standard body's data is the resource as the API shows it at that moment.
+// Which action emits which event, in the order emitted:
 //
-//	NewAccount, POST /_mock/accounts, signup provisioning
-//	                                workspace.created (data: the business)
-//	                                phone_number.assigned (data: the number record)
-//	                                workspace.ready (data: the business)
-//	POST /_mock/events, EmitEvent   any of the 27 types, with the data given (test driver)
+//	action                                   events (data)
+//	NewAccount, POST /_mock/accounts,        workspace.created (the business), phone_number.assigned
+//	signup, agency enrollment of a new       (the number record), workspace.ready (the business)
+//	client
+//	signup at @provisioning-fails.example    workspace.created, workspace.provisioning_failed (the business
+//	                                         and failed_step: phone_number)
+//	POST /v1/calls, then on the clock:
+//	  answered, 2 s later                    call.started (the call detail, as GET /v1/calls?id=)
+//	  ends, the duration later               lead.scored (the call's lead, when its score changed),
+//	                                         call.completed; then the call's per-call webhook
+//	  busy (2 s) or not answered (30 s)      call.failed; then the call's per-call webhook
+//	POST /_mock/inbound-call, InboundCall    call.received (the call detail)
+//	  answered, 2 s later (ring-first: 20 s) call.started
+//	  ends, the duration later               lead.created and lead.scored (a new caller: the lead detail)
+//	                                         or lead.scored (a known caller whose score changed),
+//	                                         conversation.handoff (when transferred), call.completed
+//	  not answered, 30 s later               the lead events as above, voicemail.received (when a
+//	                                         voicemail was left), call.failed
+//	POST /_mock/inbound-sms, InboundSMS      lead.created and lead.scored (a new number, not a STOP or
+//	                                         START keyword) or lead.scored (a known lead whose score
+//	                                         changed), sms.received (the message)
+//	POST /v1/sms/send                        sms.sent (the message), lead.scored (the thread's lead, when
+//	                                         its score changed); 2 s later sms.delivered
+//	  refused by the carrier                 sms.failed (to +15005550012 or with an sms_provider fault;
+//	                                         a text refused by the checks before emits nothing)
+//	PATCH /v1/leads                          lead.scored when the score changed
+//	POST /_mock/events, EmitEvent            any of the 27 types, with the data given (test driver)
 //
-// Calls, leads, SMS and the other resources emit their events from their
-// own handlers and simulations; their sections of this documentation say
-// which action emits which event.
+// No action of the mock emits dispatcher.briefing_created,
+// dispatcher.handoff_dispatched, phone_number.released,
+// phone_number.purchased, workspace.paused, workspace.canceled,
+// workspace.teardown_completed, lead_email.sent, lead_email.failed,
+// callback.scheduled or callback.completed: it has no dispatcher, number
+// purchase or release, workspace lifecycle, lead email or callback
+// actions. Subscriptions may list them; emit them with EmitEvent or POST
+// /_mock/events to test a receiver. The data shapes are documented with
+// each resource (see Telephony events); in Go, webhooks.Event.Call (call.*
+// and voicemail.received), Lead, Message, Handoff, PhoneNumber and
+// Workspace read them, one field per member.
 //
 // GET /v1/events (events:read) lists the log of the key's businesses (or of
 // business_id), newest first, paginated like every list: {events:
