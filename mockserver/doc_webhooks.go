@@ -49,7 +49,12 @@
 // call and SMS data with fallbacks (data.email|data.lead.email, data.phone|
 // data.lead.phone|data.to|data.from, data.summary|data.message|data.body|
 // data.notes, ...) and add constants such as lifecyclestage "lead"
-// (hubspot) or LeadSource "Voice Agent" (salesforce, zoho_crm).
+// (hubspot) or LeadSource "Voice Agent" (salesforce, zoho_crm). The phone
+// fallback suits lead events, texts sent and outbound calls (data.to is
+// the person called); on inbound call and sms.received events data.to is
+// the business's own number, so edit the expanded map to read data.from
+// there (or subscribe the CRM to lead.* events, whose data.phone is the
+// caller's).
 //
 // body_format form sends application/x-www-form-urlencoded: object members
 // and array items are joined to their parent with dots (contact.email,
