@@ -21,6 +21,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // afternoonET is 12:00 in New York (the businesses' time zone): every
@@ -75,14 +76,23 @@ func (r *receiver) next(t *testing.T) hit {
 func always(status int) func(int) int { return func(int) int { return status } }
 
 // waitAttempts waits until the mock recorded n attempts of the call's
-// webhook delivery.
-func waitAttempts(t *testing.T, env *testenv.Env, callID string, n int) mockserver.CallWebhookDelivery {
+// webhook delivery (its only one) in the delivery log.
+func waitAttempts(t *testing.T, env *testenv.Env, callID string, n int) mockserver.Delivery {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, ok := env.Server.WaitCallWebhook(ctx, callID, func(d mockserver.CallWebhookDelivery) bool { return len(d.Attempts) >= n })
-	require.True(t, ok, "attempt %d was not recorded", n)
-	return d
+	ds := env.Server.WaitDeliveries(ctx, mockserver.DeliveryFilter{CallID: callID, MinAttempts: n}.Match)
+	require.Len(t, ds, 1, "attempt %d was not recorded", n)
+	require.Equal(t, mockserver.DeliveryKindCallWebhook, ds[0].Kind)
+	return ds[0]
+}
+
+// callWebhook returns the call's webhook delivery (its only one).
+func callWebhook(t *testing.T, env *testenv.Env, callID string) mockserver.Delivery {
+	t.Helper()
+	ds := env.Server.Deliveries(mockserver.DeliveryFilter{Kind: mockserver.DeliveryKindCallWebhook, CallID: callID})
+	require.Len(t, ds, 1)
+	return ds[0]
 }
 
 func TestCreateWithEveryFieldRunsTheLifecycleAndPostsTheWebhook(t *testing.T) {
@@ -179,9 +189,20 @@ func TestCreateWithEveryFieldRunsTheLifecycleAndPostsTheWebhook(t *testing.T) {
 	var ev calls.WebhookEvent
 	require.NoError(t, json.Unmarshal(h.body, &ev))
 	assert.Equal(t, calls.EventCompleted, ev.Event)
+	assert.Empty(t, h.header.Get("Webhook-Signature"), "per-call webhooks are not signed")
 	d := waitAttempts(t, env, c.ID, 1)
 	assert.Equal(t, "succeeded", d.Status)
-	assert.Equal(t, h.header.Get("Webhook-Id"), d.ID)
+	assert.Equal(t, h.header.Get("Webhook-Id"), d.MessageID)
+	assert.Equal(t, d.ID, d.MessageID, "the webhook-id is the delivery's id")
+	assert.Equal(t, c.ID, d.CallID)
+	assert.Equal(t, string(h.body), d.Body)
+	assert.Empty(t, d.SubscriptionID)
+	logged, err := env.Client.Events.Get(ctx, d.EventID)
+	require.NoError(t, err, "the delivery names the event of the log")
+	assert.Equal(t, webhooks.EventCallCompleted, logged.Type)
+	loggedCall, err := logged.Call()
+	require.NoError(t, err)
+	assert.Equal(t, c.ID, loggedCall.ID)
 
 	// The completed outbound call counted as an interaction and contacted the lead.
 	l, err := env.Client.Leads.Get(ctx, lead)
@@ -607,7 +628,7 @@ func TestWebhookRetriesOnTheClockWithTheSameID(t *testing.T) {
 	waitAttempts(t, env, c.ID, 1)
 
 	env.Server.Advance(4 * time.Second)
-	d := env.Server.CallWebhooks(c.ID)[0]
+	d := callWebhook(t, env, c.ID)
 	assert.Len(t, d.Attempts, 1, "not yet: the retry is 5 s after the first attempt")
 	require.NotNil(t, d.NextAttemptAt)
 	assert.Equal(t, d.Attempts[0].At.Add(5*time.Second), *d.NextAttemptAt)
@@ -622,7 +643,7 @@ func TestWebhookRetriesOnTheClockWithTheSameID(t *testing.T) {
 	assert.Nil(t, d.NextAttemptAt)
 	assert.Equal(t, []int{503, 503, 200}, []int{d.Attempts[0].StatusCode, d.Attempts[1].StatusCode, d.Attempts[2].StatusCode})
 	for i, h := range []hit{first, second, third} {
-		assert.Equal(t, d.ID, h.header.Get("Webhook-Id"), "the same webhook-id on every attempt")
+		assert.Equal(t, d.MessageID, h.header.Get("Webhook-Id"), "the same webhook-id on every attempt")
 		assert.Equal(t, string(rune('1'+i)), h.header.Get("X-Voiceagent-Attempt"))
 		assert.JSONEq(t, string(first.body), string(h.body), "the same body on every attempt")
 	}
@@ -646,13 +667,26 @@ func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 			env.Server.Advance(schedule[n])
 		}
 	}
-	d := env.Server.CallWebhooks(c.ID)[0]
+	d := callWebhook(t, env, c.ID)
 	assert.Equal(t, "failed", d.Status)
 	assert.Len(t, d.Attempts, 8)
 	assert.Nil(t, d.NextAttemptAt)
 	env.Server.Advance(48 * time.Hour)
-	assert.Len(t, env.Server.CallWebhooks(c.ID)[0].Attempts, 8, "no ninth attempt")
+	assert.Len(t, callWebhook(t, env, c.ID).Attempts, 8, "no ninth attempt")
 	assert.Equal(t, d.Attempts[0].At.Add(5*time.Second+5*time.Minute+30*time.Minute+2*time.Hour+5*time.Hour+20*time.Hour), d.Attempts[7].At)
+
+	// A failed per-call webhook is replayable like any delivery: the same
+	// webhook-id and body, to the call's webhook_url, on a fresh schedule.
+	replay, err := env.Server.ReplayDelivery(d.ID)
+	require.NoError(t, err)
+	assert.Equal(t, d.ID, replay.ReplayOf)
+	assert.Equal(t, d.MessageID, replay.MessageID)
+	assert.Equal(t, mockserver.DeliveryKindCallWebhook, replay.Kind)
+	assert.Equal(t, c.ID, replay.CallID)
+	h := rcv.next(t)
+	assert.Equal(t, d.MessageID, h.header.Get("Webhook-Id"))
+	assert.Equal(t, "1", h.header.Get("X-Voiceagent-Attempt"))
+	assert.Equal(t, d.Body, string(h.body))
 }
 
 func TestWebhookToAClosedReceiverRecordsTheError(t *testing.T) {

@@ -3,7 +3,7 @@ package mockserver
 // Approval callbacks go out like webhook deliveries (deliveries.go): the
 // receiver check (checkTarget), the outbound pool (postOutbound), the
 // Standard Webhooks signature (webhooks.SignHeaders) and the retry schedule
-// (retryDelays) are the same.
+// (webhookRetrySchedule) are the same.
 
 import (
 	"fmt"
@@ -115,7 +115,7 @@ func recordApprovalAttempt(st *store.Store, id string, n int, at time.Time, res 
 		a.CallbackStatus = callbackFailed
 		return true
 	}
-	next := at.Add(retryDelays[n-1]).UTC()
+	next := at.Add(webhookRetrySchedule[n]).UTC()
 	a.NextAttemptAt = &next
 	return false
 }

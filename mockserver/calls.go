@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 func (s *Server) callRoutes() []*route {
@@ -248,12 +249,11 @@ func (s *Server) completeOutbound(st *store.Store, c *store.Call, now time.Time)
 	if l, ok := st.Leads.Get(c.LeadID); ok {
 		s.touchLead(st, now, l, true)
 	}
-	s.emit(st, c.Owner, "call.completed", now, callDetail(st, c))
+	ev := s.emit(st, c.Owner, "call.completed", now, callDetail(st, c))
 	if c.WebhookURL != "" {
-		s.queueCallWebhook(st, now, c, map[string]any{
-			"event": "call.completed", "call_id": c.ID, "status": store.CallCompleted,
-			"duration": c.Duration, "recording_url": c.RecordingURL, "summary": c.Summary,
-			"timestamp": now.UTC(),
+		s.enqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
+			Event: ev.Type, CallID: c.ID, Status: c.Status, Duration: c.Duration,
+			RecordingURL: c.RecordingURL, Summary: c.Summary, Timestamp: ev.Timestamp,
 		})
 	}
 	s.touchCallEnded(st, now, c)
@@ -267,11 +267,10 @@ func (s *Server) failCall(st *store.Store, now time.Time, c *store.Call, reason 
 	c.EndedReason = reason
 	c.EndedAt = &at
 	c.UpdatedAt = later(c.UpdatedAt, now)
-	s.emit(st, c.Owner, "call.failed", now, callDetail(st, c))
+	ev := s.emit(st, c.Owner, "call.failed", now, callDetail(st, c))
 	if c.WebhookURL != "" {
-		s.queueCallWebhook(st, now, c, map[string]any{
-			"event": "call.failed", "call_id": c.ID, "status": store.CallFailed,
-			"error": reason, "timestamp": now.UTC(),
+		s.enqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
+			Event: ev.Type, CallID: c.ID, Status: c.Status, Error: reason, Timestamp: ev.Timestamp,
 		})
 	}
 	s.touchCallEnded(st, now, c)

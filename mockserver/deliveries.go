@@ -2,8 +2,10 @@ package mockserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,15 +18,23 @@ import (
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
-// Delivery schedule (DESIGN section 3): the first attempt at once, then
-// these delays on the simulated clock; after the last failure the delivery
-// is failed (and replayable).
-var retryDelays = []time.Duration{
-	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+// webhookRetrySchedule is the wait before each attempt of a delivery
+// (DESIGN section 3; see WebhookRetrySchedule).
+var webhookRetrySchedule = [...]time.Duration{
+	0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 }
 
 // maxDeliveryAttempts is the number of attempts of a delivery: 8.
-var maxDeliveryAttempts = len(retryDelays) + 1
+const maxDeliveryAttempts = len(webhookRetrySchedule)
+
+// WebhookRetrySchedule returns the wait before each attempt of a webhook
+// delivery (subscription deliveries and per-call webhooks alike), on the
+// simulated clock: the first attempt immediately, then 5 seconds, 5
+// minutes, 30 minutes, 2 hours, 5 hours, 10 hours and 10 hours after the
+// previous failed attempt. After the eighth failure the delivery is failed
+// (and replayable).
+func WebhookRetrySchedule() []time.Duration { return slices.Clone(webhookRetrySchedule[:]) }
 
 // Delivery states.
 const (
@@ -48,10 +58,11 @@ func WithDeliveryLogSize(n int) Option { return func(c *config) { c.hooks.logSiz
 // (default 10s); a receiver slower than that fails the attempt.
 func WithWebhookTimeout(d time.Duration) Option { return func(c *config) { c.hooks.timeout = d } }
 
-// deliveryEngine delivers events to subscriptions. It subscribes to the
-// event bus: the subscriber only records deliveries and starts or
-// schedules attempts; HTTP happens on the outbound pool, outside the store
-// lock, and results are recorded under it.
+// deliveryEngine delivers events to subscriptions, and the per-call
+// webhooks of calls, with one retry schedule and one delivery log. It
+// subscribes to the event bus: the subscriber only records deliveries and
+// starts or schedules attempts; HTTP happens on the outbound pool, outside
+// the store lock, and results are recorded under it.
 type deliveryEngine struct {
 	notify watch.Notifier
 }
@@ -93,8 +104,24 @@ func (s *Server) deliverEvent(ev *store.Event) {
 func (s *Server) enqueueDelivery(st *store.Store, w *store.Webhook, ev *store.Event) *store.Delivery {
 	body, ct := renderDelivery(w, ev)
 	return s.startDelivery(st, &store.Delivery{
-		MessageID: ev.ID, SubscriptionID: w.ID, BusinessID: ev.Owner,
+		Kind: store.DeliverySubscription, MessageID: ev.ID, SubscriptionID: w.ID, BusinessID: ev.Owner,
 		EventID: ev.ID, EventType: ev.Type, ContentType: ct, Body: body,
+	})
+}
+
+// enqueueCallWebhook starts the per-call webhook of call c, which ended
+// with event ev (call.completed or call.failed): the flat body of spec
+// section 6, posted to the call's webhook_url on the same engine and
+// schedule as subscription deliveries, but unsigned (no secret belongs to
+// a webhook_url). Its webhook-id is the id of the delivery. The caller
+// holds the write lock.
+func (s *Server) enqueueCallWebhook(st *store.Store, c *store.Call, ev *store.Event, body webhooks.CallWebhook) {
+	// CallWebhook.MarshalJSON writes exactly the fields of the spec's body
+	// for the event; it cannot fail.
+	raw, _ := json.Marshal(body)
+	s.startDelivery(st, &store.Delivery{
+		Kind: store.DeliveryCallWebhook, CallID: c.ID, URL: c.WebhookURL, BusinessID: c.Owner,
+		EventID: ev.ID, EventType: ev.Type, ContentType: contentTypeJSON, Body: raw,
 	})
 }
 
@@ -108,6 +135,9 @@ func (s *Server) enqueueDelivery(st *store.Store, w *store.Webhook, ev *store.Ev
 func (s *Server) startDelivery(st *store.Store, d *store.Delivery) *store.Delivery {
 	now := s.clock.Now()
 	d.ID = s.ids.uuid()
+	if d.MessageID == "" {
+		d.MessageID = d.ID
+	}
 	d.Status = store.DeliveryPending
 	d.CreatedAt = now.UTC()
 	d.NextAttemptAt = now.UTC()
@@ -210,6 +240,11 @@ func (s *Server) prepareAttempt(st *store.Store, d *store.Delivery, n int, at ti
 	if s.st != st || d.Status != store.DeliveryPending {
 		return preparedAttempt{}, false
 	}
+	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
+	if d.Kind == store.DeliveryCallWebhook {
+		att.req, att.shown = callWebhookRequest(d, n)
+		return att, true
+	}
 	w, ok := st.Webhooks.Get(d.SubscriptionID)
 	if !ok || !w.Active {
 		reason := "the subscription was deleted"
@@ -219,7 +254,6 @@ func (s *Server) prepareAttempt(st *store.Store, d *store.Delivery, n int, at ti
 		cancelDelivery(d, reason)
 		return preparedAttempt{}, false
 	}
-	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
 	att.req, att.shown = deliveryRequest(w, d, n, at, att.wall)
 	return att, true
 }
@@ -248,7 +282,7 @@ func (s *Server) recordAttempt(st *store.Store, d *store.Delivery, att preparedA
 		d.Status, d.NextAttemptAt = store.DeliveryFailed, time.Time{}
 		return true
 	}
-	d.NextAttemptAt = att.at.Add(retryDelays[att.n-1])
+	d.NextAttemptAt = att.at.Add(webhookRetrySchedule[att.n])
 	return false
 }
 
@@ -258,30 +292,44 @@ func (s *Server) recordAttempt(st *store.Store, d *store.Delivery, att preparedA
 // at the wall-clock time wall, by every secret active at the simulated time
 // at. shown is the headers for the delivery log, custom values redacted.
 func deliveryRequest(w *store.Webhook, d *store.Delivery, n int, at, wall time.Time) (req outboundRequest, shown map[string]string) {
-	req = outboundRequest{method: w.HTTPMethod, url: w.URL, body: d.Body, header: http.Header{}}
+	h := http.Header{}
 	for name, v := range w.CustomHeaders {
-		req.header.Set(name, v)
+		h.Set(name, v)
 	}
 	// The secrets are well-formed (the server made them) and the message id
 	// is a uuid, so signing cannot fail.
 	signed, _ := webhooks.SignHeaders(activeSecrets(w, at), d.MessageID, wall, d.Body)
-	for k, vs := range signed {
-		req.header[k] = vs
+	maps.Copy(h, signed)
+	return attemptRequest(w.HTTPMethod, w.URL, h, d, n, w.CustomHeaders)
+}
+
+// callWebhookRequest builds attempt n of a per-call webhook: a POST to the
+// call's webhook_url with the webhook-id header and no signature.
+func callWebhookRequest(d *store.Delivery, n int) (req outboundRequest, shown map[string]string) {
+	h := http.Header{}
+	h.Set(webhooks.HeaderID, d.MessageID)
+	return attemptRequest(http.MethodPost, d.URL, h, d, n, nil)
+}
+
+// attemptRequest completes the headers every attempt carries (Content-Type,
+// X-Voiceagent-Event, X-Voiceagent-Attempt, a default User-Agent) and
+// returns the request with the headers for the delivery log, the values of
+// the redacted names (custom headers) hidden.
+func attemptRequest(method, url string, h http.Header, d *store.Delivery, n int, redacted map[string]string) (req outboundRequest, shown map[string]string) {
+	h.Set("Content-Type", d.ContentType)
+	h.Set(webhooks.HeaderEvent, d.EventType)
+	h.Set(webhooks.HeaderAttempt, strconv.Itoa(n))
+	if h.Get("User-Agent") == "" {
+		h.Set("User-Agent", "voiceagent-mock-webhooks/1")
 	}
-	req.header.Set("Content-Type", d.ContentType)
-	req.header.Set(webhooks.HeaderEvent, d.EventType)
-	req.header.Set(webhooks.HeaderAttempt, strconv.Itoa(n))
-	if req.header.Get("User-Agent") == "" {
-		req.header.Set("User-Agent", "voiceagent-mock-webhooks/1")
-	}
-	shown = make(map[string]string, len(req.header))
-	for k, vs := range req.header {
+	shown = make(map[string]string, len(h))
+	for k, vs := range h {
 		shown[k] = strings.Join(vs, ", ")
-		if _, custom := w.CustomHeaders[k]; custom {
+		if _, custom := redacted[k]; custom {
 			shown[k] = redactedValue
 		}
 	}
-	return req, shown
+	return outboundRequest{method: method, url: url, body: d.Body, header: h}, shown
 }
 
 // redactedValue stands for a custom header's value in the delivery log.
@@ -295,7 +343,7 @@ func cancelDelivery(d *store.Delivery, reason string) {
 // caller holds the write lock.
 func (s *Server) cancelDeliveries(st *store.Store, subscriptionID, reason string) {
 	st.Deliveries.Each(func(d *store.Delivery) bool {
-		if d.SubscriptionID == subscriptionID && d.Status == store.DeliveryPending {
+		if d.Kind == store.DeliverySubscription && d.SubscriptionID == subscriptionID && d.Status == store.DeliveryPending {
 			cancelDelivery(d, reason)
 		}
 		return true
@@ -303,22 +351,40 @@ func (s *Server) cancelDeliveries(st *store.Store, subscriptionID, reason string
 	s.hooks.notify.Notify()
 }
 
+// Delivery kinds (Delivery.Kind, DeliveryFilter.Kind, ?kind=).
+const (
+	// DeliveryKindSubscription is an event rendered for a subscription.
+	DeliveryKindSubscription = store.DeliverySubscription
+	// DeliveryKindCallWebhook is the per-call webhook of a call (the
+	// webhook_url of POST /v1/calls).
+	DeliveryKindCallWebhook = store.DeliveryCallWebhook
+)
+
 // Delivery is a webhook delivery as the delivery log (GET /_mock/deliveries)
-// shows it: one event rendered for one subscription and every attempt to
-// post it.
+// shows it: one event rendered for one subscription, or the per-call
+// webhook of one call, and every attempt to post it.
 type Delivery struct {
 	ID string `json:"id"`
-	// MessageID is the webhook-id header: the event id, the same on every
-	// attempt and on replays.
-	MessageID      string `json:"message_id"`
-	SubscriptionID string `json:"subscription_id"`
-	BusinessID     string `json:"business_id"`
-	EventID        string `json:"event_id"`
-	Event          string `json:"event"`
-	ContentType    string `json:"content_type"`
-	// Body is the request body, byte for byte as signed.
+	// Kind is subscription or call_webhook.
+	Kind string `json:"kind"`
+	// MessageID is the webhook-id header, the same on every attempt and on
+	// replays: the event id for a subscription, the id of the first
+	// delivery for a per-call webhook.
+	MessageID string `json:"message_id"`
+	// SubscriptionID is the subscription of a subscription delivery.
+	SubscriptionID string `json:"subscription_id,omitempty"`
+	// CallID is the call of a per-call webhook.
+	CallID     string `json:"call_id,omitempty"`
+	BusinessID string `json:"business_id"`
+	// EventID is the event delivered (for a per-call webhook, the
+	// call.completed or call.failed event of the log).
+	EventID     string `json:"event_id"`
+	Event       string `json:"event"`
+	ContentType string `json:"content_type"`
+	// Body is the request body, byte for byte as sent (and signed).
 	Body string `json:"body"`
-	// Status is pending, succeeded, failed (replayable) or canceled.
+	// Status is pending, succeeded, failed (replayable) or canceled
+	// (subscriptions only).
 	Status   string            `json:"status"`
 	Attempts []DeliveryAttempt `json:"attempts"`
 	// NextAttemptAt is the simulated time of the next attempt, if any.
@@ -353,7 +419,10 @@ type DeliveryAttempt struct {
 
 // DeliveryFilter selects deliveries; empty fields match everything.
 type DeliveryFilter struct {
+	// Kind is DeliveryKindSubscription or DeliveryKindCallWebhook.
+	Kind           string
 	SubscriptionID string
+	CallID         string
 	BusinessID     string
 	EventID        string
 	Event          string
@@ -365,7 +434,9 @@ type DeliveryFilter struct {
 // Match reports whether a delivery passes the filter, so a filter can be
 // given to WaitDeliveries: srv.WaitDeliveries(ctx, f.Match).
 func (f DeliveryFilter) Match(d *Delivery) bool {
-	return (f.SubscriptionID == "" || d.SubscriptionID == f.SubscriptionID) &&
+	return (f.Kind == "" || d.Kind == f.Kind) &&
+		(f.SubscriptionID == "" || d.SubscriptionID == f.SubscriptionID) &&
+		(f.CallID == "" || d.CallID == f.CallID) &&
 		(f.BusinessID == "" || d.BusinessID == f.BusinessID) &&
 		(f.EventID == "" || d.EventID == f.EventID) &&
 		(f.Event == "" || d.Event == f.Event) &&
@@ -385,7 +456,7 @@ func deliveryView(d *store.Delivery) Delivery {
 func fillDeliveryView(v *Delivery, d *store.Delivery) {
 	attempts := v.Attempts[:0]
 	*v = Delivery{
-		ID: d.ID, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, BusinessID: d.BusinessID,
+		ID: d.ID, Kind: d.Kind, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, CallID: d.CallID, BusinessID: d.BusinessID,
 		EventID: d.EventID, Event: d.EventType, ContentType: d.ContentType, Body: string(d.Body),
 		Status: d.Status, ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
 	}
@@ -458,12 +529,13 @@ func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Deliv
 // Errors of ReplayDelivery.
 var (
 	ErrDeliveryNotFound      = errors.New("mockserver: no such delivery in the log")
-	ErrDeliveryNotReplayable = errors.New("mockserver: only failed or canceled deliveries are replayable, to an existing active subscription")
+	ErrDeliveryNotReplayable = errors.New("mockserver: only failed or canceled deliveries are replayable (a subscription's to an existing active subscription)")
 )
 
 // ReplayDelivery sends a failed (or canceled) delivery again: a new
-// delivery with the same message id (webhook-id) and body, to the
-// subscription as it is now, with a fresh retry schedule.
+// delivery with the same message id (webhook-id) and body, with a fresh
+// retry schedule, to the subscription as it is now (or to the call's
+// webhook_url).
 func (s *Server) ReplayDelivery(id string) (Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -483,12 +555,14 @@ func (s *Server) replayDeliveryLocked(id string) (*store.Delivery, error) {
 	if old.Status != store.DeliveryFailed && old.Status != store.DeliveryCanceled {
 		return nil, ErrDeliveryNotReplayable
 	}
-	if w, ok := st.Webhooks.Get(old.SubscriptionID); !ok || !w.Active {
-		return nil, ErrDeliveryNotReplayable
+	if old.Kind == store.DeliverySubscription {
+		if w, ok := st.Webhooks.Get(old.SubscriptionID); !ok || !w.Active {
+			return nil, ErrDeliveryNotReplayable
+		}
 	}
 	return s.startDelivery(st, &store.Delivery{
-		MessageID: old.MessageID, SubscriptionID: old.SubscriptionID, BusinessID: old.BusinessID,
-		EventID: old.EventID, EventType: old.EventType, ContentType: old.ContentType,
+		Kind: old.Kind, MessageID: old.MessageID, SubscriptionID: old.SubscriptionID, CallID: old.CallID, URL: old.URL,
+		BusinessID: old.BusinessID, EventID: old.EventID, EventType: old.EventType, ContentType: old.ContentType,
 		Body: old.Body, ReplayOf: old.ID,
 	}), nil
 }
@@ -507,7 +581,7 @@ func (s *Server) adminDeliveries(rc *reqCtx) (any, error) {
 		return nil, err
 	}
 	f := DeliveryFilter{
-		SubscriptionID: rc.query("subscription_id"), BusinessID: rc.query("business_id"),
+		Kind: rc.query("kind"), SubscriptionID: rc.query("subscription_id"), CallID: rc.query("call_id"), BusinessID: rc.query("business_id"),
 		EventID: rc.query("event_id"), Event: rc.query("event"), Status: rc.query("status"),
 	}
 	if f.MinAttempts, err = rc.intQuery("min_attempts", 0, 0, maxDeliveryAttempts); err != nil {
@@ -519,6 +593,9 @@ func (s *Server) adminDeliveries(rc *reqCtx) (any, error) {
 	}
 	if f.Status != "" && !slices.Contains([]string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCanceled}, f.Status) {
 		return nil, errInvalidField("status", "must be pending, succeeded, failed or canceled")
+	}
+	if f.Kind != "" && f.Kind != DeliveryKindSubscription && f.Kind != DeliveryKindCallWebhook {
+		return nil, errInvalidField("kind", "must be subscription or call_webhook")
 	}
 	if wait > 0 {
 		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
@@ -547,7 +624,7 @@ func (s *Server) adminReplayDelivery(rc *reqCtx) (any, error) {
 		return nil, errNotFound("delivery not found: " + body.DeliveryID)
 	case err != nil:
 		return nil, newError(http.StatusConflict, codeConflict,
-			"only a failed or canceled delivery to an existing active subscription can be replayed")
+			"only a failed or canceled delivery can be replayed (a subscription's to an existing active subscription)")
 	}
 	return created(deliveryView(d)), nil
 }

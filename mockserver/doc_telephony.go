@@ -101,23 +101,36 @@
 // completed, duration, recording_url, summary, timestamp} or {event:
 // call.failed, call_id, status: failed, error, timestamp} (timestamp: the
 // simulated time of the end), with headers webhook-id (the same on every
-// attempt: deduplicate on it), Content-Type application/json,
-// X-Voiceagent-Event and X-Voiceagent-Attempt. Any 2xx answer succeeds; any
-// other answer, no answer or a 10-second timeout fails the attempt, and the
-// next one falls due on the clock after WebhookRetrySchedule: immediately,
-// 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. After the eighth failure the
-// delivery is failed. Redirects are not followed.
+// attempt and on a replay: deduplicate on it), Content-Type
+// application/json, X-Voiceagent-Event, X-Voiceagent-Attempt and
+// User-Agent. It is not signed: no secret belongs to a webhook_url
+// (receivers built on package webhooks accept it with
+// webhooks.WithUnsignedCallWebhooks; authenticate it by a token in the
+// URL).
+//
+// Per-call webhooks ride on the delivery engine of the subscriptions (see
+// Deliveries in the webhooks section): the same retry schedule
+// (WebhookRetrySchedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
+// 10 h; failed after the eighth failure, and replayable), the same attempt
+// timeout, receiver rules and worker pool, and the same delivery log: GET
+// /_mock/deliveries?kind=call_webhook&call_id= and Server.Deliveries,
+// Server.WaitDeliveries with DeliveryFilter{Kind: DeliveryKindCallWebhook,
+// CallID: id}. A per-call webhook shows kind call_webhook, call_id, no
+// subscription_id, message_id (its webhook-id: the id of its first
+// delivery) and event_id (the call.completed or call.failed event of the
+// log); a replay (POST /_mock/deliveries/replay, Server.ReplayDelivery)
+// posts the same body with the same webhook-id to the call's webhook_url.
+// POST /v1/events/replay re-delivers events to subscriptions only, never to
+// a call's webhook_url.
 //
 // Receivers: https:// URLs, and http:// URLs on loopback hosts (localhost,
 // *.localhost, 127.0.0.0/8, ::1). Other hosts are refused (400
 // invalid_request on webhook_url, at creation) unless the server runs with
 // WithExternalWebhooks(true); the dialer also refuses non-loopback addresses
 // then. https receivers on loopback are not certificate-checked (test
-// servers). Attempts run on a pool of 8 goroutines in real time, never under
-// the store lock, so wait for an attempt's result (Server.WaitCallWebhook,
-// GET /_mock/call-webhooks?call_id=&status=&wait=) before advancing the
-// clock to its retry. Server.CallWebhooks lists a call's deliveries with
-// every attempt (simulated time, status code, error, real duration).
+// servers). The first attempt is posted in the background when the call
+// ends; wait for its result in the delivery log before advancing the clock
+// to the retry, which then runs on the clock (Advance waits for it).
 //
 // # Leads
 //
@@ -244,9 +257,9 @@
 //	POST /_mock/consent        {business_id, phone, status: opted_in, opted_out or none}; Server.SetConsent
 //	GET  /_mock/consent?business_id=&phone=          {status, on_dnc}; Server.Consent
 //	GET  /_mock/provider-calls?call_id=              what the voice provider received; Server.ProviderCall
-//	GET  /_mock/call-webhooks?call_id=&status=&wait= per-call webhook deliveries; Server.CallWebhooks,
-//	                                                 Server.WaitCallWebhook
 //	GET  /_mock/prompt-audit?agent_id=               the prompt audit trail; Server.PromptAudit
+//	GET  /_mock/deliveries?kind=call_webhook&call_id= per-call webhooks, in the one delivery log
+//	                                                  (see Delivery log); Server.Deliveries
 //
 // Bodies are validated against the mockInboundCall, mockInboundSMS, mockDNC
 // and mockConsent schemas (400 invalid_request); the Go helpers validate
@@ -259,6 +272,8 @@
 // call.failed (failed outbound calls and no-answer inbound calls) and
 // voicemail.received carry the call detail; lead.created and lead.scored the
 // lead detail; sms.received, sms.sent, sms.delivered and sms.failed the
-// message; conversation.handoff the transfer. Each is emitted at the
-// simulated moment it happens.
+// message; conversation.handoff the transfer {call_id, conversation_id,
+// agent_id, lead_id, from, transfer_to, reason, timestamp}. Each is emitted
+// at the simulated moment it happens; the table under Events (webhooks
+// section) says which action emits which, in order.
 package mockserver

@@ -49,7 +49,12 @@
 // call and SMS data with fallbacks (data.email|data.lead.email, data.phone|
 // data.lead.phone|data.to|data.from, data.summary|data.message|data.body|
 // data.notes, ...) and add constants such as lifecyclestage "lead"
-// (hubspot) or LeadSource "Voice Agent" (salesforce, zoho_crm).
+// (hubspot) or LeadSource "Voice Agent" (salesforce, zoho_crm). The phone
+// fallback suits lead events, texts sent and outbound calls (data.to is
+// the person called); on inbound call and sms.received events data.to is
+// the business's own number, so edit the expanded map to read data.from
+// there (or subscribe the CRM to lead.* events, whose data.phone is the
+// caller's).
 //
 // body_format form sends application/x-www-form-urlencoded: object members
 // and array items are joined to their parent with dots (contact.email,
@@ -127,18 +132,49 @@
 // # Events
 //
 // One event bus: every event is recorded in the event log and handed to
-// the delivery engine at the moment it happens. The standard body's data is
-// the resource as the API shows it at that moment. Emitted in this area:
+// the delivery engine at the moment it happens (simulated time). The
+// standard body's data is the resource as the API shows it at that moment.
+// Which action emits which event, in the order emitted:
 //
-//	NewAccount, POST /_mock/accounts, signup provisioning
-//	                                workspace.created (data: the business)
-//	                                phone_number.assigned (data: the number record)
-//	                                workspace.ready (data: the business)
-//	POST /_mock/events, EmitEvent   any of the 27 types, with the data given (test driver)
+//	action                                   events (data)
+//	NewAccount, POST /_mock/accounts,        workspace.created (the business), phone_number.assigned
+//	signup, agency enrollment of a new       (the number record), workspace.ready (the business)
+//	client
+//	signup at @provisioning-fails.example    workspace.created, workspace.provisioning_failed (the business
+//	                                         and failed_step: phone_number)
+//	POST /v1/calls, then on the clock:
+//	  answered, 2 s later                    call.started (the call detail, as GET /v1/calls?id=)
+//	  ends, the duration later               lead.scored (the call's lead, when its score changed),
+//	                                         call.completed; then the call's per-call webhook
+//	  busy (2 s) or not answered (30 s)      call.failed; then the call's per-call webhook
+//	POST /_mock/inbound-call, InboundCall    call.received (the call detail)
+//	  answered, 2 s later (ring-first: 20 s) call.started
+//	  ends, the duration later               lead.created and lead.scored (a new caller: the lead detail)
+//	                                         or lead.scored (a known caller whose score changed),
+//	                                         conversation.handoff (when transferred), call.completed
+//	  not answered, 30 s later               the lead events as above, voicemail.received (when a
+//	                                         voicemail was left), call.failed
+//	POST /_mock/inbound-sms, InboundSMS      lead.created and lead.scored (a new number, not a STOP or
+//	                                         START keyword) or lead.scored (a known lead whose score
+//	                                         changed), sms.received (the message)
+//	POST /v1/sms/send                        sms.sent (the message), lead.scored (the thread's lead, when
+//	                                         its score changed); 2 s later sms.delivered
+//	  refused by the carrier                 sms.failed (to +15005550012 or with an sms_provider fault;
+//	                                         a text refused by the checks before emits nothing)
+//	PATCH /v1/leads                          lead.scored when the score changed
+//	POST /_mock/events, EmitEvent            any of the 27 types, with the data given (test driver)
 //
-// Calls, leads, SMS and the other resources emit their events from their
-// own handlers and simulations; their sections of this documentation say
-// which action emits which event.
+// No action of the mock emits dispatcher.briefing_created,
+// dispatcher.handoff_dispatched, phone_number.released,
+// phone_number.purchased, workspace.paused, workspace.canceled,
+// workspace.teardown_completed, lead_email.sent, lead_email.failed,
+// callback.scheduled or callback.completed: it has no dispatcher, number
+// purchase or release, workspace lifecycle, lead email or callback
+// actions. Subscriptions may list them; emit them with EmitEvent or POST
+// /_mock/events to test a receiver. The data shapes are documented with
+// each resource (see Telephony events); in Go, webhooks.Event.Call (call.*
+// and voicemail.received), Lead, Message, Handoff, PhoneNumber and
+// Workspace read them, one field per member.
 //
 // GET /v1/events (events:read) lists the log of the key's businesses (or of
 // business_id), newest first, paginated like every list: {events:
@@ -154,22 +190,36 @@
 //
 // # Delivery log (admin)
 //
-//	GET  /_mock/deliveries?subscription_id=&business_id=&event_id=&event=&status=&min_attempts=&wait=&count=
+// One delivery log holds both kinds of deliveries: subscription deliveries
+// (kind subscription) and the per-call webhooks of calls created with
+// webhook_url (kind call_webhook, see Per-call webhooks in the calls
+// section). Both run on the engine above: one retry schedule
+// (WebhookRetrySchedule), one attempt record, one ring buffer.
+//
+//	GET  /_mock/deliveries?kind=&subscription_id=&call_id=&business_id=&event_id=&event=&status=&min_attempts=&wait=&count=
 //	                              {deliveries, cap}: oldest first, with every attempt
 //	POST /_mock/deliveries/replay {delivery_id}: send a failed or canceled delivery again
 //	POST /_mock/events            {business_id, event, data}: emit an event now
 //
-// A delivery shows {id, message_id, subscription_id, business_id, event_id,
-// event, content_type, body, status (pending, succeeded, failed, canceled),
-// attempts [{attempt, at (simulated), sent_at (wall clock), url, method,
-// request_headers, status_code, error, duration_ms, response (first 4 KiB)}],
-// next_attempt_at, replay_of, reason, created_at}. The log is a ring buffer
-// of the newest 10,000 deliveries (WithDeliveryLogSize); Reset empties it.
-// ?wait= long-polls until count (default 1) deliveries match. A replay
-// (POST /_mock/deliveries/replay, ReplayDelivery) is a new delivery with the
-// same webhook-id and body, to the subscription as it is now, with a fresh
-// schedule: 404 for an unknown delivery, 409 unless it failed or was
-// canceled and its subscription exists and is active.
+// A delivery shows {id, kind (subscription or call_webhook), message_id
+// (the webhook-id), subscription_id (subscriptions) or call_id (per-call
+// webhooks), business_id, event_id, event, content_type, body, status
+// (pending, succeeded, failed, canceled), attempts [{attempt, at
+// (simulated), sent_at (wall clock), url, method, request_headers,
+// status_code, error, duration_ms, response (first 4 KiB)}],
+// next_attempt_at, replay_of, reason, created_at}. event_id of a per-call
+// webhook is its call.completed or call.failed event, so filtering by
+// event_id alone finds both the subscriptions' deliveries of a call event
+// and the call's own webhook: add kind to tell them apart. kind must be
+// subscription or call_webhook and status one of the four (400 otherwise).
+// The log is a ring buffer of the newest 10,000 deliveries
+// (WithDeliveryLogSize); Reset empties it. ?wait= long-polls until count
+// (default 1) deliveries match. A replay (POST /_mock/deliveries/replay,
+// ReplayDelivery) is a new delivery with the same webhook-id and body and
+// a fresh schedule, to the subscription as it is now or to the call's
+// webhook_url: 404 for an unknown delivery, 409 unless it failed or was
+// canceled and, for a subscription delivery, its subscription exists and
+// is active. Only subscription deliveries are ever canceled.
 //
 // In Go: Deliveries(DeliveryFilter), WaitDeliveries(ctx, match) and
 // WaitDeliveryCount(ctx, n, match) (pass DeliveryFilter{...}.Match),

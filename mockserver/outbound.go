@@ -16,10 +16,10 @@ import (
 	"time"
 )
 
-// Outbound HTTP: every request the mock makes to a receiver goes through
-// allowedTarget and postOutbound, so the host rules and the worker pool are
-// the same everywhere. (The per-call webhook of the telephony area uses the
-// same API; the two files are reconciled into one at merge time.)
+// Outbound HTTP: every request the mock makes to a receiver (subscription
+// deliveries and per-call webhooks, both run by the delivery engine of
+// deliveries.go) goes through allowedTarget and postOutbound, so the host
+// rules and the worker pool are the same everywhere.
 const (
 	// outboundTimeout bounds one attempt (connect, send, answer).
 	outboundTimeout = 10 * time.Second
@@ -212,13 +212,13 @@ func (s *Server) doOutbound(req outboundRequest) outboundResult {
 }
 
 // scheduleSecondAttempt puts the second attempt of an outbound delivery on
-// the clock, retryDelays[0] after the first attempt started at now: when it
+// the clock, webhookRetrySchedule[1] after the first attempt started at now: when it
 // falls due it waits until first is closed (the first attempt's outcome is
 // recorded) and then runs second, which does nothing when the first
 // attempt succeeded. So the schedule never depends on how fast a receiver
 // answers. It returns the task's cancel.
 func (s *Server) scheduleSecondAttempt(now time.Time, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
-	return s.clock.Schedule(now.Add(retryDelays[0]), func(at time.Time) {
+	return s.clock.Schedule(now.Add(webhookRetrySchedule[1]), func(at time.Time) {
 		select {
 		case <-first:
 		case <-s.outbound.ctx.Done():

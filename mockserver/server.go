@@ -49,10 +49,8 @@ type Server struct {
 	bus     *eventBus
 	hooks   *deliveryEngine
 
-	// outbound posts to receivers (per-call webhooks, subscriptions);
-	// callHooks wakes waiters when a per-call webhook delivery changes.
-	outbound  outboundPoster
-	callHooks watch.Notifier
+	// outbound posts to receivers (subscriptions, per-call webhooks).
+	outbound outboundPoster
 
 	stop     context.CancelFunc
 	stopOnce sync.Once

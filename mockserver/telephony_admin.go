@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -28,7 +27,6 @@ func (s *Server) telephonyAdminRoutes() []*route {
 		admin(http.MethodPost, "/consent", lockWrite, "mockConsent", s.adminSetConsent),
 		admin(http.MethodGet, "/consent", lockAuto, "", s.adminGetConsent),
 		admin(http.MethodGet, "/provider-calls", lockAuto, "", s.adminProviderCall),
-		admin(http.MethodGet, "/call-webhooks", lockNone, "", s.adminCallWebhooks),
 		admin(http.MethodGet, "/prompt-audit", lockAuto, "", s.adminPromptAudit),
 	}
 }
@@ -260,24 +258,6 @@ func (s *Server) adminProviderCall(rc *reqCtx) (any, error) {
 		return nil, errNotFound("call not found: " + id)
 	}
 	return providerCallView(c), nil
-}
-
-func (s *Server) adminCallWebhooks(rc *reqCtx) (any, error) {
-	callID, err := rc.requireQuery("call_id")
-	if err != nil {
-		return nil, err
-	}
-	wait, err := rc.waitParam()
-	if err != nil {
-		return nil, err
-	}
-	status := rc.query("status")
-	if wait > 0 {
-		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
-		defer cancel()
-		s.WaitCallWebhook(ctx, callID, func(d CallWebhookDelivery) bool { return status == "" || d.Status == status })
-	}
-	return map[string]any{"deliveries": s.CallWebhooks(callID)}, nil
 }
 
 // PromptAuditEntry is one change of an agent's prompt in the audit trail

@@ -245,8 +245,11 @@ func TestAnAttemptTimesOut(t *testing.T) {
 	e.srv.Advance(2 * time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, ok := e.srv.WaitCallWebhook(ctx, c.ID, func(d CallWebhookDelivery) bool { return len(d.Attempts) == 1 })
-	require.True(t, ok)
+	ds := e.srv.WaitDeliveries(ctx, DeliveryFilter{CallID: c.ID, MinAttempts: 1}.Match)
+	require.Len(t, ds, 1)
+	d := ds[0]
+	assert.Equal(t, DeliveryKindCallWebhook, d.Kind)
+	require.Len(t, d.Attempts, 1)
 	assert.Equal(t, 0, d.Attempts[0].StatusCode)
 	assert.Contains(t, d.Attempts[0].Error, "timeout")
 	assert.Equal(t, "pending", d.Status)
@@ -261,8 +264,9 @@ func TestResetAndCloseWhileADeliveryIsInFlight(t *testing.T) {
 	require.NoError(t, err)
 	e.srv.Advance(2 * time.Second)
 	<-got
+	require.Len(t, e.srv.Deliveries(DeliveryFilter{CallID: c.ID}), 1)
 	e.srv.Reset()
-	assert.Empty(t, e.srv.CallWebhooks(c.ID))
+	assert.Empty(t, e.srv.Deliveries(DeliveryFilter{CallID: c.ID}))
 	e.srv.Close() // cancels the in-flight attempt; its result is dropped
 	e.srv.Close()
 }
@@ -362,12 +366,21 @@ func TestAdminRoutes(t *testing.T) {
 	require.NoError(t, err)
 	_, err = adminAdvance(srv, 2*time.Second)
 	require.NoError(t, err)
-	status, body = adminGet(t, srv, "/call-webhooks?call_id="+out.ID+"&status=succeeded&wait=10s")
+	status, body = adminGet(t, srv, "/deliveries?kind=call_webhook&call_id="+out.ID+"&status=succeeded&wait=10s")
 	require.Equal(t, http.StatusOK, status)
 	deliveries := body["deliveries"].([]any)
 	require.Len(t, deliveries, 1)
-	assert.Equal(t, "succeeded", deliveries[0].(map[string]any)["status"])
-	assert.Equal(t, "call.failed", deliveries[0].(map[string]any)["event"])
+	d := deliveries[0].(map[string]any)
+	assert.Equal(t, "succeeded", d["status"])
+	assert.Equal(t, "call.failed", d["event"])
+	assert.Equal(t, "call_webhook", d["kind"])
+	assert.Equal(t, out.ID, d["call_id"])
+	assert.NotContains(t, d, "subscription_id")
+	status, body = adminGet(t, srv, "/deliveries?kind=subscription&call_id="+out.ID)
+	require.Equal(t, http.StatusOK, status)
+	assert.Empty(t, body["deliveries"], "the kind filter")
+	status, _ = adminGet(t, srv, "/deliveries?kind=sms")
+	assert.Equal(t, http.StatusBadRequest, status)
 
 	for path, bad := range map[string]map[string]any{
 		"/inbound-call": {"to": e.acct.PhoneNumber},

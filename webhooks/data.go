@@ -22,51 +22,78 @@ type Quality struct {
 }
 
 // CallData is the data of call.* and voicemail.received events: the call
-// as GET /v1/calls?id= shows it. Absent values are empty.
+// as GET /v1/calls?id= shows it at the moment of the event. Absent values
+// (null on the wire) are empty: StartedAt is zero until the call is
+// answered, EndedAt until it ends.
 type CallData struct {
-	ID                string    `json:"id"`
-	ConversationID    string    `json:"conversation_id"`
-	Status            string    `json:"status"`
-	Direction         string    `json:"direction"`
-	Duration          int       `json:"duration"`
-	AgentID           string    `json:"agent_id"`
-	AgentName         string    `json:"agent_name"`
-	BusinessID        string    `json:"business_id"`
-	LeadID            string    `json:"lead_id"`
-	To                string    `json:"to"`
-	From              string    `json:"from"`
-	Name              string    `json:"name"`
-	Summary           string    `json:"summary"`
-	RecordingURL      string    `json:"recording_url"`
-	Transcript        string    `json:"transcript"`
-	QualityDimensions *Quality  `json:"quality_dimensions"`
-	Error             string    `json:"error"`
-	EndedReason       string    `json:"ended_reason"`
-	CreatedAt         time.Time `json:"created_at"`
+	ID                string   `json:"id"`
+	ConversationID    string   `json:"conversation_id"`
+	Status            string   `json:"status"`
+	Direction         string   `json:"direction"`
+	Duration          int      `json:"duration"`
+	AgentID           string   `json:"agent_id"`
+	AgentName         string   `json:"agent_name"`
+	BusinessID        string   `json:"business_id"`
+	LeadID            string   `json:"lead_id"`
+	To                string   `json:"to"`
+	From              string   `json:"from"`
+	Name              string   `json:"name"`
+	Summary           string   `json:"summary"`
+	RecordingURL      string   `json:"recording_url"`
+	Transcript        string   `json:"transcript"`
+	QualityDimensions *Quality `json:"quality_dimensions"`
+	// Context is the freeform context given when the call was placed.
+	Context     string `json:"context"`
+	MaxDuration int    `json:"max_duration"`
+	Error       string `json:"error"`
+	// EndedReason is completed, max_duration, transferred, voicemail,
+	// no_answer or busy.
+	EndedReason string `json:"ended_reason"`
+	// Voicemail is the message an unanswered inbound caller left.
+	Voicemail string    `json:"voicemail"`
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// TouchRef names the communication run touch or approval request that
 	// placed the call, if any.
 	voiceagent.TouchRef
 }
 
 // LeadData is the data of lead.* events: the lead as GET /v1/leads?id=
-// shows it. Absent values are empty.
+// shows it at the moment of the event. Absent values (null on the wire)
+// are empty.
 type LeadData struct {
-	ID         string    `json:"id"`
-	Name       string    `json:"name"`
-	FirstName  string    `json:"first_name"`
-	LastName   string    `json:"last_name"`
-	Email      string    `json:"email"`
-	Phone      string    `json:"phone"`
-	Status     string    `json:"status"`
-	Source     string    `json:"source"`
-	AgentID    string    `json:"agent_id"`
-	AgentName  string    `json:"agent_name"`
-	BusinessID string    `json:"business_id"`
-	Score      int       `json:"score"`
-	Notes      string    `json:"notes"`
-	Message    string    `json:"message"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	FirstName  string `json:"first_name"`
+	LastName   string `json:"last_name"`
+	Email      string `json:"email"`
+	Phone      string `json:"phone"`
+	Status     string `json:"status"`
+	Source     string `json:"source"`
+	AgentID    string `json:"agent_id"`
+	AgentName  string `json:"agent_name"`
+	BusinessID string `json:"business_id"`
+	Zip        string `json:"zip"`
+	Address    string `json:"address"`
+	City       string `json:"city"`
+	State      string `json:"state"`
+	SourceURL  string `json:"source_url"`
+	SourcePage string `json:"source_page"`
+	Notes      string `json:"notes"`
+	// Message is the last thing the lead said.
+	Message   string `json:"message"`
+	EventDate string `json:"event_date"`
+	EventType string `json:"event_type"`
+	// Score is 0 to 100 (lead.scored is emitted when it changes).
+	Score            int `json:"score"`
+	InteractionCount int `json:"interaction_count"`
+	// Intent is booking, quote, support, cancellation, human or inquiry.
+	Intent        string    `json:"intent"`
+	LastContactAt time.Time `json:"last_contact_at"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 // MessageData is the data of sms.* events: one text message.
@@ -77,13 +104,15 @@ type MessageData struct {
 	AgentID    string `json:"agent_id"`
 	BusinessID string `json:"business_id"`
 	// Direction is inbound or outbound.
-	Direction string    `json:"direction"`
-	From      string    `json:"from"`
-	To        string    `json:"to"`
-	Body      string    `json:"body"`
+	Direction string `json:"direction"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Body      string `json:"body"`
+	// Status is sent, delivered, failed or received.
 	Status    string    `json:"status"`
 	Error     string    `json:"error"`
 	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// TouchRef names the communication run touch that sent the text, if any.
 	voiceagent.TouchRef
 }
@@ -107,7 +136,25 @@ type WorkspaceData struct {
 	SubscriptionStatus string    `json:"subscription_status"`
 	TrialEndsAt        time.Time `json:"trial_ends_at"`
 	PartnerID          string    `json:"partner_id"`
-	CreatedAt          time.Time `json:"created_at"`
+	// FailedStep is the provisioning step that failed (phone_number), on
+	// workspace.provisioning_failed only.
+	FailedStep string    `json:"failed_step"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// HandoffData is the data of conversation.handoff: an inbound call the
+// agent transferred to a person.
+type HandoffData struct {
+	CallID         string `json:"call_id"`
+	ConversationID string `json:"conversation_id"`
+	AgentID        string `json:"agent_id"`
+	LeadID         string `json:"lead_id"`
+	// From is the caller's number.
+	From string `json:"from"`
+	// TransferTo is the number the call was transferred to.
+	TransferTo string    `json:"transfer_to"`
+	Reason     string    `json:"reason"`
+	Timestamp  time.Time `json:"timestamp"`
 }
 
 // family decodes the event's data into v when the event type starts with
@@ -139,6 +186,11 @@ func (e *Event) Message() (*MessageData, error) { return family[MessageData](e, 
 // PhoneNumber returns the number of a phone_number.* event.
 func (e *Event) PhoneNumber() (*PhoneNumberData, error) {
 	return family[PhoneNumberData](e, "phone number", "phone_number.")
+}
+
+// Handoff returns the transfer of a conversation.handoff event.
+func (e *Event) Handoff() (*HandoffData, error) {
+	return family[HandoffData](e, "handoff", EventConversationHandoff)
 }
 
 // Workspace returns the business of a workspace.* event.

@@ -25,7 +25,10 @@
 //
 //	{"id": "...", "event": "lead.created", "business_id": "...", "timestamp": "...", "data": {...}}
 //
-// with the resource of the event in data ([Event], [Parse]). The webhook_url
+// with the resource of the event in data ([Event], [Parse]), as the API
+// shows it at the moment of the event; [Event.Call], [Event.Lead],
+// [Event.Message], [Event.Handoff], [Event.PhoneNumber] and
+// [Event.Workspace] decode it by family. The webhook_url
 // of a call instead receives the flat body of [CallWebhook]
 // ([ParseCallWebhook]), with a webhook-id header but no signature (no secret
 // belongs to it); see [WithUnsignedCallWebhooks].

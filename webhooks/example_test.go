@@ -100,3 +100,21 @@ func ExampleNewHandler() {
 	// 200
 	// 200 {"status":"duplicate"}
 }
+
+func ExampleEvent_Lead() {
+	req := signedRequest(exampleBody)
+	body, _ := io.ReadAll(req.Body)
+	ev, err := webhooks.ConstructEvent(body, req.Header, exampleSecret)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The typed accessors decode the data of their family of events.
+	if lead, err := ev.Lead(); err == nil {
+		fmt.Println(lead.ID, lead.Name)
+	}
+	_, err = ev.Call()
+	fmt.Println(errors.Is(err, webhooks.ErrEventFamily))
+	// Output:
+	// lead_1 Ada Lovelace
+	// true
+}

@@ -64,8 +64,6 @@ type Call struct {
 	Answered bool
 	// Provider is what the simulated voice provider received.
 	Provider ProviderCall
-	// WebhookIDs are the call's per-call webhook deliveries.
-	WebhookIDs []string
 	// Ref is the run touch or approval request that placed the call.
 	Ref TouchRef
 }
@@ -99,28 +97,6 @@ func (c *Call) Ended() bool {
 		return true
 	}
 	return false
-}
-
-// WebhookAttempt is one HTTP attempt of a per-call webhook delivery.
-type WebhookAttempt struct {
-	N          int       `json:"attempt"`
-	At         time.Time `json:"at"` // simulated time of the attempt
-	StatusCode int       `json:"status_code"`
-	Error      string    `json:"error,omitempty"`
-	DurationMS float64   `json:"duration_ms"`
-}
-
-// CallWebhook is the delivery of a call's per-call webhook (webhook_url).
-// Owner is the call's business.
-type CallWebhook struct {
-	Base
-	CallID        string
-	URL           string
-	Event         string
-	Body          []byte
-	Status        string
-	Attempts      []WebhookAttempt
-	NextAttemptAt *time.Time
 }
 
 // MinutesUsed returns the minutes a business's calls used: the sum of its

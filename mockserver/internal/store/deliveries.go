@@ -7,25 +7,38 @@ const (
 	DeliveryPending   = "pending"   // an attempt is due or running
 	DeliverySucceeded = "succeeded" // a receiver answered 2xx
 	DeliveryFailed    = "failed"    // every attempt failed; replayable
-	DeliveryCanceled  = "canceled"  // the subscription was deleted or deactivated
+	DeliveryCanceled  = "canceled"  // the subscription was deleted or deactivated (subscriptions only)
 )
 
-// Delivery is one message to one subscription: an event rendered for the
-// subscription, and every attempt to post it.
+// Delivery kinds: what a delivery goes to.
+const (
+	DeliverySubscription = "subscription" // an event rendered for a webhook subscription
+	DeliveryCallWebhook  = "call_webhook" // the flat body posted to the webhook_url of a call
+)
+
+// Delivery is one message to one receiver, and every attempt to post it:
+// an event rendered for a subscription, or the per-call webhook of a call.
 type Delivery struct {
-	ID             string
-	MessageID      string // the webhook-id header: the event id
-	SubscriptionID string
-	BusinessID     string
-	EventID        string
-	EventType      string
-	ContentType    string
-	Body           []byte
-	Status         string
-	Attempts       []DeliveryAttempt
-	NextAttemptAt  time.Time // zero when no attempt is scheduled
-	ReplayOf       string    // the delivery this one replays, if any
-	CreatedAt      time.Time // simulated time
+	ID   string
+	Kind string // DeliverySubscription or DeliveryCallWebhook
+	// MessageID is the webhook-id header: the event id for a subscription,
+	// the id of the first delivery for a per-call webhook.
+	MessageID      string
+	SubscriptionID string // subscription deliveries
+	CallID         string // per-call webhooks
+	// URL is the receiver of a per-call webhook (a subscription's URL is
+	// read at each attempt).
+	URL           string
+	BusinessID    string
+	EventID       string
+	EventType     string
+	ContentType   string
+	Body          []byte
+	Status        string
+	Attempts      []DeliveryAttempt
+	NextAttemptAt time.Time // zero when no attempt is scheduled
+	ReplayOf      string    // the delivery this one replays, if any
+	CreatedAt     time.Time // simulated time
 	// Reason says why a delivery was canceled.
 	Reason string
 }

@@ -18,7 +18,6 @@ type Store struct {
 
 	// Calls, leads, texts and their side records (telephony).
 	Calls        *Table[*Call]
-	CallWebhooks *Table[*CallWebhook]
 	Leads        *Table[*Lead]
 	SMSMessages  *Table[*SMSMessage]
 	PromptAudits *Table[*PromptAudit]
@@ -84,7 +83,6 @@ func New() *Store {
 		Webhooks:        NewTable[*Webhook](),
 		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize),
 		Calls:           NewTable[*Call](),
-		CallWebhooks:    NewTable[*CallWebhook](),
 		Leads:           NewTable[*Lead](),
 		SMSMessages:     NewTable[*SMSMessage](),
 		PromptAudits:    NewTable[*PromptAudit](),
