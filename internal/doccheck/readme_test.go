@@ -22,7 +22,9 @@ type tableRow struct {
 	refs         string // the SDK (or Go helper) column
 }
 
-func (r tableRow) String() string { return fmt.Sprintf("README.md:%d: %s %s", r.line, r.method, r.path) }
+func (r tableRow) String() string {
+	return fmt.Sprintf("README.md:%d: %s %s", r.line, r.method, r.path)
+}
 
 var (
 	rowPath  = regexp.MustCompile("^`(/[^`]*)`$")
