@@ -24,8 +24,8 @@
 // http_method, body_format, secret_created_at, previous_secrets [{created_at,
 // expires_at}], created_at, updated_at}. Defaults: every event type, active,
 // POST, json, the standard body. The URL must be https://, or http:// on a
-// loopback host (localhost, 127.0.0.0/8, [::1]); any https host is
-// accepted, but see "Receivers the mock calls".
+// loopback host; any https host is accepted, but see "Receivers the mock
+// calls".
 //
 // # Payload templates and presets
 //
@@ -117,28 +117,20 @@
 //
 // # Receivers the mock calls
 //
-// https:// URLs and http:// URLs on loopback hosts; https on loopback
-// accepts self-signed certificates (httptest.NewTLSServer works as is). A
-// host outside loopback is refused without connecting (the attempt fails
-// with an error saying so) unless the server runs WithExternalWebhooks(true)
-// (-allow-external-webhooks); the dialer also refuses names that resolve
-// outside loopback. At most 8 attempts are in flight at once.
+// Subscription deliveries and per-call webhooks go to https:// URLs, and to
+// http:// URLs on loopback hosts (localhost, *.localhost, 127.0.0.0/8,
+// ::1); https on loopback accepts self-signed certificates
+// (httptest.NewTLSServer works as is). A host outside loopback is refused
+// without connecting (the attempt fails with an error saying so) unless the
+// server runs WithExternalWebhooks(true) (-allow-external-webhooks); without
+// it the dialer also refuses names that resolve outside loopback. Attempts
+// of both kinds share one pool: at most 8 in flight at once, more wait.
 //
-// # Events
+// # Event log
 //
 // One event bus: every event is recorded in the event log and handed to
-// the delivery engine at the moment it happens. The standard body's data is
-// the resource as the API shows it at that moment. Emitted in this area:
-//
-//	NewAccount, POST /_mock/accounts, signup provisioning
-//	                                workspace.created (data: the business)
-//	                                phone_number.assigned (data: the number record)
-//	                                workspace.ready (data: the business)
-//	POST /_mock/events, EmitEvent   any of the 27 types, with the data given (test driver)
-//
-// Calls, leads, SMS and the other resources emit their events from their
-// own handlers and simulations; their sections of this documentation say
-// which action emits which event.
+// the delivery engine at the moment it happens (simulated time). The
+// standard body's data is the resource as the API shows it at that moment.
 //
 // GET /v1/events (events:read) lists the log of the key's businesses (or of
 // business_id), newest first, paginated like every list: {events:
@@ -151,6 +143,39 @@
 // optionally only types), optionally within business_id. At most 1,000
 // events per call (400 beyond: narrow the window). It answers {events,
 // deliveries, delivery_ids}.
+//
+// # Events emitted
+//
+// What emits each event type, with the data of its standard body:
+//
+//	workspace.created            NewAccount, POST /_mock/accounts, signup provisioning, an agency
+//	                             enrolling a new client (data: the business)
+//	phone_number.assigned        the same, once the number is assigned (data: the number record)
+//	workspace.ready              the same, when provisioning completed (data: the business)
+//	workspace.provisioning_failed
+//	                             signup at @provisioning-fails.example, instead of the two above
+//	                             (data: the business and failed_step)
+//	call.received                an inbound call rings (data: the call detail)
+//	call.started                 a call is answered: outbound 2 s after POST /v1/calls, inbound after
+//	                             ringing
+//	call.completed               a call ends after a conversation (outbound completed, inbound ended)
+//	call.failed                  an outbound call fails (busy, no_answer), an inbound call is not answered
+//	voicemail.received           an unanswered caller left a voicemail (data: the call detail)
+//	conversation.handoff         an inbound call is transferred to a person ({call_id, conversation_id,
+//	                             agent_id, lead_id, from, transfer_to, reason, timestamp})
+//	lead.created                 lead collection makes a new lead (data: the lead detail)
+//	lead.scored                  a lead's score changes: after lead.created, an interaction, a PATCH
+//	sms.received                 an inbound text (data: the message)
+//	sms.sent                     POST /v1/sms/send sent a text
+//	sms.delivered                two seconds after sms.sent
+//	sms.failed                   the carrier refused a text (sms_provider fault, +15005550012)
+//	any type                     POST /_mock/events, Server.EmitEvent (a test driver; data as given)
+//
+// The other types of the API's list (dispatcher.*, phone_number.released
+// and .purchased, workspace.paused, .canceled and .teardown_completed,
+// lead_email.*, callback.*) are accepted by subscriptions and
+// POST /_mock/events, but no simulated behaviour emits them. Agency
+// commands emit no event of their own.
 //
 // # Delivery log (admin)
 //

@@ -1,3 +1,37 @@
+// # Agents and the voice provider
+//
+// GET /v1/agents (agents:read) lists the agents of the key's businesses (or
+// of business_id), newest first, in one answer (no pages): {agents: [{id,
+// name, business_id, vendor_assistant_id, phone_number, status,
+// created_at}]}. GET /v1/agents?id= adds prompts {inbound, outbound, sms}
+// (each {prompt, llm}, outbound also first_message; the inbound prompt is
+// read from the voice provider), voice, voice_catalog_id, model,
+// first_message, metadata, max_duration, vendor_config, transfer settings,
+// lead_collection and updated_at. POST (agents:write, schema agentCreate)
+// answers 201 {id, name, business_id, vendor_assistant_id, created_at};
+// PATCH (agents:write, schema agentUpdate) answers {id, name, business_id,
+// vendor_assistant_id, updated: true, updated_fields}. GET /v1/voices
+// (agents:read) answers {voices: [{id, name, provider, voiceId, gender,
+// accent, language}]}: sarah, james, maria (11labs), alloy, nova and onyx
+// (openai), the ids voice_catalog_id may name (400 for another). GET
+// /v1/numbers (numbers:read) lists the numbers of the key's businesses (or
+// of business_id), newest first, in one answer: {numbers: [{id,
+// phone_number, agent_id, business_id, created_at}]}.
+//
+// Agents are created with the greeting "Hello! How can I help you today?",
+// voice 11labs/sarah and model openai/gpt-4o-mini at temperature 0.7 unless
+// given; each agent has a twin assistant at the simulated voice provider
+// (vendor_assistant_id) holding its name, inbound prompt, greeting, voice,
+// model and vendor settings. PATCH changes only the fields sent, merges
+// metadata, lists the sent field names in updated_fields, and sanitises
+// vendor_config: keys outside a fixed list of provider settings (speaking and
+// interruption plans, end-call phrases and message, transcriber, analysis,
+// artifact, denoising, monitor, silence and max-duration settings, voicemail
+// detection) are dropped and listed in ignored_vendor_config_keys. A
+// voice_provider fault makes create and update answer vendor_error; a
+// storage fault makes storing a new agent fail after its assistant was
+// created, and the assistant is removed.
+//
 // # Calls
 //
 // POST /v1/calls (calls:write) places an outbound call and answers 201 with
@@ -71,9 +105,11 @@
 // dimensions (professionalism, empathy, information_gathering, resolution)
 // are 1 to 10, derived from the other party's number; information gathering
 // rises with each detail captured. Recordings are at
-// https://recordings.voiceagent.example/<call id>.mp3. Finished calls count
-// towards the business's minutes (Store.MinutesUsed, Server.MinutesUsed:
-// each call's duration rounded up to a whole minute).
+// https://recordings.voiceagent.example/<call id>.mp3. Every finished
+// conversation (completed and ended calls, voicemails) counts towards the
+// business's billed minutes, its duration rounded up to a whole minute
+// (Server.MinutesUsed, minutes_used of GET /v1/balance); failed outbound
+// calls and unanswered calls without a voicemail add nothing.
 //
 // # Enrichment
 //
@@ -108,16 +144,16 @@
 // 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. After the eighth failure the
 // delivery is failed. Redirects are not followed.
 //
-// Receivers: https:// URLs, and http:// URLs on loopback hosts (localhost,
-// *.localhost, 127.0.0.0/8, ::1). Other hosts are refused (400
-// invalid_request on webhook_url, at creation) unless the server runs with
-// WithExternalWebhooks(true); the dialer also refuses non-loopback addresses
-// then. https receivers on loopback are not certificate-checked (test
-// servers). Attempts run on a pool of 8 goroutines in real time, never under
-// the store lock, so wait for an attempt's result (Server.WaitCallWebhook,
-// GET /_mock/call-webhooks?call_id=&status=&wait=) before advancing the
-// clock to its retry. Server.CallWebhooks lists a call's deliveries with
-// every attempt (simulated time, status code, error, real duration).
+// Receivers follow the rules of "Receivers the mock calls", with one
+// difference: a webhook_url the mock would not call (http:// outside
+// loopback, or a host outside loopback without WithExternalWebhooks(true))
+// is refused when the call is created (400 invalid_request on webhook_url),
+// where a subscription accepts any https URL and its attempts fail.
+// Attempts run on the shared pool in real time, never under the store lock,
+// so wait for an attempt's result (Server.WaitCallWebhook, GET
+// /_mock/call-webhooks?call_id=&status=&wait=) before advancing the clock to
+// its retry. Server.CallWebhooks lists a call's deliveries with every
+// attempt (simulated time, status code, error, real duration).
 //
 // # Leads
 //
@@ -221,19 +257,6 @@
 // new_value, reason, actor user and key prefix, created_at}; read the trail
 // with Server.PromptAudit or GET /_mock/prompt-audit?agent_id=.
 //
-// # Magic values
-//
-//	call to +15005550001   the call fails after 30 s of ringing: error no_answer, call.failed
-//	call to +15005550002   the call fails after 2 s: error busy, call.failed
-//	call to +15005550003   POST /v1/calls answers 500 call_failed; no call is recorded
-//	any other call         completes after 30-300 s derived from the number
-//	text to +15005550010   400 number_on_dnc
-//	text to +15005550011   400 number_opted_out
-//	text to +15005550012   500 sms_send_failed (reaches the carrier: logged as failed, sms.failed)
-//	text to +15005550013   400 tcpa_violation
-//
-// Magic numbers need no consent and are checked before the lists.
-//
 // # Telephony admin API
 //
 //	POST /_mock/inbound-call   {to, from, caller: {name, email, phone, said, intent}, answered, voicemail, duration}
@@ -252,13 +275,4 @@
 // and mockConsent schemas (400 invalid_request); the Go helpers validate
 // their arguments the same way. An unknown platform number or business is
 // 404.
-//
-// # Telephony events
-//
-// call.received, call.started, call.completed (completed or ended calls),
-// call.failed (failed outbound calls and no-answer inbound calls) and
-// voicemail.received carry the call detail; lead.created and lead.scored the
-// lead detail; sms.received, sms.sent, sms.delivered and sms.failed the
-// message; conversation.handoff the transfer. Each is emitted at the
-// simulated moment it happens.
 package mockserver
