@@ -209,8 +209,9 @@ func (o *onboarding) publishOffer(ctx context.Context, partner string) (string, 
 	return pub.OfferVersion.OfferVersionID, nil
 }
 
-// clientFacts are what the agency knows about the new client.
-func clientFacts() agency.Facts {
+// clientFacts are what the agency knows about the new client, whose owner
+// gets the qualified leads.
+func clientFacts(ownerEmail string) agency.Facts {
 	return agency.Facts{
 		Profile: agency.FactsProfile{
 			Timezone:     "America/Chicago",
@@ -226,8 +227,8 @@ func clientFacts() agency.Facts {
 			AfterHours: "Take the caller's details and promise a call back by 9:00 the next morning.",
 		},
 		Routing: &agency.Routing{
-			Kind: agency.RoutingOwnerNotification, Destination: "joe@joesplumbing.example",
-			Instruction: "Email every qualified lead to Joe.",
+			Kind: agency.RoutingOwnerNotification, Destination: ownerEmail,
+			Instruction: "Email every qualified lead to the owner.",
 		},
 		Fallback: &agency.Fallback{
 			Mode: agency.FallbackCallback, Instruction: "Offer a call back within the hour.",
@@ -252,7 +253,7 @@ func (o *onboarding) createSession(ctx context.Context, partner, versionID strin
 		IdempotencyKey: "onboard-joes-plumbing-" + versionID,
 		Entries: []agency.Entry{{
 			NewClient: &agency.NewClient{Name: "Joe's Plumbing", ExternalRef: "crm-4711"},
-			Facts:     clientFacts(),
+			Facts:     clientFacts(o.ownerEmail),
 		}},
 	})
 	if err != nil {

@@ -270,14 +270,17 @@ func (q *quickstart) findLead(ctx context.Context, phone string) (*leads.Lead, e
 // callBack has the agent call the number, linked to the lead when there is
 // one (the agent's prompt is then enriched with the lead's data).
 func (q *quickstart) callBack(ctx context.Context, agentID, to string, lead *leads.Lead) (string, error) {
-	p := &calls.CreateParams{
-		AgentID: agentID,
-		To:      to,
-		Context: voiceagent.String("the leaking water heater you mentioned in your voicemail"),
+	p := &calls.CreateParams{AgentID: agentID, To: to, Context: voiceagent.String("your recent enquiry")}
+	if q.srv != nil {
+		p.Context = voiceagent.String("the leaking water heater you mentioned in your voicemail")
 	}
 	if lead != nil {
 		p.LeadID = voiceagent.String(lead.ID)
 		p.Name = lead.Name
+	}
+	if lead == nil {
+		// No name for the greeting's {{name}}: open without one.
+		p.FirstMessage = voiceagent.String("Hi, this is Quickstart Plumbing returning your call.")
 	}
 	call, err := q.c.Calls.Create(ctx, p)
 	if err != nil {

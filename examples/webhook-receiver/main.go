@@ -276,7 +276,7 @@ func runAgainstMock(ctx context.Context, out *syncWriter) error {
 		return err
 	}
 
-	out.say("Summary: %d events processed, %d duplicate deliveries acknowledged without processing, %d forged requests refused",
+	out.say("Summary: %d events processed, %d duplicate(s) acknowledged without processing, %d forged request(s) refused",
 		rv.processed.Load(), rv.count("duplicate"), rv.count("401"))
 	if err := c.Webhooks.Delete(ctx, sub.ID); err != nil {
 		return fmt.Errorf("deleting the subscription: %w", err)

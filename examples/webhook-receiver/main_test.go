@@ -38,7 +38,7 @@ func TestWebhookReceiverAgainstTheInProcessMock(t *testing.T) {
 		"call.completed delivered after 2 attempts",
 		"answered 200 duplicate",
 		"webhook-id msg_forged: answered 401 invalid signature",
-		"Summary: 2 events processed, 1 duplicate deliveries acknowledged without processing, 1 forged requests refused",
+		"Summary: 2 events processed, 1 duplicate(s) acknowledged without processing, 1 forged request(s) refused",
 		"Deleted the subscription. Done.",
 	} {
 		assert.Contains(t, s, step)
