@@ -17,11 +17,13 @@ import (
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/analytics"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/numbers"
+	"github.com/voiceagent/voiceagent-go/sdr"
 	"github.com/voiceagent/voiceagent-go/signup"
 	"github.com/voiceagent/voiceagent-go/sms"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -57,6 +59,11 @@ type Client struct {
 	Agency *agency.Service
 	// Account reads balance, usage, capabilities and the schema catalog.
 	Account *account.Service
+	// SDR drives the outbound-sales pipeline (bearer key with sdr:* scopes,
+	// or a dashboard session).
+	SDR *sdr.Service
+	// Analytics reads aggregates of calls and leads.
+	Analytics *analytics.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -80,6 +87,9 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		SMS:      sms.NewService(b),
 		Agency:   agency.NewService(b),
 		Account:  account.NewService(b),
+
+		SDR:       sdr.NewService(b),
+		Analytics: analytics.NewService(b),
 	}
 }
 

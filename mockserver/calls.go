@@ -57,34 +57,75 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 		lead = l
 	}
 	if body.To == magicCallFailed {
-		return nil, newError(http.StatusInternalServerError, codeCallFailed,
-			"the outbound call could not be placed: the carrier rejected "+body.To)
+		return nil, errMagicCallFailed(body.To)
 	}
 	if e := rc.dependencyFault(FaultTargetVoiceProvider); e != nil {
 		e.code = codeVendorError
 		e.message = "the voice provider refused the call: " + e.message
 		return nil, e
 	}
-	if lead == nil {
-		lead = rc.st.LeadByPhone(a.Owner, body.To)
-	}
-	b, _ := rc.st.Businesses.Get(a.Owner)
-	name := ""
+	oc := outboundCall{agent: a, to: body.To, context: body.Context, lead: lead, webhookURL: body.WebhookURL}
 	for _, n := range []*string{body.Name, body.CustomerName} {
 		if n != nil {
-			name = *n
+			oc.name = *n
 		}
 	}
-	first := ""
 	for _, m := range []*string{body.FirstMessageCamel, body.FirstMessage} {
 		if m != nil {
-			first = *m
+			oc.firstMessage = *m
 		}
 	}
+	if body.MaxDuration != nil {
+		oc.maxDuration = *body.MaxDuration
+	}
+	c, apiErr := s.placeCall(rc.st, rc.now, oc)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return created(map[string]any{
+		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status, "agent_id": c.AgentID,
+		"to": c.To, "name": nullable(c.Name), "created_at": c.CreatedAt,
+	}), nil
+}
+
+// errMagicCallFailed is the carrier's refusal of the magic failing number.
+func errMagicCallFailed(to string) *apiError {
+	return newError(http.StatusInternalServerError, codeCallFailed,
+		"the outbound call could not be placed: the carrier rejected "+to)
+}
+
+// outboundCall is one outbound call to place: what POST /v1/calls gives,
+// or what a platform process (the SDR pipeline) asks for.
+type outboundCall struct {
+	agent        *store.Agent
+	to           string
+	name         string
+	context      string
+	firstMessage string
+	lead         *store.Lead // nil: the business's lead with that number, if any
+	webhookURL   string
+	maxDuration  int // 0: the agent's max_duration, else 600
+}
+
+// placeCall is the one path of outbound calls (POST /v1/calls and the
+// platform's own calls): the call is recorded queued with its provider
+// record and enrichment, and the clock takes it on. The magic failing
+// number answers call_failed and records nothing. The caller holds the
+// write lock.
+func (s *Server) placeCall(st *store.Store, now time.Time, oc outboundCall) (*store.Call, *apiError) {
+	a := oc.agent
+	if oc.to == magicCallFailed {
+		return nil, errMagicCallFailed(oc.to)
+	}
+	lead := oc.lead
+	if lead == nil {
+		lead = st.LeadByPhone(a.Owner, oc.to)
+	}
+	b, _ := st.Businesses.Get(a.Owner)
 	maxDur := defaultMaxDuration
 	switch {
-	case body.MaxDuration != nil:
-		maxDur = *body.MaxDuration
+	case oc.maxDuration > 0:
+		maxDur = oc.maxDuration
 	case a.MaxDuration >= 1:
 		maxDur = int(a.MaxDuration)
 	}
@@ -95,21 +136,21 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 		Direction:      store.DirectionOutbound,
 		AgentID:        a.ID,
 		AgentName:      a.Name,
-		To:             body.To,
-		From:           businessNumber(rc.st, a),
-		Name:           name,
-		Context:        body.Context,
-		WebhookURL:     body.WebhookURL,
+		To:             oc.to,
+		From:           businessNumber(st, a),
+		Name:           oc.name,
+		Context:        oc.context,
+		WebhookURL:     oc.webhookURL,
 		MaxDuration:    maxDur,
 	}
 	if lead != nil {
 		c.LeadID = lead.ID
 	}
-	vars := callVariables(rc.now, b, c.From, lead, name)
+	vars := callVariables(now, b, c.From, lead, oc.name)
 	if v, ok := vars["name"].(string); ok && c.Name == "" {
 		c.Name = v
 	}
-	c.FirstMessage = fillVariables(outboundOpening(first, a, b, c.Name), vars)
+	c.FirstMessage = fillVariables(outboundOpening(oc.firstMessage, a, b, c.Name), vars)
 	prompt := firstNonEmpty(a.OutboundPrompt, a.InboundPrompt)
 	if c.Context != "" {
 		prompt += "\n\nContext: " + c.Context
@@ -120,27 +161,24 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 	}
 	c.ID = s.ids.uuid()
 	c.Owner = a.Owner
-	c.CreatedAt = rc.st.Calls.Stamp(rc.now)
+	c.CreatedAt = st.Calls.Stamp(now)
 	c.UpdatedAt = c.CreatedAt
 	c.PlannedDuration = simulatedDuration(c.To)
-	rc.st.Calls.Put(c)
+	st.Calls.Put(c)
 
 	switch c.To {
 	case magicCallNoAnswer:
-		s.scheduleCall(c.ID, rc.now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+		s.scheduleCall(c.ID, now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
 			s.failCall(st, now, c, "no_answer")
 		})
 	case magicCallBusy:
-		s.scheduleCall(c.ID, rc.now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+		s.scheduleCall(c.ID, now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
 			s.failCall(st, now, c, "busy")
 		})
 	default:
-		s.scheduleCall(c.ID, rc.now.Add(outboundRingTime), s.answerOutbound)
+		s.scheduleCall(c.ID, now.Add(outboundRingTime), s.answerOutbound)
 	}
-	return created(map[string]any{
-		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status, "agent_id": c.AgentID,
-		"to": c.To, "name": nullable(c.Name), "created_at": c.CreatedAt,
-	}), nil
+	return c, nil
 }
 
 // businessNumber is the number a call or text of an agent comes from: the

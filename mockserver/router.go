@@ -74,6 +74,9 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.telephonyAdminRoutes(),
 		s.agencyRoutes(),
 		s.accountRoutes(),
+		s.sdrRoutes(),
+		s.analyticsRoutes(),
+		s.fixtureAdminRoutes(),
 		s.cfg.extraRoutes,
 	} {
 		all = append(all, group...)

@@ -45,6 +45,8 @@ type Store struct {
 
 	// AgencyTables hold partners, offers, enrollments and installations.
 	AgencyTables
+	// SDRTables hold the outbound-sales pipeline's configs, states and log.
+	SDRTables
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
@@ -79,6 +81,7 @@ func New() *Store {
 		Signups:         map[string]*SignupRecord{},
 		ReferralCodes:   map[string]string{},
 		AgencyTables:    newAgencyTables(),
+		SDRTables:       newSDRTables(),
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
