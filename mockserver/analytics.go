@@ -160,12 +160,17 @@ type agentCalls struct {
 // callsByAgent aggregates the window's calls per agent.
 func callsByAgent(st *store.Store, owners []string, since time.Time) map[string]*agentCalls {
 	m := map[string]*agentCalls{}
+	var last *agentCalls // consecutive calls are often one agent's: skip the lookup
 	scanSince(st.Calls, owners, since, func(c *store.Call) {
-		a := m[c.AgentID]
+		a := last
+		if a == nil || a.id != c.AgentID {
+			a = m[c.AgentID]
+		}
 		if a == nil {
 			a = &agentCalls{id: c.AgentID, name: c.AgentName}
 			m[c.AgentID] = a
 		}
+		last = a
 		a.agg.add(c)
 	})
 	return m
@@ -275,14 +280,25 @@ func (s *Server) analyticsCalls(rc *reqCtx) (any, error) {
 		buckets[i].statuses = map[string]int{}
 	}
 	var sum callAgg
+	cur, curStart, curEnd := -1, time.Time{}, time.Time{} // the last bucket hit: calls come newest first
 	scanSince(rc.st.Calls, w.owners, w.since, func(c *store.Call) {
 		if agentID != "" && c.AgentID != agentID {
 			return
 		}
 		sum.add(c)
-		if i, ok := index[bucketStart(c.CreatedAt, groupBy)]; ok {
-			buckets[i].add(c)
+		if cur < 0 || c.CreatedAt.Before(curStart) || !c.CreatedAt.Before(curEnd) {
+			start := bucketStart(c.CreatedAt, groupBy)
+			i, ok := index[start]
+			if !ok {
+				return
+			}
+			cur, curStart = i, start
+			curEnd = start.AddDate(0, 0, 1)
+			if groupBy == "week" {
+				curEnd = start.AddDate(0, 0, 7)
+			}
 		}
+		buckets[cur].add(c)
 	})
 	timeline := make([]map[string]any, len(starts))
 	for i, b := range starts {
@@ -411,6 +427,18 @@ func (s *Server) analyticsAgents(rc *reqCtx) (any, error) {
 	return map[string]any{"period": w.period(), "agents": out}, nil
 }
 
+// scanWeeks hands the records created since since to last when they are
+// older than mid, to this otherwise.
+func scanWeeks[T store.Record](t *store.Table[T], owners []string, since, mid time.Time, last, this func(T)) {
+	scanSince(t, owners, since, func(r T) {
+		if r.RecordCreated().Before(mid) {
+			last(r)
+		} else {
+			this(r)
+		}
+	})
+}
+
 func (s *Server) analyticsWeekly(rc *reqCtx) (any, error) {
 	owners, err := rc.scopedBusinesses()
 	if err != nil {
@@ -419,21 +447,9 @@ func (s *Server) analyticsWeekly(rc *reqCtx) (any, error) {
 	now := rc.now.UTC()
 	thisStart, lastStart := now.Add(-7*day), now.Add(-14*day)
 	var thisCalls, lastCalls callAgg
-	scanSince(rc.st.Calls, owners, lastStart, func(c *store.Call) {
-		if c.CreatedAt.Before(thisStart) {
-			lastCalls.add(c)
-		} else {
-			thisCalls.add(c)
-		}
-	})
+	scanWeeks(rc.st.Calls, owners, lastStart, thisStart, lastCalls.add, thisCalls.add)
 	var thisLeads, lastLeads leadAgg
-	scanSince(rc.st.Leads, owners, lastStart, func(l *store.Lead) {
-		if l.CreatedAt.Before(thisStart) {
-			lastLeads.add(l)
-		} else {
-			thisLeads.add(l)
-		}
-	})
+	scanWeeks(rc.st.Leads, owners, lastStart, thisStart, lastLeads.add, thisLeads.add)
 	callWeek := func(a *callAgg) map[string]any {
 		return map[string]any{"total": a.total, "completed": a.completed, "avg_duration": a.avg(), "total_duration": a.duration}
 	}

@@ -43,7 +43,7 @@ func (rc *reqCtx) sdrBusiness() (*store.Business, error) {
 
 // sdrCtxFor is the evaluation context of a business now.
 func (rc *reqCtx) sdrCtxFor(b *store.Business) *sdrCtx {
-	return &sdrCtx{st: rc.st, now: rc.now, b: b, cfg: sdrConfigOf(rc.st, b.ID)}
+	return newSDRCtx(rc.st, rc.now, b, sdrConfigOf(rc.st, b.ID))
 }
 
 func sdrConfigView(st *store.Store, c *store.SDRConfig) map[string]any {
@@ -164,16 +164,16 @@ func (s *Server) getSDRPipeline(rc *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	segment := rc.query("segment")
-	if segment != "" && !slices.Contains(sdrSegments, segment) {
-		return nil, errInvalidField("segment", "must be one of %s", strings.Join(sdrSegments, ", "))
+	only, filtered := parseSegment(rc.query("segment"))
+	if !filtered && rc.query("segment") != "" {
+		return nil, errInvalidField("segment", "must be one of %s", strings.Join(segmentNames[:], ", "))
 	}
 	limit, err := rc.intQuery("limit", 100, 1, 1000)
 	if err != nil {
 		return nil, err
 	}
 	c := rc.sdrCtxFor(b)
-	counts := segmentCounts()
+	var counts segmentCounts
 	actionable := 0
 	top := &topEvals{k: limit}
 	leads := rc.st.Leads.Owned(b.ID)
@@ -183,7 +183,7 @@ func (s *Server) getSDRPipeline(rc *reqCtx) (any, error) {
 		if e.actionable {
 			actionable++
 		}
-		if segment == "" || e.segment == segment {
+		if !filtered || e.segment == only {
 			top.offer(e)
 		}
 	}
@@ -197,19 +197,10 @@ func (s *Server) getSDRPipeline(rc *reqCtx) (any, error) {
 		"enabled":    c.cfg.Enabled,
 		"summary": map[string]any{
 			"total_leads": len(leads), "actionable": actionable, "needs_manual": counts[segManualReview],
-			"segments": counts,
+			"segments": counts.view(),
 		},
 		"leads": items,
 	}, nil
-}
-
-// segmentCounts is a count per segment, every segment at zero.
-func segmentCounts() map[string]int {
-	m := make(map[string]int, len(sdrSegments))
-	for _, seg := range sdrSegments {
-		m[seg] = 0
-	}
-	return m
 }
 
 // sdrOutcome is what one dispatch (or its dry-run prediction) gave.
@@ -231,8 +222,24 @@ func sdrAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.A
 	return nil
 }
 
+// sdrTextAgent is the agent the pipeline texts from: the SDR agent when
+// it has a number (or a messaging service), else the agent of the
+// business's first number.
+func sdrTextAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.Agent {
+	a := sdrAgent(st, cfg, businessID)
+	if a == nil || a.PhoneNumber != "" || a.Metadata[messagingServiceKey] != nil {
+		return a
+	}
+	for _, n := range st.Numbers.Owned(businessID) {
+		if owner, ok := st.Agents.Get(n.AgentID); ok {
+			return owner
+		}
+	}
+	return a
+}
+
 // sdrLines are what the pipeline's texts and emails say, per segment.
-var sdrLines = map[string]string{
+var sdrLines = [numSegments]string{
 	segSpeedToLead:      "Thanks for reaching out! When is a good time for a quick call?",
 	segFreshDemoCaller:  "Thanks for calling us. Do you have a minute to talk about what you need?",
 	segWarmDemoCaller:   "Following up on your call: can we help you get started?",
@@ -255,8 +262,8 @@ func sdrGreeting(l *store.Lead) string {
 	return "Hi there,"
 }
 
-func sdrLine(segment string) string {
-	return firstNonEmpty(sdrLines[segment], "Just checking in. Is there anything we can help with?")
+func sdrLine(seg segment) string {
+	return firstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
 }
 
 // magicEmailFailsDomain: SDR emails to addresses at this domain bounce
@@ -269,17 +276,17 @@ const defaultSDRFrom = "sdr@voiceagent.example"
 // sdrTouch dispatches one touch of a lead on a channel, or, in a dry run,
 // predicts its outcome with the same checks and changes nothing. The
 // caller holds the write lock (the read lock is enough for a dry run).
-func (s *Server) sdrTouch(c *sdrCtx, l *store.Lead, channel, segment string, dry bool) sdrOutcome {
+func (s *Server) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment, dry bool) sdrOutcome {
 	switch channel {
 	case store.SDRCall:
-		return s.sdrCall(c, l, segment, dry)
+		return s.sdrCall(c, l, seg, dry)
 	case store.SDRSMS:
-		return s.sdrSMS(c, l, segment, dry)
+		return s.sdrSMS(c, l, seg, dry)
 	}
-	return s.sdrEmail(c, l, segment, dry)
+	return s.sdrEmail(c, l, seg, dry)
 }
 
-func (s *Server) sdrCall(c *sdrCtx, l *store.Lead, segment string, dry bool) sdrOutcome {
+func (s *Server) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
 	if c.st.OnDNC(l.Owner, to) {
 		return sdrOutcome{err: newError(http.StatusBadRequest, codeNumberOnDNC, to+" is on the do-not-call list")}
@@ -295,7 +302,7 @@ func (s *Server) sdrCall(c *sdrCtx, l *store.Lead, segment string, dry bool) sdr
 		return sdrOutcome{detail: fmt.Sprintf("would call %s from agent %s", to, a.Name)}
 	}
 	call, apiErr := s.placeCall(c.st, c.now, outboundCall{
-		agent: a, to: to, lead: l, context: "Outbound sales follow-up (" + segment + ")",
+		agent: a, to: to, lead: l, context: "Outbound sales follow-up (" + seg.String() + ")",
 	})
 	if apiErr != nil {
 		return sdrOutcome{err: apiErr}
@@ -303,13 +310,13 @@ func (s *Server) sdrCall(c *sdrCtx, l *store.Lead, segment string, dry bool) sdr
 	return sdrOutcome{detail: fmt.Sprintf("call %s queued to %s from agent %s", call.ID, to, a.Name), callID: call.ID}
 }
 
-func (s *Server) sdrSMS(c *sdrCtx, l *store.Lead, segment string, dry bool) sdrOutcome {
-	a := sdrAgent(c.st, c.cfg, l.Owner)
+func (s *Server) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
+	a := sdrTextAgent(c.st, c.cfg, l.Owner)
 	if a == nil {
 		return sdrOutcome{err: errNotFound("the business has no agent to text from")}
 	}
 	req := smsRequest{agent: a, to: *l.Phone, lead: l,
-		body: sdrGreeting(l) + " it's " + c.b.Name + ". " + sdrLine(segment) + " Reply STOP to opt out."}
+		body: sdrGreeting(l) + " it's " + c.b.Name + ". " + sdrLine(seg) + " Reply STOP to opt out."}
 	if dry {
 		if _, apiErr := smsPrecheck(c.st, c.now, req); apiErr != nil {
 			return sdrOutcome{err: apiErr}
@@ -328,7 +335,7 @@ func (s *Server) sdrSMS(c *sdrCtx, l *store.Lead, segment string, dry bool) sdrO
 	return out
 }
 
-func (s *Server) sdrEmail(c *sdrCtx, l *store.Lead, segment string, dry bool) sdrOutcome {
+func (s *Server) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Email
 	if dry {
 		return sdrOutcome{detail: "would email " + to}
@@ -336,7 +343,7 @@ func (s *Server) sdrEmail(c *sdrCtx, l *store.Lead, segment string, dry bool) sd
 	m := &store.SDRMail{
 		LeadID: l.ID, To: to, From: firstNonEmpty(c.cfg.EmailFromAccountID, defaultSDRFrom),
 		Subject: "Following up from " + c.b.Name,
-		Body:    sdrGreeting(l) + "\n\n" + sdrLine(segment) + "\n\n" + c.b.Name,
+		Body:    sdrGreeting(l) + "\n\n" + sdrLine(seg) + "\n\n" + c.b.Name,
 		Status:  store.SDREmailQueued,
 	}
 	m.ID = s.ids.uuid()
@@ -382,10 +389,10 @@ func sdrMailView(m *store.SDRMail) map[string]any {
 }
 
 // logSDR records one entry of the activity log.
-func (s *Server) logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger, segment string, out sdrOutcome) *store.SDRActivity {
+func (s *Server) logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
 	a := &store.SDRActivity{
 		LeadID: l.ID, Action: action, Trigger: trigger, Success: out.err == nil, Detail: out.detail,
-		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, Segment: segment,
+		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, Segment: seg.String(),
 	}
 	if out.err != nil {
 		a.Detail = out.err.code + ": " + out.err.message
@@ -549,11 +556,11 @@ type sdrRunSummary struct {
 
 // sdrRunItem is one lead a run acted on.
 type sdrRunItem struct {
-	Success bool   `json:"success"`
-	Action  string `json:"action"`
-	LeadID  string `json:"leadId"`
-	Detail  string `json:"detail"`
-	Segment string `json:"segment"`
+	Success bool    `json:"success"`
+	Action  string  `json:"action"`
+	LeadID  string  `json:"leadId"`
+	Detail  string  `json:"detail"`
+	Segment segment `json:"segment"`
 }
 
 // sdrRunError is one failed dispatch of a run.
@@ -751,7 +758,7 @@ func (s *Server) getSDRReport(rc *reqCtx) (any, error) {
 		return true
 	})
 	c := rc.sdrCtxFor(b)
-	segments := segmentCounts()
+	var segments segmentCounts
 	for _, l := range rc.st.Leads.Owned(b.ID) {
 		segments[c.segmentOf(l, rc.st.SDRLeads[l.ID], c.reachOf(l))]++
 	}
@@ -762,7 +769,7 @@ func (s *Server) getSDRReport(rc *reqCtx) (any, error) {
 	return map[string]any{
 		"businessId": b.ID, "period": period, "since": since, "until": rc.now.UTC(),
 		"actions": actions, "outcomes": outcomes, "new_leads": newLeads,
-		"hot_leads": hot, "stale_leads": segments[segManualReview], "segments": segments,
+		"hot_leads": hot, "stale_leads": segments[segManualReview], "segments": segments.view(),
 	}, nil
 }
 
@@ -855,7 +862,7 @@ func (s *Server) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
 			return
 		}
 		if b, ok := s.st.Businesses.Get(businessID); ok {
-			s.runSDR(&sdrCtx{st: s.st, now: now, b: b, cfg: cfg}, store.SDRTriggerScheduled, false)
+			s.runSDR(newSDRCtx(s.st, now, b, cfg), store.SDRTriggerScheduled, false)
 		}
 		schedule(now.Add(sdrRunnerInterval))
 	}
@@ -876,7 +883,7 @@ func (s *Server) runScheduledAll(st *store.Store, now time.Time) []*sdrRunResult
 	out := make([]*sdrRunResult, 0, len(ids))
 	for _, id := range ids {
 		if b, ok := st.Businesses.Get(id); ok {
-			out = append(out, s.runSDR(&sdrCtx{st: st, now: now, b: b, cfg: st.SDRConfigs[id]}, store.SDRTriggerScheduled, false))
+			out = append(out, s.runSDR(newSDRCtx(st, now, b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
 		}
 	}
 	return out

@@ -8,31 +8,64 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// The outbound-sales segments (spec section 3) and manual review.
+// segment is one of the outbound-sales segments (spec section 3), or
+// manual review. It encodes as its name in JSON (values and map keys).
+type segment uint8
+
+// The segments, in the order of the package documentation, and manual
+// review.
 const (
-	segSpeedToLead      = "speed_to_lead"
-	segFreshDemoCaller  = "fresh_demo_caller"
-	segWarmDemoCaller   = "warm_demo_caller"
-	segCoolingDemo      = "cooling_demo"
-	segNewTrialStuck    = "new_trial_stuck"
-	segTrialGoingDark   = "trial_going_dark"
-	segTrialEnding      = "trial_ending"
-	segContactedNoReply = "contacted_no_reply"
-	segExhausted        = "exhausted"
-	segChurnedRecent    = "churned_recent"
-	segCold             = "cold"
-	segManualReview     = "manual_review"
+	segSpeedToLead segment = iota
+	segFreshDemoCaller
+	segWarmDemoCaller
+	segCoolingDemo
+	segNewTrialStuck
+	segTrialGoingDark
+	segTrialEnding
+	segContactedNoReply
+	segExhausted
+	segChurnedRecent
+	segCold
+	segManualReview
+	numSegments
 )
 
-// sdrSegments lists every segment, manual_review last.
-var sdrSegments = []string{
-	segSpeedToLead, segFreshDemoCaller, segWarmDemoCaller, segCoolingDemo, segNewTrialStuck,
-	segTrialGoingDark, segTrialEnding, segContactedNoReply, segExhausted, segChurnedRecent, segCold,
-	segManualReview,
+// segmentNames are the segments' names, manual_review last.
+var segmentNames = [numSegments]string{
+	"speed_to_lead", "fresh_demo_caller", "warm_demo_caller", "cooling_demo", "new_trial_stuck",
+	"trial_going_dark", "trial_ending", "contacted_no_reply", "exhausted", "churned_recent", "cold",
+	"manual_review",
+}
+
+func (g segment) String() string { return segmentNames[g] }
+
+// MarshalText implements encoding.TextMarshaler.
+func (g segment) MarshalText() ([]byte, error) { return []byte(g.String()), nil }
+
+// parseSegment returns the segment with a name.
+func parseSegment(name string) (segment, bool) {
+	for i, n := range segmentNames {
+		if n == name {
+			return segment(i), true
+		}
+	}
+	return 0, false
+}
+
+// segmentCounts counts leads per segment.
+type segmentCounts [numSegments]int
+
+// view is the counts by name, every segment included.
+func (c *segmentCounts) view() map[segment]int {
+	m := make(map[segment]int, numSegments)
+	for i, n := range c {
+		m[segment(i)] = n
+	}
+	return m
 }
 
 // hotSegments are the report's hot leads.
-var hotSegments = []string{segSpeedToLead, segFreshDemoCaller, segNewTrialStuck}
+var hotSegments = []segment{segSpeedToLead, segFreshDemoCaller, segNewTrialStuck}
 
 // Windows of the segmentation rules (see the package documentation).
 const (
@@ -53,7 +86,7 @@ const (
 )
 
 // segmentUrgency is what a segment adds to a lead's pipeline score.
-var segmentUrgency = map[string]int{
+var segmentUrgency = [numSegments]int{
 	segSpeedToLead: 40, segTrialEnding: 35, segFreshDemoCaller: 30, segNewTrialStuck: 30,
 	segWarmDemoCaller: 20, segContactedNoReply: 15, segTrialGoingDark: 15, segChurnedRecent: 10,
 	segCoolingDemo: 10,
@@ -61,7 +94,7 @@ var segmentUrgency = map[string]int{
 
 // segmentChannels is the order in which a segment's leads are reached;
 // contacted_no_reply rotates instead (see nextChannels).
-var segmentChannels = map[string][]string{
+var segmentChannels = [numSegments][]string{
 	segSpeedToLead:     {store.SDRCall, store.SDRSMS, store.SDREmail},
 	segFreshDemoCaller: {store.SDRCall, store.SDRSMS, store.SDREmail},
 	segWarmDemoCaller:  {store.SDRSMS, store.SDRCall, store.SDREmail},
@@ -100,19 +133,30 @@ func sdrConfigOf(st *store.Store, businessID string) *store.SDRConfig {
 	}
 }
 
-// sdrCtx is what evaluating the leads of one business needs.
+// sdrCtx is what evaluating the leads of one business needs. Build it
+// with newSDRCtx.
 type sdrCtx struct {
 	st  *store.Store
 	now time.Time
 	b   *store.Business
 	cfg *store.SDRConfig
+	// The business's do-not-call lists and consent states, looked up once.
+	dncNational, dncOwn map[string]bool
+	consent             map[string]string
+}
+
+func newSDRCtx(st *store.Store, now time.Time, b *store.Business, cfg *store.SDRConfig) *sdrCtx {
+	c := &sdrCtx{st: st, now: now, b: b, cfg: cfg}
+	c.dncNational, c.dncOwn = st.DNCLists(b.ID)
+	c.consent = st.ConsentStates(b.ID)
+	return c
 }
 
 // sdrEval is one lead as the pipeline sees it now.
 type sdrEval struct {
 	lead    *store.Lead
 	state   *store.SDRLead // nil: never touched, paused or skipped
-	segment string
+	segment segment
 	score   int
 	next    string    // call, email, sms or none
 	nextAt  time.Time // when the cadence allows the next touch (zero: now)
@@ -132,7 +176,16 @@ func (e *sdrEval) paused() bool { return e.state != nil && e.state.Paused }
 // isTrialLead reports whether a lead came from a trial signup: its source
 // contains "trial" (trial, trial_signup, free_trial, ...).
 func isTrialLead(l *store.Lead) bool {
-	return l.Source != nil && strings.Contains(strings.ToLower(*l.Source), "trial")
+	if l.Source == nil {
+		return false
+	}
+	src := *l.Source
+	for i := 0; i+len("trial") <= len(src); i++ {
+		if strings.EqualFold(src[i:i+len("trial")], "trial") {
+			return true
+		}
+	}
+	return false
 }
 
 // lastActivity is the lead's latest interaction, or its creation.
@@ -154,23 +207,26 @@ func engagedSince(l *store.Lead, t time.Time) bool {
 // emails need an email.
 type reach struct{ call, sms, email bool }
 
-func (r reach) has(channel string) bool {
+func (r reach) has(channel string) bool { return perChannel(channel, r.call, r.sms, r.email) }
+
+// perChannel picks the value of a channel (false for anything else).
+func perChannel(channel string, call, sms, email bool) bool {
 	switch channel {
 	case store.SDRCall:
-		return r.call
+		return call
 	case store.SDRSMS:
-		return r.sms
+		return sms
 	case store.SDREmail:
-		return r.email
+		return email
 	}
 	return false
 }
 
 func (c *sdrCtx) reachOf(l *store.Lead) reach {
 	var r reach
-	if l.Phone != nil && *l.Phone != "" && !c.st.OnDNC(l.Owner, *l.Phone) {
+	if l.Phone != nil && *l.Phone != "" && !c.dncNational[*l.Phone] && !c.dncOwn[*l.Phone] {
 		r.call = true
-		r.sms = c.st.Consent(l.Owner, *l.Phone) == store.ConsentOptedIn
+		r.sms = c.consent[*l.Phone] == store.ConsentOptedIn
 	}
 	r.email = l.Email != nil && *l.Email != ""
 	return r
@@ -178,20 +234,12 @@ func (c *sdrCtx) reachOf(l *store.Lead) reach {
 
 // autoOn reports whether the configuration dispatches a channel by itself.
 func autoOn(cfg *store.SDRConfig, channel string) bool {
-	switch channel {
-	case store.SDRCall:
-		return cfg.AutoCall
-	case store.SDRSMS:
-		return cfg.AutoSMS
-	case store.SDREmail:
-		return cfg.AutoEmail
-	}
-	return false
+	return perChannel(channel, cfg.AutoCall, cfg.AutoSMS, cfg.AutoEmail)
 }
 
 // segmentOf is the rule table of the package documentation, first match
 // wins.
-func (c *sdrCtx) segmentOf(l *store.Lead, state *store.SDRLead, r reach) string {
+func (c *sdrCtx) segmentOf(l *store.Lead, state *store.SDRLead, r reach) segment {
 	touches := 0
 	if state != nil {
 		touches = state.TouchCount
@@ -240,9 +288,9 @@ func (c *sdrCtx) segmentOf(l *store.Lead, state *store.SDRLead, r reach) string 
 }
 
 // nextChannels is the order in which a lead of a segment is reached.
-func nextChannels(segment string, state *store.SDRLead) []string {
-	if segment != segContactedNoReply {
-		return segmentChannels[segment]
+func nextChannels(seg segment, state *store.SDRLead) []string {
+	if seg != segContactedNoReply {
+		return segmentChannels[seg]
 	}
 	start := 0
 	if state != nil {

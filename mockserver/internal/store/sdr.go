@@ -129,3 +129,15 @@ func (s *Store) SDRLeadState(leadID string, create bool) *SDRLead {
 	}
 	return st
 }
+
+// DNCLists returns the national do-not-call registry and a business's own
+// list (nil when empty), for loops that check many numbers. Read only.
+func (s *Store) DNCLists(businessID string) (national, own map[string]bool) {
+	return s.tel().dnc[""], s.tel().dnc[businessID]
+}
+
+// ConsentStates returns a business's SMS consent by number (nil when
+// none), for loops that check many numbers. Read only.
+func (s *Store) ConsentStates(businessID string) map[string]string {
+	return s.tel().consent[businessID]
+}
