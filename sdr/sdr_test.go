@@ -2,6 +2,7 @@ package sdr_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -509,7 +510,13 @@ func TestActionsDispatchThroughCallsSMSAndTheOutbox(t *testing.T) {
 	ev, err := env.Client.Events.List(ctx, &events.ListParams{Type: "lead_email.sent"})
 	require.NoError(t, err)
 	require.Len(t, ev.Data, 1)
-	assert.Contains(t, string(ev.Data[0].Data), res.EmailID)
+	mail, err := ev.Data[0].LeadEmail()
+	require.NoError(t, err)
+	assert.Equal(t, res.EmailID, mail.ID)
+	assert.Equal(t, l.ID, mail.LeadID)
+	assert.Equal(t, "sent", mail.Status)
+	require.NotNil(t, mail.SentAt)
+	assert.True(t, env.Server.Now().Equal(*mail.SentAt))
 
 	// The lead's do-not-call status and a number on the list refuse touches.
 	bounce, err := env.Server.SeedLeads(biz, []mockserver.LeadFixture{
@@ -523,6 +530,11 @@ func TestActionsDispatchThroughCallsSMSAndTheOutbox(t *testing.T) {
 	ev, err = env.Client.Events.List(ctx, &events.ListParams{Type: "lead_email.failed"})
 	require.NoError(t, err)
 	require.Len(t, ev.Data, 1, "an address at email-fails.example bounces")
+	mail, err = ev.Data[0].LeadEmail()
+	require.NoError(t, err)
+	assert.Equal(t, "failed", mail.Status)
+	assert.Contains(t, mail.Error, "bounced")
+	assert.Empty(t, env.Server.Outbox("x@email-fails.example"))
 	require.NoError(t, env.Server.AddDNC("+15557770499", biz))
 	_, err = act(env, bounce[1], sdr.ActionCall)
 	assert.ErrorIs(t, err, voiceagent.ErrNumberOnDNC)
@@ -797,4 +809,75 @@ func TestReportAndActivity(t *testing.T) {
 	_, err = env.Client.SDR.ListActivity(ctx, &sdr.ActivityParams{})
 	assert.ErrorIs(t, err, voiceagent.ErrBadRequest)
 	assert.False(t, strings.Contains(log[0].Detail, "error"))
+}
+
+func TestRunSkipsQuietHoursTextsAndStopsAtTheRunLimit(t *testing.T) {
+	t.Parallel()
+	// 02:00 in New York: business hours all day, but texts wait for 08:00.
+	env := testenv.New(t, mockserver.WithStartTime(time.Date(2026, 3, 10, 6, 0, 0, 0, time.UTC)))
+	biz := env.Account.BusinessID
+	configure(t, env, sdr.ConfigParams{Enabled: voiceagent.Bool(true), AutoSMS: voiceagent.Bool(true), AutoEmail: voiceagent.Bool(true),
+		BusinessHoursStart: voiceagent.Int(0), BusinessHoursEnd: voiceagent.Int(0)})
+	created := voiceagent.Time(env.Server.Now().Add(-2 * day))
+	fixtures := []mockserver.LeadFixture{{Phone: "+15557770800", Consent: "opted_in", Status: "contacted", CreatedAt: created}}
+	for i := range 101 {
+		fixtures = append(fixtures, mockserver.LeadFixture{Email: fmt.Sprintf("l%d@example.com", i), Status: "contacted",
+			CreatedAt: voiceagent.Time(env.Server.Now().Add(-5 * day))})
+	}
+	_, err := env.Server.SeedLeads(biz, fixtures)
+	require.NoError(t, err)
+
+	run, err := env.Client.SDR.Run(ctx, &sdr.RunParams{BusinessID: biz})
+	require.NoError(t, err)
+	assert.Equal(t, 100, run.Summary.EmailsQueued, "at most 100 dispatches a run")
+	assert.Equal(t, 1, run.SkippedByReason["run_limit"])
+	assert.Equal(t, 1, run.SkippedByReason["sms_quiet_hours"], "the warm caller's text waits")
+	assert.Equal(t, 2, run.Skipped)
+}
+
+func TestBadBodiesAndBoundBusinesses(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	biz := env.Account.BusinessID
+	other := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{})
+	for name, req := range map[string]struct {
+		method, path string
+		body         any
+	}{
+		"unknown config field": {http.MethodPut, "/sdr/config", map[string]any{"businessId": biz, "timezone": "UTC"}},
+		"enabled not boolean":  {http.MethodPut, "/sdr/config", map[string]any{"businessId": biz, "enabled": "yes"}},
+		"config without id":    {http.MethodPut, "/sdr/config", map[string]any{"enabled": true}},
+		"dryRun not boolean":   {http.MethodPost, "/sdr/run", map[string]any{"businessId": biz, "dryRun": "yes"}},
+		"action without lead":  {http.MethodPost, "/sdr/action", map[string]any{"businessId": biz, "action": "call"}},
+		"business not a uuid":  {http.MethodPost, "/sdr/run", map[string]any{"businessId": "acme"}},
+		"not an object":        {http.MethodPost, "/sdr/action", []int{1}},
+	} {
+		err := env.Client.Do(ctx, req.method, req.path, nil, req.body, nil)
+		e := apiErr(t, err)
+		assert.Equal(t, http.StatusBadRequest, e.StatusCode, name)
+		assert.Equal(t, voiceagent.CodeInvalidRequest, e.Code, name)
+	}
+	_, err := env.Client.SDR.Run(ctx, &sdr.RunParams{BusinessID: other.BusinessID, DryRun: true})
+	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
+	for _, read := range []func() error{
+		func() error {
+			_, err := env.Client.SDR.Pipeline(ctx, &sdr.PipelineParams{BusinessID: other.BusinessID})
+			return err
+		},
+		func() error {
+			_, err := env.Client.SDR.Report(ctx, &sdr.ReportParams{BusinessID: other.BusinessID})
+			return err
+		},
+		func() error {
+			_, err := env.Client.SDR.ListActivity(ctx, &sdr.ActivityParams{BusinessID: other.BusinessID})
+			return err
+		},
+	} {
+		assert.ErrorIs(t, read(), voiceagent.ErrForbidden)
+	}
+	// A lead of another business, named with the caller's own business.
+	ids, err := env.Server.SeedLeads(other.BusinessID, []mockserver.LeadFixture{{Email: "o@example.com"}})
+	require.NoError(t, err)
+	_, err = act(env, ids[0], sdr.ActionEmail)
+	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
 }
