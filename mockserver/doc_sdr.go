@@ -137,10 +137,12 @@
 //
 // call, email and sms are touches. Before dispatching, in order: a lead
 // with status do_not_contact is 400 number_on_dnc; touches >= max_touches
-// is 429 rate_limited with max_touches and touch_count in the error, no
-// nextAllowedAt and X-Voiceagent-Should-Retry: false; a touch before
-// next_action_at is 429 rate_limited with error.nextAllowedAt (RFC 3339)
-// and Retry-After (seconds of simulated time until then); a lead without
+// is 429 rate_limited with max_touches and touch_count in the error and no
+// nextAllowedAt; a touch before next_action_at is 429 rate_limited with
+// error.nextAllowedAt (RFC 3339) and Retry-After (seconds of simulated time
+// until then). Both carry X-Voiceagent-Should-Retry: false, so the SDK
+// returns them at once instead of retrying in real time a wait the
+// simulated clock decides. A lead without
 // the phone (call, sms) or email the channel needs is 400 invalid_request.
 // These refusals are not logged. Then the dispatch:
 //

@@ -227,7 +227,10 @@ func sdrAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.A
 // business's first number.
 func sdrTextAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.Agent {
 	a := sdrAgent(st, cfg, businessID)
-	if a == nil || a.PhoneNumber != "" || a.Metadata[messagingServiceKey] != nil {
+	if a == nil || a.PhoneNumber != "" {
+		return a
+	}
+	if sid, _ := a.Metadata[messagingServiceKey].(string); sid != "" {
 		return a
 	}
 	for _, n := range st.Numbers.Owned(businessID) {
@@ -421,13 +424,13 @@ func recordTouch(st *store.Store, now time.Time, l *store.Lead, channel string) 
 // errCadence is the 429 of a touch the cadence refuses.
 func errCadence(msg string, next *time.Time, now time.Time) *apiError {
 	e := newError(http.StatusTooManyRequests, codeRateLimited, msg)
-	e.header = http.Header{}
+	// Never retried by the SDK: the wait is on the simulated clock, which a
+	// retry in real time would not move.
+	e.header = http.Header{headerShouldRetry: {"false"}}
 	if next != nil {
 		e.with("nextAllowedAt", next.UTC())
 		secs := int((next.Sub(now) + time.Second - 1) / time.Second)
 		e.header.Set("Retry-After", strconv.Itoa(max(secs, 1)))
-	} else {
-		e.header.Set(headerShouldRetry, "false")
 	}
 	return e
 }

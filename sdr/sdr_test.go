@@ -397,7 +397,16 @@ func TestCadenceLimitsRefuseWithNextAllowedAt(t *testing.T) {
 	require.NotNil(t, lead.NextActionAt)
 	assert.True(t, e.NextAllowedAt.Equal(*lead.NextActionAt))
 
-	env.Server.Advance(time.Hour)
+	// One second before: a retrying client still gets the 429 at once (the
+	// wait is on the simulated clock, which a retry would not move).
+	env.Server.Advance(time.Hour - time.Second)
+	retrying := env.ClientFor(env.Account.APIKey, voiceagent.WithMaxRetries(2), voiceagent.WithRetryWait(time.Second, 30*time.Second))
+	_, err = retrying.SDR.Act(ctx, &sdr.ActionParams{BusinessID: env.Account.BusinessID, LeadID: l.ID, Action: sdr.ActionSMS})
+	assert.Equal(t, time.Second, apiErr(t, err).RetryAfter)
+	tries := env.Server.Requests(func(r *mockserver.JournalEntry) bool { return r.Path == "/api/sdr/action" && r.Status == 429 })
+	assert.Len(t, tries, 2, "one refusal each: not retried")
+
+	env.Server.Advance(time.Second)
 	res, err = act(env, l.ID, sdr.ActionSMS)
 	require.NoError(t, err)
 	assert.NotEmpty(t, res.MessageID)
@@ -492,6 +501,7 @@ func TestActionsDispatchThroughCallsSMSAndTheOutbox(t *testing.T) {
 	require.NotEmpty(t, msgs.Data)
 	assert.Equal(t, res.MessageID, msgs.Data[0].ID)
 	assert.Contains(t, msgs.Data[0].Body, "Hi Linus,")
+	assert.Equal(t, env.Account.PhoneNumber, msgs.Data[0].From, "the SDR agent has no number: the number's agent texts")
 	assert.Contains(t, msgs.Data[0].Body, "Reply STOP")
 	require.NoError(t, env.Server.SetConsent(biz, "+15557770400", mockserver.ConsentOptedOut))
 	_, err = act(env, l.ID, sdr.ActionSMS)
