@@ -17,6 +17,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/analytics"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/catalog"
 	"github.com/voiceagent/voiceagent-go/events"
@@ -25,6 +26,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/numbers"
 	"github.com/voiceagent/voiceagent-go/runs"
+	"github.com/voiceagent/voiceagent-go/sdr"
 	"github.com/voiceagent/voiceagent-go/signup"
 	"github.com/voiceagent/voiceagent-go/sms"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -71,6 +73,11 @@ type Client struct {
 	GovernedUpdates *governance.UpdatesService
 	// Approvals asks people for approvals by phone.
 	Approvals *governance.ApprovalsService
+	// SDR drives the outbound-sales pipeline (bearer key with sdr:* scopes,
+	// or a dashboard session).
+	SDR *sdr.Service
+	// Analytics reads aggregates of calls and leads.
+	Analytics *analytics.Service
 }
 
 // New returns a client using apiKey (or VOICEAGENT_API_KEY when empty) and
@@ -100,6 +107,8 @@ func New(apiKey string, opts ...voiceagent.Option) *Client {
 		Runs:            runs.NewService(b),
 		GovernedUpdates: governance.NewUpdatesService(b),
 		Approvals:       governance.NewApprovalsService(b),
+		SDR:             sdr.NewService(b),
+		Analytics:       analytics.NewService(b),
 	}
 }
 

@@ -83,8 +83,15 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 	}), nil
 }
 
+// errMagicCallFailed is the carrier's refusal of the magic failing number.
+func errMagicCallFailed(to string) *apiError {
+	return newError(http.StatusInternalServerError, codeCallFailed,
+		"the outbound call could not be placed: the carrier rejected "+to)
+}
+
 // outboundCall is an outbound call to place: what POST /v1/calls sends, and
-// what the touches of communication runs and approval requests place.
+// what the platform's own processes place (communication run touches,
+// approval requests, the SDR pipeline).
 type outboundCall struct {
 	agent        *store.Agent
 	to           string
@@ -106,8 +113,7 @@ type outboundCall struct {
 // write lock.
 func (s *Server) placeOutboundCall(st *store.Store, now time.Time, oc outboundCall) (*store.Call, *apiError) {
 	if oc.to == magicCallFailed {
-		return nil, newError(http.StatusInternalServerError, codeCallFailed,
-			"the outbound call could not be placed: the carrier rejected "+oc.to)
+		return nil, errMagicCallFailed(oc.to)
 	}
 	if oc.providerFault != nil {
 		if e := oc.providerFault(); e != nil {

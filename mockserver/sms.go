@@ -141,6 +141,44 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 	return nil
 }
 
+// smsPrecheck is what sendSMS checks before a text reaches the carrier: the
+// sender (the agent's number, or "messaging_service") and the compliance
+// checks. It changes nothing, so a dry run can ask it too.
+func smsPrecheck(st *store.Store, now time.Time, req smsRequest) (from string, apiErr *apiError) {
+	a := req.agent
+	from = a.PhoneNumber
+	if sid, _ := a.Metadata[messagingServiceKey].(string); sid != "" {
+		from = "messaging_service"
+	}
+	if req.from != "" {
+		from = req.from
+	}
+	if from == "" {
+		return "", errNotFound("agent " + a.ID + " has no phone number to send from")
+	}
+	b, _ := st.Businesses.Get(a.Owner)
+	if b == nil {
+		return "", errNotFound("agent not found: " + a.ID)
+	}
+	// The magic failing number skips the compliance checks, like every
+	// magic number: it always reaches the carrier, which fails.
+	if req.to != magicSMSSendFails {
+		loc := recipientLocation(req.to, b)
+		if req.timezone != "" {
+			loc = location(req.timezone)
+		}
+		if err := smsCompliance(st, now, b, req.to, req.body, loc); err != nil {
+			return "", err
+		}
+	}
+	return from, nil
+}
+
+// errCarrierRejected is the carrier's failure on the magic failing number.
+func errCarrierRejected(to string) *apiError {
+	return newError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier rejected the message to "+to)
+}
+
 // smsRequest is one outbound text.
 type smsRequest struct {
 	agent *store.Agent
@@ -166,30 +204,9 @@ type smsRequest struct {
 // interaction and appears in the outbox. The caller holds the write lock.
 func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store.SMSMessage, *apiError) {
 	a := req.agent
-	from := a.PhoneNumber
-	if sid, _ := a.Metadata[messagingServiceKey].(string); sid != "" {
-		from = "messaging_service"
-	}
-	if req.from != "" {
-		from = req.from
-	}
-	if from == "" {
-		return nil, errNotFound("agent " + a.ID + " has no phone number to send from")
-	}
-	b, _ := st.Businesses.Get(a.Owner)
-	if b == nil {
-		return nil, errNotFound("agent not found: " + a.ID)
-	}
-	// The magic failing number skips the compliance checks, like every
-	// magic number: it always reaches the carrier, which fails.
-	if req.to != magicSMSSendFails {
-		loc := recipientLocation(req.to, b)
-		if req.timezone != "" {
-			loc = location(req.timezone)
-		}
-		if err := smsCompliance(st, now, b, req.to, req.body, loc); err != nil {
-			return nil, err
-		}
+	from, apiErr := smsPrecheck(st, now, req)
+	if apiErr != nil {
+		return nil, apiErr
 	}
 	lead := req.lead
 	if lead == nil {
@@ -208,7 +225,7 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 	m.UpdatedAt = m.CreatedAt
 	fault := req.carrierFault
 	if fault == nil && req.to == magicSMSSendFails {
-		fault = newError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier rejected the message to "+req.to)
+		fault = errCarrierRejected(req.to)
 	}
 	if fault != nil {
 		m.Status, m.Error = store.SMSFailed, fault.message

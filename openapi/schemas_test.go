@@ -872,6 +872,8 @@ func schemaCases() map[string][]tcase {
 			bad("hour 8.5", with(sdrConfigBody, set("/business_hours_start", "8.5")), "/business_hours_start"),
 			bad("max_touches 0", with(sdrConfigBody, set("/max_touches", "0")), "/max_touches"),
 			bad("negative gap", with(sdrConfigBody, set("/min_touch_gap_hours", "-1")), "/min_touch_gap_hours"),
+			bad("gap over a year", with(sdrConfigBody, set("/min_touch_gap_hours", "8761")), "/min_touch_gap_hours"),
+			bad("max_touches 1001", with(sdrConfigBody, set("/max_touches", "1001")), "/max_touches"),
 			bad("enabled string", with(sdrConfigBody, set("/enabled", `"yes"`)), "/enabled"),
 			bad("no businessId", with(sdrConfigBody, del("/businessId")), "", "businessId"),
 			bad("unknown property", with(sdrConfigBody, set("/timezone", `"UTC"`)), "", "timezone"),

@@ -4,6 +4,12 @@
 //	go run ./cmd/voiceagent-mock                  # 127.0.0.1:8080, a demo account
 //	go run ./cmd/voiceagent-mock -seed none       # start empty
 //	go run ./cmd/voiceagent-mock -realtime        # the simulated clock follows real time
+//	go run ./cmd/voiceagent-mock -fixtures f.json # also load accounts, leads and calls from a file
+//
+// A fixtures file is JSON: {"accounts": [{business_name, email, scopes,
+// leads: [...], calls: [...]}]} (mockserver.Fixtures; the format is in the
+// mockserver package documentation, section Fixtures). Each account's key
+// is printed on a line of its own.
 //
 // It prints the base URL and, on a line of its own, the demo account's API
 // key. The admin API is under /_mock (see the mockserver package).
@@ -50,6 +56,7 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	external := fs.Bool("allow-external-webhooks", false, "deliver webhooks to hosts outside loopback")
 	approvalHosts := fs.String("approval-callback-hosts", "", "comma-separated hosts approval request callback_url may name (*.example.com for subdomains); loopback is always allowed")
 	verbose := fs.Bool("v", false, "log every request")
+	fixtures := fs.String("fixtures", "", "load accounts, leads and calls from this JSON file (see mockserver.Fixtures)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,6 +84,14 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	srv := mockserver.New(opts...)
 	defer srv.Close()
 
+	var accts []*mockserver.Account
+	if *fixtures != "" {
+		// Loaded before listening: a bad file fails the start.
+		var err error
+		if accts, err = srv.LoadFixturesFile(*fixtures); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -95,6 +110,13 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	case "none":
 	default:
 		return fmt.Errorf("-seed must be demo or none, not %q", *seed)
+	}
+	if *fixtures != "" {
+		fmt.Fprintf(out, "fixtures: %d accounts from %s\n", len(accts), *fixtures)
+		for i, a := range accts {
+			fmt.Fprintf(out, "fixture account %d: business %s, agent %s, number %s\n", i+1, a.BusinessID, a.AgentID, a.PhoneNumber)
+			fmt.Fprintf(out, "fixture key %d: %s\n", i+1, a.APIKey)
+		}
 	}
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}

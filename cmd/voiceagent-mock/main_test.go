@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
 	"regexp"
 	"sync"
 	"testing"
@@ -35,13 +36,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestStandaloneServesTheDemoAccount(t *testing.T) {
+// startRun runs the command with args until the test calls stop, and
+// returns the listening address and the output.
+func startRun(t *testing.T, args ...string) (ctx context.Context, addr string, out *syncBuffer, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	out = &syncBuffer{}
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-id-seed", "7"}, &out, ready) }()
-	var addr string
+	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), out, ready) }()
 	select {
 	case addr = <-ready:
 	case err := <-done:
@@ -49,6 +52,14 @@ func TestStandaloneServesTheDemoAccount(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("server did not start")
 	}
+	return ctx, addr, out, func() {
+		cancel()
+		require.NoError(t, <-done)
+	}
+}
+
+func TestStandaloneServesTheDemoAccount(t *testing.T) {
+	ctx, addr, out, stop := startRun(t, "-id-seed", "7")
 	key := regexp.MustCompile(`(?m)^export VOICEAGENT_API_KEY=(voiceagent_live_[0-9A-Za-z]{40})$`).FindStringSubmatch(out.String())
 	require.Len(t, key, 2, out.String())
 
@@ -62,23 +73,15 @@ func TestStandaloneServesTheDemoAccount(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-
-	cancel()
-	require.NoError(t, <-done)
+	stop()
 }
 
 func TestSeedNoneStartsEmptyAndBadSeedFails(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-seed", "none"}, &out, ready) }()
-	<-ready
+	_, _, out, stop := startRun(t, "-seed", "none")
 	assert.NotContains(t, out.String(), "voiceagent_live_")
-	cancel()
-	require.NoError(t, <-done)
+	stop()
 
-	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-seed", "lots"}, &out, nil)
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-seed", "lots"}, out, nil)
 	assert.ErrorContains(t, err, "-seed must be demo or none")
 }
 
@@ -107,4 +110,28 @@ func TestApprovalCallbackHostsFlag(t *testing.T) {
 	assert.ErrorIs(t, request("https://other.example/cb"), voiceagent.ErrInvalidRequest)
 	cancel()
 	require.NoError(t, <-done)
+}
+
+func TestFixturesFileLoadsAccountsAndPrintsTheirKeys(t *testing.T) {
+	path := t.TempDir() + "/fixtures.json"
+	require.NoError(t, os.WriteFile(path, []byte(`{"accounts": [{"business_name": "Fixture Co",
+		"leads": [{"name": "Ada", "email": "ada@example.com", "status": "qualified"}],
+		"calls": [{"to": "+15550101010", "duration": 42}]}]}`), 0o600))
+	ctx, addr, out, stop := startRun(t, "-seed", "none", "-fixtures", path)
+	key := regexp.MustCompile(`(?m)^fixture key 1: (voiceagent_live_[0-9A-Za-z]{40})$`).FindStringSubmatch(out.String())
+	require.Len(t, key, 2, out.String())
+	c := client.New(key[1], voiceagent.WithBaseURL("http://"+addr+"/api"))
+	page, err := c.Leads.List(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, page.Data, 1)
+	assert.Equal(t, "Ada", *page.Data[0].Name)
+	calls, err := c.Calls.List(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, calls.Data, 1)
+	assert.Equal(t, 42, calls.Data[0].Duration)
+	stop()
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"accounts": [{"leads": [{"status": "hot"}]}]}`), 0o600))
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-fixtures", path}, out, nil)
+	assert.ErrorContains(t, err, "/accounts/0/leads/0/status")
 }

@@ -62,6 +62,8 @@ type Store struct {
 
 	// AgencyTables hold partners, offers, enrollments and installations.
 	AgencyTables
+	// SDRTables hold the outbound-sales pipeline's configs, states and log.
+	SDRTables
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
@@ -95,6 +97,7 @@ func New() *Store {
 		Signups:         map[string]*SignupRecord{},
 		ReferralCodes:   map[string]string{},
 		AgencyTables:    newAgencyTables(),
+		SDRTables:       newSDRTables(),
 
 		Products:           NewTable[*Product](),
 		Knowledge:          NewTable[*KnowledgeEntry](),
