@@ -178,11 +178,10 @@ func (s *Server) decideApproval(st *store.Store, a *store.ApprovalRequest, now t
 	a.Status, a.Reason, a.DecidedAt = status, reason, utcPtr(now)
 	a.UpdatedAt = now.UTC()
 	a.CallbackEventID = s.ids.uuid()
-	a.CallbackBody = mustJSON(map[string]any{
+	s.startApprovalCallback(st, a, mustJSON(map[string]any{
 		"id": a.CallbackEventID, "event": approvalCallbackEvent, "business_id": a.BusinessID,
 		"timestamp": now.UTC(), "data": approvalCallbackData(a),
-	})
-	s.startApprovalCallback(st, a, now)
+	}))
 }
 
 // approvalCallbackData is the data of the callback: the decision and the
