@@ -217,13 +217,5 @@ func (s *UsageService) List(ctx context.Context, p *UsageListParams, opts ...voi
 // All walks the whole usage log that matches p, newest first, page after
 // page. p is not modified.
 func (s *UsageService) All(ctx context.Context, p *UsageListParams, opts ...voiceagent.Option) iter.Seq2[*UsageEntry, error] {
-	q := UsageListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[UsageEntry], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *UsageListParams) *string { return &q.After }, s.List, opts...)
 }

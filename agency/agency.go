@@ -42,7 +42,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"net/http"
 	"reflect"
 	"time"
@@ -240,19 +239,6 @@ func decodeMembers(m map[string]json.RawMessage, dst map[string]any) error {
 		}
 	}
 	return nil
-}
-
-// iterate walks every page from p.After, copying p.
-func iterate[T any](ctx context.Context, p *ListParams, fetch func(context.Context, *ListParams) (*voiceagent.Page[T], error)) iter.Seq2[*T, error] {
-	var base ListParams
-	if p != nil {
-		base = *p
-	}
-	return voiceagent.Iterate(ctx, base.After, func(ctx context.Context, cursor string) (*voiceagent.Page[T], error) {
-		q := base
-		q.After = cursor
-		return fetch(ctx, &q)
-	})
 }
 
 // get reads one record by id.

@@ -172,10 +172,7 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 // Get returns one agent with its prompts, voice and model (agents:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Agent, error) {
 	var out Agent
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/agents", q, nil, &out, opts...); err != nil {
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/agents", voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -210,10 +210,7 @@ func (s *Service) Create(ctx context.Context, p *CreateParams, opts ...voiceagen
 // Get returns one call with every field (calls:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Call, error) {
 	var out Call
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/calls", q, nil, &out, opts...); err != nil {
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/calls", voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -234,15 +231,7 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 
 // All walks every call matching p, page by page, newest first.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Call, error] {
-	q := ListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Call], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // ListTranscripts returns one page of finished calls' transcripts, newest
@@ -260,13 +249,5 @@ func (s *Service) ListTranscripts(ctx context.Context, p *TranscriptListParams, 
 
 // AllTranscripts walks every transcript matching p, page by page.
 func (s *Service) AllTranscripts(ctx context.Context, p *TranscriptListParams, opts ...voiceagent.Option) iter.Seq2[*Transcript, error] {
-	q := TranscriptListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Transcript], error) {
-		page := q
-		page.After = cursor
-		return s.ListTranscripts(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *TranscriptListParams) *string { return &q.After }, s.ListTranscripts, opts...)
 }

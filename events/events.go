@@ -79,24 +79,13 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 
 // All walks every event, page by page (events:read).
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Event, error] {
-	var q ListParams
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Event], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Get returns one event (events:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Event, error) {
 	var out Event
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/events", q, nil, &out, opts...); err != nil {
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/events", voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -108,15 +108,7 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 
 // All walks every key of the session's user, starting after p.After.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Key, error] {
-	var q ListParams
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Key], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Create mints a key. Its value (Created.Value) is answered only here.
@@ -134,11 +126,8 @@ func (s *Service) Create(ctx context.Context, p *CreateParams, opts ...voiceagen
 // Revoke revokes a key: it stops working at once and stays listed with
 // IsActive false. Revoking a revoked key succeeds.
 func (s *Service) Revoke(ctx context.Context, id string, opts ...voiceagent.Option) (*Revoked, error) {
-	q := struct {
-		ID string `url:"id"`
-	}{id}
 	var out Revoked
-	if err := s.b.Do(ctx, http.MethodDelete, path, q, nil, &out, opts...); err != nil {
+	if err := s.b.Do(ctx, http.MethodDelete, path, voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil

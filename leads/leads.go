@@ -119,10 +119,7 @@ func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 // Get returns one lead with every field (leads:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Lead, error) {
 	var out Lead
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/leads", q, nil, &out, opts...); err != nil {
+	if err := s.b.Do(ctx, http.MethodGet, "/v1/leads", voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -143,15 +140,7 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 
 // All walks every lead matching p, page by page, newest first.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Lead, error] {
-	q := ListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Lead], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Update changes the fields set in p and returns the updated lead

@@ -159,15 +159,7 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 
 // All walks every text matching p, page by page, newest first.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Message, error] {
-	q := ListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Message], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Thread returns a lead's whole conversation thread, oldest first, as a

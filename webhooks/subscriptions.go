@@ -213,10 +213,7 @@ func (s *Service) Upsert(ctx context.Context, p *UpsertParams, opts ...voiceagen
 // Get returns one subscription (webhooks:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Subscription, error) {
 	var out Subscription
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, subscriptionsPath, q, nil, &out, opts...); err != nil {
+	if err := s.b.Do(ctx, http.MethodGet, subscriptionsPath, voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -237,24 +234,13 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 
 // All walks every subscription, page by page (webhooks:read).
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Subscription, error] {
-	var q ListParams
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Subscription], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Delete removes a subscription; its pending deliveries are canceled
 // (webhooks:write).
 func (s *Service) Delete(ctx context.Context, id string, opts ...voiceagent.Option) error {
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	return s.b.Do(ctx, http.MethodDelete, subscriptionsPath, q, nil, nil, opts...)
+	return s.b.Do(ctx, http.MethodDelete, subscriptionsPath, voiceagent.IDQuery{ID: id}, nil, nil, opts...)
 }
 
 // RotateSecret gives a subscription a new signing secret (in the answer's

@@ -23,14 +23,10 @@ type Resource[T any] struct {
 	CreatedAt func(*T) time.Time
 }
 
-type idQuery struct {
-	ID string `url:"id"`
-}
-
 // Get reads one record.
 func (r Resource[T]) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*T, error) {
 	var out T
-	if err := r.B.Do(ctx, http.MethodGet, r.Path, idQuery{id}, nil, &out, opts...); err != nil {
+	if err := r.B.Do(ctx, http.MethodGet, r.Path, voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -51,7 +47,7 @@ func (r Resource[T]) Post(ctx context.Context, path string, body any, opts ...vo
 // Delete removes one record and decodes the answer as D.
 func Delete[D, T any](ctx context.Context, r Resource[T], id string, opts ...voiceagent.Option) (*D, error) {
 	var out D
-	if err := r.B.Do(ctx, http.MethodDelete, r.Path, idQuery{id}, nil, &out, opts...); err != nil {
+	if err := r.B.Do(ctx, http.MethodDelete, r.Path, voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -79,16 +75,11 @@ func (r Resource[T]) List(ctx context.Context, query any, opts ...voiceagent.Opt
 }
 
 // All walks every page of the list params p (nil: none), starting at their
-// cursor; after points at the cursor field of a params value. Each page
-// reads a copy, so the caller's params never change.
+// cursor; after points at the cursor field of a params value. It is
+// voiceagent.All over r.List; a service with its own List method calls
+// voiceagent.All with that method instead.
 func All[T, P any](ctx context.Context, r Resource[T], p *P, after func(*P) *string, opts ...voiceagent.Option) iter.Seq2[*T, error] {
-	var q P
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, *after(&q), func(ctx context.Context, cursor string) (*voiceagent.Page[T], error) {
-		page := q
-		*after(&page) = cursor
-		return r.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, after, func(ctx context.Context, q *P, opts ...voiceagent.Option) (*voiceagent.Page[T], error) {
+		return r.List(ctx, q, opts...)
+	}, opts...)
 }
