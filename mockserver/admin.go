@@ -12,20 +12,23 @@ import (
 // maxWait bounds ?wait= on the long-polling admin routes.
 const maxWait = 60 * time.Second
 
+// adminRoute is a route of the admin API: path under /_mock, no key,
+// lock and body schema ("" none) as given. Every admin route is made here.
+func adminRoute(method, path string, lock lockMode, schema string, h func(*reqCtx) (any, error)) *route {
+	return &route{method: method, path: adminPrefix + path, auth: authAdmin, lock: lock, schema: schema, handle: h}
+}
+
 func (s *Server) adminRoutes() []*route {
-	admin := func(method, path string, lock lockMode, schema string, h func(*reqCtx) (any, error)) *route {
-		return &route{method: method, path: adminPrefix + path, auth: authAdmin, lock: lock, schema: schema, handle: h}
-	}
 	return []*route{
-		admin(http.MethodPost, "/reset", lockNone, "", s.adminReset),
-		admin(http.MethodPost, "/accounts", lockWrite, "mockAccount", s.adminAccounts),
-		admin(http.MethodGet, "/outbox", lockNone, "", s.adminOutbox),
-		admin(http.MethodGet, "/clock", lockNone, "", s.adminClock),
-		admin(http.MethodPost, "/clock/advance", lockNone, "mockClockAdvance", s.adminAdvance),
-		admin(http.MethodGet, "/requests", lockNone, "", s.adminRequests),
-		admin(http.MethodGet, "/faults", lockNone, "", s.adminListFaults),
-		admin(http.MethodPost, "/faults", lockNone, "mockFault", s.adminAddFault),
-		admin(http.MethodDelete, "/faults", lockNone, "", s.adminClearFaults),
+		adminRoute(http.MethodPost, "/reset", lockNone, "", s.adminReset),
+		adminRoute(http.MethodPost, "/accounts", lockWrite, "mockAccount", s.adminAccounts),
+		adminRoute(http.MethodGet, "/outbox", lockNone, "", s.adminOutbox),
+		adminRoute(http.MethodGet, "/clock", lockNone, "", s.adminClock),
+		adminRoute(http.MethodPost, "/clock/advance", lockNone, "mockClockAdvance", s.adminAdvance),
+		adminRoute(http.MethodGet, "/requests", lockNone, "", s.adminRequests),
+		adminRoute(http.MethodGet, "/faults", lockNone, "", s.adminListFaults),
+		adminRoute(http.MethodPost, "/faults", lockNone, "mockFault", s.adminAddFault),
+		adminRoute(http.MethodDelete, "/faults", lockNone, "", s.adminClearFaults),
 	}
 }
 

@@ -605,9 +605,9 @@ func (s *Server) replayDeliveryLocked(id string) (*store.Delivery, error) {
 
 func (s *Server) deliveryAdminRoutes() []*route {
 	return []*route{
-		{method: http.MethodGet, path: adminPrefix + "/deliveries", auth: authAdmin, lock: lockNone, handle: s.adminDeliveries},
-		{method: http.MethodPost, path: adminPrefix + "/deliveries/replay", auth: authAdmin, lock: lockWrite, schema: "mockDeliveryReplay", handle: s.adminReplayDelivery},
-		{method: http.MethodPost, path: adminPrefix + "/events", auth: authAdmin, lock: lockWrite, schema: "mockEvent", handle: s.adminEmitEvent},
+		adminRoute(http.MethodGet, "/deliveries", lockNone, "", s.adminDeliveries),
+		adminRoute(http.MethodPost, "/deliveries/replay", lockWrite, "mockDeliveryReplay", s.adminReplayDelivery),
+		adminRoute(http.MethodPost, "/events", lockWrite, "mockEvent", s.adminEmitEvent),
 	}
 }
 
