@@ -173,11 +173,7 @@ func command[T any](ctx context.Context, b *voiceagent.Backend, path, action str
 	if err != nil {
 		return nil, err
 	}
-	var out T
-	if err := b.Do(ctx, http.MethodPost, path, nil, body, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, b, http.MethodPost, path, nil, body, opts...)
 }
 
 // withAction encodes params with "action" as the first member.
@@ -246,20 +242,10 @@ func get[T any](ctx context.Context, b *voiceagent.Backend, path string, p *GetP
 	if p == nil || p.ID == "" {
 		return nil, errors.New("agency: Get needs an ID")
 	}
-	var out T
-	if err := b.Do(ctx, http.MethodGet, path, p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, b, http.MethodGet, path, p, nil, opts...)
 }
 
 // operations reads the retained operations of a resource.
 func operations(ctx context.Context, b *voiceagent.Backend, path, partnerID string, opts []voiceagent.Option) ([]Operation, error) {
-	var out struct {
-		Operations []Operation `json:"operations"`
-	}
-	if err := b.Do(ctx, http.MethodGet, path, &ListParams{PartnerID: partnerID}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Operations, nil
+	return voiceagent.ListItems[Operation](ctx, b, path, "operations", &ListParams{PartnerID: partnerID}, opts...)
 }

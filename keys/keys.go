@@ -96,14 +96,7 @@ const path = "/v1/keys"
 // List returns one page of the session user's keys, revoked ones included,
 // newest first.
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Key], error) {
-	var out struct {
-		Keys    []Key `json:"keys"`
-		HasMore bool  `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, path, p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Keys, out.HasMore, func(k *Key) time.Time { return k.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, path, "keys", p, func(k *Key) time.Time { return k.CreatedAt }, opts...)
 }
 
 // All walks every key of the session's user, starting after p.After.
@@ -116,19 +109,11 @@ func (s *Service) Create(ctx context.Context, p *CreateParams, opts ...voiceagen
 	if p == nil {
 		p = &CreateParams{}
 	}
-	var out Created
-	if err := s.b.Do(ctx, http.MethodPost, path, nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Created](ctx, s.b, http.MethodPost, path, nil, p, opts...)
 }
 
 // Revoke revokes a key: it stops working at once and stays listed with
 // IsActive false. Revoking a revoked key succeeds.
 func (s *Service) Revoke(ctx context.Context, id string, opts ...voiceagent.Option) (*Revoked, error) {
-	var out Revoked
-	if err := s.b.Do(ctx, http.MethodDelete, path, voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Revoked](ctx, s.b, http.MethodDelete, path, voiceagent.IDQuery{ID: id}, nil, opts...)
 }

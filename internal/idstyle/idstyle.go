@@ -6,7 +6,6 @@ package idstyle
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -25,11 +24,7 @@ type Resource[T any] struct {
 
 // Get reads one record.
 func (r Resource[T]) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*T, error) {
-	var out T
-	if err := r.B.Do(ctx, http.MethodGet, r.Path, voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, r.B, http.MethodGet, r.Path, voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // Post sends body to path (r.Path when empty) and decodes the answer as T.
@@ -37,41 +32,17 @@ func (r Resource[T]) Post(ctx context.Context, path string, body any, opts ...vo
 	if path == "" {
 		path = r.Path
 	}
-	var out T
-	if err := r.B.Do(ctx, http.MethodPost, path, nil, body, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, r.B, http.MethodPost, path, nil, body, opts...)
 }
 
 // Delete removes one record and decodes the answer as D.
 func Delete[D, T any](ctx context.Context, r Resource[T], id string, opts ...voiceagent.Option) (*D, error) {
-	var out D
-	if err := r.B.Do(ctx, http.MethodDelete, r.Path, voiceagent.IDQuery{ID: id}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[D](ctx, r.B, http.MethodDelete, r.Path, voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // List reads one page; query is a struct with `url:` tags (or nil).
 func (r Resource[T]) List(ctx context.Context, query any, opts ...voiceagent.Option) (*voiceagent.Page[T], error) {
-	var raw map[string]json.RawMessage
-	if err := r.B.Do(ctx, http.MethodGet, r.Path, query, nil, &raw, opts...); err != nil {
-		return nil, err
-	}
-	var items []T
-	if v, ok := raw[r.ListKey]; ok {
-		if err := json.Unmarshal(v, &items); err != nil {
-			return nil, err
-		}
-	}
-	var more bool
-	if v, ok := raw["has_more"]; ok {
-		if err := json.Unmarshal(v, &more); err != nil {
-			return nil, err
-		}
-	}
-	return voiceagent.NewPage(items, more, r.CreatedAt), nil
+	return voiceagent.ListPage(ctx, r.B, r.Path, r.ListKey, query, r.CreatedAt, opts...)
 }
 
 // All walks every page of the list params p (nil: none), starting at their
