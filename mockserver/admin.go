@@ -65,6 +65,24 @@ func (rc *reqCtx) waitParam() (time.Duration, error) {
 	return d, nil
 }
 
+// longPoll parses ?wait= and returns poll, which runs wait (one of the
+// Wait helpers) with a context that ends after that duration; without
+// ?wait= poll does nothing. A long-polling admin route parses first and
+// polls last, after its other parameters are checked.
+func (rc *reqCtx) longPoll() (poll func(wait func(context.Context)), err error) {
+	d, err := rc.waitParam()
+	if err != nil {
+		return nil, err
+	}
+	return func(wait func(context.Context)) {
+		if d > 0 {
+			ctx, cancel := context.WithTimeout(rc.r.Context(), d)
+			defer cancel()
+			wait(ctx)
+		}
+	}, nil
+}
+
 // OutboxMessage is an email or SMS the platform sent to a person outside the
 // API: signup codes and links, SDR emails, owner notifications.
 type OutboxMessage struct {
@@ -127,16 +145,12 @@ func (s *Server) WaitOutbox(ctx context.Context, to string, match func(OutboxMes
 }
 
 func (s *Server) adminOutbox(rc *reqCtx) (any, error) {
-	wait, err := rc.waitParam()
+	poll, err := rc.longPoll()
 	if err != nil {
 		return nil, err
 	}
 	to := rc.query("to")
-	if wait > 0 {
-		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
-		defer cancel()
-		s.WaitOutbox(ctx, to, nil)
-	}
+	poll(func(ctx context.Context) { s.WaitOutbox(ctx, to, nil) })
 	return map[string]any{"messages": s.Outbox(to)}, nil
 }
 
@@ -156,7 +170,7 @@ func (s *Server) adminAdvance(rc *reqCtx) (any, error) {
 }
 
 func (s *Server) adminRequests(rc *reqCtx) (any, error) {
-	wait, err := rc.waitParam()
+	poll, err := rc.longPoll()
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +178,7 @@ func (s *Server) adminRequests(rc *reqCtx) (any, error) {
 	match := func(e *JournalEntry) bool {
 		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path))
 	}
-	if wait > 0 {
-		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
-		defer cancel()
-		s.WaitRequests(ctx, match)
-	}
+	poll(func(ctx context.Context) { s.WaitRequests(ctx, match) })
 	return map[string]any{"requests": s.journal.list(match)}, nil
 }
 

@@ -2,7 +2,6 @@ package mockserver
 
 import (
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -41,11 +40,7 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 		return nil, err
 	}
 	if body.WebhookURL != "" {
-		u, err := url.Parse(body.WebhookURL)
-		if err == nil {
-			err = s.allowedTarget(u)
-		}
-		if err != nil {
+		if err := s.checkTarget(body.WebhookURL); err != nil {
 			return nil, errInvalidField("webhook_url", "%v", err)
 		}
 	}

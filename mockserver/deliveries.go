@@ -612,7 +612,7 @@ func (s *Server) deliveryAdminRoutes() []*route {
 }
 
 func (s *Server) adminDeliveries(rc *reqCtx) (any, error) {
-	wait, err := rc.waitParam()
+	poll, err := rc.longPoll()
 	if err != nil {
 		return nil, err
 	}
@@ -634,11 +634,7 @@ func (s *Server) adminDeliveries(rc *reqCtx) (any, error) {
 	if f.Kind != "" && !slices.Contains([]string{DeliveryKindSubscription, DeliveryKindCallWebhook, DeliveryKindApprovalCallback}, f.Kind) {
 		return nil, errInvalidField("kind", "must be subscription, call_webhook or approval_callback")
 	}
-	if wait > 0 {
-		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
-		defer cancel()
-		s.WaitDeliveryCount(ctx, count, f.Match)
-	}
+	poll(func(ctx context.Context) { s.WaitDeliveryCount(ctx, count, f.Match) })
 	return map[string]any{"deliveries": s.Deliveries(f), "cap": s.deliveryLogCap()}, nil
 }
 
