@@ -192,8 +192,8 @@ func approvalCallbackData(a *store.ApprovalRequest) map[string]any {
 		"source": a.Source, "source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID,
 		"message_id": a.MessageID, "responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
 		"channel":    map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
-		"risk_level": a.RiskLevel, "required_factors": nonNilStrings(a.RequiredFactors),
-		"verified_factors": nonNilStrings(a.VerifiedFactors), "call_id": nullable(a.CallID),
+		"risk_level": a.RiskLevel, "required_factors": nonNil(a.RequiredFactors),
+		"verified_factors": nonNil(a.VerifiedFactors), "call_id": nullable(a.CallID),
 		"decided_at": a.DecidedAt, "expires_at": a.ExpiresAt,
 	}
 }
@@ -228,9 +228,9 @@ func approvalView(a *store.ApprovalRequest) map[string]any {
 		"source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID, "message_id": a.MessageID,
 		"responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
 		"channel": map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
-		"summary": a.Summary, "risk_level": a.RiskLevel, "required_factors": nonNilStrings(a.RequiredFactors),
+		"summary": a.Summary, "risk_level": a.RiskLevel, "required_factors": nonNil(a.RequiredFactors),
 		"expires_at": a.ExpiresAt, "callback_url": a.CallbackURL, "callback_secret_id": a.CallbackSecretID,
-		"call_id": nullable(a.CallID), "verified_factors": nonNilStrings(a.VerifiedFactors),
+		"call_id": nullable(a.CallID), "verified_factors": nonNil(a.VerifiedFactors),
 		"reason": nullable(a.Reason), "decided_at": a.DecidedAt,
 		"callback": map[string]any{
 			"status": a.CallbackStatus, "event_id": nullable(a.CallbackEventID), "error": nullable(a.CallbackError),
@@ -238,11 +238,4 @@ func approvalView(a *store.ApprovalRequest) map[string]any {
 		},
 		"created_at": a.CreatedAt, "updated_at": a.UpdatedAt,
 	}
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return slices.Clone(s)
 }

@@ -273,9 +273,9 @@ func (s *Server) failCall(st *store.Store, now time.Time, c *store.Call, reason 
 
 func (s *Server) getCalls(rc *reqCtx) (any, error) {
 	if id := rc.query("id"); id != "" {
-		c, ok := rc.st.Calls.Get(id)
-		if !ok || !rc.p.reaches(c.Owner) {
-			return nil, errNotFound("call not found: " + id)
+		c, err := reachable(rc, rc.st.Calls, id, "call")
+		if err != nil {
+			return nil, err
 		}
 		return callDetail(rc.st, c), nil
 	}
