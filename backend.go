@@ -353,6 +353,12 @@ func buildURL(base, path string, q any) (string, error) {
 	return parsed.String(), nil
 }
 
+// IDQuery is the query of a request that names one record by id (?id=):
+// the read, delete and revoke calls of the ?id= style resources.
+type IDQuery struct {
+	ID string `url:"id"`
+}
+
 // NullFields, embedded in update params, sends explicit JSON nulls for the
 // fields named with SetNull (a nil pointer field is simply left out).
 type NullFields struct{ names []string }

@@ -50,7 +50,7 @@
 // # Pagination
 //
 // List methods return one [Page]; All methods return an iter.Seq2 that walks
-// every page (see [Iterate]).
+// every page (see [All] and [Iterate]).
 package voiceagent
 
 // Version is the SDK's version, sent in the User-Agent header.

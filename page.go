@@ -65,3 +65,25 @@ func Iterate[T any](ctx context.Context, start string, fetch func(ctx context.Co
 		}
 	}
 }
+
+// All walks every page of a list, starting at the cursor of the params p
+// (nil: zero params), yielding each item: the body of every service's All.
+// cursor points at the params' cursor field (After) and list is the
+// service's List, given opts on every page. Each page is fetched with a
+// copy of *p whose cursor is moved, so the caller's params never change and
+// the sequence can be walked again. It stops like Iterate.
+//
+//	func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Call, error] {
+//		return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
+//	}
+func All[P, T any](ctx context.Context, p *P, cursor func(*P) *string, list func(context.Context, *P, ...Option) (*Page[T], error), opts ...Option) iter.Seq2[*T, error] {
+	var base P
+	if p != nil {
+		base = *p
+	}
+	return Iterate(ctx, *cursor(&base), func(ctx context.Context, at string) (*Page[T], error) {
+		q := base
+		*cursor(&q) = at
+		return list(ctx, &q, opts...)
+	})
+}

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeItem and fakeService show the pattern every resource's All follows:
-// copy the params, and let Iterate move only the copy's cursor.
+// fakeItem and fakeService show the pattern every resource follows: its All
+// is All over its List.
 type fakeItem struct {
 	N         int
 	CreatedAt time.Time
@@ -42,7 +42,7 @@ func newFakeService(n int) *fakeService {
 	return s
 }
 
-func (s *fakeService) List(_ context.Context, p *fakeParams) (*Page[fakeItem], error) {
+func (s *fakeService) List(_ context.Context, p *fakeParams, _ ...Option) (*Page[fakeItem], error) {
 	s.fetches = append(s.fetches, *p)
 	if err := s.fail[len(s.fetches)]; err != nil {
 		return nil, err
@@ -62,15 +62,7 @@ func (s *fakeService) List(_ context.Context, p *fakeParams) (*Page[fakeItem], e
 }
 
 func (s *fakeService) All(ctx context.Context, p *fakeParams) iter.Seq2[*fakeItem, error] {
-	q := fakeParams{}
-	if p != nil {
-		q = *p
-	}
-	return Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*Page[fakeItem], error) {
-		pp := q
-		pp.After = cursor
-		return s.List(ctx, &pp)
-	})
+	return All(ctx, p, func(q *fakeParams) *string { return &q.After }, s.List)
 }
 
 func TestIterateWalksEveryPageInOrder(t *testing.T) {

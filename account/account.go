@@ -156,34 +156,18 @@ func NewService(b *voiceagent.Backend) *Service {
 // Balance returns the balance of each business the key reaches, oldest
 // first (billing:read).
 func (s *Service) Balance(ctx context.Context, p *BalanceParams, opts ...voiceagent.Option) ([]BalanceEntry, error) {
-	var out struct {
-		Businesses []BalanceEntry `json:"businesses"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/balance", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Businesses, nil
+	return voiceagent.ListItems[BalanceEntry](ctx, s.b, "/v1/balance", "businesses", p, opts...)
 }
 
 // Capabilities returns the key's workspace, permissions and allowance (any
 // valid key).
 func (s *Service) Capabilities(ctx context.Context, opts ...voiceagent.Option) (*Capabilities, error) {
-	var out Capabilities
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/capabilities", nil, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Capabilities](ctx, s.b, http.MethodGet, "/v1/capabilities", nil, nil, opts...)
 }
 
 // Schemas returns the catalog of request schemas (any valid key).
 func (s *Service) Schemas(ctx context.Context, opts ...voiceagent.Option) ([]SchemaInfo, error) {
-	var out struct {
-		Schemas []SchemaInfo `json:"schemas"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/schemas", nil, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Schemas, nil
+	return voiceagent.ListItems[SchemaInfo](ctx, s.b, "/v1/schemas", "schemas", nil, opts...)
 }
 
 // Schema returns one request schema, a JSON Schema document (any valid
@@ -204,26 +188,11 @@ type UsageService struct{ b *voiceagent.Backend }
 
 // List returns one page of the usage log, newest first (billing:read).
 func (s *UsageService) List(ctx context.Context, p *UsageListParams, opts ...voiceagent.Option) (*voiceagent.Page[UsageEntry], error) {
-	var out struct {
-		Usage   []UsageEntry `json:"usage"`
-		HasMore bool         `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/usage", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Usage, out.HasMore, func(e *UsageEntry) time.Time { return e.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, "/v1/usage", "usage", p, func(e *UsageEntry) time.Time { return e.CreatedAt }, opts...)
 }
 
 // All walks the whole usage log that matches p, newest first, page after
 // page. p is not modified.
 func (s *UsageService) All(ctx context.Context, p *UsageListParams, opts ...voiceagent.Option) iter.Seq2[*UsageEntry, error] {
-	q := UsageListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[UsageEntry], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *UsageListParams) *string { return &q.After }, s.List, opts...)
 }

@@ -42,7 +42,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"net/http"
 	"reflect"
 	"time"
@@ -174,11 +173,7 @@ func command[T any](ctx context.Context, b *voiceagent.Backend, path, action str
 	if err != nil {
 		return nil, err
 	}
-	var out T
-	if err := b.Do(ctx, http.MethodPost, path, nil, body, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, b, http.MethodPost, path, nil, body, opts...)
 }
 
 // withAction encodes params with "action" as the first member.
@@ -242,38 +237,15 @@ func decodeMembers(m map[string]json.RawMessage, dst map[string]any) error {
 	return nil
 }
 
-// iterate walks every page from p.After, copying p.
-func iterate[T any](ctx context.Context, p *ListParams, fetch func(context.Context, *ListParams) (*voiceagent.Page[T], error)) iter.Seq2[*T, error] {
-	var base ListParams
-	if p != nil {
-		base = *p
-	}
-	return voiceagent.Iterate(ctx, base.After, func(ctx context.Context, cursor string) (*voiceagent.Page[T], error) {
-		q := base
-		q.After = cursor
-		return fetch(ctx, &q)
-	})
-}
-
 // get reads one record by id.
 func get[T any](ctx context.Context, b *voiceagent.Backend, path string, p *GetParams, opts []voiceagent.Option) (*T, error) {
 	if p == nil || p.ID == "" {
 		return nil, errors.New("agency: Get needs an ID")
 	}
-	var out T
-	if err := b.Do(ctx, http.MethodGet, path, p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, b, http.MethodGet, path, p, nil, opts...)
 }
 
 // operations reads the retained operations of a resource.
 func operations(ctx context.Context, b *voiceagent.Backend, path, partnerID string, opts []voiceagent.Option) ([]Operation, error) {
-	var out struct {
-		Operations []Operation `json:"operations"`
-	}
-	if err := b.Do(ctx, http.MethodGet, path, &ListParams{PartnerID: partnerID}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Operations, nil
+	return voiceagent.ListItems[Operation](ctx, b, path, "operations", &ListParams{PartnerID: partnerID}, opts...)
 }

@@ -234,9 +234,7 @@ func (s *EnrollmentsService) List(ctx context.Context, p *ListParams, opts ...vo
 
 // All walks every session from p.After.
 func (s *EnrollmentsService) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Session, error] {
-	return iterate(ctx, p, func(ctx context.Context, q *ListParams) (*voiceagent.Page[Session], error) {
-		return s.List(ctx, q, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Get reads one session (agency members, and the owner who claimed it).

@@ -256,9 +256,7 @@ func (s *InstallationsService) List(ctx context.Context, p *ListParams, opts ...
 
 // All walks every installation from p.After.
 func (s *InstallationsService) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Installation, error] {
-	return iterate(ctx, p, func(ctx context.Context, q *ListParams) (*voiceagent.Page[Installation], error) {
-		return s.List(ctx, q, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Get reads one installation.

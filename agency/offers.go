@@ -177,9 +177,7 @@ func (s *OffersService) List(ctx context.Context, p *ListParams, opts ...voiceag
 
 // All walks every offer from p.After.
 func (s *OffersService) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Offer, error] {
-	return iterate(ctx, p, func(ctx context.Context, q *ListParams) (*voiceagent.Page[Offer], error) {
-		return s.List(ctx, q, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Get reads one offer.

@@ -213,11 +213,7 @@ type ProfileService struct{ b *voiceagent.Backend }
 // Get reads the profile, members, invites, partner keys and retained
 // commands of the agency (empty partnerID: the caller's).
 func (s *ProfileService) Get(ctx context.Context, partnerID string, opts ...voiceagent.Option) (*ProfileState, error) {
-	var out ProfileState
-	if err := s.b.Do(ctx, http.MethodGet, pathProfile, &ListParams{PartnerID: partnerID}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[ProfileState](ctx, s.b, http.MethodGet, pathProfile, &ListParams{PartnerID: partnerID}, nil, opts...)
 }
 
 // Bootstrap creates the caller's agency (commission mode) with the caller

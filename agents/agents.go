@@ -160,53 +160,26 @@ func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 // List returns the agents of the key's businesses, newest first
 // (agents:read).
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) ([]Agent, error) {
-	var out struct {
-		Agents []Agent `json:"agents"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/agents", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Agents, nil
+	return voiceagent.ListItems[Agent](ctx, s.b, "/v1/agents", "agents", p, opts...)
 }
 
 // Get returns one agent with its prompts, voice and model (agents:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Agent, error) {
-	var out Agent
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/agents", q, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Agent](ctx, s.b, http.MethodGet, "/v1/agents", voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // Create creates an agent with lead collection built in (agents:write).
 func (s *Service) Create(ctx context.Context, p *CreateParams, opts ...voiceagent.Option) (*Created, error) {
-	var out Created
-	if err := s.b.Do(ctx, http.MethodPost, "/v1/agents", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Created](ctx, s.b, http.MethodPost, "/v1/agents", nil, p, opts...)
 }
 
 // Update changes the fields set in p (agents:write).
 func (s *Service) Update(ctx context.Context, p *UpdateParams, opts ...voiceagent.Option) (*Updated, error) {
-	var out Updated
-	if err := s.b.Do(ctx, http.MethodPatch, "/v1/agents", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Updated](ctx, s.b, http.MethodPatch, "/v1/agents", nil, p, opts...)
 }
 
 // ListVoices returns the voice catalog for CreateParams.VoiceCatalogID
 // (agents:read).
 func (s *Service) ListVoices(ctx context.Context, opts ...voiceagent.Option) ([]CatalogVoice, error) {
-	var out struct {
-		Voices []CatalogVoice `json:"voices"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/voices", nil, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Voices, nil
+	return voiceagent.ListItems[CatalogVoice](ctx, s.b, "/v1/voices", "voices", nil, opts...)
 }

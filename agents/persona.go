@@ -70,9 +70,5 @@ type PersonaLoaded struct {
 // persona's opening line. It is meant for test agents: to restore an agent,
 // update its prompts and greetings.
 func (s *Service) LoadPersona(ctx context.Context, p *PersonaParams, opts ...voiceagent.Option) (*PersonaLoaded, error) {
-	var out PersonaLoaded
-	if err := s.b.Do(ctx, http.MethodPost, "/v1/agents/persona", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[PersonaLoaded](ctx, s.b, http.MethodPost, "/v1/agents/persona", nil, p, opts...)
 }

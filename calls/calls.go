@@ -200,73 +200,32 @@ func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 // key does not reach, call_failed (500) when the call cannot be placed,
 // vendor_error when the voice provider fails.
 func (s *Service) Create(ctx context.Context, p *CreateParams, opts ...voiceagent.Option) (*Created, error) {
-	var out Created
-	if err := s.b.Do(ctx, http.MethodPost, "/v1/calls", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Created](ctx, s.b, http.MethodPost, "/v1/calls", nil, p, opts...)
 }
 
 // Get returns one call with every field (calls:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Call, error) {
-	var out Call
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/calls", q, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Call](ctx, s.b, http.MethodGet, "/v1/calls", voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // List returns one page of calls across the key's businesses, newest first
 // (calls:read).
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Call], error) {
-	var out struct {
-		Calls   []Call `json:"calls"`
-		HasMore bool   `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/calls", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Calls, out.HasMore, func(c *Call) time.Time { return c.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, "/v1/calls", "calls", p, func(c *Call) time.Time { return c.CreatedAt }, opts...)
 }
 
 // All walks every call matching p, page by page, newest first.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Call, error] {
-	q := ListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Call], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // ListTranscripts returns one page of finished calls' transcripts, newest
 // first (calls:read). Only calls that have a transcript appear.
 func (s *Service) ListTranscripts(ctx context.Context, p *TranscriptListParams, opts ...voiceagent.Option) (*voiceagent.Page[Transcript], error) {
-	var out struct {
-		Transcripts []Transcript `json:"transcripts"`
-		HasMore     bool         `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/transcripts", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Transcripts, out.HasMore, func(t *Transcript) time.Time { return t.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, "/v1/transcripts", "transcripts", p, func(t *Transcript) time.Time { return t.CreatedAt }, opts...)
 }
 
 // AllTranscripts walks every transcript matching p, page by page.
 func (s *Service) AllTranscripts(ctx context.Context, p *TranscriptListParams, opts ...voiceagent.Option) iter.Seq2[*Transcript, error] {
-	q := TranscriptListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Transcript], error) {
-		page := q
-		page.After = cursor
-		return s.ListTranscripts(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *TranscriptListParams) *string { return &q.After }, s.ListTranscripts, opts...)
 }

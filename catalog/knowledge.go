@@ -101,7 +101,7 @@ func (s *KnowledgeService) List(ctx context.Context, p *KnowledgeListParams, opt
 
 // All walks every entry matching p, page by page.
 func (s *KnowledgeService) All(ctx context.Context, p *KnowledgeListParams, opts ...voiceagent.Option) iter.Seq2[*KnowledgeEntry, error] {
-	return idstyle.All(ctx, s.r, p, func(q *KnowledgeListParams) *string { return &q.After }, opts...)
+	return voiceagent.All(ctx, p, func(q *KnowledgeListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Delete removes an entry.

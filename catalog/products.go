@@ -100,7 +100,7 @@ func (s *ProductsService) List(ctx context.Context, p *ProductListParams, opts .
 
 // All walks every product matching p, page by page.
 func (s *ProductsService) All(ctx context.Context, p *ProductListParams, opts ...voiceagent.Option) iter.Seq2[*Product, error] {
-	return idstyle.All(ctx, s.r, p, func(q *ProductListParams) *string { return &q.After }, opts...)
+	return voiceagent.All(ctx, p, func(q *ProductListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Delete removes a product.

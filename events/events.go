@@ -67,48 +67,22 @@ func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 // List returns one page of the events of the key's businesses, newest
 // first (events:read).
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Event], error) {
-	var out struct {
-		Events  []Event `json:"events"`
-		HasMore bool    `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/events", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Events, out.HasMore, func(e *Event) time.Time { return e.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, "/v1/events", "events", p, func(e *Event) time.Time { return e.CreatedAt }, opts...)
 }
 
 // All walks every event, page by page (events:read).
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Event, error] {
-	var q ListParams
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Event], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Get returns one event (events:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Event, error) {
-	var out Event
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/events", q, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Event](ctx, s.b, http.MethodGet, "/v1/events", voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // Replay delivers stored events again to the subscriptions of their
 // businesses, as they are configured now, with the events' own ids (so
 // receivers that processed an event already can skip it) (events:replay).
 func (s *Service) Replay(ctx context.Context, p *ReplayParams, opts ...voiceagent.Option) (*ReplayResult, error) {
-	var out ReplayResult
-	if err := s.b.Do(ctx, http.MethodPost, "/v1/events/replay", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[ReplayResult](ctx, s.b, http.MethodPost, "/v1/events/replay", nil, p, opts...)
 }

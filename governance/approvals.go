@@ -209,5 +209,5 @@ func (s *ApprovalsService) List(ctx context.Context, p *ApprovalListParams, opts
 
 // All walks every approval request matching p, page by page.
 func (s *ApprovalsService) All(ctx context.Context, p *ApprovalListParams, opts ...voiceagent.Option) iter.Seq2[*Approval, error] {
-	return idstyle.All(ctx, s.r, p, func(q *ApprovalListParams) *string { return &q.After }, opts...)
+	return voiceagent.All(ctx, p, func(q *ApprovalListParams) *string { return &q.After }, s.List, opts...)
 }

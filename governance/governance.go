@@ -264,5 +264,5 @@ func (s *UpdatesService) List(ctx context.Context, p *ListParams, opts ...voicea
 
 // All walks every governed update matching p, page by page.
 func (s *UpdatesService) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Update, error] {
-	return idstyle.All(ctx, s.r, p, func(q *ListParams) *string { return &q.After }, opts...)
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }

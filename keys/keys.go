@@ -96,27 +96,12 @@ const path = "/v1/keys"
 // List returns one page of the session user's keys, revoked ones included,
 // newest first.
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Key], error) {
-	var out struct {
-		Keys    []Key `json:"keys"`
-		HasMore bool  `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, path, p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Keys, out.HasMore, func(k *Key) time.Time { return k.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, path, "keys", p, func(k *Key) time.Time { return k.CreatedAt }, opts...)
 }
 
 // All walks every key of the session's user, starting after p.After.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Key, error] {
-	var q ListParams
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Key], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Create mints a key. Its value (Created.Value) is answered only here.
@@ -124,22 +109,11 @@ func (s *Service) Create(ctx context.Context, p *CreateParams, opts ...voiceagen
 	if p == nil {
 		p = &CreateParams{}
 	}
-	var out Created
-	if err := s.b.Do(ctx, http.MethodPost, path, nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Created](ctx, s.b, http.MethodPost, path, nil, p, opts...)
 }
 
 // Revoke revokes a key: it stops working at once and stays listed with
 // IsActive false. Revoking a revoked key succeeds.
 func (s *Service) Revoke(ctx context.Context, id string, opts ...voiceagent.Option) (*Revoked, error) {
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	var out Revoked
-	if err := s.b.Do(ctx, http.MethodDelete, path, q, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Revoked](ctx, s.b, http.MethodDelete, path, voiceagent.IDQuery{ID: id}, nil, opts...)
 }

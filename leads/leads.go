@@ -118,48 +118,22 @@ func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 
 // Get returns one lead with every field (leads:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Lead, error) {
-	var out Lead
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/leads", q, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Lead](ctx, s.b, http.MethodGet, "/v1/leads", voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // List returns one page of leads across the key's businesses, newest first
 // (leads:read).
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Lead], error) {
-	var out struct {
-		Leads   []Lead `json:"leads"`
-		HasMore bool   `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/leads", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Leads, out.HasMore, func(l *Lead) time.Time { return l.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, "/v1/leads", "leads", p, func(l *Lead) time.Time { return l.CreatedAt }, opts...)
 }
 
 // All walks every lead matching p, page by page, newest first.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Lead, error] {
-	q := ListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Lead], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Update changes the fields set in p and returns the updated lead
 // (leads:write). updated_at moves; nothing else changes.
 func (s *Service) Update(ctx context.Context, p *UpdateParams, opts ...voiceagent.Option) (*Lead, error) {
-	var out Lead
-	if err := s.b.Do(ctx, http.MethodPatch, "/v1/leads", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Lead](ctx, s.b, http.MethodPatch, "/v1/leads", nil, p, opts...)
 }

@@ -12,20 +12,23 @@ import (
 // maxWait bounds ?wait= on the long-polling admin routes.
 const maxWait = 60 * time.Second
 
+// adminRoute is a route of the admin API: path under /_mock, no key,
+// lock and body schema ("" none) as given. Every admin route is made here.
+func adminRoute(method, path string, lock lockMode, schema string, h func(*reqCtx) (any, error)) *route {
+	return &route{method: method, path: adminPrefix + path, auth: authAdmin, lock: lock, schema: schema, handle: h}
+}
+
 func (s *Server) adminRoutes() []*route {
-	admin := func(method, path string, lock lockMode, schema string, h func(*reqCtx) (any, error)) *route {
-		return &route{method: method, path: adminPrefix + path, auth: authAdmin, lock: lock, schema: schema, handle: h}
-	}
 	return []*route{
-		admin(http.MethodPost, "/reset", lockNone, "", s.adminReset),
-		admin(http.MethodPost, "/accounts", lockWrite, "mockAccount", s.adminAccounts),
-		admin(http.MethodGet, "/outbox", lockNone, "", s.adminOutbox),
-		admin(http.MethodGet, "/clock", lockNone, "", s.adminClock),
-		admin(http.MethodPost, "/clock/advance", lockNone, "mockClockAdvance", s.adminAdvance),
-		admin(http.MethodGet, "/requests", lockNone, "", s.adminRequests),
-		admin(http.MethodGet, "/faults", lockNone, "", s.adminListFaults),
-		admin(http.MethodPost, "/faults", lockNone, "mockFault", s.adminAddFault),
-		admin(http.MethodDelete, "/faults", lockNone, "", s.adminClearFaults),
+		adminRoute(http.MethodPost, "/reset", lockNone, "", s.adminReset),
+		adminRoute(http.MethodPost, "/accounts", lockWrite, "mockAccount", s.adminAccounts),
+		adminRoute(http.MethodGet, "/outbox", lockNone, "", s.adminOutbox),
+		adminRoute(http.MethodGet, "/clock", lockNone, "", s.adminClock),
+		adminRoute(http.MethodPost, "/clock/advance", lockNone, "mockClockAdvance", s.adminAdvance),
+		adminRoute(http.MethodGet, "/requests", lockNone, "", s.adminRequests),
+		adminRoute(http.MethodGet, "/faults", lockNone, "", s.adminListFaults),
+		adminRoute(http.MethodPost, "/faults", lockNone, "mockFault", s.adminAddFault),
+		adminRoute(http.MethodDelete, "/faults", lockNone, "", s.adminClearFaults),
 	}
 }
 
@@ -60,6 +63,24 @@ func (rc *reqCtx) waitParam() (time.Duration, error) {
 		return 0, errInvalidField("wait", "must be a duration such as 5s, at most %s", maxWait)
 	}
 	return d, nil
+}
+
+// longPoll parses ?wait= and returns poll, which runs wait (one of the
+// Wait helpers) with a context that ends after that duration; without
+// ?wait= poll does nothing. A long-polling admin route parses first and
+// polls last, after its other parameters are checked.
+func (rc *reqCtx) longPoll() (poll func(wait func(context.Context)), err error) {
+	d, err := rc.waitParam()
+	if err != nil {
+		return nil, err
+	}
+	return func(wait func(context.Context)) {
+		if d > 0 {
+			ctx, cancel := context.WithTimeout(rc.r.Context(), d)
+			defer cancel()
+			wait(ctx)
+		}
+	}, nil
 }
 
 // OutboxMessage is an email or SMS the platform sent to a person outside the
@@ -124,16 +145,12 @@ func (s *Server) WaitOutbox(ctx context.Context, to string, match func(OutboxMes
 }
 
 func (s *Server) adminOutbox(rc *reqCtx) (any, error) {
-	wait, err := rc.waitParam()
+	poll, err := rc.longPoll()
 	if err != nil {
 		return nil, err
 	}
 	to := rc.query("to")
-	if wait > 0 {
-		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
-		defer cancel()
-		s.WaitOutbox(ctx, to, nil)
-	}
+	poll(func(ctx context.Context) { s.WaitOutbox(ctx, to, nil) })
 	return map[string]any{"messages": s.Outbox(to)}, nil
 }
 
@@ -153,7 +170,7 @@ func (s *Server) adminAdvance(rc *reqCtx) (any, error) {
 }
 
 func (s *Server) adminRequests(rc *reqCtx) (any, error) {
-	wait, err := rc.waitParam()
+	poll, err := rc.longPoll()
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +178,7 @@ func (s *Server) adminRequests(rc *reqCtx) (any, error) {
 	match := func(e *JournalEntry) bool {
 		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path))
 	}
-	if wait > 0 {
-		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
-		defer cancel()
-		s.WaitRequests(ctx, match)
-	}
+	poll(func(ctx context.Context) { s.WaitRequests(ctx, match) })
 	return map[string]any{"requests": s.journal.list(match)}, nil
 }
 

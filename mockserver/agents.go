@@ -57,11 +57,7 @@ func (s *Server) agentRoutes() []*route {
 // agent returns an agent the caller reaches, or 404 (absent and not
 // accessible look the same).
 func (rc *reqCtx) agent(id string) (*store.Agent, error) {
-	a, ok := rc.st.Agents.Get(id)
-	if !ok || rc.p == nil || !rc.p.reaches(a.Owner) {
-		return nil, errNotFound("agent not found: " + id)
-	}
-	return a, nil
+	return reachable(rc, rc.st.Agents, id, "agent")
 }
 
 func (s *Server) getAgents(rc *reqCtx) (any, error) {

@@ -178,11 +178,10 @@ func (s *Server) decideApproval(st *store.Store, a *store.ApprovalRequest, now t
 	a.Status, a.Reason, a.DecidedAt = status, reason, utcPtr(now)
 	a.UpdatedAt = now.UTC()
 	a.CallbackEventID = s.ids.uuid()
-	a.CallbackBody = mustJSON(map[string]any{
+	s.startApprovalCallback(st, a, mustJSON(map[string]any{
 		"id": a.CallbackEventID, "event": approvalCallbackEvent, "business_id": a.BusinessID,
 		"timestamp": now.UTC(), "data": approvalCallbackData(a),
-	})
-	s.startApprovalCallback(st, a, now)
+	}))
 }
 
 // approvalCallbackData is the data of the callback: the decision and the
@@ -193,8 +192,8 @@ func approvalCallbackData(a *store.ApprovalRequest) map[string]any {
 		"source": a.Source, "source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID,
 		"message_id": a.MessageID, "responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
 		"channel":    map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
-		"risk_level": a.RiskLevel, "required_factors": nonNilStrings(a.RequiredFactors),
-		"verified_factors": nonNilStrings(a.VerifiedFactors), "call_id": nullable(a.CallID),
+		"risk_level": a.RiskLevel, "required_factors": nonNil(a.RequiredFactors),
+		"verified_factors": nonNil(a.VerifiedFactors), "call_id": nullable(a.CallID),
 		"decided_at": a.DecidedAt, "expires_at": a.ExpiresAt,
 	}
 }
@@ -229,9 +228,9 @@ func approvalView(a *store.ApprovalRequest) map[string]any {
 		"source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID, "message_id": a.MessageID,
 		"responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
 		"channel": map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
-		"summary": a.Summary, "risk_level": a.RiskLevel, "required_factors": nonNilStrings(a.RequiredFactors),
+		"summary": a.Summary, "risk_level": a.RiskLevel, "required_factors": nonNil(a.RequiredFactors),
 		"expires_at": a.ExpiresAt, "callback_url": a.CallbackURL, "callback_secret_id": a.CallbackSecretID,
-		"call_id": nullable(a.CallID), "verified_factors": nonNilStrings(a.VerifiedFactors),
+		"call_id": nullable(a.CallID), "verified_factors": nonNil(a.VerifiedFactors),
 		"reason": nullable(a.Reason), "decided_at": a.DecidedAt,
 		"callback": map[string]any{
 			"status": a.CallbackStatus, "event_id": nullable(a.CallbackEventID), "error": nullable(a.CallbackError),
@@ -239,11 +238,4 @@ func approvalView(a *store.ApprovalRequest) map[string]any {
 		},
 		"created_at": a.CreatedAt, "updated_at": a.UpdatedAt,
 	}
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return slices.Clone(s)
 }

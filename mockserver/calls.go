@@ -2,7 +2,6 @@ package mockserver
 
 import (
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -41,11 +40,7 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 		return nil, err
 	}
 	if body.WebhookURL != "" {
-		u, err := url.Parse(body.WebhookURL)
-		if err == nil {
-			err = s.allowedTarget(u)
-		}
-		if err != nil {
+		if err := s.checkTarget(body.WebhookURL); err != nil {
 			return nil, errInvalidField("webhook_url", "%v", err)
 		}
 	}
@@ -284,9 +279,9 @@ func (s *Server) failCall(st *store.Store, now time.Time, c *store.Call, reason 
 
 func (s *Server) getCalls(rc *reqCtx) (any, error) {
 	if id := rc.query("id"); id != "" {
-		c, ok := rc.st.Calls.Get(id)
-		if !ok || !rc.p.reaches(c.Owner) {
-			return nil, errNotFound("call not found: " + id)
+		c, err := reachable(rc, rc.st.Calls, id, "call")
+		if err != nil {
+			return nil, err
 		}
 		return callDetail(rc.st, c), nil
 	}

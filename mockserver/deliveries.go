@@ -29,8 +29,8 @@ var webhookRetrySchedule = [...]time.Duration{
 const maxDeliveryAttempts = len(webhookRetrySchedule)
 
 // WebhookRetrySchedule returns the wait before each attempt of a webhook
-// delivery (subscription deliveries and per-call webhooks alike), on the
-// simulated clock: the first attempt immediately, then 5 seconds, 5
+// delivery (subscription deliveries, per-call webhooks and approval
+// callbacks alike), on the simulated clock: the first attempt immediately, then 5 seconds, 5
 // minutes, 30 minutes, 2 hours, 5 hours, 10 hours and 10 hours after the
 // previous failed attempt. After the eighth failure the delivery is failed
 // (and replayable).
@@ -58,8 +58,9 @@ func WithDeliveryLogSize(n int) Option { return func(c *config) { c.hooks.logSiz
 // (default 10s); a receiver slower than that fails the attempt.
 func WithWebhookTimeout(d time.Duration) Option { return func(c *config) { c.hooks.timeout = d } }
 
-// deliveryEngine delivers events to subscriptions, and the per-call
-// webhooks of calls, with one retry schedule and one delivery log. It
+// deliveryEngine delivers events to subscriptions, the per-call webhooks
+// of calls and the callbacks of approval requests, with one retry schedule
+// and one delivery log. It
 // subscribes to the event bus: the subscriber only records deliveries and
 // starts or schedules attempts; HTTP happens on the outbound pool, outside
 // the store lock, and results are recorded under it.
@@ -142,6 +143,7 @@ func (s *Server) startDelivery(st *store.Store, d *store.Delivery) *store.Delive
 	d.CreatedAt = now.UTC()
 	d.NextAttemptAt = now.UTC()
 	st.Deliveries.Add(d)
+	s.deliveryUpdated(st, d, nil)
 	first := make(chan struct{})
 	cancelSecond := s.scheduleSecondAttempt(now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
 	att, ok := s.prepareAttempt(st, d, 1, now)
@@ -241,8 +243,17 @@ func (s *Server) prepareAttempt(st *store.Store, d *store.Delivery, n int, at ti
 		return preparedAttempt{}, false
 	}
 	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
-	if d.Kind == store.DeliveryCallWebhook {
+	switch d.Kind {
+	case store.DeliveryCallWebhook:
 		att.req, att.shown = callWebhookRequest(d, n)
+		return att, true
+	case store.DeliveryApprovalCallback:
+		a, ok := st.ApprovalRequests.Get(d.ApprovalRequestID)
+		if !ok {
+			cancelDelivery(d, "the approval request was deleted")
+			return preparedAttempt{}, false
+		}
+		att.req, att.shown = approvalCallbackRequest(a, d, n, att.wall)
 		return att, true
 	}
 	w, ok := st.Webhooks.Get(d.SubscriptionID)
@@ -277,13 +288,23 @@ func (s *Server) recordAttempt(st *store.Store, d *store.Delivery, att preparedA
 	switch {
 	case res.ok():
 		d.Status, d.NextAttemptAt = store.DeliverySucceeded, time.Time{}
-		return true
 	case att.n >= maxDeliveryAttempts:
 		d.Status, d.NextAttemptAt = store.DeliveryFailed, time.Time{}
-		return true
+	default:
+		d.NextAttemptAt = att.at.Add(webhookRetrySchedule[att.n])
 	}
-	d.NextAttemptAt = att.at.Add(webhookRetrySchedule[att.n])
-	return false
+	s.deliveryUpdated(st, d, &d.Attempts[len(d.Attempts)-1])
+	return d.Status != store.DeliveryPending
+}
+
+// deliveryUpdated is the engine's outcome hook: it runs when a delivery
+// starts (att nil) and after each attempt is recorded, so the record a
+// delivery belongs to can follow it (an approval request's callback). The
+// caller holds the write lock.
+func (s *Server) deliveryUpdated(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt) {
+	if d.Kind == store.DeliveryApprovalCallback {
+		approvalCallbackUpdated(st, d, att)
+	}
 }
 
 // deliveryRequest builds attempt n of a delivery to a subscription as it is
@@ -358,33 +379,42 @@ const (
 	// DeliveryKindCallWebhook is the per-call webhook of a call (the
 	// webhook_url of POST /v1/calls).
 	DeliveryKindCallWebhook = store.DeliveryCallWebhook
+	// DeliveryKindApprovalCallback is the decision of an approval request
+	// posted to its callback_url (POST /v1/approval-requests).
+	DeliveryKindApprovalCallback = store.DeliveryApprovalCallback
 )
 
 // Delivery is a webhook delivery as the delivery log (GET /_mock/deliveries)
-// shows it: one event rendered for one subscription, or the per-call
-// webhook of one call, and every attempt to post it.
+// shows it: one event rendered for one subscription, the per-call webhook
+// of one call, or the callback of one approval request, and every attempt
+// to post it.
 type Delivery struct {
 	ID string `json:"id"`
-	// Kind is subscription or call_webhook.
+	// Kind is subscription, call_webhook or approval_callback.
 	Kind string `json:"kind"`
 	// MessageID is the webhook-id header, the same on every attempt and on
 	// replays: the event id for a subscription, the id of the first
-	// delivery for a per-call webhook.
+	// delivery for a per-call webhook, the callback body's id for an
+	// approval callback.
 	MessageID string `json:"message_id"`
 	// SubscriptionID is the subscription of a subscription delivery.
 	SubscriptionID string `json:"subscription_id,omitempty"`
 	// CallID is the call of a per-call webhook.
-	CallID     string `json:"call_id,omitempty"`
-	BusinessID string `json:"business_id"`
+	CallID string `json:"call_id,omitempty"`
+	// ApprovalRequestID is the approval request of an approval callback.
+	ApprovalRequestID string `json:"approval_request_id,omitempty"`
+	BusinessID        string `json:"business_id"`
 	// EventID is the event delivered (for a per-call webhook, the
-	// call.completed or call.failed event of the log).
+	// call.completed or call.failed event of the log; for an approval
+	// callback, the id of its approval.decided body, which the event log
+	// does not hold).
 	EventID     string `json:"event_id"`
 	Event       string `json:"event"`
 	ContentType string `json:"content_type"`
 	// Body is the request body, byte for byte as sent (and signed).
 	Body string `json:"body"`
 	// Status is pending, succeeded, failed (replayable) or canceled
-	// (subscriptions only).
+	// (subscriptions only, in practice).
 	Status   string            `json:"status"`
 	Attempts []DeliveryAttempt `json:"attempts"`
 	// NextAttemptAt is the simulated time of the next attempt, if any.
@@ -419,14 +449,16 @@ type DeliveryAttempt struct {
 
 // DeliveryFilter selects deliveries; empty fields match everything.
 type DeliveryFilter struct {
-	// Kind is DeliveryKindSubscription or DeliveryKindCallWebhook.
-	Kind           string
-	SubscriptionID string
-	CallID         string
-	BusinessID     string
-	EventID        string
-	Event          string
-	Status         string
+	// Kind is DeliveryKindSubscription, DeliveryKindCallWebhook or
+	// DeliveryKindApprovalCallback.
+	Kind              string
+	SubscriptionID    string
+	CallID            string
+	ApprovalRequestID string
+	BusinessID        string
+	EventID           string
+	Event             string
+	Status            string
 	// MinAttempts keeps deliveries with at least this many attempts made.
 	MinAttempts int
 }
@@ -437,6 +469,7 @@ func (f DeliveryFilter) Match(d *Delivery) bool {
 	return (f.Kind == "" || d.Kind == f.Kind) &&
 		(f.SubscriptionID == "" || d.SubscriptionID == f.SubscriptionID) &&
 		(f.CallID == "" || d.CallID == f.CallID) &&
+		(f.ApprovalRequestID == "" || d.ApprovalRequestID == f.ApprovalRequestID) &&
 		(f.BusinessID == "" || d.BusinessID == f.BusinessID) &&
 		(f.EventID == "" || d.EventID == f.EventID) &&
 		(f.Event == "" || d.Event == f.Event) &&
@@ -456,7 +489,8 @@ func deliveryView(d *store.Delivery) Delivery {
 func fillDeliveryView(v *Delivery, d *store.Delivery) {
 	attempts := v.Attempts[:0]
 	*v = Delivery{
-		ID: d.ID, Kind: d.Kind, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, CallID: d.CallID, BusinessID: d.BusinessID,
+		ID: d.ID, Kind: d.Kind, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, CallID: d.CallID,
+		ApprovalRequestID: d.ApprovalRequestID, BusinessID: d.BusinessID,
 		EventID: d.EventID, Event: d.EventType, ContentType: d.ContentType, Body: string(d.Body),
 		Status: d.Status, ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
 	}
@@ -535,7 +569,8 @@ var (
 // ReplayDelivery sends a failed (or canceled) delivery again: a new
 // delivery with the same message id (webhook-id) and body, with a fresh
 // retry schedule, to the subscription as it is now (or to the call's
-// webhook_url).
+// webhook_url, or the approval request's callback_url, signed with its
+// secret; the request's callback status follows the replay).
 func (s *Server) ReplayDelivery(id string) (Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -561,7 +596,8 @@ func (s *Server) replayDeliveryLocked(id string) (*store.Delivery, error) {
 		}
 	}
 	return s.startDelivery(st, &store.Delivery{
-		Kind: old.Kind, MessageID: old.MessageID, SubscriptionID: old.SubscriptionID, CallID: old.CallID, URL: old.URL,
+		Kind: old.Kind, MessageID: old.MessageID, SubscriptionID: old.SubscriptionID, CallID: old.CallID,
+		ApprovalRequestID: old.ApprovalRequestID, URL: old.URL,
 		BusinessID: old.BusinessID, EventID: old.EventID, EventType: old.EventType, ContentType: old.ContentType,
 		Body: old.Body, ReplayOf: old.ID,
 	}), nil
@@ -569,19 +605,20 @@ func (s *Server) replayDeliveryLocked(id string) (*store.Delivery, error) {
 
 func (s *Server) deliveryAdminRoutes() []*route {
 	return []*route{
-		{method: http.MethodGet, path: adminPrefix + "/deliveries", auth: authAdmin, lock: lockNone, handle: s.adminDeliveries},
-		{method: http.MethodPost, path: adminPrefix + "/deliveries/replay", auth: authAdmin, lock: lockWrite, schema: "mockDeliveryReplay", handle: s.adminReplayDelivery},
-		{method: http.MethodPost, path: adminPrefix + "/events", auth: authAdmin, lock: lockWrite, schema: "mockEvent", handle: s.adminEmitEvent},
+		adminRoute(http.MethodGet, "/deliveries", lockNone, "", s.adminDeliveries),
+		adminRoute(http.MethodPost, "/deliveries/replay", lockWrite, "mockDeliveryReplay", s.adminReplayDelivery),
+		adminRoute(http.MethodPost, "/events", lockWrite, "mockEvent", s.adminEmitEvent),
 	}
 }
 
 func (s *Server) adminDeliveries(rc *reqCtx) (any, error) {
-	wait, err := rc.waitParam()
+	poll, err := rc.longPoll()
 	if err != nil {
 		return nil, err
 	}
 	f := DeliveryFilter{
-		Kind: rc.query("kind"), SubscriptionID: rc.query("subscription_id"), CallID: rc.query("call_id"), BusinessID: rc.query("business_id"),
+		Kind: rc.query("kind"), SubscriptionID: rc.query("subscription_id"), CallID: rc.query("call_id"),
+		ApprovalRequestID: rc.query("approval_request_id"), BusinessID: rc.query("business_id"),
 		EventID: rc.query("event_id"), Event: rc.query("event"), Status: rc.query("status"),
 	}
 	if f.MinAttempts, err = rc.intQuery("min_attempts", 0, 0, maxDeliveryAttempts); err != nil {
@@ -594,14 +631,10 @@ func (s *Server) adminDeliveries(rc *reqCtx) (any, error) {
 	if f.Status != "" && !slices.Contains([]string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCanceled}, f.Status) {
 		return nil, errInvalidField("status", "must be pending, succeeded, failed or canceled")
 	}
-	if f.Kind != "" && f.Kind != DeliveryKindSubscription && f.Kind != DeliveryKindCallWebhook {
-		return nil, errInvalidField("kind", "must be subscription or call_webhook")
+	if f.Kind != "" && !slices.Contains([]string{DeliveryKindSubscription, DeliveryKindCallWebhook, DeliveryKindApprovalCallback}, f.Kind) {
+		return nil, errInvalidField("kind", "must be subscription, call_webhook or approval_callback")
 	}
-	if wait > 0 {
-		ctx, cancel := context.WithTimeout(rc.r.Context(), wait)
-		defer cancel()
-		s.WaitDeliveryCount(ctx, count, f.Match)
-	}
+	poll(func(ctx context.Context) { s.WaitDeliveryCount(ctx, count, f.Match) })
 	return map[string]any{"deliveries": s.Deliveries(f), "cap": s.deliveryLogCap()}, nil
 }
 

@@ -195,36 +195,41 @@
 //
 // # Delivery log (admin)
 //
-// One delivery log holds both kinds of deliveries: subscription deliveries
-// (kind subscription) and the per-call webhooks of calls created with
-// webhook_url (kind call_webhook, see Per-call webhooks in the calls
-// section). Both run on the engine above: one retry schedule
+// One delivery log holds the three kinds of deliveries: subscription
+// deliveries (kind subscription), the per-call webhooks of calls created
+// with webhook_url (kind call_webhook, see Per-call webhooks in the calls
+// section) and the decisions of approval requests posted to their
+// callback_url (kind approval_callback, see Approval requests in the catalog
+// section). All run on the engine above: one retry schedule
 // (WebhookRetrySchedule), one attempt record, one ring buffer.
 //
-//	GET  /_mock/deliveries?kind=&subscription_id=&call_id=&business_id=&event_id=&event=&status=&min_attempts=&wait=&count=
+//	GET  /_mock/deliveries?kind=&subscription_id=&call_id=&approval_request_id=&business_id=&event_id=&event=&status=&min_attempts=&wait=&count=
 //	                              {deliveries, cap}: oldest first, with every attempt
 //	POST /_mock/deliveries/replay {delivery_id}: send a failed or canceled delivery again
 //	POST /_mock/events            {business_id, event, data}: emit an event now
 //
-// A delivery shows {id, kind (subscription or call_webhook), message_id
-// (the webhook-id), subscription_id (subscriptions) or call_id (per-call
-// webhooks), business_id, event_id, event, content_type, body, status
+// A delivery shows {id, kind (subscription, call_webhook or
+// approval_callback), message_id (the webhook-id), subscription_id
+// (subscriptions), call_id (per-call webhooks) or approval_request_id
+// (approval callbacks), business_id, event_id, event, content_type, body, status
 // (pending, succeeded, failed, canceled), attempts [{attempt, at
 // (simulated), sent_at (wall clock), url, method, request_headers,
 // status_code, error, duration_ms, response (first 4 KiB)}],
 // next_attempt_at, replay_of, reason, created_at}. event_id of a per-call
 // webhook is its call.completed or call.failed event, so filtering by
 // event_id alone finds both the subscriptions' deliveries of a call event
-// and the call's own webhook: add kind to tell them apart. kind must be
-// subscription or call_webhook and status one of the four (400 otherwise).
+// and the call's own webhook: add kind to tell them apart. event_id of an
+// approval callback is the id of its approval.decided body, which the event
+// log does not hold. kind must be one of the three and status one of the
+// four (400 otherwise).
 // The log is a ring buffer of the newest 10,000 deliveries
 // (WithDeliveryLogSize); Reset empties it. ?wait= long-polls until count
 // (default 1) deliveries match. A replay (POST /_mock/deliveries/replay,
 // ReplayDelivery) is a new delivery with the same webhook-id and body and
-// a fresh schedule, to the subscription as it is now or to the call's
-// webhook_url: 404 for an unknown delivery, 409 unless it failed or was
-// canceled and, for a subscription delivery, its subscription exists and
-// is active. Only subscription deliveries are ever canceled.
+// a fresh schedule, to the subscription as it is now, to the call's
+// webhook_url or to the approval request's callback_url: 404 for an
+// unknown delivery, 409 unless it failed or was canceled and, for a
+// subscription delivery, its subscription exists and is active. Only subscription deliveries are ever canceled.
 //
 // In Go: Deliveries(DeliveryFilter), WaitDeliveries(ctx, match) and
 // WaitDeliveryCount(ctx, n, match) (pass DeliveryFilter{...}.Match),

@@ -202,7 +202,13 @@
 // deliveries, the first attempt starts at once and the retry 5 seconds
 // later waits for its outcome on the clock, so once Advance has passed a
 // decision by 5 seconds, its first attempt is recorded; later attempts run
-// on the clock and Advance waits for their answers. The call is an ordinary
+// on the clock and Advance waits for their answers. The callback is a
+// delivery of the one delivery engine (see Delivery log in the webhooks
+// section): GET /_mock/deliveries?kind=approval_callback&approval_request_id=
+// lists it with every attempt, and a failed one is replayable (POST
+// /_mock/deliveries/replay, Server.ReplayDelivery): the same webhook-id and
+// body, signed with the request's secret, and the request's callback status
+// follows the replay (attempts keep accumulating). The call is an ordinary
 // call (GET /v1/calls?id=, call.* events) carrying approval_request_id.
 //
 // # Persona loading

@@ -246,11 +246,7 @@ func (s *Server) leadRoutes() []*route {
 
 // lead returns a lead the caller reaches, or 404.
 func (rc *reqCtx) lead(id string) (*store.Lead, error) {
-	l, ok := rc.st.Leads.Get(id)
-	if !ok || rc.p == nil || !rc.p.reaches(l.Owner) {
-		return nil, errNotFound("lead not found: " + id)
-	}
-	return l, nil
+	return reachable(rc, rc.st.Leads, id, "lead")
 }
 
 func (s *Server) getLeads(rc *reqCtx) (any, error) {

@@ -17,8 +17,8 @@ import (
 )
 
 // Outbound HTTP: every request the mock makes to a receiver (subscription
-// deliveries and per-call webhooks, both run by the delivery engine of
-// deliveries.go) goes through allowedTarget and postOutbound, so the host
+// deliveries, per-call webhooks and approval callbacks, all run by the
+// delivery engine of deliveries.go) goes through allowedTarget and postOutbound, so the host
 // rules and the worker pool are the same everywhere.
 const (
 	// outboundTimeout bounds one attempt (connect, send, answer).

@@ -260,13 +260,7 @@ func (s *Server) validateRun(rc *reqCtx) (any, error) {
 }
 
 func runValidation(errs, warns []fieldError, touches int) map[string]any {
-	if errs == nil {
-		errs = []fieldError{}
-	}
-	if warns == nil {
-		warns = []fieldError{}
-	}
-	return map[string]any{"valid": len(errs) == 0, "errors": errs, "warnings": warns, "touches": touches}
+	return map[string]any{"valid": len(errs) == 0, "errors": nonNil(errs), "warnings": nonNil(warns), "touches": touches}
 }
 
 // previewRun answers what create would schedule, without scheduling it.
@@ -312,11 +306,13 @@ func (s *Server) previewRun(rc *reqCtx) (any, error) {
 	}, nil
 }
 
-func nonNil(fs []fieldError) []fieldError {
-	if fs == nil {
-		return []fieldError{}
+// nonNil is a copy of s, empty rather than nil, so a view shows [] and
+// never shares the store's slice.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return fs
+	return slices.Clone(s)
 }
 
 // createRun stores the run and schedules its touches. The Idempotency-Key

@@ -17,17 +17,14 @@ const (
 )
 
 func (s *Server) telephonyAdminRoutes() []*route {
-	admin := func(method, path string, lock lockMode, schema string, h func(*reqCtx) (any, error)) *route {
-		return &route{method: method, path: adminPrefix + path, auth: authAdmin, lock: lock, schema: schema, handle: h}
-	}
 	return []*route{
-		admin(http.MethodPost, "/inbound-call", lockWrite, "mockInboundCall", s.adminInboundCall),
-		admin(http.MethodPost, "/inbound-sms", lockWrite, "mockInboundSMS", s.adminInboundSMS),
-		admin(http.MethodPost, "/dnc", lockWrite, "mockDNC", s.adminDNC),
-		admin(http.MethodPost, "/consent", lockWrite, "mockConsent", s.adminSetConsent),
-		admin(http.MethodGet, "/consent", lockAuto, "", s.adminGetConsent),
-		admin(http.MethodGet, "/provider-calls", lockAuto, "", s.adminProviderCall),
-		admin(http.MethodGet, "/prompt-audit", lockAuto, "", s.adminPromptAudit),
+		adminRoute(http.MethodPost, "/inbound-call", lockWrite, "mockInboundCall", s.adminInboundCall),
+		adminRoute(http.MethodPost, "/inbound-sms", lockWrite, "mockInboundSMS", s.adminInboundSMS),
+		adminRoute(http.MethodPost, "/dnc", lockWrite, "mockDNC", s.adminDNC),
+		adminRoute(http.MethodPost, "/consent", lockWrite, "mockConsent", s.adminSetConsent),
+		adminRoute(http.MethodGet, "/consent", lockAuto, "", s.adminGetConsent),
+		adminRoute(http.MethodGet, "/provider-calls", lockAuto, "", s.adminProviderCall),
+		adminRoute(http.MethodGet, "/prompt-audit", lockAuto, "", s.adminPromptAudit),
 	}
 }
 

@@ -3,7 +3,6 @@ package numbers
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
@@ -33,11 +32,5 @@ func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 // List returns the numbers of the key's businesses, newest first
 // (numbers:read).
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) ([]Number, error) {
-	var out struct {
-		Numbers []Number `json:"numbers"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/numbers", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Numbers, nil
+	return voiceagent.ListItems[Number](ctx, s.b, "/v1/numbers", "numbers", p, opts...)
 }

@@ -305,7 +305,7 @@ func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Op
 
 // All walks every run matching p, page by page.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Run, error] {
-	return idstyle.All(ctx, s.r, p, func(q *ListParams) *string { return &q.After }, opts...)
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Delete cancels the touches that have not started and removes the run; a

@@ -258,11 +258,7 @@ const path = "/v1/signup"
 // Request starts the email verification flow: it emails a six-digit code
 // to p.Email and answers the challenge. No account exists yet.
 func (s *Service) Request(ctx context.Context, p *RequestParams, opts ...voiceagent.Option) (*Challenge, error) {
-	var out Challenge
-	if err := s.b.Do(ctx, http.MethodPost, path, nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Challenge](ctx, s.b, http.MethodPost, path, nil, p, opts...)
 }
 
 // Verify completes the email verification flow and provisions the

@@ -128,46 +128,23 @@ func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 // consent-law and content checks, and logs it in the lead's thread
 // (sms:write).
 func (s *Service) Send(ctx context.Context, p *SendParams, opts ...voiceagent.Option) (*Sent, error) {
-	var out Sent
-	if err := s.b.Do(ctx, http.MethodPost, "/v1/sms/send", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Sent](ctx, s.b, http.MethodPost, "/v1/sms/send", nil, p, opts...)
 }
 
 // UpdatePrompt replaces an agent's SMS prompt; the change is written to an
 // audit trail (agents:write).
 func (s *Service) UpdatePrompt(ctx context.Context, p *UpdatePromptParams, opts ...voiceagent.Option) (*PromptUpdated, error) {
-	var out PromptUpdated
-	if err := s.b.Do(ctx, http.MethodPost, "/v1/sms/update-prompt", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[PromptUpdated](ctx, s.b, http.MethodPost, "/v1/sms/update-prompt", nil, p, opts...)
 }
 
 // List returns one page of texts, newest first (sms:read).
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Message], error) {
-	var out struct {
-		Messages []Message `json:"messages"`
-		HasMore  bool      `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/sms/messages", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Messages, out.HasMore, func(m *Message) time.Time { return m.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, "/v1/sms/messages", "messages", p, func(m *Message) time.Time { return m.CreatedAt }, opts...)
 }
 
 // All walks every text matching p, page by page, newest first.
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Message, error] {
-	q := ListParams{}
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Message], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Thread returns a lead's whole conversation thread, oldest first, as a

@@ -203,67 +203,34 @@ const subscriptionsPath = "/v1/webhooks"
 // Upsert creates a subscription (p.ID empty; the answer carries the signing
 // secret, once) or updates one (webhooks:write).
 func (s *Service) Upsert(ctx context.Context, p *UpsertParams, opts ...voiceagent.Option) (*Subscription, error) {
-	var out Subscription
-	if err := s.b.Do(ctx, http.MethodPost, subscriptionsPath, nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Subscription](ctx, s.b, http.MethodPost, subscriptionsPath, nil, p, opts...)
 }
 
 // Get returns one subscription (webhooks:read).
 func (s *Service) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*Subscription, error) {
-	var out Subscription
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	if err := s.b.Do(ctx, http.MethodGet, subscriptionsPath, q, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Subscription](ctx, s.b, http.MethodGet, subscriptionsPath, voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // List returns one page of the subscriptions of the key's businesses,
 // newest first (webhooks:read).
 func (s *Service) List(ctx context.Context, p *ListParams, opts ...voiceagent.Option) (*voiceagent.Page[Subscription], error) {
-	var out struct {
-		Webhooks []Subscription `json:"webhooks"`
-		HasMore  bool           `json:"has_more"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, subscriptionsPath, p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return voiceagent.NewPage(out.Webhooks, out.HasMore, func(w *Subscription) time.Time { return w.CreatedAt }), nil
+	return voiceagent.ListPage(ctx, s.b, subscriptionsPath, "webhooks", p, func(w *Subscription) time.Time { return w.CreatedAt }, opts...)
 }
 
 // All walks every subscription, page by page (webhooks:read).
 func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Option) iter.Seq2[*Subscription, error] {
-	var q ListParams
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, q.After, func(ctx context.Context, cursor string) (*voiceagent.Page[Subscription], error) {
-		page := q
-		page.After = cursor
-		return s.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
 // Delete removes a subscription; its pending deliveries are canceled
 // (webhooks:write).
 func (s *Service) Delete(ctx context.Context, id string, opts ...voiceagent.Option) error {
-	q := struct {
-		ID string `url:"id"`
-	}{id}
-	return s.b.Do(ctx, http.MethodDelete, subscriptionsPath, q, nil, nil, opts...)
+	return s.b.Do(ctx, http.MethodDelete, subscriptionsPath, voiceagent.IDQuery{ID: id}, nil, nil, opts...)
 }
 
 // RotateSecret gives a subscription a new signing secret (in the answer's
 // Secret, once). The old secret keeps signing for the grace period, so
 // deliveries carry both signatures until it ends (webhooks:write).
 func (s *Service) RotateSecret(ctx context.Context, p *RotateSecretParams, opts ...voiceagent.Option) (*Subscription, error) {
-	var out Subscription
-	if err := s.b.Do(ctx, http.MethodPost, subscriptionsPath+"/rotate-secret", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Subscription](ctx, s.b, http.MethodPost, subscriptionsPath+"/rotate-secret", nil, p, opts...)
 }

@@ -6,7 +6,6 @@ package idstyle
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -23,17 +22,9 @@ type Resource[T any] struct {
 	CreatedAt func(*T) time.Time
 }
 
-type idQuery struct {
-	ID string `url:"id"`
-}
-
 // Get reads one record.
 func (r Resource[T]) Get(ctx context.Context, id string, opts ...voiceagent.Option) (*T, error) {
-	var out T
-	if err := r.B.Do(ctx, http.MethodGet, r.Path, idQuery{id}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, r.B, http.MethodGet, r.Path, voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // Post sends body to path (r.Path when empty) and decodes the answer as T.
@@ -41,54 +32,25 @@ func (r Resource[T]) Post(ctx context.Context, path string, body any, opts ...vo
 	if path == "" {
 		path = r.Path
 	}
-	var out T
-	if err := r.B.Do(ctx, http.MethodPost, path, nil, body, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[T](ctx, r.B, http.MethodPost, path, nil, body, opts...)
 }
 
 // Delete removes one record and decodes the answer as D.
 func Delete[D, T any](ctx context.Context, r Resource[T], id string, opts ...voiceagent.Option) (*D, error) {
-	var out D
-	if err := r.B.Do(ctx, http.MethodDelete, r.Path, idQuery{id}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[D](ctx, r.B, http.MethodDelete, r.Path, voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // List reads one page; query is a struct with `url:` tags (or nil).
 func (r Resource[T]) List(ctx context.Context, query any, opts ...voiceagent.Option) (*voiceagent.Page[T], error) {
-	var raw map[string]json.RawMessage
-	if err := r.B.Do(ctx, http.MethodGet, r.Path, query, nil, &raw, opts...); err != nil {
-		return nil, err
-	}
-	var items []T
-	if v, ok := raw[r.ListKey]; ok {
-		if err := json.Unmarshal(v, &items); err != nil {
-			return nil, err
-		}
-	}
-	var more bool
-	if v, ok := raw["has_more"]; ok {
-		if err := json.Unmarshal(v, &more); err != nil {
-			return nil, err
-		}
-	}
-	return voiceagent.NewPage(items, more, r.CreatedAt), nil
+	return voiceagent.ListPage(ctx, r.B, r.Path, r.ListKey, query, r.CreatedAt, opts...)
 }
 
 // All walks every page of the list params p (nil: none), starting at their
-// cursor; after points at the cursor field of a params value. Each page
-// reads a copy, so the caller's params never change.
+// cursor; after points at the cursor field of a params value. It is
+// voiceagent.All over r.List; a service with its own List method calls
+// voiceagent.All with that method instead.
 func All[T, P any](ctx context.Context, r Resource[T], p *P, after func(*P) *string, opts ...voiceagent.Option) iter.Seq2[*T, error] {
-	var q P
-	if p != nil {
-		q = *p
-	}
-	return voiceagent.Iterate(ctx, *after(&q), func(ctx context.Context, cursor string) (*voiceagent.Page[T], error) {
-		page := q
-		*after(&page) = cursor
-		return r.List(ctx, &page, opts...)
-	})
+	return voiceagent.All(ctx, p, after, func(ctx context.Context, q *P, opts ...voiceagent.Option) (*voiceagent.Page[T], error) {
+		return r.List(ctx, q, opts...)
+	}, opts...)
 }

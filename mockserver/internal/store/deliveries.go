@@ -14,20 +14,26 @@ const (
 const (
 	DeliverySubscription = "subscription" // an event rendered for a webhook subscription
 	DeliveryCallWebhook  = "call_webhook" // the flat body posted to the webhook_url of a call
+	// DeliveryApprovalCallback is the decision of an approval request
+	// posted to its callback_url, signed with the request's secret.
+	DeliveryApprovalCallback = "approval_callback"
 )
 
 // Delivery is one message to one receiver, and every attempt to post it:
-// an event rendered for a subscription, or the per-call webhook of a call.
+// an event rendered for a subscription, the per-call webhook of a call, or
+// the callback of an approval request.
 type Delivery struct {
 	ID   string
-	Kind string // DeliverySubscription or DeliveryCallWebhook
+	Kind string // DeliverySubscription, DeliveryCallWebhook or DeliveryApprovalCallback
 	// MessageID is the webhook-id header: the event id for a subscription,
-	// the id of the first delivery for a per-call webhook.
-	MessageID      string
-	SubscriptionID string // subscription deliveries
-	CallID         string // per-call webhooks
-	// URL is the receiver of a per-call webhook (a subscription's URL is
-	// read at each attempt).
+	// the id of the first delivery for a per-call webhook, the callback's
+	// event id for an approval callback.
+	MessageID         string
+	SubscriptionID    string // subscription deliveries
+	CallID            string // per-call webhooks
+	ApprovalRequestID string // approval callbacks
+	// URL is the receiver of a per-call webhook or an approval callback (a
+	// subscription's URL is read at each attempt).
 	URL           string
 	BusinessID    string
 	EventID       string

@@ -85,10 +85,11 @@ type ApprovalRequest struct {
 	DecidedAt       *time.Time
 	Reason          string
 
+	// The callback is a delivery of kind DeliveryApprovalCallback; the
+	// delivery engine keeps these fields up to date as it goes.
 	CallbackStatus   string // none, pending, delivered, failed, not_sent
 	CallbackError    string // why a callback was not sent
 	CallbackEventID  string
-	CallbackBody     []byte
 	CallbackAttempts []CallbackAttempt
 	NextAttemptAt    *time.Time
 	UpdatedAt        time.Time
