@@ -272,40 +272,32 @@ type Service struct{ b *voiceagent.Backend }
 // NewService returns the service on a backend.
 func NewService(b *voiceagent.Backend) *Service { return &Service{b: b} }
 
-func get[T any](ctx context.Context, s *Service, path string, q any, opts []voiceagent.Option) (*T, error) {
-	var out T
-	if err := s.b.Do(ctx, http.MethodGet, "/v1/analytics/"+path, q, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
 // Dashboard returns the overview: leads, calls and agents (calls:read).
 func (s *Service) Dashboard(ctx context.Context, p *Params, opts ...voiceagent.Option) (*Dashboard, error) {
-	return get[Dashboard](ctx, s, "dashboard", p, opts)
+	return voiceagent.Send[Dashboard](ctx, s.b, http.MethodGet, "/v1/analytics/dashboard", p, nil, opts...)
 }
 
 // Calls returns the call timeline (calls:read).
 func (s *Service) Calls(ctx context.Context, p *CallsParams, opts ...voiceagent.Option) (*CallsReport, error) {
-	return get[CallsReport](ctx, s, "calls", p, opts)
+	return voiceagent.Send[CallsReport](ctx, s.b, http.MethodGet, "/v1/analytics/calls", p, nil, opts...)
 }
 
 // Funnel returns the lead funnel (leads:read).
 func (s *Service) Funnel(ctx context.Context, p *FunnelParams, opts ...voiceagent.Option) (*Funnel, error) {
-	return get[Funnel](ctx, s, "funnel", p, opts)
+	return voiceagent.Send[Funnel](ctx, s.b, http.MethodGet, "/v1/analytics/funnel", p, nil, opts...)
 }
 
 // Agents returns per-agent figures, most calls first (calls:read).
 func (s *Service) Agents(ctx context.Context, p *AgentsParams, opts ...voiceagent.Option) (*AgentsReport, error) {
-	return get[AgentsReport](ctx, s, "agents", p, opts)
+	return voiceagent.Send[AgentsReport](ctx, s.b, http.MethodGet, "/v1/analytics/agents", p, nil, opts...)
 }
 
 // Weekly compares the last 7 days with the 7 before (calls:read).
 func (s *Service) Weekly(ctx context.Context, p *WeeklyParams, opts ...voiceagent.Option) (*Weekly, error) {
-	return get[Weekly](ctx, s, "weekly", p, opts)
+	return voiceagent.Send[Weekly](ctx, s.b, http.MethodGet, "/v1/analytics/weekly", p, nil, opts...)
 }
 
 // Businesses returns per-business figures (workspaces:read).
 func (s *Service) Businesses(ctx context.Context, p *Params, opts ...voiceagent.Option) (*BusinessesReport, error) {
-	return get[BusinessesReport](ctx, s, "businesses", p, opts)
+	return voiceagent.Send[BusinessesReport](ctx, s.b, http.MethodGet, "/v1/analytics/businesses", p, nil, opts...)
 }

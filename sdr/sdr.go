@@ -308,69 +308,39 @@ type businessQuery struct {
 // GetConfig returns a business's configuration, or the defaults when it
 // has none (sdr:read).
 func (s *Service) GetConfig(ctx context.Context, businessID string, opts ...voiceagent.Option) (*Config, error) {
-	var out Config
-	if err := s.b.Do(ctx, http.MethodGet, "/sdr/config", businessQuery{businessID}, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Config](ctx, s.b, http.MethodGet, "/sdr/config", businessQuery{businessID}, nil, opts...)
 }
 
 // UpdateConfig saves the fields set in p and returns the whole
 // configuration (sdr:write). Enabling starts the two-hourly runner.
 func (s *Service) UpdateConfig(ctx context.Context, p *ConfigParams, opts ...voiceagent.Option) (*Config, error) {
-	var out Config
-	if err := s.b.Do(ctx, http.MethodPut, "/sdr/config", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Config](ctx, s.b, http.MethodPut, "/sdr/config", nil, p, opts...)
 }
 
 // Pipeline returns the segmented pipeline of a business (sdr:read).
 func (s *Service) Pipeline(ctx context.Context, p *PipelineParams, opts ...voiceagent.Option) (*Pipeline, error) {
-	var out Pipeline
-	if err := s.b.Do(ctx, http.MethodGet, "/sdr/pipeline", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Pipeline](ctx, s.b, http.MethodGet, "/sdr/pipeline", p, nil, opts...)
 }
 
 // Act takes one action on one lead (sdr:write). A touch (call, email, sms)
 // the cadence refuses is a 429 *voiceagent.Error with NextAllowedAt (nil
 // when max_touches is reached).
 func (s *Service) Act(ctx context.Context, p *ActionParams, opts ...voiceagent.Option) (*ActionResult, error) {
-	var out ActionResult
-	if err := s.b.Do(ctx, http.MethodPost, "/sdr/action", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[ActionResult](ctx, s.b, http.MethodPost, "/sdr/action", nil, p, opts...)
 }
 
 // Run runs the pipeline of a business now, or previews it with DryRun
 // (sdr:write). It is a 400 when the pipeline is not enabled.
 func (s *Service) Run(ctx context.Context, p *RunParams, opts ...voiceagent.Option) (*RunResult, error) {
-	var out RunResult
-	if err := s.b.Do(ctx, http.MethodPost, "/sdr/run", nil, p, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[RunResult](ctx, s.b, http.MethodPost, "/sdr/run", nil, p, opts...)
 }
 
 // Report sums a period of the pipeline (sdr:read).
 func (s *Service) Report(ctx context.Context, p *ReportParams, opts ...voiceagent.Option) (*Report, error) {
-	var out Report
-	if err := s.b.Do(ctx, http.MethodGet, "/sdr/report", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return voiceagent.Send[Report](ctx, s.b, http.MethodGet, "/sdr/report", p, nil, opts...)
 }
 
 // ListActivity returns the newest entries of the activity log (sdr:read).
 func (s *Service) ListActivity(ctx context.Context, p *ActivityParams, opts ...voiceagent.Option) ([]Activity, error) {
-	var out struct {
-		Activity []Activity `json:"activity"`
-	}
-	if err := s.b.Do(ctx, http.MethodGet, "/sdr/activity", p, nil, &out, opts...); err != nil {
-		return nil, err
-	}
-	return out.Activity, nil
+	return voiceagent.ListItems[Activity](ctx, s.b, "/sdr/activity", "activity", p, opts...)
 }
