@@ -14,28 +14,14 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/internal/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
-// assertSteps checks that the steps appear in out, in this order.
-func assertSteps(t *testing.T, out string, steps ...string) {
-	t.Helper()
-	rest := out
-	for _, step := range steps {
-		i := strings.Index(rest, step)
-		if !assert.GreaterOrEqual(t, i, 0, "missing (or out of order): %q\nin:\n%s", step, out) {
-			return
-		}
-		rest = rest[i+len(step):]
-	}
-}
-
 func TestAgencyOnboardingAgainstTheInProcessMock(t *testing.T) {
-	t.Setenv("VOICEAGENT_BASE_URL", "")
-	t.Setenv("VOICEAGENT_API_KEY", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	assertSteps(t, out.String(),
+	exampletest.UseMock(t)
+	s := exampletest.Output(t, context.Background(), run)
+	exampletest.AssertSteps(t, s,
 		`Bootstrapped agency "Brightline Agency" (partner `, "the caller is its admin",
 		"Saved offer ", ": drafted",
 		"Previewed it: previewed, fingerprint ",
@@ -55,8 +41,8 @@ func TestAgencyOnboardingAgainstTheInProcessMock(t *testing.T) {
 		"scenario wrong_number      passed",
 		"Done.",
 	)
-	assert.NotContains(t, out.String(), "FAILED")
-	assert.NotContains(t, out.String(), "token=", "the owner link's token is never printed")
+	assert.NotContains(t, s, "FAILED")
+	assert.NotContains(t, s, "token=", "the owner link's token is never printed")
 }
 
 // The agency and the owner as two accounts of a service given by URL and
@@ -67,8 +53,7 @@ func TestAgencyOnboardingAgainstAGivenService(t *testing.T) {
 	require.NoError(t, err)
 	owner, err := srv.NewAccount(mockserver.AccountOptions{Email: "owner@client.example"})
 	require.NoError(t, err)
-	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
-	t.Setenv("VOICEAGENT_API_KEY", ann.APIKey)
+	exampletest.UseService(t, srv.URL, ann.APIKey)
 	t.Setenv("VOICEAGENT_OWNER_API_KEY", owner.APIKey)
 	t.Setenv("AGENCY_OWNER_EMAIL", "owner@client.example")
 
@@ -87,7 +72,7 @@ func TestAgencyOnboardingAgainstAGivenService(t *testing.T) {
 
 	var out bytes.Buffer
 	require.NoError(t, run(ctx, &out))
-	assertSteps(t, out.String(),
+	exampletest.AssertSteps(t, out.String(),
 		"Using "+srv.URL,
 		"Bootstrapped agency ",
 		"Published it: published",
@@ -122,8 +107,7 @@ func TestAgencyOnboardingNeedsTheOwnerAgainstAService(t *testing.T) {
 	srv := mockserver.Start(t)
 	ann, err := srv.NewAccount(mockserver.AccountOptions{})
 	require.NoError(t, err)
-	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
-	t.Setenv("VOICEAGENT_API_KEY", ann.APIKey)
+	exampletest.UseService(t, srv.URL, ann.APIKey)
 	t.Setenv("VOICEAGENT_OWNER_API_KEY", "")
 	t.Setenv("AGENCY_OWNER_EMAIL", "")
 	err = run(context.Background(), &bytes.Buffer{})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -10,16 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/internal/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
 func TestQuickstartAgainstTheInProcessMock(t *testing.T) {
-	t.Setenv("VOICEAGENT_BASE_URL", "")
-	t.Setenv("VOICEAGENT_API_KEY", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	s := out.String()
-	assertSteps(t, s,
+	exampletest.UseMock(t)
+	s := exampletest.Output(t, context.Background(), run)
+	exampletest.AssertSteps(t, s,
 		"Started an in-process mock server",
 		"Requested signup for owner@quickstart-plumbing.example: a code valid for 600s was emailed",
 		"Verified the code: business ",
@@ -47,27 +44,13 @@ func TestQuickstartAgainstTheInProcessMock(t *testing.T) {
 	assert.NotRegexp(t, `voiceagent_live_[0-9A-Za-z]{40}`, s, "keys are printed redacted")
 }
 
-// assertSteps checks that the steps appear in out, in this order.
-func assertSteps(t *testing.T, out string, steps ...string) {
-	t.Helper()
-	rest := out
-	for _, step := range steps {
-		i := bytes.Index([]byte(rest), []byte(step))
-		if !assert.GreaterOrEqual(t, i, 0, "missing (or out of order): %q\nin:\n%s", step, out) {
-			return
-		}
-		rest = rest[i+len(step):]
-	}
-}
-
 // A "real" service here is a standalone-like mock whose clock follows real
 // time (fast), so the program polls as it would against the platform.
 func startRealLike(t *testing.T) (*mockserver.TestServer, *mockserver.Account) {
 	srv := mockserver.Start(t, mockserver.WithRealtime(600))
 	acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Real Plumbing"})
 	require.NoError(t, err)
-	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
-	t.Setenv("VOICEAGENT_API_KEY", acct.APIKey)
+	exampletest.UseService(t, srv.URL, acct.APIKey)
 	old := pollEvery
 	pollEvery = 10 * time.Millisecond
 	t.Cleanup(func() { pollEvery = old })
@@ -85,12 +68,10 @@ func TestQuickstartPollsAGivenService(t *testing.T) {
 	srv.Advance(time.Minute)
 	t.Setenv("QUICKSTART_CALL_TO", "+15551239999")
 
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	s := out.String()
+	s := exampletest.Output(t, context.Background(), run)
 	assert.NotContains(t, s, "signup for")
 	assert.NotContains(t, s, "left a voicemail", "no simulated caller against a given service")
-	assertSteps(t, s,
+	exampletest.AssertSteps(t, s,
 		"Using "+srv.URL,
 		"Created agent ",
 		"Number "+acct.PhoneNumber+" answers for agent "+acct.AgentID,
@@ -109,19 +90,11 @@ func TestQuickstartPollsAGivenService(t *testing.T) {
 func TestQuickstartPlacesNoRealCallUnlessToldWhere(t *testing.T) {
 	startRealLike(t)
 	t.Setenv("QUICKSTART_CALL_TO", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	s := out.String()
-	assertSteps(t, s, "Gave the agent outbound and SMS prompts", "Set QUICKSTART_CALL_TO", "Done.")
+	s := exampletest.Output(t, context.Background(), run)
+	exampletest.AssertSteps(t, s, "Gave the agent outbound and SMS prompts", "Set QUICKSTART_CALL_TO", "Done.")
 	assert.NotContains(t, s, "Placed call")
 }
 
 func TestQuickstartStopsWhenTheKeyIsRejected(t *testing.T) {
-	srv := mockserver.Start(t)
-	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
-	t.Setenv("VOICEAGENT_API_KEY", "voiceagent_live_0000000000000000000000000000000000000000")
-	err := run(context.Background(), &bytes.Buffer{})
-	var apiErr *voiceagent.Error
-	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, voiceagent.CodeUnauthorized, apiErr.Code)
+	exampletest.AssertRejectsUnknownKey(t, context.Background(), mockserver.Start(t).URL, run)
 }

@@ -14,16 +14,14 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/internal/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 func TestWebhookReceiverAgainstTheInProcessMock(t *testing.T) {
-	t.Setenv("VOICEAGENT_BASE_URL", "")
-	t.Setenv("VOICEAGENT_API_KEY", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	s := out.String()
+	exampletest.UseMock(t)
+	s := exampletest.Output(t, context.Background(), run)
 	for _, step := range []string{
 		"Receiver listening at http://127.0.0.1:",
 		"Subscribed http://127.0.0.1:",
@@ -65,8 +63,7 @@ func TestWebhookReceiverAgainstAGivenService(t *testing.T) {
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
-	t.Setenv("VOICEAGENT_API_KEY", acct.APIKey)
+	exampletest.UseService(t, srv.URL, acct.APIKey)
 	t.Setenv("VOICEAGENT_WEBHOOK_URL", "http://"+addr+receiverPath)
 	t.Setenv("WEBHOOK_RECEIVER_ADDR", addr)
 	t.Setenv("WEBHOOK_RECEIVER_COUNT", "1")
@@ -134,8 +131,7 @@ func TestWebhookReceiverNeedsAPublicURLAgainstAService(t *testing.T) {
 	srv := mockserver.Start(t)
 	acct, err := srv.NewAccount(mockserver.AccountOptions{})
 	require.NoError(t, err)
-	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
-	t.Setenv("VOICEAGENT_API_KEY", acct.APIKey)
+	exampletest.UseService(t, srv.URL, acct.APIKey)
 	t.Setenv("VOICEAGENT_WEBHOOK_URL", "")
 	err = run(context.Background(), &bytes.Buffer{})
 	require.Error(t, err)
