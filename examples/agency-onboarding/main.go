@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -40,6 +39,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/internal/examplekit"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
@@ -88,11 +88,9 @@ func run(ctx context.Context, out io.Writer) error {
 		return o.onboard(ctx)
 	}
 
-	srv := mockserver.New()
+	srv := examplekit.StartMock()
 	defer srv.Close()
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	base = hs.URL + "/api"
+	base = srv.BaseURL
 	o.say("Started an in-process mock server at %s", base)
 	ann, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Brightline Agency", Email: "ann@brightline.example"})
 	if err != nil {

@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -37,6 +36,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/internal/examplekit"
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"
@@ -83,11 +83,9 @@ func run(ctx context.Context, out io.Writer) error {
 	base, key := os.Getenv("VOICEAGENT_BASE_URL"), os.Getenv("VOICEAGENT_API_KEY")
 	var businessID string
 	if base == "" || key == "" {
-		q.srv = mockserver.New()
-		defer q.srv.Close()
-		hs := httptest.NewServer(q.srv)
-		defer hs.Close()
-		base = hs.URL + "/api"
+		m := examplekit.StartMock()
+		defer m.Close()
+		q.srv, base = m.Server, m.BaseURL
 		q.say("Started an in-process mock server at %s", base)
 		var err error
 		if key, businessID, err = q.signUp(ctx, base); err != nil {
@@ -99,14 +97,10 @@ func run(ctx context.Context, out io.Writer) error {
 	q.c = client.New(key, voiceagent.WithBaseURL(base))
 
 	if businessID == "" {
-		existing, err := q.c.Agents.List(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("listing agents: %w", err)
+		var err error
+		if businessID, _, err = examplekit.Business(ctx, q.c); err != nil {
+			return err
 		}
-		if len(existing) == 0 {
-			return errors.New("the key reaches no business with an agent")
-		}
-		businessID = existing[0].BusinessID
 	}
 
 	agentID, err := q.createAgent(ctx, businessID)
@@ -263,7 +257,7 @@ func (q *quickstart) findLead(ctx context.Context, phone string) (*leads.Lead, e
 	}
 	l := &page.Data[0]
 	q.say("Lead %s (made by lead collection): %s, %s, %s, source %s, status %s",
-		l.ID, str(l.Name), str(l.Phone), str(l.Email), str(l.Source), l.Status)
+		l.ID, examplekit.Str(l.Name), examplekit.Str(l.Phone), examplekit.Str(l.Email), examplekit.Str(l.Source), l.Status)
 	return l, nil
 }
 
@@ -336,11 +330,11 @@ func (q *quickstart) readResults(ctx context.Context, agentID, callID string, le
 		return fmt.Errorf("reading the call: %w", err)
 	}
 	if call.Status == calls.StatusFailed {
-		q.say("The call failed: %s", str(call.Error))
+		q.say("The call failed: %s", examplekit.Str(call.Error))
 		return nil
 	}
-	q.say("The call lasted %ds; summary: %s", call.Duration, str(call.Summary))
-	q.say("Recording: %s", str(call.RecordingURL))
+	q.say("The call lasted %ds; summary: %s", call.Duration, examplekit.Str(call.Summary))
+	q.say("Recording: %s", examplekit.Str(call.RecordingURL))
 	if qd := call.QualityDimensions; qd != nil {
 		q.say("Quality: professionalism %d, empathy %d, information gathering %d, resolution %d",
 			qd.Professionalism, qd.Empathy, qd.InformationGathering, qd.Resolution)
@@ -368,14 +362,6 @@ func (q *quickstart) readResults(ctx context.Context, agentID, callID string, le
 		return fmt.Errorf("reading the lead: %w", err)
 	}
 	q.say("Lead %s is now %s after %d interactions (score %d, intent %s)",
-		str(l.Name), l.Status, l.InteractionCount, l.Score, str(l.Intent))
+		examplekit.Str(l.Name), l.Status, l.InteractionCount, l.Score, examplekit.Str(l.Intent))
 	return nil
-}
-
-// str prints an optional value.
-func str(s *string) string {
-	if s == nil {
-		return "-"
-	}
-	return *s
 }

@@ -37,8 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -46,6 +44,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/internal/examplekit"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/sdr"
 )
@@ -97,11 +96,9 @@ func run(ctx context.Context, out io.Writer) error {
 		return a.againstService(ctx, os.Getenv("SDR_AUTOPILOT_LIVE") == "1")
 	}
 
-	a.srv = mockserver.New(mockserver.WithStartTime(mockStart))
-	defer a.srv.Close()
-	hs := httptest.NewServer(a.srv)
-	defer hs.Close()
-	base = hs.URL + "/api"
+	m := examplekit.StartMock(mockserver.WithStartTime(mockStart))
+	defer m.Close()
+	a.srv, base = m.Server, m.BaseURL
 	a.say("Started an in-process mock server at %s; its clock reads %s", base, a.clock(a.srv.Now()))
 	var err error
 	if a.acct, err = a.srv.NewAccount(mockserver.AccountOptions{BusinessName: "Brightside Solar"}); err != nil {
@@ -150,10 +147,12 @@ func (a *autopilot) againstMock(ctx context.Context) error {
 // againstService reads the pipeline of a real account; live also saves the
 // configuration and runs the pipeline for real.
 func (a *autopilot) againstService(ctx context.Context, live bool) error {
+	var how string
 	var err error
-	if a.businessID, err = a.business(ctx); err != nil {
+	if a.businessID, how, err = examplekit.Business(ctx, a.c); err != nil {
 		return err
 	}
+	a.say("Business %s (%s)", a.businessID, how)
 	cfg, err := a.c.SDR.GetConfig(ctx, a.businessID)
 	if err != nil {
 		return fmt.Errorf("reading the configuration: %w", err)
@@ -201,24 +200,6 @@ func (a *autopilot) againstService(ctx context.Context, live bool) error {
 	}
 	a.say("Done.")
 	return nil
-}
-
-// business is VOICEAGENT_BUSINESS_ID, else the business of the key's first
-// agent.
-func (a *autopilot) business(ctx context.Context) (string, error) {
-	if id := os.Getenv("VOICEAGENT_BUSINESS_ID"); id != "" {
-		a.say("Business %s (VOICEAGENT_BUSINESS_ID)", id)
-		return id, nil
-	}
-	agents, err := a.c.Agents.List(ctx, nil)
-	if err != nil {
-		return "", fmt.Errorf("listing agents: %w", err)
-	}
-	if len(agents) == 0 {
-		return "", errors.New("the key reaches no business with an agent; set VOICEAGENT_BUSINESS_ID")
-	}
-	a.say("Business %s (of agent %s)", agents[0].BusinessID, agents[0].Name)
-	return agents[0].BusinessID, nil
 }
 
 // configure saves the example's configuration.
@@ -311,7 +292,7 @@ func (a *autopilot) learnNames(ctx context.Context) error {
 		return fmt.Errorf("reading the pipeline: %w", err)
 	}
 	for _, l := range p.Leads {
-		a.names[l.ID] = str(l.Name)
+		a.names[l.ID] = examplekit.Str(l.Name)
 	}
 	return nil
 }
@@ -324,15 +305,9 @@ func (a *autopilot) pipeline(ctx context.Context) error {
 	}
 	s := p.Summary
 	a.say("Pipeline: %d leads, %d actionable now, %d on manual review", s.TotalLeads, s.Actionable, s.NeedsManual)
-	var segs []string
-	for _, seg := range slices.Sorted(maps.Keys(s.Segments)) {
-		if n := s.Segments[seg]; n > 0 {
-			segs = append(segs, fmt.Sprintf("%s %d", seg, n))
-		}
-	}
-	a.say("  segments: %s", strings.Join(segs, ", "))
+	a.say("  segments: %s", examplekit.Counts(s.Segments))
 	for _, l := range p.Leads {
-		a.names[l.ID] = str(l.Name)
+		a.names[l.ID] = examplekit.Str(l.Name)
 		state := "actionable"
 		switch {
 		case l.NextAction == sdr.ActionNone:
@@ -342,7 +317,7 @@ func (a *autopilot) pipeline(ctx context.Context) error {
 		case l.NextActionAt != nil:
 			state = "held until " + a.clock(*l.NextActionAt)
 		}
-		a.say("  %-18s %-18s score %3d  touches %d  next %-5s %s", str(l.Name), l.Segment, l.Score, l.TouchCount, l.NextAction, state)
+		a.say("  %-18s %-18s score %3d  touches %d  next %-5s %s", examplekit.Str(l.Name), l.Segment, l.Score, l.TouchCount, l.NextAction, state)
 	}
 	return nil
 }
@@ -372,7 +347,7 @@ func (a *autopilot) printRun(what string, res *sdr.RunResult) {
 		a.say("  error    %-18s %s %s: %s", a.name(e.LeadID), e.Action, e.Code, e.Message)
 	}
 	if res.Skipped > 0 {
-		a.say("  skipped %d: %s", res.Skipped, counts(res.SkippedByReason))
+		a.say("  skipped %d: %s", res.Skipped, examplekit.Counts(res.SkippedByReason))
 	}
 }
 
@@ -383,8 +358,8 @@ func (a *autopilot) report(ctx context.Context) error {
 		return fmt.Errorf("reading the report: %w", err)
 	}
 	a.say("Report for today (since %s): %d new leads, %d hot, %d stale", a.clock(r.Since), r.NewLeads, r.HotLeads, r.StaleLeads)
-	a.say("  actions:  %s", counts(r.Actions))
-	a.say("  outcomes: %s", counts(r.Outcomes))
+	a.say("  actions:  %s", examplekit.Counts(r.Actions))
+	a.say("  outcomes: %s", examplekit.Counts(r.Outcomes))
 	return nil
 }
 
@@ -447,7 +422,7 @@ func (a *autopilot) scheduledRunner(ctx context.Context, cfg *sdr.Config) error 
 	if err != nil {
 		return fmt.Errorf("reading the configuration: %w", err)
 	}
-	a.say("  last run %s (%s); next run %s", a.clock(*after.LastRunAt), str(after.LastRunTrigger), a.clock(*after.NextRunAt))
+	a.say("  last run %s (%s); next run %s", a.clock(*after.LastRunAt), examplekit.Str(after.LastRunTrigger), a.clock(*after.NextRunAt))
 
 	a.srv.Advance(5 * time.Minute)
 	return a.secondTouch(ctx, touched)
@@ -502,32 +477,4 @@ func (a *autopilot) clock(t time.Time) string {
 }
 
 // setZone prints times in the IANA zone name (UTC when unknown here).
-func (a *autopilot) setZone(name string) {
-	l, err := time.LoadLocation(name)
-	if err != nil {
-		l = time.UTC
-	}
-	a.zone = l
-}
-
-// counts prints the non-zero counts of a map, by key.
-func counts(m map[string]int) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if m[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// str prints an optional value.
-func str(s *string) string {
-	if s == nil {
-		return "-"
-	}
-	return *s
-}
+func (a *autopilot) setZone(name string) { a.zone = examplekit.Zone(name) }

@@ -49,6 +49,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/events"
+	"github.com/voiceagent/voiceagent-go/internal/examplekit"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -209,16 +210,14 @@ func subscribe(ctx context.Context, out *syncWriter, c *client.Client, rv *recei
 
 func runAgainstMock(ctx context.Context, out *syncWriter) error {
 	// Noon in New York: inside the hours texts may be sent.
-	srv := mockserver.New(mockserver.WithStartTime(time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)))
+	srv := examplekit.StartMock(mockserver.WithStartTime(time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)))
 	defer srv.Close()
-	api := httptest.NewServer(srv)
-	defer api.Close()
 	acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Webhook Plumbing"})
 	if err != nil {
 		return err
 	}
-	c := client.New(acct.APIKey, voiceagent.WithBaseURL(api.URL+"/api"))
-	out.say("Started an in-process mock server at %s/api with business %s (number %s)", api.URL, acct.BusinessID, acct.PhoneNumber)
+	c := client.New(acct.APIKey, voiceagent.WithBaseURL(srv.BaseURL))
+	out.say("Started an in-process mock server at %s with business %s (number %s)", srv.BaseURL, acct.BusinessID, acct.PhoneNumber)
 
 	rv := &receiver{out: out}
 	hs := httptest.NewServer(rv)
