@@ -488,9 +488,9 @@ func errCode(e *runs.TouchError) string {
 	return e.Code
 }
 
-// name is a touch's target name, else its number.
+// name is the first name of a touch's target, else its number.
 func name(n *string, phone string) string {
-	if n == nil {
+	if n == nil || strings.TrimSpace(*n) == "" {
 		return phone
 	}
 	return strings.Fields(*n)[0]
