@@ -149,4 +149,3 @@ func BenchmarkScale(b *testing.B) {
 		}
 	}
 }
-
