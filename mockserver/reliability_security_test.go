@@ -155,7 +155,10 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 		secrets = append(secrets, strings.TrimPrefix(k, keyPrefix)[keyShownLen-len(keyPrefix):]) // the part never shown
 	}
 
-	check := func(name string, mu interface{ Lock(); Unlock() }, v any) {
+	check := func(name string, mu interface {
+		Lock()
+		Unlock()
+	}, v any) {
 		mu.Lock()
 		defer mu.Unlock()
 		findStrings(reflect.ValueOf(v), secrets, func(path, _ string) {
