@@ -1,12 +1,21 @@
 package mockserver
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -171,4 +180,150 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 	check("the usage log", &srv.usage.mu, srv.usage.t)
 	check("the rate limits", &srv.limits.mu, srv.limits.buckets)
 	check("the fault rules", &srv.faults.mu, srv.faults.rules)
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers (a logger).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestSecretsAndCustomHeaderValuesNeverShow runs a subscription's life
+// (create with custom headers, update, rotate the secret, deliveries,
+// replay, reads, delete) on a server logging at debug level, records every
+// answer, and checks that custom header values appear in no answer and no
+// log, and signing secrets only in the answer that made each (create,
+// rotate): not in reads, the journal, the usage log, the delivery log or
+// the server's log. The receiver gets both, so they are in use.
+func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	s := New(WithRateLimits(false), WithStartTime(afternoonET),
+		WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	t.Cleanup(s.Close)
+	type answer struct{ name, body string }
+	var mu sync.Mutex
+	var answers []answer
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, r)
+		mu.Lock()
+		var hdr strings.Builder
+		_ = rec.Header().Write(&hdr)
+		answers = append(answers, answer{r.Method + " " + r.URL.String(), hdr.String() + rec.Body.String()})
+		mu.Unlock()
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	t.Cleanup(hs.Close)
+	api, admin := hs.URL+"/api", hs.URL+"/_mock"
+
+	var received syncBuffer
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.Header.Write(&received)
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(recv.Close)
+
+	acct, err := s.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	key := bearer(acct.APIKey)
+	custom := []string{"cust0m-Sentinel-A", "cust0m-Sentinel-B", "cust0m-Sentinel-C"}
+
+	created := rawDo(t, http.MethodPost, api+"/v1/webhooks", `{"business_id":"`+acct.BusinessID+`","webhook_url":"`+recv.URL+`",`+
+		`"events":["lead.created","sms.received"],"custom_headers":{"X-Crm-Token":"`+custom[0]+`","Authorization":"Bearer `+custom[1]+`"}}`, key...)
+	require.Equal(t, http.StatusCreated, created.status, "%s", created.body)
+	id, secrets := created.json["id"].(string), []string{created.json["secret"].(string)}
+	up := rawDo(t, http.MethodPost, api+"/v1/webhooks", `{"id":"`+id+`","business_id":"`+acct.BusinessID+`","webhook_url":"`+recv.URL+`",`+
+		`"custom_headers":{"X-Crm-Token":null,"X-Other":"`+custom[2]+`"}}`, key...)
+	require.Equal(t, http.StatusOK, up.status, "%s", up.body)
+	_, err = s.InboundSMS(acct.PhoneNumber, "+15551238001", "Hello there")
+	require.NoError(t, err)
+	rotated := rawDo(t, http.MethodPost, api+"/v1/webhooks/rotate-secret", `{"id":"`+id+`"}`, key...)
+	require.Equal(t, http.StatusOK, rotated.status, "%s", rotated.body)
+	secrets = append(secrets, rotated.json["secret"].(string))
+	_, err = s.InboundSMS(acct.PhoneNumber, "+15551238002", "Hello again")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.Len(t, s.WaitDeliveryCount(ctx, 4, DeliveryFilter{Status: DeliverySucceeded}.Match), 4)
+	for _, path := range []string{"/v1/webhooks", "/v1/webhooks?id=" + id, "/v1/events", "/v1/usage"} {
+		require.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, api+path, "", key...).status, path)
+	}
+	replay := rawDo(t, http.MethodPost, api+"/v1/events/replay", `{"since":"2000-01-01T00:00:00Z"}`, key...)
+	require.Equal(t, http.StatusOK, replay.status, "%s", replay.body)
+	require.Len(t, s.WaitDeliveryCount(ctx, 8, DeliveryFilter{Status: DeliverySucceeded}.Match), 8)
+	for _, path := range []string{"/deliveries", "/requests"} {
+		require.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, admin+path, "").status, path)
+	}
+	require.Equal(t, http.StatusOK, rawDo(t, http.MethodDelete, api+"/v1/webhooks?id="+id, "", key...).status)
+
+	// In use: the receiver got the custom values and signatures it can check.
+	got := received.String()
+	// (The update named X-Crm-Token with null, which keeps its value, and
+	// left Authorization out, which drops it.)
+	for _, v := range []string{custom[0], custom[2]} {
+		assert.Contains(t, got, v, "the receiver gets the custom header")
+	}
+
+	never := append(slices.Clone(custom), secrets...)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range answers {
+		for _, v := range never {
+			if (strings.HasSuffix(a.body, string(created.body)) || strings.Contains(a.name, "rotate-secret")) && strings.HasPrefix(v, "whsec_") {
+				continue // the answer that made a secret shows it, once
+			}
+			assert.NotContains(t, a.body, v, "the answer to %s", a.name)
+		}
+	}
+	assert.Contains(t, string(created.body), secrets[0])
+	journal, _ := json.Marshal(s.Requests(nil))
+	deliveries, _ := json.Marshal(s.Deliveries(DeliveryFilter{}))
+	entries, _ := s.usage.page(acct.UserID, pageQuery{limit: 500}, nil)
+	usage, _ := json.Marshal(entries)
+	require.Contains(t, logs.String(), `"msg":"mockserver request"`, "the server logs requests at debug level")
+	for name, text := range map[string]string{"journal": string(journal), "delivery log": string(deliveries), "usage log": string(usage), "server log": logs.String()} {
+		for _, v := range never {
+			assert.NotContains(t, text, v, "the %s", name)
+		}
+	}
+}
+
+// TestWebhooksReachNoHostOutsideLoopback: a subscription may name an
+// https receiver anywhere, but unless the server runs with
+// WithExternalWebhooks(true) its deliveries fail at once, without a
+// connection, and say why.
+func TestWebhooksReachNoHostOutsideLoopback(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	r := rawDo(t, http.MethodPost, srv.URL+"/v1/webhooks", `{"business_id":"`+acct.BusinessID+`","webhook_url":"https://hooks.example.com/x","events":["lead.created"]}`, bearer(acct.APIKey)...)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	_, err := srv.InboundSMS(acct.PhoneNumber, "+15551238101", "Hi")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d := srv.WaitDeliveries(ctx, DeliveryFilter{MinAttempts: 1}.Match)
+	require.NotEmpty(t, d)
+	a := d[0].Attempts[0]
+	assert.Zero(t, a.StatusCode, "no answer: no connection was made")
+	assert.Contains(t, a.Error, "only calls loopback hosts")
+	r = rawDo(t, http.MethodPost, srv.URL+"/v1/webhooks", `{"business_id":"`+acct.BusinessID+`","webhook_url":"http://hooks.example.com/x"}`, bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusBadRequest, r.status, "plain http outside loopback is refused outright")
 }

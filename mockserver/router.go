@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -179,6 +180,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.usage.record(s, p, r, resp)
 		}
 	}
+	s.logRequest(r, &rec, start)
 	if mangled {
 		fault.apply(w, resp)
 	} else {
@@ -192,6 +194,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 const headerIdempotentReplayed = "Idempotent-Replayed"
+
+// logRequest writes a request's journal line to the WithLogger logger at
+// debug level (admin requests included): what the journal keeps, so
+// never a key (its prefix only), a body, a header value, nor a secret
+// query value.
+func (s *Server) logRequest(r *http.Request, rec *JournalEntry, start time.Time) {
+	if !s.cfg.logger.Enabled(r.Context(), slog.LevelDebug) {
+		return
+	}
+	s.cfg.logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request",
+		slog.String("request_id", rec.RequestID), slog.String("method", rec.Method), slog.String("path", rec.Path),
+		slog.String("query", rec.Query), slog.Int("status", rec.Status), slog.String("key_prefix", rec.KeyPrefix),
+		slog.Bool("replayed", rec.Replayed), slog.String("fault", rec.Fault),
+		slog.Duration("duration", time.Since(start)))
+}
 
 // handle runs the pipeline up to the encoded answer.
 func (s *Server) handle(r *http.Request, reqID string) (resp *response, rt *route, p *principal, fault *FaultRule) {
