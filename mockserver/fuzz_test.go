@@ -51,8 +51,21 @@ func checkAnswer(t *testing.T, rt *route, rec *httptest.ResponseRecorder, input 
 }
 
 // FuzzRequestBodies sends arbitrary bodies to every write route with a key
-// holding every scope: nothing may panic or answer 5xx.
+// holding every scope: nothing may panic or answer 5xx. Its corpus has
+// structured seeds for every route's body schema (fuzz_seeds_test.go).
 func FuzzRequestBodies(f *testing.F) {
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	acct, ids, err := fuzzTenant(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var writes []*route
+	for _, rt := range fuzzRoutes(s) {
+		if rt.method != http.MethodGet {
+			writes = append(writes, rt)
+		}
+	}
 	for _, seed := range []string{
 		``, `{}`, `null`, `[]`, `"x"`, `{"id": 1}`, `{"business_id": "x", "name": ""}`,
 		`{"to": "+15551230001", "agent_id": "00000000-0000-4000-8000-000000000000"}`,
@@ -67,16 +80,11 @@ func FuzzRequestBodies(f *testing.F) {
 			f.Add(uint8(i*31), seed)
 		}
 	}
-	s := New(WithRateLimits(false))
-	defer s.Close()
-	acct, err := s.NewAccount(AccountOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	var writes []*route
-	for _, rt := range fuzzRoutes(s) {
-		if rt.method != http.MethodGet {
-			writes = append(writes, rt)
+	g := newSchemaGen(f)
+	g.ids = ids
+	for i, rt := range writes {
+		for _, body := range g.bodySeeds(rt) {
+			f.Add(uint8(i), body)
 		}
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, body string) {
@@ -91,7 +99,21 @@ func FuzzRequestBodies(f *testing.F) {
 }
 
 // FuzzQueries sends arbitrary query strings to every read and delete route.
+// Its corpus has every query parameter of the API, well-formed and
+// malformed, for every such route.
 func FuzzQueries(f *testing.F) {
+	s := New(WithRateLimits(false))
+	defer s.Close()
+	acct, ids, err := fuzzTenant(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var reads []*route
+	for _, rt := range fuzzRoutes(s) {
+		if rt.method == http.MethodGet || rt.method == http.MethodDelete {
+			reads = append(reads, rt)
+		}
+	}
 	for _, seed := range []string{
 		"", "id=", "id=nope", "limit=0", "limit=101", "limit=-1", "limit=99999999999999999999",
 		"after=yesterday", "after=2026-01-01T00:00:00Z", "days=0", "days=91", "status=%00",
@@ -102,16 +124,13 @@ func FuzzQueries(f *testing.F) {
 			f.Add(uint8(i*17), seed)
 		}
 	}
-	s := New(WithRateLimits(false))
-	defer s.Close()
-	acct, err := s.NewAccount(AccountOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	var reads []*route
-	for _, rt := range fuzzRoutes(s) {
-		if rt.method == http.MethodGet || rt.method == http.MethodDelete {
-			reads = append(reads, rt)
+	structured := querySeeds(ids)
+	for i, rt := range reads {
+		for _, q := range structured {
+			if rt.method == http.MethodDelete && !strings.HasPrefix(q, "id=") {
+				continue // a delete reads only id
+			}
+			f.Add(uint8(i), q)
 		}
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, query string) {

@@ -327,3 +327,45 @@ func TestWebhooksReachNoHostOutsideLoopback(t *testing.T) {
 	r = rawDo(t, http.MethodPost, srv.URL+"/v1/webhooks", `{"business_id":"`+acct.BusinessID+`","webhook_url":"http://hooks.example.com/x"}`, bearer(acct.APIKey)...)
 	assert.Equal(t, http.StatusBadRequest, r.status, "plain http outside loopback is refused outright")
 }
+
+// TestEveryRouteRefusesBodiesOverTheLimit sends a body one byte over 1 MiB
+// to every route that reads one (every method but GET: API routes of each
+// authentication, the admin API too), with and without credentials: 413
+// payload_too_large in the error format, before anything else runs.
+func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
+	t.Parallel()
+	s := New(WithRateLimits(false))
+	t.Cleanup(s.Close)
+	acct, err := s.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	big := strings.Repeat("x", DefaultMaxBodyBytes+1)
+	classes := map[string]int{}
+	for _, methods := range s.routes {
+		for _, rt := range methods {
+			if rt.method == http.MethodGet {
+				continue
+			}
+			classes[fmt.Sprint(rt.auth)]++
+			for _, creds := range []bool{false, true} {
+				req := httptest.NewRequest(rt.method, rt.path, strings.NewReader(big))
+				if creds {
+					req.Header.Set("Authorization", "Bearer "+acct.APIKey)
+					req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+				}
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				what := fmt.Sprintf("%s %s (credentials %v)", rt.method, rt.path, creds)
+				assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, what)
+				var env struct {
+					Error struct{ Code, Message string } `json:"error"`
+				}
+				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &env), what)
+				assert.Equal(t, codePayloadTooLarge, env.Error.Code, what)
+				assert.Contains(t, env.Error.Message, "1048576", what)
+			}
+		}
+	}
+	for _, mode := range []authMode{authKey, authSession, authNone, authAdmin} {
+		assert.Positive(t, classes[fmt.Sprint(mode)], "a body-reading route of auth mode %d was tried", mode)
+	}
+}
