@@ -332,7 +332,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // queryParams are the query parameters the API reads, and values for each
 // (well-formed ones naming real records; malformed ones).
 func queryParams(ids seedIDs) map[string][]string {
-	id := func(kind string) []string { return []string{ids[kind], "00000000-0000-4000-8000-000000000000", "nope", "%00"} }
+	id := func(kind string) []string {
+		return []string{ids[kind], "00000000-0000-4000-8000-000000000000", "nope", "%00"}
+	}
 	return map[string][]string{
 		"id": id("lead"), "business_id": id("business"), "agent_id": id("agent"), "lead_id": id("lead"),
 		"partnerId": id("partner"), "businessId": id("business"), "leadId": id("lead"), "subscription_id": id("webhook"),
