@@ -35,6 +35,9 @@ const (
 	userAgentPrefix        = "voiceagent-go/"
 )
 
+// userAgent is the SDK's User-Agent.
+const userAgent = userAgentPrefix + Version
+
 // HeaderShouldRetry "false" on an answer tells the SDK not to retry it (for
 // example signup's 503 provisioning_failed: the account exists).
 const HeaderShouldRetry = "X-Voiceagent-Should-Retry"
@@ -89,7 +92,8 @@ func (b *Backend) Do(ctx context.Context, method, path string, query, body, out 
 		}
 	}
 
-	resp, err := b.retryClient(ctx, &cfg, path).Do(req)
+	rc, attempts := b.retryClient(ctx, &cfg, path)
+	resp, err := rc.Do(req)
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -100,7 +104,7 @@ func (b *Backend) Do(ctx context.Context, method, path string, query, body, out 
 		return fmt.Errorf("voiceagent: %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	data, err := attempts.answer(resp)
 	if cfg.ResponseInto != nil {
 		*cfg.ResponseInto = resp
 	}
@@ -132,7 +136,7 @@ func (b *Backend) setHeaders(h http.Header, cfg *RequestConfig, method string, h
 	if cfg.SessionCookie != "" {
 		h.Add("Cookie", (&http.Cookie{Name: SessionCookieName, Value: cfg.SessionCookie}).String())
 	}
-	ua := userAgentPrefix + Version
+	ua := userAgent
 	if cfg.UserAgentSuffix != "" {
 		ua += " " + cfg.UserAgentSuffix
 	}
@@ -156,13 +160,18 @@ func (b *Backend) setHeaders(h http.Header, cfg *RequestConfig, method string, h
 // retryClient is the retrying engine of one logical request. Each attempt
 // goes through an attemptTransport (whole answer read, attempt logged) and
 // carries X-Voiceagent-Retry-Count.
-func (b *Backend) retryClient(ctx context.Context, cfg *RequestConfig, path string) *retryablehttp.Client {
+func (b *Backend) retryClient(ctx context.Context, cfg *RequestConfig, path string) (*retryablehttp.Client, *attemptTransport) {
 	hc := http.DefaultClient
 	if cfg.HTTPClient != nil {
 		hc = cfg.HTTPClient
 	}
+	at := &attemptTransport{base: hc.Transport, cfg: cfg, path: path, ctx: ctx, timeout: hc.Timeout}
 	attempts := *hc // a copy: the caller's client is never changed
-	attempts.Transport = &attemptTransport{base: hc.Transport, cfg: cfg, path: path, ctx: ctx}
+	attempts.Transport = at
+	// The client's Timeout bounds each attempt in attemptTransport: left on
+	// the copy, net/http would take its slow path for a transport it does
+	// not know (a goroutine, a timer and a dozen allocations per request).
+	attempts.Timeout = 0
 	return &retryablehttp.Client{
 		HTTPClient:   &attempts,
 		RetryWaitMin: cfg.RetryWaitMin,
@@ -173,11 +182,14 @@ func (b *Backend) retryClient(ctx context.Context, cfg *RequestConfig, path stri
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 		RequestLogHook: func(_ retryablehttp.Logger, r *http.Request, attempt int) {
 			// retryablehttp shallow-copies the request between attempts, so
-			// the header map is shared with the previous attempt: replace it.
-			r.Header = r.Header.Clone()
+			// a retry's header map is shared with the previous attempt:
+			// replace it (the first attempt's is its own).
+			if attempt > 0 {
+				r.Header = r.Header.Clone()
+			}
 			r.Header.Set(HeaderRetryCount, strconv.Itoa(attempt))
 		},
-	}
+	}, at
 }
 
 // attemptTransport performs one attempt of a logical request. It reads the
@@ -190,6 +202,13 @@ type attemptTransport struct {
 	cfg  *RequestConfig
 	path string
 	ctx  context.Context
+	// timeout bounds one attempt, answer read included (the caller's
+	// http.Client.Timeout; 0: none).
+	timeout time.Duration
+	// last and lastData are the last answer read whole, so that Do takes
+	// its bytes instead of reading them again (net/http may wrap the body).
+	last     *http.Response
+	lastData []byte
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -201,11 +220,16 @@ func (t *attemptTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err := r.Context().Err(); err != nil {
 		return nil, err // an ended context sends nothing, whatever the transport
 	}
+	if t.timeout > 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), t.timeout)
+		defer cancel() // the answer is read whole before RoundTrip returns
+		r = r.WithContext(ctx)
+	}
 	start := time.Now()
 	resp, err := base.RoundTrip(r)
 	if err == nil {
 		var data []byte
-		data, err = io.ReadAll(resp.Body)
+		data, err = readAll(resp.Body, resp.ContentLength)
 		resp.Body.Close()
 		if err != nil {
 			err = fmt.Errorf("reading the answer (status %d): %w", resp.StatusCode, err)
@@ -213,10 +237,30 @@ func (t *attemptTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		} else {
 			resp.Body = io.NopCloser(bytes.NewReader(data))
 			resp.ContentLength = int64(len(data))
+			t.last, t.lastData = resp, data
 		}
 	}
 	t.log(r, resp, err, time.Since(start))
 	return resp, err
+}
+
+// answer returns the bytes of the final answer: those the last attempt
+// read, or what is left to read when another transport answered.
+func (t *attemptTransport) answer(resp *http.Response) ([]byte, error) {
+	if resp == t.last {
+		return t.lastData, nil
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// readAll reads r to the end, in one allocation when the length is known.
+func readAll(r io.Reader, length int64) ([]byte, error) {
+	if length < 0 || length > 1<<26 {
+		return io.ReadAll(r)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, length+1)) // +1: EOF without growing
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // CloseIdleConnections deliberately does nothing: see attemptTransport.
@@ -340,6 +384,9 @@ func buildURL(base, path string, q any) (string, error) {
 	}
 	if len(vals) == 0 {
 		return u, nil
+	}
+	if !strings.ContainsAny(u, "?#") {
+		return u + "?" + vals.Encode(), nil // the common case: nothing to merge
 	}
 	parsed, err := url.Parse(u)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -331,6 +332,35 @@ func TestWithTimeoutBoundsTheLogicalRequest(t *testing.T) {
 	b := f.backend(WithTimeout(time.Nanosecond))
 	require.Error(t, b.Do(context.Background(), http.MethodGet, "/v1/things", nil, nil, nil))
 	require.NoError(t, b.Do(context.Background(), http.MethodGet, "/v1/things", nil, nil, nil, WithTimeout(0)))
+}
+
+func TestTheHTTPClientTimeoutBoundsEachAttempt(t *testing.T) {
+	t.Parallel()
+	var hung atomic.Int32
+	hangOnce := func(r *http.Request) (*http.Response, error) {
+		if hung.Add(1) == 1 {
+			<-r.Context().Done() // the first attempt never answers
+			return nil, r.Context().Err()
+		}
+		return httpmock.NewStringResponse(http.StatusOK, `{"ok":true}`), nil
+	}
+	f := newFakeAPI(t, hangOnce)
+	hc := &http.Client{Transport: f.mt, Timeout: 30 * time.Millisecond}
+	var out struct{ OK bool }
+	err := f.backend(WithHTTPClient(hc), WithMaxRetries(1)).Do(context.Background(), http.MethodGet, "/v1/things", nil, nil, &out)
+	require.NoError(t, err, "the attempt that timed out is retried")
+	assert.True(t, out.OK)
+	assert.Equal(t, 2, f.calls())
+	assert.Equal(t, 30*time.Millisecond, hc.Timeout, "the caller's client is not changed")
+
+	f = newFakeAPI(t, func(r *http.Request) (*http.Response, error) {
+		<-r.Context().Done()
+		return nil, r.Context().Err()
+	})
+	hc = &http.Client{Transport: f.mt, Timeout: 10 * time.Millisecond}
+	err = f.backend(WithHTTPClient(hc), WithMaxRetries(2)).Do(context.Background(), http.MethodGet, "/v1/things", nil, nil, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, 3, f.calls(), "every attempt is bounded, and retried")
 }
 
 func TestPerCallOptionsOverrideTheClientWithoutChangingIt(t *testing.T) {

@@ -29,7 +29,10 @@
 // logical request (the same key on every attempt) unless the caller supplies
 // one with [WithIdempotencyKey]. Each attempt carries X-Voiceagent-Retry-Count.
 // Cancelling the context stops waiting and retrying at once. Each logical
-// request has an overall timeout (60 seconds by default, [WithTimeout]).
+// request has an overall timeout (60 seconds by default, [WithTimeout]); the
+// Timeout of an http.Client given with [WithHTTPClient] bounds each attempt
+// (connection, request and the whole answer), and an attempt that runs out
+// of it is retried like a dropped connection.
 //
 // # Rate limits
 //

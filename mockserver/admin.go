@@ -202,5 +202,8 @@ func (s *Server) adminClearFaults(rc *reqCtx) (any, error) {
 // AddFault installs a fault injection rule and returns it with its id.
 func (s *Server) AddFault(f FaultRule) FaultRule { return s.faults.add(f) }
 
+// Faults returns the fault injection rules, with how often each fired.
+func (s *Server) Faults() []FaultRule { return s.faults.list() }
+
 // ClearFaults removes every fault injection rule.
 func (s *Server) ClearFaults() { s.faults.reset() }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -72,12 +73,12 @@ func (s *Server) getAgents(rc *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []map[string]any{}
+	out := []agentListView{}
 	rc.st.Agents.Scan(owners, zeroTime, func(a *store.Agent) bool {
 		out = append(out, agentListItem(a))
 		return true
 	})
-	return map[string]any{"agents": out}, nil
+	return listAnswer[agentListView]{key: "agents", items: out}, nil
 }
 
 func (s *Server) createAgent(rc *reqCtx) (any, error) {
@@ -295,36 +296,87 @@ func (s *Server) syncAssistant(st *store.Store, a *store.Agent) {
 	as.VendorConfig = maps.Clone(a.VendorConfig)
 }
 
+// agentListView is an agent in GET /v1/agents; it writes its own JSON.
+type agentListView struct{ agentFields }
+
+// agentFields are the members of an agent's list form. (The detail view
+// embeds these, not agentListView, so that it does not inherit the list
+// view's appendJSON.)
+type agentFields struct {
+	ID                string  `json:"id"`
+	Name              string  `json:"name"`
+	BusinessID        string  `json:"business_id"`
+	VendorAssistantID string  `json:"vendor_assistant_id"`
+	PhoneNumber       *string `json:"phone_number"`
+	Status            string  `json:"status"`
+	CreatedAt         stamp   `json:"created_at"`
+}
+
+// agentDetailView is an agent in GET /v1/agents?id=.
+type agentDetailView struct {
+	agentFields
+	Prompts             map[string]any `json:"prompts"`
+	Voice               store.Voice    `json:"voice"`
+	VoiceCatalogID      *string        `json:"voice_catalog_id"`
+	Model               store.Model    `json:"model"`
+	FirstMessage        string         `json:"first_message"`
+	Metadata            map[string]any `json:"metadata"`
+	MaxDuration         float64        `json:"max_duration"`
+	VendorConfig        map[string]any `json:"vendor_config"`
+	TransferEnabled     bool           `json:"transfer_enabled"`
+	TransferPhoneNumber *string        `json:"transfer_phone_number"`
+	LeadCollection      bool           `json:"lead_collection"`
+	UpdatedAt           stamp          `json:"updated_at"`
+}
+
+func (v agentListView) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, v.ID)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, v.Name)
+	b = append(b, `,"business_id":`...)
+	b = appendJSONString(b, v.BusinessID)
+	b = append(b, `,"vendor_assistant_id":`...)
+	b = appendJSONString(b, v.VendorAssistantID)
+	b = append(b, `,"phone_number":`...)
+	b = appendNullString(b, v.PhoneNumber)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, v.Status)
+	b = append(b, `,"created_at":`...)
+	b = appendJSONTime(b, time.Time(v.CreatedAt))
+	return append(b, '}')
+}
+
 // agentListItem is an agent in GET /v1/agents.
-func agentListItem(a *store.Agent) map[string]any {
-	return map[string]any{
-		"id": a.ID, "name": a.Name, "business_id": a.Owner,
-		"vendor_assistant_id": a.VendorAssistantID, "phone_number": nullable(a.PhoneNumber),
-		"status": a.Status, "created_at": a.CreatedAt,
-	}
+func agentListItem(a *store.Agent) agentListView {
+	return agentListView{agentFields{
+		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
+		PhoneNumber: strp(a.PhoneNumber), Status: a.Status, CreatedAt: stamp(a.CreatedAt),
+	}}
 }
 
 // agentDetail is an agent in GET /v1/agents?id=. The inbound prompt is read
 // from the voice provider, as the real service does.
-func agentDetail(a *store.Agent) map[string]any {
-	v := agentListItem(a)
-	v["prompts"] = map[string]any{
-		"inbound":  map[string]any{"prompt": a.InboundPrompt, "llm": a.Model},
-		"outbound": map[string]any{"prompt": nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": nullable(a.OutboundFirstMessage)},
-		"sms":      map[string]any{"prompt": nullable(a.SMSPrompt), "llm": orDefault(a.SMSLLM, a.Model)},
+func agentDetail(a *store.Agent) agentDetailView {
+	return agentDetailView{
+		agentFields: agentListItem(a).agentFields,
+		Prompts: map[string]any{
+			"inbound":  map[string]any{"prompt": a.InboundPrompt, "llm": a.Model},
+			"outbound": map[string]any{"prompt": nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": nullable(a.OutboundFirstMessage)},
+			"sms":      map[string]any{"prompt": nullable(a.SMSPrompt), "llm": orDefault(a.SMSLLM, a.Model)},
+		},
+		Voice:               a.Voice,
+		VoiceCatalogID:      strp(a.VoiceCatalogID),
+		Model:               a.Model,
+		FirstMessage:        a.FirstMessage,
+		Metadata:            maps.Clone(a.Metadata),
+		MaxDuration:         a.MaxDuration,
+		VendorConfig:        maps.Clone(a.VendorConfig),
+		TransferEnabled:     a.TransferEnabled,
+		TransferPhoneNumber: strp(a.TransferPhoneNumber),
+		LeadCollection:      a.LeadCollection,
+		UpdatedAt:           stamp(a.UpdatedAt),
 	}
-	v["voice"] = a.Voice
-	v["voice_catalog_id"] = nullable(a.VoiceCatalogID)
-	v["model"] = a.Model
-	v["first_message"] = a.FirstMessage
-	v["metadata"] = maps.Clone(a.Metadata)
-	v["max_duration"] = a.MaxDuration
-	v["vendor_config"] = maps.Clone(a.VendorConfig)
-	v["transfer_enabled"] = a.TransferEnabled
-	v["transfer_phone_number"] = nullable(a.TransferPhoneNumber)
-	v["lead_collection"] = a.LeadCollection
-	v["updated_at"] = a.UpdatedAt
-	return v
 }
 
 func orDefault(v any, def any) any {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 )
 
 // Error codes (spec section 7 and the mock's additions).
@@ -96,11 +97,22 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
+	// pooled, when set, is the pooled buffer body lives in: the pipeline
+	// hands it back (free) once the answer is written.
+	pooled *[]byte
+}
+
+// free hands a pooled body's buffer back; the body must not be used after.
+func (r *response) free() {
+	if r.pooled != nil {
+		releaseBuffer(r.pooled)
+		r.pooled, r.body = nil, nil
+	}
 }
 
 // withHeader returns a copy of the answer with h added to its headers.
 func (r *response) withHeader(h http.Header) *response {
-	c := &response{status: r.status, header: r.header.Clone(), body: r.body}
+	c := &response{status: r.status, header: r.header.Clone(), body: r.body, pooled: r.pooled}
 	if c.header == nil {
 		c.header = http.Header{}
 	}
@@ -144,16 +156,66 @@ func errorResponse(e *apiError) *response {
 	return &response{status: e.status, header: h, body: body}
 }
 
-// encodeJSON encodes v without HTML escaping and with a trailing newline.
+// encodeJSON encodes v without HTML escaping and with a trailing newline;
+// a view that writes its own JSON (jsonAppender) does so. The encoding
+// happens in a pooled buffer and the answer is an exact-size copy, so an
+// answer costs one allocation of its own size instead of the garbage of a
+// buffer grown by doubling.
 func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	bp := encodeBuffers.Get().(*[]byte)
+	defer releaseBuffer(bp)
+	b, err := encodeInto(bp, v)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(b), nil
 }
+
+// encodePooled is encodeJSON without the copy: the answer lives in a
+// pooled buffer that the caller hands back with releaseBuffer once the
+// answer is written (GET answers, which nothing keeps).
+func encodePooled(v any) ([]byte, *[]byte, error) {
+	bp := encodeBuffers.Get().(*[]byte)
+	b, err := encodeInto(bp, v)
+	if err != nil {
+		releaseBuffer(bp)
+		return nil, nil, err
+	}
+	return b, bp, nil
+}
+
+// encodeInto encodes v into the buffer *bp (growing it as needed) and
+// returns the encoding.
+func encodeInto(bp *[]byte, v any) ([]byte, error) {
+	var b []byte
+	if a, ok := v.(jsonAppender); ok {
+		b = append(a.appendJSON((*bp)[:0]), '\n')
+	} else {
+		buf := bytes.NewBuffer((*bp)[:0])
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		b = buf.Bytes()
+	}
+	*bp = b[:0]
+	return b, nil
+}
+
+// releaseBuffer returns an encoding buffer to the pool (unless it grew too
+// big to keep).
+func releaseBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledBuffer {
+		encodeBuffers.Put(bp)
+	}
+}
+
+// maxPooledBuffer bounds the encoding buffers kept for reuse (a page of
+// 100 leads takes about 45 KiB).
+const maxPooledBuffer = 256 << 10
+
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // writeResponse writes a finished answer.
 func writeResponse(w http.ResponseWriter, resp *response) {

@@ -29,8 +29,10 @@ const (
 // default derived from the status) without running the handler; Drop closes
 // the connection without an answer (before the handler runs, or after it
 // when After is set: the work happens and the answer is lost); Truncate sends
-// the handler's answer cut in half and closes the connection. Answers made up
-// by a fault are never remembered for idempotency replays.
+// the handler's answer cut in half and closes the connection. A 429 answer
+// carries Retry-After: 1 unless RetryAfter says otherwise (0 lets a test's
+// client retry at once); RetryAfter also adds the header to other statuses.
+// Answers made up by a fault are never remembered for idempotency replays.
 //
 // Other targets make a simulated dependency fail while the handler runs: the
 // handler turns the failure into the answer the real service gives (for
@@ -49,7 +51,9 @@ type FaultRule struct {
 	Truncate    bool    `json:"truncate,omitempty"`
 	Probability float64 `json:"probability,omitempty"`
 	Times       int     `json:"times,omitempty"`
-	Fired       int     `json:"fired"`
+	// RetryAfter is the Retry-After of the answer, in seconds.
+	RetryAfter *int `json:"retry_after,omitempty"`
+	Fired      int  `json:"fired"`
 }
 
 type faultSet struct {
@@ -172,7 +176,10 @@ func (f *FaultRule) asError() *apiError {
 		msg = "injected fault " + f.ID
 	}
 	e := newError(status, code, msg)
-	if status == http.StatusTooManyRequests {
+	switch {
+	case f.RetryAfter != nil:
+		e.header = http.Header{"Retry-After": {strconv.Itoa(*f.RetryAfter)}}
+	case status == http.StatusTooManyRequests:
 		e.header = http.Header{"Retry-After": {"1"}}
 	}
 	return e

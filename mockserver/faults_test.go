@@ -145,3 +145,31 @@ func TestDroppedAndTruncatedAnswersAreJournaled(t *testing.T) {
 	assert.Equal(t, "truncated", e[1].Fault)
 	assert.Equal(t, 200, e[1].Status)
 }
+
+func TestFaultRetryAfter(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	r := rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"path":"/v1/numbers","status":429,"times":1}`)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	got := rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
+	assert.Equal(t, http.StatusTooManyRequests, got.status)
+	assert.Equal(t, "rate_limited", got.code())
+	assert.Equal(t, "1", got.header.Get("Retry-After"), "a 429 says when to retry")
+
+	for _, c := range []struct {
+		body, want string
+	}{
+		{`{"path":"/v1/numbers","status":429,"retry_after":0,"times":1}`, "0"},
+		{`{"path":"/v1/numbers","status":503,"retry_after":7,"times":1}`, "7"},
+		{`{"path":"/v1/numbers","status":502,"times":1}`, ""},
+	} {
+		r := rawDo(t, http.MethodPost, srv.AdminURL+"/faults", c.body)
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		got := rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
+		assert.Equal(t, c.want, got.header.Get("Retry-After"), c.body)
+	}
+	assert.Equal(t, http.StatusBadRequest, rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"status":429,"retry_after":-1}`).status)
+	for _, f := range srv.Faults() {
+		assert.Equal(t, 1, f.Fired, f.ID)
+	}
+}

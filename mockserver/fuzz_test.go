@@ -30,6 +30,24 @@ func fuzzRoutes(s *Server) []*route {
 	return out
 }
 
+// fuzzSetup is a fuzz target's server (closed when the target ends), its
+// tenant with one record of each kind, and the API routes it picks from.
+func fuzzSetup(f *testing.F, keep func(*route) bool) (*Server, *Account, seedIDs, []*route) {
+	s := New(WithRateLimits(false))
+	f.Cleanup(s.Close)
+	acct, ids, err := fuzzTenant(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var routes []*route
+	for _, rt := range fuzzRoutes(s) {
+		if keep(rt) {
+			routes = append(routes, rt)
+		}
+	}
+	return s, acct, ids, routes
+}
+
 // checkAnswer fails unless the answer is below 500 (or a documented 5xx)
 // and, for errors, in the API's error format.
 func checkAnswer(t *testing.T, rt *route, rec *httptest.ResponseRecorder, input string) {
@@ -51,8 +69,10 @@ func checkAnswer(t *testing.T, rt *route, rec *httptest.ResponseRecorder, input 
 }
 
 // FuzzRequestBodies sends arbitrary bodies to every write route with a key
-// holding every scope: nothing may panic or answer 5xx.
+// holding every scope: nothing may panic or answer 5xx. Its corpus has
+// structured seeds for every route's body schema (fuzz_seeds_test.go).
 func FuzzRequestBodies(f *testing.F) {
+	s, acct, ids, writes := fuzzSetup(f, func(rt *route) bool { return rt.method != http.MethodGet })
 	for _, seed := range []string{
 		``, `{}`, `null`, `[]`, `"x"`, `{"id": 1}`, `{"business_id": "x", "name": ""}`,
 		`{"to": "+15551230001", "agent_id": "00000000-0000-4000-8000-000000000000"}`,
@@ -67,16 +87,11 @@ func FuzzRequestBodies(f *testing.F) {
 			f.Add(uint8(i*31), seed)
 		}
 	}
-	s := New(WithRateLimits(false))
-	defer s.Close()
-	acct, err := s.NewAccount(AccountOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	var writes []*route
-	for _, rt := range fuzzRoutes(s) {
-		if rt.method != http.MethodGet {
-			writes = append(writes, rt)
+	g := newSchemaGen(f)
+	g.ids = ids
+	for i, rt := range writes {
+		for _, body := range g.bodySeeds(rt) {
+			f.Add(uint8(i), body)
 		}
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, body string) {
@@ -91,7 +106,12 @@ func FuzzRequestBodies(f *testing.F) {
 }
 
 // FuzzQueries sends arbitrary query strings to every read and delete route.
+// Its corpus has every query parameter of the API, well-formed and
+// malformed, for every such route.
 func FuzzQueries(f *testing.F) {
+	s, acct, ids, reads := fuzzSetup(f, func(rt *route) bool {
+		return rt.method == http.MethodGet || rt.method == http.MethodDelete
+	})
 	for _, seed := range []string{
 		"", "id=", "id=nope", "limit=0", "limit=101", "limit=-1", "limit=99999999999999999999",
 		"after=yesterday", "after=2026-01-01T00:00:00Z", "days=0", "days=91", "status=%00",
@@ -102,16 +122,13 @@ func FuzzQueries(f *testing.F) {
 			f.Add(uint8(i*17), seed)
 		}
 	}
-	s := New(WithRateLimits(false))
-	defer s.Close()
-	acct, err := s.NewAccount(AccountOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	var reads []*route
-	for _, rt := range fuzzRoutes(s) {
-		if rt.method == http.MethodGet || rt.method == http.MethodDelete {
-			reads = append(reads, rt)
+	structured := querySeeds(ids)
+	for i, rt := range reads {
+		for _, q := range structured {
+			if rt.method == http.MethodDelete && !strings.HasPrefix(q, "id=") {
+				continue // a delete reads only id
+			}
+			f.Add(uint8(i), q)
 		}
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, query string) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -273,8 +274,8 @@ func (s *Server) getLeads(rc *reqCtx) (any, error) {
 			(phone == "" || (l.Phone != nil && *l.Phone == phone)) &&
 			(email == "" || (l.Email != nil && strings.EqualFold(*l.Email, email)))
 	}
-	view := func(l *store.Lead) map[string]any { return leadListItem(rc.st, l) }
-	var items []map[string]any
+	view := func(l *store.Lead) leadListView { return leadListItem(rc.st, l) }
+	var items []leadListView
 	var more bool
 	if phone != "" || email != "" {
 		// Exact lookups read the index, not the table.
@@ -290,7 +291,7 @@ func (s *Server) getLeads(rc *reqCtx) (any, error) {
 	} else {
 		items, more = listPage(rc.st.Leads, owners, pq, match, view)
 	}
-	return map[string]any{"leads": items, "has_more": more}, nil
+	return pageAnswer[leadListView]{key: "leads", items: items, more: more}, nil
 }
 
 // pageOf pages a small candidate set (from an index) like listPage does a
@@ -349,32 +350,124 @@ func (s *Server) updateLead(rc *reqCtx) (any, error) {
 	return leadDetail(rc.st, l), nil
 }
 
-// leadListItem is a lead in GET /v1/leads: the spec's list form.
-func leadListItem(st *store.Store, l *store.Lead) map[string]any {
-	var agentName any
-	if a, ok := st.Agents.Get(l.AgentID); ok {
-		agentName = a.Name
-	}
-	return map[string]any{
-		"id": l.ID, "name": l.Name, "first_name": l.FirstName, "last_name": l.LastName,
-		"email": l.Email, "phone": l.Phone, "status": l.Status, "source": l.Source,
-		"agent_id": nullable(l.AgentID), "agent_name": agentName, "business_id": l.Owner,
-		"created_at": l.CreatedAt, "updated_at": l.UpdatedAt,
-	}
+// leadListView is a lead in GET /v1/leads: the spec's list form. It writes
+// its own JSON (see jsonview.go).
+type leadListView struct {
+	ID         string  `json:"id"`
+	Name       *string `json:"name"`
+	FirstName  *string `json:"first_name"`
+	LastName   *string `json:"last_name"`
+	Email      *string `json:"email"`
+	Phone      *string `json:"phone"`
+	Status     string  `json:"status"`
+	Source     *string `json:"source"`
+	AgentID    *string `json:"agent_id"`
+	AgentName  *string `json:"agent_name"`
+	BusinessID string  `json:"business_id"`
+	CreatedAt  stamp   `json:"created_at"`
+	UpdatedAt  stamp   `json:"updated_at"`
 }
 
-// leadDetail is a lead in GET /v1/leads?id=, PATCH answers and lead events:
-// the list form, the spec's detail fields, and the mock's score,
-// interaction_count, intent and last_contact_at.
-func leadDetail(st *store.Store, l *store.Lead) map[string]any {
-	v := leadListItem(st, l)
-	v["zip"], v["address"], v["city"], v["state"] = l.Zip, l.Address, l.City, l.State
-	v["source_url"], v["source_page"] = l.SourceURL, l.SourcePage
-	v["notes"], v["message"] = l.Notes, l.Message
-	v["event_date"], v["event_type"] = l.EventDate, l.EventType
-	v["score"] = l.Score
-	v["interaction_count"] = l.Interactions
-	v["intent"] = l.Intent
-	v["last_contact_at"] = l.LastContactAt
+// leadDetailView is a lead in GET /v1/leads?id=, PATCH answers and lead
+// events: the list form, the spec's detail fields, and the mock's score,
+// interaction_count, intent and last_contact_at. It has an appendJSON of
+// its own (it must: it would otherwise inherit the list form's).
+type leadDetailView struct {
+	leadListView
+	Zip              *string `json:"zip"`
+	Address          *string `json:"address"`
+	City             *string `json:"city"`
+	State            *string `json:"state"`
+	SourceURL        *string `json:"source_url"`
+	SourcePage       *string `json:"source_page"`
+	Notes            *string `json:"notes"`
+	Message          *string `json:"message"`
+	EventDate        *string `json:"event_date"`
+	EventType        *string `json:"event_type"`
+	Score            int     `json:"score"`
+	InteractionCount int     `json:"interaction_count"`
+	Intent           *string `json:"intent"`
+	LastContactAt    *stamp  `json:"last_contact_at"`
+}
+
+// appendFields appends the members of the list form, without braces.
+func (v *leadListView) appendFields(b []byte) []byte {
+	b = append(b, `"id":`...)
+	b = appendJSONString(b, v.ID)
+	b = append(b, `,"name":`...)
+	b = appendNullString(b, v.Name)
+	b = append(b, `,"first_name":`...)
+	b = appendNullString(b, v.FirstName)
+	b = append(b, `,"last_name":`...)
+	b = appendNullString(b, v.LastName)
+	b = append(b, `,"email":`...)
+	b = appendNullString(b, v.Email)
+	b = append(b, `,"phone":`...)
+	b = appendNullString(b, v.Phone)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, v.Status)
+	b = append(b, `,"source":`...)
+	b = appendNullString(b, v.Source)
+	b = append(b, `,"agent_id":`...)
+	b = appendNullString(b, v.AgentID)
+	b = append(b, `,"agent_name":`...)
+	b = appendNullString(b, v.AgentName)
+	b = append(b, `,"business_id":`...)
+	b = appendJSONString(b, v.BusinessID)
+	b = append(b, `,"created_at":`...)
+	b = appendJSONTime(b, time.Time(v.CreatedAt))
+	b = append(b, `,"updated_at":`...)
+	return appendJSONTime(b, time.Time(v.UpdatedAt))
+}
+
+func (v leadListView) appendJSON(b []byte) []byte {
+	b = v.appendFields(append(b, '{'))
+	return append(b, '}')
+}
+
+func (v leadDetailView) appendJSON(b []byte) []byte {
+	b = v.leadListView.appendFields(append(b, '{'))
+	for _, f := range [...]struct {
+		key string
+		v   *string
+	}{
+		{`,"zip":`, v.Zip}, {`,"address":`, v.Address}, {`,"city":`, v.City}, {`,"state":`, v.State},
+		{`,"source_url":`, v.SourceURL}, {`,"source_page":`, v.SourcePage}, {`,"notes":`, v.Notes},
+		{`,"message":`, v.Message}, {`,"event_date":`, v.EventDate}, {`,"event_type":`, v.EventType},
+	} {
+		b = appendNullString(append(b, f.key...), f.v)
+	}
+	b = append(b, `,"score":`...)
+	b = strconv.AppendInt(b, int64(v.Score), 10)
+	b = append(b, `,"interaction_count":`...)
+	b = strconv.AppendInt(b, int64(v.InteractionCount), 10)
+	b = append(b, `,"intent":`...)
+	b = appendNullString(b, v.Intent)
+	b = append(b, `,"last_contact_at":`...)
+	b = appendNullTime(b, v.LastContactAt)
+	return append(b, '}')
+}
+
+// leadListItem is a lead in GET /v1/leads.
+func leadListItem(st *store.Store, l *store.Lead) leadListView {
+	v := leadListView{
+		ID: l.ID, Name: l.Name, FirstName: l.FirstName, LastName: l.LastName,
+		Email: l.Email, Phone: l.Phone, Status: l.Status, Source: l.Source,
+		AgentID: strp(l.AgentID), BusinessID: l.Owner, CreatedAt: stamp(l.CreatedAt), UpdatedAt: stamp(l.UpdatedAt),
+	}
+	if a, ok := st.Agents.Get(l.AgentID); ok {
+		v.AgentName = &a.Name
+	}
 	return v
+}
+
+// leadDetail is a lead in GET /v1/leads?id=, PATCH answers and lead events.
+func leadDetail(st *store.Store, l *store.Lead) leadDetailView {
+	return leadDetailView{
+		leadListView: leadListItem(st, l),
+		Zip:          l.Zip, Address: l.Address, City: l.City, State: l.State,
+		SourceURL: l.SourceURL, SourcePage: l.SourcePage, Notes: l.Notes, Message: l.Message,
+		EventDate: l.EventDate, EventType: l.EventType, Score: l.Score, InteractionCount: l.Interactions,
+		Intent: l.Intent, LastContactAt: stampPtr(l.LastContactAt),
+	}
 }

@@ -118,7 +118,7 @@ func (p *outboundPoster) init(external bool) {
 					DialContext:         d.DialContext,
 					TLSClientConfig:     &tls.Config{InsecureSkipVerify: insecure}, //nolint:gosec // loopback test receivers only
 					TLSHandshakeTimeout: p.timeout,
-					MaxIdleConnsPerHost: 4,
+					MaxIdleConnsPerHost: outboundConcurrency, // one kept-alive connection per worker
 					IdleConnTimeout:     30 * time.Second,
 				},
 				Timeout: p.timeout,

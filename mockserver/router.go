@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -119,14 +120,20 @@ type reqCtx struct {
 	body      []byte
 	now       time.Time // the simulated time when the request arrived
 	clientIP  string
+	q         url.Values // the parsed query, once asked for
 }
 
-// query returns a query parameter.
-func (rc *reqCtx) query(name string) string { return rc.r.URL.Query().Get(name) }
+// query returns a query parameter. The query is parsed once per request.
+func (rc *reqCtx) query(name string) string {
+	if rc.q == nil {
+		rc.q = rc.r.URL.Query()
+	}
+	return rc.q.Get(name)
+}
 
 // requireQuery returns a query parameter or a bad_request error.
 func (rc *reqCtx) requireQuery(name string) (string, error) {
-	v := rc.r.URL.Query().Get(name)
+	v := rc.query(name)
 	if v == "" {
 		return "", errMissingParam(name)
 	}
@@ -158,7 +165,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.ids.uuid()
 	w.Header().Set("X-Request-Id", reqID)
-	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query()), Time: start.UTC()}
+	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery), Time: start.UTC()}
 	resp, rt, p, fault := s.handle(r, reqID)
 	if p != nil && p.key != nil {
 		rec.KeyPrefix = p.key.Prefix
@@ -180,11 +187,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.usage.record(s, p, r, resp)
 		}
 	}
+	s.logRequest(r, &rec, start)
 	if mangled {
 		fault.apply(w, resp)
 	} else {
 		writeResponse(w, resp)
 	}
+	resp.free()
 	if mangled {
 		// Abort the connection: the client sees no answer, or half of one.
 		panic(http.ErrAbortHandler)
@@ -192,6 +201,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 const headerIdempotentReplayed = "Idempotent-Replayed"
+
+// logRequest writes a request's journal line to the WithLogger logger at
+// debug level (admin requests included): what the journal keeps, so
+// never a key (its prefix only), a body, a header value, nor a secret
+// query value.
+func (s *Server) logRequest(r *http.Request, rec *JournalEntry, start time.Time) {
+	if !s.cfg.logger.Enabled(r.Context(), slog.LevelDebug) {
+		return
+	}
+	s.cfg.logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request",
+		slog.String("request_id", rec.RequestID), slog.String("method", rec.Method), slog.String("path", rec.Path),
+		slog.String("query", rec.Query), slog.Int("status", rec.Status), slog.String("key_prefix", rec.KeyPrefix),
+		slog.Bool("replayed", rec.Replayed), slog.String("fault", rec.Fault),
+		slog.Duration("duration", time.Since(start)))
+}
 
 // handle runs the pipeline up to the encoded answer.
 func (s *Server) handle(r *http.Request, reqID string) (resp *response, rt *route, p *principal, fault *FaultRule) {
@@ -268,19 +292,33 @@ func (s *Server) run(rc *reqCtx) *response {
 		s.cfg.logger.Error("mockserver: handler error", "path", rc.r.URL.Path, "error", err)
 		return errorResponse(errInternal())
 	}
-	status, header := http.StatusOK, http.Header{}
+	status, header := http.StatusOK, http.Header(nil) // a GET answer rarely has headers of its own
+	if rc.r.Method != http.MethodGet {
+		header = http.Header{} // kept, and given Idempotent-Replayed, by replays
+	}
 	if rs, ok := v.(*respond); ok {
 		status, v = rs.status, rs.body
+		if header == nil && len(rs.header) > 0 {
+			header = http.Header{}
+		}
 		for k, vs := range rs.header {
 			header[k] = vs
 		}
 	}
-	body, err := encodeJSON(v)
+	// A GET answer is written straight from a pooled buffer (nothing keeps
+	// it); other answers may be kept for idempotent replays.
+	var body []byte
+	var pooled *[]byte
+	if rc.r.Method == http.MethodGet {
+		body, pooled, err = encodePooled(v)
+	} else {
+		body, err = encodeJSON(v)
+	}
 	if err != nil {
 		s.cfg.logger.Error("mockserver: encoding answer", "path", rc.r.URL.Path, "error", err)
 		return errorResponse(errInternal())
 	}
-	return &response{status: status, header: header, body: body}
+	return &response{status: status, header: header, body: body, pooled: pooled}
 }
 
 func clientIP(r *http.Request) string {
@@ -294,8 +332,17 @@ func clientIP(r *http.Request) string {
 // secretParams are query parameters whose values never reach the journal.
 var secretParams = []string{"token"}
 
-// redactQuery encodes a query for the journal with secret values replaced.
-func redactQuery(q url.Values) string {
+// redactQuery is a raw query as the journal keeps it: as sent, or
+// re-encoded with secret values replaced when it may hold one.
+func redactQuery(raw string) string {
+	secret := false
+	for _, name := range secretParams {
+		secret = secret || strings.Contains(raw, name)
+	}
+	if !secret {
+		return raw
+	}
+	q, _ := url.ParseQuery(raw)
 	for _, name := range secretParams {
 		if _, ok := q[name]; ok {
 			q.Set(name, "REDACTED")

@@ -24,12 +24,12 @@ type usageLog struct {
 	t  *store.Table[*store.UsageEntry]
 }
 
-func newUsageLog() *usageLog { return &usageLog{t: store.NewTable[*store.UsageEntry]()} }
+func newUsageLog() *usageLog { return &usageLog{t: store.NewLogTable[*store.UsageEntry]()} }
 
 func (u *usageLog) reset() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.t = store.NewTable[*store.UsageEntry]()
+	u.t = store.NewLogTable[*store.UsageEntry]()
 }
 
 func (u *usageLog) record(s *Server, p *principal, r *http.Request, resp *response) {

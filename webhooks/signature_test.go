@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -309,18 +310,60 @@ func FuzzVerify(f *testing.F) {
 	f.Add([]byte{}, "x", int64(0), "", "", []byte{0})
 	f.Add([]byte("\x00\xff"), "msg_\xff", int64(1<<62), "v1, v1,==== v1a,x ,,, v1,"+strings.Repeat("A", 44), "-1", []byte(strings.Repeat("k", 100)))
 	f.Add([]byte("{}"), "msg.1.2", int64(42), "v1,"+strings.Repeat("/", 43)+"=", "0042", []byte("k"))
+	// Structured seeds: real signatures, each made invalid one way, so the
+	// fuzzer starts from headers of the right shape.
+	for _, c := range []struct {
+		body []byte
+		id   string
+		ts   int64
+		key  []byte
+	}{
+		{[]byte(testBody), testMsgID, testTime.Unix(), []byte("0123456789abcdef0123")},
+		{[]byte(`{"event":"lead.created","data":{"name":"Ada"}}`), "9b2c1e4e-6f0a-4c1d-8e2b-1f3a5c7d9e0f", 1_780_000_000, []byte{0, 1, 2, 255}},
+		{nil, "msg_empty", 0, []byte("k")},
+	} {
+		secret := base64.StdEncoding.EncodeToString(c.key)
+		sig, err := Sign(secret, c.id, time.Unix(c.ts, 0), c.body)
+		if err != nil {
+			f.Fatal(err)
+		}
+		ts := strconv.FormatInt(c.ts, 10)
+		flipped := []byte(sig)
+		flipped[len(flipped)-3] ^= 1
+		for _, m := range []struct{ sig, ts string }{
+			{string(flipped), ts},                         // one bit off
+			{sig, strconv.FormatInt(c.ts+1, 10)},          // signed for another time
+			{sig, " " + ts},                               // padded with a space
+			{"v2" + sig[2:], ts},                          // another version
+			{strings.TrimRight(sig, "="), ts},             // padding dropped
+			{"v1," + sig, ts},                             // version twice
+			{"v1,short " + string(flipped) + "  v1,", ts}, // a list with no good entry
+			{strings.ToUpper(sig), ts},                    // case changed
+		} {
+			f.Add(c.body, c.id, c.ts, m.sig, m.ts, c.key)
+			f.Add(append(slices.Clone(c.body), ' '), c.id, c.ts, sig, ts, c.key) // the body changed
+			f.Add(c.body, c.id+"x", c.ts, sig, ts, c.key)                        // the id changed
+		}
+	}
 	f.Fuzz(func(t *testing.T, body []byte, id string, ts int64, sigHeader, tsHeader string, key []byte) {
 		secret := base64.StdEncoding.EncodeToString(key)
 
-		// Random headers never panic, never verify (that would take forging
-		// HMAC-SHA256), and always fail with one of the sentinels.
+		// Headers never panic, verify only when they carry the genuine
+		// signature of this id, timestamp and body (anything else would be
+		// forging HMAC-SHA256; the seeds put genuine ones a mutation away),
+		// and otherwise fail with one of the sentinels.
 		h := http.Header{}
 		h.Set(HeaderID, id)
 		h.Set(HeaderTimestamp, tsHeader)
 		h.Set(HeaderSignature, sigHeader)
 		err := Verify(body, h, []string{secret}, WithTolerance(0))
 		if err == nil {
-			t.Fatalf("random headers verified: %q %q %q", id, tsHeader, sigHeader)
+			at, perr := strconv.ParseInt(tsHeader, 10, 64)
+			want, serr := Sign(secret, id, time.Unix(at, 0), body)
+			if perr != nil || serr != nil || !slices.Contains(strings.Fields(sigHeader), want) {
+				t.Fatalf("headers verified without the genuine signature: %q %q %q", id, tsHeader, sigHeader)
+			}
+			return
 		}
 		known := false
 		for _, s := range []error{ErrMissingHeaders, ErrInvalidHeaders, ErrInvalidSignature, ErrInvalidSecret} {

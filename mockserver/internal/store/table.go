@@ -26,14 +26,22 @@ type Record interface {
 // a cursor walk never skips or repeats a record, even while records are
 // added.
 type Table[T Record] struct {
-	byID    map[string]T
+	byID    map[string]T // nil in a log table
 	byOwner map[string][]T
 	last    time.Time
+	n       int
 }
 
 // NewTable returns an empty table.
 func NewTable[T Record]() *Table[T] {
 	return &Table[T]{byID: map[string]T{}, byOwner: map[string][]T{}}
+}
+
+// NewLogTable returns an empty table for an append-only log that is never
+// read by id (the usage log): Get and Delete find nothing and Put does not
+// replace, which saves an id index entry per record.
+func NewLogTable[T Record]() *Table[T] {
+	return &Table[T]{byOwner: map[string][]T{}}
 }
 
 // Stamp returns the created_at for a new record at now: now itself, or one
@@ -49,11 +57,15 @@ func (t *Table[T]) Stamp(now time.Time) time.Time {
 
 // Put inserts r, or replaces the record with the same id.
 func (t *Table[T]) Put(r T) {
-	id := r.RecordID()
-	if old, ok := t.byID[id]; ok {
-		t.remove(old)
+	if t.byID != nil {
+		id := r.RecordID()
+		if old, ok := t.byID[id]; ok {
+			t.remove(old)
+			t.n--
+		}
+		t.byID[id] = r
 	}
-	t.byID[id] = r
+	t.n++
 	list := t.byOwner[r.RecordOwner()]
 	created := r.RecordCreated()
 	i := len(list)
@@ -81,6 +93,7 @@ func (t *Table[T]) Delete(id string) bool {
 	if ok {
 		t.remove(r)
 		delete(t.byID, id)
+		t.n--
 	}
 	return ok
 }
@@ -102,7 +115,7 @@ func (t *Table[T]) remove(r T) {
 }
 
 // Len returns the number of records.
-func (t *Table[T]) Len() int { return len(t.byID) }
+func (t *Table[T]) Len() int { return t.n }
 
 // Count returns the number of records of one owner.
 func (t *Table[T]) Count(owner string) int { return len(t.byOwner[owner]) }

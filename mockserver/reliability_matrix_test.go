@@ -1,0 +1,335 @@
+package mockserver
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// The security matrices walk the route table, so a route added later is
+// covered at once (scopes) or fails until it is given its cases (tenants).
+
+// publicRoutes are the routes that need no authentication at all; any
+// other route without authentication fails TestScopeMatrix.
+var publicRoutes = []string{
+	"POST /api/v1/signup",
+	"GET " + magicLinkPath,
+	"GET " + passwordSetupPath,
+}
+
+// keyOnlyRoutes are the bearer routes that need no scope beyond a valid
+// key (DESIGN section 3: capabilities and schemas); any other bearer route
+// without a scope requirement fails TestScopeMatrix.
+var keyOnlyRoutes = []string{
+	"GET /api/v1/capabilities",
+	"GET /api/v1/schemas",
+}
+
+// failingRemovals lists sets of scopes whose removal from every scope
+// fails req: a single scope, itself; allOf, each member's; anyOf, one of
+// each member's together.
+func failingRemovals(req scopeReq) [][]string {
+	switch r := req.(type) {
+	case scope:
+		return [][]string{{string(r)}}
+	case allOfReq:
+		var out [][]string
+		for _, m := range r {
+			out = append(out, failingRemovals(m)...)
+		}
+		return out
+	case anyOfReq:
+		combined := [][]string{nil}
+		for _, m := range r {
+			var next [][]string
+			for _, prefix := range combined {
+				for _, rem := range failingRemovals(m) {
+					next = append(next, append(slices.Clone(prefix), rem...))
+				}
+			}
+			combined = next
+		}
+		return combined
+	}
+	panic(fmt.Sprintf("unknown scope requirement %T", req))
+}
+
+func TestFailingRemovals(t *testing.T) {
+	t.Parallel()
+	req := allOf(scope("a"), anyOf(scope("b"), allOf(scope("c"), scope("d"))))
+	assert.Equal(t, [][]string{{"a"}, {"b", "c"}, {"b", "d"}}, failingRemovals(req))
+}
+
+// matrixKeys mints keys for one user on a server, one per scope set.
+type matrixKeys struct {
+	s      *Server
+	userID string
+	keys   map[string]string
+}
+
+func (m *matrixKeys) key(scopes []string, businessID string) string {
+	id := strings.Join(scopes, ",") + "|" + businessID
+	if k, ok := m.keys[id]; ok {
+		return k
+	}
+	m.s.mu.Lock()
+	k, _ := m.s.issueKey(m.s.st, m.s.clock.Now(), m.userID, "matrix", scopes, businessID, "")
+	m.s.mu.Unlock()
+	m.keys[id] = k
+	return k
+}
+
+// TestScopeMatrix calls every authenticated route with keys that lack its
+// scope requirement (each way of lacking it): 403 forbidden naming the
+// requirement. Session-only routes refuse any bearer key (401); routes that
+// need only a valid key take a key with one unrelated scope; public routes
+// are listed in publicRoutes.
+func TestScopeMatrix(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t, WithRateLimits(false))
+	keys := &matrixKeys{s: srv.Server, userID: acct.UserID, keys: map[string]string{}}
+	for _, methods := range srv.routes {
+		for _, rt := range methods {
+			name := rt.method + " " + rt.path
+			send := func(key string) rawResp {
+				return rawDo(t, rt.method, srv.HTTP.URL+rt.path, "{}", bearer(key)...)
+			}
+			switch rt.auth {
+			case authAdmin:
+				assert.True(t, strings.HasPrefix(rt.path, adminPrefix+"/"), "%s: admin routes live under %s", name, adminPrefix)
+			case authNone:
+				assert.Contains(t, publicRoutes, name, "%s needs no authentication: add it to publicRoutes if that is right", name)
+			case authSession:
+				r := send(keys.key(allScopes, ""))
+				assert.Equal(t, http.StatusUnauthorized, r.status, "%s: a bearer key cannot use a session route: %s", name, r.body)
+				assert.Equal(t, codeUnauthorized, r.code(), name)
+			default:
+				if rt.scope == nil {
+					assert.Contains(t, keyOnlyRoutes, name, "%s has no scope requirement: add one, or list it in keyOnlyRoutes", name)
+					r := send(keys.key([]string{"calls:read"}, ""))
+					assert.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, r.status, "%s: %s", name, r.body)
+					continue
+				}
+				for _, removed := range failingRemovals(rt.scope) {
+					set := slices.DeleteFunc(slices.Clone(allScopes), func(sc string) bool { return slices.Contains(removed, sc) })
+					require.False(t, rt.scope.met(&principal{key: &store.APIKey{Scopes: set}}), "%s: %v meets %s", name, set, rt.scope)
+					r := send(keys.key(set, ""))
+					assert.Equal(t, http.StatusForbidden, r.status, "%s without %v: %s", name, removed, r.body)
+					assert.Equal(t, codeForbidden, r.code(), name)
+					assert.Contains(t, r.message(), rt.scope.String(), "%s: the message names the requirement", name)
+				}
+				// Every scope, or the wildcard alone, passes the scope check.
+				for _, set := range [][]string{allScopes, {scopeWildcard}} {
+					r := send(keys.key(set, ""))
+					assert.NotContains(t, r.message(), "lacks the scope", "%s with %v: %s", name, set, r.body)
+				}
+			}
+		}
+	}
+}
+
+// crossCase is one request naming a resource of the victim tenant, sent by
+// an outsider: want is 403 (a business named), 404 (a record named: absent
+// and inaccessible look the same) or 200 (a read of the outsider's own
+// data, which must show nothing of the victim's).
+type crossCase struct {
+	query, body string
+	want        int
+	// session sends the outsider's dashboard session instead of its key.
+	session bool
+	// userLevel marks data that belongs to a user rather than a business
+	// (agencies, keys): a key restricted to another business of the same
+	// user reaches it by design, so only the other user is tried.
+	userLevel bool
+}
+
+// victim is the tenant whose resources the outsiders try to reach.
+type victim struct {
+	*Account
+	emailForTest                                                                     string
+	leadID, callID, messageID, hookID, eventID, keyID, keyPrefix, partnerID, offerID string
+}
+
+// ids are every identifier of the victim that must not appear in an
+// outsider's successful read.
+func (v *victim) ids() []string {
+	return []string{v.BusinessID, v.AgentID, v.PhoneNumber, v.leadID, v.callID, v.messageID, v.hookID,
+		v.eventID, v.keyID, v.keyPrefix, v.partnerID, v.offerID, v.UserID}
+}
+
+// crossTenantCases lists, per route, the requests of TestCrossTenantMatrix.
+// Every authenticated route must have an entry.
+func crossTenantCases(v *victim) map[string][]crossCase {
+	q := func(k, id string) string { return k + "=" + id }
+	own := crossCase{want: http.StatusOK}
+	biz := crossCase{query: q("business_id", v.BusinessID), want: http.StatusForbidden}
+	notFound := func(query, body string) crossCase {
+		return crossCase{query: query, body: body, want: http.StatusNotFound}
+	}
+	forbiddenBody := func(body string) crossCase { return crossCase{body: body, want: http.StatusForbidden} }
+	agency := func(c crossCase) crossCase { c.userLevel = true; return c }
+	return map[string][]crossCase{
+		"GET /api/v1/agents":                  {own, biz, notFound(q("id", v.AgentID), "")},
+		"POST /api/v1/agents":                 {forbiddenBody(`{"business_id":"` + v.BusinessID + `","name":"x","system_prompt":"y"}`)},
+		"PATCH /api/v1/agents":                {notFound("", `{"id":"`+v.AgentID+`","name":"stolen"}`)},
+		"GET /api/v1/voices":                  {own},
+		"GET /api/v1/numbers":                 {own, biz},
+		"POST /api/v1/calls":                  {notFound("", `{"agent_id":"`+v.AgentID+`","to":"+15551230009"}`)},
+		"GET /api/v1/calls":                   {own, biz, notFound(q("id", v.callID), "")},
+		"GET /api/v1/transcripts":             {own, biz},
+		"GET /api/v1/leads":                   {own, biz, notFound(q("id", v.leadID), "")},
+		"PATCH /api/v1/leads":                 {notFound("", `{"id":"`+v.leadID+`","notes":"stolen"}`)},
+		"POST /api/v1/sms/send":               {notFound("", `{"from_agent_id":"`+v.AgentID+`","to":"+15551230009","message":"hi"}`)},
+		"POST /api/v1/sms/update-prompt":      {notFound("", `{"agent_id":"`+v.AgentID+`","sms_prompt":"stolen"}`)},
+		"GET /api/v1/sms/messages":            {own, biz, notFound(q("lead_id", v.leadID), "")},
+		"GET /api/v1/webhooks":                {own, biz, notFound(q("id", v.hookID), "")},
+		"POST /api/v1/webhooks":               {forbiddenBody(`{"business_id":"` + v.BusinessID + `","webhook_url":"https://x.example"}`)},
+		"DELETE /api/v1/webhooks":             {notFound(q("id", v.hookID), "")},
+		"POST /api/v1/webhooks/rotate-secret": {notFound("", `{"id":"`+v.hookID+`"}`)},
+		"GET /api/v1/events":                  {own, biz, notFound(q("id", v.eventID), "")},
+		"POST /api/v1/events/replay": {
+			notFound("", `{"event_ids":["`+v.eventID+`"]}`),
+			forbiddenBody(`{"business_id":"` + v.BusinessID + `","since":"2000-01-01T00:00:00Z"}`),
+		},
+		"GET /api/v1/keys":                 {{want: http.StatusOK, session: true, userLevel: true}},
+		"POST /api/v1/keys":                {{body: `{"business_id":"` + v.BusinessID + `"}`, want: http.StatusForbidden, session: true, userLevel: true}},
+		"DELETE /api/v1/keys":              {{query: q("id", v.keyID), want: http.StatusNotFound, session: true, userLevel: true}},
+		"GET /api/v1/balance":              {own, biz},
+		"GET /api/v1/usage":                {own},
+		"GET /api/v1/capabilities":         {own},
+		"GET /api/v1/schemas":              {own},
+		"GET /api/v1/agency-profile":       {agency(crossCase{query: q("partnerId", v.partnerID), want: http.StatusForbidden})},
+		"POST /api/v1/agency-profile":      {agency(forbiddenBody(`{"action":"invite","partnerId":"` + v.partnerID + `","email":"x@example.com","role":"admin"}`))},
+		"GET /api/v1/agency-offers":        {agency(crossCase{query: q("partnerId", v.partnerID) + "&" + q("id", v.offerID), want: http.StatusForbidden})},
+		"POST /api/v1/agency-offers":       {agency(forbiddenBody(`{"action":"archive","partnerId":"` + v.partnerID + `","offerId":"` + v.offerID + `","expectedRevision":"` + v.offerID + `"}`))},
+		"GET /api/v1/agency-enrollments":   {agency(crossCase{query: q("partnerId", v.partnerID), want: http.StatusForbidden})},
+		"POST /api/v1/agency-enrollments":  {agency(forbiddenBody(`{"action":"revoke","partnerId":"` + v.partnerID + `","sessionId":"` + v.offerID + `"}`))},
+		"GET /api/v1/agency-installations": {agency(crossCase{query: q("partnerId", v.partnerID), want: http.StatusForbidden})},
+		"POST /api/v1/agency-installations": {agency(forbiddenBody(`{"action":"preview_route_receipt","partnerId":"` + v.partnerID +
+			`","installationId":"` + v.offerID + `","expectedRevision":"` + strings.Repeat("0", 64) + `"}`))},
+	}
+}
+
+// TestCrossTenantMatrix sends, for every authenticated route, requests
+// naming the victim's resources from two outsiders: a key of another user,
+// and a key of the victim's own user restricted to another business. Each
+// gets 403 or 404 in the error format, or, reading its own data, nothing of
+// the victim's; the victim's records are unchanged.
+func TestCrossTenantMatrix(t *testing.T) {
+	t.Parallel()
+	srv := Start(t, WithRateLimits(false), WithStartTime(afternoonET))
+	v := newVictim(t, srv)
+	cases := crossTenantCases(v)
+
+	other, err := srv.NewAccount(AccountOptions{Email: "outsider@example.com"})
+	require.NoError(t, err)
+	// The victim's user gets a second business; a key restricted to it is
+	// the second outsider.
+	second, err := srv.NewAccount(AccountOptions{Email: v.emailForTest})
+	require.NoError(t, err)
+	require.Equal(t, v.UserID, second.UserID)
+	restricted := (&matrixKeys{s: srv.Server, userID: v.UserID, keys: map[string]string{}}).key(allScopes, second.BusinessID)
+
+	before := victimState(srv.Server, v)
+	for _, methods := range srv.routes {
+		for _, rt := range methods {
+			name := rt.method + " " + rt.path
+			if rt.auth == authAdmin || rt.auth == authNone {
+				continue
+			}
+			cs, ok := cases[name]
+			if !assert.True(t, ok, "%s has no cross-tenant cases: add them to crossTenantCases", name) {
+				continue
+			}
+			for _, c := range cs {
+				outsiders := []struct {
+					who    string
+					header []string
+				}{{"another user", bearer(other.APIKey)}, {"a key of another business", bearer(restricted)}}
+				if c.session {
+					outsiders = outsiders[:1]
+					outsiders[0].header = []string{"Cookie", sessionCookie + "=" + other.Session}
+				} else if c.userLevel {
+					outsiders = outsiders[:1]
+				}
+				for _, o := range outsiders {
+					url := srv.HTTP.URL + rt.path
+					if c.query != "" {
+						url += "?" + c.query
+					}
+					r := rawDo(t, rt.method, url, c.body, o.header...)
+					what := fmt.Sprintf("%s?%s %s as %s", name, c.query, c.body, o.who)
+					assert.Equal(t, c.want, r.status, "%s: %s", what, r.body)
+					switch {
+					case c.want == http.StatusForbidden:
+						assert.Equal(t, codeForbidden, r.code(), what)
+					case c.want == http.StatusNotFound:
+						assert.Equal(t, codeNotFound, r.code(), what)
+					case r.status == http.StatusOK:
+						for _, id := range v.ids() {
+							assert.NotContains(t, string(r.body), id, "%s shows the victim's %s", what, id)
+						}
+					}
+				}
+			}
+		}
+	}
+	assert.Equal(t, before, victimState(srv.Server, v), "the victim's records are unchanged")
+}
+
+// newVictim provisions the victim tenant with one of each resource.
+func newVictim(t *testing.T, srv *TestServer) *victim {
+	t.Helper()
+	acct, err := srv.NewAccount(AccountOptions{Email: "victim@example.com"})
+	require.NoError(t, err)
+	v := &victim{Account: acct, emailForTest: "victim@example.com"}
+	key := bearer(acct.APIKey)
+	in, err := srv.InboundSMS(acct.PhoneNumber, "+15551239001", "Hi, this is Vic, I need a quote")
+	require.NoError(t, err)
+	v.leadID = in.LeadID
+	post := func(path, body string, want int) rawResp {
+		r := rawDo(t, http.MethodPost, srv.URL+path, body, key...)
+		require.Equal(t, want, r.status, "%s: %s", path, r.body)
+		return r
+	}
+	v.callID = post("/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"+15551239002"}`, http.StatusCreated).json["id"].(string)
+	v.messageID = post("/v1/sms/send", `{"from_agent_id":"`+acct.AgentID+`","to":"+15551239001","message":"Thanks!"}`, http.StatusOK).json["id"].(string)
+	v.hookID = post("/v1/webhooks", `{"business_id":"`+acct.BusinessID+`","webhook_url":"https://hooks.example/v"}`, http.StatusCreated).json["id"].(string)
+	boot := post("/v1/agency-profile", `{"action":"bootstrap","brand":{"name":"Vic's agency"},"support":{"email":"v@example.com","ownerName":"Vic","coverage":"Always"}}`, http.StatusOK)
+	v.partnerID = boot.json["profile"].(map[string]any)["partnerId"].(string)
+	offer := post("/v1/agency-offers", `{"action":"save","partnerId":"`+v.partnerID+`","draft":{"name":"Offer","industry":"legal","commercialMode":"commission",`+
+		`"retail":{"monthlyCents":1,"currency":"USD","scope":"s","collection":"agency_external"},"packages":[{"key":"convert","version":"1","variant":"v"}],`+
+		`"supportedClaims":["approved_intake_setup"],"supportPolicy":"p","brandingLimitationsAcknowledged":true}}`, http.StatusOK)
+	v.offerID = offer.json["offer"].(map[string]any)["offerId"].(string)
+	srv.mu.RLock()
+	defer srv.mu.RUnlock()
+	v.eventID = srv.st.Events.Owned(acct.BusinessID)[0].ID
+	k := srv.st.KeysByHash[hashKey(acct.APIKey)]
+	v.keyID, v.keyPrefix = k.ID, k.Prefix
+	return v
+}
+
+// victimState is what the outsiders must not change: the victim's records
+// as the API shows them.
+func victimState(s *Server, v *victim) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var b strings.Builder
+	a, _ := s.st.Agents.Get(v.AgentID)
+	l, _ := s.st.Leads.Get(v.leadID)
+	w, _ := s.st.Webhooks.Get(v.hookID)
+	k, _ := s.st.Keys.Get(v.keyID)
+	agent, _ := encodeJSON(agentDetail(a))
+	lead, _ := encodeJSON(leadDetail(s.st, l))
+	fmt.Fprintf(&b, "agent %s\nlead %s\nhook %v %v %v %v\nkey %v\n", agent, lead, w.URL, w.Active, w.Secrets, w.CustomHeaders, k.Active)
+	fmt.Fprintf(&b, "calls %d agents %d hooks %d texts %d events %d", s.st.Calls.Count(v.BusinessID), s.st.Agents.Count(v.BusinessID),
+		s.st.Webhooks.Count(v.BusinessID), s.st.SMSMessages.Count(v.BusinessID), s.st.Events.Count(v.BusinessID))
+	return b.String()
+}
