@@ -199,7 +199,7 @@ func (s *Server) analyticsDashboard(rc *reqCtx) (any, error) {
 	for _, st := range store.LeadStatuses {
 		byStatus[st] = 0
 	}
-	recent := []map[string]any{}
+	recent := []leadListView{}
 	var leads leadAgg
 	scanSince(rc.st.Leads, w.owners, w.since, func(l *store.Lead) {
 		leads.add(l)
