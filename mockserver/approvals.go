@@ -88,7 +88,9 @@ func (s *Server) createApprovalRequest(rc *reqCtx) (any, error) {
 		CallbackSecretID: b.CallbackSecretID, Secret: secret, Status: approvalCalling, CallbackStatus: callbackNone,
 	}
 	a.ID = s.ids.uuid()
-	a.Owner = rc.p.user.ID
+	// Owned by the business it is placed from, like every record: a key
+	// restricted to another business of the same user does not see it.
+	a.Owner = biz
 	id := a.ID
 	opener := fmt.Sprintf("Hello, this is an approval request from %s. %s Do you approve?", b.Source, b.Summary)
 	if len(b.RequiredFactors) > 0 {
@@ -199,25 +201,11 @@ func approvalCallbackData(a *store.ApprovalRequest) map[string]any {
 }
 
 func (s *Server) getApprovalRequests(rc *reqCtx) (any, error) {
-	owner := rc.p.user.ID
-	if id := rc.query("id"); id != "" {
-		a, ok := rc.st.ApprovalRequests.Get(id)
-		if !ok || a.Owner != owner {
-			return nil, errNotFound("approval request not found: " + id)
-		}
-		return approvalView(a), nil
-	}
-	pq, err := rc.pageQuery(50, 100)
-	if err != nil {
-		return nil, err
-	}
-	status := rc.query("status")
 	var match func(*store.ApprovalRequest) bool
-	if status != "" {
+	if status := rc.query("status"); status != "" {
 		match = func(a *store.ApprovalRequest) bool { return a.Status == status }
 	}
-	items, more := listPage(rc.st.ApprovalRequests, []string{owner}, pq, match, approvalView)
-	return map[string]any{"approval_requests": items, "has_more": more}, nil
+	return readOrList(rc, rc.st.ApprovalRequests, "approval request", "approval_requests", match, approvalView)
 }
 
 // approvalView is an approval request as the API shows it (never its

@@ -157,8 +157,11 @@
 // # Approval requests
 //
 //	POST /v1/approval-requests        201 the request (body approvalChannelRequest), approvals:write
-//	GET  /v1/approval-requests        {approval_requests: [...], has_more}; status, limit, after (the caller's own)
+//	GET  /v1/approval-requests        {approval_requests: [...], has_more}; business_id, status, limit, after (of the caller's businesses)
 //	GET  /v1/approval-requests?id=    one request
+//
+// A request belongs to the business it is placed from: a key restricted to
+// another business of the same user does not see it (404).
 //
 // approvals:write is platform-only (signup and key creation refuse it);
 // test accounts get it through AccountOptions.Scopes or by default. Channel

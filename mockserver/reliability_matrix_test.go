@@ -22,6 +22,9 @@ var publicRoutes = []string{
 	"POST /api/v1/signup",
 	"GET " + magicLinkPath,
 	"GET " + passwordSetupPath,
+	// The scheduled SDR runner: no key or session, only the platform's
+	// internal secret header (401 without it; see doc_sdr.go).
+	"POST /api/sdr/cron",
 }
 
 // keyOnlyRoutes are the bearer routes that need no scope beyond a valid
@@ -148,6 +151,9 @@ type crossCase struct {
 	// (agencies, keys): a key restricted to another business of the same
 	// user reaches it by design, so only the other user is tried.
 	userLevel bool
+	// header is sent along with the outsider's credentials (for example
+	// the Idempotency-Key a create requires before it reads the body).
+	header []string
 }
 
 // victim is the tenant whose resources the outsiders try to reach.
@@ -155,13 +161,15 @@ type victim struct {
 	*Account
 	emailForTest                                                                     string
 	leadID, callID, messageID, hookID, eventID, keyID, keyPrefix, partnerID, offerID string
+	productID, knowledgeID, runID, governedID, approvalID                            string
 }
 
 // ids are every identifier of the victim that must not appear in an
 // outsider's successful read.
 func (v *victim) ids() []string {
 	return []string{v.BusinessID, v.AgentID, v.PhoneNumber, v.leadID, v.callID, v.messageID, v.hookID,
-		v.eventID, v.keyID, v.keyPrefix, v.partnerID, v.offerID, v.UserID}
+		v.eventID, v.keyID, v.keyPrefix, v.partnerID, v.offerID, v.UserID,
+		v.productID, v.knowledgeID, v.runID, v.governedID, v.approvalID}
 }
 
 // crossTenantCases lists, per route, the requests of TestCrossTenantMatrix.
@@ -175,6 +183,12 @@ func crossTenantCases(v *victim) map[string][]crossCase {
 	}
 	forbiddenBody := func(body string) crossCase { return crossCase{body: body, want: http.StatusForbidden} }
 	agency := func(c crossCase) crossCase { c.userLevel = true; return c }
+	sdrBiz := crossCase{query: q("businessId", v.BusinessID), want: http.StatusForbidden}
+	run := func(business string) string {
+		return `{"business_id":"` + business + `","external_ref":"x","touches":[{"touch_id":"t","channel":"sms","message":"Hi",` +
+			`"target":{"phone":"+15551230009"},"scheduled_at":"2030-01-01T00:00:00Z"}]}`
+	}
+	withHeader := func(c crossCase, h ...string) crossCase { c.header = h; return c }
 	return map[string][]crossCase{
 		"GET /api/v1/agents":                  {own, biz, notFound(q("id", v.AgentID), "")},
 		"POST /api/v1/agents":                 {forbiddenBody(`{"business_id":"` + v.BusinessID + `","name":"x","system_prompt":"y"}`)},
@@ -214,7 +228,57 @@ func crossTenantCases(v *victim) map[string][]crossCase {
 		"GET /api/v1/agency-installations": {agency(crossCase{query: q("partnerId", v.partnerID), want: http.StatusForbidden})},
 		"POST /api/v1/agency-installations": {agency(forbiddenBody(`{"action":"preview_route_receipt","partnerId":"` + v.partnerID +
 			`","installationId":"` + v.offerID + `","expectedRevision":"` + strings.Repeat("0", 64) + `"}`))},
+		"GET /api/sdr/config":              {sdrBiz},
+		"PUT /api/sdr/config":              {forbiddenBody(`{"businessId":"` + v.BusinessID + `","enabled":false}`)},
+		"GET /api/sdr/pipeline":            {sdrBiz},
+		"POST /api/sdr/action":             {forbiddenBody(`{"businessId":"` + v.BusinessID + `","leadId":"` + v.leadID + `","action":"pause"}`)},
+		"POST /api/sdr/run":                {forbiddenBody(`{"businessId":"` + v.BusinessID + `"}`)},
+		"GET /api/sdr/report":              {sdrBiz},
+		"GET /api/sdr/activity":            {sdrBiz, {query: q("businessId", v.BusinessID) + "&" + q("leadId", v.leadID), want: http.StatusForbidden}},
+		"GET /api/v1/analytics/dashboard":  {own, biz},
+		"GET /api/v1/analytics/calls":      {own, biz},
+		"GET /api/v1/analytics/funnel":     {own, biz},
+		"GET /api/v1/analytics/agents":     {own, biz},
+		"GET /api/v1/analytics/weekly":     {own, biz},
+		"GET /api/v1/analytics/businesses": {own, biz},
+		"GET /api/v1/products":             {own, biz, notFound(q("id", v.productID), "")},
+		"POST /api/v1/products": {
+			forbiddenBody(`{"business_id":"` + v.BusinessID + `","name":"x"}`),
+			notFound("", `{"id":"`+v.productID+`","name":"stolen"}`),
+		},
+		"DELETE /api/v1/products": {notFound(q("id", v.productID), "")},
+		"GET /api/v1/knowledge":   {own, biz, notFound(q("id", v.knowledgeID), "")},
+		"POST /api/v1/knowledge": {
+			forbiddenBody(`{"business_id":"` + v.BusinessID + `","title":"x","content":"y","content_type":"text"}`),
+			notFound("", `{"id":"`+v.knowledgeID+`","business_id":"`+v.BusinessID+`","title":"stolen"}`),
+		},
+		"DELETE /api/v1/knowledge":                 {notFound(q("id", v.knowledgeID), "")},
+		"POST /api/v1/communication-runs/validate": {forbiddenBody(run(v.BusinessID))},
+		"POST /api/v1/communication-runs/preview":  {forbiddenBody(run(v.BusinessID))},
+		"POST /api/v1/communication-runs":          {withHeader(forbiddenBody(run(v.BusinessID)), "Idempotency-Key", "cross-tenant")},
+		"GET /api/v1/communication-runs":           {own, biz, notFound(q("id", v.runID), "")},
+		"DELETE /api/v1/communication-runs":        {notFound(q("id", v.runID), "")},
+		"POST /api/v1/governed-updates": {
+			forbiddenBody(`{"intent":"agent.patch","business_id":"` + v.BusinessID + `","target":{"agent_id":"` + v.AgentID +
+				`"},"payload":{"name":"stolen"},"idempotency_key":"v-gov","authority":{"mode":"system_policy"}}`),
+			notFound("", `{"intent":"agent.patch","target":{"agent_id":"`+v.AgentID+
+				`"},"payload":{"name":"stolen"},"idempotency_key":"x-gov","authority":{"mode":"system_policy"}}`),
+		},
+		"GET /api/v1/governed-updates": {own, biz, notFound(q("id", v.governedID), "")},
+		"POST /api/v1/governed-updates/decide": {{body: `{"id":"` + v.governedID + `","decision":"approve"}`,
+			want: http.StatusNotFound, session: true, userLevel: true}},
+		// An approval request names no business: it is placed from the
+		// caller's own, and shows nothing of the victim's.
+		"POST /api/v1/approval-requests": {{body: approvalRequestBody("+15551230009"), want: http.StatusCreated}},
+		"GET /api/v1/approval-requests":  {own, notFound(q("id", v.approvalID), "")},
+		"POST /api/v1/agents/persona":    {notFound("", `{"agent_id":"`+v.AgentID+`","persona":{"lead_name":"x","scenario":"y"}}`)},
 	}
+}
+
+// approvalRequestBody is an approval request calling to, with a loopback callback.
+func approvalRequestBody(to string) string {
+	return `{"source":"ops","source_request_id":"r-` + to + `","principal_id":"p1","channel":{"type":"voice","address":"` + to +
+		`"},"summary":"Refund?","risk_level":"low","expires_at":"2030-01-01T00:00:00Z","callback_url":"http://127.0.0.1:9/cb"}`
 }
 
 // TestCrossTenantMatrix sends, for every authenticated route, requests
@@ -260,6 +324,7 @@ func TestCrossTenantMatrix(t *testing.T) {
 					outsiders = outsiders[:1]
 				}
 				for _, o := range outsiders {
+					o.header = append(slices.Clone(o.header), c.header...)
 					url := srv.HTTP.URL + rt.path
 					if c.query != "" {
 						url += "?" + c.query
@@ -272,7 +337,7 @@ func TestCrossTenantMatrix(t *testing.T) {
 						assert.Equal(t, codeForbidden, r.code(), what)
 					case c.want == http.StatusNotFound:
 						assert.Equal(t, codeNotFound, r.code(), what)
-					case r.status == http.StatusOK:
+					case r.status == http.StatusOK || r.status == http.StatusCreated:
 						for _, id := range v.ids() {
 							assert.NotContains(t, string(r.body), id, "%s shows the victim's %s", what, id)
 						}
@@ -308,6 +373,19 @@ func newVictim(t *testing.T, srv *TestServer) *victim {
 		`"retail":{"monthlyCents":1,"currency":"USD","scope":"s","collection":"agency_external"},"packages":[{"key":"convert","version":"1","variant":"v"}],`+
 		`"supportedClaims":["approved_intake_setup"],"supportPolicy":"p","brandingLimitationsAcknowledged":true}}`, http.StatusOK)
 	v.offerID = offer.json["offer"].(map[string]any)["offerId"].(string)
+	v.productID = post("/v1/products", `{"business_id":"`+acct.BusinessID+`","name":"Widget"}`, http.StatusCreated).json["id"].(string)
+	v.knowledgeID = post("/v1/knowledge", `{"business_id":"`+acct.BusinessID+`","title":"Hours","content":"9 to 5","content_type":"text"}`,
+		http.StatusCreated).json["id"].(string)
+	r := rawDo(t, http.MethodPost, srv.URL+"/v1/communication-runs", `{"business_id":"`+acct.BusinessID+`","external_ref":"v",`+
+		`"touches":[{"touch_id":"t1","channel":"sms","message":"Hi","target":{"phone":"+15551239001"},"scheduled_at":"2030-01-01T00:00:00Z"}]}`,
+		append(key, "Idempotency-Key", "victim-run")...)
+	require.Equal(t, http.StatusCreated, r.status, "run: %s", r.body)
+	v.runID = r.json["id"].(string)
+	gov := post("/v1/governed-updates", `{"intent":"agent.patch","target":{"agent_id":"`+acct.AgentID+`"},"payload":{"name":"Queued"},`+
+		`"idempotency_key":"v-gov","queue_for_approval":true}`, http.StatusAccepted)
+	v.governedID = gov.json["id"].(string)
+	v.approvalID = post("/v1/approval-requests", approvalRequestBody("+15551239003"), http.StatusCreated).json["id"].(string)
+	rawDo(t, http.MethodPut, srv.URL+"/sdr/config", `{"businessId":"`+acct.BusinessID+`","enabled":true}`, key...)
 	srv.mu.RLock()
 	defer srv.mu.RUnlock()
 	v.eventID = srv.st.Events.Owned(acct.BusinessID)[0].ID
@@ -331,5 +409,14 @@ func victimState(s *Server, v *victim) string {
 	fmt.Fprintf(&b, "agent %s\nlead %s\nhook %v %v %v %v\nkey %v\n", agent, lead, w.URL, w.Active, w.Secrets, w.CustomHeaders, k.Active)
 	fmt.Fprintf(&b, "calls %d agents %d hooks %d texts %d events %d", s.st.Calls.Count(v.BusinessID), s.st.Agents.Count(v.BusinessID),
 		s.st.Webhooks.Count(v.BusinessID), s.st.SMSMessages.Count(v.BusinessID), s.st.Events.Count(v.BusinessID))
+	p, _ := s.st.Products.Get(v.productID)
+	kn, _ := s.st.Knowledge.Get(v.knowledgeID)
+	run, _ := s.st.Runs.Get(v.runID)
+	g, _ := s.st.GovernedUpdates.Get(v.governedID)
+	ap, _ := s.st.ApprovalRequests.Get(v.approvalID)
+	views, _ := encodeJSON([]any{productView(p), knowledgeView(kn), runView(run), governedView(g), approvalView(ap),
+		sdrConfigView(s.st, sdrConfigOf(s.st, v.BusinessID))})
+	fmt.Fprintf(&b, "\nproducts %d knowledge %d runs %d governed %d\n%s", s.st.Products.Count(v.BusinessID), s.st.Knowledge.Count(v.BusinessID),
+		s.st.Runs.Count(v.BusinessID), s.st.GovernedUpdates.Count(v.BusinessID), views)
 	return b.String()
 }

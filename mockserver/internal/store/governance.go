@@ -59,7 +59,7 @@ type CallbackAttempt struct {
 }
 
 // ApprovalRequest asks a human for an approval over a voice channel. Owner
-// is the user of the key that asked.
+// is the business whose number places the call (BusinessID).
 type ApprovalRequest struct {
 	Base
 	BusinessID       string // whose number places the call
