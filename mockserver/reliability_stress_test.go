@@ -42,6 +42,7 @@ type stressEnv struct {
 	receiver    string
 	partner     string
 	profileRev  string // the agency profile's revision after bootstrap
+	cronSecret  string // the SDR runner's internal secret
 }
 
 // stressAnswer is one answer: status and the decoded JSON object.
@@ -137,6 +138,15 @@ type stressLog struct {
 	offers        []string
 	offerChain    map[string]map[string]string // offer -> expected -> new
 	otherOutcomes map[string]int
+	// created[route] are the ids each tenant created on a create route
+	// with a list (products, knowledge, runs, approval requests);
+	// removed[id] marks those a delete answered 200 for.
+	created   map[string]*[2][]string
+	removed   map[string]bool
+	governed  [2][]string       // queued governed updates
+	decisions map[string]string // governed update -> the decision accepted
+	sdrMax    [2][]float64      // max_touches values written
+	personas  [2][]string       // first messages loaded
 }
 
 type leadSeen struct {
@@ -398,6 +408,224 @@ var stressWriters = map[string]stressWriter{
 		}), http.StatusNotFound)
 		return err
 	},
+	"PUT /api/sdr/config": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		maxTouches := 1 + (g+i)%50
+		_, err := expect(e.do(t, false, http.MethodPut, "/api/sdr/config", map[string]any{
+			"businessId": e.tenants[t].BusinessID, "enabled": true, "max_touches": maxTouches,
+			"auto_call": false, "auto_email": false, "auto_sms": false,
+		}), http.StatusOK)
+		if err == nil {
+			l.with(func() { l.sdrMax[t] = append(l.sdrMax[t], float64(maxTouches)) })
+		}
+		return err
+	},
+	"POST /api/sdr/action": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/sdr/action", map[string]any{
+			"businessId": e.tenants[t].BusinessID, "leadId": e.leads[t][(g+i)%len(e.leads[t])],
+			"action": []string{"pause", "resume", "skip"}[i%3],
+		}), http.StatusOK)
+		if err == nil && len(a.body) == 0 {
+			err = fmt.Errorf("SDR action answered nothing: %s", a.raw)
+		}
+		return err
+	},
+	// Runs and the scheduled runner dispatch nothing (the automatic
+	// channels are off): the call and text invariants check that too.
+	"POST /api/sdr/run": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		_, err := expect(e.do(t, false, http.MethodPost, "/api/sdr/run", map[string]any{
+			"businessId": e.tenants[t].BusinessID, "dryRun": i%2 == 0,
+		}), http.StatusOK)
+		return err
+	},
+	"POST /api/sdr/cron": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/sdr/cron", nil, headerCronSecret, e.cronSecret), http.StatusOK)
+		if _, ok := a.body["runs"].([]any); err == nil && !ok {
+			err = fmt.Errorf("cron answered no runs: %s", a.raw)
+		}
+		return err
+	},
+	"POST /api/v1/products": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		const route = "POST /api/v1/products"
+		if id := l.pickCreated(route, t, g*3+i); id != "" && i%3 == 1 {
+			// An update of a record perhaps deleted meanwhile.
+			_, err := expect(e.do(t, false, http.MethodPost, "/api/v1/products", map[string]any{"id": id, "quantity": i}),
+				http.StatusOK, http.StatusNotFound)
+			return err
+		}
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/v1/products", map[string]any{
+			"business_id": e.tenants[t].BusinessID, "name": fmt.Sprintf("Product g%d i%d", g, i), "price": i,
+		}), http.StatusCreated)
+		if err == nil {
+			l.createdOne(route, t, a.str("id"))
+		}
+		return err
+	},
+	"DELETE /api/v1/products": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		return e.deleteCreated(l, "POST /api/v1/products", "/api/v1/products", g, i, t)
+	},
+	"POST /api/v1/knowledge": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		const route = "POST /api/v1/knowledge"
+		if id := l.pickCreated(route, t, g*3+i); id != "" && i%3 == 1 {
+			_, err := expect(e.do(t, false, http.MethodPost, "/api/v1/knowledge", map[string]any{
+				"id": id, "business_id": e.tenants[t].BusinessID, "tags": []string{fmt.Sprintf("g%d", g)},
+			}), http.StatusOK, http.StatusNotFound)
+			return err
+		}
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/v1/knowledge", map[string]any{
+			"business_id": e.tenants[t].BusinessID, "title": fmt.Sprintf("Entry g%d i%d", g, i),
+			"content": "We open at nine.", "content_type": "text",
+		}), http.StatusCreated)
+		if err == nil {
+			l.createdOne(route, t, a.str("id"))
+		}
+		return err
+	},
+	"DELETE /api/v1/knowledge": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		return e.deleteCreated(l, "POST /api/v1/knowledge", "/api/v1/knowledge", g, i, t)
+	},
+	"POST /api/v1/communication-runs/validate": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/v1/communication-runs/validate", e.stressRun(g, i, t)), http.StatusOK)
+		if valid, _ := a.body["valid"].(bool); err == nil && !valid {
+			err = fmt.Errorf("a valid run is not valid: %s", a.raw)
+		}
+		return err
+	},
+	"POST /api/v1/communication-runs/preview": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		_, err := expect(e.do(t, false, http.MethodPost, "/api/v1/communication-runs/preview", e.stressRun(g, i, t)), http.StatusOK)
+		return err
+	},
+	"POST /api/v1/communication-runs": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/v1/communication-runs", e.stressRun(g, i, t),
+			"Idempotency-Key", fmt.Sprintf("run-%d-%d", g, i)), http.StatusCreated)
+		if err == nil {
+			l.createdOne("POST /api/v1/communication-runs", t, a.str("id"))
+		}
+		return err
+	},
+	"DELETE /api/v1/communication-runs": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		return e.deleteCreated(l, "POST /api/v1/communication-runs", "/api/v1/communication-runs", g, i, t)
+	},
+	"POST /api/v1/governed-updates": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/v1/governed-updates", map[string]any{
+			"intent": "agent.patch", "target": map[string]any{"agent_id": e.sharedAgent[t]},
+			"payload": map[string]any{"name": fmt.Sprintf("Shared g%d i%d", g, i)}, "idempotency_key": fmt.Sprintf("gov-%d-%d", g, i),
+			"queue_for_approval": true,
+		}), http.StatusAccepted)
+		if err == nil {
+			l.with(func() { l.governed[t] = append(l.governed[t], a.str("id")) })
+		}
+		return err
+	},
+	// Decisions race on the queued updates: each is decided once (200),
+	// later decisions of it are 409.
+	"POST /api/v1/governed-updates/decide": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		var id string
+		l.with(func() {
+			if n := len(l.governed[t]); n > 0 {
+				id = l.governed[t][(g+i)%n]
+			}
+		})
+		if id == "" {
+			return nil
+		}
+		decision := []string{"approve", "reject"}[g%2]
+		a, err := expect(e.do(t, true, http.MethodPost, "/api/v1/governed-updates/decide", map[string]any{"id": id, "decision": decision}),
+			http.StatusOK, http.StatusConflict)
+		if err == nil && a.status == http.StatusOK {
+			l.with(func() {
+				if prev, dup := l.decisions[id]; dup {
+					l.otherOutcomes["governed update decided twice ("+prev+", "+decision+")"]++
+				}
+				l.decisions[id] = decision
+			})
+		}
+		return err
+	},
+	"POST /api/v1/approval-requests": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/v1/approval-requests", map[string]any{
+			"source": "stress", "source_request_id": fmt.Sprintf("g%d i%d", g, i), "principal_id": "p1",
+			"channel": map[string]any{"type": "voice", "address": fmt.Sprintf("+1555%03d%04d", 700+g, i)},
+			"summary": "Refund?", "risk_level": "low", "expires_at": "2030-01-01T00:00:00Z", "callback_url": e.receiver,
+		}), http.StatusCreated)
+		if err == nil {
+			l.createdOne("POST /api/v1/approval-requests", t, a.str("id"))
+			// The approval call is one of the tenant's calls.
+			l.with(func() { l.calls[t] = append(l.calls[t], a.str("call_id")) })
+		}
+		return err
+	},
+	"POST /api/v1/agents/persona": func(e *stressEnv, l *stressLog, g, i, t int) error {
+		first := fmt.Sprintf("Persona g%d i%d speaking.", g, i)
+		_, err := expect(e.do(t, false, http.MethodPost, "/api/v1/agents/persona", map[string]any{
+			"agent_id": e.sharedAgent[t], "persona": map[string]any{"lead_name": "Pat", "scenario": "Wants a quote."},
+			"first_message": first,
+		}), http.StatusOK)
+		if err == nil {
+			l.with(func() { l.personas[t] = append(l.personas[t], first) })
+		}
+		return err
+	},
+}
+
+// stressLists are the create routes whose records a walk of their list
+// must find exactly (minus those deleted): route -> list path and key.
+var stressLists = map[string][2]string{
+	"POST /api/v1/products":           {"/api/v1/products", "products"},
+	"POST /api/v1/knowledge":          {"/api/v1/knowledge", "knowledge"},
+	"POST /api/v1/communication-runs": {"/api/v1/communication-runs", "communication_runs"},
+	"POST /api/v1/approval-requests":  {"/api/v1/approval-requests", "approval_requests"},
+}
+
+// createdOne records an id tenant t created on route.
+func (l *stressLog) createdOne(route string, t int, id string) {
+	l.with(func() { l.created[route][t] = append(l.created[route][t], id) })
+}
+
+// pickCreated is one of tenant t's ids created on route (spread by k), or
+// "" when there is none yet.
+func (l *stressLog) pickCreated(route string, t, k int) string {
+	var id string
+	l.with(func() {
+		if ids := l.created[route][t]; len(ids) > 0 {
+			id = ids[k%len(ids)]
+		}
+	})
+	return id
+}
+
+// deleteCreated deletes one of tenant t's records created on route with
+// DELETE path?id= (every other operation, to keep some): 200, or 404 when
+// another goroutine deleted it first.
+func (e *stressEnv) deleteCreated(l *stressLog, route, path string, g, i, t int) error {
+	if i%2 == 0 {
+		return nil
+	}
+	id := l.pickCreated(route, t, g+i)
+	if id == "" {
+		return nil
+	}
+	a, err := expect(e.do(t, false, http.MethodDelete, path+"?id="+id, nil), http.StatusOK, http.StatusNotFound)
+	if err == nil && a.status == http.StatusOK {
+		l.with(func() {
+			if l.removed[id] {
+				l.otherOutcomes[route+": two deletes of one record answered 200"]++
+			}
+			l.removed[id] = true
+		})
+	}
+	return err
+}
+
+// stressRun is a communication run body of tenant t: one text, due long
+// after the test ends.
+func (e *stressEnv) stressRun(g, i, t int) map[string]any {
+	return map[string]any{
+		"business_id": e.tenants[t].BusinessID, "external_ref": fmt.Sprintf("g%d i%d", g, i),
+		"touches": []any{map[string]any{
+			"touch_id": "t1", "channel": "sms", "message": "Hi", "target": map[string]any{"phone": e.textTo[t][g%len(e.textTo[t])]},
+			"scheduled_at": "2030-01-01T00:00:00Z",
+		}},
+	}
 }
 
 func (e *stressEnv) anyHook(l *stressLog, t int) string {
@@ -481,11 +709,25 @@ func TestStressEveryWriteRouteConcurrently(t *testing.T) {
 	}), http.StatusOK)
 	require.NoError(t, err)
 	e.partner, e.profileRev = boot.str("profile", "partnerId"), boot.str("profile", "revision")
+	e.cronSecret = srv.SDRCronSecret()
+	for tn := range e.tenants {
+		// SDR on from the start (a run of a business without it is 400),
+		// dispatching nothing by itself.
+		_, err := expect(e.do(tn, false, http.MethodPut, "/api/sdr/config", map[string]any{
+			"businessId": e.tenants[tn].BusinessID, "enabled": true, "max_touches": 1,
+			"auto_call": false, "auto_email": false, "auto_sms": false,
+		}), http.StatusOK)
+		require.NoError(t, err)
+	}
 
 	l := &stressLog{
 		agentMeta: [2]map[string]float64{{}, {}}, leadUpdates: map[string][]leadSeen{}, deletedHooks: map[string]bool{},
 		revokedKeys: map[string]bool{}, profileChain: map[string]string{}, offerChain: map[string]map[string]string{},
-		otherOutcomes: map[string]int{},
+		otherOutcomes: map[string]int{}, created: map[string]*[2][]string{}, removed: map[string]bool{},
+		decisions: map[string]string{}, sdrMax: [2][]float64{{1}, {1}},
+	}
+	for route := range stressLists {
+		l.created[route] = &[2][]string{}
 	}
 
 	// A reader walks the calls of tenant 0 while they are created.
@@ -606,10 +848,13 @@ func checkStressInvariants(t *testing.T, e *stressEnv, l *stressLog) {
 		assert.ElementsMatch(t, append([]string{e.tenants[tn].AgentID, e.sharedAgent[tn]}, l.agents[tn]...), agentIDs)
 
 		// Concurrent metadata merges lost nothing: each goroutine's key holds
-		// its last write.
 		shared, err := expect(e.do(tn, false, http.MethodGet, "/api/v1/agents?id="+e.sharedAgent[tn], nil), http.StatusOK)
 		require.NoError(t, err)
-		assert.Equal(t, l.agentMeta[tn], toFloats(shared.body["metadata"]), "tenant %d: metadata merges", tn)
+		// its last write. A loaded persona keeps itself under "persona".
+		meta, _ := shared.body["metadata"].(map[string]any)
+		assert.NotNil(t, meta["persona"], "tenant %d: the loaded persona is in the metadata", tn)
+		delete(meta, "persona")
+		assert.Equal(t, l.agentMeta[tn], toFloats(meta), "tenant %d: metadata merges", tn)
 		prompts := shared.body["prompts"].(map[string]any)["sms"].(map[string]any)["prompt"]
 		assert.Contains(t, l.smsPrompts[tn], prompts, "the SMS prompt is one that was written")
 
@@ -640,6 +885,32 @@ func checkStressInvariants(t *testing.T, e *stressEnv, l *stressLog) {
 		}
 		assert.Len(t, keyIDs, len(l.keys[tn])+1, "tenant %d: keys", tn)
 		assert.Subset(t, keyIDs, l.keys[tn])
+
+		// Products, knowledge, runs, approval requests: created minus
+		// deleted, each once.
+		for route, list := range stressLists {
+			got, err := walkPages(e, tn, list[0], list[1], 13)
+			require.NoError(t, err, route)
+			want := slices.DeleteFunc(slices.Clone(l.created[route][tn]), func(id string) bool { return l.removed[id] })
+			assert.ElementsMatch(t, want, got, "tenant %d: %s created minus deleted", tn, route)
+			assert.NotEmpty(t, l.created[route][tn], "tenant %d: %s created some", tn, route)
+		}
+
+		// Governed updates: each decided once shows that decision; the
+		// others are still pending.
+		for _, id := range l.governed[tn] {
+			g, err := expect(e.do(tn, false, http.MethodGet, "/api/v1/governed-updates?id="+id, nil), http.StatusOK)
+			require.NoError(t, err)
+			want := map[string]string{"": "pending_approval", "approve": "applied", "reject": "rejected"}[l.decisions[id]]
+			assert.Equal(t, want, g.str("status"), "governed update %s", id)
+		}
+		assert.NotEmpty(t, l.decisions, "some governed updates were decided")
+
+		// SDR configuration and persona: the last write is one written.
+		cfg, err := expect(e.do(tn, false, http.MethodGet, "/api/sdr/config?businessId="+e.tenants[tn].BusinessID, nil), http.StatusOK)
+		require.NoError(t, err)
+		assert.Contains(t, l.sdrMax[tn], cfg.body["max_touches"], "tenant %d: max_touches", tn)
+		assert.Contains(t, l.personas[tn], shared.str("first_message"), "tenant %d: the persona's first message", tn)
 	}
 	for _, ids := range l.dupCalls {
 		assert.Equal(t, ids[0], ids[1], "two creates with one Idempotency-Key answered one call")
