@@ -37,22 +37,14 @@ func TestOpenAPIDocumentIsServedWithoutKey(t *testing.T) {
 	assert.Equal(t, "application/yaml", resp.Header.Get("Content-Type"))
 	assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
 
-	var doc struct {
-		OpenAPI string `yaml:"openapi"`
-		Info    struct {
-			Version string `yaml:"version"`
-		} `yaml:"info"`
-		Servers []struct {
-			URL string `yaml:"url"`
-		} `yaml:"servers"`
-		Paths map[string]any `yaml:"paths"`
-	}
+	var doc map[string]any
 	require.NoError(t, yaml.Unmarshal(body, &doc))
-	assert.Equal(t, "3.1.0", doc.OpenAPI)
-	assert.Equal(t, "2026-06-05", doc.Info.Version)
-	require.NotEmpty(t, doc.Servers)
-	assert.Equal(t, env.Server.URL, doc.Servers[0].URL, "the first server is the mock the document was read from")
-	assert.Contains(t, doc.Paths, "/v1/agents")
+	assert.Equal(t, "3.1.0", doc["openapi"])
+	assert.Equal(t, "2026-06-05", doc["info"].(map[string]any)["version"])
+	servers := doc["servers"].([]any)
+	require.NotEmpty(t, servers)
+	assert.Equal(t, env.Server.URL, servers[0].(map[string]any)["url"], "the first server is the mock the document was read from")
+	assert.Contains(t, doc["paths"], "/v1/agents")
 	assert.NotContains(t, string(body), "$ref: schemas/", "the served document is self-contained")
 }
 

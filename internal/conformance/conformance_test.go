@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi/datamodel"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/stretchr/testify/assert"
@@ -146,19 +147,27 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	assert.Empty(t, c.ValidateDocument())
 }
 
+// fileDocument parses a document of openapi/ from the file system, its relative references to
+// schema files resolved from there (what a tool given the file does).
+func fileDocument(t *testing.T, name string) libopenapi.Document {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "openapi"))
+	require.NoError(t, err)
+	src, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	doc, err := libopenapi.NewDocumentWithConfiguration(src, &datamodel.DocumentConfiguration{
+		BasePath: dir, SpecFilePath: name, AllowFileReferences: true,
+	})
+	require.NoError(t, err)
+	return doc
+}
+
 // TestSourceDocumentResolvesFileReferences reads openapi.yaml as it sits in the repository, with
 // its references to schemas/*.json resolved from the file system (what a tool given the file
 // does), and checks it builds the same operations as the bundled document.
 func TestSourceDocumentResolvesFileReferences(t *testing.T) {
 	t.Parallel()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "openapi"))
-	require.NoError(t, err)
-	src, err := os.ReadFile(filepath.Join(dir, "openapi.yaml"))
-	require.NoError(t, err)
-	doc, err := libopenapi.NewDocumentWithConfiguration(src, &datamodel.DocumentConfiguration{
-		BasePath: dir, SpecFilePath: "openapi.yaml", AllowFileReferences: true,
-	})
-	require.NoError(t, err)
+	doc := fileDocument(t, "openapi.yaml")
 	model, err := doc.BuildV3Model()
 	require.NoError(t, err)
 
@@ -191,4 +200,81 @@ func TestSourceDocumentResolvesFileReferences(t *testing.T) {
 	}
 	assert.Equal(t, body(&bmodel.Model), body(&model.Model))
 	assert.Contains(t, body(&model.Model), "webhook_url")
+}
+
+// TestDocumentConventions checks what every operation of the document must have: a unique
+// operationId, a default response, X-Request-Id on every response, JSON bodies on every JSON
+// answer, and the Idempotency-Key header on every POST.
+func TestDocumentConventions(t *testing.T) {
+	t.Parallel()
+	doc, err := conformance.Document()
+	require.NoError(t, err)
+	model, err := doc.BuildV3Model()
+	require.NoError(t, err)
+	ids := map[string]string{}
+	for path, item := range model.Model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			name := strings.ToUpper(method) + " " + path
+			if assert.NotEmpty(t, op.OperationId, name) {
+				assert.NotContains(t, ids, op.OperationId, "%s: operationId already used by %s", name, ids[op.OperationId])
+				ids[op.OperationId] = name
+			}
+			assert.NotEmpty(t, op.Summary, name)
+			require.NotNil(t, op.Responses, name)
+			assert.NotNil(t, op.Responses.Default, "%s: no default response", name)
+			for code, resp := range op.Responses.Codes.FromOldest() {
+				h := resp.Headers.GetOrZero("X-Request-Id")
+				if assert.NotNil(t, h, "%s %s: no X-Request-Id header", name, code) {
+					assert.True(t, h.Required, "%s %s: X-Request-Id is always sent", name, code)
+				}
+				if path != "/openapi.yaml" {
+					assert.NotNil(t, resp.Content.GetOrZero("application/json"), "%s %s: no JSON body", name, code)
+				}
+			}
+			if method == "post" {
+				found := false
+				for _, p := range op.Parameters {
+					found = found || (p.In == "header" && p.Name == "Idempotency-Key")
+				}
+				assert.True(t, found, "%s: every POST takes Idempotency-Key", name)
+			}
+		}
+	}
+	assert.Len(t, ids, 62, "operations in the document")
+}
+
+// TestSignupBodiesMatchExactlyOneShape checks that the three signup body schemas exclude each
+// other, so the oneOf of POST /v1/signup accepts each valid body.
+func TestSignupBodiesMatchExactlyOneShape(t *testing.T) {
+	t.Parallel()
+	ok201 := `{"api_key":"voiceagent_live_0123456789abcdefghijABCDEFGHIJ0123456789","business_id":"` + agentID +
+		`","agent_id":"` + agentID + `","phone_number":"+15552000000","dashboard_url":"https://app.voiceagent.example/","trial_ends_at":"2026-06-19T00:00:00Z"}`
+	ok200 := `{"status":"otp_sent","challenge_id":"c1","expires_in_seconds":600}`
+	request := `{"business_name":"Acme","email":"owner@acme.example"}`
+	verify := `{"business_name":"Acme","email":"owner@acme.example","challenge_id":"c1","otp_code":"123456"}`
+	payment := `{"business_name":"Acme","email":"owner@acme.example","activation_mode":"payment"}`
+	assert.Empty(t, exchange(t, canned{status: 200, body: ok200}, "POST", "/v1/signup", request, false))
+	assert.Empty(t, exchange(t, canned{status: 201, body: ok201}, "POST", "/v1/signup", verify, false))
+	assert.Empty(t, exchange(t, canned{status: 201, body: ok201}, "POST", "/v1/signup", payment, false))
+	mixed := `{"business_name":"Acme","email":"owner@acme.example","activation_mode":"payment","otp_code":"123456"}`
+	assert.NotEmpty(t, exchange(t, canned{status: 201, body: ok201}, "POST", "/v1/signup", mixed, false))
+}
+
+// TestAdminDocumentIsValid reads openapi/admin.yaml with its references to the admin body
+// schemas resolved from the file system and validates it as OpenAPI 3.1.
+func TestAdminDocumentIsValid(t *testing.T) {
+	t.Parallel()
+	doc := fileDocument(t, "admin.yaml")
+	v, errs := validator.NewValidator(doc)
+	require.Empty(t, errs)
+	ok, verrs := v.ValidateDocument()
+	for _, e := range verrs {
+		t.Error(e)
+	}
+	assert.True(t, ok)
+	model, err := doc.BuildV3Model()
+	require.NoError(t, err)
+	advance := model.Model.Paths.PathItems.GetOrZero("/_mock/clock/advance").Post
+	sch := advance.RequestBody.Content.GetOrZero("application/json").Schema.Schema()
+	assert.Contains(t, sch.Required, "seconds", "the body schema is read from mockserver/adminschemas")
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -47,11 +50,22 @@ type rawOp struct {
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 // docOps reads the operations of openapi.yaml, keyed "METHOD /api<path>" as the mock serves them.
-var docOps = sync.OnceValues(func() (map[string]docOp, error) {
+var docOps = sync.OnceValues(func() (map[string]docOp, error) { return readOps(openapi.Document, "/api") })
+
+// adminOps reads the operations of openapi/admin.yaml, keyed "METHOD <path>".
+var adminOps = sync.OnceValues(func() (map[string]docOp, error) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "openapi", "admin.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	return readOps(src, "")
+})
+
+func readOps(src []byte, prefix string) (map[string]docOp, error) {
 	var doc struct {
 		Paths map[string]map[string]yaml.Node `yaml:"paths"`
 	}
-	if err := yaml.Unmarshal(openapi.Document, &doc); err != nil {
+	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
 	}
 	out := map[string]docOp{}
@@ -64,10 +78,10 @@ var docOps = sync.OnceValues(func() (map[string]docOp, error) {
 			if err := node.Decode(&op); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", m, path, err)
 			}
-			if op.Security == nil {
+			if op.Security == nil && prefix != "" {
 				return nil, fmt.Errorf("%s %s: no security (write security: [] for none)", m, path)
 			}
-			if op.RequiredScopes == nil {
+			if op.RequiredScopes == nil && prefix != "" {
 				return nil, fmt.Errorf("%s %s: no x-required-scopes (write [] for none)", m, path)
 			}
 			d := docOp{auth: authOf(op.Security), scope: scopeString(op.RequiredScopes, " and ")}
@@ -76,11 +90,11 @@ var docOps = sync.OnceValues(func() (map[string]docOp, error) {
 					d.schemas = append(d.schemas, schemaRefs(&c.Schema)...)
 				}
 			}
-			out[strings.ToUpper(m)+" /api"+path] = d
+			out[strings.ToUpper(m)+" "+prefix+path] = d
 		}
 	}
 	return out, nil
-})
+}
 
 func authOf(sec []map[string][]string) string {
 	var key, session bool
@@ -127,9 +141,9 @@ func schemaRefs(n *yaml.Node) []string {
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == "$ref" {
-				if f, ok := strings.CutPrefix(n.Content[i+1].Value, "schemas/"); ok {
-					f, _, _ = strings.Cut(f, "#")
-					out = append(out, strings.TrimSuffix(f, ".json"))
+				f, _, _ := strings.Cut(n.Content[i+1].Value, "#")
+				if name, ok := strings.CutSuffix(path.Base(f), ".json"); ok && f != "" {
+					out = append(out, name)
 				}
 			}
 		}
@@ -149,6 +163,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
+// unserved lists the operations of ops that served lacks, sorted.
+func unserved(ops map[string]docOp, served map[string]bool) []string {
+	var missing []string
+	for _, name := range sortedKeys(ops) {
+		if !served[name] {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
 // reportUnserved lists documented operations nobody served, failing only under requireEverythingServed.
 func reportUnserved(t *testing.T, what string, missing []string) {
 	t.Helper()
@@ -163,39 +188,51 @@ func reportUnserved(t *testing.T, what string, missing []string) {
 	}
 }
 
-// TestMockRoutesAreDocumented fails on every route of the mock's API (/api; the admin API /_mock
-// is documented in package mockserver) that openapi.yaml lacks, or documents with another
-// authentication, scope or body schema; and lists the documented operations the mock does not
-// serve yet.
+// TestMockRoutesAreDocumented fails on every route of the mock's API (/api) that openapi.yaml
+// lacks, or documents with another authentication, scope or body schema; and lists the
+// documented operations the mock does not serve yet.
 func TestMockRoutesAreDocumented(t *testing.T) {
 	t.Parallel()
 	ops, err := docOps()
 	require.NoError(t, err)
+	checkRoutes(t, ops, false, "openapi.yaml")
+}
+
+// TestAdminRoutesAreDocumented is TestMockRoutesAreDocumented for the admin API (/_mock) and
+// openapi/admin.yaml.
+func TestAdminRoutesAreDocumented(t *testing.T) {
+	t.Parallel()
+	ops, err := adminOps()
+	require.NoError(t, err)
+	checkRoutes(t, ops, true, "admin.yaml")
+}
+
+// checkRoutes compares the mock's API routes (admin false) or admin routes with the operations
+// of the document doc.
+func checkRoutes(t *testing.T, ops map[string]docOp, admin bool, doc string) {
+	t.Helper()
 	served := map[string]bool{}
 	for _, r := range mockserver.New().Routes() {
-		if strings.HasPrefix(r.Path, "/_mock/") {
-			assert.Equal(t, "admin", r.Auth, "%s %s", r.Method, r.Path)
+		isAdmin := strings.HasPrefix(r.Path, "/_mock/")
+		assert.Equal(t, isAdmin, r.Auth == "admin", "%s %s: admin routes, and only they, live under /_mock", r.Method, r.Path)
+		if isAdmin != admin {
 			continue
 		}
 		name := r.Method + " " + r.Path
 		served[name] = true
 		op, ok := ops[name]
-		if !assert.True(t, ok, "the mock serves %s, which openapi/openapi.yaml does not document", name) {
+		if !assert.True(t, ok, "the mock serves %s, which openapi/%s does not document", name, doc) {
 			continue
 		}
-		assert.Equal(t, r.Auth, op.auth, "%s: authentication (mock route auth vs the document's security)", name)
-		assert.Equal(t, r.Scope, op.scope, "%s: scopes (mock route scope vs x-required-scopes)", name)
+		if !admin {
+			assert.Equal(t, r.Auth, op.auth, "%s: authentication (mock route auth vs the document's security)", name)
+			assert.Equal(t, r.Scope, op.scope, "%s: scopes (mock route scope vs x-required-scopes)", name)
+		}
 		if r.Schema != "" {
-			assert.Contains(t, op.schemas, r.Schema, "%s: the mock validates the body with %s; the document must reference schemas/%s.json", name, r.Schema, r.Schema)
+			assert.Contains(t, op.schemas, r.Schema, "%s: the mock validates the body with %s; %s must reference %s.json", name, r.Schema, doc, r.Schema)
 		}
 	}
-	var missing []string
-	for _, name := range sortedKeys(ops) {
-		if !served[name] {
-			missing = append(missing, name)
-		}
-	}
-	reportUnserved(t, "not served by the mock yet", missing)
+	reportUnserved(t, "of "+doc+" not served by the mock yet", unserved(ops, served))
 }
 
 // TestEverySchemaIsReferenced checks that each request schema is the body of some operation,
