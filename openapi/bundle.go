@@ -38,8 +38,9 @@ func ComponentName(schema, def string) string {
 var bundledTree = sync.OnceValues(func() (*yaml.Node, error) { return bundle(Document) })
 
 // Bundled returns the self-contained document: openapi.yaml with the request body schemas copied
-// under components/schemas and every reference internal. Each schema of schemas/ becomes the
-// component [ComponentName](name, "") without its $id and $schema, each of its $defs the
+// under components/schemas and every reference internal. Each schema of schemas/ that the
+// document references becomes the component [ComponentName](name, "") without its $id, $schema
+// and $defs, and each of the $defs referenced, directly or through another component, the
 // component [ComponentName](name, def). serverURL, when not empty, becomes the first entry of
 // servers (the mock server passes its own base URL, so API explorers try requests against it).
 func Bundled(serverURL string) ([]byte, error) {
@@ -132,7 +133,7 @@ func bundle(src []byte) (*yaml.Node, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("openapi: openapi.yaml is not a mapping")
 	}
-	b := &bundler{need: map[string]bool{}}
+	b := &bundler{files: map[string]*schemaFile{}, queued: map[string]bool{}}
 	b.rewrite(&doc, func(ref string) (string, error) {
 		file, ok := strings.CutPrefix(ref, refPrefix)
 		if !ok {
@@ -155,9 +156,11 @@ func bundle(src []byte) (*yaml.Node, error) {
 	for len(b.queue) > 0 {
 		name := b.queue[0]
 		b.queue = b.queue[1:]
-		if err := b.addSchema(name, added); err != nil {
+		node, err := b.component(name)
+		if err != nil {
 			return nil, err
 		}
+		added[name] = node
 	}
 	names := make([]string, 0, len(added))
 	for n := range added {
@@ -173,14 +176,24 @@ func bundle(src []byte) (*yaml.Node, error) {
 	return &doc, nil
 }
 
+// bundler collects the components a document needs: each schema file, or one of its $defs, that
+// is referenced, directly or through another component.
 type bundler struct {
-	need  map[string]bool
-	queue []string
-	err   error
+	files  map[string]*schemaFile
+	queued map[string]bool
+	queue  []string
+	err    error
+}
+
+// schemaFile is a schema of schemas/ split into its root (without $id, $schema and $defs) and
+// its $defs.
+type schemaFile struct {
+	root *yaml.Node
+	defs map[string]*yaml.Node
 }
 
 // fileRef maps a reference to file (with an optional #fragment), made from inside schema from
-// ("" for openapi.yaml), to its bundled form.
+// ("" for openapi.yaml), to its bundled form, and queues the component it points into.
 func (b *bundler) fileRef(from, ref string) (string, error) {
 	file, frag, _ := strings.Cut(ref, "#")
 	name := from
@@ -197,39 +210,57 @@ func (b *bundler) fileRef(from, ref string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("reference %q has no file", ref)
 	}
-	if !b.need[name] {
-		b.need[name] = true
-		b.queue = append(b.queue, name)
-	}
-	if frag == "" {
-		return "#/components/schemas/" + name, nil
-	}
+	comp, rest := name, frag
 	if def, ok := strings.CutPrefix(frag, "/$defs/"); ok {
-		d, rest, _ := strings.Cut(def, "/")
-		if rest != "" {
-			rest = "/" + rest
+		d, r, _ := strings.Cut(def, "/")
+		comp, rest = ComponentName(name, d), ""
+		if r != "" {
+			rest = "/" + r
 		}
-		return "#/components/schemas/" + ComponentName(name, d) + rest, nil
-	}
-	if !strings.HasPrefix(frag, "/") {
+	} else if frag != "" && !strings.HasPrefix(frag, "/") {
 		return "", fmt.Errorf("reference %q: only JSON Pointer fragments are supported", ref)
 	}
-	return "#/components/schemas/" + name + frag, nil
+	if !b.queued[comp] {
+		b.queued[comp] = true
+		b.queue = append(b.queue, comp)
+	}
+	return "#/components/schemas/" + comp + rest, nil
 }
 
-// addSchema parses schema name and adds it and its $defs to out, with references rewritten.
-func (b *bundler) addSchema(name string, out map[string]*yaml.Node) error {
+// component returns the node of a queued component with its references rewritten (which
+// queues the components they point into).
+func (b *bundler) component(comp string) (*yaml.Node, error) {
+	name, def, _ := strings.Cut(comp, ".")
+	f, err := b.file(name)
+	if err != nil {
+		return nil, err
+	}
+	node := f.root
+	if def != "" {
+		if node = f.defs[def]; node == nil {
+			return nil, fmt.Errorf("openapi: schema %s has no $defs/%s", name, def)
+		}
+	}
+	b.rewrite(node, func(ref string) (string, error) { return b.fileRef(name, ref) })
+	if b.err != nil {
+		return nil, fmt.Errorf("openapi: schema %s: %w", name, b.err)
+	}
+	blockStyle(node)
+	return node, nil
+}
+
+// file parses schema name once.
+func (b *bundler) file(name string) (*schemaFile, error) {
+	if f, ok := b.files[name]; ok {
+		return f, nil
+	}
 	raw, _ := Schema(name)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return fmt.Errorf("openapi: parsing schema %s: %w", name, err)
+		return nil, fmt.Errorf("openapi: parsing schema %s: %w", name, err)
 	}
 	root := doc.Content[0]
-	b.rewrite(root, func(ref string) (string, error) { return b.fileRef(name, ref) })
-	if b.err != nil {
-		return fmt.Errorf("openapi: schema %s: %w", name, b.err)
-	}
-	blockStyle(root)
+	f := &schemaFile{root: root, defs: map[string]*yaml.Node{}}
 	kept := root.Content[:0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -238,17 +269,15 @@ func (b *bundler) addSchema(name string, out map[string]*yaml.Node) error {
 			continue
 		case "$defs":
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				out[ComponentName(name, v.Content[j].Value)] = v.Content[j+1]
+				f.defs[v.Content[j].Value] = v.Content[j+1]
 			}
 			continue
 		}
 		kept = append(kept, k, v)
 	}
 	root.Content = kept
-	if name != "common" {
-		out[name] = root
-	}
-	return nil
+	b.files[name] = f
+	return f, nil
 }
 
 // rewrite replaces the value of every "$ref" under n by fn(value); the first error stops it.

@@ -132,7 +132,9 @@ func TestBundledKeepsEverySchemaExactly(t *testing.T) {
 		}
 		defs, _ := src["$defs"].(map[string]any)
 		for d, def := range defs {
-			assert.Equal(t, transform(name, def), comps[ComponentName(name, d)], "%s.$defs.%s", name, d)
+			if got, ok := comps[ComponentName(name, d)]; ok { // only referenced $defs are bundled
+				assert.Equal(t, transform(name, def), got, "%s.$defs.%s", name, d)
+			}
 		}
 		if name == "common" {
 			assert.NotContains(t, comps, "common", "common validates nothing; only its $defs are components")
@@ -182,4 +184,27 @@ func TestBundleRejectsForeignReferences(t *testing.T) {
 	}
 	_, err := bundle([]byte("openapi: 3.1.0\ncomponents:\n  schemas: {}\nx:\n  $ref: 'schemas/callCreate.json'\n"))
 	assert.NoError(t, err)
+}
+
+// TestBundledHasNoUnusedComponents checks that every component of the bundled document is
+// referenced (bundling takes only the $defs that are used; written components must be used too).
+func TestBundledHasNoUnusedComponents(t *testing.T) {
+	doc := bundledDoc(t, "")
+	var all []string
+	refs(doc, &all)
+	used := map[string]bool{}
+	for _, r := range all {
+		parts := strings.Split(strings.TrimPrefix(r, "#/"), "/")
+		if len(parts) >= 3 {
+			used[strings.Join(parts[:3], "/")] = true
+		}
+	}
+	for kind, m := range doc["components"].(map[string]any) {
+		if kind == "securitySchemes" {
+			continue // used by name in security requirements
+		}
+		for name := range m.(map[string]any) {
+			assert.True(t, used["components/"+kind+"/"+name], "components/%s/%s is never referenced", kind, name)
+		}
+	}
 }

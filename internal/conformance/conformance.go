@@ -14,6 +14,8 @@
 //     answered with 4xx is a test probing bad input, and only its answer is checked;
 //   - a request to a path or method the document lacks that was answered with anything but 404
 //     or 405 (an undocumented operation).
+//
+// Requests outside /api (the mock's admin API, /_mock) are let through unchecked.
 package conformance
 
 import (
@@ -25,10 +27,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 
@@ -47,6 +51,7 @@ type Violation struct {
 	Message string
 }
 
+// String is the message the test failure shows.
 func (v Violation) String() string {
 	return fmt.Sprintf("%s %s -> %d: %s does not conform to openapi.yaml: %s", v.Method, v.Path, v.Status, v.Kind, v.Message)
 }
@@ -63,12 +68,45 @@ var shared = sync.OnceValues(func() (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, errs := validator.NewValidator(doc, config.WithFormatAssertions())
+	lazy := &lazyCache{}
+	lazy.building.Store(true)
+	v, errs := validator.NewValidator(doc, config.WithFormatAssertions(), config.WithSchemaCache(lazy))
+	lazy.building.Store(false)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("conformance: building the validator: %w", errors.Join(errs...))
 	}
 	return &Checker{v: v}, nil
 })
+
+// lazyCache is the validator's schema cache, filled as exchanges need schemas. While the
+// validator is built it claims to hold every schema, so the validator does not compile all of
+// them up front (seconds under the race detector); a test binary compiles only what its
+// exchanges use.
+type lazyCache struct {
+	building atomic.Bool
+	m        sync.Map // uint64 -> *cache.SchemaCacheEntry
+}
+
+func (c *lazyCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
+	if c.building.Load() {
+		return nil, true
+	}
+	v, ok := c.m.Load(key)
+	if !ok {
+		return nil, false
+	}
+	return v.(*cache.SchemaCacheEntry), true
+}
+
+func (c *lazyCache) Store(key uint64, value *cache.SchemaCacheEntry) {
+	if !c.building.Load() {
+		c.m.Store(key, value)
+	}
+}
+
+func (c *lazyCache) Range(f func(key uint64, value *cache.SchemaCacheEntry) bool) {
+	c.m.Range(func(k, v any) bool { return f(k.(uint64), v.(*cache.SchemaCacheEntry)) })
+}
 
 // Document parses the bundled OpenAPI document with libopenapi.
 func Document() (libopenapi.Document, error) {
@@ -95,11 +133,16 @@ func (c *Checker) ValidateDocument() []string {
 }
 
 // Check validates one exchange. reqBody and respBody are the bodies already read (the request's
-// and response's Body fields are ignored). The request's URL may be any base URL ending with /api
-// (the mock's loopback address): it is matched as if sent to the document's first server.
+// and response's Body fields are ignored). The request's URL may be on any host (the mock's
+// loopback address); its path must start with /api, the path of the document's servers, or it is
+// not checked (the admin API).
 func (c *Checker) Check(req *http.Request, reqBody []byte, resp *http.Response, respBody []byte) []Violation {
-	rel := strings.TrimPrefix(req.URL.Path, "/api")
-	base := Violation{Method: req.Method, Path: rel, Status: resp.StatusCode}
+	rel, ok := strings.CutPrefix(req.URL.Path, "/api/")
+	if !ok {
+		// Not the API: the admin API (/_mock), described by openapi/admin.yaml.
+		return nil
+	}
+	base := Violation{Method: req.Method, Path: "/" + rel, Status: resp.StatusCode}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
