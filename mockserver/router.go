@@ -79,6 +79,7 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.runRoutes(),
 		s.governanceRoutes(),
 		s.personaRoutes(),
+		s.openapiRoutes(),
 	} {
 		all = append(all, group...)
 	}
@@ -271,6 +272,10 @@ func (s *Server) run(rc *reqCtx) *response {
 		for k, vs := range rs.header {
 			header[k] = vs
 		}
+	}
+	if raw, ok := v.(*rawBody); ok {
+		header.Set("Content-Type", raw.contentType)
+		return &response{status: status, header: header, body: raw.body}
 	}
 	body, err := encodeJSON(v)
 	if err != nil {
