@@ -91,8 +91,9 @@ func WithRateLimits(on bool) Option { return func(c *config) { c.rateLimits = on
 // WithRateLimitScale multiplies every rate limit by f (2 doubles them).
 func WithRateLimitScale(f float64) Option { return func(c *config) { c.rateScale = f } }
 
-// WithIDSeed makes generated ids, keys, OTP codes and simulated durations
-// repeatable run to run.
+// WithIDSeed makes generated ids, keys, OTP codes, tokens, secrets and the
+// draws of probabilistic faults repeatable run to run. (Simulated durations
+// are always repeatable: they derive from the phone numbers involved.)
 func WithIDSeed(seed uint64) Option { return func(c *config) { c.idSeed = &seed } }
 
 // WithExternalWebhooks lets the server deliver webhooks to hosts outside

@@ -55,3 +55,59 @@ func ExampleService_Send() {
 	// inbound received Hi, are you open on Saturday?
 	// outbound delivered Yes, 9 to 5!
 }
+
+func ExampleService_UpdatePrompt() {
+	srv := mockserver.New()
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := client.New(acct.APIKey, voiceagent.WithBaseURL(hs.URL+"/api"))
+
+	res, err := c.SMS.UpdatePrompt(context.Background(), &sms.UpdatePromptParams{
+		AgentID:   acct.AgentID,
+		SMSPrompt: "Answer texts in one or two sentences. Never quote prices.",
+		Reason:    voiceagent.String("Owner asked for shorter replies"),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Success, res.Message)
+
+	// The change is written to an audit trail.
+	audit := srv.PromptAudit(acct.AgentID)
+	fmt.Println(len(audit), audit[0].Reason)
+	// Output:
+	// true SMS prompt updated
+	// 1 Owner asked for shorter replies
+}
+
+func ExampleService_All() {
+	srv := mockserver.New(mockserver.WithStartTime(time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)))
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := client.New(acct.APIKey, voiceagent.WithBaseURL(hs.URL+"/api"))
+	for _, from := range []string{"+15551230007", "+15551230008"} {
+		if _, err := srv.InboundSMS(acct.PhoneNumber, from, "Do you do weekend visits?"); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	for m, err := range c.SMS.All(context.Background(), &sms.ListParams{Direction: "inbound"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(m.From, m.Status)
+	}
+	// Output:
+	// +15551230008 received
+	// +15551230007 received
+}

@@ -4,20 +4,22 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
-func TestQuickstartSignsUpAgainstTheMock(t *testing.T) {
+func TestQuickstartAgainstTheInProcessMock(t *testing.T) {
 	t.Setenv("VOICEAGENT_BASE_URL", "")
 	t.Setenv("VOICEAGENT_API_KEY", "")
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out))
 	s := out.String()
-	for _, step := range []string{
+	assertSteps(t, s,
 		"Started an in-process mock server",
 		"Requested signup for owner@quickstart-plumbing.example: a code valid for 600s was emailed",
 		"Verified the code: business ",
@@ -26,24 +28,100 @@ func TestQuickstartSignsUpAgainstTheMock(t *testing.T) {
 		"Created agent ",
 		"Gave the agent outbound and SMS prompts",
 		"Number +1555",
+		"A caller (+15551230042) rang +1555",
+		"Lead ", "(made by lead collection)",
+		": Maria Lopez, +15551230042, maria@example.com, source voicemail, status new",
+		"Placed call ",
+		"  +0s     queued",
+		"in-progress",
+		"completed",
+		"The call lasted ",
+		"Recording: https://",
+		"Quality: professionalism ",
+		"Transcript:",
+		"  Agent: Hi Maria Lopez, this is Quickstart Plumbing returning your call.",
+		"Lead Maria Lopez is now contacted after 2 interactions",
 		"Done.",
-	} {
-		assert.Contains(t, s, step)
-	}
+	)
+	assert.Contains(t, s, "leads:read leads:write", "the key can read leads")
 	assert.NotRegexp(t, `voiceagent_live_[0-9A-Za-z]{40}`, s, "keys are printed redacted")
 }
 
-func TestQuickstartUsesAGivenServiceAndKey(t *testing.T) {
-	srv := mockserver.Start(t)
-	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+// assertSteps checks that the steps appear in out, in this order.
+func assertSteps(t *testing.T, out string, steps ...string) {
+	t.Helper()
+	rest := out
+	for _, step := range steps {
+		i := bytes.Index([]byte(rest), []byte(step))
+		if !assert.GreaterOrEqual(t, i, 0, "missing (or out of order): %q\nin:\n%s", step, out) {
+			return
+		}
+		rest = rest[i+len(step):]
+	}
+}
+
+// A "real" service here is a standalone-like mock whose clock follows real
+// time (fast), so the program polls as it would against the platform.
+func startRealLike(t *testing.T) (*mockserver.TestServer, *mockserver.Account) {
+	srv := mockserver.Start(t, mockserver.WithRealtime(600))
+	acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Real Plumbing"})
 	require.NoError(t, err)
 	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
 	t.Setenv("VOICEAGENT_API_KEY", acct.APIKey)
+	old := pollEvery
+	pollEvery = 10 * time.Millisecond
+	t.Cleanup(func() { pollEvery = old })
+	return srv, acct
+}
+
+func TestQuickstartPollsAGivenService(t *testing.T) {
+	srv, acct := startRealLike(t)
+	// Someone already called the business and left their details.
+	_, err := srv.InboundCall(mockserver.InboundCall{
+		To: acct.PhoneNumber, From: "+15551239999", Answered: voiceagent.Bool(false),
+		Voicemail: "This is Sam Reed, please call me back about a quote.",
+	})
+	require.NoError(t, err)
+	srv.Advance(time.Minute)
+	t.Setenv("QUICKSTART_CALL_TO", "+15551239999")
+
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out))
 	s := out.String()
-	assert.Contains(t, s, "Using "+srv.URL)
 	assert.NotContains(t, s, "signup for")
-	assert.Contains(t, s, "Number "+acct.PhoneNumber+" answers for agent "+acct.AgentID)
-	assert.Contains(t, s, "Done.")
+	assert.NotContains(t, s, "left a voicemail", "no simulated caller against a given service")
+	assertSteps(t, s,
+		"Using "+srv.URL,
+		"Created agent ",
+		"Number "+acct.PhoneNumber+" answers for agent "+acct.AgentID,
+		"Lead ", "(made by lead collection)",
+		": Sam Reed, +15551239999",
+		"Placed call ",
+		"queued",
+		"completed",
+		"Transcript:",
+		"  Agent: Hi Sam Reed, this is Quickstart Plumbing returning your call.",
+		"Lead Sam Reed is now contacted after 2 interactions",
+		"Done.",
+	)
+}
+
+func TestQuickstartPlacesNoRealCallUnlessToldWhere(t *testing.T) {
+	startRealLike(t)
+	t.Setenv("QUICKSTART_CALL_TO", "")
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), &out))
+	s := out.String()
+	assertSteps(t, s, "Gave the agent outbound and SMS prompts", "Set QUICKSTART_CALL_TO", "Done.")
+	assert.NotContains(t, s, "Placed call")
+}
+
+func TestQuickstartStopsWhenTheKeyIsRejected(t *testing.T) {
+	srv := mockserver.Start(t)
+	t.Setenv("VOICEAGENT_BASE_URL", srv.URL)
+	t.Setenv("VOICEAGENT_API_KEY", "voiceagent_live_0000000000000000000000000000000000000000")
+	err := run(context.Background(), &bytes.Buffer{})
+	var apiErr *voiceagent.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, voiceagent.CodeUnauthorized, apiErr.Code)
 }

@@ -1,3 +1,37 @@
+// # Agents and the voice provider
+//
+// GET /v1/agents (agents:read) lists the agents of the key's businesses (or
+// of business_id), newest first, in one answer (no pages): {agents: [{id,
+// name, business_id, vendor_assistant_id, phone_number, status,
+// created_at}]}. GET /v1/agents?id= adds prompts {inbound, outbound, sms}
+// (each {prompt, llm}, outbound also first_message; the inbound prompt is
+// read from the voice provider), voice, voice_catalog_id, model,
+// first_message, metadata, max_duration, vendor_config, transfer settings,
+// lead_collection and updated_at. POST (agents:write, schema agentCreate)
+// answers 201 {id, name, business_id, vendor_assistant_id, created_at};
+// PATCH (agents:write, schema agentUpdate) answers {id, name, business_id,
+// vendor_assistant_id, updated: true, updated_fields}. GET /v1/voices
+// (agents:read) answers {voices: [{id, name, provider, voiceId, gender,
+// accent, language}]}: sarah, james, maria (11labs), alloy, nova and onyx
+// (openai), the ids voice_catalog_id may name (400 for another). GET
+// /v1/numbers (numbers:read) lists the numbers of the key's businesses (or
+// of business_id), newest first, in one answer: {numbers: [{id,
+// phone_number, agent_id, business_id, created_at}]}.
+//
+// Agents are created with the greeting "Hello! How can I help you today?",
+// voice 11labs/sarah and model openai/gpt-4o-mini at temperature 0.7 unless
+// given; each agent has a twin assistant at the simulated voice provider
+// (vendor_assistant_id) holding its name, inbound prompt, greeting, voice,
+// model and vendor settings. PATCH changes only the fields sent, merges
+// metadata, lists the sent field names in updated_fields, and sanitises
+// vendor_config: keys outside a fixed list of provider settings (speaking and
+// interruption plans, end-call phrases and message, transcriber, analysis,
+// artifact, denoising, monitor, silence and max-duration settings, voicemail
+// detection) are dropped and listed in ignored_vendor_config_keys. A
+// voice_provider fault makes create and update answer vendor_error; a
+// storage fault makes storing a new agent fail after its assistant was
+// created, and the assistant is removed.
+//
 // # Calls
 //
 // POST /v1/calls (calls:write) places an outbound call and answers 201 with
@@ -71,9 +105,11 @@
 // dimensions (professionalism, empathy, information_gathering, resolution)
 // are 1 to 10, derived from the other party's number; information gathering
 // rises with each detail captured. Recordings are at
-// https://recordings.voiceagent.example/<call id>.mp3. Finished calls count
-// towards the business's minutes (Store.MinutesUsed, Server.MinutesUsed:
-// each call's duration rounded up to a whole minute).
+// https://recordings.voiceagent.example/<call id>.mp3. Every finished
+// conversation (completed and ended calls, voicemails) counts towards the
+// business's billed minutes, its duration rounded up to a whole minute
+// (Server.MinutesUsed, minutes_used of GET /v1/balance); failed outbound
+// calls and unanswered calls without a voicemail add nothing.
 //
 // # Enrichment
 //
@@ -123,14 +159,17 @@
 // POST /v1/events/replay re-delivers events to subscriptions only, never to
 // a call's webhook_url.
 //
-// Receivers: https:// URLs, and http:// URLs on loopback hosts (localhost,
-// *.localhost, 127.0.0.0/8, ::1). Other hosts are refused (400
-// invalid_request on webhook_url, at creation) unless the server runs with
-// WithExternalWebhooks(true); the dialer also refuses non-loopback addresses
-// then. https receivers on loopback are not certificate-checked (test
-// servers). The first attempt is posted in the background when the call
-// ends; wait for its result in the delivery log before advancing the clock
-// to the retry, which then runs on the clock (Advance waits for it).
+// Receivers follow the rules of "Receivers the mock calls", with one
+// difference: a webhook_url the mock would not call (http:// outside
+// loopback, or a host outside loopback without WithExternalWebhooks(true))
+// is refused when the call is created (400 invalid_request on webhook_url),
+// where a subscription accepts any https URL and its attempts fail.
+// Per-call webhooks are deliveries of kind call_webhook in the one delivery
+// log (GET /_mock/deliveries?kind=call_webhook&call_id=, Server.Deliveries,
+// Server.WaitDeliveries, every attempt with its simulated time, status code,
+// error and real duration). The first attempt is posted in the background
+// when the call ends: wait for its result before advancing the clock to the
+// retry, which then runs on the clock.
 //
 // # Leads
 //
@@ -234,19 +273,6 @@
 // new_value, reason, actor user and key prefix, created_at}; read the trail
 // with Server.PromptAudit or GET /_mock/prompt-audit?agent_id=.
 //
-// # Magic values
-//
-//	call to +15005550001   the call fails after 30 s of ringing: error no_answer, call.failed
-//	call to +15005550002   the call fails after 2 s: error busy, call.failed
-//	call to +15005550003   POST /v1/calls answers 500 call_failed; no call is recorded
-//	any other call         completes after 30-300 s derived from the number
-//	text to +15005550010   400 number_on_dnc
-//	text to +15005550011   400 number_opted_out
-//	text to +15005550012   500 sms_send_failed (reaches the carrier: logged as failed, sms.failed)
-//	text to +15005550013   400 tcpa_violation
-//
-// Magic numbers need no consent and are checked before the lists.
-//
 // # Telephony admin API
 //
 //	POST /_mock/inbound-call   {to, from, caller: {name, email, phone, said, intent}, answered, voicemail, duration}
@@ -265,15 +291,4 @@
 // and mockConsent schemas (400 invalid_request); the Go helpers validate
 // their arguments the same way. An unknown platform number or business is
 // 404.
-//
-// # Telephony events
-//
-// call.received, call.started, call.completed (completed or ended calls),
-// call.failed (failed outbound calls and no-answer inbound calls) and
-// voicemail.received carry the call detail; lead.created and lead.scored the
-// lead detail; sms.received, sms.sent, sms.delivered and sms.failed the
-// message; conversation.handoff the transfer {call_id, conversation_id,
-// agent_id, lead_id, from, transfer_to, reason, timestamp}. Each is emitted
-// at the simulated moment it happens; the table under Events (webhooks
-// section) says which action emits which, in order.
 package mockserver

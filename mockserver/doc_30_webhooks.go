@@ -24,8 +24,8 @@
 // http_method, body_format, secret_created_at, previous_secrets [{created_at,
 // expires_at}], created_at, updated_at}. Defaults: every event type, active,
 // POST, json, the standard body. The URL must be https://, or http:// on a
-// loopback host (localhost, 127.0.0.0/8, [::1]); any https host is
-// accepted, but see "Receivers the mock calls".
+// loopback host; any https host is accepted, but see "Receivers the mock
+// calls".
 //
 // # Payload templates and presets
 //
@@ -122,18 +122,35 @@
 //
 // # Receivers the mock calls
 //
-// https:// URLs and http:// URLs on loopback hosts; https on loopback
-// accepts self-signed certificates (httptest.NewTLSServer works as is). A
-// host outside loopback is refused without connecting (the attempt fails
-// with an error saying so) unless the server runs WithExternalWebhooks(true)
-// (-allow-external-webhooks); the dialer also refuses names that resolve
-// outside loopback. At most 8 attempts are in flight at once.
+// Subscription deliveries and per-call webhooks go to https:// URLs, and to
+// http:// URLs on loopback hosts (localhost, *.localhost, 127.0.0.0/8,
+// ::1); https on loopback accepts self-signed certificates
+// (httptest.NewTLSServer works as is). A host outside loopback is refused
+// without connecting (the attempt fails with an error saying so) unless the
+// server runs WithExternalWebhooks(true) (-allow-external-webhooks); without
+// it the dialer also refuses names that resolve outside loopback. Attempts
+// of both kinds share one pool: at most 8 in flight at once, more wait.
 //
-// # Events
+// # Event log
 //
 // One event bus: every event is recorded in the event log and handed to
 // the delivery engine at the moment it happens (simulated time). The
 // standard body's data is the resource as the API shows it at that moment.
+//
+// GET /v1/events (events:read) lists the log of the key's businesses (or of
+// business_id), newest first, paginated like every list: {events:
+// [{id, event, business_id, timestamp, data, created_at}], has_more};
+// ?type= keeps one event type (400 for an unknown one); ?id= reads one
+// event. POST /v1/events/replay (events:replay, schema eventsReplay)
+// delivers stored events again, with their own ids, to the subscriptions as
+// they are now (active, listing the type): either event_ids (1 to 100; 404
+// for one the caller does not reach) or since (to until, default no bound,
+// optionally only types), optionally within business_id. At most 1,000
+// events per call (400 beyond: narrow the window). It answers {events,
+// deliveries, delivery_ids}.
+//
+// # Events emitted
+//
 // Which action emits which event, in the order emitted:
 //
 //	action                                   events (data)
@@ -175,18 +192,6 @@
 // each resource (see Telephony events); in Go, webhooks.Event.Call (call.*
 // and voicemail.received), Lead, Message, Handoff, PhoneNumber and
 // Workspace read them, one field per member.
-//
-// GET /v1/events (events:read) lists the log of the key's businesses (or of
-// business_id), newest first, paginated like every list: {events:
-// [{id, event, business_id, timestamp, data, created_at}], has_more};
-// ?type= keeps one event type (400 for an unknown one); ?id= reads one
-// event. POST /v1/events/replay (events:replay, schema eventsReplay)
-// delivers stored events again, with their own ids, to the subscriptions as
-// they are now (active, listing the type): either event_ids (1 to 100; 404
-// for one the caller does not reach) or since (to until, default no bound,
-// optionally only types), optionally within business_id. At most 1,000
-// events per call (400 beyond: narrow the window). It answers {events,
-// deliveries, delivery_ids}.
 //
 // # Delivery log (admin)
 //

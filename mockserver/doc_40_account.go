@@ -3,11 +3,8 @@
 // GET /v1/balance (billing:read) answers {businesses: [{business_id,
 // minutes_used, phone_numbers, subscription_status}]}, one entry per
 // business the key reaches, oldest first; ?business_id= narrows it to one
-// (404 unknown, 403 not reached). minutes_used is billed call minutes: each
-// completed call's duration rounded up to whole minutes, summed. The call
-// simulation feeds it (store.AddCallMinutes, once per completed call; failed
-// calls and calls that never connected add nothing), so it is 0 until calls
-// complete. phone_numbers counts the business's numbers; subscription_status
+// (404 unknown, 403 not reached). minutes_used is the business's billed call
+// minutes (see Call states), 0 until a conversation finishes. phone_numbers counts the business's numbers; subscription_status
 // is the business's (active for a new one).
 //
 // GET /v1/usage (billing:read) reads the usage log, which is per user: one
@@ -52,17 +49,4 @@
 // relative $ref; url reads the schema from this server. GET
 // /v1/schemas?name=<name> answers the schema document itself; an unknown
 // name is 404 not_found.
-//
-// # Pipeline details
-//
-// Every API request is journaled, unknown paths under /api included (404),
-// so a client calling a wrong path shows up in GET /_mock/requests; the
-// admin API never is. The Authorization scheme is case-insensitive (bearer
-// works as Bearer does). Each answer of a rate-limited route carries its own
-// RateLimit-* headers, replays included. A handler that panics answers 500
-// internal_error; with an Idempotency-Key that answer is the one recorded,
-// so duplicates waiting for it and later retries are answered (replayed)
-// instead of waiting forever. A fault's latency ends early when the client
-// goes away. A fault's probability is drawn from the id generator, so
-// WithIDSeed makes which requests fail repeatable run to run.
 package mockserver

@@ -1,3 +1,18 @@
+// # Accounts
+//
+// NewAccount and POST /_mock/accounts {business_name, email, scopes,
+// operator, partner} provision what signup provisions, without the
+// emailed code: a user, a business (trial of 14 days), an intake agent
+// with lead collection, a number from the pool (+15552000000 upwards), a
+// key (every scope by default, the platform-only approvals:write and
+// concierge:write included; scopes narrows it) and a dashboard session.
+// They answer {api_key, business_id, agent_id, phone_number, user_id,
+// session}, plus partner_id and referral_code with partner (the user then
+// acts for a new agency partner, which the business is linked to); operator makes the user a platform
+// operator. They emit workspace.created, phone_number.assigned and
+// workspace.ready. An email already registered adds a business to that
+// user.
+//
 // # Signup
 //
 // POST /api/v1/signup needs no key. The body's shape picks the step:

@@ -1,0 +1,58 @@
+package mockserver
+
+import (
+	"slices"
+	"strings"
+)
+
+// Route describes one endpoint the server answers: what Routes lists.
+type Route struct {
+	// Method is the HTTP method (GET, POST, PUT, PATCH or DELETE).
+	Method string `json:"method"`
+	// Path is the full path: under /api for the API (/api/v1/calls), under
+	// /_mock for the admin API (/_mock/clock/advance).
+	Path string `json:"path"`
+	// Auth says who may call it: "key" (a bearer key), "session" (a
+	// dashboard session only), "key or session", "none" (no credentials),
+	// or "admin" (the admin API: no credentials, never journaled).
+	Auth string `json:"auth"`
+	// Scope is the scope requirement of a key ("calls:write", "workspaces:write
+	// and agents:write"); empty when a valid key is enough or no key is
+	// involved.
+	Scope string `json:"scope,omitempty"`
+	// Schema names the JSON Schema (package openapi) the body is validated
+	// against; empty for routes without a body.
+	Schema string `json:"schema,omitempty"`
+}
+
+// authNames are the Route.Auth values of the auth modes.
+var authNames = map[authMode]string{
+	authKey:          "key",
+	authSession:      "session",
+	authKeyOrSession: "key or session",
+	authNone:         "none",
+	authAdmin:        "admin",
+}
+
+// Routes returns every endpoint the server answers, sorted by path and then
+// method: the API's and the admin API's. The README's endpoint tables are
+// checked against it.
+func (s *Server) Routes() []Route {
+	var out []Route
+	for path, methods := range s.routes {
+		for method, rt := range methods {
+			r := Route{Method: method, Path: path, Auth: authNames[rt.auth], Schema: rt.schema}
+			if rt.scope != nil {
+				r.Scope = rt.scope.String()
+			}
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Route) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Method, b.Method)
+	})
+	return out
+}
