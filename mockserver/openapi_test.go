@@ -70,29 +70,3 @@ func TestOpenAPIContractNeedsAKey(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &normal))
 	assert.Equal(t, normal, fromJSON, "the JSON form is the YAML document")
 }
-
-func TestRoutesListsTheTable(t *testing.T) {
-	t.Parallel()
-	routes := mockserver.New().Routes()
-	find := func(method, path string) *mockserver.RouteInfo {
-		for i := range routes {
-			if routes[i].Method == method && routes[i].Path == path {
-				return &routes[i]
-			}
-		}
-		return nil
-	}
-	yml := find(http.MethodGet, "/api/openapi.yaml")
-	require.NotNil(t, yml)
-	assert.Equal(t, "none", yml.Auth)
-	create := find(http.MethodPost, "/api/v1/agents")
-	require.NotNil(t, create)
-	assert.Equal(t, mockserver.RouteInfo{Method: "POST", Path: "/api/v1/agents", Auth: "key", Scope: "agents:write", Schema: "agentCreate"}, *create)
-	reset := find(http.MethodPost, "/_mock/reset")
-	require.NotNil(t, reset)
-	assert.Equal(t, "admin", reset.Auth)
-	for i := 1; i < len(routes); i++ {
-		a, b := routes[i-1], routes[i]
-		assert.True(t, a.Path < b.Path || (a.Path == b.Path && a.Method < b.Method), "sorted: %v before %v", a, b)
-	}
-}

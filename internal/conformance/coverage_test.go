@@ -32,8 +32,8 @@ const requireEverythingServed = false
 
 // docOp is an operation of openapi.yaml as the coverage tests compare it.
 type docOp struct {
-	auth    string   // key, session, key_or_session or none, from the security requirements
-	scope   string   // x-required-scopes in the syntax of mockserver.RouteInfo.Scope
+	auth    string   // key, session, "key or session" or none, from the security requirements
+	scope   string   // x-required-scopes in the syntax of mockserver.Route.Scope
 	schemas []string // names of the body schemas it references (schemas/<name>.json)
 }
 
@@ -106,7 +106,7 @@ func authOf(sec []map[string][]string) string {
 	}
 	switch {
 	case key && session:
-		return "key_or_session"
+		return "key or session"
 	case key:
 		return "key"
 	case session:
