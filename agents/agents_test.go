@@ -15,7 +15,7 @@ import (
 )
 
 func TestCreateGetListWithDefaults(t *testing.T) {
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	ctx := context.Background()
 
 	created, err := env.Client.Agents.Create(ctx, &agents.CreateParams{
@@ -43,7 +43,7 @@ func TestCreateGetListWithDefaults(t *testing.T) {
 }
 
 func TestUpdateChangesOnlySentFieldsAndMergesMetadata(t *testing.T) {
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	ctx := context.Background()
 	_, err := env.Client.Agents.Update(ctx, &agents.UpdateParams{ID: env.Account.AgentID, Metadata: map[string]any{"a": 1.0}})
 	require.NoError(t, err)
@@ -67,7 +67,7 @@ func TestUpdateChangesOnlySentFieldsAndMergesMetadata(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	ctx := context.Background()
 	other := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{})
 
@@ -95,7 +95,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestVendorErrorAndStorageFailureRemoveNothingOrTheAssistant(t *testing.T) {
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	ctx := context.Background()
 	p := &agents.CreateParams{BusinessID: env.Account.BusinessID, Name: "x", SystemPrompt: "y"}
 
@@ -118,7 +118,7 @@ func TestVendorErrorAndStorageFailureRemoveNothingOrTheAssistant(t *testing.T) {
 }
 
 func TestVoices(t *testing.T) {
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	voices, err := env.Client.Agents.ListVoices(context.Background())
 	require.NoError(t, err)
 	require.NotEmpty(t, voices)

@@ -31,7 +31,7 @@ func get(t *testing.T, c *http.Client, url, key string) (*http.Response, []byte)
 
 func TestOpenAPIDocumentIsServedWithoutKey(t *testing.T) {
 	t.Parallel()
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	resp, body := get(t, env.HTTPClient(), env.Server.URL+"/openapi.yaml", "")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "application/yaml", resp.Header.Get("Content-Type"))
@@ -50,7 +50,7 @@ func TestOpenAPIDocumentIsServedWithoutKey(t *testing.T) {
 
 func TestOpenAPIContractNeedsAKey(t *testing.T) {
 	t.Parallel()
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	resp, _ := get(t, env.HTTPClient(), env.Server.URL+"/v1/openapi.json", "")
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 

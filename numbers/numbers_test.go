@@ -15,7 +15,7 @@ import (
 
 func TestListNumbers(t *testing.T) {
 	t.Parallel()
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	ctx := context.Background()
 
 	list, err := env.Client.Numbers.List(ctx, nil)
@@ -34,7 +34,7 @@ func TestListNumbers(t *testing.T) {
 
 func TestListNumbersErrors(t *testing.T) {
 	t.Parallel()
-	env := testenv.New(t).WithConformance()
+	env := testenv.New(t)
 	ctx := context.Background()
 	other := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{})
 

@@ -4,7 +4,7 @@
 //
 // [Transport] is an http.RoundTripper for tests: it lets each request through, validates the
 // request and the answer against the document, and reports every violation with t.Errorf.
-// internal/testenv installs it on the SDK client's HTTP client (testenv.WithConformance).
+// internal/testenv installs it on every client it builds, so every end-to-end test is checked.
 //
 // What counts as a violation:
 //   - an answer (any status) whose status, headers or body the document does not allow for the
@@ -62,21 +62,50 @@ type Checker struct {
 	v  validator.Validator
 }
 
-// shared is the one Checker of the process: building it compiles every schema of the document.
+// shared is the one Checker of the process: building it parses the document once.
 var shared = sync.OnceValues(func() (*Checker, error) {
-	doc, err := Document()
+	raw, err := openapi.Bundled("")
 	if err != nil {
 		return nil, err
 	}
+	strictRaw, err := forStrictMode(raw)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := libopenapi.NewDocument(strictRaw)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: parsing the bundled document: %w", err)
+	}
 	lazy := &lazyCache{}
 	lazy.building.Store(true)
-	v, errs := validator.NewValidator(doc, config.WithFormatAssertions(), config.WithSchemaCache(lazy))
+	v, errs := validator.NewValidator(doc, options(lazy)...)
 	lazy.building.Store(false)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("conformance: building the validator: %w", errors.Join(errs...))
 	}
 	return &Checker{v: v}, nil
 })
+
+// IgnoredRequestHeaders are request headers a client may send that no operation declares: the
+// SDK's X-Voiceagent-Retry-Count says which attempt a request is (for the client's own logs and
+// for support; the API ignores it). Strict mode reports every other undeclared header.
+var IgnoredRequestHeaders = []string{"X-Voiceagent-Retry-Count"}
+
+// options are the validator's settings: formats asserted (uuid, date-time, email, uri), and
+// strict mode, which reports what the document does not declare even where JSON Schema would
+// allow it: a property of a request or answer body, a query parameter, a request or answer
+// header. So every field the mock answers with, and every parameter the SDK sends, must be in
+// the document. The session cookie is declared as the sessionCookie security scheme, which
+// strict mode does not consult, so it is exempt by name.
+func options(c cache.SchemaCache) []config.Option {
+	return []config.Option{
+		config.WithFormatAssertions(),
+		config.WithStrictMode(),
+		config.WithStrictIgnoredHeadersExtra(IgnoredRequestHeaders...),
+		config.WithStrictIgnorePaths("$.cookies.voiceagent_session"),
+		config.WithSchemaCache(c),
+	}
+}
 
 // lazyCache is the validator's schema cache, filled as exchanges need schemas. While the
 // validator is built it claims to hold every schema, so the validator does not compile all of

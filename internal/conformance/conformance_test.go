@@ -143,11 +143,32 @@ func TestViolationsAreReported(t *testing.T) {
 	}
 }
 
+// TestDocumentIsValidOpenAPI31 validates the served document, and the checker's equivalent
+// strict-mode form of it, against the OpenAPI 3.1 specification with the validator library: no
+// error, no warning.
 func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	t.Parallel()
 	c, err := conformance.New()
 	require.NoError(t, err)
 	assert.Empty(t, c.ValidateDocument())
+
+	doc, err := conformance.Document()
+	require.NoError(t, err)
+	_, err = doc.BuildV3Model()
+	require.NoError(t, err, "building the model")
+	assertValidOpenAPI(t, doc)
+}
+
+// assertValidOpenAPI validates a document against the OpenAPI specification.
+func assertValidOpenAPI(t *testing.T, doc libopenapi.Document) {
+	t.Helper()
+	v, errs := validator.NewValidator(doc)
+	require.Empty(t, errs)
+	ok, verrs := v.ValidateDocument()
+	for _, e := range verrs {
+		t.Error(e)
+	}
+	assert.True(t, ok)
 }
 
 // fileDocument parses a document of openapi/ from the file system, its relative references to
@@ -160,6 +181,38 @@ func fileDocument(t *testing.T, name string) libopenapi.Document {
 	require.NoError(t, err)
 	doc, err := libopenapi.NewDocumentWithConfiguration(src, &datamodel.DocumentConfiguration{
 		BasePath: dir, SpecFilePath: name, AllowFileReferences: true,
+	})
+	require.NoError(t, err)
+	return doc
+}
+
+// adminDocument parses openapi/admin.yaml with its references to mockserver/adminschemas resolved
+// from the file system. The admin schemas reference the API's shared definitions as common.json,
+// which their $id (https://api.voiceagent.example/schemas/) resolves to openapi/schemas/common.json,
+// as the mock does; on the file system the tool finds it beside them, so the test lays the files
+// out that way in a temporary directory.
+func adminDocument(t *testing.T) libopenapi.Document {
+	t.Helper()
+	root := t.TempDir()
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(to), 0o755))
+		require.NoError(t, os.WriteFile(to, b, 0o644))
+	}
+	repo := filepath.Join("..", "..")
+	copyFile(filepath.Join(repo, "openapi", "admin.yaml"), filepath.Join(root, "openapi", "admin.yaml"))
+	entries, err := os.ReadDir(filepath.Join(repo, "mockserver", "adminschemas"))
+	require.NoError(t, err)
+	for _, e := range entries {
+		copyFile(filepath.Join(repo, "mockserver", "adminschemas", e.Name()), filepath.Join(root, "mockserver", "adminschemas", e.Name()))
+	}
+	copyFile(filepath.Join(repo, "openapi", "schemas", "common.json"), filepath.Join(root, "mockserver", "adminschemas", "common.json"))
+	dir := filepath.Join(root, "openapi")
+	src, err := os.ReadFile(filepath.Join(dir, "admin.yaml"))
+	require.NoError(t, err)
+	doc, err := libopenapi.NewDocumentWithConfiguration(src, &datamodel.DocumentConfiguration{
+		BasePath: dir, SpecFilePath: "admin.yaml", AllowFileReferences: true,
 	})
 	require.NoError(t, err)
 	return doc
@@ -189,7 +242,7 @@ func TestSourceDocumentResolvesFileReferences(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, ops(&bmodel.Model), ops(&model.Model))
-	assert.Len(t, ops(&model.Model), 62)
+	assert.Len(t, ops(&model.Model), 69)
 
 	// A body schema resolved from its file is the bundled one: same properties.
 	body := func(m *v3.Document) []string {
@@ -243,16 +296,20 @@ func TestDocumentConventions(t *testing.T) {
 			}
 		}
 	}
-	assert.Len(t, ids, 62, "operations in the document")
+	assert.Len(t, ids, 69, "operations in the document")
 }
 
 // TestSignupBodiesMatchExactlyOneShape checks that the three signup body schemas exclude each
 // other, so the oneOf of POST /v1/signup accepts each valid body.
 func TestSignupBodiesMatchExactlyOneShape(t *testing.T) {
 	t.Parallel()
-	ok201 := `{"api_key":"voiceagent_live_0123456789abcdefghijABCDEFGHIJ0123456789","business_id":"` + agentID +
-		`","agent_id":"` + agentID + `","phone_number":"+15552000000","dashboard_url":"https://app.voiceagent.example/","trial_ends_at":"2026-06-19T00:00:00Z"}`
-	ok200 := `{"status":"otp_sent","challenge_id":"c1","expires_in_seconds":600}`
+	ok201 := `{"status":"provisioned","activation_mode":"otp","api_key":"voiceagent_live_0123456789abcdefghijABCDEFGHIJ0123456789",` +
+		`"api_key_id":"` + agentID + `","api_key_prefix":"voiceagent_live_0123","scopes":["calls:read"],"user_id":"` + agentID +
+		`","business_id":"` + agentID + `","agent_id":"` + agentID + `","phone_number":"+15552000000",` +
+		`"dashboard_url":"https://app.voiceagent.example/b/1","trial_ends_at":"2026-06-19T00:00:00Z",` +
+		`"call_routing":{"mode":"agent","owner_phone":null},"replayed":false,"replay_token":"rpl_1",` +
+		`"dashboard_magic_link":"http://127.0.0.1:1/api/auth/magic?token=t","password_setup_link":"http://127.0.0.1:1/api/auth/password-setup?token=t"}`
+	ok200 := `{"status":"otp_sent","challenge_id":"c1","expires_in_seconds":600,"expires_at":"2026-06-05T10:10:00Z"}`
 	request := `{"business_name":"Acme","email":"owner@acme.example"}`
 	verify := `{"business_name":"Acme","email":"owner@acme.example","challenge_id":"c1","otp_code":"123456"}`
 	payment := `{"business_name":"Acme","email":"owner@acme.example","activation_mode":"payment"}`
@@ -267,14 +324,8 @@ func TestSignupBodiesMatchExactlyOneShape(t *testing.T) {
 // schemas resolved from the file system and validates it as OpenAPI 3.1.
 func TestAdminDocumentIsValid(t *testing.T) {
 	t.Parallel()
-	doc := fileDocument(t, "admin.yaml")
-	v, errs := validator.NewValidator(doc)
-	require.Empty(t, errs)
-	ok, verrs := v.ValidateDocument()
-	for _, e := range verrs {
-		t.Error(e)
-	}
-	assert.True(t, ok)
+	doc := adminDocument(t)
+	assertValidOpenAPI(t, doc)
 	model, err := doc.BuildV3Model()
 	require.NoError(t, err)
 	advance := model.Model.Paths.PathItems.GetOrZero("/_mock/clock/advance").Post

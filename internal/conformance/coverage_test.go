@@ -25,10 +25,28 @@ import (
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
-// requireEverythingServed makes a documented operation that the mock does not serve, or the SDK
-// does not call, a failure instead of a logged list. It is off while the resources are built on
-// separate branches; switch it on once they are merged.
-const requireEverythingServed = false
+// pendingOnOtherBranch lists the operations of openapi.yaml that are being built on another
+// branch: the outbound-sales pipeline (/sdr) and analytics. They stay documented from the spec;
+// until they are merged, neither the mock nor the SDK serves them, and that is allowed for them
+// only. Every other documented operation must be served by the mock and called by the SDK (or
+// be listed in notSDKOperations). Remove this allowance (the lead does, after merging the SDR
+// and analytics branch): TestPendingOperationsAreStillPending fails as soon as one of them is
+// served, as a reminder.
+var pendingOnOtherBranch = map[string]bool{
+	"GET /api/sdr/pipeline":            true,
+	"POST /api/sdr/action":             true,
+	"GET /api/sdr/config":              true,
+	"PUT /api/sdr/config":              true,
+	"POST /api/sdr/run":                true,
+	"GET /api/sdr/report":              true,
+	"GET /api/sdr/activity":            true,
+	"GET /api/v1/analytics/dashboard":  true,
+	"GET /api/v1/analytics/calls":      true,
+	"GET /api/v1/analytics/funnel":     true,
+	"GET /api/v1/analytics/agents":     true,
+	"GET /api/v1/analytics/weekly":     true,
+	"GET /api/v1/analytics/businesses": true,
+}
 
 // docOp is an operation of openapi.yaml as the coverage tests compare it.
 type docOp struct {
@@ -174,23 +192,24 @@ func unserved(ops map[string]docOp, served map[string]bool) []string {
 	return missing
 }
 
-// reportUnserved lists documented operations nobody served, failing only under requireEverythingServed.
+// reportUnserved fails on the documented operations nobody served, except those pending on
+// another branch.
 func reportUnserved(t *testing.T, what string, missing []string) {
 	t.Helper()
-	if len(missing) == 0 {
-		return
+	var fail []string
+	for _, name := range missing {
+		if !pendingOnOtherBranch[name] {
+			fail = append(fail, name)
+		}
 	}
-	msg := fmt.Sprintf("%d documented operations %s:\n  %s", len(missing), what, strings.Join(missing, "\n  "))
-	if requireEverythingServed {
-		t.Error(msg)
-	} else {
-		t.Log(msg)
+	if len(fail) > 0 {
+		t.Errorf("%d documented operations %s:\n  %s", len(fail), what, strings.Join(fail, "\n  "))
 	}
 }
 
 // TestMockRoutesAreDocumented fails on every route of the mock's API (/api) that openapi.yaml
-// lacks, or documents with another authentication, scope or body schema; and lists the
-// documented operations the mock does not serve yet.
+// lacks, or documents with another authentication, scope or body schema, and on every
+// documented operation the mock does not serve (pendingOnOtherBranch aside).
 func TestMockRoutesAreDocumented(t *testing.T) {
 	t.Parallel()
 	ops, err := docOps()
@@ -221,7 +240,8 @@ func checkRoutes(t *testing.T, ops map[string]docOp, admin bool, doc string) {
 		name := r.Method + " " + r.Path
 		served[name] = true
 		op, ok := ops[name]
-		if !assert.True(t, ok, "the mock serves %s, which openapi/%s does not document", name, doc) {
+		if !ok {
+			t.Errorf("the mock serves %s, which openapi/%s does not document", name, doc)
 			continue
 		}
 		if !admin {
@@ -232,7 +252,23 @@ func checkRoutes(t *testing.T, ops map[string]docOp, admin bool, doc string) {
 			assert.Contains(t, op.schemas, r.Schema, "%s: the mock validates the body with %s; %s must reference %s.json", name, r.Schema, doc, r.Schema)
 		}
 	}
-	reportUnserved(t, "of "+doc+" not served by the mock yet", unserved(ops, served))
+	reportUnserved(t, "of "+doc+" not served by the mock", unserved(ops, served))
+}
+
+// TestPendingOperationsAreStillPending keeps pendingOnOtherBranch honest: each entry is
+// documented, and not served yet. Once the mock serves one, drop it from the allowance.
+func TestPendingOperationsAreStillPending(t *testing.T) {
+	t.Parallel()
+	ops, err := docOps()
+	require.NoError(t, err)
+	served := map[string]bool{}
+	for _, r := range mockserver.New().Routes() {
+		served[r.Method+" "+r.Path] = true
+	}
+	for _, name := range sortedKeys(pendingOnOtherBranch) {
+		assert.Contains(t, sortedKeys(ops), name, "%s is pending but not documented", name)
+		assert.False(t, served[name], "the mock serves %s now: remove it from pendingOnOtherBranch", name)
+	}
 }
 
 // TestEverySchemaIsReferenced checks that each request schema is the body of some operation,
@@ -247,16 +283,7 @@ func TestEverySchemaIsReferenced(t *testing.T) {
 			used[s] = true
 		}
 	}
-	// Schemas whose operation the spec and DESIGN.md leave without a path; the engineer who
-	// builds it documents it (the route test then fails until the path is in openapi.yaml).
-	pending := map[string]string{
-		"webhookRotateSecret": "rotating a subscription's secret: path not fixed by the spec or DESIGN.md",
-	}
 	for _, name := range openapi.SchemaNames() {
-		if _, ok := pending[name]; ok {
-			assert.False(t, used[name], "%s is referenced now: drop it from pending", name)
-			continue
-		}
 		assert.True(t, used[name], "schemas/%s.json is the body of no operation in openapi.yaml", name)
 	}
 }
@@ -269,8 +296,15 @@ var sdkNoRequest = map[string]string{}
 
 // notSDKOperations are documented operations no SDK method needs to call, with the reason.
 var notSDKOperations = map[string]string{
-	"GET /api/openapi.yaml":    "the document itself, for tools; any HTTP client reads it",
-	"GET /api/v1/openapi.json": "the document itself, for tools; any HTTP client reads it",
+	"GET /api/openapi.yaml":        "the document itself, for tools; any HTTP client reads it",
+	"GET /api/v1/openapi.json":     "the document itself, for tools; any HTTP client reads it",
+	"GET /api/auth/password-setup": "a link for the owner's browser (the password setup page)",
+}
+
+// sdkArgs are the arguments (after the context) to call a method with where dummy values send
+// no request.
+var sdkArgs = map[string][]any{
+	"Signup.ExchangeMagicLink": {"http://sdk.test/api/auth/magic?token=t"},
 }
 
 // recordingTransport answers every request 404 not_found and records its method and path.
@@ -330,9 +364,10 @@ func dummy(t reflect.Type) reflect.Value {
 var ctxType = reflect.TypeFor[context.Context]()
 
 // TestSDKOperationsAreDocumented calls every exported method of every service of client.Client
-// against a recording transport and fails when a method sends a request that openapi.yaml does
-// not document, or sends none and is not listed in sdkNoRequest. It lists the documented
-// operations no SDK method calls yet.
+// (sub-services included) against a recording transport and fails when a method sends a request
+// that openapi.yaml does not document, or sends none and is not listed in sdkNoRequest; and when
+// a documented operation is called by no SDK method (notSDKOperations and pendingOnOtherBranch
+// aside).
 func TestSDKOperationsAreDocumented(t *testing.T) {
 	t.Parallel()
 	ops, err := docOps()
@@ -344,52 +379,35 @@ func TestSDKOperationsAreDocumented(t *testing.T) {
 		voiceagent.WithMaxRetries(0), voiceagent.WithRateLimiting(false))
 
 	called := map[string]bool{}
-	cv := reflect.ValueOf(c).Elem()
 	services := 0
+	var walk func(prefix string, svc reflect.Value)
+	walk = func(prefix string, svc reflect.Value) {
+		if svc.NumMethod() > 0 {
+			services++
+		}
+		for j := range svc.NumMethod() {
+			name := prefix + "." + svc.Type().Method(j).Name
+			for _, s := range callSDKMethod(t, rec, name, svc.Method(j)) {
+				called[s] = true
+				if _, ok := ops[s]; !ok {
+					t.Errorf("%s sends %s, which openapi/openapi.yaml does not document", name, s)
+				}
+			}
+		}
+		// Sub-services (c.Agency.Profile, c.Account.Usage).
+		st := svc.Elem()
+		for i := range st.NumField() {
+			f := st.Type().Field(i)
+			if f.IsExported() && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && !st.Field(i).IsNil() {
+				walk(prefix+"."+f.Name, st.Field(i))
+			}
+		}
+	}
+	cv := reflect.ValueOf(c).Elem()
 	for i := range cv.NumField() {
 		f := cv.Type().Field(i)
-		if !f.IsExported() || f.Type.Kind() != reflect.Pointer || f.Type.NumMethod() == 0 {
-			continue
-		}
-		services++
-		svc := cv.Field(i)
-		for j := range svc.NumMethod() {
-			m := svc.Type().Method(j)
-			name := f.Name + "." + m.Name
-			mt := svc.Method(j).Type()
-			if mt.NumIn() == 0 || mt.In(0) != ctxType {
-				if _, ok := sdkNoRequest[name]; !ok {
-					t.Errorf("%s does not take a context first: list it in sdkNoRequest or make it an API call", name)
-				}
-				continue
-			}
-			args := []reflect.Value{reflect.ValueOf(context.Background())}
-			last := mt.NumIn()
-			if mt.IsVariadic() {
-				last--
-			}
-			for k := 1; k < last; k++ {
-				args = append(args, dummy(mt.In(k)))
-			}
-			outs := svc.Method(j).Call(args)
-			// An iterator (All) sends its first request when ranged over.
-			if len(outs) == 1 && outs[0].Kind() == reflect.Func && outs[0].Type().NumIn() == 1 {
-				yield := reflect.MakeFunc(outs[0].Type().In(0), func([]reflect.Value) []reflect.Value {
-					return []reflect.Value{reflect.ValueOf(false)}
-				})
-				outs[0].Call([]reflect.Value{yield})
-			}
-			seen := rec.take()
-			if len(seen) == 0 {
-				if _, ok := sdkNoRequest[name]; !ok {
-					t.Errorf("%s sent no request with dummy arguments: list it in sdkNoRequest with the reason", name)
-				}
-				continue
-			}
-			for _, s := range seen {
-				called[s] = true
-				assert.Contains(t, ops, s, "%s sends %s, which openapi/openapi.yaml does not document", name, s)
-			}
+		if f.IsExported() && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct {
+			walk(f.Name, cv.Field(i))
 		}
 	}
 	require.NotZero(t, services, "client.Client has no services")
@@ -399,5 +417,45 @@ func TestSDKOperationsAreDocumented(t *testing.T) {
 			missing = append(missing, name)
 		}
 	}
-	reportUnserved(t, "not called by any SDK method yet", missing)
+	reportUnserved(t, "not called by any SDK method", missing)
+}
+
+// callSDKMethod calls one method of a service with dummy arguments (sdkArgs where given) and
+// returns the requests it sent, failing when it sends none and is not listed in sdkNoRequest.
+func callSDKMethod(t *testing.T, rec *recordingTransport, name string, m reflect.Value) []string {
+	t.Helper()
+	mt := m.Type()
+	if mt.NumIn() == 0 || mt.In(0) != ctxType {
+		if _, ok := sdkNoRequest[name]; !ok {
+			t.Errorf("%s does not take a context first: list it in sdkNoRequest or make it an API call", name)
+		}
+		return nil
+	}
+	args := []reflect.Value{reflect.ValueOf(context.Background())}
+	last := mt.NumIn()
+	if mt.IsVariadic() {
+		last--
+	}
+	for k := 1; k < last; k++ {
+		if given, ok := sdkArgs[name]; ok && k-1 < len(given) {
+			args = append(args, reflect.ValueOf(given[k-1]).Convert(mt.In(k)))
+			continue
+		}
+		args = append(args, dummy(mt.In(k)))
+	}
+	outs := m.Call(args)
+	// An iterator (All) sends its first request when ranged over.
+	if len(outs) == 1 && outs[0].Kind() == reflect.Func && outs[0].Type().NumIn() == 1 {
+		yield := reflect.MakeFunc(outs[0].Type().In(0), func([]reflect.Value) []reflect.Value {
+			return []reflect.Value{reflect.ValueOf(false)}
+		})
+		outs[0].Call([]reflect.Value{yield})
+	}
+	seen := rec.take()
+	if len(seen) == 0 {
+		if _, ok := sdkNoRequest[name]; !ok {
+			t.Errorf("%s sent no request with dummy arguments: list it in sdkNoRequest with the reason, or its arguments in sdkArgs", name)
+		}
+	}
+	return seen
 }

@@ -13,18 +13,24 @@ import (
 )
 
 // Env is a mock server with one ready account and a client for it.
+//
+// Every request the environment's clients send (Client, ClientFor,
+// HTTPClient), and every answer, is checked against the OpenAPI document
+// (openapi/openapi.yaml as the mock serves it) by internal/conformance: a
+// violation fails the test with t.Errorf. So every end-to-end test also
+// checks that the SDK, the mock and the document agree.
 type Env struct {
 	Server  *mockserver.TestServer
 	Account *mockserver.Account
 	Client  *client.Client
 
-	t           testing.TB
-	conformance bool
+	t testing.TB
 }
 
 // New starts a mock server (closed when the test ends), provisions an
 // account with every scope, and returns a client for it that does not retry
 // and keeps no client-side rate limits, so tests see the server's answers.
+// The client's traffic is checked against the OpenAPI document.
 func New(t testing.TB, opts ...mockserver.Option) *Env {
 	t.Helper()
 	srv := mockserver.Start(t, opts...)
@@ -43,40 +49,31 @@ func NewAccount(t testing.TB, srv *mockserver.TestServer, opts mockserver.Accoun
 	return acct
 }
 
-// ClientFor returns a client for another key on the same server. Under
-// WithConformance its requests and answers are checked too.
+// ClientFor returns a client for another key (empty for none, with
+// voiceagent.WithSessionCookie for a dashboard session) on the same server,
+// its traffic checked against the OpenAPI document like e.Client's. An
+// explicit voiceagent.WithHTTPClient among opts replaces the checked one.
 func (e *Env) ClientFor(apiKey string, opts ...voiceagent.Option) *client.Client {
 	base := []voiceagent.Option{
 		voiceagent.WithBaseURL(e.Server.URL),
 		voiceagent.WithMaxRetries(0),
 		voiceagent.WithRateLimiting(false),
-	}
-	if e.conformance {
-		base = append(base, voiceagent.WithHTTPClient(e.HTTPClient()))
+		voiceagent.WithHTTPClient(e.HTTPClient()),
 	}
 	return client.New(apiKey, append(base, opts...)...)
 }
 
-// WithConformance checks every request the environment's clients send, and
-// every answer, against the OpenAPI document (openapi/openapi.yaml, as the
-// mock serves it): a violation fails the test with t.Errorf (see package
-// internal/conformance for what counts). It replaces e.Client with a checked
-// client for the same key, applies to the clients ClientFor returns from
-// then on, and returns e:
-//
-//	env := testenv.New(t).WithConformance()
-func (e *Env) WithConformance() *Env {
-	e.t.Helper()
-	e.conformance = true
-	e.Client = e.ClientFor(e.Account.APIKey)
-	return e
+// HTTPClient returns an HTTP client for raw requests to the server, its
+// traffic checked against the OpenAPI document: a raw request that breaks
+// the document may probe bad input, and passes when the server refuses it
+// with a 4xx that the document allows (see internal/conformance).
+func (e *Env) HTTPClient() *http.Client {
+	return &http.Client{Transport: Transport(e.t, nil)}
 }
 
-// HTTPClient returns an HTTP client for raw requests to the server: checked
-// against the OpenAPI document under WithConformance, plain otherwise.
-func (e *Env) HTTPClient() *http.Client {
-	if !e.conformance {
-		return &http.Client{}
-	}
-	return &http.Client{Transport: conformance.Transport(e.t, nil)}
+// Transport wraps next (http.DefaultTransport when nil) so that its
+// traffic is checked against the OpenAPI document, for tests that build
+// their own HTTP client.
+func Transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
+	return conformance.Transport(t, next)
 }
