@@ -35,6 +35,9 @@ import (
 	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -76,7 +79,12 @@ var shared = sync.OnceValues(func() (*Checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conformance: parsing the bundled document: %w", err)
 	}
-	lazy := &lazyCache{}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: building the model: %w", err)
+	}
+	lazy := &lazyCache{match: matchSchemas(&model.Model), version: helpers.VersionToFloat(model.Model.Version)}
+	lazy.opts = config.NewValidationOptions(options(lazy)...)
 	lazy.building.Store(true)
 	v, errs := validator.NewValidator(doc, options(lazy)...)
 	lazy.building.Store(false)
@@ -110,21 +118,40 @@ func options(c cache.SchemaCache) []config.Option {
 // lazyCache is the validator's schema cache, filled as exchanges need schemas. While the
 // validator is built it claims to hold every schema, so the validator does not compile all of
 // them up front (seconds under the race detector); a test binary compiles only what its
-// exchanges use.
+// exchanges use. Strict mode looks up the variants of oneOf and anyOf (match) but never stores
+// them, and would compile them for every exchange: the cache compiles each on its first miss.
 type lazyCache struct {
 	building atomic.Bool
 	m        sync.Map // uint64 -> *cache.SchemaCacheEntry
+	failed   sync.Map // uint64 -> true: a match schema that did not compile here
+	match    map[uint64]*base.Schema
+	opts     *config.ValidationOptions
+	version  float32
 }
 
 func (c *lazyCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
 	if c.building.Load() {
 		return nil, true
 	}
-	v, ok := c.m.Load(key)
-	if !ok {
+	if v, ok := c.m.Load(key); ok {
+		return v.(*cache.SchemaCacheEntry), true
+	}
+	s := c.match[key]
+	if s == nil {
 		return nil, false
 	}
-	return v.(*cache.SchemaCacheEntry), true
+	if _, failed := c.failed.Load(key); failed {
+		return nil, false
+	}
+	compiled, err := schema_validation.CompileSchemaForValidation(s, schema_validation.SchemaValidationPurposeGeneric, c.opts, c.version)
+	if err != nil || compiled == nil || compiled.CompiledSchema == nil {
+		// Strict mode compiles it itself, its own way; do not try again.
+		c.failed.Store(key, true)
+		return nil, false
+	}
+	e := compiled.ToCacheEntry(s)
+	c.m.Store(key, e)
+	return e, true
 }
 
 func (c *lazyCache) Store(key uint64, value *cache.SchemaCacheEntry) {

@@ -102,6 +102,28 @@ func TestConformingExchangesPass(t *testing.T) {
 	assert.Empty(t, exchange(t, usage, "GET", "/v1/usage?start=2026-06-01&end=2026-06-05T10:00:00Z", "", true))
 }
 
+// agentDetail is an agent's detail with extra JSON members appended (none when extra is empty).
+func agentDetail(extra string) string {
+	body := `{"id":"` + agentID + `","name":"Desk","business_id":"` + agentID + `","vendor_assistant_id":"asst_1",` +
+		`"phone_number":null,"status":"active","created_at":"2026-06-05T10:00:00Z","prompts":{"inbound":{"prompt":"p","llm":` +
+		`{"provider":"openai","model":"m","temperature":0.7}},"outbound":{"prompt":null,"llm":"m","first_message":null},` +
+		`"sms":{"prompt":null,"llm":{"model":"m"}}},"voice":{"provider":"11labs","voiceId":"sarah"},"voice_catalog_id":null,` +
+		`"model":{"provider":"openai","model":"m","temperature":0.7},"first_message":"Hi","metadata":{"a":{"b":[1,{"c":2}]}},` +
+		`"max_duration":600,"vendor_config":null,"transfer_enabled":false,"transfer_phone_number":null,"lead_collection":true,` +
+		`"updated_at":"2026-06-05T10:00:00Z"`
+	if extra != "" {
+		body += "," + extra
+	}
+	return body + "}"
+}
+
+// TestFreeFormMembersPass checks that strict mode reports nothing inside a free-form object
+// (metadata, at any depth).
+func TestFreeFormMembersPass(t *testing.T) {
+	t.Parallel()
+	assert.Empty(t, exchange(t, canned{status: 200, body: agentDetail("")}, "GET", "/v1/agents?id="+agentID, "", true))
+}
+
 func TestBadInputAnsweredWith4xxPasses(t *testing.T) {
 	t.Parallel()
 	// The body fails agentCreate (name empty): a test probing bad input, rightly refused.
@@ -132,6 +154,11 @@ func TestViolationsAreReported(t *testing.T) {
 		{"undocumented operation served", "GET", "/v1/nope", "", canned{status: 200, body: `{}`}, "no such operation"},
 		{"undocumented method served", "PUT", "/v1/agents", goodBody, canned{status: 200, body: `{}`}, "no such operation"},
 		{"429 without Retry-After", "GET", "/v1/agents", "", canned{status: 429, body: `{"error":{"code":"rate_limited","message":"slow"}}`}, "Retry-After"},
+		{"undeclared member", "GET", "/v1/agents", "", canned{status: 200, body: `{"agents":[],"total":0}`}, "'total'"},
+		{"undeclared member of a oneOf variant", "GET", "/v1/agents?id=" + agentID, "", canned{status: 200, body: agentDetail(`"secret":"x"`)}, "'secret'"},
+		{"undeclared error member", "GET", "/v1/agents", "", canned{status: 404, body: `{"error":{"code":"not_found","message":"no","hint":"x"}}`}, "'hint'"},
+		{"undeclared query parameter", "GET", "/v1/agents?verbose=1", "", canned{status: 200, body: `{"agents":[]}`}, "'verbose'"},
+		{"undeclared answer header", "GET", "/v1/agents", "", canned{status: 200, body: `{"agents":[]}`, header: http.Header{"X-Debug": {"1"}}}, "X-Debug"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
