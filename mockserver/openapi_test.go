@@ -1,9 +1,11 @@
 package mockserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +71,49 @@ func TestOpenAPIContractNeedsAKey(t *testing.T) {
 	var normal map[string]any
 	require.NoError(t, json.Unmarshal(b, &normal))
 	assert.Equal(t, normal, fromJSON, "the JSON form is the YAML document")
+}
+
+// TestSchemaCatalogMatchesTheDocument checks that GET /v1/schemas and the served document agree:
+// every schema of the catalog is a component of the document, with the same properties as the
+// schema GET /v1/schemas?name= serves.
+func TestSchemaCatalogMatchesTheDocument(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	_, yml := get(t, env.HTTPClient(), env.Server.URL+"/openapi.yaml", "")
+	var doc struct {
+		Components struct {
+			Schemas map[string]map[string]any `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	require.NoError(t, yaml.Unmarshal(yml, &doc))
+	cat, err := env.Client.Account.Schemas(context.Background())
+	require.NoError(t, err)
+	require.NotEmpty(t, cat)
+	for _, entry := range cat {
+		if entry.Name == "common" {
+			// Shared definitions only: bundled one by one, as common.<def>.
+			assert.Contains(t, doc.Components.Schemas, "common.uuid")
+			continue
+		}
+		comp, ok := doc.Components.Schemas[entry.Name]
+		if !assert.True(t, ok, "GET /v1/schemas lists %s, which the served document lacks", entry.Name) {
+			continue
+		}
+		raw, err := env.Client.Account.Schema(context.Background(), entry.Name)
+		require.NoError(t, err)
+		var served map[string]any
+		require.NoError(t, json.Unmarshal(raw, &served))
+		assert.Equal(t, keys(served["properties"]), keys(comp["properties"]), "%s: properties", entry.Name)
+		assert.Equal(t, served["required"] != nil, comp["required"] != nil, "%s: required", entry.Name)
+	}
+}
+
+func keys(v any) []string {
+	m, _ := v.(map[string]any)
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
