@@ -40,6 +40,7 @@ var pendingOnOtherBranch = map[string]bool{
 	"POST /api/sdr/run":                true,
 	"GET /api/sdr/report":              true,
 	"GET /api/sdr/activity":            true,
+	"POST /api/sdr/cron":               true,
 	"GET /api/v1/analytics/dashboard":  true,
 	"GET /api/v1/analytics/calls":      true,
 	"GET /api/v1/analytics/funnel":     true,
@@ -299,6 +300,7 @@ var notSDKOperations = map[string]string{
 	"GET /api/openapi.yaml":        "the document itself, for tools; any HTTP client reads it",
 	"GET /api/v1/openapi.json":     "the document itself, for tools; any HTTP client reads it",
 	"GET /api/auth/password-setup": "a link for the owner's browser (the password setup page)",
+	"POST /api/sdr/cron":           "the platform's scheduled runner: its internal secret only, never a key or session",
 }
 
 // sdkArgs are the arguments (after the context) to call a method with where dummy values send

@@ -39,6 +39,15 @@ func New(t testing.TB, opts ...mockserver.Option) *Env {
 	return e
 }
 
+// With returns an environment for a server started and an account provisioned
+// elsewhere (with particular options), its clients checked like New's.
+func With(t testing.TB, srv *mockserver.TestServer, acct *mockserver.Account) *Env {
+	t.Helper()
+	e := &Env{Server: srv, Account: acct, t: t}
+	e.Client = e.ClientFor(acct.APIKey)
+	return e
+}
+
 // NewAccount provisions another account on the server.
 func NewAccount(t testing.TB, srv *mockserver.TestServer, opts mockserver.AccountOptions) *mockserver.Account {
 	t.Helper()
@@ -68,6 +77,9 @@ func (e *Env) ClientFor(apiKey string, opts ...voiceagent.Option) *client.Client
 // the document may probe bad input, and passes when the server refuses it
 // with a 4xx that the document allows (see internal/conformance).
 func (e *Env) HTTPClient() *http.Client {
+	if e.t == nil {
+		panic("testenv: build an Env with New or With: its traffic is checked against the OpenAPI document, which reports to the test")
+	}
 	return &http.Client{Transport: Transport(e.t, nil)}
 }
 
