@@ -283,7 +283,7 @@ func TestSchemaCatalogAndOneSchema(t *testing.T) {
 	req, err := http.NewRequest(http.MethodGet, ac.URL, nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+env.Account.APIKey)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := env.HTTPClient().Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)

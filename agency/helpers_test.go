@@ -224,7 +224,7 @@ func rawPost(t *testing.T, w *world, path, key, body string, header http.Header)
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := w.env.HTTPClient().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)

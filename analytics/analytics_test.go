@@ -63,8 +63,7 @@ type dataset struct {
 func seed(t *testing.T) *dataset {
 	t.Helper()
 	srv := mockserver.Start(t, mockserver.WithStartTime(now))
-	env := &testenv.Env{Server: srv, Account: testenv.NewAccount(t, srv, mockserver.AccountOptions{Email: ownerEmail})}
-	env.Client = env.ClientFor(env.Account.APIKey)
+	env := testenv.With(t, srv, testenv.NewAccount(t, srv, mockserver.AccountOptions{Email: ownerEmail}))
 	d := &dataset{env: env, biz: env.Account.BusinessID, a: env.Account.AgentID}
 	b, err := env.Client.Agents.Create(ctx, &agents.CreateParams{BusinessID: d.biz, Name: "B Closer", SystemPrompt: "Close."})
 	require.NoError(t, err)

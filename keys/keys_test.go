@@ -100,7 +100,7 @@ func rawGet(t *testing.T, env *testenv.Env, path, session string) string {
 	req, err := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
 	require.NoError(t, err)
 	req.AddCookie(&http.Cookie{Name: voiceagent.SessionCookieName, Value: session})
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := env.HTTPClient().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)

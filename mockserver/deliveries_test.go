@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/internal/conformance"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
@@ -23,7 +24,10 @@ func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := (&http.Client{Transport: conformance.Transport(t, nil)}).Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)

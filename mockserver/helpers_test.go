@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/internal/conformance"
+
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -35,7 +37,10 @@ func (r rawResp) message() string {
 }
 
 // rawDo sends one request with the given headers (name, value pairs) and
-// reads the whole answer; an answer that is a JSON object is decoded.
+// reads the whole answer; an answer that is a JSON object is decoded. The
+// exchange is checked against the OpenAPI document (internal/conformance):
+// bad input may be sent, but the answer must be one the document allows. A
+// body is sent as application/json unless header says otherwise.
 func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
 	t.Helper()
 	var rd io.Reader
@@ -44,10 +49,17 @@ func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
 	}
 	req, err := http.NewRequest(method, url, rd)
 	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	c := checkedClient(t)
+	if strings.Contains(url, "/_test/") {
+		c = http.DefaultClient // routes the test added (withRoutes): not the API
+	}
+	resp, err := c.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -55,6 +67,12 @@ func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
 	r := rawResp{status: resp.StatusCode, header: resp.Header, body: data}
 	_ = json.Unmarshal(data, &r.json)
 	return r
+}
+
+// checkedClient is an HTTP client whose exchanges with the API are checked
+// against the OpenAPI document (internal/conformance).
+func checkedClient(t testing.TB) *http.Client {
+	return &http.Client{Transport: conformance.Transport(t, nil)}
 }
 
 // bearer is the Authorization header pair of a key.

@@ -21,10 +21,11 @@ func identityPost(t *testing.T, ts *TestServer, path, body string, cookie string
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, ts.URL+path, strings.NewReader(body))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
 	if cookie != "" {
 		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := checkedClient(t).Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var out map[string]any
@@ -85,7 +86,8 @@ func TestSignupRecordsAttribution(t *testing.T) {
 		partner.ReferralCode + `","via":"podcast","how_heard":"friend","attribution":{"utm_source":"x"}}`
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/signup", strings.NewReader(body))
 	req.Header.Set("X-PAYMENT", "paid")
-	resp, err := http.DefaultClient.Do(req)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := checkedClient(t).Do(req)
 	require.NoError(t, err)
 	var out map[string]any
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
@@ -246,7 +248,7 @@ func BenchmarkListKeys(b *testing.B) {
 
 func TestJournalRedactsTokensInQueries(t *testing.T) {
 	srv := Start(t)
-	resp, err := http.Get(srv.URL + "/auth/magic?token=supersecret123")
+	resp, err := checkedClient(t).Get(srv.URL + "/auth/magic?token=supersecret123")
 	require.NoError(t, err)
 	resp.Body.Close()
 	entries := srv.Requests(func(e *JournalEntry) bool { return e.Path == "/api/auth/magic" })

@@ -25,6 +25,8 @@ var publicRoutes = []string{
 	// The scheduled SDR runner: no key or session, only the platform's
 	// internal secret header (401 without it; see doc_sdr.go).
 	"POST /api/sdr/cron",
+	// The public OpenAPI document (DESIGN section 3).
+	"GET /api/openapi.yaml",
 }
 
 // keyOnlyRoutes are the bearer routes that need no scope beyond a valid
@@ -33,6 +35,7 @@ var publicRoutes = []string{
 var keyOnlyRoutes = []string{
 	"GET /api/v1/capabilities",
 	"GET /api/v1/schemas",
+	"GET /api/v1/openapi.json",
 }
 
 // failingRemovals lists sets of scopes whose removal from every scope
@@ -219,6 +222,7 @@ func crossTenantCases(v *victim) map[string][]crossCase {
 		"GET /api/v1/usage":                {own},
 		"GET /api/v1/capabilities":         {own},
 		"GET /api/v1/schemas":              {own},
+		"GET /api/v1/openapi.json":         {own},
 		"GET /api/v1/agency-profile":       {agency(crossCase{query: q("partnerId", v.partnerID), want: http.StatusForbidden})},
 		"POST /api/v1/agency-profile":      {agency(forbiddenBody(`{"action":"invite","partnerId":"` + v.partnerID + `","email":"x@example.com","role":"admin"}`))},
 		"GET /api/v1/agency-offers":        {agency(crossCase{query: q("partnerId", v.partnerID) + "&" + q("id", v.offerID), want: http.StatusForbidden})},

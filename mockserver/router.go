@@ -83,6 +83,7 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.runRoutes(),
 		s.governanceRoutes(),
 		s.personaRoutes(),
+		s.openapiRoutes(),
 	} {
 		all = append(all, group...)
 	}
@@ -304,6 +305,13 @@ func (s *Server) run(rc *reqCtx) *response {
 		for k, vs := range rs.header {
 			header[k] = vs
 		}
+	}
+	if raw, ok := v.(*rawBody); ok {
+		if header == nil {
+			header = http.Header{}
+		}
+		header.Set("Content-Type", raw.contentType)
+		return &response{status: status, header: header, body: raw.body}
 	}
 	// A GET answer is written straight from a pooled buffer (nothing keeps
 	// it); other answers may be kept for idempotent replays.

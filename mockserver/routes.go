@@ -25,23 +25,31 @@ type Route struct {
 	Schema string `json:"schema,omitempty"`
 }
 
-// authNames are the Route.Auth values of the auth modes.
-var authNames = map[authMode]string{
-	authKey:          "key",
-	authSession:      "session",
-	authKeyOrSession: "key or session",
-	authNone:         "none",
-	authAdmin:        "admin",
+// String names an auth mode as Route.Auth does.
+func (m authMode) String() string {
+	switch m {
+	case authKey:
+		return "key"
+	case authSession:
+		return "session"
+	case authKeyOrSession:
+		return "key or session"
+	case authNone:
+		return "none"
+	case authAdmin:
+		return "admin"
+	}
+	return "unknown"
 }
 
 // Routes returns every endpoint the server answers, sorted by path and then
-// method: the API's and the admin API's. The README's endpoint tables are
-// checked against it.
+// method: the API's and the admin API's. The README's endpoint tables and
+// the OpenAPI documents (internal/conformance) are checked against it.
 func (s *Server) Routes() []Route {
 	var out []Route
 	for path, methods := range s.routes {
 		for method, rt := range methods {
-			r := Route{Method: method, Path: path, Auth: authNames[rt.auth], Schema: rt.schema}
+			r := Route{Method: method, Path: path, Auth: rt.auth.String(), Schema: rt.schema}
 			if rt.scope != nil {
 				r.Scope = rt.scope.String()
 			}

@@ -37,6 +37,8 @@ func TestRoutesListsEveryEndpointWithItsRequirements(t *testing.T) {
 	assert.Equal(t, Route{Method: http.MethodGet, Path: "/api/v1/capabilities", Auth: "key"}, find(http.MethodGet, "/api/v1/capabilities"))
 	assert.Equal(t, "session", find(http.MethodDelete, "/api/v1/keys").Auth)
 	assert.Equal(t, "none", find(http.MethodPost, "/api/v1/signup").Auth)
+	assert.Equal(t, "none", find(http.MethodGet, "/api/openapi.yaml").Auth)
+	assert.Equal(t, "key", find(http.MethodGet, "/api/v1/openapi.json").Auth)
 	assert.Equal(t, Route{Method: http.MethodPost, Path: "/_mock/clock/advance", Auth: "admin", Schema: "mockClockAdvance"},
 		find(http.MethodPost, "/_mock/clock/advance"))
 	for _, r := range routes {

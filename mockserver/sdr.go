@@ -151,7 +151,7 @@ func sdrLeadView(e *sdrEval) map[string]any {
 	}
 	if e.state != nil && e.state.LastTouchAt != nil {
 		v["last_touch"] = e.state.LastTouchAt
-		v["last_channel"] = e.state.LastChannel
+		v["last_channel"] = nullable(e.state.LastChannel)
 	}
 	if !e.nextAt.IsZero() {
 		v["next_action_at"] = e.nextAt

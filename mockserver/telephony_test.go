@@ -35,7 +35,8 @@ func newTelEnv(t *testing.T, opts ...Option) *telEnv {
 	srv := Start(t, append([]Option{WithStartTime(afternoonET)}, opts...)...)
 	acct, err := srv.NewAccount(AccountOptions{})
 	require.NoError(t, err)
-	c := client.New(acct.APIKey, voiceagent.WithBaseURL(srv.URL), voiceagent.WithMaxRetries(0), voiceagent.WithRateLimiting(false))
+	c := client.New(acct.APIKey, voiceagent.WithBaseURL(srv.URL), voiceagent.WithMaxRetries(0), voiceagent.WithRateLimiting(false),
+		voiceagent.WithHTTPClient(checkedClient(t)))
 	return &telEnv{srv: srv, acct: acct, c: c}
 }
 

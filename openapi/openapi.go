@@ -2,6 +2,14 @@
 // bodies that the mock server validates with and GET /v1/schemas serves, one file per schema in
 // schemas/, named <name>.json.
 //
+// openapi.yaml ([Document]) is the OpenAPI 3.1 description of the whole API: every path and
+// method, parameters, responses, the error format, security schemes and the scopes of each
+// operation (x-required-scopes). Its request bodies reference the schema files by relative path
+// (schemas/<name>.json), so the document and the mock's validation cannot drift. [Bundled] is the
+// self-contained form the mock server serves at GET /api/openapi.yaml: the referenced schemas
+// copied under components/schemas (see [ComponentName]). internal/conformance validates test
+// traffic against it.
+//
 // Every schema is JSON Schema draft 2020-12 with the $id
 // https://api.voiceagent.example/schemas/<name>.json (see [SchemaID]). Shared definitions (E.164
 // numbers, uuids, 64-hex digests, scopes, event names, the agency facts object and so on) live in

@@ -99,7 +99,7 @@ func rawPost(t *testing.T, env *testenv.Env, path, body string) (int, errorBody)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+env.Account.APIKey)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := env.HTTPClient().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var out errorBody

@@ -334,14 +334,17 @@ func TestScopeRules(t *testing.T) {
 }
 
 // raw posts a body to the API without the SDK.
-func raw(t *testing.T, srv *mockserver.TestServer, method, path, body string, header map[string]string) (*http.Response, map[string]any) {
+func raw(t *testing.T, env *testenv.Env, method, path, body string, header map[string]string) (*http.Response, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, env.Server.URL+path, strings.NewReader(body))
 	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := env.HTTPClient().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -374,7 +377,7 @@ func TestBadBodiesAreValidationErrors(t *testing.T) {
 		"no body":                 {``, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			resp, body := raw(t, env.Server, http.MethodPost, "/v1/signup", tc.body, nil)
+			resp, body := raw(t, env, http.MethodPost, "/v1/signup", tc.body, nil)
 			assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 			e := errorOf(t, body)
 			assert.Equal(t, "validation_error", e["code"])
@@ -452,10 +455,10 @@ func TestPaymentMode(t *testing.T) {
 
 	// Raw: any non-empty X-PAYMENT is accepted; a blank one is not.
 	body := `{"business_name":"a","email":"raw@acme.example","activation_mode":"payment"}`
-	resp, out := raw(t, env.Server, http.MethodPost, "/v1/signup", body, map[string]string{"X-PAYMENT": "  "})
+	resp, out := raw(t, env, http.MethodPost, "/v1/signup", body, map[string]string{"X-PAYMENT": "  "})
 	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
 	assert.Equal(t, "payment_required", errorOf(t, out)["code"])
-	resp, out = raw(t, env.Server, http.MethodPost, "/v1/signup", body, map[string]string{"X-PAYMENT": "ok"})
+	resp, out = raw(t, env, http.MethodPost, "/v1/signup", body, map[string]string{"X-PAYMENT": "ok"})
 	assert.Equal(t, http.StatusCreated, resp.StatusCode)
 	assert.Equal(t, "starter", out["plan_id"])
 }
@@ -626,7 +629,7 @@ func TestMagicLinkAndPasswordSetupOverHTTP(t *testing.T) {
 	res, err := c.Signup.Verify(context.Background(), start(t, env, c, params("http@acme.example")))
 	require.NoError(t, err)
 
-	resp, err := http.Get(res.DashboardMagicLink)
+	resp, err := env.HTTPClient().Get(res.DashboardMagicLink)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -649,20 +652,20 @@ func TestMagicLinkAndPasswordSetupOverHTTP(t *testing.T) {
 	assert.True(t, cookie.HttpOnly)
 	assert.Equal(t, "/", cookie.Path)
 
-	r, out := raw(t, env.Server, http.MethodGet, "/auth/magic", "", nil)
+	r, out := raw(t, env, http.MethodGet, "/auth/magic", "", nil)
 	assert.Equal(t, http.StatusBadRequest, r.StatusCode)
 	assert.Equal(t, "bad_request", errorOf(t, out)["code"])
-	r, out = raw(t, env.Server, http.MethodGet, "/auth/magic?token=nope", "", nil)
+	r, out = raw(t, env, http.MethodGet, "/auth/magic?token=nope", "", nil)
 	assert.Equal(t, http.StatusUnauthorized, r.StatusCode)
 	assert.Equal(t, "unauthorized", errorOf(t, out)["code"])
 
 	setup := strings.TrimPrefix(res.PasswordSetupLink, env.Server.URL)
-	r, out = raw(t, env.Server, http.MethodGet, setup, "", nil)
+	r, out = raw(t, env, http.MethodGet, setup, "", nil)
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	assert.Equal(t, "http@acme.example", out["email"])
 	// The password link is not a sign-in link.
 	magicPath := strings.Replace(setup, "password-setup", "magic", 1)
-	r, _ = raw(t, env.Server, http.MethodGet, magicPath, "", nil)
+	r, _ = raw(t, env, http.MethodGet, magicPath, "", nil)
 	assert.Equal(t, http.StatusUnauthorized, r.StatusCode)
 }
 

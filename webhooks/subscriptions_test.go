@@ -480,7 +480,7 @@ func rawPost(t *testing.T, env *testenv.Env, key, path, body string) (int, map[s
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := env.HTTPClient().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var out map[string]any
