@@ -25,15 +25,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
-// pendingOnOtherBranch lists the operations of openapi.yaml that are being built on another
-// branch: the outbound-sales pipeline (/sdr) and analytics. They stay documented from the spec;
-// until they are merged, neither the mock nor the SDK serves them, and that is allowed for them
-// only. Every other documented operation must be served by the mock and called by the SDK (or
-// be listed in notSDKOperations). Remove this allowance (the lead does, after merging the SDR
-// and analytics branch): TestPendingOperationsAreStillPending fails as soon as one of them is
-// served, as a reminder.
-var pendingOnOtherBranch = map[string]bool{}
-
 // docOp is an operation of openapi.yaml as the coverage tests compare it.
 type docOp struct {
 	auth    string   // key, session, "key or session" or none, from the security requirements
@@ -178,24 +169,17 @@ func unserved(ops map[string]docOp, served map[string]bool) []string {
 	return missing
 }
 
-// reportUnserved fails on the documented operations nobody served, except those pending on
-// another branch.
+// reportUnserved fails on the documented operations nobody served.
 func reportUnserved(t *testing.T, what string, missing []string) {
 	t.Helper()
-	var fail []string
-	for _, name := range missing {
-		if !pendingOnOtherBranch[name] {
-			fail = append(fail, name)
-		}
-	}
-	if len(fail) > 0 {
-		t.Errorf("%d documented operations %s:\n  %s", len(fail), what, strings.Join(fail, "\n  "))
+	if len(missing) > 0 {
+		t.Errorf("%d documented operations %s:\n  %s", len(missing), what, strings.Join(missing, "\n  "))
 	}
 }
 
 // TestMockRoutesAreDocumented fails on every route of the mock's API (/api) that openapi.yaml
 // lacks, or documents with another authentication, scope or body schema, and on every
-// documented operation the mock does not serve (pendingOnOtherBranch aside).
+// documented operation the mock does not serve.
 func TestMockRoutesAreDocumented(t *testing.T) {
 	t.Parallel()
 	ops, err := docOps()
@@ -239,22 +223,6 @@ func checkRoutes(t *testing.T, ops map[string]docOp, admin bool, doc string) {
 		}
 	}
 	reportUnserved(t, "of "+doc+" not served by the mock", unserved(ops, served))
-}
-
-// TestPendingOperationsAreStillPending keeps pendingOnOtherBranch honest: each entry is
-// documented, and not served yet. Once the mock serves one, drop it from the allowance.
-func TestPendingOperationsAreStillPending(t *testing.T) {
-	t.Parallel()
-	ops, err := docOps()
-	require.NoError(t, err)
-	served := map[string]bool{}
-	for _, r := range mockserver.New().Routes() {
-		served[r.Method+" "+r.Path] = true
-	}
-	for _, name := range sortedKeys(pendingOnOtherBranch) {
-		assert.Contains(t, sortedKeys(ops), name, "%s is pending but not documented", name)
-		assert.False(t, served[name], "the mock serves %s now: remove it from pendingOnOtherBranch", name)
-	}
 }
 
 // TestEverySchemaIsReferenced checks that each request schema is the body of some operation,
@@ -353,8 +321,7 @@ var ctxType = reflect.TypeFor[context.Context]()
 // TestSDKOperationsAreDocumented calls every exported method of every service of client.Client
 // (sub-services included) against a recording transport and fails when a method sends a request
 // that openapi.yaml does not document, or sends none and is not listed in sdkNoRequest; and when
-// a documented operation is called by no SDK method (notSDKOperations and pendingOnOtherBranch
-// aside).
+// a documented operation is called by no SDK method (notSDKOperations aside).
 func TestSDKOperationsAreDocumented(t *testing.T) {
 	t.Parallel()
 	ops, err := docOps()
