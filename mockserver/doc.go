@@ -43,6 +43,13 @@
 //   - Catalog, runs and governance: Products and knowledge, Communication
 //     runs, Governed updates, Approval requests, Persona loading, Calls and
 //     texts of runs and approvals.
+//   - Outbound sales and analytics: Outbound-sales pipeline (SDR), SDR
+//     configuration, Segments, Next actions and cadence, Pipeline read,
+//     Actions, Runs, Scheduled runner, SDR report and activity, Analytics,
+//     Fixtures.
+//   - The OpenAPI document.
+//   - Reliability: Performance and load, Fault injection for reliability
+//     tests, Concurrency, Security properties, Fuzzing.
 //
 // # Pipeline
 //
