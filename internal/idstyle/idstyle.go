@@ -6,7 +6,6 @@ package idstyle
 
 import (
 	"context"
-	"iter"
 	"net/http"
 	"time"
 
@@ -43,14 +42,4 @@ func Delete[D, T any](ctx context.Context, r Resource[T], id string, opts ...voi
 // List reads one page; query is a struct with `url:` tags (or nil).
 func (r Resource[T]) List(ctx context.Context, query any, opts ...voiceagent.Option) (*voiceagent.Page[T], error) {
 	return voiceagent.ListPage(ctx, r.B, r.Path, r.ListKey, query, r.CreatedAt, opts...)
-}
-
-// All walks every page of the list params p (nil: none), starting at their
-// cursor; after points at the cursor field of a params value. It is
-// voiceagent.All over r.List; a service with its own List method calls
-// voiceagent.All with that method instead.
-func All[T, P any](ctx context.Context, r Resource[T], p *P, after func(*P) *string, opts ...voiceagent.Option) iter.Seq2[*T, error] {
-	return voiceagent.All(ctx, p, after, func(ctx context.Context, q *P, opts ...voiceagent.Option) (*voiceagent.Page[T], error) {
-		return r.List(ctx, q, opts...)
-	}, opts...)
 }
