@@ -17,7 +17,6 @@ const (
 	// numberPoolStart is the first number of the pool: +15552000000. The pool
 	// never hands out the magic +1500555xxxx numbers.
 	numberPoolStart = 5552000000
-	defaultGreeting = "Hello! How can I help you today?"
 )
 
 // provisionSpec says what to provision for a new tenant.
@@ -293,12 +292,4 @@ func businessView(b *store.Business) map[string]any {
 		v["partner_id"] = b.PartnerID
 	}
 	return v
-}
-
-// nullable shows an empty string as JSON null.
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

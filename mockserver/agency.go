@@ -366,14 +366,6 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// timeOrNull shows a zero time as null.
-func timeOrNull(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UTC()
-}
-
 // agencyRead starts every agency GET: a failing dependency is 503 (never an
 // empty answer), partnerId (default: the caller's agency) must be a uuid,
 // and the caller must be a current member. It returns the agency, or nil

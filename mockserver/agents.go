@@ -16,6 +16,9 @@ var (
 	defaultModel = store.Model{Provider: "openai", Model: "gpt-4o-mini", Temperature: 0.7}
 )
 
+// defaultGreeting is the first message of an agent that sets none.
+const defaultGreeting = "Hello! How can I help you today?"
+
 // voiceCatalog is GET /v1/voices: the voices voice_catalog_id may name.
 var voiceCatalog = []map[string]any{
 	{"id": "sarah", "name": "Sarah", "provider": "11labs", "voiceId": "sarah", "gender": "female", "accent": "american", "language": "en-US"},
@@ -268,13 +271,6 @@ func (s *Server) updateAgent(rc *reqCtx) (any, error) {
 
 func (s *Server) listVoices(rc *reqCtx) (any, error) {
 	return map[string]any{"voices": voiceCatalog}, nil
-}
-
-// set copies *src into *dst when src is not nil.
-func set[T any](dst *T, src *T) {
-	if src != nil {
-		*dst = *src
-	}
 }
 
 // createAssistant creates an agent's twin at the simulated voice provider.

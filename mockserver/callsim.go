@@ -248,15 +248,6 @@ func intentPhrase(intent string) string {
 	return "a general inquiry"
 }
 
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 func prefixed(prefix, s string) string {
 	if s == "" {
 		return ""
@@ -270,11 +261,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-func derefOrNil(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }

@@ -24,25 +24,6 @@ func (s *Server) catalogRoutes() []*route {
 	}
 }
 
-// deleteOwned is the DELETE ?id= of a resource: it removes a record the
-// caller reaches and returns it.
-func deleteOwned[T store.Record](rc *reqCtx, t *store.Table[T], what string) (T, error) {
-	var zero T
-	id, err := rc.requireQuery("id")
-	if err != nil {
-		return zero, err
-	}
-	r, err := reachable(rc, t, id, what)
-	if err != nil {
-		return zero, err
-	}
-	t.Delete(id)
-	return r, nil
-}
-
-// deleted is the answer of a delete.
-func deleted(id string) map[string]any { return map[string]any{"success": true, "id": id} }
-
 // sentFields decodes the top level of a validated body, so handlers can
 // tell an absent field from an explicit null.
 func sentFields(body []byte) map[string]json.RawMessage {

@@ -421,19 +421,3 @@ func governedView(g *store.GovernedUpdate) map[string]any {
 		"decision_note": g.DecisionNote, "created_at": g.CreatedAt, "updated_at": g.UpdatedAt,
 	}
 }
-
-// mustJSON encodes a value the server built itself (it cannot fail).
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("mockserver: encoding " + err.Error())
-	}
-	return b
-}
-
-// str is a string member of a decoded object ("" when absent or not a
-// string).
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}

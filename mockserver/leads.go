@@ -143,23 +143,6 @@ func leadScore(l *store.Lead) int {
 	return min(100, score)
 }
 
-// later returns now, or a nanosecond after prev when now is not later, so
-// updated_at always moves.
-func later(prev, now time.Time) time.Time {
-	now = now.UTC()
-	if !now.After(prev) {
-		return prev.Add(time.Nanosecond)
-	}
-	return now
-}
-
-func strp(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // rescore recomputes a lead's score and emits lead.scored when it changed.
 func (s *Server) rescore(st *store.Store, now time.Time, l *store.Lead) {
 	if sc := leadScore(l); sc != l.Score {

@@ -77,6 +77,3 @@ func (rc *reqCtx) timeQuery(name string) (time.Time, error) {
 	}
 	return time.Time{}, errInvalidField(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z, or a date such as 2026-01-02")
 }
-
-// zeroTime is the "no bound" of Table.Scan.
-var zeroTime time.Time

@@ -306,15 +306,6 @@ func (s *Server) previewRun(rc *reqCtx) (any, error) {
 	}, nil
 }
 
-// nonNil is a copy of s, empty rather than nil, so a view shows [] and
-// never shares the store's slice.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return slices.Clone(s)
-}
-
 // createRun stores the run and schedules its touches. The Idempotency-Key
 // header is required (the pipeline replays the first answer for it).
 func (s *Server) createRun(rc *reqCtx) (any, error) {
@@ -506,12 +497,6 @@ func touchView(t *store.RunTouch) map[string]any {
 		"completed_at": t.CompletedAt, "call_id": nullable(t.CallID), "message_sid": nullable(t.MessageSID),
 		"duration": t.Duration, "summary": nullable(t.Summary), "error": t.Error,
 	}
-}
-
-// utcPtr returns a pointer to t in UTC.
-func utcPtr(t time.Time) *time.Time {
-	t = t.UTC()
-	return &t
 }
 
 // strValue is *s, or "" for nil.

@@ -69,7 +69,6 @@ var hotSegments = []segment{segSpeedToLead, segFreshDemoCaller, segNewTrialStuck
 
 // Windows of the segmentation rules (see the package documentation).
 const (
-	day                 = 24 * time.Hour
 	speedToLeadWindow   = time.Hour
 	freshWindow         = day
 	warmWindow          = 3 * day

@@ -31,8 +31,7 @@ const (
 	signupKeyName           = "Signup Key"
 	defaultPlan             = "starter"
 
-	headerPayment     = "X-PAYMENT"
-	headerShouldRetry = "X-Voiceagent-Should-Retry"
+	headerPayment = "X-PAYMENT"
 
 	magicLinkPath     = "/api/auth/magic"
 	passwordSetupPath = "/api/auth/password-setup"

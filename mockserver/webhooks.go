@@ -43,40 +43,6 @@ func (s *Server) webhookRoutes() []*route {
 	}
 }
 
-// reachable returns a record of a business the caller reaches, or 404 (an
-// absent and an inaccessible record look the same).
-func reachable[T store.Record](rc *reqCtx, t *store.Table[T], id, what string) (T, error) {
-	r, ok := t.Get(id)
-	if !ok || rc.p == nil || !rc.p.reaches(r.RecordOwner()) {
-		var zero T
-		return zero, errNotFound(what + " not found: " + id)
-	}
-	return r, nil
-}
-
-// readOrList answers the GET of a resource in the ?id= style: one record
-// (404 when the caller does not reach it), or a page of the records of the
-// caller's businesses (or of business_id), newest first, filtered by match.
-func readOrList[T store.Record](rc *reqCtx, t *store.Table[T], what, key string, match func(T) bool, view func(T) map[string]any) (any, error) {
-	if id := rc.query("id"); id != "" {
-		r, err := reachable(rc, t, id, what)
-		if err != nil {
-			return nil, err
-		}
-		return view(r), nil
-	}
-	owners, err := rc.scopedBusinesses()
-	if err != nil {
-		return nil, err
-	}
-	pq, err := rc.pageQuery(50, 100)
-	if err != nil {
-		return nil, err
-	}
-	items, more := listPage(t, owners, pq, match, view)
-	return map[string]any{key: items, "has_more": more}, nil
-}
-
 // webhook returns a subscription the caller reaches, or 404.
 func (rc *reqCtx) webhook(id string) (*store.Webhook, error) {
 	return reachable(rc, rc.st.Webhooks, id, "webhook subscription")
