@@ -334,7 +334,7 @@ func (s *Server) updateLead(rc *reqCtx) (any, error) {
 }
 
 // leadListView is a lead in GET /v1/leads: the spec's list form. It writes
-// its own JSON (see jsonview.go).
+// its own JSON (see encoding.go).
 type leadListView struct {
 	ID         string  `json:"id"`
 	Name       *string `json:"name"`

@@ -1,7 +1,10 @@
 package mockserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -213,3 +216,64 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// encodeJSON encodes v without HTML escaping and with a trailing newline;
+// a view that writes its own JSON (jsonAppender) does so. The encoding
+// happens in a pooled buffer and the answer is an exact-size copy, so an
+// answer costs one allocation of its own size instead of the garbage of a
+// buffer grown by doubling.
+func encodeJSON(v any) ([]byte, error) {
+	bp := encodeBuffers.Get().(*[]byte)
+	defer releaseBuffer(bp)
+	b, err := encodeInto(bp, v)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil
+}
+
+// encodePooled is encodeJSON without the copy: the answer lives in a
+// pooled buffer that the caller hands back with releaseBuffer once the
+// answer is written (GET answers, which nothing keeps).
+func encodePooled(v any) ([]byte, *[]byte, error) {
+	bp := encodeBuffers.Get().(*[]byte)
+	b, err := encodeInto(bp, v)
+	if err != nil {
+		releaseBuffer(bp)
+		return nil, nil, err
+	}
+	return b, bp, nil
+}
+
+// encodeInto encodes v into the buffer *bp (growing it as needed) and
+// returns the encoding.
+func encodeInto(bp *[]byte, v any) ([]byte, error) {
+	var b []byte
+	if a, ok := v.(jsonAppender); ok {
+		b = append(a.appendJSON((*bp)[:0]), '\n')
+	} else {
+		buf := bytes.NewBuffer((*bp)[:0])
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		b = buf.Bytes()
+	}
+	*bp = b[:0]
+	return b, nil
+}
+
+// releaseBuffer returns an encoding buffer to the pool (unless it grew too
+// big to keep).
+func releaseBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledBuffer {
+		encodeBuffers.Put(bp)
+	}
+}
+
+// maxPooledBuffer bounds the encoding buffers kept for reuse (a page of
+// 100 leads takes about 45 KiB).
+const maxPooledBuffer = 256 << 10
+
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
