@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // maxWait bounds ?wait= on the long-polling admin routes.
@@ -95,15 +93,6 @@ type OutboxMessage struct {
 	OTPCode   string    `json:"otp_code,omitempty"`
 	Link      string    `json:"link,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-}
-
-// sendOutbox records a message to a person. The caller holds the write lock.
-func (s *Server) sendOutbox(st *store.Store, now time.Time, m store.OutboxMessage) {
-	m.ID = s.ids.uuid()
-	m.Owner = "outbox"
-	m.CreatedAt = st.Outbox.Stamp(now)
-	st.Outbox.Put(&m)
-	s.outbox.Notify()
 }
 
 // Outbox returns the messages sent to an address or number ("" for all),

@@ -31,16 +31,6 @@ const (
 	approvalCallbackEvent = "approval.decided"
 )
 
-// WithApprovalCallbackHosts sets the hosts approval request callback_url may
-// name (exact host names, or "*.example.com" for any subdomain). Loopback
-// hosts are always allowed, over http too, for test receivers. The default
-// list is empty: only loopback receivers. A host outside loopback is only
-// ever connected to with WithExternalWebhooks(true); otherwise its callback
-// is recorded as not_sent.
-func WithApprovalCallbackHosts(hosts ...string) Option {
-	return func(c *config) { c.approvalCallbackHosts = append(c.approvalCallbackHosts, hosts...) }
-}
-
 type approvalBody struct {
 	Source          string  `json:"source"`
 	SourceRequestID string  `json:"source_request_id"`

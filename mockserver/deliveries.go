@@ -44,20 +44,6 @@ const (
 	DeliveryCanceled  = store.DeliveryCanceled
 )
 
-// hookConfig is the configuration of subscription deliveries.
-type hookConfig struct {
-	timeout time.Duration
-	logSize int
-}
-
-// WithDeliveryLogSize sets how many webhook deliveries the delivery log
-// keeps (default 10,000): a ring buffer, the oldest dropped first.
-func WithDeliveryLogSize(n int) Option { return func(c *config) { c.hooks.logSize = n } }
-
-// WithWebhookTimeout bounds each outbound webhook attempt in real time
-// (default 10s); a receiver slower than that fails the attempt.
-func WithWebhookTimeout(d time.Duration) Option { return func(c *config) { c.hooks.timeout = d } }
-
 // deliveryEngine delivers events to subscriptions, the per-call webhooks
 // of calls and the callbacks of approval requests, with one retry schedule
 // and one delivery log. It

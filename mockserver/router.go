@@ -56,48 +56,19 @@ const (
 	adminPrefix = "/_mock"
 )
 
-// buildRoutes lists every route of the server. Each resource file adds its
-// routes through one function here.
-func (s *Server) buildRoutes() map[string]map[string]*route {
-	var all []*route
-	for _, group := range [][]*route{
-		s.adminRoutes(),
-		s.agentRoutes(),
-		s.numberRoutes(),
-		s.signupRoutes(),
-		s.keyRoutes(),
-		s.webhookRoutes(),
-		s.eventRoutes(),
-		s.deliveryAdminRoutes(),
-		s.callRoutes(),
-		s.leadRoutes(),
-		s.smsRoutes(),
-		s.telephonyAdminRoutes(),
-		s.agencyRoutes(),
-		s.accountRoutes(),
-		s.sdrRoutes(),
-		s.analyticsRoutes(),
-		s.fixtureAdminRoutes(),
-		s.cfg.extraRoutes,
-		s.catalogRoutes(),
-		s.runRoutes(),
-		s.governanceRoutes(),
-		s.personaRoutes(),
-		s.openapiRoutes(),
-	} {
-		all = append(all, group...)
+// handlerFor is what ServeHTTP dispatches: a known route, or an error.
+func (s *Server) handlerFor(r *http.Request) (*route, *apiError) {
+	methods, ok := s.routes[r.URL.Path]
+	if !ok {
+		return nil, errNotFound("no such endpoint: " + r.URL.Path)
 	}
-	m := map[string]map[string]*route{}
-	for _, rt := range all {
-		if m[rt.path] == nil {
-			m[rt.path] = map[string]*route{}
-		}
-		if _, dup := m[rt.path][rt.method]; dup {
-			panic("mockserver: duplicate route " + rt.method + " " + rt.path)
-		}
-		m[rt.path][rt.method] = rt
+	rt, ok := methods[r.Method]
+	if !ok {
+		e := newError(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
+		e.header = http.Header{"Allow": {allowed(methods)}}
+		return nil, e
 	}
-	return m
+	return rt, nil
 }
 
 func allowed(methods map[string]*route) string {

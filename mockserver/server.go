@@ -2,18 +2,12 @@ package mockserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
-	mrand "math/rand/v2"
-	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -54,23 +48,6 @@ type Server struct {
 
 	stop     context.CancelFunc
 	stopOnce sync.Once
-}
-
-type config struct {
-	start            time.Time
-	speed            float64 // 0: the clock moves only by Advance
-	rateLimits       bool
-	rateScale        float64
-	idSeed           *uint64
-	externalWebhooks bool
-	faults           []FaultRule
-	logger           *slog.Logger
-	maxBodyBytes     int64
-	journalSize      int
-	hooks            hookConfig
-	extraRoutes      []*route // test-only routes (withRoutes)
-
-	approvalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
 }
 
 // Option configures a Server.
@@ -115,6 +92,24 @@ func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes 
 // WithJournalSize sets how many requests the journal keeps (default 10,000).
 func WithJournalSize(n int) Option { return func(c *config) { c.journalSize = n } }
 
+// WithApprovalCallbackHosts sets the hosts approval request callback_url may
+// name (exact host names, or "*.example.com" for any subdomain). Loopback
+// hosts are always allowed, over http too, for test receivers. The default
+// list is empty: only loopback receivers. A host outside loopback is only
+// ever connected to with WithExternalWebhooks(true); otherwise its callback
+// is recorded as not_sent.
+func WithApprovalCallbackHosts(hosts ...string) Option {
+	return func(c *config) { c.approvalCallbackHosts = append(c.approvalCallbackHosts, hosts...) }
+}
+
+// WithDeliveryLogSize sets how many webhook deliveries the delivery log
+// keeps (default 10,000): a ring buffer, the oldest dropped first.
+func WithDeliveryLogSize(n int) Option { return func(c *config) { c.hooks.logSize = n } }
+
+// WithWebhookTimeout bounds each outbound webhook attempt in real time
+// (default 10s); a receiver slower than that fails the attempt.
+func WithWebhookTimeout(d time.Duration) Option { return func(c *config) { c.hooks.timeout = d } }
+
 // withRoutes adds routes to the server: a hook for this package's tests
 // (a handler that panics, one that blocks), never exported.
 func withRoutes(rts ...*route) Option {
@@ -157,6 +152,50 @@ func New(opts ...Option) *Server {
 	return s
 }
 
+// buildRoutes lists every route of the server. Each resource file adds its
+// routes through one function here.
+func (s *Server) buildRoutes() map[string]map[string]*route {
+	var all []*route
+	for _, group := range [][]*route{
+		s.adminRoutes(),
+		s.agentRoutes(),
+		s.numberRoutes(),
+		s.signupRoutes(),
+		s.keyRoutes(),
+		s.webhookRoutes(),
+		s.eventRoutes(),
+		s.deliveryAdminRoutes(),
+		s.callRoutes(),
+		s.leadRoutes(),
+		s.smsRoutes(),
+		s.telephonyAdminRoutes(),
+		s.agencyRoutes(),
+		s.accountRoutes(),
+		s.sdrRoutes(),
+		s.analyticsRoutes(),
+		s.fixtureAdminRoutes(),
+		s.cfg.extraRoutes,
+		s.catalogRoutes(),
+		s.runRoutes(),
+		s.governanceRoutes(),
+		s.personaRoutes(),
+		s.openapiRoutes(),
+	} {
+		all = append(all, group...)
+	}
+	m := map[string]map[string]*route{}
+	for _, rt := range all {
+		if m[rt.path] == nil {
+			m[rt.path] = map[string]*route{}
+		}
+		if _, dup := m[rt.path][rt.method]; dup {
+			panic("mockserver: duplicate route " + rt.method + " " + rt.path)
+		}
+		m[rt.path][rt.method] = rt
+	}
+	return m
+}
+
 // Close stops the server's background work (clock following, deliveries).
 // It does not close listeners: that is the caller's (or Start's) job.
 func (s *Server) Close() {
@@ -189,20 +228,6 @@ func (s *Server) Reset() {
 	s.outbox.Notify()
 }
 
-// limiterNow is the time rate-limit windows are measured on: real time plus
-// however far tests advanced the simulated clock, so a test can wait out a
-// window or advance past it.
-func (s *Server) limiterNow() time.Time { return time.Now().Add(s.clock.Offset()) }
-
-// schedule runs fn under the write lock once the clock reaches at.
-func (s *Server) schedule(at time.Time, fn func(now time.Time)) (cancel func()) {
-	return s.clock.Schedule(at, func(now time.Time) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		fn(now)
-	})
-}
-
 // TestServer is a Server listening on a loopback port for a test.
 type TestServer struct {
 	*Server
@@ -224,94 +249,4 @@ func Start(t testing.TB, opts ...Option) *TestServer {
 		hs.Close()
 	})
 	return &TestServer{Server: s, HTTP: hs, URL: hs.URL + "/api", AdminURL: hs.URL + "/_mock"}
-}
-
-// idGen makes ids and secrets from a ChaCha8 stream (a cryptographically
-// strong generator): seeded from crypto/rand by default, from the seed with
-// WithIDSeed so that runs repeat. (Reading crypto/rand for every id was a
-// system call per id: two per request.)
-type idGen struct {
-	mu  sync.Mutex
-	rng *mrand.ChaCha8
-}
-
-func newIDGen(seed *uint64) *idGen {
-	var s [32]byte
-	if seed != nil {
-		for i := range 4 {
-			for j := range 8 {
-				s[i*8+j] = byte(*seed >> (8 * j))
-			}
-		}
-	} else {
-		_, _ = rand.Read(s[:])
-	}
-	return &idGen{rng: mrand.NewChaCha8(s)}
-}
-
-func (g *idGen) read(p []byte) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	_, _ = g.rng.Read(p)
-}
-
-// uuid returns a new version 4 UUID.
-func (g *idGen) uuid() string {
-	var b [16]byte
-	g.read(b[:])
-	u, _ := uuid.FromBytes(b[:])
-	u[6] = (u[6] & 0x0f) | 0x40
-	u[8] = (u[8] & 0x3f) | 0x80
-	return u.String()
-}
-
-// intn returns a number in [0, n).
-func (g *idGen) intn(n int) int {
-	var b [8]byte
-	g.read(b[:])
-	var v uint64
-	for _, x := range b {
-		v = v<<8 | uint64(x)
-	}
-	return int(v % uint64(n))
-}
-
-// float64 returns a number in [0, 1).
-func (g *idGen) float64() float64 { return float64(g.intn(1<<53)) / (1 << 53) }
-
-// token returns n random bytes as hex.
-func (g *idGen) token(n int) string {
-	b := make([]byte, n)
-	g.read(b)
-	return hex.EncodeToString(b)
-}
-
-const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-// base62 returns n random base62 characters.
-func (g *idGen) base62(n int) string {
-	out := make([]byte, 0, n)
-	var buf [1]byte
-	for len(out) < n {
-		g.read(buf[:])
-		if buf[0] < 248 { // 248 = 4*62: no modulo bias
-			out = append(out, base62[buf[0]%62])
-		}
-	}
-	return string(out)
-}
-
-// handlerFor is what ServeHTTP dispatches: a known route, or an error.
-func (s *Server) handlerFor(r *http.Request) (*route, *apiError) {
-	methods, ok := s.routes[r.URL.Path]
-	if !ok {
-		return nil, errNotFound("no such endpoint: " + r.URL.Path)
-	}
-	rt, ok := methods[r.Method]
-	if !ok {
-		e := newError(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
-		e.header = http.Header{"Allow": {allowed(methods)}}
-		return nil, e
-	}
-	return rt, nil
 }
