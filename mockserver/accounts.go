@@ -3,6 +3,7 @@ package mockserver
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -292,4 +293,26 @@ func businessView(b *store.Business) map[string]any {
 		v["partner_id"] = b.PartnerID
 	}
 	return v
+}
+
+// accountAdminRoutes is the admin API's account maker.
+func (s *Server) accountAdminRoutes() []*route {
+	return []*route{
+		adminRoute(http.MethodPost, "/accounts", lockWrite, "mockAccount", s.adminAccounts),
+	}
+}
+
+func (s *Server) adminAccounts(rc *reqCtx) (any, error) {
+	var opts AccountOptions
+	if len(strings.TrimSpace(string(rc.body))) > 0 {
+		if err := rc.decode(&opts); err != nil {
+			return nil, err
+		}
+	}
+	for _, sc := range opts.Scopes {
+		if !isScope(sc) && sc != scopeWildcard {
+			return nil, errInvalidField("scopes", "unknown scope %q", sc)
+		}
+	}
+	return created(s.newAccountLocked(opts)), nil
 }

@@ -19,8 +19,6 @@ func adminRoute(method, path string, lock lockMode, schema string, h func(*reqCt
 func (s *Server) adminRoutes() []*route {
 	return []*route{
 		adminRoute(http.MethodPost, "/reset", lockNone, "", s.adminReset),
-		adminRoute(http.MethodPost, "/accounts", lockWrite, "mockAccount", s.adminAccounts),
-		adminRoute(http.MethodGet, "/outbox", lockNone, "", s.adminOutbox),
 		adminRoute(http.MethodGet, "/clock", lockNone, "", s.adminClock),
 		adminRoute(http.MethodPost, "/clock/advance", lockNone, "mockClockAdvance", s.adminAdvance),
 		adminRoute(http.MethodGet, "/requests", lockNone, "", s.adminRequests),
@@ -31,23 +29,8 @@ func (s *Server) adminRoutes() []*route {
 }
 
 func (s *Server) adminReset(rc *reqCtx) (any, error) {
-	s.Reset()
+	s.resetState()
 	return map[string]any{"reset": true}, nil
-}
-
-func (s *Server) adminAccounts(rc *reqCtx) (any, error) {
-	var opts AccountOptions
-	if len(strings.TrimSpace(string(rc.body))) > 0 {
-		if err := rc.decode(&opts); err != nil {
-			return nil, err
-		}
-	}
-	for _, sc := range opts.Scopes {
-		if !isScope(sc) && sc != scopeWildcard {
-			return nil, errInvalidField("scopes", "unknown scope %q", sc)
-		}
-	}
-	return created(s.newAccountLocked(opts)), nil
 }
 
 // waitParam parses ?wait= (a Go duration such as 5s, at most a minute).
@@ -81,68 +64,6 @@ func (rc *reqCtx) longPoll() (poll func(wait func(context.Context)), err error) 
 	}, nil
 }
 
-// OutboxMessage is an email or SMS the platform sent to a person outside the
-// API: signup codes and links, SDR emails, owner notifications.
-type OutboxMessage struct {
-	ID        string    `json:"id"`
-	Channel   string    `json:"channel"`
-	To        string    `json:"to"`
-	From      string    `json:"from"`
-	Subject   string    `json:"subject,omitempty"`
-	Body      string    `json:"body"`
-	OTPCode   string    `json:"otp_code,omitempty"`
-	Link      string    `json:"link,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// Outbox returns the messages sent to an address or number ("" for all),
-// oldest first.
-func (s *Server) Outbox(to string) []OutboxMessage {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.outboxLocked(to)
-}
-
-func (s *Server) outboxLocked(to string) []OutboxMessage {
-	out := []OutboxMessage{}
-	for _, m := range s.st.Outbox.Owned("outbox") {
-		if to == "" || strings.EqualFold(m.To, to) {
-			out = append(out, OutboxMessage{
-				ID: m.ID, Channel: m.Channel, To: m.To, From: m.From, Subject: m.Subject,
-				Body: m.Body, OTPCode: m.OTPCode, Link: m.Link, CreatedAt: m.CreatedAt,
-			})
-		}
-	}
-	return out
-}
-
-// WaitOutbox waits until a message to the address matches (nil: any), or
-// ctx ends, and returns the newest matching one.
-func (s *Server) WaitOutbox(ctx context.Context, to string, match func(OutboxMessage) bool) (OutboxMessage, bool) {
-	var found OutboxMessage
-	ok := s.outbox.Wait(ctx, func() bool {
-		msgs := s.Outbox(to)
-		for i := len(msgs) - 1; i >= 0; i-- {
-			if match == nil || match(msgs[i]) {
-				found = msgs[i]
-				return true
-			}
-		}
-		return false
-	})
-	return found, ok
-}
-
-func (s *Server) adminOutbox(rc *reqCtx) (any, error) {
-	poll, err := rc.longPoll()
-	if err != nil {
-		return nil, err
-	}
-	to := rc.query("to")
-	poll(func(ctx context.Context) { s.WaitOutbox(ctx, to, nil) })
-	return map[string]any{"messages": s.Outbox(to)}, nil
-}
-
 func (s *Server) adminClock(rc *reqCtx) (any, error) {
 	return map[string]any{"now": s.clock.Now(), "pending": s.clock.Pending()}, nil
 }
@@ -154,7 +75,7 @@ func (s *Server) adminAdvance(rc *reqCtx) (any, error) {
 	if err := rc.decode(&body); err != nil {
 		return nil, err
 	}
-	now := s.Advance(time.Duration(body.Seconds * float64(time.Second)))
+	now := s.clock.Advance(time.Duration(body.Seconds * float64(time.Second)))
 	return map[string]any{"now": now, "pending": s.clock.Pending()}, nil
 }
 

@@ -60,6 +60,7 @@ func (s *Server) startDeliveries() {
 	s.outbound.timeout = s.cfg.hooks.timeout
 	s.outbound.init(s.cfg.externalWebhooks)
 	s.resetDeliveryLog()
+	s.onReset(s.resetDeliveryLog)
 	s.bus.subscribe(s.deliverEvent)
 }
 

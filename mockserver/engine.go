@@ -134,3 +134,20 @@ func (s *Server) sendOutbox(st *store.Store, now time.Time, m store.OutboxMessag
 	st.Outbox.Put(&m)
 	s.outbox.Notify()
 }
+
+// onReset registers fn with resetState: each part of the server that keeps
+// state of its own registers how to drop it where it is created.
+func (s *Server) onReset(fn func()) { s.resets = append(s.resets, fn) }
+
+// resetState drops all state: it gives the server a new store, drops the
+// clock's pending simulations and runs every registered reset, all under
+// the write lock.
+func (s *Server) resetState() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st = store.New()
+	s.clock.Reset()
+	for _, fn := range s.resets {
+		fn()
+	}
+}

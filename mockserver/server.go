@@ -46,6 +46,10 @@ type Server struct {
 	// outbound posts to receivers (subscriptions, per-call webhooks).
 	outbound outboundPoster
 
+	// resets are what Reset runs, under the write lock, besides replacing
+	// the store and dropping pending simulations (onReset).
+	resets []func()
+
 	stop     context.CancelFunc
 	stopOnce sync.Once
 }
@@ -140,9 +144,15 @@ func New(opts ...Option) *Server {
 		usage: newUsageLog(),
 		stop:  cancel,
 	}
+	s.onReset(s.usage.reset)
+	s.onReset(s.journal.reset)
 	s.faults = newFaultSet(cfg.faults, s.ids.float64)
+	s.onReset(s.faults.reset)
 	s.limits = newRateLimiter(cfg.rateLimits, cfg.rateScale, s.limiterNow)
+	s.onReset(s.limits.reset)
 	s.idem = newIdempotencyStore()
+	s.onReset(s.idem.reset)
+	s.onReset(s.outbox.Notify)
 	s.bus = newEventBus()
 	s.startDeliveries()
 	s.routes = s.buildRoutes()
@@ -158,6 +168,8 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 	var all []*route
 	for _, group := range [][]*route{
 		s.adminRoutes(),
+		s.accountAdminRoutes(),
+		s.outboxRoutes(),
 		s.agentRoutes(),
 		s.numberRoutes(),
 		s.signupRoutes(),
@@ -214,19 +226,7 @@ func (s *Server) Advance(d time.Duration) time.Time { return s.clock.Advance(d) 
 
 // Reset drops all state: records, pending simulations, idempotency keys,
 // rate limit windows, the journal, the outbox and fault rules.
-func (s *Server) Reset() {
-	s.mu.Lock()
-	s.st = store.New()
-	s.resetDeliveryLog()
-	s.clock.Reset()
-	s.mu.Unlock()
-	s.usage.reset()
-	s.idem.reset()
-	s.limits.reset()
-	s.journal.reset()
-	s.faults.reset()
-	s.outbox.Notify()
-}
+func (s *Server) Reset() { s.resetState() }
 
 // TestServer is a Server listening on a loopback port for a test.
 type TestServer struct {
