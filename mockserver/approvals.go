@@ -113,6 +113,29 @@ func (s *Server) createApprovalRequest(rc *reqCtx) (any, error) {
 	return created(v), nil
 }
 
+// startApprovals subscribes approval requests to the ends of their calls
+// and registers the approval callback kind of delivery: built from the
+// request's secret at each attempt (canceled once the request is gone),
+// its outcome copied onto the request.
+func (s *Server) startApprovals() {
+	s.onCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
+		if c.Ref.ApprovalRequestID != "" {
+			s.approvalCallEnded(st, now, c.Ref.ApprovalRequestID, callTouchEnd(c))
+		}
+	})
+	s.registerDeliveryKind(store.DeliveryApprovalCallback, deliveryKind{
+		request: func(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (outboundRequest, map[string]string, string) {
+			a, ok := st.ApprovalRequests.Get(d.ApprovalRequestID)
+			if !ok {
+				return outboundRequest{}, nil, "the approval request was deleted"
+			}
+			req, shown := approvalCallbackRequest(a, d, n, wall)
+			return req, shown, ""
+		},
+		changed: approvalCallbackUpdated,
+	})
+}
+
 // approvalCallEnded decides an approval request when its call ends: a
 // completed call is the approver's answer (approved, or denied on the magic
 // number), a failed one leaves it unreachable. A request already decided

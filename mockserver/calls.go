@@ -241,7 +241,9 @@ func (s *Server) completeOutbound(st *store.Store, c *store.Call, now time.Time)
 	capped := c.PlannedDuration > c.MaxDuration
 	s.finishCall(st, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
 	c.Transcript, c.Summary = outboundConversation(c, b, capped)
-	c.Summary = withKnowledge(st, c, c.Summary)
+	if note := s.callKnowledgeNote(st, c); note != "" {
+		c.Summary += " " + note
+	}
 	c.Quality = qualityFor(c.To, 0, capped)
 	c.EndedReason = "completed"
 	if capped {
@@ -257,7 +259,7 @@ func (s *Server) completeOutbound(st *store.Store, c *store.Call, now time.Time)
 			RecordingURL: c.RecordingURL, Summary: c.Summary, Timestamp: ev.Timestamp,
 		})
 	}
-	s.touchCallEnded(st, now, c)
+	s.callEnded(st, now, c)
 }
 
 // failCall ends an outbound call that never connected.
@@ -274,7 +276,7 @@ func (s *Server) failCall(st *store.Store, now time.Time, c *store.Call, reason 
 			Event: ev.Type, CallID: c.ID, Status: c.Status, Error: reason, Timestamp: ev.Timestamp,
 		})
 	}
-	s.touchCallEnded(st, now, c)
+	s.callEnded(st, now, c)
 }
 
 func (s *Server) getCalls(rc *reqCtx) (any, error) {

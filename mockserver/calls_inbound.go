@@ -130,7 +130,9 @@ func (s *Server) endInbound(st *store.Store, c *store.Call, now time.Time) {
 	}
 	s.finishCall(st, now, c, store.CallEnded, min(c.PlannedDuration, c.MaxDuration))
 	c.Transcript, c.Summary = inboundConversation(c, a, b, info, transferTo, capped)
-	c.Summary = withKnowledge(st, c, c.Summary)
+	if note := s.callKnowledgeNote(st, c); note != "" {
+		c.Summary += " " + note
+	}
 	c.Quality = qualityFor(c.From, len(info.captured())-1, capped) // the caller's number is always known
 	switch {
 	case capped:

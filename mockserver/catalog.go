@@ -277,6 +277,17 @@ func knowledgeWords(k *store.KnowledgeEntry) map[string]int {
 	return out
 }
 
+// startCatalog subscribes the knowledge base to finished calls: a call's
+// summary adds the knowledge entry the agent answered from, the one
+// matching what the call was about (an outbound call's context, what an
+// inbound caller said).
+func (s *Server) startCatalog() {
+	s.onCallKnowledge(func(st *store.Store, c *store.Call) string {
+		about := strings.Join([]string{c.Context, c.Caller.Said, c.Caller.Intent}, " ")
+		return knowledgeNote(st, c.Owner, about)
+	})
+}
+
 // knowledgeNote is the sentence a call summary adds when the agent answered
 // from a knowledge entry ("" when none matches).
 func knowledgeNote(st *store.Store, businessID, text string) string {

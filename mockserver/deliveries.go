@@ -45,23 +45,41 @@ const (
 )
 
 // deliveryEngine delivers events to subscriptions, the per-call webhooks
-// of calls and the callbacks of approval requests, with one retry schedule
-// and one delivery log. It
+// of calls and every other kind of delivery registered with it, with one
+// retry schedule and one delivery log. It
 // subscribes to the event bus: the subscriber only records deliveries and
 // starts or schedules attempts; HTTP happens on the outbound pool, outside
 // the store lock, and results are recorded under it.
 type deliveryEngine struct {
 	notify watch.Notifier
+	kinds  map[string]deliveryKind // by store.Delivery.Kind (registerDeliveryKind)
 }
 
-// startDeliveries creates the engine and subscribes it to the bus.
+// deliveryKind is how the engine builds and follows one kind of delivery.
+type deliveryKind struct {
+	// request builds attempt n (the body was rendered at enqueue time); a non-empty cancel cancels the delivery with that reason instead.
+	request func(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (req outboundRequest, shown map[string]string, cancel string)
+	// changed, when set, runs when a delivery of this kind starts (att nil) and after each recorded attempt, under the write lock.
+	changed func(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt)
+}
+
+// startDeliveries creates the engine, registers the subscription and
+// call-webhook kinds of delivery and subscribes the engine to the bus.
 func (s *Server) startDeliveries() {
-	s.hooks = &deliveryEngine{}
+	s.hooks = &deliveryEngine{kinds: map[string]deliveryKind{}}
 	s.outbound.timeout = s.cfg.hooks.timeout
 	s.outbound.init(s.cfg.externalWebhooks)
 	s.resetDeliveryLog()
 	s.onReset(s.resetDeliveryLog)
+	s.registerDeliveryKind(store.DeliverySubscription, deliveryKind{request: subscriptionAttempt})
+	s.registerDeliveryKind(store.DeliveryCallWebhook, deliveryKind{request: callWebhookAttempt})
 	s.bus.subscribe(s.deliverEvent)
+}
+
+// registerDeliveryKind tells the engine how to build and follow deliveries
+// of a kind. It is called while the server is made, before any delivery.
+func (s *Server) registerDeliveryKind(kind string, k deliveryKind) {
+	s.hooks.kinds[kind] = k
 }
 
 // resetDeliveryLog gives the store an empty delivery log of the configured
@@ -222,38 +240,47 @@ type preparedAttempt struct {
 }
 
 // prepareAttempt builds attempt n, or reports false when the delivery is
-// over (finished, canceled, or dropped by a reset); a delivery whose
-// subscription was deleted or deactivated is canceled here. The caller
-// holds the write lock.
+// over (finished, canceled, or dropped by a reset); a delivery its kind
+// cancels (a subscription deleted or deactivated since) is canceled here.
+// The caller holds the write lock.
 func (s *Server) prepareAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) (preparedAttempt, bool) {
 	if s.st != st || d.Status != store.DeliveryPending {
 		return preparedAttempt{}, false
 	}
-	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
-	switch d.Kind {
-	case store.DeliveryCallWebhook:
-		att.req, att.shown = callWebhookRequest(d, n)
-		return att, true
-	case store.DeliveryApprovalCallback:
-		a, ok := st.ApprovalRequests.Get(d.ApprovalRequestID)
-		if !ok {
-			cancelDelivery(d, "the approval request was deleted")
-			return preparedAttempt{}, false
-		}
-		att.req, att.shown = approvalCallbackRequest(a, d, n, att.wall)
-		return att, true
+	k, ok := s.hooks.kinds[d.Kind]
+	if !ok {
+		cancelDelivery(d, "unknown delivery kind "+d.Kind) // every kind is registered by New
+		return preparedAttempt{}, false
 	}
+	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
+	var cancel string
+	att.req, att.shown, cancel = k.request(st, d, n, at, att.wall)
+	if cancel != "" {
+		cancelDelivery(d, cancel)
+		return preparedAttempt{}, false
+	}
+	return att, true
+}
+
+// subscriptionAttempt builds attempt n of a delivery to a subscription, or
+// cancels it when the subscription was deleted or deactivated.
+func subscriptionAttempt(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (req outboundRequest, shown map[string]string, cancel string) {
 	w, ok := st.Webhooks.Get(d.SubscriptionID)
 	if !ok || !w.Active {
 		reason := "the subscription was deleted"
 		if ok {
 			reason = "the subscription was deactivated"
 		}
-		cancelDelivery(d, reason)
-		return preparedAttempt{}, false
+		return outboundRequest{}, nil, reason
 	}
-	att.req, att.shown = deliveryRequest(w, d, n, at, att.wall)
-	return att, true
+	req, shown = deliveryRequest(w, d, n, at, wall)
+	return req, shown, ""
+}
+
+// callWebhookAttempt builds attempt n of a per-call webhook.
+func callWebhookAttempt(_ *store.Store, d *store.Delivery, n int, _, _ time.Time) (req outboundRequest, shown map[string]string, cancel string) {
+	req, shown = callWebhookRequest(d, n)
+	return req, shown, ""
 }
 
 // recordAttempt records an attempt's result and moves the delivery on:
@@ -286,11 +313,11 @@ func (s *Server) recordAttempt(st *store.Store, d *store.Delivery, att preparedA
 
 // deliveryUpdated is the engine's outcome hook: it runs when a delivery
 // starts (att nil) and after each attempt is recorded, so the record a
-// delivery belongs to can follow it (an approval request's callback). The
-// caller holds the write lock.
+// delivery belongs to can follow it (its kind's changed). The caller holds
+// the write lock.
 func (s *Server) deliveryUpdated(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt) {
-	if d.Kind == store.DeliveryApprovalCallback {
-		approvalCallbackUpdated(st, d, att)
+	if changed := s.hooks.kinds[d.Kind].changed; changed != nil {
+		changed(st, d, att)
 	}
 }
 

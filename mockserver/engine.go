@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	mrand "math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,4 +151,59 @@ func (s *Server) resetState() {
 	for _, fn := range s.resets {
 		fn()
 	}
+}
+
+// engineHooks are the typed hooks the domains subscribe to: a lower layer announces what happened, the domains that care react; no lower layer names its consumers.
+type engineHooks struct {
+	callEnded     []func(st *store.Store, now time.Time, c *store.Call)       // a call completed or failed
+	textDelivered []func(st *store.Store, now time.Time, m *store.SMSMessage) // a text was delivered
+	callKnowledge []func(st *store.Store, c *store.Call) string               // a note to add to a finished call's summary ("" none)
+}
+
+// onCallEnded subscribes fn to the end of every outbound call, completed or
+// failed. Subscribers run in the order they subscribed, under the write
+// lock.
+func (s *Server) onCallEnded(fn func(st *store.Store, now time.Time, c *store.Call)) {
+	s.on.callEnded = append(s.on.callEnded, fn)
+}
+
+// callEnded announces that call c completed or failed. The caller holds the
+// write lock.
+func (s *Server) callEnded(st *store.Store, now time.Time, c *store.Call) {
+	for _, fn := range s.on.callEnded {
+		fn(st, now, c)
+	}
+}
+
+// onTextDelivered subscribes fn to the delivery of every text. Subscribers
+// run in the order they subscribed, under the write lock.
+func (s *Server) onTextDelivered(fn func(st *store.Store, now time.Time, m *store.SMSMessage)) {
+	s.on.textDelivered = append(s.on.textDelivered, fn)
+}
+
+// textDelivered announces that text m was delivered. The caller holds the
+// write lock.
+func (s *Server) textDelivered(st *store.Store, now time.Time, m *store.SMSMessage) {
+	for _, fn := range s.on.textDelivered {
+		fn(st, now, m)
+	}
+}
+
+// onCallKnowledge subscribes fn to finished calls' summaries: fn returns a
+// note to add to call c's summary, or "".
+func (s *Server) onCallKnowledge(fn func(st *store.Store, c *store.Call) string) {
+	s.on.callKnowledge = append(s.on.callKnowledge, fn)
+}
+
+// callKnowledgeNote is what a finished call's summary adds: the subscribers'
+// non-empty notes joined with " " ("" when none has one). The caller holds
+// the store lock.
+func (s *Server) callKnowledgeNote(st *store.Store, c *store.Call) string {
+	var notes []string
+	for _, fn := range s.on.callKnowledge {
+		if note := fn(st, c); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return strings.Join(notes, " ")
 }

@@ -22,14 +22,27 @@ const (
 
 	touchScheduled = "scheduled"
 	touchRunning   = "running"
-	touchCompleted = "completed"
-	touchFailed    = "failed"
 	touchSkipped   = "skipped"
 	touchCanceled  = "canceled"
 
 	// maxRunSMSLength bounds an sms touch's message, as POST /v1/sms/send does.
 	maxRunSMSLength = 1600
 )
+
+// startRuns subscribes runs to the ends of the calls and texts their
+// touches make (an approval request's call is not a run's).
+func (s *Server) startRuns() {
+	s.onCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
+		if c.Ref.ApprovalRequestID == "" && c.Ref.CommunicationRunID != "" {
+			s.runTouchEnded(st, now, c.Ref, callTouchEnd(c))
+		}
+	})
+	s.onTextDelivered(func(st *store.Store, now time.Time, m *store.SMSMessage) {
+		if m.Ref.ApprovalRequestID == "" && m.Ref.CommunicationRunID != "" {
+			s.runTouchEnded(st, now, m.Ref, touchEnd{Status: touchCompleted})
+		}
+	})
+}
 
 // runE164 is the E.164 form of touch targets and assigned numbers.
 var runE164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)

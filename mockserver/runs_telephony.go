@@ -1,7 +1,6 @@
 package mockserver
 
 import (
-	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -12,7 +11,15 @@ import (
 // (calls.go, sms.go): the touches go through placeOutboundCall and sendSMS
 // like POST /v1/calls and POST /v1/sms/send, with a store.TouchRef that the
 // call or message keeps, shows in its events (touchRefFields) and hands
-// back when it ends (touchCallEnded, touchTextDelivered).
+// back when it ends (the callEnded and textDelivered hooks, engine.go, to
+// which runs.go and approvals.go subscribe).
+
+// How a touch ended (touchEnd.Status); also the states of a run's touch
+// that say so.
+const (
+	touchCompleted = "completed"
+	touchFailed    = "failed"
+)
 
 // touchEnd is how a touch's call or text ended.
 type touchEnd struct {
@@ -21,6 +28,16 @@ type touchEnd struct {
 	Message  string
 	Duration int // call seconds
 	Summary  string
+}
+
+// callTouchEnd is how a touch's call ended: completed with its duration and
+// summary, or failed with the call's error.
+func callTouchEnd(c *store.Call) touchEnd {
+	end := touchEnd{Status: touchCompleted, Duration: c.Duration, Summary: c.Summary}
+	if c.Status == store.CallFailed {
+		end = touchEnd{Status: touchFailed, Code: c.Error, Message: "the call failed: " + c.Error, Duration: c.Duration}
+	}
+	return end
 }
 
 // touchCall is a call a touch places.
@@ -91,36 +108,6 @@ func (s *Server) sendTouchText(st *store.Store, now time.Time, tm touchSMS) (str
 	return m.MessageSID, nil
 }
 
-// touchCallEnded hands the end of a call placed by a touch to its run or
-// approval request. The caller holds the write lock.
-func (s *Server) touchCallEnded(st *store.Store, now time.Time, c *store.Call) {
-	if c.Ref == (store.TouchRef{}) {
-		return
-	}
-	end := touchEnd{Status: touchCompleted, Duration: c.Duration, Summary: c.Summary}
-	if c.Status == store.CallFailed {
-		end = touchEnd{Status: touchFailed, Code: c.Error, Message: "the call failed: " + c.Error, Duration: c.Duration}
-	}
-	s.touchEnded(st, now, c.Ref, end)
-}
-
-// touchTextDelivered hands the delivery of a text sent by a touch to its
-// run. The caller holds the write lock.
-func (s *Server) touchTextDelivered(st *store.Store, now time.Time, m *store.SMSMessage) {
-	if m.Ref != (store.TouchRef{}) {
-		s.touchEnded(st, now, m.Ref, touchEnd{Status: touchCompleted})
-	}
-}
-
-func (s *Server) touchEnded(st *store.Store, now time.Time, ref store.TouchRef, end touchEnd) {
-	switch {
-	case ref.ApprovalRequestID != "":
-		s.approvalCallEnded(st, now, ref.ApprovalRequestID, end)
-	case ref.CommunicationRunID != "":
-		s.runTouchEnded(st, now, ref, end)
-	}
-}
-
 // touchRefFields adds a call's or message's reference fields
 // (communication_run_id, external_ref, touch_id, approval_request_id) to its
 // view when they are set, so events match back to runs and approvals.
@@ -134,15 +121,4 @@ func touchRefFields(ref store.TouchRef, into map[string]any) map[string]any {
 		}
 	}
 	return into
-}
-
-// withKnowledge adds to a call's summary the knowledge entry the agent
-// answered from: the one matching what the call was about (an outbound
-// call's context, what an inbound caller said).
-func withKnowledge(st *store.Store, c *store.Call, summary string) string {
-	about := strings.Join([]string{c.Context, c.Caller.Said, c.Caller.Intent}, " ")
-	if note := knowledgeNote(st, c.Owner, about); note != "" {
-		return summary + " " + note
-	}
-	return summary
 }

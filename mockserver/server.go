@@ -46,6 +46,9 @@ type Server struct {
 	// outbound posts to receivers (subscriptions, per-call webhooks).
 	outbound outboundPoster
 
+	// on are the typed hooks between the domains (engineHooks).
+	on engineHooks
+
 	// resets are what Reset runs, under the write lock, besides replacing
 	// the store and dropping pending simulations (onReset).
 	resets []func()
@@ -155,6 +158,9 @@ func New(opts ...Option) *Server {
 	s.onReset(s.outbox.Notify)
 	s.bus = newEventBus()
 	s.startDeliveries()
+	s.startRuns()
+	s.startApprovals()
+	s.startCatalog()
 	s.routes = s.buildRoutes()
 	if cfg.speed > 0 {
 		go s.clock.Follow(ctx, cfg.speed, 50*time.Millisecond)

@@ -245,7 +245,7 @@ func (s *Server) sendSMS(st *store.Store, now time.Time, req smsRequest) (*store
 			m.Status = store.SMSDelivered
 			m.UpdatedAt = later(m.UpdatedAt, now)
 			s.emit(s.st, m.Owner, "sms.delivered", now, smsView(m))
-			s.touchTextDelivered(s.st, now, m)
+			s.textDelivered(s.st, now, m)
 		}
 	})
 	return m, nil
