@@ -370,7 +370,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 // empty answer), partnerId (default: the caller's agency) must be a uuid,
 // and the caller must be a current member. It returns the agency, or nil
 // with no error when the caller is not a member and allowNonMember is set.
-func (rc *reqCtx) agencyRead(allowNonMember bool) (*store.Partner, error) {
+func agencyRead(rc *reqCtx, allowNonMember bool) (*store.Partner, error) {
 	if e := rc.dependencyFault(FaultTargetDependency); e != nil {
 		return nil, newError(http.StatusServiceUnavailable, codeServiceUnavailable,
 			"the agency evidence is unavailable ("+e.message+"); it is not reported as empty: retry later")

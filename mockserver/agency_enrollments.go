@@ -728,7 +728,7 @@ func intakeAgentOf(st *store.Store, businessID string) *store.Agent {
 // ?id=, which the session's claimed owner may read too. Owner-link tokens
 // are never shown.
 func (s *Server) getAgencyEnrollments(rc *reqCtx) (any, error) {
-	pt, err := rc.agencyRead(true)
+	pt, err := agencyRead(rc, true)
 	if err != nil {
 		return nil, err
 	}
@@ -748,7 +748,7 @@ func (s *Server) getAgencyEnrollments(rc *reqCtx) (any, error) {
 		}
 	}
 	if pt == nil {
-		_, err := rc.agencyRead(false)
+		_, err := agencyRead(rc, false)
 		return nil, err
 	}
 	sessions, more, err := agencyPage(rc, rc.st.Enrollments, pt.ID, agencySessionPage, sessionView)

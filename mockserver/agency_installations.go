@@ -520,7 +520,7 @@ func agentPhone(st *store.Store, agentID string) any {
 // installations (newest first, 50 a page, after = the last installationId
 // seen), or one with ?id=.
 func (s *Server) getAgencyInstallations(rc *reqCtx) (any, error) {
-	pt, err := rc.agencyRead(false)
+	pt, err := agencyRead(rc, false)
 	if err != nil {
 		return nil, err
 	}

@@ -204,7 +204,7 @@ func versionPackage(v *store.OfferVersion, key string) (store.OfferPackage, bool
 // (newest first, 50 a page, after = the last offerId seen), or one offer
 // with ?id=.
 func (s *Server) getAgencyOffers(rc *reqCtx) (any, error) {
-	pt, err := rc.agencyRead(false)
+	pt, err := agencyRead(rc, false)
 	if err != nil {
 		return nil, err
 	}

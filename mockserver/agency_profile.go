@@ -372,7 +372,7 @@ func (s *Server) profileIssueKey(cc *cmdCtx) (any, error) {
 // partner keys (prefixes only) and retained commands. A caller without an
 // agency sees only its retained bootstrap commands.
 func (s *Server) getAgencyProfile(rc *reqCtx) (any, error) {
-	pt, err := rc.agencyRead(true)
+	pt, err := agencyRead(rc, true)
 	if err != nil {
 		return nil, err
 	}

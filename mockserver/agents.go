@@ -58,15 +58,15 @@ func (s *Server) agentRoutes() []*route {
 	}
 }
 
-// agent returns an agent the caller reaches, or 404 (absent and not
+// agentOf returns an agent the caller reaches, or 404 (absent and not
 // accessible look the same).
-func (rc *reqCtx) agent(id string) (*store.Agent, error) {
+func agentOf(rc *reqCtx, id string) (*store.Agent, error) {
 	return reachable(rc, rc.st.Agents, id, "agent")
 }
 
 func (s *Server) getAgents(rc *reqCtx) (any, error) {
 	if id := rc.query("id"); id != "" {
-		a, err := rc.agent(id)
+		a, err := agentOf(rc, id)
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +179,7 @@ func (s *Server) updateAgent(rc *reqCtx) (any, error) {
 	}
 	var sent map[string]any
 	_ = decodeLoose(rc.body, &sent)
-	a, err := rc.agent(body.ID)
+	a, err := agentOf(rc, body.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ type analyticsWindow struct {
 	owners []string
 }
 
-func (rc *reqCtx) analyticsWindow() (analyticsWindow, error) {
+func analyticsWindowOf(rc *reqCtx) (analyticsWindow, error) {
 	days, err := rc.intQuery("days", 30, 1, 90)
 	if err != nil {
 		return analyticsWindow{}, err
@@ -191,7 +191,7 @@ func topAgents(st *store.Store, m map[string]*agentCalls, k int) []*agentCalls {
 }
 
 func (s *Server) analyticsDashboard(rc *reqCtx) (any, error) {
-	w, err := rc.analyticsWindow()
+	w, err := analyticsWindowOf(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func bucketStart(t time.Time, groupBy string) time.Time {
 }
 
 func (s *Server) analyticsCalls(rc *reqCtx) (any, error) {
-	w, err := rc.analyticsWindow()
+	w, err := analyticsWindowOf(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func funnelDepth(status string) int {
 }
 
 func (s *Server) analyticsFunnel(rc *reqCtx) (any, error) {
-	w, err := rc.analyticsWindow()
+	w, err := analyticsWindowOf(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +374,7 @@ func (s *Server) analyticsFunnel(rc *reqCtx) (any, error) {
 }
 
 func (s *Server) analyticsAgents(rc *reqCtx) (any, error) {
-	w, err := rc.analyticsWindow()
+	w, err := analyticsWindowOf(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +487,7 @@ func (s *Server) analyticsWeekly(rc *reqCtx) (any, error) {
 }
 
 func (s *Server) analyticsBusinesses(rc *reqCtx) (any, error) {
-	w, err := rc.analyticsWindow()
+	w, err := analyticsWindowOf(rc)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func (s *Server) createCall(rc *reqCtx) (any, error) {
 	if err := rc.decode(&body); err != nil {
 		return nil, err
 	}
-	a, err := rc.agent(body.AgentID)
+	a, err := agentOf(rc, body.AgentID)
 	if err != nil {
 		return nil, err
 	}

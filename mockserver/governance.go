@@ -203,7 +203,7 @@ func (s *Server) governedTargetOf(rc *reqCtx, b *governedBody) (governedTarget, 
 	var t governedTarget
 	switch b.Intent {
 	case intentAgentPatch:
-		a, err := rc.agent(str(b.Target["agent_id"]))
+		a, err := agentOf(rc, str(b.Target["agent_id"]))
 		if err != nil {
 			return t, err
 		}
@@ -391,7 +391,7 @@ func (s *Server) decideGovernedUpdate(rc *reqCtx) (any, error) {
 	var apiErr error
 	switch g.Intent {
 	case intentAgentPatch:
-		t.agent, apiErr = rc.agent(str(g.Target["agent_id"]))
+		t.agent, apiErr = agentOf(rc, str(g.Target["agent_id"]))
 	case intentEmergencyAddress:
 		t, apiErr = s.governedTargetOf(rc, &governedBody{Intent: g.Intent, Target: g.Target})
 	}

@@ -228,14 +228,14 @@ func (s *Server) leadRoutes() []*route {
 	}
 }
 
-// lead returns a lead the caller reaches, or 404.
-func (rc *reqCtx) lead(id string) (*store.Lead, error) {
+// leadOf returns a lead the caller reaches, or 404.
+func leadOf(rc *reqCtx, id string) (*store.Lead, error) {
 	return reachable(rc, rc.st.Leads, id, "lead")
 }
 
 func (s *Server) getLeads(rc *reqCtx) (any, error) {
 	if id := rc.query("id"); id != "" {
-		l, err := rc.lead(id)
+		l, err := leadOf(rc, id)
 		if err != nil {
 			return nil, err
 		}
@@ -307,7 +307,7 @@ func (s *Server) updateLead(rc *reqCtx) (any, error) {
 	}
 	var id string
 	_ = json.Unmarshal(sent["id"], &id)
-	l, err := rc.lead(id)
+	l, err := leadOf(rc, id)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func (s *Server) loadPersona(rc *reqCtx) (any, error) {
 		Persona map[string]any `json:"persona"`
 	}
 	_ = decodeLoose(rc.body, &sent)
-	a, err := rc.agent(body.AgentID)
+	a, err := agentOf(rc, body.AgentID)
 	if err != nil {
 		return nil, err
 	}

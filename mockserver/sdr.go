@@ -33,7 +33,7 @@ func (s *Server) sdrRoutes() []*route {
 
 // sdrBusiness reads the businessId query parameter: required (400
 // bad_request), a business the caller reaches (404 unknown, 403 another's).
-func (rc *reqCtx) sdrBusiness() (*store.Business, error) {
+func sdrBusiness(rc *reqCtx) (*store.Business, error) {
 	id, err := rc.requireQuery("businessId")
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (rc *reqCtx) sdrBusiness() (*store.Business, error) {
 }
 
 // sdrCtxFor is the evaluation context of a business now.
-func (rc *reqCtx) sdrCtxFor(b *store.Business) *sdrCtx {
+func sdrCtxFor(rc *reqCtx, b *store.Business) *sdrCtx {
 	return newSDRCtx(rc.st, rc.now, b, sdrConfigOf(rc.st, b.ID))
 }
 
@@ -77,7 +77,7 @@ func sdrConfigView(st *store.Store, c *store.SDRConfig) map[string]any {
 }
 
 func (s *Server) getSDRConfig(rc *reqCtx) (any, error) {
-	b, err := rc.sdrBusiness()
+	b, err := sdrBusiness(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func sdrLeadView(e *sdrEval) map[string]any {
 }
 
 func (s *Server) getSDRPipeline(rc *reqCtx) (any, error) {
-	b, err := rc.sdrBusiness()
+	b, err := sdrBusiness(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (s *Server) getSDRPipeline(rc *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := rc.sdrCtxFor(b)
+	c := sdrCtxFor(rc, b)
 	var counts segmentCounts
 	actionable := 0
 	top := &topEvals{k: limit}
@@ -454,7 +454,7 @@ func (s *Server) postSDRAction(rc *reqCtx) (any, error) {
 	if !ok || l.Owner != b.ID {
 		return nil, errNotFound("lead not found in business " + b.ID + ": " + body.LeadID)
 	}
-	c := rc.sdrCtxFor(b)
+	c := sdrCtxFor(rc, b)
 	e := c.evaluate(l)
 	out := sdrOutcome{}
 	switch body.Action {
@@ -540,7 +540,7 @@ func (s *Server) postSDRRun(rc *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := rc.sdrCtxFor(b)
+	c := sdrCtxFor(rc, b)
 	if !c.cfg.Enabled {
 		return nil, newError(http.StatusBadRequest, codeBadRequest,
 			"SDR is not enabled for business "+b.ID+": PUT /sdr/config with enabled true first")
@@ -725,7 +725,7 @@ func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time,
 }
 
 func (s *Server) getSDRReport(rc *reqCtx) (any, error) {
-	b, err := rc.sdrBusiness()
+	b, err := sdrBusiness(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -760,7 +760,7 @@ func (s *Server) getSDRReport(rc *reqCtx) (any, error) {
 		newLeads++
 		return true
 	})
-	c := rc.sdrCtxFor(b)
+	c := sdrCtxFor(rc, b)
 	var segments segmentCounts
 	for _, l := range rc.st.Leads.Owned(b.ID) {
 		segments[c.segmentOf(l, rc.st.SDRLeads[l.ID], c.reachOf(l))]++
@@ -827,7 +827,7 @@ func sdrActivityView(a *store.SDRActivity) map[string]any {
 }
 
 func (s *Server) getSDRActivity(rc *reqCtx) (any, error) {
-	b, err := rc.sdrBusiness()
+	b, err := sdrBusiness(rc)
 	if err != nil {
 		return nil, err
 	}

@@ -261,7 +261,7 @@ func (s *Server) sendSMSHandler(rc *reqCtx) (any, error) {
 	if err := rc.decode(&body); err != nil {
 		return nil, err
 	}
-	a, err := rc.agent(body.FromAgentID)
+	a, err := agentOf(rc, body.FromAgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func (s *Server) updateSMSPrompt(rc *reqCtx) (any, error) {
 	if err := rc.decode(&body); err != nil {
 		return nil, err
 	}
-	a, err := rc.agent(body.AgentID)
+	a, err := agentOf(rc, body.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +320,7 @@ func (s *Server) listSMS(rc *reqCtx) (any, error) {
 	}
 	leadID, phone, agentID, direction := rc.query("lead_id"), rc.query("phone"), rc.query("agent_id"), rc.query("direction")
 	if leadID != "" {
-		l, err := rc.lead(leadID)
+		l, err := leadOf(rc, leadID)
 		if err != nil {
 			return nil, err
 		}

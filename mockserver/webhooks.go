@@ -43,8 +43,8 @@ func (s *Server) webhookRoutes() []*route {
 	}
 }
 
-// webhook returns a subscription the caller reaches, or 404.
-func (rc *reqCtx) webhook(id string) (*store.Webhook, error) {
+// webhookOf returns a subscription the caller reaches, or 404.
+func webhookOf(rc *reqCtx, id string) (*store.Webhook, error) {
 	return reachable(rc, rc.st.Webhooks, id, "webhook subscription")
 }
 
@@ -87,7 +87,7 @@ func (s *Server) upsertWebhook(rc *reqCtx) (any, error) {
 		}
 	} else {
 		var err error
-		if w, err = rc.webhook(body.ID); err != nil {
+		if w, err = webhookOf(rc, body.ID); err != nil {
 			return nil, err
 		}
 		if w.Owner != body.BusinessID {
@@ -195,7 +195,7 @@ func (s *Server) deleteWebhook(rc *reqCtx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := rc.webhook(id)
+	w, err := webhookOf(rc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func (s *Server) rotateWebhookSecret(rc *reqCtx) (any, error) {
 	if err := rc.decode(&body); err != nil {
 		return nil, err
 	}
-	w, err := rc.webhook(body.ID)
+	w, err := webhookOf(rc, body.ID)
 	if err != nil {
 		return nil, err
 	}
