@@ -129,6 +129,13 @@ type respond struct {
 // created answers 201 with body.
 func created(body any) *respond { return &respond{status: http.StatusCreated, body: body} }
 
+// rawBody is a handler answer sent as is, with its content type, instead of
+// being encoded as JSON.
+type rawBody struct {
+	contentType string
+	body        []byte
+}
+
 // errorResponse encodes e in the API's error format.
 func errorResponse(e *apiError) *response {
 	obj := map[string]any{"code": e.code, "message": e.message}

@@ -13,13 +13,6 @@ func (s *Server) openapiRoutes() []*route {
 	}
 }
 
-// rawBody is a handler answer sent as is, with its content type, instead of
-// being encoded as JSON.
-type rawBody struct {
-	contentType string
-	body        []byte
-}
-
 // selfBaseURL is the base URL (ending with /api) the request reached the
 // server under, so the served document's first server is this mock.
 func selfBaseURL(r *http.Request) string {
