@@ -22,12 +22,10 @@ type config struct {
 	rateScale        float64
 	idSeed           *uint64
 	externalWebhooks bool
-	faults           []FaultRule
 	logger           *slog.Logger
 	maxBodyBytes     int64
 	journalSize      int
 	hooks            hookConfig
-	extraRoutes      []*route // test-only routes (withRoutes)
 
 	approvalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
 }

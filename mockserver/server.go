@@ -58,46 +58,54 @@ type Server struct {
 }
 
 // Option configures a Server.
-type Option func(*config)
+type Option func(*options)
+
+// options is what the options set: the engine's configuration, and the
+// pipeline's fault rules and test routes.
+type options struct {
+	config
+	faults      []FaultRule
+	extraRoutes []*route // test-only routes (withRoutes)
+}
 
 // WithStartTime sets the simulated clock's starting time (default: the real
 // time when the server is created).
-func WithStartTime(t time.Time) Option { return func(c *config) { c.start = t } }
+func WithStartTime(t time.Time) Option { return func(c *options) { c.start = t } }
 
 // WithRealtime makes the simulated clock follow real time at speed (1 = real
 // time, 60 = a minute per second). By default the clock moves only when a
 // test advances it.
-func WithRealtime(speed float64) Option { return func(c *config) { c.speed = speed } }
+func WithRealtime(speed float64) Option { return func(c *options) { c.speed = speed } }
 
 // WithRateLimits switches the API's rate limits on (default) or off.
-func WithRateLimits(on bool) Option { return func(c *config) { c.rateLimits = on } }
+func WithRateLimits(on bool) Option { return func(c *options) { c.rateLimits = on } }
 
 // WithRateLimitScale multiplies every rate limit by f (2 doubles them).
-func WithRateLimitScale(f float64) Option { return func(c *config) { c.rateScale = f } }
+func WithRateLimitScale(f float64) Option { return func(c *options) { c.rateScale = f } }
 
 // WithIDSeed makes generated ids, keys, OTP codes, tokens, secrets and the
 // draws of probabilistic faults repeatable run to run. (Simulated durations
 // are always repeatable: they derive from the phone numbers involved.)
-func WithIDSeed(seed uint64) Option { return func(c *config) { c.idSeed = &seed } }
+func WithIDSeed(seed uint64) Option { return func(c *options) { c.idSeed = &seed } }
 
 // WithExternalWebhooks lets the server deliver webhooks to hosts outside
 // loopback (off by default).
-func WithExternalWebhooks(on bool) Option { return func(c *config) { c.externalWebhooks = on } }
+func WithExternalWebhooks(on bool) Option { return func(c *options) { c.externalWebhooks = on } }
 
 // WithFaults installs fault injection rules from the start.
 func WithFaults(rules ...FaultRule) Option {
-	return func(c *config) { c.faults = append(c.faults, rules...) }
+	return func(c *options) { c.faults = append(c.faults, rules...) }
 }
 
 // WithLogger logs each request at debug level and unexpected errors at error
 // level (default: discard).
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+func WithLogger(l *slog.Logger) Option { return func(c *options) { c.logger = l } }
 
 // WithMaxBodyBytes sets the request body limit (default 1 MiB).
-func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes = n } }
+func WithMaxBodyBytes(n int64) Option { return func(c *options) { c.maxBodyBytes = n } }
 
 // WithJournalSize sets how many requests the journal keeps (default 10,000).
-func WithJournalSize(n int) Option { return func(c *config) { c.journalSize = n } }
+func WithJournalSize(n int) Option { return func(c *options) { c.journalSize = n } }
 
 // WithApprovalCallbackHosts sets the hosts approval request callback_url may
 // name (exact host names, or "*.example.com" for any subdomain). Loopback
@@ -106,36 +114,37 @@ func WithJournalSize(n int) Option { return func(c *config) { c.journalSize = n 
 // ever connected to with WithExternalWebhooks(true); otherwise its callback
 // is recorded as not_sent.
 func WithApprovalCallbackHosts(hosts ...string) Option {
-	return func(c *config) { c.approvalCallbackHosts = append(c.approvalCallbackHosts, hosts...) }
+	return func(c *options) { c.approvalCallbackHosts = append(c.approvalCallbackHosts, hosts...) }
 }
 
 // WithDeliveryLogSize sets how many webhook deliveries the delivery log
 // keeps (default 10,000): a ring buffer, the oldest dropped first.
-func WithDeliveryLogSize(n int) Option { return func(c *config) { c.hooks.logSize = n } }
+func WithDeliveryLogSize(n int) Option { return func(c *options) { c.hooks.logSize = n } }
 
 // WithWebhookTimeout bounds each outbound webhook attempt in real time
 // (default 10s); a receiver slower than that fails the attempt.
-func WithWebhookTimeout(d time.Duration) Option { return func(c *config) { c.hooks.timeout = d } }
+func WithWebhookTimeout(d time.Duration) Option { return func(c *options) { c.hooks.timeout = d } }
 
 // withRoutes adds routes to the server: a hook for this package's tests
 // (a handler that panics, one that blocks), never exported.
 func withRoutes(rts ...*route) Option {
-	return func(c *config) { c.extraRoutes = append(c.extraRoutes, rts...) }
+	return func(c *options) { c.extraRoutes = append(c.extraRoutes, rts...) }
 }
 
 // New returns a Server with an empty store.
 func New(opts ...Option) *Server {
-	cfg := config{
+	o := options{config: config{
 		start:        time.Now(),
 		rateLimits:   true,
 		rateScale:    1,
 		logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		maxBodyBytes: DefaultMaxBodyBytes,
 		journalSize:  DefaultJournalSize,
+	}}
+	for _, opt := range opts {
+		opt(&o)
 	}
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := o.config
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cfg:     cfg,
@@ -149,7 +158,7 @@ func New(opts ...Option) *Server {
 	}
 	s.onReset(s.usage.reset)
 	s.onReset(s.journal.reset)
-	s.faults = newFaultSet(cfg.faults, s.ids.float64)
+	s.faults = newFaultSet(o.faults, s.ids.float64)
 	s.onReset(s.faults.reset)
 	s.limits = newRateLimiter(cfg.rateLimits, cfg.rateScale, s.limiterNow)
 	s.onReset(s.limits.reset)
@@ -161,7 +170,7 @@ func New(opts ...Option) *Server {
 	s.startRuns()
 	s.startApprovals()
 	s.startCatalog()
-	s.routes = s.buildRoutes()
+	s.routes = s.buildRoutes(o.extraRoutes)
 	if cfg.speed > 0 {
 		go s.clock.Follow(ctx, cfg.speed, 50*time.Millisecond)
 	}
@@ -170,7 +179,7 @@ func New(opts ...Option) *Server {
 
 // buildRoutes lists every route of the server. Each resource file adds its
 // routes through one function here.
-func (s *Server) buildRoutes() map[string]map[string]*route {
+func (s *Server) buildRoutes(extra []*route) map[string]map[string]*route {
 	var all []*route
 	for _, group := range [][]*route{
 		s.adminRoutes(),
@@ -192,7 +201,7 @@ func (s *Server) buildRoutes() map[string]map[string]*route {
 		s.sdrRoutes(),
 		s.analyticsRoutes(),
 		s.fixtureAdminRoutes(),
-		s.cfg.extraRoutes,
+		extra,
 		s.catalogRoutes(),
 		s.runRoutes(),
 		s.governanceRoutes(),
