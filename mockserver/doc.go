@@ -14,7 +14,7 @@
 //
 //	srv := mockserver.Start(t)                             // closed when the test ends
 //	acct, _ := srv.NewAccount(mockserver.AccountOptions{})  // business, agent, number, key, session
-//	c := acct.Client()                                      // an SDK client pointed at srv
+//	c := client.New(acct.APIKey, voiceagent.WithBaseURL(srv.URL))
 //
 // Every account is its own tenant, so parallel tests share one server
 // without resets. Standalone:

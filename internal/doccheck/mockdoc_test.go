@@ -359,7 +359,7 @@ func TestMockPackageCommentPointsToTheGuide(t *testing.T) {
 	if n := strings.Count(pkgDoc, "\n"); n > maxLines {
 		t.Errorf("the mockserver package comment has %d lines, at most %d: the user guide belongs in docs/mockserver.md", n, maxLines)
 	}
-	for _, s := range []string{"docs/mockserver.md", guideURL, "mockserver.Start(t)", "srv.NewAccount(", "acct.Client()"} {
+	for _, s := range []string{"docs/mockserver.md", guideURL, "mockserver.Start(t)", "srv.NewAccount(", "client.New(acct.APIKey"} {
 		if !strings.Contains(pkgDoc, s) {
 			t.Errorf("the mockserver package comment lacks %q", s)
 		}
