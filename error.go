@@ -5,41 +5,43 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // Error codes of the API (spec section 7) and the ones the platform adds.
 const (
-	CodeUnauthorized        = "unauthorized"
-	CodeForbidden           = "forbidden"
-	CodeNotFound            = "not_found"
-	CodeBadRequest          = "bad_request"
-	CodeInvalidRequest      = "invalid_request"
-	CodeValidationError     = "validation_error"
-	CodeEmailExists         = "email_exists"
-	CodeNumberOnDNC         = "number_on_dnc"
-	CodeNumberOptedOut      = "number_opted_out"
-	CodeContentBlocked      = "content_blocked"
-	CodeTCPAViolation       = "tcpa_violation"
-	CodeSMSSendFailed       = "sms_send_failed"
-	CodeVendorError         = "vendor_error"
-	CodeCallFailed          = "call_failed"
-	CodePaymentRequired     = "payment_required"
-	CodeRateLimited         = "rate_limited"
-	CodeInternalError       = "internal_error"
-	CodeProvisioningFailed  = "provisioning_failed"
-	CodeIdempotencyConflict = "idempotency_conflict"
-	CodeConflict            = "conflict"
-	CodePayloadTooLarge     = "payload_too_large"
-	CodeNotImplemented      = "not_implemented"
-	CodeServiceUnavailable  = "service_unavailable"
-	CodeMethodNotAllowed    = "method_not_allowed"
+	CodeUnauthorized        = wire.CodeUnauthorized
+	CodeForbidden           = wire.CodeForbidden
+	CodeNotFound            = wire.CodeNotFound
+	CodeBadRequest          = wire.CodeBadRequest
+	CodeInvalidRequest      = wire.CodeInvalidRequest
+	CodeValidationError     = wire.CodeValidationError
+	CodeEmailExists         = wire.CodeEmailExists
+	CodeNumberOnDNC         = wire.CodeNumberOnDNC
+	CodeNumberOptedOut      = wire.CodeNumberOptedOut
+	CodeContentBlocked      = wire.CodeContentBlocked
+	CodeTCPAViolation       = wire.CodeTCPAViolation
+	CodeSMSSendFailed       = wire.CodeSMSSendFailed
+	CodeVendorError         = wire.CodeVendorError
+	CodeCallFailed          = wire.CodeCallFailed
+	CodePaymentRequired     = wire.CodePaymentRequired
+	CodeRateLimited         = wire.CodeRateLimited
+	CodeInternalError       = wire.CodeInternalError
+	CodeProvisioningFailed  = wire.CodeProvisioningFailed
+	CodeIdempotencyConflict = wire.CodeIdempotencyConflict
+	CodeConflict            = wire.CodeConflict
+	CodePayloadTooLarge     = wire.CodePayloadTooLarge
+	CodeNotImplemented      = wire.CodeNotImplemented
+	CodeServiceUnavailable  = wire.CodeServiceUnavailable
+	CodeMethodNotAllowed    = wire.CodeMethodNotAllowed
 
 	// Refinements of 409 and 403 on the agency commands (document 2).
-	CodeStaleRevision          = "stale_revision"          // 409: expectedRevision is not the current revision
-	CodeFingerprintMismatch    = "fingerprint_mismatch"    // 409: the fingerprint is not the content's
-	CodeInvalidState           = "invalid_state"           // 409: the record's state does not allow the command
-	CodeReconciliationRequired = "reconciliation_required" // 409: the provider's outcome must be reconciled first
-	CodeApprovalRequired       = "approval_required"       // 403: the exact owner approval is missing
+	CodeStaleRevision          = wire.CodeStaleRevision          // 409: expectedRevision is not the current revision
+	CodeFingerprintMismatch    = wire.CodeFingerprintMismatch    // 409: the fingerprint is not the content's
+	CodeInvalidState           = wire.CodeInvalidState           // 409: the record's state does not allow the command
+	CodeReconciliationRequired = wire.CodeReconciliationRequired // 409: the provider's outcome must be reconciled first
+	CodeApprovalRequired       = wire.CodeApprovalRequired       // 403: the exact owner approval is missing
 )
 
 // ErrorDetail names one field that failed validation.

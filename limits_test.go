@@ -3,11 +3,14 @@ package voiceagent
 import (
 	"context"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"golang.org/x/time/rate"
 )
 
@@ -40,7 +43,46 @@ func TestRuleForGroupsEndpointsAsTheAPIDoes(t *testing.T) {
 			continue
 		}
 		require.True(t, ok, "%s %s", tc.method, tc.path)
-		assert.Equal(t, tc.perMinute, r.perMinute, "%s %s", tc.method, tc.path)
+		assert.Equal(t, tc.perMinute, r.Max, "%s %s", tc.method, tc.path)
+		assert.Equal(t, time.Minute, r.Window, "%s %s", tc.method, tc.path)
+	}
+}
+
+// TestClientRulesAreThePerKeyLimitsOfWire keeps the client-side limiter and
+// the shared table together: a request on the path of each per-key limit of
+// wire.Limits is held to exactly that limit, a per-IP limit (signup) is
+// never held client-side, and no request is held to anything else.
+func TestClientRulesAreThePerKeyLimitsOfWire(t *testing.T) {
+	t.Parallel()
+	perKey := map[wire.Limit]bool{}
+	for i, l := range wire.Limits {
+		path := l.Path
+		switch {
+		case path == "":
+			path = "/v1/not-a-group-" + strconv.Itoa(i)
+		case strings.HasSuffix(path, "/"):
+			path += "x"
+		}
+		r, ok := ruleFor(l.Method, path+"?q=1")
+		if l.PerIP {
+			assert.False(t, ok, "%s (per IP) is held client-side as %+v", l.Name, r)
+			continue
+		}
+		perKey[l] = true
+		if assert.True(t, ok, "%s is not held client-side", l.Name) {
+			assert.Equal(t, l, r, "%s %s", l.Method, path)
+		}
+	}
+	assert.NotEmpty(t, perKey)
+
+	// Whatever request ruleFor holds, it holds to one of those limits.
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
+		for _, p := range []string{"/v1/signup", "/v1/calls", "/v1/agents", "/v1/agents/persona", "/v1/sms/send",
+			"/v1/analytics/dashboard", "/v1/transcripts", "/v1/keys", "/sdr/config", "/v1/leads?limit=5"} {
+			if r, ok := ruleFor(m, p); ok {
+				assert.True(t, perKey[r], "%s %s is held to %+v, not a per-key limit of wire.Limits", m, p, r)
+			}
+		}
 	}
 }
 

@@ -5,8 +5,9 @@
 // converses and finishes it asynchronously. Read it back with Get, walk the
 // history with List or All, and read finished conversations with
 // ListTranscripts or AllTranscripts. A call created with a WebhookURL posts
-// call.completed or call.failed to that URL when it ends; [WebhookEvent] is
-// that body.
+// call.completed or call.failed to that URL when it ends; that body is
+// [webhooks.CallWebhook], read by [webhooks.ParseCallWebhook] or
+// [webhooks.Handler].
 package calls
 
 import (
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Status is a call's status.
@@ -92,26 +94,20 @@ type Call struct {
 	voiceagent.TouchRef
 }
 
-// Per-call webhook events (WebhookEvent.Event).
+// Per-call webhook events: the same values as [webhooks.EventCallCompleted]
+// and [webhooks.EventCallFailed].
 const (
-	EventCompleted = "call.completed"
-	EventFailed    = "call.failed"
+	// Deprecated: use webhooks.EventCallCompleted.
+	EventCompleted = webhooks.EventCallCompleted
+	// Deprecated: use webhooks.EventCallFailed.
+	EventFailed = webhooks.EventCallFailed
 )
 
 // WebhookEvent is the body the platform posts to a call's WebhookURL when
-// the call ends. call.completed carries Duration, RecordingURL and Summary;
-// call.failed carries Error. The delivery's webhook-id header is the same on
-// every retry: deduplicate on it.
-type WebhookEvent struct {
-	Event        string    `json:"event"`
-	CallID       string    `json:"call_id"`
-	Status       Status    `json:"status"`
-	Duration     int       `json:"duration,omitempty"`
-	RecordingURL string    `json:"recording_url,omitempty"`
-	Summary      string    `json:"summary,omitempty"`
-	Error        string    `json:"error,omitempty"`
-	Timestamp    time.Time `json:"timestamp"`
-}
+// the call ends: one type, [webhooks.CallWebhook], under its older name.
+//
+// Deprecated: use webhooks.CallWebhook.
+type WebhookEvent = webhooks.CallWebhook
 
 // CreateParams are the fields of POST /v1/calls.
 type CreateParams struct {

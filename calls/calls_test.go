@@ -186,9 +186,10 @@ func TestCreateWithEveryFieldRunsTheLifecycleAndPostsTheWebhook(t *testing.T) {
 		"event": "call.completed", "call_id": c.ID, "status": "completed", "duration": float64(c.Duration),
 		"recording_url": *c.RecordingURL, "summary": *c.Summary, "timestamp": c.EndedAt.Format(time.RFC3339),
 	}, body)
-	var ev calls.WebhookEvent
-	require.NoError(t, json.Unmarshal(h.body, &ev))
-	assert.Equal(t, calls.EventCompleted, ev.Event)
+	ev, err := webhooks.ParseCallWebhook(h.body)
+	require.NoError(t, err)
+	assert.Equal(t, webhooks.EventCallCompleted, ev.Event)
+	assert.Equal(t, c.ID, ev.CallID)
 	assert.Empty(t, h.header.Get("Webhook-Signature"), "per-call webhooks are not signed")
 	d := waitAttempts(t, env, c.ID, 1)
 	assert.Equal(t, "succeeded", d.Status)

@@ -12,7 +12,7 @@ import (
 // Views of the hottest answers (a page of leads, a lead, an agent list)
 // are structs that write their own JSON: encoding a page of 100 leads with
 // encoding/json (maps, then reflection over structs) was most of the cost
-// of GET /v1/leads?limit=100 (see doc_reliability.go). Each such view
+// of GET /v1/leads?limit=100 (see docs/mockserver.md, section Performance and load). Each such view
 // implements jsonAppender, which encodeJSON prefers; the bytes are exactly
 // what encoding/json writes for the same struct without HTML escaping,
 // which TestAppendersMatchEncodingJSON and FuzzAppendJSONString check.

@@ -86,7 +86,7 @@ func BenchmarkLoopback(b *testing.B) {
 // in-process (no sockets: routing, auth, scopes, rate-limit bookkeeping,
 // idempotency, handler, JSON, usage log and journal), next to the bare
 // handler. It isolates the mock's own cost; it is what -cpuprofile is run
-// on (see doc_reliability.go).
+// on (see docs/mockserver.md, section Performance and load).
 func BenchmarkPipeline(b *testing.B) {
 	srv, fx, scenarios := throughputFixture(b)
 	for _, sc := range scenarios {

@@ -23,7 +23,7 @@ var publicRoutes = []string{
 	"GET " + magicLinkPath,
 	"GET " + passwordSetupPath,
 	// The scheduled SDR runner: no key or session, only the platform's
-	// internal secret header (401 without it; see doc_sdr.go).
+	// internal secret header (401 without it; see docs/mockserver.md, section Scheduled runner).
 	"POST /api/sdr/cron",
 	// The public OpenAPI document (DESIGN section 3).
 	"GET /api/openapi.yaml",

@@ -13,7 +13,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// States of a communication run and of its touches (see doc_catalog.go).
+// States of a communication run and of its touches (see docs/mockserver.md, section Communication runs).
 const (
 	runScheduled = "scheduled"
 	runRunning   = "running"

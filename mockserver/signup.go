@@ -15,7 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// Signup's lifetimes, limits and magic values (see doc_identity.go).
+// Signup's lifetimes, limits and magic values (see docs/mockserver.md, section Signup).
 const (
 	otpTTL           = 10 * time.Minute
 	otpMaxAttempts   = 5

@@ -84,8 +84,8 @@ func checkAccessor(t *testing.T, e *webhooks.Event) {
 	assertSameFields(t, e, typed)
 }
 
-// TestEachActionEmitsTheDocumentedEvents checks the table of doc_webhooks.go
-// ("Which action emits which event"): each action, driven through the SDK
+// TestEachActionEmitsTheDocumentedEvents checks the table of docs/mockserver.md
+// (section Events emitted): each action, driven through the SDK
 // or the mock's telephony drivers, emits exactly the events listed, in
 // order, and every one reads through its typed accessor.
 func TestEachActionEmitsTheDocumentedEvents(t *testing.T) {

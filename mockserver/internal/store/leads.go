@@ -1,7 +1,6 @@
 package store
 
 import (
-	"slices"
 	"strings"
 	"time"
 )
@@ -46,9 +45,11 @@ type Lead struct {
 
 // telephonyIndexes are the lookups of calls, leads and texts.
 type telephonyIndexes struct {
-	// leadsByPhone and leadsByEmail: business -> key -> leads, oldest first.
-	leadsByPhone map[string]map[string][]*Lead
-	leadsByEmail map[string]map[string][]*Lead
+	// leadsByPhone and leadsByEmail: business -> key -> leads, oldest
+	// first. Both are indexes of Store.Leads, kept right by its Put,
+	// Insert, Delete and Update.
+	leadsByPhone *KeyIndex[*Lead]
+	leadsByEmail *KeyIndex[*Lead]
 	// minutes: business -> minutes used by finished calls.
 	minutes map[string]int
 	// dnc: "" (the national registry) or a business id -> numbers.
@@ -59,8 +60,8 @@ type telephonyIndexes struct {
 
 func newTelephonyIndexes() *telephonyIndexes {
 	return &telephonyIndexes{
-		leadsByPhone: map[string]map[string][]*Lead{},
-		leadsByEmail: map[string]map[string][]*Lead{},
+		leadsByPhone: NewKeyIndex(leadPhoneKey),
+		leadsByEmail: NewKeyIndex(leadEmailKey),
 		minutes:      map[string]int{},
 		dnc:          map[string]map[string]bool{},
 		consent:      map[string]map[string]string{},
@@ -71,63 +72,56 @@ func (s *Store) tel() *telephonyIndexes { return s.telIdx }
 
 func emailKey(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
 
-// IndexLead adds a lead to the phone and email lookups; call it after Put
-// and after changing a lead's phone or email (UnindexLead first).
+// leadPhoneKey is a lead's key in the phone lookup: its phone exactly.
+func leadPhoneKey(l *Lead) string {
+	if l.Phone == nil {
+		return ""
+	}
+	return *l.Phone
+}
+
+// leadEmailKey is a lead's key in the email lookup: its email trimmed and
+// lower-cased.
+func leadEmailKey(l *Lead) string {
+	if l.Email == nil {
+		return ""
+	}
+	return emailKey(*l.Email)
+}
+
+// IndexLead adds a lead to the phone and email lookups, or moves it to its
+// current phone and email when it is already there (a lead is never listed
+// twice).
+//
+// Deprecated: Leads.Put and Leads.Insert index a lead, Leads.Delete
+// unindexes it, and a change of phone or email goes through
+// st.Leads.Update(l, func(l *Lead) { ... }), which re-indexes it. IndexLead
+// stays for callers not yet converted; calling it after those is harmless.
 func (s *Store) IndexLead(l *Lead) {
-	t := s.tel()
-	if l.Phone != nil && *l.Phone != "" {
-		addIndex(t.leadsByPhone, l.Owner, *l.Phone, l)
-	}
-	if l.Email != nil && *l.Email != "" {
-		addIndex(t.leadsByEmail, l.Owner, emailKey(*l.Email), l)
-	}
+	s.tel().leadsByPhone.add(l)
+	s.tel().leadsByEmail.add(l)
 }
 
-// UnindexLead removes a lead from the phone and email lookups.
+// UnindexLead removes a lead from the phone and email lookups, until
+// IndexLead, Leads.Put or Leads.Update adds it back.
+//
+// Deprecated: change a lead's phone or email with Leads.Update instead of
+// UnindexLead, change, IndexLead; remove a lead with Leads.Delete.
 func (s *Store) UnindexLead(l *Lead) {
-	t := s.tel()
-	if l.Phone != nil {
-		removeIndex(t.leadsByPhone, l.Owner, *l.Phone, l)
-	}
-	if l.Email != nil {
-		removeIndex(t.leadsByEmail, l.Owner, emailKey(*l.Email), l)
-	}
-}
-
-func addIndex(idx map[string]map[string][]*Lead, owner, key string, l *Lead) {
-	m := idx[owner]
-	if m == nil {
-		m = map[string][]*Lead{}
-		idx[owner] = m
-	}
-	list := m[key]
-	i, _ := slices.BinarySearchFunc(list, l, func(a, b *Lead) int { return a.CreatedAt.Compare(b.CreatedAt) })
-	m[key] = slices.Insert(list, i, l)
-}
-
-func removeIndex(idx map[string]map[string][]*Lead, owner, key string, l *Lead) {
-	m := idx[owner]
-	list := m[key]
-	if i := slices.Index(list, l); i >= 0 {
-		list = slices.Delete(list, i, i+1)
-	}
-	if len(list) == 0 {
-		delete(m, key)
-	} else {
-		m[key] = list
-	}
+	s.tel().leadsByPhone.remove(l)
+	s.tel().leadsByEmail.remove(l)
 }
 
 // LeadsByPhone returns a business's leads with exactly this phone, oldest
 // first. The slice is the store's own: do not modify it.
 func (s *Store) LeadsByPhone(businessID, phone string) []*Lead {
-	return s.tel().leadsByPhone[businessID][phone]
+	return s.tel().leadsByPhone.Lookup(businessID, phone)
 }
 
 // LeadsByEmail returns a business's leads with this email (compared
 // case-insensitively), oldest first. The slice is the store's own.
 func (s *Store) LeadsByEmail(businessID, email string) []*Lead {
-	return s.tel().leadsByEmail[businessID][emailKey(email)]
+	return s.tel().leadsByEmail.Lookup(businessID, emailKey(email))
 }
 
 // LeadByPhone returns a business's oldest lead with this phone, or nil.

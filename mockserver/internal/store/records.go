@@ -22,6 +22,9 @@ func (b *Base) RecordOwner() string { return b.Owner }
 // RecordCreated implements Record.
 func (b *Base) RecordCreated() time.Time { return b.CreatedAt }
 
+// base implements Record: Insert and Update reach the fields through it.
+func (b *Base) base() *Base { return b }
+
 // User is a platform account. Owner is the user's own id.
 type User struct {
 	Base

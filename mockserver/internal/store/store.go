@@ -1,7 +1,16 @@
 package store
 
+import (
+	"reflect"
+	"sync/atomic"
+)
+
 // Store is the whole state of one mock server. Resources add their tables
 // here; everything is reachable from one value so that a reset is a swap.
+//
+// Every *Table field (here or in an embedded struct such as AgencyTables) is
+// found by NewWithIDs, which gives it the store's id source: a table added
+// later needs nothing more than its field and its NewTable in New.
 type Store struct {
 	Users      *Table[*User]
 	Businesses *Table[*Business]
@@ -68,11 +77,65 @@ type Store struct {
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
 	telIdx            *telephonyIndexes
+	// dropped is set by Drop when a reset replaced the store.
+	dropped atomic.Bool
 }
 
-// New returns an empty store.
+// NewWithIDs returns an empty store whose tables take the ids of inserted
+// records from next (see Table.Insert and Table.SetIDSource). next is
+// typically the server's uuid generator; the store adds no locking around
+// it.
+func NewWithIDs(next func() string) *Store {
+	s := New()
+	for _, t := range s.tables() {
+		t.SetIDSource(next)
+	}
+	return s
+}
+
+// idSourced is what every *Table is, whatever its record type.
+type idSourced interface{ SetIDSource(next func() string) }
+
+// tables returns every table of the store: the exported *Table fields of
+// Store and of the structs it embeds (AgencyTables, SDRTables).
+func (s *Store) tables() []idSourced {
+	var out []idSourced
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f, fv := v.Type().Field(i), v.Field(i)
+			switch {
+			case f.Anonymous && f.IsExported() && f.Type.Kind() == reflect.Struct:
+				walk(fv)
+			case !f.IsExported() || fv.Kind() != reflect.Pointer || fv.IsNil():
+			default:
+				if t, ok := fv.Interface().(idSourced); ok {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(s).Elem())
+	return out
+}
+
+// Drop marks the store as replaced by a reset. A scheduled task (a webhook
+// delivery attempt, a simulated call step) that captured the store when it
+// was scheduled checks Dropped when it runs and does nothing on a dropped
+// store, instead of comparing its store with the server's current one. The
+// reset calls Drop on the old store when it swaps in the new one. Drop may
+// be called more than once.
+func (s *Store) Drop() { s.dropped.Store(true) }
+
+// Dropped reports whether Drop was called: the store was replaced by a
+// reset and its scheduled tasks must stop. Safe to call without the
+// server's lock.
+func (s *Store) Dropped() bool { return s.dropped.Load() }
+
+// New returns an empty store. Its tables have no id source: Insert needs
+// records with ids (use NewWithIDs to have them given).
 func New() *Store {
-	return &Store{
+	s := &Store{
 		Users:           NewTable[*User](),
 		Businesses:      NewTable[*Business](),
 		Keys:            NewTable[*APIKey](),
@@ -113,6 +176,9 @@ func New() *Store {
 		partnerBusinesses: map[string][]string{},
 		telIdx:            newTelephonyIndexes(),
 	}
+	s.Leads.AddIndex(s.telIdx.leadsByPhone)
+	s.Leads.AddIndex(s.telIdx.leadsByEmail)
+	return s
 }
 
 // AddBusiness stores a new business and indexes its members and partner.

@@ -8,16 +8,21 @@
 package store
 
 import (
+	"fmt"
 	"sort"
 	"time"
 )
 
 // Record is what a Table holds: a pointer to a struct with an id, an owner
-// (the business or user it belongs to) and a created_at.
+// (the business or user it belongs to) and a created_at. Records embed Base,
+// which implements every method, including the unexported one through which
+// Insert sets the id, owner and created_at.
 type Record interface {
 	RecordID() string
 	RecordOwner() string
 	RecordCreated() time.Time
+	// base returns the record's Base, for Insert and Update.
+	base() *Base
 }
 
 // Table holds records by id and, per owner, in ascending created_at order, so
@@ -25,11 +30,21 @@ type Record interface {
 // values stamped by Stamp are strictly increasing across the whole table, so
 // a cursor walk never skips or repeats a record, even while records are
 // added.
+//
+// New records go in with Insert, which gives them an id (from the table's id
+// source, see SetIDSource), their owner and a created_at. A record changes
+// through Update, which keeps the table's side indexes (AddIndex) right.
+// Put, Stamp and Delete remain for records built with their own Base
+// (fixtures, replacements).
 type Table[T Record] struct {
 	byID    map[string]T // nil in a log table
 	byOwner map[string][]T
 	last    time.Time
 	n       int
+	// next gives the ids of inserted records without one (nil: none).
+	next func() string
+	// indexes are kept right by Put, Insert, Delete and Update.
+	indexes []Index[T]
 }
 
 // NewTable returns an empty table.
@@ -55,17 +70,60 @@ func (t *Table[T]) Stamp(now time.Time) time.Time {
 	return now
 }
 
-// Put inserts r, or replaces the record with the same id.
+// SetIDSource makes next the source of the ids Insert gives to records that
+// have none (next is typically the server's uuid generator); nil removes it.
+// Tables start without one; NewWithIDs sets it on every table of a store.
+func (t *Table[T]) SetIDSource(next func() string) { t.next = next }
+
+// Insert stores a new record r of owner, created at now: it gives r a new id
+// (from the table's id source) unless r already has one, sets its owner,
+// stamps its created_at (strictly increasing, as Stamp) and puts it. It
+// returns r.
+//
+// Insert replaces the id, owner and created_at fields of r's Base, so
+// fill the record's other fields first, at least those the table's indexes
+// read (a lead's phone and email); a field copied from the created_at (an
+// updated_at) is set from r.CreatedAt after Insert. Insert of a record
+// without an id into a table without an id source panics: that is a
+// programming error (make the store with NewWithIDs).
+func (t *Table[T]) Insert(r T, owner string, now time.Time) T {
+	b := r.base()
+	if b.ID == "" {
+		if t.next == nil {
+			panic(fmt.Sprintf("store: Insert of a %T without an id into a table without an id source (make the store with NewWithIDs, or call SetIDSource)", r))
+		}
+		b.ID = t.next()
+	}
+	b.Owner = owner
+	b.CreatedAt = t.Stamp(now)
+	t.Put(r)
+	return r
+}
+
+// Put inserts r, or replaces the record with the same id. r keeps the id,
+// owner and created_at it has (see Insert to have them set). The table's
+// indexes take out the replaced record and add r.
 func (t *Table[T]) Put(r T) {
 	if t.byID != nil {
 		id := r.RecordID()
 		if old, ok := t.byID[id]; ok {
 			t.remove(old)
 			t.n--
+			for _, x := range t.indexes {
+				x.remove(old)
+			}
 		}
 		t.byID[id] = r
 	}
 	t.n++
+	t.insertOwned(r)
+	for _, x := range t.indexes {
+		x.add(r)
+	}
+}
+
+// insertOwned puts r in its owner's list, in created_at order.
+func (t *Table[T]) insertOwned(r T) {
 	list := t.byOwner[r.RecordOwner()]
 	created := r.RecordCreated()
 	i := len(list)
@@ -81,30 +139,81 @@ func (t *Table[T]) Put(r T) {
 	}
 }
 
+// Update applies change to r, a record of the table, keeping the table's
+// indexes right: r is taken out of each index before change and put back
+// after it.
+//
+// change may change any field of r but its id. A change of owner or
+// created_at also moves r in the table's per-owner order. When r is not the
+// table's record with its id (it was deleted or replaced meanwhile), change
+// is applied to r and nothing else happens: r is in no index to keep right.
+// Update panics when change changes r's id (a programming error).
+func (t *Table[T]) Update(r T, change func(T)) {
+	b := r.base()
+	id, owner, created := b.ID, b.Owner, b.CreatedAt
+	if t.byID != nil {
+		if cur, ok := t.byID[id]; !ok || cur.base() != b {
+			change(r)
+			return
+		}
+	}
+	for _, x := range t.indexes {
+		x.remove(r)
+	}
+	change(r)
+	if b.ID != id {
+		panic(fmt.Sprintf("store: Update changed the id of %T %q to %q", r, id, b.ID))
+	}
+	if b.Owner != owner || !b.CreatedAt.Equal(created) {
+		t.removeAt(owner, created, id)
+		t.insertOwned(r)
+	}
+	for _, x := range t.indexes {
+		x.add(r)
+	}
+}
+
+// AddIndex attaches x to the table: x gets every record the table holds now,
+// and Put, Insert, Delete and Update keep it right from then on.
+func (t *Table[T]) AddIndex(x Index[T]) {
+	t.indexes = append(t.indexes, x)
+	for _, list := range t.byOwner {
+		for _, r := range list {
+			x.add(r)
+		}
+	}
+}
+
 // Get returns the record with the id.
 func (t *Table[T]) Get(id string) (T, bool) {
 	r, ok := t.byID[id]
 	return r, ok
 }
 
-// Delete removes the record with the id, reporting whether it existed.
+// Delete removes the record with the id, and takes it out of the table's
+// indexes, reporting whether it existed.
 func (t *Table[T]) Delete(id string) bool {
 	r, ok := t.byID[id]
 	if ok {
 		t.remove(r)
 		delete(t.byID, id)
 		t.n--
+		for _, x := range t.indexes {
+			x.remove(r)
+		}
 	}
 	return ok
 }
 
-func (t *Table[T]) remove(r T) {
-	owner := r.RecordOwner()
+func (t *Table[T]) remove(r T) { t.removeAt(r.RecordOwner(), r.RecordCreated(), r.RecordID()) }
+
+// removeAt takes the record with the id out of the owner's list, where it
+// was put with created_at created.
+func (t *Table[T]) removeAt(owner string, created time.Time, id string) {
 	list := t.byOwner[owner]
-	created := r.RecordCreated()
 	i := sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(created) })
 	for ; i < len(list); i++ {
-		if list[i].RecordID() == r.RecordID() {
+		if list[i].RecordID() == id {
 			t.byOwner[owner] = append(list[:i], list[i+1:]...)
 			break
 		}

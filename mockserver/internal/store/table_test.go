@@ -9,15 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// rec is a test record: a Base and a number.
 type rec struct {
-	id, owner string
-	created   time.Time
-	n         int
+	Base
+	n int
 }
 
-func (r *rec) RecordID() string         { return r.id }
-func (r *rec) RecordOwner() string      { return r.owner }
-func (r *rec) RecordCreated() time.Time { return r.created }
+// mkrec returns a rec with its Base set.
+func mkrec(id, owner string, created time.Time, n int) *rec {
+	return &rec{Base: Base{ID: id, Owner: owner, CreatedAt: created}, n: n}
+}
 
 func TestStampIsStrictlyIncreasingEvenOnAFrozenClock(t *testing.T) {
 	tb := NewTable[*rec]()
@@ -33,7 +34,7 @@ func TestPageWalksTwoOwnersNewestFirstWithoutGapsOrRepeats(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 25 {
 		owner := []string{"a", "b", "c"}[i%3]
-		tb.Put(&rec{id: fmt.Sprint(i), owner: owner, created: tb.Stamp(now), n: i})
+		tb.Put(mkrec(fmt.Sprint(i), owner, tb.Stamp(now), i))
 	}
 	var seen []int
 	var after time.Time
@@ -45,9 +46,9 @@ func TestPageWalksTwoOwnersNewestFirstWithoutGapsOrRepeats(t *testing.T) {
 		if !more {
 			break
 		}
-		after = page[len(page)-1].created
+		after = page[len(page)-1].CreatedAt
 		// A record added during the walk is newer than the cursor: not seen.
-		tb.Put(&rec{id: "new" + fmt.Sprint(len(seen)), owner: "a", created: tb.Stamp(now), n: 1000})
+		tb.Put(mkrec("new"+fmt.Sprint(len(seen)), "a", tb.Stamp(now), 1000))
 	}
 	var want []int
 	for i := 24; i >= 0; i-- {
@@ -61,9 +62,9 @@ func TestPageWalksTwoOwnersNewestFirstWithoutGapsOrRepeats(t *testing.T) {
 func TestPutReplacesAndDeleteRemoves(t *testing.T) {
 	tb := NewTable[*rec]()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := &rec{id: "x", owner: "a", created: tb.Stamp(now)}
+	r := mkrec("x", "a", tb.Stamp(now), 0)
 	tb.Put(r)
-	tb.Put(&rec{id: "x", owner: "a", created: r.created, n: 7})
+	tb.Put(mkrec("x", "a", r.CreatedAt, 7))
 	require.Equal(t, 1, tb.Len())
 	require.Equal(t, 1, tb.Count("a"))
 	got, ok := tb.Get("x")
@@ -84,9 +85,9 @@ func BenchmarkPage(b *testing.B) {
 			tb := NewTable[*rec]()
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			for i := range n {
-				tb.Put(&rec{id: fmt.Sprint(i), owner: "biz", created: tb.Stamp(now), n: i})
+				tb.Put(mkrec(fmt.Sprint(i), "biz", tb.Stamp(now), i))
 			}
-			mid := tb.Owned("biz")[n/2].created
+			mid := tb.Owned("biz")[n/2].CreatedAt
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {

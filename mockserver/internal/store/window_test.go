@@ -12,7 +12,7 @@ func TestPageBetweenKeepsTheWindowAndStopsAtItsStart(t *testing.T) {
 	tb := NewTable[*rec]()
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 20 {
-		tb.Put(&rec{id: fmt.Sprint(i), owner: "u", created: epoch.Add(time.Duration(i) * time.Minute), n: i})
+		tb.Put(mkrec(fmt.Sprint(i), "u", epoch.Add(time.Duration(i)*time.Minute), i))
 	}
 	since, before := epoch.Add(5*time.Minute), epoch.Add(12*time.Minute)
 	ns := func(rs []*rec) []int {
@@ -25,7 +25,7 @@ func TestPageBetweenKeepsTheWindowAndStopsAtItsStart(t *testing.T) {
 	page, more := tb.PageBetween([]string{"u"}, since, before, 4, nil)
 	assert.Equal(t, []int{11, 10, 9, 8}, ns(page), "before is exclusive")
 	assert.True(t, more)
-	page, more = tb.PageBetween([]string{"u"}, since, page[3].created, 4, nil)
+	page, more = tb.PageBetween([]string{"u"}, since, page[3].CreatedAt, 4, nil)
 	assert.Equal(t, []int{7, 6, 5}, ns(page), "since is inclusive")
 	assert.False(t, more, "nothing more inside the window")
 
