@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -59,4 +60,34 @@ func (u *usageLog) record(s *Server, p *principal, r *http.Request, resp *respon
 	defer u.mu.Unlock()
 	e.CreatedAt = u.t.Stamp(s.clock.Now())
 	u.t.Put(e)
+}
+
+// page is one page of a user's usage log, newest first.
+func (u *usageLog) page(owner string, pq pageQuery, match func(*store.UsageEntry) bool) ([]usageJSON, bool) {
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	return listPage(u.t, []string{owner}, pq, match, usageView)
+}
+
+// usageJSON is a usage log entry as the API shows it: a struct rather than
+// a map, because the log is the largest list a load test reads.
+type usageJSON struct {
+	ID         string    `json:"id"`
+	Endpoint   string    `json:"endpoint"`
+	Method     string    `json:"method"`
+	StatusCode int       `json:"status_code"`
+	CallID     *string   `json:"call_id"`
+	CostCents  int       `json:"cost_cents"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+func usageView(e *store.UsageEntry) usageJSON {
+	v := usageJSON{
+		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: e.StatusCode,
+		CostCents: e.CostCents, CreatedAt: e.CreatedAt,
+	}
+	if e.CallID != "" {
+		v.CallID = &e.CallID
+	}
+	return v
 }
