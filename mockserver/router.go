@@ -329,3 +329,20 @@ func redactQuery(raw string) string {
 	}
 	return q.Encode()
 }
+
+// String names an auth mode as Route.Auth does.
+func (m authMode) String() string {
+	switch m {
+	case authKey:
+		return "key"
+	case authSession:
+		return "session"
+	case authKeyOrSession:
+		return "key or session"
+	case authNone:
+		return "none"
+	case authAdmin:
+		return "admin"
+	}
+	return "unknown"
+}

@@ -25,23 +25,6 @@ type Route struct {
 	Schema string `json:"schema,omitempty"`
 }
 
-// String names an auth mode as Route.Auth does.
-func (m authMode) String() string {
-	switch m {
-	case authKey:
-		return "key"
-	case authSession:
-		return "session"
-	case authKeyOrSession:
-		return "key or session"
-	case authNone:
-		return "none"
-	case authAdmin:
-		return "admin"
-	}
-	return "unknown"
-}
-
 // Routes returns every endpoint the server answers, sorted by path and then
 // method: the API's and the admin API's. The README's endpoint tables and
 // the OpenAPI documents (internal/conformance) are checked against it.
