@@ -2,11 +2,9 @@ package mockserver
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"sort"
 	"strings"
@@ -16,12 +14,6 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
-
-// adminSchemas are the JSON Schemas of the admin API's bodies (mock-only,
-// so not in package openapi).
-//
-//go:embed adminschemas/*.json
-var adminSchemas embed.FS
 
 // compiledSchemas compiles every schema of package openapi once per process;
 // they are the same schemas GET /v1/schemas serves.
@@ -33,10 +25,8 @@ var compiledSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, err
 	for _, name := range names {
 		raws[name], _ = openapi.Schema(name)
 	}
-	admin, _ := fs.ReadDir(adminSchemas, "adminschemas")
-	for _, e := range admin {
-		name := strings.TrimSuffix(e.Name(), ".json")
-		raws[name], _ = adminSchemas.ReadFile("adminschemas/" + e.Name())
+	for _, name := range openapi.AdminSchemaNames() {
+		raws[name], _ = openapi.AdminSchema(name)
 		names = append(names, name)
 	}
 	for _, name := range names {

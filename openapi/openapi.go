@@ -51,9 +51,34 @@ func SchemaID(name string) string {
 	return SchemaBaseURL + name + ".json"
 }
 
+// AdminSchemas holds the JSON Schemas of the mock server's admin API bodies
+// (admin.yaml), adminschemas/<name>.json. They share the $id base of the
+// API's schemas (and refer to common.json), but GET /v1/schemas does not
+// serve them: they are not the API's.
+//
+//go:embed adminschemas/*.json
+var AdminSchemas embed.FS
+
 // SchemaNames returns the names (file names without .json) sorted.
-func SchemaNames() []string {
-	entries, err := fs.ReadDir(Schemas, "schemas")
+func SchemaNames() []string { return names(Schemas, "schemas") }
+
+// AdminSchemaNames returns the names of the admin API's schemas, sorted.
+func AdminSchemaNames() []string { return names(AdminSchemas, "adminschemas") }
+
+// AdminSchema returns the raw JSON of one admin API schema, false if unknown.
+func AdminSchema(name string) ([]byte, bool) {
+	if name == "" || strings.ContainsAny(name, "/\\.") {
+		return nil, false
+	}
+	b, err := AdminSchemas.ReadFile(path.Join("adminschemas", name+".json"))
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+func names(fsys embed.FS, dir string) []string {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		// The directory is embedded at build time; it cannot be missing.
 		panic("openapi: embedded schemas missing: " + err.Error())

@@ -213,7 +213,7 @@ func fileDocument(t *testing.T, name string) libopenapi.Document {
 	return doc
 }
 
-// adminDocument parses openapi/admin.yaml with its references to mockserver/adminschemas resolved
+// adminDocument parses openapi/admin.yaml with its references to openapi/adminschemas resolved
 // from the file system. The admin schemas reference the API's shared definitions as common.json,
 // which their $id (https://api.voiceagent.example/schemas/) resolves to openapi/schemas/common.json,
 // as the mock does; on the file system the tool finds it beside them, so the test lays the files
@@ -229,12 +229,12 @@ func adminDocument(t *testing.T) libopenapi.Document {
 	}
 	repo := filepath.Join("..", "..")
 	copyFile(filepath.Join(repo, "openapi", "admin.yaml"), filepath.Join(root, "openapi", "admin.yaml"))
-	entries, err := os.ReadDir(filepath.Join(repo, "mockserver", "adminschemas"))
+	entries, err := os.ReadDir(filepath.Join(repo, "openapi", "adminschemas"))
 	require.NoError(t, err)
 	for _, e := range entries {
-		copyFile(filepath.Join(repo, "mockserver", "adminschemas", e.Name()), filepath.Join(root, "mockserver", "adminschemas", e.Name()))
+		copyFile(filepath.Join(repo, "openapi", "adminschemas", e.Name()), filepath.Join(root, "openapi", "adminschemas", e.Name()))
 	}
-	copyFile(filepath.Join(repo, "openapi", "schemas", "common.json"), filepath.Join(root, "mockserver", "adminschemas", "common.json"))
+	copyFile(filepath.Join(repo, "openapi", "schemas", "common.json"), filepath.Join(root, "openapi", "adminschemas", "common.json"))
 	dir := filepath.Join(root, "openapi")
 	src, err := os.ReadFile(filepath.Join(dir, "admin.yaml"))
 	require.NoError(t, err)
@@ -357,7 +357,7 @@ func TestAdminDocumentIsValid(t *testing.T) {
 	require.NoError(t, err)
 	advance := model.Model.Paths.PathItems.GetOrZero("/_mock/clock/advance").Post
 	sch := advance.RequestBody.Content.GetOrZero("application/json").Schema.Schema()
-	assert.Contains(t, sch.Required, "seconds", "the body schema is read from mockserver/adminschemas")
+	assert.Contains(t, sch.Required, "seconds", "the body schema is read from openapi/adminschemas")
 }
 
 func TestAdminTrafficIsNotChecked(t *testing.T) {
