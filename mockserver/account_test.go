@@ -10,6 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/account"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
 func usageOf(t *testing.T, srv *TestServer, key, query string) ([]account.UsageEntry, bool) {
@@ -27,12 +30,12 @@ func usageOf(t *testing.T, srv *TestServer, key, query string) ([]account.UsageE
 func TestBalanceMinutesComeFromCompletedCalls(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
-	srv.mu.Lock()
-	srv.st.AddCallMinutes(acct.BusinessID, 61) // 2 minutes
-	srv.st.AddCallMinutes(acct.BusinessID, 60) // 1
-	srv.st.AddCallMinutes(acct.BusinessID, 1)  // 1
-	srv.st.AddCallMinutes(acct.BusinessID, 0)  // a call that never connected
-	srv.mu.Unlock()
+	srv.platform.Mu.Lock()
+	srv.platform.Store.AddCallMinutes(acct.BusinessID, 61) // 2 minutes
+	srv.platform.Store.AddCallMinutes(acct.BusinessID, 60) // 1
+	srv.platform.Store.AddCallMinutes(acct.BusinessID, 1)  // 1
+	srv.platform.Store.AddCallMinutes(acct.BusinessID, 0)  // a call that never connected
+	srv.platform.Mu.Unlock()
 	r := rawDo(t, http.MethodGet, srv.URL+"/v1/balance", "", bearer(acct.APIKey)...)
 	require.Equal(t, http.StatusOK, r.status)
 	assert.JSONEq(t, `{"businesses":[{"business_id":"`+acct.BusinessID+`","minutes_used":4,"phone_numbers":1,"subscription_status":"active"}]}`, string(r.body))
@@ -42,11 +45,11 @@ func TestBalanceCoversEveryBusinessTheKeyReaches(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
 	// A second business of the same owner (same email), and a key limited to it.
-	srv.mu.Lock()
-	owner, _ := srv.st.Users.Get(acct.UserID)
-	pr := srv.provision(srv.st, srv.Now(), provisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: allScopes})
-	onlySecond, _ := srv.issueKey(srv.st, srv.Now(), acct.UserID, "limited", []string{"billing:read"}, pr.Business.ID, "")
-	srv.mu.Unlock()
+	srv.platform.Mu.Lock()
+	owner, _ := srv.platform.Store.Users.Get(acct.UserID)
+	pr := srv.identity.Provision(srv.platform.Store, srv.Now(), identity.ProvisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: httpapi.AllScopes})
+	onlySecond, _ := srv.identity.IssueKey(srv.platform.Store, srv.Now(), acct.UserID, "limited", []string{"billing:read"}, pr.Business.ID, "")
+	srv.platform.Mu.Unlock()
 
 	r := rawDo(t, http.MethodGet, srv.URL+"/v1/balance", "", bearer(acct.APIKey)...)
 	var out struct {
@@ -113,12 +116,12 @@ func TestUsageRecordsStatusesButNotUnauthenticatedRequests(t *testing.T) {
 func TestUsagePricesPlacedCallsAndSentTexts(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
-	p := &principal{user: nil, key: srv.keyRecord(acct.APIKey)}
-	srv.mu.RLock()
-	p.user, _ = srv.st.Users.Get(acct.UserID)
-	srv.mu.RUnlock()
+	p := &httpapi.Principal{User: nil, Key: srv.keyRecord(acct.APIKey)}
+	srv.platform.Mu.RLock()
+	p.User, _ = srv.platform.Store.Users.Get(acct.UserID)
+	srv.platform.Mu.RUnlock()
 	record := func(method, path string, status int, body string) {
-		srv.usage.record(srv.Server, p, httptest.NewRequest(method, path, nil), &response{status: status, header: http.Header{}, body: []byte(body)})
+		srv.httpapi.Usage.Record(srv.httpapi, p, httptest.NewRequest(method, path, nil), &httpapi.Response{Status: status, Header: http.Header{}, Body: []byte(body)})
 	}
 	record("POST", "/api/v1/calls", 201, `{"id":"call-1","status":"queued"}`)
 	record("POST", "/api/v1/calls", 500, `{"error":{"code":"call_failed","message":"x"}}`)

@@ -147,7 +147,7 @@ func TestAdminClock(t *testing.T) {
 	assert.Zero(t, clock.Pending)
 
 	var ranAt time.Time
-	srv.schedule(start.Add(time.Minute), func(now time.Time) { ranAt = now })
+	srv.platform.Schedule(start.Add(time.Minute), func(now time.Time) { ranAt = now })
 	require.NoError(t, json.Unmarshal(rawDo(t, http.MethodGet, srv.AdminURL+"/clock", "").body, &clock))
 	assert.Equal(t, 1, clock.Pending)
 
@@ -156,9 +156,9 @@ func TestAdminClock(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.body, &clock))
 	assert.Equal(t, start.Add(90500*time.Millisecond), clock.Now)
 	assert.Zero(t, clock.Pending)
-	srv.mu.RLock()
+	srv.platform.Mu.RLock()
 	assert.Equal(t, start.Add(time.Minute), ranAt, "the task ran at its own time")
-	srv.mu.RUnlock()
+	srv.platform.Mu.RUnlock()
 	assert.Equal(t, clock.Now, srv.Now())
 
 	for _, body := range []string{`{"seconds": -1}`, `{}`, `{"minutes": 1}`, `{"seconds": 34560001}`} {
@@ -171,9 +171,9 @@ func TestAdminOutbox(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
 	send := func(to, body string) {
-		srv.mu.Lock()
-		defer srv.mu.Unlock()
-		srv.sendOutbox(srv.st, srv.Now(), store.OutboxMessage{Channel: "email", To: to, From: "noreply@voiceagent.example", Subject: "Code", Body: body, OTPCode: "123456"})
+		srv.platform.Mu.Lock()
+		defer srv.platform.Mu.Unlock()
+		srv.platform.SendOutbox(srv.platform.Store, srv.Now(), store.OutboxMessage{Channel: "email", To: to, From: "noreply@voiceagent.example", Subject: "Code", Body: body, OTPCode: "123456"})
 	}
 	var out struct {
 		Messages []OutboxMessage `json:"messages"`
@@ -211,7 +211,7 @@ func TestAdminResetDropsAllState(t *testing.T) {
 	srv, acct := startWithAccount(t)
 	rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	srv.AddFault(FaultRule{Path: "/v1/voices", Status: 500})
-	srv.schedule(srv.Now().Add(time.Hour), func(time.Time) {})
+	srv.platform.Schedule(srv.Now().Add(time.Hour), func(time.Time) {})
 
 	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
 	require.Equal(t, http.StatusOK, r.status)
@@ -219,7 +219,7 @@ func TestAdminResetDropsAllState(t *testing.T) {
 
 	assert.Equal(t, http.StatusUnauthorized, rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...).status, "the old key is gone")
 	assert.Len(t, srv.Requests(nil), 1, "only the request after the reset")
-	assert.Empty(t, srv.faults.list())
+	assert.Empty(t, srv.httpapi.FaultSet.List())
 	assert.Empty(t, srv.Outbox(""))
 	var clock struct{ Pending int }
 	require.NoError(t, json.Unmarshal(rawDo(t, http.MethodGet, srv.AdminURL+"/clock", "").body, &clock))

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // BenchmarkUsagePage reads a page of 100 usage entries (a leads-like list:
@@ -30,11 +32,11 @@ func BenchmarkUsagePage(b *testing.B) {
 		owner := acct.UserID
 
 		b.Run(strconv.Itoa(n)+"/store", func(b *testing.B) {
-			pq := pageQuery{limit: 100}
+			pq := httpapi.PageQuery{Limit: 100}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				items, more := s.usage.page(owner, pq, nil)
+				items, more := s.httpapi.Usage.Page(owner, pq, nil)
 				if len(items) != 100 || !more {
 					b.Fatal(len(items), more)
 				}
@@ -65,16 +67,16 @@ func BenchmarkUsagePage(b *testing.B) {
 // fillUsage gives a user's usage log n entries, one a second, and returns
 // the created_at of the middle one.
 func fillUsage(s *Server, owner string, n int) time.Time {
-	s.usage.mu.Lock()
-	defer s.usage.mu.Unlock()
+	s.httpapi.Usage.Mu.Lock()
+	defer s.httpapi.Usage.Mu.Unlock()
 	at := s.Now().Add(-time.Duration(n) * time.Second)
 	var mid time.Time
 	for i := range n {
 		e := &store.UsageEntry{Endpoint: "/v1/leads", Method: http.MethodGet, StatusCode: http.StatusOK}
 		e.ID = "u" + strconv.Itoa(i)
 		e.Owner = owner
-		e.CreatedAt = s.usage.t.Stamp(at.Add(time.Duration(i) * time.Second))
-		s.usage.t.Put(e)
+		e.CreatedAt = s.httpapi.Usage.T.Stamp(at.Add(time.Duration(i) * time.Second))
+		s.httpapi.Usage.T.Put(e)
 		if i == n/2 {
 			mid = e.CreatedAt
 		}

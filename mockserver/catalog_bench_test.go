@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
 )
 
 // BenchmarkKnowledgeMatch is the cost a finished call pays to cite the
@@ -17,13 +19,13 @@ func BenchmarkKnowledgeMatch(b *testing.B) {
 		k := &store.KnowledgeEntry{Title: fmt.Sprint("Topic ", i), Content: "Answer number " + fmt.Sprint(i) +
 			". Some more words about pricing, scheduling and service areas.", ContentType: "faq", Tags: []string{fmt.Sprint("tag", i)}}
 		k.ID, k.Owner, k.CreatedAt = fmt.Sprint(i), "biz", st.Knowledge.Stamp(now)
-		k.Words = knowledgeWords(k)
+		k.Words = catalog.KnowledgeWords(k)
 		st.Knowledge.Put(k)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if knowledgeMatch(st, "biz", "Hi, what does tag500 cost?") == nil {
+		if catalog.KnowledgeMatch(st, "biz", "Hi, what does tag500 cost?") == nil {
 			b.Fatal("no match")
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 func TestSeedLeadsAndCallsStoreWhatTheyAreGiven(t *testing.T) {
@@ -30,14 +32,14 @@ func TestSeedLeadsAndCallsStoreWhatTheyAreGiven(t *testing.T) {
 	require.Len(t, ids, 3)
 	assert.Equal(t, "11111111-1111-4111-8111-111111111111", ids[1])
 
-	srv.mu.RLock()
-	a, _ := srv.st.Leads.Get(ids[0])
-	b, _ := srv.st.Leads.Get(ids[1])
-	c, _ := srv.st.Leads.Get(ids[2])
-	state := srv.st.SDRLeads[ids[0]]
-	consent := srv.st.Consent(acct.BusinessID, "+15550101010")
-	byPhone := srv.st.LeadByPhone(acct.BusinessID, "+15550101010")
-	srv.mu.RUnlock()
+	srv.platform.Mu.RLock()
+	a, _ := srv.platform.Store.Leads.Get(ids[0])
+	b, _ := srv.platform.Store.Leads.Get(ids[1])
+	c, _ := srv.platform.Store.Leads.Get(ids[2])
+	state := srv.platform.Store.SDRLeads[ids[0]]
+	consent := srv.platform.Store.Consent(acct.BusinessID, "+15550101010")
+	byPhone := srv.platform.Store.LeadByPhone(acct.BusinessID, "+15550101010")
+	srv.platform.Mu.RUnlock()
 	assert.Equal(t, "qualified", a.Status)
 	assert.Equal(t, acct.AgentID, a.AgentID, "the business's oldest agent by default")
 	assert.Equal(t, 80, a.Score, "scored like any lead: 10 + 15 + 15 + 10 + 20 (two interactions) + 10 (qualified)")
@@ -56,12 +58,12 @@ func TestSeedLeadsAndCallsStoreWhatTheyAreGiven(t *testing.T) {
 		{To: "+15550303030", Status: "failed", Error: "busy", LeadID: ids[2]},
 	})
 	require.NoError(t, err)
-	srv.mu.RLock()
-	out, _ := srv.st.Calls.Get(callIDs[0])
-	in, _ := srv.st.Calls.Get(callIDs[1])
-	failed, _ := srv.st.Calls.Get(callIDs[2])
-	minutes := srv.st.MinutesUsed(acct.BusinessID)
-	srv.mu.RUnlock()
+	srv.platform.Mu.RLock()
+	out, _ := srv.platform.Store.Calls.Get(callIDs[0])
+	in, _ := srv.platform.Store.Calls.Get(callIDs[1])
+	failed, _ := srv.platform.Store.Calls.Get(callIDs[2])
+	minutes := srv.platform.Store.MinutesUsed(acct.BusinessID)
+	srv.platform.Mu.RUnlock()
 	assert.Equal(t, store.CallCompleted, out.Status)
 	assert.Equal(t, ids[0], out.LeadID, "linked to the lead with the number called")
 	assert.Equal(t, acct.PhoneNumber, out.From)
@@ -101,10 +103,10 @@ func TestSeedingRejectsBadRecordsAndStoresNothing(t *testing.T) {
 	}
 	_, err = srv.SeedLeads("11111111-1111-4111-8111-111111111111", []LeadFixture{{}})
 	assert.Error(t, err, "unknown business")
-	srv.mu.RLock()
-	defer srv.mu.RUnlock()
-	assert.Zero(t, srv.st.Leads.Count(acct.BusinessID))
-	assert.Zero(t, srv.st.Calls.Count(acct.BusinessID))
+	srv.platform.Mu.RLock()
+	defer srv.platform.Mu.RUnlock()
+	assert.Zero(t, srv.platform.Store.Leads.Count(acct.BusinessID))
+	assert.Zero(t, srv.platform.Store.Calls.Count(acct.BusinessID))
 }
 
 func TestFixturesThroughTheAdminAPIAndAFile(t *testing.T) {
@@ -133,7 +135,7 @@ func TestFixturesThroughTheAdminAPIAndAFile(t *testing.T) {
 
 	bad := rawDo(t, http.MethodPost, srv.AdminURL+"/fixtures", `{"accounts": [{"leads": [{"status": "hot"}]}]}`)
 	assert.Equal(t, http.StatusBadRequest, bad.status)
-	assert.Equal(t, codeInvalidRequest, bad.code())
+	assert.Equal(t, httpapi.CodeInvalidRequest, bad.code())
 	assert.Contains(t, bad.message(), "/accounts/0/leads/0/status")
 	future := rawDo(t, http.MethodPost, srv.AdminURL+"/fixtures", `{"accounts": [{"calls": [{"to": "+15550101010", "created_at": "2030-01-01T00:00:00Z"}]}]}`)
 	assert.Equal(t, http.StatusBadRequest, future.status)

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/openapi"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // Structured seeds for the fuzz targets: for every body schema, bodies
@@ -25,14 +27,14 @@ import (
 
 // routeSchemas are the body schemas of a route: its own, or the ones its
 // handler chooses between (signup's three body shapes).
-func routeSchemas(rt *route) []string {
-	if rt.method+" "+rt.path == "POST /api/v1/signup" {
+func routeSchemas(rt *httpapi.Route) []string {
+	if rt.Method+" "+rt.Path == "POST /api/v1/signup" {
 		return []string{"signupOtpRequest", "signupOtpVerify", "signupPayment"}
 	}
-	if rt.schema == "" {
+	if rt.Schema == "" {
 		return nil
 	}
-	return []string{rt.schema}
+	return []string{rt.Schema}
 }
 
 // seedIDs are real records of the fuzz tenant, by the property names that
@@ -240,8 +242,8 @@ func (g *schemaGen) object(sch, doc map[string]any, depth int) map[string]any {
 // (the required properties; then each optional property added in turn),
 // and for each base field a missing, null, wrongly typed, huge, deeply
 // nested or oversized value, plus an unknown property.
-func (g *schemaGen) bodySeeds(rt *route) []string {
-	g.route = rt.method + " " + rt.path
+func (g *schemaGen) bodySeeds(rt *httpapi.Route) []string {
+	g.route = rt.Method + " " + rt.Path
 	var out []string
 	add := func(v any) {
 		b, err := json.Marshal(v)
@@ -419,7 +421,7 @@ func TestBodySeedsCoverEverySchema(t *testing.T) {
 			covered[name] = true
 		}
 		if len(routeSchemas(rt)) > 0 {
-			assert.Greater(t, len(seeds), 5, "%s %s", rt.method, rt.path)
+			assert.Greater(t, len(seeds), 5, "%s %s", rt.Method, rt.Path)
 		}
 	}
 	t.Logf("%d structured body seeds, %d query seeds per read route", total, len(querySeeds(g.ids)))
@@ -435,13 +437,13 @@ func TestBodySeedsCoverEverySchema(t *testing.T) {
 	// feeding the handlers only invalid bodies.
 	valid := 0
 	for _, rt := range fuzzRoutes(s) {
-		g.route = rt.method + " " + rt.path
+		g.route = rt.Method + " " + rt.Path
 		for _, name := range routeSchemas(rt) {
 			doc := g.docs[name]
 			for _, base := range g.values(doc, doc, "", 0) {
 				raw, _ := json.Marshal(base)
-				rc := &reqCtx{route: &route{schema: name}, body: raw}
-				if err := rc.decode(nil); err == nil {
+				rc := &httpapi.Ctx{Route: &httpapi.Route{Schema: name}, Body: raw}
+				if err := rc.Decode(nil); err == nil {
 					valid++
 				} else {
 					t.Logf("%s: generated %s: %v", name, raw, err)
@@ -450,5 +452,5 @@ func TestBodySeedsCoverEverySchema(t *testing.T) {
 		}
 	}
 	assert.Greater(t, valid, 20, "most generated bases are valid")
-	assert.True(t, slices.Contains(routeSchemas(&route{method: http.MethodPost, path: "/api/v1/signup"}), "signupOtpVerify"))
+	assert.True(t, slices.Contains(routeSchemas(&httpapi.Route{Method: http.MethodPost, Path: "/api/v1/signup"}), "signupOtpVerify"))
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // deliberate5xx are the server errors the API documents for valid input
@@ -17,29 +19,29 @@ var deliberate5xx = []string{"call_failed", "sms_send_failed", "provisioning_fai
 
 // fuzzRoutes are the API routes, in a stable order, that the fuzz targets
 // pick from.
-func fuzzRoutes(s *Server) []*route {
-	var out []*route
-	for _, methods := range s.routes {
+func fuzzRoutes(s *Server) []*httpapi.Route {
+	var out []*httpapi.Route
+	for _, methods := range s.httpapi.Routes {
 		for _, rt := range methods {
-			if rt.auth != authAdmin {
+			if rt.Auth != httpapi.AuthAdmin {
 				out = append(out, rt)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b *route) int { return strings.Compare(a.method+a.path, b.method+b.path) })
+	slices.SortFunc(out, func(a, b *httpapi.Route) int { return strings.Compare(a.Method+a.Path, b.Method+b.Path) })
 	return out
 }
 
 // fuzzSetup is a fuzz target's server (closed when the target ends), its
 // tenant with one record of each kind, and the API routes it picks from.
-func fuzzSetup(f *testing.F, keep func(*route) bool) (*Server, *Account, seedIDs, []*route) {
+func fuzzSetup(f *testing.F, keep func(*httpapi.Route) bool) (*Server, *Account, seedIDs, []*httpapi.Route) {
 	s := New(WithRateLimits(false))
 	f.Cleanup(s.Close)
 	acct, ids, err := fuzzTenant(s)
 	if err != nil {
 		f.Fatal(err)
 	}
-	var routes []*route
+	var routes []*httpapi.Route
 	for _, rt := range fuzzRoutes(s) {
 		if keep(rt) {
 			routes = append(routes, rt)
@@ -50,7 +52,7 @@ func fuzzSetup(f *testing.F, keep func(*route) bool) (*Server, *Account, seedIDs
 
 // checkAnswer fails unless the answer is below 500 (or a documented 5xx)
 // and, for errors, in the API's error format.
-func checkAnswer(t *testing.T, rt *route, rec *httptest.ResponseRecorder, input string) {
+func checkAnswer(t *testing.T, rt *httpapi.Route, rec *httptest.ResponseRecorder, input string) {
 	t.Helper()
 	var env struct {
 		Error *struct {
@@ -60,11 +62,11 @@ func checkAnswer(t *testing.T, rt *route, rec *httptest.ResponseRecorder, input 
 	}
 	if rec.Code >= 400 {
 		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Error == nil || env.Error.Code == "" || env.Error.Message == "" {
-			t.Fatalf("%s %s with %q: %d answer not in the error format: %s", rt.method, rt.path, input, rec.Code, rec.Body.String())
+			t.Fatalf("%s %s with %q: %d answer not in the error format: %s", rt.Method, rt.Path, input, rec.Code, rec.Body.String())
 		}
 	}
 	if rec.Code >= 500 && !slices.Contains(deliberate5xx, env.Error.Code) {
-		t.Fatalf("%s %s with %q: %d %s", rt.method, rt.path, input, rec.Code, rec.Body.String())
+		t.Fatalf("%s %s with %q: %d %s", rt.Method, rt.Path, input, rec.Code, rec.Body.String())
 	}
 }
 
@@ -72,7 +74,7 @@ func checkAnswer(t *testing.T, rt *route, rec *httptest.ResponseRecorder, input 
 // holding every scope: nothing may panic or answer 5xx. Its corpus has
 // structured seeds for every route's body schema (fuzz_seeds_test.go).
 func FuzzRequestBodies(f *testing.F) {
-	s, acct, ids, writes := fuzzSetup(f, func(rt *route) bool { return rt.method != http.MethodGet })
+	s, acct, ids, writes := fuzzSetup(f, func(rt *httpapi.Route) bool { return rt.Method != http.MethodGet })
 	for _, seed := range []string{
 		``, `{}`, `null`, `[]`, `"x"`, `{"id": 1}`, `{"business_id": "x", "name": ""}`,
 		`{"to": "+15551230001", "agent_id": "00000000-0000-4000-8000-000000000000"}`,
@@ -96,9 +98,9 @@ func FuzzRequestBodies(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, body string) {
 		rt := writes[int(pick)%len(writes)]
-		req := httptest.NewRequest(rt.method, rt.path, bytes.NewBufferString(body))
+		req := httptest.NewRequest(rt.Method, rt.Path, bytes.NewBufferString(body))
 		req.Header.Set("Authorization", "Bearer "+acct.APIKey)
-		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: acct.Session})
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
 		checkAnswer(t, rt, rec, body)
@@ -109,8 +111,8 @@ func FuzzRequestBodies(f *testing.F) {
 // Its corpus has every query parameter of the API, well-formed and
 // malformed, for every such route.
 func FuzzQueries(f *testing.F) {
-	s, acct, ids, reads := fuzzSetup(f, func(rt *route) bool {
-		return rt.method == http.MethodGet || rt.method == http.MethodDelete
+	s, acct, ids, reads := fuzzSetup(f, func(rt *httpapi.Route) bool {
+		return rt.Method == http.MethodGet || rt.Method == http.MethodDelete
 	})
 	for _, seed := range []string{
 		"", "id=", "id=nope", "limit=0", "limit=101", "limit=-1", "limit=99999999999999999999",
@@ -125,7 +127,7 @@ func FuzzQueries(f *testing.F) {
 	structured := querySeeds(ids)
 	for i, rt := range reads {
 		for _, q := range structured {
-			if rt.method == http.MethodDelete && !strings.HasPrefix(q, "id=") {
+			if rt.Method == http.MethodDelete && !strings.HasPrefix(q, "id=") {
 				continue // a delete reads only id
 			}
 			f.Add(uint8(i), q)
@@ -133,10 +135,10 @@ func FuzzQueries(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, query string) {
 		rt := reads[int(pick)%len(reads)]
-		req := httptest.NewRequest(rt.method, rt.path, nil)
+		req := httptest.NewRequest(rt.Method, rt.Path, nil)
 		req.URL.RawQuery = query
 		req.Header.Set("Authorization", "Bearer "+acct.APIKey)
-		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: acct.Session})
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
 		checkAnswer(t, rt, rec, query)

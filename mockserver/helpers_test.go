@@ -12,6 +12,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/conformance"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // rawResp is an answer read by rawDo.
@@ -89,7 +91,7 @@ func startWithAccount(t testing.TB, opts ...Option) (*TestServer, *Account) {
 
 // keyRecord returns the store's record of a key value.
 func (s *Server) keyRecord(key string) *store.APIKey {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.st.KeysByHash[hashKey(key)]
+	s.platform.Mu.RLock()
+	defer s.platform.Mu.RUnlock()
+	return s.platform.Store.KeysByHash[httpapi.HashKey(key)]
 }

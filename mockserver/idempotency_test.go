@@ -11,13 +11,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // countRoute is a test-only POST that counts its runs and answers the count.
 func countRoute(runs *atomic.Int32) Option {
-	return withRoutes(&route{method: http.MethodPost, path: "/api/v1/_test/count", handle: func(rc *reqCtx) (any, error) {
+	return withRoutes(&httpapi.Route{Method: http.MethodPost, Path: "/api/v1/_test/count", Handle: func(rc *httpapi.Ctx) (any, error) {
 		n := runs.Add(1)
-		return created(map[string]any{"run": n, "id": rc.s.ids.uuid()}), nil
+		return httpapi.Created(map[string]any{"run": n, "id": rc.API.IDs.UUID()}), nil
 	}})
 }
 
@@ -30,11 +32,11 @@ func TestIdempotentReplayAndConflict(t *testing.T) {
 
 	first := rawDo(t, http.MethodPost, url, `{"a":1}`, hdr...)
 	require.Equal(t, http.StatusCreated, first.status)
-	assert.Empty(t, first.header.Get(headerIdempotentReplayed))
+	assert.Empty(t, first.header.Get(httpapi.HeaderIdempotentReplayed))
 
 	replay := rawDo(t, http.MethodPost, url, `{"a":1}`, hdr...)
 	assert.Equal(t, http.StatusCreated, replay.status)
-	assert.Equal(t, "true", replay.header.Get(headerIdempotentReplayed))
+	assert.Equal(t, "true", replay.header.Get(httpapi.HeaderIdempotentReplayed))
 	assert.Equal(t, string(first.body), string(replay.body), "the first answer, byte for byte")
 	assert.NotEqual(t, first.header.Get("X-Request-Id"), replay.header.Get("X-Request-Id"), "a replay is its own request")
 	assert.Equal(t, int32(1), runs.Load())
@@ -54,7 +56,7 @@ func TestIdempotentReplayAndConflict(t *testing.T) {
 	other, err := srv.NewAccount(AccountOptions{})
 	require.NoError(t, err)
 	r = rawDo(t, http.MethodPost, url, `{"a":1}`, append(bearer(other.APIKey), "Idempotency-Key", "order-1")...)
-	assert.Empty(t, r.header.Get(headerIdempotentReplayed))
+	assert.Empty(t, r.header.Get(httpapi.HeaderIdempotentReplayed))
 	assert.Equal(t, int32(2), runs.Load())
 
 	// Without a key every POST runs.
@@ -77,11 +79,11 @@ func TestIdempotencyKeysExpireAfter24HoursOfSimulatedTime(t *testing.T) {
 	rawDo(t, http.MethodPost, url, `{}`, hdr...)
 	srv.Advance(24*time.Hour - time.Second)
 	r := rawDo(t, http.MethodPost, url, `{}`, hdr...)
-	assert.Equal(t, "true", r.header.Get(headerIdempotentReplayed), "still remembered just before 24 hours")
+	assert.Equal(t, "true", r.header.Get(httpapi.HeaderIdempotentReplayed), "still remembered just before 24 hours")
 	srv.Advance(time.Second)
 	r = rawDo(t, http.MethodPost, url, `{"changed":true}`, hdr...)
 	assert.Equal(t, http.StatusCreated, r.status, "an expired key may be used for another request")
-	assert.Empty(t, r.header.Get(headerIdempotentReplayed))
+	assert.Empty(t, r.header.Get(httpapi.HeaderIdempotentReplayed))
 	assert.Equal(t, int32(2), runs.Load())
 }
 
@@ -90,11 +92,11 @@ func TestConcurrentDuplicatesRunTheHandlerOnce(t *testing.T) {
 	const n = 8
 	var runs atomic.Int32
 	release := make(chan struct{})
-	blocking := withRoutes(&route{method: http.MethodPost, path: "/api/v1/_test/block", lock: lockNone,
-		handle: func(rc *reqCtx) (any, error) {
+	blocking := withRoutes(&httpapi.Route{Method: http.MethodPost, Path: "/api/v1/_test/block", Lock: httpapi.LockNone,
+		Handle: func(rc *httpapi.Ctx) (any, error) {
 			runs.Add(1)
 			<-release
-			return created(map[string]any{"id": rc.s.ids.uuid()}), nil
+			return httpapi.Created(map[string]any{"id": rc.API.IDs.UUID()}), nil
 		}})
 	s := New(blocking)
 	t.Cleanup(s.Close)
@@ -120,7 +122,7 @@ func TestConcurrentDuplicatesRunTheHandlerOnce(t *testing.T) {
 	for _, a := range answers {
 		assert.Equal(t, http.StatusCreated, a.status)
 		assert.Equal(t, string(answers[0].body), string(a.body))
-		if a.header.Get(headerIdempotentReplayed) == "true" {
+		if a.header.Get(httpapi.HeaderIdempotentReplayed) == "true" {
 			replays++
 		}
 	}
@@ -141,8 +143,8 @@ func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 	hs, allIn := countingServer(t, s, n)
 	body := `{"business_id":"` + acct.BusinessID + `","name":"Once","system_prompt":"p"}`
 
-	s.mu.Lock()
-	go func() { <-allIn; s.mu.Unlock() }()
+	s.platform.Mu.Lock()
+	go func() { <-allIn; s.platform.Mu.Unlock() }()
 	answers := make([]rawResp, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -158,14 +160,14 @@ func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 		require.Equal(t, http.StatusCreated, a.status, "answer %d: %s", i, a.body)
 		assert.Equal(t, string(answers[0].body), string(a.body))
 		assert.NotEmpty(t, a.header.Get("RateLimit-Limit"), "every answer has its own rate limit headers")
-		if a.header.Get(headerIdempotentReplayed) == "true" {
+		if a.header.Get(httpapi.HeaderIdempotentReplayed) == "true" {
 			replays++
 		}
 	}
 	assert.Equal(t, n-1, replays)
-	s.mu.RLock()
-	agents := len(s.st.Agents.Owned(acct.BusinessID))
-	s.mu.RUnlock()
+	s.platform.Mu.RLock()
+	agents := len(s.platform.Store.Agents.Owned(acct.BusinessID))
+	s.platform.Mu.RUnlock()
 	assert.Equal(t, 2, agents, "the intake agent and exactly one more")
 }
 

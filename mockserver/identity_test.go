@@ -14,6 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
 // identityPost sends a JSON body to the API and decodes the answer.
@@ -23,7 +26,7 @@ func identityPost(t *testing.T, ts *TestServer, path, body string, cookie string
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	if cookie != "" {
-		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: cookie})
 	}
 	resp, err := checkedClient(t).Do(req)
 	require.NoError(t, err)
@@ -47,10 +50,10 @@ func identitySignupOTP(t *testing.T, ts *TestServer, email string) (int, map[str
 }
 
 func identityEventTypes(s *Server, businessID string) []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.platform.Mu.RLock()
+	defer s.platform.Mu.RUnlock()
 	var out []string
-	for _, ev := range s.st.Events.Owned(businessID) {
+	for _, ev := range s.platform.Store.Events.Owned(businessID) {
 		out = append(out, ev.Type)
 	}
 	return out
@@ -69,10 +72,10 @@ func TestSignupEmitsWorkspaceEvents(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, status, failed)
 	biz := failed["business_id"].(string)
 	assert.Equal(t, []string{"workspace.created", "workspace.provisioning_failed"}, identityEventTypes(ts.Server, biz))
-	ts.mu.RLock()
+	ts.platform.Mu.RLock()
 	var data map[string]any
-	require.NoError(t, json.Unmarshal(ts.st.Events.Owned(biz)[1].Data, &data))
-	ts.mu.RUnlock()
+	require.NoError(t, json.Unmarshal(ts.platform.Store.Events.Owned(biz)[1].Data, &data))
+	ts.platform.Mu.RUnlock()
 	assert.Equal(t, "phone_number", data["failed_step"])
 	assert.Equal(t, biz, data["id"])
 }
@@ -94,18 +97,18 @@ func TestSignupRecordsAttribution(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusCreated, resp.StatusCode, out)
 
-	ts.mu.RLock()
-	defer ts.mu.RUnlock()
+	ts.platform.Mu.RLock()
+	defer ts.platform.Mu.RUnlock()
 	biz := out["business_id"].(string)
-	rec := ts.st.Signups[biz]
+	rec := ts.platform.Store.Signups[biz]
 	require.NotNil(t, rec)
 	assert.Equal(t, store.SignupRecord{
 		BusinessID: biz, ActivationMode: "payment", PlanID: "starter", ReferralCode: partner.ReferralCode,
 		ReferredBy: partner.PartnerID, Via: "podcast", HowHeard: "friend", Attribution: map[string]any{"utm_source": "x"},
 	}, *rec)
-	b, _ := ts.st.Businesses.Get(biz)
+	b, _ := ts.platform.Store.Businesses.Get(biz)
 	assert.Empty(t, b.PartnerID, "a referral attributes; it does not give the partner's keys access")
-	assert.NotContains(t, ts.st.BusinessesOfPartner(partner.PartnerID), biz)
+	assert.NotContains(t, ts.platform.Store.BusinessesOfPartner(partner.PartnerID), biz)
 }
 
 func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
@@ -117,11 +120,11 @@ func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
 	require.NoError(t, err)
 	member, err := ts.NewAccount(AccountOptions{})
 	require.NoError(t, err)
-	ts.mu.Lock()
-	b, _ := ts.st.Businesses.Get(owner.BusinessID)
-	ts.st.AddMember(b, admin.UserID, store.RoleAdmin)
-	ts.st.AddMember(b, member.UserID, store.RoleMember)
-	ts.mu.Unlock()
+	ts.platform.Mu.Lock()
+	b, _ := ts.platform.Store.Businesses.Get(owner.BusinessID)
+	ts.platform.Store.AddMember(b, admin.UserID, store.RoleAdmin)
+	ts.platform.Store.AddMember(b, member.UserID, store.RoleMember)
+	ts.platform.Mu.Unlock()
 
 	body := `{"business_id":"` + owner.BusinessID + `"}`
 	status, out := identityPost(t, ts, "/v1/keys", body, owner.Session)
@@ -131,7 +134,7 @@ func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
 	assert.Equal(t, owner.BusinessID, out["business_id"])
 	status, out = identityPost(t, ts, "/v1/keys", body, member.Session)
 	assert.Equal(t, http.StatusForbidden, status, out)
-	assert.Equal(t, codeForbidden, out["error"].(map[string]any)["code"])
+	assert.Equal(t, httpapi.CodeForbidden, out["error"].(map[string]any)["code"])
 }
 
 func TestSignupPhone(t *testing.T) {
@@ -148,7 +151,7 @@ func TestSignupPhone(t *testing.T) {
 		"+1555+1234567":     "",
 		"+1234567890123456": "",
 	} {
-		got, ok := signupPhone(in)
+		got, ok := identity.SignupPhone(in)
 		assert.Equal(t, want != "", ok, in)
 		assert.Equal(t, want, got, in)
 	}
@@ -165,15 +168,15 @@ func TestAdminAccountsMakesOperatorsAndPartners(t *testing.T) {
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	assert.NotEmpty(t, acct.PartnerID)
 	assert.True(t, strings.HasPrefix(acct.ReferralCode, "ref_"))
-	ts.mu.RLock()
-	defer ts.mu.RUnlock()
-	u, ok := ts.st.Users.Get(acct.UserID)
+	ts.platform.Mu.RLock()
+	defer ts.platform.Mu.RUnlock()
+	u, ok := ts.platform.Store.Users.Get(acct.UserID)
 	require.True(t, ok)
 	assert.True(t, u.Operator)
 	assert.Equal(t, acct.PartnerID, u.PartnerID)
-	assert.Equal(t, acct.PartnerID, ts.st.ReferralCodes[acct.ReferralCode])
-	assert.True(t, ts.st.PartnerKnown(acct.PartnerID))
-	assert.Equal(t, []string{acct.BusinessID}, ts.st.BusinessesOfPartner(acct.PartnerID))
+	assert.Equal(t, acct.PartnerID, ts.platform.Store.ReferralCodes[acct.ReferralCode])
+	assert.True(t, ts.platform.Store.PartnerKnown(acct.PartnerID))
+	assert.Equal(t, []string{acct.BusinessID}, ts.platform.Store.BusinessesOfPartner(acct.PartnerID))
 }
 
 // BenchmarkSignupOTPFlow measures a whole email signup in-process: the
@@ -199,10 +202,10 @@ func BenchmarkSignupOTPFlow(b *testing.B) {
 		} else if err := json.Unmarshal(w.Body.Bytes(), &ch); err != nil {
 			b.Fatal(err)
 		}
-		s.mu.RLock()
-		c, _ := s.st.Challenges.Get(ch.ChallengeID)
+		s.platform.Mu.RLock()
+		c, _ := s.platform.Store.Challenges.Get(ch.ChallengeID)
 		code := c.Code
-		s.mu.RUnlock()
+		s.platform.Mu.RUnlock()
 		w := do(http.MethodPost, "/api/v1/signup", `{`+fields+`,"challenge_id":"`+ch.ChallengeID+`","otp_code":"`+code+`"}`)
 		if w.Code != http.StatusCreated {
 			b.Fatal(w.Body.String())
@@ -228,16 +231,16 @@ func BenchmarkListKeys(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.mu.Lock()
+	s.platform.Mu.Lock()
 	for range 999 {
-		s.issueKey(s.st, s.clock.Now(), acct.UserID, "k", keyDefaultScopes, "", "")
+		s.identity.IssueKey(s.platform.Store, s.platform.Clock.Now(), acct.UserID, "k", httpapi.KeyDefaultScopes, "", "")
 	}
-	s.mu.Unlock()
+	s.platform.Mu.Unlock()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		req := httptest.NewRequest(http.MethodGet, "/api/v1/keys", nil)
-		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: acct.Session})
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, req)
 		if w.Code != http.StatusOK {

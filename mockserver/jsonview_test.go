@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
 // stdJSON is what encoding/json writes for v without HTML escaping.
@@ -53,31 +56,31 @@ func TestAppendersMatchEncodingJSON(t *testing.T) {
 	a := &store.Agent{Name: "Agent \"One\"\n"}
 	a.ID, a.Owner = "agent-1", "biz"
 	st.Agents.Put(a)
-	var page []leadListView
+	var page []telephony.LeadListView
 	for i := range 40 {
 		l := testLead(i)
-		list, detail := leadListItem(st, l), leadDetail(st, l)
-		assert.Equal(t, stdJSON(t, list), string(list.appendJSON(nil)), "list view of lead %d", i)
-		assert.Equal(t, stdJSON(t, detail), string(detail.appendJSON(nil)), "detail view of lead %d", i)
+		list, detail := telephony.LeadListItem(st, l), telephony.LeadDetail(st, l)
+		assert.Equal(t, stdJSON(t, list), string(list.AppendJSON(nil)), "list view of lead %d", i)
+		assert.Equal(t, stdJSON(t, detail), string(detail.AppendJSON(nil)), "detail view of lead %d", i)
 		page = append(page, list)
 	}
-	agents := []agentListView{agentListItem(a)}
+	agents := []telephony.AgentListView{telephony.AgentListItem(a)}
 	a.PhoneNumber = "+15552000000"
-	agents = append(agents, agentListItem(a))
+	agents = append(agents, telephony.AgentListItem(a))
 	for _, v := range agents {
-		assert.Equal(t, stdJSON(t, v), string(v.appendJSON(nil)))
+		assert.Equal(t, stdJSON(t, v), string(v.AppendJSON(nil)))
 	}
-	_, inherits := any(agentDetail(a)).(jsonAppender)
+	_, inherits := any(telephony.AgentDetail(a)).(jsonview.JSONAppender)
 	assert.False(t, inherits, "the detail view must not write itself as the list form")
-	got, err := encodeJSON(listAnswer[agentListView]{key: "agents", items: agents})
+	got, err := jsonview.EncodeJSON(jsonview.ListAnswer[telephony.AgentListView]{Key: "agents", Items: agents})
 	require.NoError(t, err)
 	assert.JSONEq(t, stdJSON(t, map[string]any{"agents": agents}), string(got))
-	for _, items := range [][]leadListView{nil, {}, page} {
-		got, err := encodeJSON(pageAnswer[leadListView]{key: "leads", items: items, more: len(items) > 0})
+	for _, items := range [][]telephony.LeadListView{nil, {}, page} {
+		got, err := jsonview.EncodeJSON(jsonview.PageAnswer[telephony.LeadListView]{Key: "leads", Items: items, More: len(items) > 0})
 		require.NoError(t, err)
 		want := map[string]any{"leads": items, "has_more": len(items) > 0}
 		if items == nil {
-			want["leads"] = []leadListView{}
+			want["leads"] = []telephony.LeadListView{}
 		}
 		assert.JSONEq(t, stdJSON(t, want), string(got))
 	}
@@ -88,7 +91,7 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendJSONString(nil, s)), stdJSON(t, s); got != want {
+		if got, want := string(jsonview.AppendJSONString(nil, s)), stdJSON(t, s); got != want {
 			t.Fatalf("%q: got %s, encoding/json writes %s", s, got, want)
 		}
 	})
@@ -98,15 +101,15 @@ func FuzzAppendJSONString(f *testing.F) {
 // appender against encoding/json over the same structs.
 func BenchmarkLeadPageJSON(b *testing.B) {
 	st := store.New()
-	items := make([]leadListView, 100)
+	items := make([]telephony.LeadListView, 100)
 	for i := range items {
-		items[i] = leadListItem(st, testLead(i))
+		items[i] = telephony.LeadListItem(st, testLead(i))
 	}
-	page := pageAnswer[leadListView]{key: "leads", items: items, more: true}
+	page := jsonview.PageAnswer[telephony.LeadListView]{Key: "leads", Items: items, More: true}
 	b.Run("appender", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
-			if _, err := encodeJSON(page); err != nil {
+			if _, err := jsonview.EncodeJSON(page); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -115,7 +118,7 @@ func BenchmarkLeadPageJSON(b *testing.B) {
 		b.ReportAllocs()
 		v := map[string]any{"leads": items, "has_more": true}
 		for range b.N {
-			if _, err := encodeJSON(v); err != nil {
+			if _, err := jsonview.EncodeJSON(v); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -140,7 +143,7 @@ func FuzzAppendJSONTime(f *testing.F) {
 		if err != nil {
 			return // a year time.Time refuses to encode
 		}
-		if got := appendJSONTime(nil, at); string(got) != string(want) {
+		if got := jsonview.AppendJSONTime(nil, at); string(got) != string(want) {
 			t.Fatalf("%v: got %s, time.Time writes %s", at, got, want)
 		}
 	})

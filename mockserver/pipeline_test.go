@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 func TestUnknownPathsAre404AndWrongMethods405WithAllow(t *testing.T) {
@@ -81,17 +83,17 @@ func TestEveryAuthenticationFailureIs401(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
 	url := srv.URL + "/v1/agents"
-	unknown := keyPrefix + strings.Repeat("A", keyRandomLen)
+	unknown := httpapi.KeyPrefix + strings.Repeat("A", httpapi.KeyRandomLen)
 	for name, header := range map[string][]string{
 		"missing":          nil,
 		"empty":            {"Authorization", ""},
 		"basic scheme":     {"Authorization", "Basic dXNlcjpwYXNz"},
 		"no scheme":        {"Authorization", acct.APIKey},
 		"scheme only":      {"Authorization", "Bearer"},
-		"wrong prefix":     {"Authorization", "Bearer sk_live_" + acct.APIKey[len(keyPrefix):]},
+		"wrong prefix":     {"Authorization", "Bearer sk_live_" + acct.APIKey[len(httpapi.KeyPrefix):]},
 		"unknown key":      {"Authorization", "Bearer " + unknown},
 		"truncated key":    {"Authorization", "Bearer " + acct.APIKey[:30]},
-		"session cookie":   {"Cookie", sessionCookie + "=" + acct.Session},
+		"session cookie":   {"Cookie", httpapi.SessionCookie + "=" + acct.Session},
 		"key in the query": nil,
 	} {
 		u := url
@@ -101,7 +103,7 @@ func TestEveryAuthenticationFailureIs401(t *testing.T) {
 		r := rawDo(t, http.MethodGet, u, "", header...)
 		assert.Equal(t, http.StatusUnauthorized, r.status, name)
 		assert.Equal(t, "unauthorized", r.code(), name)
-		assert.NotContains(t, string(r.body), acct.APIKey[len(keyPrefix):], name)
+		assert.NotContains(t, string(r.body), acct.APIKey[len(httpapi.KeyPrefix):], name)
 	}
 
 	// The scheme is case-insensitive.
@@ -111,17 +113,17 @@ func TestEveryAuthenticationFailureIs401(t *testing.T) {
 	// Revoked: the key stops working at once.
 	k := srv.keyRecord(acct.APIKey)
 	require.NotNil(t, k)
-	srv.mu.Lock()
+	srv.platform.Mu.Lock()
 	k.Active = false
-	srv.mu.Unlock()
+	srv.platform.Mu.Unlock()
 	r = rawDo(t, http.MethodGet, url, "", bearer(acct.APIKey)...)
 	assert.Equal(t, http.StatusUnauthorized, r.status)
 	assert.Contains(t, r.message(), "revoked")
-	srv.mu.Lock()
+	srv.platform.Mu.Lock()
 	k.Active = true
 	exp := srv.Now().Add(time.Hour)
 	k.ExpiresAt = &exp
-	srv.mu.Unlock()
+	srv.platform.Mu.Unlock()
 
 	// Expired: valid until the simulated clock reaches expires_at.
 	r = rawDo(t, http.MethodGet, url, "", bearer(acct.APIKey)...)
@@ -144,10 +146,10 @@ func TestKeyUseIsStamped(t *testing.T) {
 
 func TestScopeRequirements(t *testing.T) {
 	t.Parallel()
-	keyWith := func(scopes ...string) *principal {
-		return &principal{key: &store.APIKey{Scopes: scopes}}
+	keyWith := func(scopes ...string) *httpapi.Principal {
+		return &httpapi.Principal{Key: &store.APIKey{Scopes: scopes}}
 	}
-	req := allOf(scope("workspaces:write"), anyOf(scope("agents:write"), allOf(scope("evals:write"), scope("sms:write"))))
+	req := httpapi.AllOf(httpapi.Scope("workspaces:write"), httpapi.AnyOf(httpapi.Scope("agents:write"), httpapi.AllOf(httpapi.Scope("evals:write"), httpapi.Scope("sms:write"))))
 	assert.Equal(t, "workspaces:write and (agents:write or evals:write and sms:write)", req.String())
 	for _, tc := range []struct {
 		scopes []string
@@ -161,14 +163,14 @@ func TestScopeRequirements(t *testing.T) {
 		{nil, false},
 		{[]string{"*"}, true},
 	} {
-		assert.Equal(t, tc.met, req.met(keyWith(tc.scopes...)), "%v", tc.scopes)
+		assert.Equal(t, tc.met, req.Met(keyWith(tc.scopes...)), "%v", tc.scopes)
 	}
-	session := &principal{session: &store.Session{}}
-	assert.True(t, req.met(session), "sessions act as their user with every scope")
-	assert.True(t, allOf().met(keyWith()), "an empty allOf is met")
-	assert.False(t, anyOf().met(keyWith("*")), "an empty anyOf is not")
-	assert.True(t, scope("calls:read").met(keyWith("calls:read")))
-	assert.False(t, scope("calls:read").met(keyWith("calls:write")))
+	session := &httpapi.Principal{Session: &store.Session{}}
+	assert.True(t, req.Met(session), "sessions act as their user with every scope")
+	assert.True(t, httpapi.AllOf().Met(keyWith()), "an empty allOf is met")
+	assert.False(t, httpapi.AnyOf().Met(keyWith("*")), "an empty anyOf is not")
+	assert.True(t, httpapi.Scope("calls:read").Met(keyWith("calls:read")))
+	assert.False(t, httpapi.Scope("calls:read").Met(keyWith("calls:write")))
 }
 
 func TestMissingScopeIs403NamingTheScope(t *testing.T) {
@@ -185,13 +187,13 @@ func TestMissingScopeIs403NamingTheScope(t *testing.T) {
 
 // testRoutes are routes only this package's tests install (withRoutes).
 func panicRoutes(calls *atomic.Int32) Option {
-	boom := func(rc *reqCtx) (any, error) {
+	boom := func(rc *httpapi.Ctx) (any, error) {
 		calls.Add(1)
 		panic("boom")
 	}
 	return withRoutes(
-		&route{method: http.MethodGet, path: "/api/v1/_test/panic", handle: boom},
-		&route{method: http.MethodPost, path: "/api/v1/_test/panic", handle: boom},
+		&httpapi.Route{Method: http.MethodGet, Path: "/api/v1/_test/panic", Handle: boom},
+		&httpapi.Route{Method: http.MethodPost, Path: "/api/v1/_test/panic", Handle: boom},
 	)
 }
 
@@ -235,7 +237,7 @@ func TestAPanicWithAnIdempotencyKeyDoesNotPoisonTheKey(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
-	assert.Equal(t, "true", resp.Header.Get(headerIdempotentReplayed))
+	assert.Equal(t, "true", resp.Header.Get(httpapi.HeaderIdempotentReplayed))
 	assert.Equal(t, int32(1), calls.Load(), "the handler ran once")
 }
 

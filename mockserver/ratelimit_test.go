@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 func TestRateLimitsAnswerHeadersAnd429AndRecoverOnTheClock(t *testing.T) {
@@ -121,13 +123,13 @@ func TestLimitRuleFor(t *testing.T) {
 		{"POST", "/api/v1/webhooks", ""},
 		{"DELETE", "/api/v1/keys", ""},
 	} {
-		r := limitRuleFor(tc.method, tc.path)
+		r := httpapi.LimitRuleFor(tc.method, tc.path)
 		if tc.rule == "" {
 			assert.Nil(t, r, "%s %s", tc.method, tc.path)
 			continue
 		}
 		require.NotNil(t, r, "%s %s", tc.method, tc.path)
-		assert.Equal(t, tc.rule, r.name)
+		assert.Equal(t, tc.rule, r.Name)
 	}
 }
 

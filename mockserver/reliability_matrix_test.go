@@ -11,6 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/governance"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/sdr"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
 // The security matrices walk the route table, so a route added later is
@@ -20,8 +29,8 @@ import (
 // other route without authentication fails TestScopeMatrix.
 var publicRoutes = []string{
 	"POST /api/v1/signup",
-	"GET " + magicLinkPath,
-	"GET " + passwordSetupPath,
+	"GET " + identity.MagicLinkPath,
+	"GET " + identity.PasswordSetupPath,
 	// The scheduled SDR runner: no key or session, only the platform's
 	// internal secret header (401 without it; see docs/mockserver.md, section Scheduled runner).
 	"POST /api/sdr/cron",
@@ -41,17 +50,17 @@ var keyOnlyRoutes = []string{
 // failingRemovals lists sets of scopes whose removal from every scope
 // fails req: a single scope, itself; allOf, each member's; anyOf, one of
 // each member's together.
-func failingRemovals(req scopeReq) [][]string {
+func failingRemovals(req httpapi.ScopeReq) [][]string {
 	switch r := req.(type) {
-	case scope:
+	case httpapi.Scope:
 		return [][]string{{string(r)}}
-	case allOfReq:
+	case httpapi.AllOfReq:
 		var out [][]string
 		for _, m := range r {
 			out = append(out, failingRemovals(m)...)
 		}
 		return out
-	case anyOfReq:
+	case httpapi.AnyOfReq:
 		combined := [][]string{nil}
 		for _, m := range r {
 			var next [][]string
@@ -69,7 +78,7 @@ func failingRemovals(req scopeReq) [][]string {
 
 func TestFailingRemovals(t *testing.T) {
 	t.Parallel()
-	req := allOf(scope("a"), anyOf(scope("b"), allOf(scope("c"), scope("d"))))
+	req := httpapi.AllOf(httpapi.Scope("a"), httpapi.AnyOf(httpapi.Scope("b"), httpapi.AllOf(httpapi.Scope("c"), httpapi.Scope("d"))))
 	assert.Equal(t, [][]string{{"a"}, {"b", "c"}, {"b", "d"}}, failingRemovals(req))
 }
 
@@ -85,9 +94,9 @@ func (m *matrixKeys) key(scopes []string, businessID string) string {
 	if k, ok := m.keys[id]; ok {
 		return k
 	}
-	m.s.mu.Lock()
-	k, _ := m.s.issueKey(m.s.st, m.s.clock.Now(), m.userID, "matrix", scopes, businessID, "")
-	m.s.mu.Unlock()
+	m.s.platform.Mu.Lock()
+	k, _ := m.s.identity.IssueKey(m.s.platform.Store, m.s.platform.Clock.Now(), m.userID, "matrix", scopes, businessID, "")
+	m.s.platform.Mu.Unlock()
 	m.keys[id] = k
 	return k
 }
@@ -101,38 +110,38 @@ func TestScopeMatrix(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t, WithRateLimits(false))
 	keys := &matrixKeys{s: srv.Server, userID: acct.UserID, keys: map[string]string{}}
-	for _, methods := range srv.routes {
+	for _, methods := range srv.httpapi.Routes {
 		for _, rt := range methods {
-			name := rt.method + " " + rt.path
+			name := rt.Method + " " + rt.Path
 			send := func(key string) rawResp {
-				return rawDo(t, rt.method, srv.HTTP.URL+rt.path, "{}", bearer(key)...)
+				return rawDo(t, rt.Method, srv.HTTP.URL+rt.Path, "{}", bearer(key)...)
 			}
-			switch rt.auth {
-			case authAdmin:
-				assert.True(t, strings.HasPrefix(rt.path, adminPrefix+"/"), "%s: admin routes live under %s", name, adminPrefix)
-			case authNone:
+			switch rt.Auth {
+			case httpapi.AuthAdmin:
+				assert.True(t, strings.HasPrefix(rt.Path, httpapi.AdminPrefix+"/"), "%s: admin routes live under %s", name, httpapi.AdminPrefix)
+			case httpapi.AuthNone:
 				assert.Contains(t, publicRoutes, name, "%s needs no authentication: add it to publicRoutes if that is right", name)
-			case authSession:
-				r := send(keys.key(allScopes, ""))
+			case httpapi.AuthSession:
+				r := send(keys.key(httpapi.AllScopes, ""))
 				assert.Equal(t, http.StatusUnauthorized, r.status, "%s: a bearer key cannot use a session route: %s", name, r.body)
-				assert.Equal(t, codeUnauthorized, r.code(), name)
+				assert.Equal(t, httpapi.CodeUnauthorized, r.code(), name)
 			default:
-				if rt.scope == nil {
+				if rt.Scope == nil {
 					assert.Contains(t, keyOnlyRoutes, name, "%s has no scope requirement: add one, or list it in keyOnlyRoutes", name)
 					r := send(keys.key([]string{"calls:read"}, ""))
 					assert.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, r.status, "%s: %s", name, r.body)
 					continue
 				}
-				for _, removed := range failingRemovals(rt.scope) {
-					set := slices.DeleteFunc(slices.Clone(allScopes), func(sc string) bool { return slices.Contains(removed, sc) })
-					require.False(t, rt.scope.met(&principal{key: &store.APIKey{Scopes: set}}), "%s: %v meets %s", name, set, rt.scope)
+				for _, removed := range failingRemovals(rt.Scope) {
+					set := slices.DeleteFunc(slices.Clone(httpapi.AllScopes), func(sc string) bool { return slices.Contains(removed, sc) })
+					require.False(t, rt.Scope.Met(&httpapi.Principal{Key: &store.APIKey{Scopes: set}}), "%s: %v meets %s", name, set, rt.Scope)
 					r := send(keys.key(set, ""))
 					assert.Equal(t, http.StatusForbidden, r.status, "%s without %v: %s", name, removed, r.body)
-					assert.Equal(t, codeForbidden, r.code(), name)
-					assert.Contains(t, r.message(), rt.scope.String(), "%s: the message names the requirement", name)
+					assert.Equal(t, httpapi.CodeForbidden, r.code(), name)
+					assert.Contains(t, r.message(), rt.Scope.String(), "%s: the message names the requirement", name)
 				}
 				// Every scope, or the wildcard alone, passes the scope check.
-				for _, set := range [][]string{allScopes, {scopeWildcard}} {
+				for _, set := range [][]string{httpapi.AllScopes, {httpapi.ScopeWildcard}} {
 					r := send(keys.key(set, ""))
 					assert.NotContains(t, r.message(), "lacks the scope", "%s with %v: %s", name, set, r.body)
 				}
@@ -303,13 +312,13 @@ func TestCrossTenantMatrix(t *testing.T) {
 	second, err := srv.NewAccount(AccountOptions{Email: v.emailForTest})
 	require.NoError(t, err)
 	require.Equal(t, v.UserID, second.UserID)
-	restricted := (&matrixKeys{s: srv.Server, userID: v.UserID, keys: map[string]string{}}).key(allScopes, second.BusinessID)
+	restricted := (&matrixKeys{s: srv.Server, userID: v.UserID, keys: map[string]string{}}).key(httpapi.AllScopes, second.BusinessID)
 
 	before := victimState(srv.Server, v)
-	for _, methods := range srv.routes {
+	for _, methods := range srv.httpapi.Routes {
 		for _, rt := range methods {
-			name := rt.method + " " + rt.path
-			if rt.auth == authAdmin || rt.auth == authNone {
+			name := rt.Method + " " + rt.Path
+			if rt.Auth == httpapi.AuthAdmin || rt.Auth == httpapi.AuthNone {
 				continue
 			}
 			cs, ok := cases[name]
@@ -323,24 +332,24 @@ func TestCrossTenantMatrix(t *testing.T) {
 				}{{"another user", bearer(other.APIKey)}, {"a key of another business", bearer(restricted)}}
 				if c.session {
 					outsiders = outsiders[:1]
-					outsiders[0].header = []string{"Cookie", sessionCookie + "=" + other.Session}
+					outsiders[0].header = []string{"Cookie", httpapi.SessionCookie + "=" + other.Session}
 				} else if c.userLevel {
 					outsiders = outsiders[:1]
 				}
 				for _, o := range outsiders {
 					o.header = append(slices.Clone(o.header), c.header...)
-					url := srv.HTTP.URL + rt.path
+					url := srv.HTTP.URL + rt.Path
 					if c.query != "" {
 						url += "?" + c.query
 					}
-					r := rawDo(t, rt.method, url, c.body, o.header...)
+					r := rawDo(t, rt.Method, url, c.body, o.header...)
 					what := fmt.Sprintf("%s?%s %s as %s", name, c.query, c.body, o.who)
 					assert.Equal(t, c.want, r.status, "%s: %s", what, r.body)
 					switch {
 					case c.want == http.StatusForbidden:
-						assert.Equal(t, codeForbidden, r.code(), what)
+						assert.Equal(t, httpapi.CodeForbidden, r.code(), what)
 					case c.want == http.StatusNotFound:
-						assert.Equal(t, codeNotFound, r.code(), what)
+						assert.Equal(t, httpapi.CodeNotFound, r.code(), what)
 					case r.status == http.StatusOK || r.status == http.StatusCreated:
 						for _, id := range v.ids() {
 							assert.NotContains(t, string(r.body), id, "%s shows the victim's %s", what, id)
@@ -390,10 +399,10 @@ func newVictim(t *testing.T, srv *TestServer) *victim {
 	v.governedID = gov.json["id"].(string)
 	v.approvalID = post("/v1/approval-requests", approvalRequestBody("+15551239003"), http.StatusCreated).json["id"].(string)
 	rawDo(t, http.MethodPut, srv.URL+"/sdr/config", `{"businessId":"`+acct.BusinessID+`","enabled":true}`, key...)
-	srv.mu.RLock()
-	defer srv.mu.RUnlock()
-	v.eventID = srv.st.Events.Owned(acct.BusinessID)[0].ID
-	k := srv.st.KeysByHash[hashKey(acct.APIKey)]
+	srv.platform.Mu.RLock()
+	defer srv.platform.Mu.RUnlock()
+	v.eventID = srv.platform.Store.Events.Owned(acct.BusinessID)[0].ID
+	k := srv.platform.Store.KeysByHash[httpapi.HashKey(acct.APIKey)]
 	v.keyID, v.keyPrefix = k.ID, k.Prefix
 	return v
 }
@@ -401,26 +410,26 @@ func newVictim(t *testing.T, srv *TestServer) *victim {
 // victimState is what the outsiders must not change: the victim's records
 // as the API shows them.
 func victimState(s *Server, v *victim) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.platform.Mu.RLock()
+	defer s.platform.Mu.RUnlock()
 	var b strings.Builder
-	a, _ := s.st.Agents.Get(v.AgentID)
-	l, _ := s.st.Leads.Get(v.leadID)
-	w, _ := s.st.Webhooks.Get(v.hookID)
-	k, _ := s.st.Keys.Get(v.keyID)
-	agent, _ := encodeJSON(agentDetail(a))
-	lead, _ := encodeJSON(leadDetail(s.st, l))
+	a, _ := s.platform.Store.Agents.Get(v.AgentID)
+	l, _ := s.platform.Store.Leads.Get(v.leadID)
+	w, _ := s.platform.Store.Webhooks.Get(v.hookID)
+	k, _ := s.platform.Store.Keys.Get(v.keyID)
+	agent, _ := jsonview.EncodeJSON(telephony.AgentDetail(a))
+	lead, _ := jsonview.EncodeJSON(telephony.LeadDetail(s.platform.Store, l))
 	fmt.Fprintf(&b, "agent %s\nlead %s\nhook %v %v %v %v\nkey %v\n", agent, lead, w.URL, w.Active, w.Secrets, w.CustomHeaders, k.Active)
-	fmt.Fprintf(&b, "calls %d agents %d hooks %d texts %d events %d", s.st.Calls.Count(v.BusinessID), s.st.Agents.Count(v.BusinessID),
-		s.st.Webhooks.Count(v.BusinessID), s.st.SMSMessages.Count(v.BusinessID), s.st.Events.Count(v.BusinessID))
-	p, _ := s.st.Products.Get(v.productID)
-	kn, _ := s.st.Knowledge.Get(v.knowledgeID)
-	run, _ := s.st.Runs.Get(v.runID)
-	g, _ := s.st.GovernedUpdates.Get(v.governedID)
-	ap, _ := s.st.ApprovalRequests.Get(v.approvalID)
-	views, _ := encodeJSON([]any{productView(p), knowledgeView(kn), runView(run), governedView(g), approvalView(ap),
-		sdrConfigView(s.st, sdrConfigOf(s.st, v.BusinessID))})
-	fmt.Fprintf(&b, "\nproducts %d knowledge %d runs %d governed %d\n%s", s.st.Products.Count(v.BusinessID), s.st.Knowledge.Count(v.BusinessID),
-		s.st.Runs.Count(v.BusinessID), s.st.GovernedUpdates.Count(v.BusinessID), views)
+	fmt.Fprintf(&b, "calls %d agents %d hooks %d texts %d events %d", s.platform.Store.Calls.Count(v.BusinessID), s.platform.Store.Agents.Count(v.BusinessID),
+		s.platform.Store.Webhooks.Count(v.BusinessID), s.platform.Store.SMSMessages.Count(v.BusinessID), s.platform.Store.Events.Count(v.BusinessID))
+	p, _ := s.platform.Store.Products.Get(v.productID)
+	kn, _ := s.platform.Store.Knowledge.Get(v.knowledgeID)
+	run, _ := s.platform.Store.Runs.Get(v.runID)
+	g, _ := s.platform.Store.GovernedUpdates.Get(v.governedID)
+	ap, _ := s.platform.Store.ApprovalRequests.Get(v.approvalID)
+	views, _ := jsonview.EncodeJSON([]any{catalog.ProductView(p), catalog.KnowledgeView(kn), runs.RunView(run), governance.GovernedView(g), governance.ApprovalView(ap),
+		sdr.SDRConfigView(s.platform.Store, sdr.SDRConfigOf(s.platform.Store, v.BusinessID))})
+	fmt.Fprintf(&b, "\nproducts %d knowledge %d runs %d governed %d\n%s", s.platform.Store.Products.Count(v.BusinessID), s.platform.Store.Knowledge.Count(v.BusinessID),
+		s.platform.Store.Runs.Count(v.BusinessID), s.platform.Store.GovernedUpdates.Count(v.BusinessID), views)
 	return b.String()
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // findStrings walks every value reachable from v (pointers, interfaces,
@@ -139,7 +141,7 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 	// POST /v1/keys with the session, and its replay.
 	for range 2 {
 		r := rawDo(t, http.MethodPost, srv.URL+"/v1/keys", `{"name":"minted"}`,
-			"Cookie", sessionCookie+"="+acct.Session, "Idempotency-Key", "key-1")
+			"Cookie", httpapi.SessionCookie+"="+acct.Session, "Idempotency-Key", "key-1")
 		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
 		keys = append(keys, r.json["key"].(string))
 	}
@@ -155,13 +157,13 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 
 	var secrets []string
 	for _, k := range keys {
-		require.True(t, strings.HasPrefix(k, keyPrefix), k)
+		require.True(t, strings.HasPrefix(k, httpapi.KeyPrefix), k)
 		assert.NotEqual(t, http.StatusUnauthorized, rawDo(t, http.MethodGet, srv.URL+"/v1/calls", "", bearer(k)...).status, "the key works")
 		rec := srv.keyRecord(k)
 		require.NotNil(t, rec, "a record per key")
 		assert.Equal(t, sha256.Sum256([]byte(k)), rec.Hash)
-		assert.Equal(t, k[:keyShownLen], rec.Prefix)
-		secrets = append(secrets, strings.TrimPrefix(k, keyPrefix)[keyShownLen-len(keyPrefix):]) // the part never shown
+		assert.Equal(t, k[:httpapi.KeyShownLen], rec.Prefix)
+		secrets = append(secrets, strings.TrimPrefix(k, httpapi.KeyPrefix)[httpapi.KeyShownLen-len(httpapi.KeyPrefix):]) // the part never shown
 	}
 
 	check := func(name string, mu interface {
@@ -174,12 +176,12 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 			t.Errorf("a key value is kept in %s%s", name, path)
 		})
 	}
-	check("the store", &srv.mu, srv.st)
-	check("the idempotency records", &srv.idem.mu, srv.idem.entries)
-	check("the journal", &srv.journal.mu, srv.journal.buf)
-	check("the usage log", &srv.usage.mu, srv.usage.t)
-	check("the rate limits", &srv.limits.mu, srv.limits.buckets)
-	check("the fault rules", &srv.faults.mu, srv.faults.rules)
+	check("the store", &srv.platform.Mu, srv.platform.Store)
+	check("the idempotency records", &srv.httpapi.Idem.Mu, srv.httpapi.Idem.Entries)
+	check("the journal", &srv.httpapi.Journal.Mu, srv.httpapi.Journal.Buf)
+	check("the usage log", &srv.httpapi.Usage.Mu, srv.httpapi.Usage.T)
+	check("the rate limits", &srv.httpapi.Limits.Mu, srv.httpapi.Limits.Buckets)
+	check("the fault rules", &srv.httpapi.FaultSet.Mu, srv.httpapi.FaultSet.Rules)
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers (a logger).
@@ -296,7 +298,7 @@ func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
 	assert.Contains(t, string(created.body), secrets[0])
 	journal, _ := json.Marshal(s.Requests(nil))
 	deliveries, _ := json.Marshal(s.Deliveries(DeliveryFilter{}))
-	entries, _ := s.usage.page(acct.UserID, pageQuery{limit: 500}, nil)
+	entries, _ := s.httpapi.Usage.Page(acct.UserID, httpapi.PageQuery{Limit: 500}, nil)
 	usage, _ := json.Marshal(entries)
 	require.Contains(t, logs.String(), `"msg":"mockserver request"`, "the server logs requests at debug level")
 	for name, text := range map[string]string{"journal": string(journal), "delivery log": string(deliveries), "usage log": string(usage), "server log": logs.String()} {
@@ -340,32 +342,32 @@ func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 	require.NoError(t, err)
 	big := strings.Repeat("x", DefaultMaxBodyBytes+1)
 	classes := map[string]int{}
-	for _, methods := range s.routes {
+	for _, methods := range s.httpapi.Routes {
 		for _, rt := range methods {
-			if rt.method == http.MethodGet {
+			if rt.Method == http.MethodGet {
 				continue
 			}
-			classes[fmt.Sprint(rt.auth)]++
+			classes[fmt.Sprint(rt.Auth)]++
 			for _, creds := range []bool{false, true} {
-				req := httptest.NewRequest(rt.method, rt.path, strings.NewReader(big))
+				req := httptest.NewRequest(rt.Method, rt.Path, strings.NewReader(big))
 				if creds {
 					req.Header.Set("Authorization", "Bearer "+acct.APIKey)
-					req.AddCookie(&http.Cookie{Name: sessionCookie, Value: acct.Session})
+					req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: acct.Session})
 				}
 				rec := httptest.NewRecorder()
 				s.ServeHTTP(rec, req)
-				what := fmt.Sprintf("%s %s (credentials %v)", rt.method, rt.path, creds)
+				what := fmt.Sprintf("%s %s (credentials %v)", rt.Method, rt.Path, creds)
 				assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, what)
 				var env struct {
 					Error struct{ Code, Message string } `json:"error"`
 				}
 				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &env), what)
-				assert.Equal(t, codePayloadTooLarge, env.Error.Code, what)
+				assert.Equal(t, httpapi.CodePayloadTooLarge, env.Error.Code, what)
 				assert.Contains(t, env.Error.Message, "1048576", what)
 			}
 		}
 	}
-	for _, mode := range []authMode{authKey, authSession, authNone, authAdmin} {
+	for _, mode := range []httpapi.AuthMode{httpapi.AuthKey, httpapi.AuthSession, httpapi.AuthNone, httpapi.AuthAdmin} {
 		assert.Positive(t, classes[fmt.Sprint(mode)], "a body-reading route of auth mode %d was tried", mode)
 	}
 }

@@ -18,6 +18,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/sdr"
 )
 
 // The concurrency stress test: stressGoroutines goroutines mix every write
@@ -85,7 +88,7 @@ func (e *stressEnv) do(t int, session bool, method, path string, body any, heade
 		return stressResult{err: err}
 	}
 	if session {
-		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: e.tenants[t].Session})
+		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: e.tenants[t].Session})
 	} else {
 		req.Header.Set("Authorization", "Bearer "+e.tenants[t].APIKey)
 	}
@@ -154,7 +157,7 @@ type leadSeen struct {
 	notes     string
 }
 
-func (l *stressLog) with(fn func()) {
+func (l *stressLog) With(fn func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fn()
@@ -172,7 +175,7 @@ var stressWriters = map[string]stressWriter{
 			"business_id": e.tenants[t].BusinessID, "name": fmt.Sprintf("Agent g%d i%d", g, i), "system_prompt": "Help.",
 		}), http.StatusCreated)
 		if err == nil {
-			l.with(func() { l.agents[t] = append(l.agents[t], a.str("id")) })
+			l.With(func() { l.agents[t] = append(l.agents[t], a.str("id")) })
 		}
 		return err
 	},
@@ -182,7 +185,7 @@ var stressWriters = map[string]stressWriter{
 			"id": e.sharedAgent[t], "metadata": map[string]any{key: i},
 		}), http.StatusOK)
 		if err == nil {
-			l.with(func() { l.agentMeta[t][key] = float64(i) })
+			l.With(func() { l.agentMeta[t][key] = float64(i) })
 		}
 		return err
 	},
@@ -191,7 +194,7 @@ var stressWriters = map[string]stressWriter{
 		if i%3 != 0 {
 			a, err := expect(e.do(t, false, http.MethodPost, "/api/v1/calls", body), http.StatusCreated)
 			if err == nil {
-				l.with(func() { l.calls[t] = append(l.calls[t], a.str("id")) })
+				l.With(func() { l.calls[t] = append(l.calls[t], a.str("id")) })
 			}
 			return err
 		}
@@ -212,7 +215,7 @@ var stressWriters = map[string]stressWriter{
 		if err := errorsJoin(errs[:]...); err != nil {
 			return err
 		}
-		l.with(func() {
+		l.With(func() {
 			l.calls[t] = append(l.calls[t], ids[0])
 			l.dupCalls = append(l.dupCalls, ids)
 		})
@@ -225,7 +228,7 @@ var stressWriters = map[string]stressWriter{
 			"id": id, "notes": notes, "status": []string{"new", "contacted", "qualified"}[i%3],
 		}), http.StatusOK)
 		if err == nil {
-			l.with(func() { l.leadUpdates[id] = append(l.leadUpdates[id], leadSeen{a.str("updated_at"), notes}) })
+			l.With(func() { l.leadUpdates[id] = append(l.leadUpdates[id], leadSeen{a.str("updated_at"), notes}) })
 		}
 		return err
 	},
@@ -234,7 +237,7 @@ var stressWriters = map[string]stressWriter{
 			"from_agent_id": e.tenants[t].AgentID, "to": e.textTo[t][g%len(e.textTo[t])], "message": fmt.Sprintf("g%d i%d", g, i),
 		}), http.StatusOK)
 		if err == nil {
-			l.with(func() { l.texts[t] = append(l.texts[t], a.str("id")) })
+			l.With(func() { l.texts[t] = append(l.texts[t], a.str("id")) })
 		}
 		return err
 	},
@@ -244,7 +247,7 @@ var stressWriters = map[string]stressWriter{
 			"agent_id": e.sharedAgent[t], "sms_prompt": prompt,
 		}), http.StatusOK)
 		if err == nil {
-			l.with(func() { l.smsPrompts[t] = append(l.smsPrompts[t], prompt) })
+			l.With(func() { l.smsPrompts[t] = append(l.smsPrompts[t], prompt) })
 		}
 		return err
 	},
@@ -254,7 +257,7 @@ var stressWriters = map[string]stressWriter{
 			"custom_headers": map[string]any{"X-Stress": fmt.Sprintf("g%d", g)},
 		}), http.StatusOK, http.StatusCreated)
 		if err == nil {
-			l.with(func() { l.hooks[t] = append(l.hooks[t], a.str("id")) })
+			l.With(func() { l.hooks[t] = append(l.hooks[t], a.str("id")) })
 		}
 		return err
 	},
@@ -277,7 +280,7 @@ var stressWriters = map[string]stressWriter{
 		}
 		a, err := expect(e.do(t, false, http.MethodDelete, "/api/v1/webhooks?id="+id, nil), http.StatusOK, http.StatusNotFound)
 		if err == nil && a.status == http.StatusOK {
-			l.with(func() { l.deletedHooks[id] = true })
+			l.With(func() { l.deletedHooks[id] = true })
 		}
 		return err
 	},
@@ -292,13 +295,13 @@ var stressWriters = map[string]stressWriter{
 			"name": fmt.Sprintf("g%d i%d", g, i), "scopes": []string{"calls:read"},
 		}), http.StatusCreated)
 		if err == nil {
-			l.with(func() { l.keys[t] = append(l.keys[t], a.str("id")) })
+			l.With(func() { l.keys[t] = append(l.keys[t], a.str("id")) })
 		}
 		return err
 	},
 	"DELETE /api/v1/keys": func(e *stressEnv, l *stressLog, g, i, t int) error {
 		var id string
-		l.with(func() {
+		l.With(func() {
 			if n := len(l.keys[t]); n > 0 && i%2 == 1 {
 				id = l.keys[t][(g*7+i)%n]
 			}
@@ -308,7 +311,7 @@ var stressWriters = map[string]stressWriter{
 		}
 		_, err := expect(e.do(t, true, http.MethodDelete, "/api/v1/keys?id="+id, nil), http.StatusOK)
 		if err == nil {
-			l.with(func() { l.revokedKeys[id] = true })
+			l.With(func() { l.revokedKeys[id] = true })
 		}
 		return err
 	},
@@ -337,7 +340,7 @@ var stressWriters = map[string]stressWriter{
 		if err != nil {
 			return err
 		}
-		l.with(func() {
+		l.With(func() {
 			if a.status == http.StatusConflict {
 				l.profileStale++
 				return
@@ -357,7 +360,7 @@ var stressWriters = map[string]stressWriter{
 			"supportedClaims": []string{"approved_intake_setup"}, "supportPolicy": "Email.", "brandingLimitationsAcknowledged": true,
 		}
 		var offer, expected string
-		l.with(func() {
+		l.With(func() {
 			if n := len(l.offers); n > 0 && i%2 == 1 {
 				offer = l.offers[(g+i)%n]
 			}
@@ -375,7 +378,7 @@ var stressWriters = map[string]stressWriter{
 		if err != nil || a.status == http.StatusConflict {
 			return err
 		}
-		l.with(func() {
+		l.With(func() {
 			id := a.str("offer", "offerId")
 			if offer == "" {
 				l.offers = append(l.offers, id)
@@ -397,13 +400,13 @@ var stressWriters = map[string]stressWriter{
 	// under the lock, answered 404.
 	"POST /api/v1/agency-enrollments": func(e *stressEnv, l *stressLog, g, i, t int) error {
 		_, err := expect(e.do(0, false, http.MethodPost, "/api/v1/agency-enrollments", map[string]any{
-			"action": "revoke", "partnerId": e.partner, "sessionId": e.srv.ids.uuid(),
+			"action": "revoke", "partnerId": e.partner, "sessionId": e.srv.platform.IDs.UUID(),
 		}), http.StatusNotFound)
 		return err
 	},
 	"POST /api/v1/agency-installations": func(e *stressEnv, l *stressLog, g, i, t int) error {
 		_, err := expect(e.do(0, false, http.MethodPost, "/api/v1/agency-installations", map[string]any{
-			"action": "preview_route_receipt", "partnerId": e.partner, "installationId": e.srv.ids.uuid(),
+			"action": "preview_route_receipt", "partnerId": e.partner, "installationId": e.srv.platform.IDs.UUID(),
 			"expectedRevision": strings.Repeat("ab", 32),
 		}), http.StatusNotFound)
 		return err
@@ -415,7 +418,7 @@ var stressWriters = map[string]stressWriter{
 			"auto_call": false, "auto_email": false, "auto_sms": false,
 		}), http.StatusOK)
 		if err == nil {
-			l.with(func() { l.sdrMax[t] = append(l.sdrMax[t], float64(maxTouches)) })
+			l.With(func() { l.sdrMax[t] = append(l.sdrMax[t], float64(maxTouches)) })
 		}
 		return err
 	},
@@ -438,7 +441,7 @@ var stressWriters = map[string]stressWriter{
 		return err
 	},
 	"POST /api/sdr/cron": func(e *stressEnv, l *stressLog, g, i, t int) error {
-		a, err := expect(e.do(t, false, http.MethodPost, "/api/sdr/cron", nil, headerCronSecret, e.cronSecret), http.StatusOK)
+		a, err := expect(e.do(t, false, http.MethodPost, "/api/sdr/cron", nil, sdr.HeaderCronSecret, e.cronSecret), http.StatusOK)
 		if _, ok := a.body["runs"].([]any); err == nil && !ok {
 			err = fmt.Errorf("cron answered no runs: %s", a.raw)
 		}
@@ -512,7 +515,7 @@ var stressWriters = map[string]stressWriter{
 			"queue_for_approval": true,
 		}), http.StatusAccepted)
 		if err == nil {
-			l.with(func() { l.governed[t] = append(l.governed[t], a.str("id")) })
+			l.With(func() { l.governed[t] = append(l.governed[t], a.str("id")) })
 		}
 		return err
 	},
@@ -520,7 +523,7 @@ var stressWriters = map[string]stressWriter{
 	// later decisions of it are 409.
 	"POST /api/v1/governed-updates/decide": func(e *stressEnv, l *stressLog, g, i, t int) error {
 		var id string
-		l.with(func() {
+		l.With(func() {
 			if n := len(l.governed[t]); n > 0 {
 				id = l.governed[t][(g+i)%n]
 			}
@@ -532,7 +535,7 @@ var stressWriters = map[string]stressWriter{
 		a, err := expect(e.do(t, true, http.MethodPost, "/api/v1/governed-updates/decide", map[string]any{"id": id, "decision": decision}),
 			http.StatusOK, http.StatusConflict)
 		if err == nil && a.status == http.StatusOK {
-			l.with(func() {
+			l.With(func() {
 				if prev, dup := l.decisions[id]; dup {
 					l.otherOutcomes["governed update decided twice ("+prev+", "+decision+")"]++
 				}
@@ -550,7 +553,7 @@ var stressWriters = map[string]stressWriter{
 		if err == nil {
 			l.createdOne("POST /api/v1/approval-requests", t, a.str("id"))
 			// The approval call is one of the tenant's calls.
-			l.with(func() { l.calls[t] = append(l.calls[t], a.str("call_id")) })
+			l.With(func() { l.calls[t] = append(l.calls[t], a.str("call_id")) })
 		}
 		return err
 	},
@@ -561,7 +564,7 @@ var stressWriters = map[string]stressWriter{
 			"first_message": first,
 		}), http.StatusOK)
 		if err == nil {
-			l.with(func() { l.personas[t] = append(l.personas[t], first) })
+			l.With(func() { l.personas[t] = append(l.personas[t], first) })
 		}
 		return err
 	},
@@ -578,14 +581,14 @@ var stressLists = map[string][2]string{
 
 // createdOne records an id tenant t created on route.
 func (l *stressLog) createdOne(route string, t int, id string) {
-	l.with(func() { l.created[route][t] = append(l.created[route][t], id) })
+	l.With(func() { l.created[route][t] = append(l.created[route][t], id) })
 }
 
 // pickCreated is one of tenant t's ids created on route (spread by k), or
 // "" when there is none yet.
 func (l *stressLog) pickCreated(route string, t, k int) string {
 	var id string
-	l.with(func() {
+	l.With(func() {
 		if ids := l.created[route][t]; len(ids) > 0 {
 			id = ids[k%len(ids)]
 		}
@@ -606,7 +609,7 @@ func (e *stressEnv) deleteCreated(l *stressLog, route, path string, g, i, t int)
 	}
 	a, err := expect(e.do(t, false, http.MethodDelete, path+"?id="+id, nil), http.StatusOK, http.StatusNotFound)
 	if err == nil && a.status == http.StatusOK {
-		l.with(func() {
+		l.With(func() {
 			if l.removed[id] {
 				l.otherOutcomes[route+": two deletes of one record answered 200"]++
 			}
@@ -630,7 +633,7 @@ func (e *stressEnv) stressRun(g, i, t int) map[string]any {
 
 func (e *stressEnv) anyHook(l *stressLog, t int) string {
 	var id string
-	l.with(func() {
+	l.With(func() {
 		if n := len(l.hooks[t]); n > 0 {
 			id = l.hooks[t][n-1]
 		}
@@ -655,9 +658,9 @@ func errorsJoin(errs ...error) error {
 // routes left out.
 func writeRoutes(s *Server) []string {
 	var out []string
-	for path, methods := range s.routes {
+	for path, methods := range s.httpapi.Routes {
 		for method, rt := range methods {
-			if method != http.MethodGet && rt.auth != authAdmin && !strings.HasPrefix(path, adminPrefix) {
+			if method != http.MethodGet && rt.Auth != httpapi.AuthAdmin && !strings.HasPrefix(path, httpapi.AdminPrefix) {
 				out = append(out, method+" "+path)
 			}
 		}
@@ -958,9 +961,9 @@ func checkStressInvariants(t *testing.T, e *stressEnv, l *stressLog) {
 		len(l.calls[0]), len(l.calls[1]), len(l.dupCalls), len(l.leadUpdates), len(l.texts[0]), len(l.texts[1]), steps, l.profileStale)
 
 	// Offers: all created exist; each one's accepted saves chain too.
-	e.srv.mu.RLock()
+	e.srv.platform.Mu.RLock()
 	var offers []string
-	for _, o := range e.srv.st.Offers.Owned(e.partner) {
+	for _, o := range e.srv.platform.Store.Offers.Owned(e.partner) {
 		offers = append(offers, o.ID)
 		chain := l.offerChain[o.ID]
 		rev, steps := "", 0
@@ -978,7 +981,7 @@ func checkStressInvariants(t *testing.T, e *stressEnv, l *stressLog) {
 			assert.Equal(t, o.Revision, rev, "offer %s is at its chain's end", o.ID)
 		}
 	}
-	e.srv.mu.RUnlock()
+	e.srv.platform.Mu.RUnlock()
 	assert.ElementsMatch(t, l.offers, offers)
 }
 

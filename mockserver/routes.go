@@ -30,11 +30,11 @@ type Route struct {
 // the OpenAPI documents (internal/conformance) are checked against it.
 func (s *Server) Routes() []Route {
 	var out []Route
-	for path, methods := range s.routes {
+	for path, methods := range s.httpapi.Routes {
 		for method, rt := range methods {
-			r := Route{Method: method, Path: path, Auth: rt.auth.String(), Schema: rt.schema}
-			if rt.scope != nil {
-				r.Scope = rt.scope.String()
+			r := Route{Method: method, Path: path, Auth: rt.Auth.String(), Schema: rt.Schema}
+			if rt.Scope != nil {
+				r.Scope = rt.Scope.String()
 			}
 			out = append(out, r)
 		}

@@ -14,7 +14,7 @@ func TestRoutesListsEveryEndpointWithItsRequirements(t *testing.T) {
 	defer srv.Close()
 	routes := srv.Routes()
 	n := 0
-	for _, methods := range srv.routes {
+	for _, methods := range srv.httpapi.Routes {
 		n += len(methods)
 	}
 	require.Len(t, routes, n)

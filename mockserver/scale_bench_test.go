@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
 // scaleStatuses are the lead statuses the scale fixture cycles through,
@@ -32,11 +35,11 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 		b.Fatal(err)
 	}
 	agents = [2]string{acct.AgentID, acct.AgentID}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.platform.Mu.Lock()
+	defer s.platform.Mu.Unlock()
 	second := &store.Agent{Name: "Second agent", Status: "active"}
-	second.ID, second.Owner, second.CreatedAt = s.ids.uuid(), acct.BusinessID, s.st.Agents.Stamp(afternoonET)
-	s.st.Agents.Put(second)
+	second.ID, second.Owner, second.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Agents.Stamp(afternoonET)
+	s.platform.Store.Agents.Put(second)
 	agents[1] = second.ID
 	start := afternoonET.Add(-time.Duration(n) * time.Second)
 
@@ -51,22 +54,22 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 		at := start.Add(time.Duration(i) * time.Second)
 		name := fmt.Sprintf("Caller Number%d", i)
 		l := &store.Lead{
-			Name: strp(name), FirstName: strp("Caller"), LastName: strp(fmt.Sprintf("Number%d", i)),
-			Email: strp(fmt.Sprintf("caller%d@example.com", i)), Phone: strp(fmt.Sprintf("+1555%07d", i)),
-			Status: scaleStatuses[i%len(scaleStatuses)], Source: strp(sourceInboundCall), AgentID: agents[i%2],
-			Message: strp("Hi, I would like a quote for a new water heater."), Intent: strp(intentQuote),
+			Name: httpapi.Strp(name), FirstName: httpapi.Strp("Caller"), LastName: httpapi.Strp(fmt.Sprintf("Number%d", i)),
+			Email: httpapi.Strp(fmt.Sprintf("caller%d@example.com", i)), Phone: httpapi.Strp(fmt.Sprintf("+1555%07d", i)),
+			Status: scaleStatuses[i%len(scaleStatuses)], Source: httpapi.Strp(telephony.SourceInboundCall), AgentID: agents[i%2],
+			Message: httpapi.Strp("Hi, I would like a quote for a new water heater."), Intent: httpapi.Strp(telephony.IntentQuote),
 			Interactions: 1, Score: 60,
 		}
-		l.ID, l.Owner, l.CreatedAt = s.ids.uuid(), acct.BusinessID, s.st.Leads.Stamp(at)
+		l.ID, l.Owner, l.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Leads.Stamp(at)
 		l.UpdatedAt, l.LastContactAt = l.CreatedAt, &l.CreatedAt
-		s.st.Leads.Put(l)
-		s.st.IndexLead(l)
+		s.platform.Store.Leads.Put(l)
+		s.platform.Store.IndexLead(l)
 	}
 	mid := heap()
 	for i := range n {
 		at := start.Add(time.Duration(i) * time.Second)
 		c := &store.Call{
-			ConversationID: "conv_" + s.ids.token(12), Status: store.CallCompleted, Direction: store.DirectionInbound,
+			ConversationID: "conv_" + s.platform.IDs.Token(12), Status: store.CallCompleted, Direction: store.DirectionInbound,
 			AgentID: agents[i%2], AgentName: "Agent", To: acct.PhoneNumber, From: fmt.Sprintf("+1555%07d", i),
 			Duration: 60 + i%240, Summary: "The caller asked for a quote; the agent took their details.",
 			Transcript: "Agent: Hello! How can I help you today?\nCaller: I would like a quote.\nAgent: Sure, may I have your name?",
@@ -75,10 +78,10 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 		if i%4 == 3 {
 			c.Status = store.CallNoAnswer // half of the second agent's calls
 		}
-		c.ID, c.Owner, c.CreatedAt = s.ids.uuid(), acct.BusinessID, s.st.Calls.Stamp(at)
+		c.ID, c.Owner, c.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Calls.Stamp(at)
 		c.UpdatedAt = c.CreatedAt
-		c.RecordingURL = recordingURLBase + c.ID + ".mp3"
-		s.st.Calls.Put(c)
+		c.RecordingURL = telephony.RecordingURLBase + c.ID + ".mp3"
+		s.platform.Store.Calls.Put(c)
 	}
 	after := heap()
 	return s, acct, agents, float64(mid-before) / float64(n), float64(after-mid) / float64(n)
@@ -108,10 +111,10 @@ func BenchmarkScale(b *testing.B) {
 		setup := func(b *testing.B) {
 			if s == nil {
 				s, acct, agents, perLead, perCall = scaleServer(b, n)
-				s.mu.RLock()
-				l := s.st.Leads.Owned(acct.BusinessID)
+				s.platform.Mu.RLock()
+				l := s.platform.Store.Leads.Owned(acct.BusinessID)
 				mid = url.QueryEscape(l[len(l)/2].CreatedAt.Format(time.RFC3339Nano))
-				s.mu.RUnlock()
+				s.platform.Mu.RUnlock()
 			}
 		}
 		b.Run(fmt.Sprintf("%d/memory", n), func(b *testing.B) {

@@ -9,9 +9,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/agency"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/analytics"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/fixtures"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/governance"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/sdr"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
 // Defaults of the server's limits.
@@ -24,34 +33,18 @@ const (
 // http.Handler serving the API under /api and the admin API under /_mock.
 // Create it with New; it is safe for concurrent use.
 type Server struct {
-	cfg config
-
-	// mu guards st: handlers run under it (read lock for GET, write lock
-	// otherwise), and so does every scheduled simulation task.
-	mu sync.RWMutex
-	st *store.Store
-
-	clock   *clock.Clock
-	ids     *idGen
-	routes  map[string]map[string]*route // path -> method -> route
-	limits  *rateLimiter
-	idem    *idempotencyStore
-	journal *journal
-	faults  *faultSet
-	usage   *usageLog
-	outbox  watch.Notifier
-	bus     *eventBus
-	hooks   *deliveryEngine
-
-	// outbound posts to receivers (subscriptions, per-call webhooks).
-	outbound outboundPoster
-
-	// on are the typed hooks between the domains (engineHooks).
-	on engineHooks
-
-	// resets are what Reset runs, under the write lock, besides replacing
-	// the store and dropping pending simulations (onReset).
-	resets []func()
+	platform   *platform.Platform
+	httpapi    *httpapi.API
+	hooks      *hooks.Service
+	telephony  *telephony.Service
+	catalog    *catalog.Service
+	identity   *identity.Service
+	runs       *runs.Service
+	governance *governance.Service
+	agency     *agency.Service
+	sdr        *sdr.Service
+	analytics  *analytics.Service
+	fixtures   *fixtures.Service
 
 	stop     context.CancelFunc
 	stopOnce sync.Once
@@ -63,34 +56,34 @@ type Option func(*options)
 // options is what the options set: the engine's configuration, and the
 // pipeline's fault rules and test routes.
 type options struct {
-	config
+	platform.Config
 	faults      []FaultRule
-	extraRoutes []*route // test-only routes (withRoutes)
+	extraRoutes []*httpapi.Route // test-only routes (withRoutes)
 }
 
 // WithStartTime sets the simulated clock's starting time (default: the real
 // time when the server is created).
-func WithStartTime(t time.Time) Option { return func(c *options) { c.start = t } }
+func WithStartTime(t time.Time) Option { return func(c *options) { c.Start = t } }
 
 // WithRealtime makes the simulated clock follow real time at speed (1 = real
 // time, 60 = a minute per second). By default the clock moves only when a
 // test advances it.
-func WithRealtime(speed float64) Option { return func(c *options) { c.speed = speed } }
+func WithRealtime(speed float64) Option { return func(c *options) { c.Speed = speed } }
 
 // WithRateLimits switches the API's rate limits on (default) or off.
-func WithRateLimits(on bool) Option { return func(c *options) { c.rateLimits = on } }
+func WithRateLimits(on bool) Option { return func(c *options) { c.RateLimits = on } }
 
 // WithRateLimitScale multiplies every rate limit by f (2 doubles them).
-func WithRateLimitScale(f float64) Option { return func(c *options) { c.rateScale = f } }
+func WithRateLimitScale(f float64) Option { return func(c *options) { c.RateScale = f } }
 
 // WithIDSeed makes generated ids, keys, OTP codes, tokens, secrets and the
 // draws of probabilistic faults repeatable run to run. (Simulated durations
 // are always repeatable: they derive from the phone numbers involved.)
-func WithIDSeed(seed uint64) Option { return func(c *options) { c.idSeed = &seed } }
+func WithIDSeed(seed uint64) Option { return func(c *options) { c.IDSeed = &seed } }
 
 // WithExternalWebhooks lets the server deliver webhooks to hosts outside
 // loopback (off by default).
-func WithExternalWebhooks(on bool) Option { return func(c *options) { c.externalWebhooks = on } }
+func WithExternalWebhooks(on bool) Option { return func(c *options) { c.ExternalWebhooks = on } }
 
 // WithFaults installs fault injection rules from the start.
 func WithFaults(rules ...FaultRule) Option {
@@ -99,13 +92,13 @@ func WithFaults(rules ...FaultRule) Option {
 
 // WithLogger logs each request at debug level and unexpected errors at error
 // level (default: discard).
-func WithLogger(l *slog.Logger) Option { return func(c *options) { c.logger = l } }
+func WithLogger(l *slog.Logger) Option { return func(c *options) { c.Logger = l } }
 
 // WithMaxBodyBytes sets the request body limit (default 1 MiB).
-func WithMaxBodyBytes(n int64) Option { return func(c *options) { c.maxBodyBytes = n } }
+func WithMaxBodyBytes(n int64) Option { return func(c *options) { c.MaxBodyBytes = n } }
 
 // WithJournalSize sets how many requests the journal keeps (default 10,000).
-func WithJournalSize(n int) Option { return func(c *options) { c.journalSize = n } }
+func WithJournalSize(n int) Option { return func(c *options) { c.JournalSize = n } }
 
 // WithApprovalCallbackHosts sets the hosts approval request callback_url may
 // name (exact host names, or "*.example.com" for any subdomain). Loopback
@@ -114,111 +107,97 @@ func WithJournalSize(n int) Option { return func(c *options) { c.journalSize = n
 // ever connected to with WithExternalWebhooks(true); otherwise its callback
 // is recorded as not_sent.
 func WithApprovalCallbackHosts(hosts ...string) Option {
-	return func(c *options) { c.approvalCallbackHosts = append(c.approvalCallbackHosts, hosts...) }
+	return func(c *options) { c.ApprovalCallbackHosts = append(c.ApprovalCallbackHosts, hosts...) }
 }
 
 // WithDeliveryLogSize sets how many webhook deliveries the delivery log
 // keeps (default 10,000): a ring buffer, the oldest dropped first.
-func WithDeliveryLogSize(n int) Option { return func(c *options) { c.hooks.logSize = n } }
+func WithDeliveryLogSize(n int) Option { return func(c *options) { c.Hooks.LogSize = n } }
 
 // WithWebhookTimeout bounds each outbound webhook attempt in real time
 // (default 10s); a receiver slower than that fails the attempt.
-func WithWebhookTimeout(d time.Duration) Option { return func(c *options) { c.hooks.timeout = d } }
+func WithWebhookTimeout(d time.Duration) Option { return func(c *options) { c.Hooks.Timeout = d } }
 
 // withRoutes adds routes to the server: a hook for this package's tests
 // (a handler that panics, one that blocks), never exported.
-func withRoutes(rts ...*route) Option {
+func withRoutes(rts ...*httpapi.Route) Option {
 	return func(c *options) { c.extraRoutes = append(c.extraRoutes, rts...) }
 }
 
 // New returns a Server with an empty store.
 func New(opts ...Option) *Server {
-	o := options{config: config{
-		start:        time.Now(),
-		rateLimits:   true,
-		rateScale:    1,
-		logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-		maxBodyBytes: DefaultMaxBodyBytes,
-		journalSize:  DefaultJournalSize,
+	o := options{Config: platform.Config{
+		Start:        time.Now(),
+		RateLimits:   true,
+		RateScale:    1,
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MaxBodyBytes: DefaultMaxBodyBytes,
+		JournalSize:  DefaultJournalSize,
 	}}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	cfg := o.config
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{
-		cfg:     cfg,
-		st:      store.New(),
-		clock:   clock.New(cfg.start),
-		ids:     newIDGen(cfg.idSeed),
-		journal: newJournal(cfg.journalSize),
-
-		usage: newUsageLog(),
-		stop:  cancel,
-	}
-	s.onReset(s.usage.reset)
-	s.onReset(s.journal.reset)
-	s.faults = newFaultSet(o.faults, s.ids.float64)
-	s.onReset(s.faults.reset)
-	s.limits = newRateLimiter(cfg.rateLimits, cfg.rateScale, s.limiterNow)
-	s.onReset(s.limits.reset)
-	s.idem = newIdempotencyStore()
-	s.onReset(s.idem.reset)
-	s.onReset(s.outbox.Notify)
-	s.bus = newEventBus()
-	s.startDeliveries()
-	s.startRuns()
-	s.startApprovals()
-	s.startCatalog()
-	s.routes = s.buildRoutes(o.extraRoutes)
-	if cfg.speed > 0 {
-		go s.clock.Follow(ctx, cfg.speed, 50*time.Millisecond)
+	p := platform.New(o.Config)
+	s := &Server{platform: p, httpapi: httpapi.New(p, o.faults), hooks: hooks.New(p), stop: cancel}
+	s.telephony = telephony.New(p, s.hooks)
+	s.catalog = catalog.New(p)
+	s.identity = identity.New(p, s.httpapi, s.telephony)
+	s.runs = runs.New(p, s.telephony)
+	s.governance = governance.New(p, s.hooks, s.telephony)
+	s.agency = agency.New(p, s.httpapi, s.identity, s.telephony)
+	s.sdr = sdr.New(p, s.telephony)
+	s.analytics = analytics.New(p)
+	s.fixtures = fixtures.New(p, s.identity)
+	s.httpapi.Routes = s.buildRoutes(o.extraRoutes)
+	if o.Speed > 0 {
+		go p.Clock.Follow(ctx, o.Speed, 50*time.Millisecond)
 	}
 	return s
 }
 
 // buildRoutes lists every route of the server. Each resource file adds its
 // routes through one function here.
-func (s *Server) buildRoutes(extra []*route) map[string]map[string]*route {
-	var all []*route
-	for _, group := range [][]*route{
-		s.adminRoutes(),
-		s.accountAdminRoutes(),
-		s.outboxRoutes(),
-		s.agentRoutes(),
-		s.numberRoutes(),
-		s.signupRoutes(),
-		s.keyRoutes(),
-		s.webhookRoutes(),
-		s.eventRoutes(),
-		s.deliveryAdminRoutes(),
-		s.callRoutes(),
-		s.leadRoutes(),
-		s.smsRoutes(),
-		s.telephonyAdminRoutes(),
-		s.agencyRoutes(),
-		s.accountRoutes(),
-		s.sdrRoutes(),
-		s.analyticsRoutes(),
-		s.fixtureAdminRoutes(),
+func (s *Server) buildRoutes(extra []*httpapi.Route) map[string]map[string]*httpapi.Route {
+	var all []*httpapi.Route
+	for _, group := range [][]*httpapi.Route{
+		s.httpapi.AdminRoutes(),
+		s.identity.AccountAdminRoutes(),
+		s.identity.OutboxRoutes(),
+		s.telephony.AgentRoutes(),
+		s.telephony.NumberRoutes(),
+		s.identity.SignupRoutes(),
+		s.identity.KeyRoutes(),
+		s.hooks.WebhookRoutes(),
+		s.hooks.EventRoutes(),
+		s.hooks.DeliveryAdminRoutes(),
+		s.telephony.CallRoutes(),
+		s.telephony.LeadRoutes(),
+		s.telephony.SMSRoutes(),
+		s.telephony.TelephonyAdminRoutes(),
+		s.agency.AgencyRoutes(),
+		s.identity.AccountRoutes(),
+		s.sdr.SDRRoutes(),
+		s.analytics.AnalyticsRoutes(),
+		s.fixtures.FixtureAdminRoutes(),
 		extra,
-		s.catalogRoutes(),
-		s.runRoutes(),
-		s.governanceRoutes(),
-		s.personaRoutes(),
-		s.openapiRoutes(),
+		s.catalog.CatalogRoutes(),
+		s.runs.RunRoutes(),
+		s.governance.GovernanceRoutes(),
+		s.governance.PersonaRoutes(),
+		s.identity.OpenapiRoutes(),
 	} {
 		all = append(all, group...)
 	}
-	m := map[string]map[string]*route{}
+	m := map[string]map[string]*httpapi.Route{}
 	for _, rt := range all {
-		if m[rt.path] == nil {
-			m[rt.path] = map[string]*route{}
+		if m[rt.Path] == nil {
+			m[rt.Path] = map[string]*httpapi.Route{}
 		}
-		if _, dup := m[rt.path][rt.method]; dup {
-			panic("mockserver: duplicate route " + rt.method + " " + rt.path)
+		if _, dup := m[rt.Path][rt.Method]; dup {
+			panic("mockserver: duplicate route " + rt.Method + " " + rt.Path)
 		}
-		m[rt.path][rt.method] = rt
+		m[rt.Path][rt.Method] = rt
 	}
 	return m
 }
@@ -228,20 +207,20 @@ func (s *Server) buildRoutes(extra []*route) map[string]map[string]*route {
 func (s *Server) Close() {
 	s.stopOnce.Do(func() {
 		s.stop()
-		s.outbound.close()
+		s.hooks.Outbound.Close()
 	})
 }
 
 // Now returns the simulated time.
-func (s *Server) Now() time.Time { return s.clock.Now() }
+func (s *Server) Now() time.Time { return s.platform.Clock.Now() }
 
 // Advance moves the simulated clock forward by d, running every simulated
 // process that falls due on the way, and returns the new time.
-func (s *Server) Advance(d time.Duration) time.Time { return s.clock.Advance(d) }
+func (s *Server) Advance(d time.Duration) time.Time { return s.platform.Clock.Advance(d) }
 
 // Reset drops all state: records, pending simulations, idempotency keys,
 // rate limit windows, the journal, the outbox and fault rules.
-func (s *Server) Reset() { s.resetState() }
+func (s *Server) Reset() { s.platform.ResetState() }
 
 // TestServer is a Server listening on a loopback port for a test.
 type TestServer struct {

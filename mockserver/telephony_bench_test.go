@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // benchServer is a server without rate limits and an account on it, with n
@@ -22,20 +24,20 @@ func benchServer(b *testing.B, n int) (*Server, *Account, time.Time) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.platform.Mu.Lock()
+	defer s.platform.Mu.Unlock()
 	var mid time.Time
 	for i := range n {
 		now := afternoonET.Add(time.Duration(i) * time.Second)
 		c := &store.Call{Status: store.CallCompleted, Direction: store.DirectionOutbound, AgentID: acct.AgentID,
 			To: fmt.Sprintf("+1555%07d", i), Duration: 60, Transcript: "Agent: hi\nCaller: hi", Summary: "s"}
-		c.ID, c.Owner, c.CreatedAt = s.ids.uuid(), acct.BusinessID, s.st.Calls.Stamp(now)
-		s.st.Calls.Put(c)
-		l := &store.Lead{Status: store.LeadNew, Phone: strp(c.To), AgentID: acct.AgentID}
-		l.ID, l.Owner, l.CreatedAt = s.ids.uuid(), acct.BusinessID, s.st.Leads.Stamp(now)
+		c.ID, c.Owner, c.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Calls.Stamp(now)
+		s.platform.Store.Calls.Put(c)
+		l := &store.Lead{Status: store.LeadNew, Phone: httpapi.Strp(c.To), AgentID: acct.AgentID}
+		l.ID, l.Owner, l.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Leads.Stamp(now)
 		l.UpdatedAt = l.CreatedAt
-		s.st.Leads.Put(l)
-		s.st.IndexLead(l)
+		s.platform.Store.Leads.Put(l)
+		s.platform.Store.IndexLead(l)
 		if i == n/2 {
 			mid = c.CreatedAt
 		}

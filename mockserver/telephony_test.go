@@ -20,6 +20,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/sms"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 )
 
 var afternoonET = time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)
@@ -44,10 +46,10 @@ func newTelEnv(t *testing.T, opts ...Option) *telEnv {
 // account was provisioned, oldest first, and drops them from the next call.
 func (e *telEnv) events(t *testing.T, seen *int) []string {
 	t.Helper()
-	e.srv.mu.RLock()
-	defer e.srv.mu.RUnlock()
+	e.srv.platform.Mu.RLock()
+	defer e.srv.platform.Mu.RUnlock()
 	var out []string
-	all := e.srv.st.Events.Owned(e.acct.BusinessID)
+	all := e.srv.platform.Store.Events.Owned(e.acct.BusinessID)
 	for _, ev := range all[*seen:] {
 		if !strings.HasPrefix(ev.Type, "workspace.") && !strings.HasPrefix(ev.Type, "phone_number.") {
 			out = append(out, ev.Type)
@@ -59,9 +61,9 @@ func (e *telEnv) events(t *testing.T, seen *int) []string {
 
 func (e *telEnv) lastEvent(t *testing.T, typ string) map[string]any {
 	t.Helper()
-	e.srv.mu.RLock()
-	defer e.srv.mu.RUnlock()
-	all := e.srv.st.Events.Owned(e.acct.BusinessID)
+	e.srv.platform.Mu.RLock()
+	defer e.srv.platform.Mu.RUnlock()
+	all := e.srv.platform.Store.Events.Owned(e.acct.BusinessID)
 	for i := len(all) - 1; i >= 0; i-- {
 		if all[i].Type == typ {
 			var m map[string]any
@@ -164,10 +166,10 @@ func TestTransferEmitsAHandoff(t *testing.T) {
 func TestRingFirstRoutingDelaysTheAgent(t *testing.T) {
 	t.Parallel()
 	e := newTelEnv(t)
-	e.srv.mu.Lock()
-	b, _ := e.srv.st.Businesses.Get(e.acct.BusinessID)
+	e.srv.platform.Mu.Lock()
+	b, _ := e.srv.platform.Store.Businesses.Get(e.acct.BusinessID)
 	b.RingFirstSeconds = 20 // as signup does with phone_forward_to
-	e.srv.mu.Unlock()
+	e.srv.platform.Mu.Unlock()
 	id, err := e.srv.InboundCall(InboundCall{To: e.acct.PhoneNumber, From: "+15556660021", Duration: 40})
 	require.NoError(t, err)
 	e.srv.Advance(19 * time.Second)
@@ -209,15 +211,15 @@ func TestAllowedTarget(t *testing.T) {
 	} {
 		u, err := url.Parse(tc.url)
 		require.NoError(t, err)
-		assert.Equal(t, tc.local, local.allowedTarget(u) == nil, "%s without external webhooks", tc.url)
-		assert.Equal(t, tc.external, external.allowedTarget(u) == nil, "%s with external webhooks", tc.url)
-		if err := local.allowedTarget(u); err != nil {
-			assert.ErrorIs(t, err, errTargetRefused)
+		assert.Equal(t, tc.local, local.hooks.AllowedTarget(u) == nil, "%s without external webhooks", tc.url)
+		assert.Equal(t, tc.external, external.hooks.AllowedTarget(u) == nil, "%s with external webhooks", tc.url)
+		if err := local.hooks.AllowedTarget(u); err != nil {
+			assert.ErrorIs(t, err, hooks.ErrTargetRefused)
 		}
 	}
-	assert.Error(t, dialGuard(false)("tcp", "10.1.2.3:443", nil), "the dialer refuses non-loopback addresses")
-	assert.NoError(t, dialGuard(false)("tcp", "127.0.0.1:443", nil))
-	assert.NoError(t, dialGuard(true)("tcp", "10.1.2.3:443", nil))
+	assert.Error(t, hooks.DialGuard(false)("tcp", "10.1.2.3:443", nil), "the dialer refuses non-loopback addresses")
+	assert.NoError(t, hooks.DialGuard(false)("tcp", "127.0.0.1:443", nil))
+	assert.NoError(t, hooks.DialGuard(true)("tcp", "10.1.2.3:443", nil))
 }
 
 // blockingReceiver answers nothing until the test ends.

@@ -1,0 +1,797 @@
+package agency
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
+)
+
+// Enrollment session states.
+const (
+	sessDraft     = "draft"
+	sessPreviewed = "previewed"
+	sessApproved  = "approved"
+	sessEnrolling = "enrolling"
+	sessEnrolled  = "enrolled"
+	sessRevoked   = "revoked"
+)
+
+// Per-client receipt states.
+const (
+	clientEnrolled = "enrolled"
+	clientUpdated  = "updated"
+	clientWaiting  = "waiting"
+	clientConflict = "conflict"
+)
+
+func (s *Service) enrollmentCommands() map[string]agencyCommand {
+	return map[string]agencyCommand{
+		"start_self_service":  {run: s.enrollStartSelfService},
+		"finish_self_service": {run: s.enrollFinishSelfService},
+		"owner_save":          {run: s.enrollOwnerSave},
+		"create":              {run: s.enrollCreate, idempotent: true},
+		"save":                {run: s.enrollSave},
+		"preview":             {run: s.enrollPreview},
+		"enroll":              {run: s.enrollCommit, idempotent: true},
+		"claim_owner":         {run: s.enrollClaimOwner},
+		"approve_owner":       {run: s.enrollApproveOwner},
+		"rotate_owner_link":   {run: s.enrollRotateOwnerLink},
+		"revoke":              {run: s.enrollRevoke},
+	}
+}
+
+// sessionRef is the part most enrollment commands have.
+type sessionRef struct {
+	PartnerID        string `json:"partnerId"`
+	SessionID        string `json:"sessionId"`
+	ExpectedRevision string `json:"expectedRevision"`
+}
+
+// session resolves an agency-side enrollment command: the caller must be a
+// member with one of roles.
+func (cc *cmdCtx) session(ref sessionRef, roles ...string) (*store.EnrollmentSession, error) {
+	pt, err := cc.member(ref.PartnerID, roles...)
+	if err != nil {
+		return nil, err
+	}
+	sess, ok := cc.st.Enrollments.Get(ref.SessionID)
+	if !ok || sess.Owner != pt.ID {
+		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
+	}
+	return sess, nil
+}
+
+// anySession resolves an owner-side command's session without a
+// membership check (the owner is not an agency member).
+func (cc *cmdCtx) anySession(ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, ok := cc.st.Enrollments.Get(ref.SessionID)
+	pt, found := cc.st.Partners.Get(ref.PartnerID)
+	if !ok || !found || sess.Owner != pt.ID {
+		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
+	}
+	cc.partner = pt
+	return sess, nil
+}
+
+// editableSession resolves an agency-side command (admin or operator) on a
+// session that may still change.
+func (cc *cmdCtx) editableSession(ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, err := cc.session(ref, roleAdmin, roleOperator)
+	if err != nil {
+		return nil, err
+	}
+	if !editable(sess) {
+		return nil, errNotEditable(sess)
+	}
+	return sess, nil
+}
+
+// plainSessionCmd decodes a command that only names a session, resolves
+// the session (editable, admin or operator) and checks dependencies.
+func (cc *cmdCtx) plainSessionCmd() (*store.EnrollmentSession, error) {
+	_, sess, err := cc.decodeSession(cc.editableSession)
+	if err != nil {
+		return nil, err
+	}
+	return sess, cc.ready()
+}
+
+// decodeSession decodes a command that only names a session and resolves
+// the session with resolve.
+func (cc *cmdCtx) decodeSession(resolve func(sessionRef) (*store.EnrollmentSession, error)) (sessionRef, *store.EnrollmentSession, error) {
+	var body sessionRef
+	if err := cc.Decode(&body); err != nil {
+		return body, nil, err
+	}
+	sess, err := resolve(body)
+	return body, sess, err
+}
+
+// changed gives a changed session a new revision and answers the receipt
+// with the session.
+func (cc *cmdCtx) changed(sess *store.EnrollmentSession) map[string]any {
+	cc.touch(sess)
+	return cc.receipt(map[string]any{"session": sessionView(sess)})
+}
+
+// ownerSession resolves a command only the session's claimed owner may
+// send.
+func (cc *cmdCtx) ownerSession(ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, err := cc.anySession(ref)
+	if err != nil {
+		return nil, err
+	}
+	if sess.OwnerLink.Status != "claimed" || sess.OwnerLink.ClaimedBy != cc.user().ID {
+		return nil, httpapi.Forbidden("only the owner who claimed the session's owner link may do this")
+	}
+	return sess, nil
+}
+
+// editable reports whether a session's entries and owner link may still
+// change.
+func editable(sess *store.EnrollmentSession) bool {
+	return sess.State == sessDraft || sess.State == sessPreviewed || sess.State == sessApproved
+}
+
+func errNotEditable(sess *store.EnrollmentSession) *httpapi.Error {
+	return errState("the enrollment session is %s", sess.State)
+}
+
+// touch gives a session a new revision after a change.
+func (cc *cmdCtx) touch(sess *store.EnrollmentSession) {
+	sess.Revision, sess.UpdatedAt = cc.s.IDs.UUID(), cc.now.UTC()
+}
+
+// sessionFingerprint is the fingerprint of a session's content: the
+// canonical JSON of {"offerVersionId", "entries"} with the entries as sent.
+func sessionFingerprint(sess *store.EnrollmentSession) string {
+	return fingerprint(map[string]any{"offerVersionId": sess.OfferVersionID, "entries": sess.Entries})
+}
+
+// setEntries stores entries (facts in canonical form) and recomputes the
+// fingerprint; the session goes back to draft and loses its approval.
+func setEntries(sess *store.EnrollmentSession, entries []store.EnrollmentEntry) {
+	for i := range entries {
+		entries[i].Facts = canonicalJSON(entries[i].Facts)
+	}
+	sess.Entries = entries
+	sess.Fingerprint = sessionFingerprint(sess)
+	sess.State, sess.Approval = sessDraft, nil
+}
+
+// checkEntries checks the entries of create and save: existing businesses
+// are the agency's clients (and assigned to an operator), no business or
+// external reference twice.
+func (cc *cmdCtx) checkEntries(pt *store.Partner, entries []store.EnrollmentEntry) error {
+	seen := map[string]bool{}
+	for i, e := range entries {
+		at := "/entries/" + strconv.Itoa(i)
+		key, path := "b:"+e.BusinessID, at+"/businessId"
+		if e.BusinessID == "" {
+			key, path = "r:"+e.NewClient.ExternalRef, at+"/newClient/externalRef"
+		} else if _, err := cc.requireClient(pt, e.BusinessID); err != nil {
+			return err
+		}
+		if seen[key] {
+			return httpapi.InvalidField(path, "names the same client as an earlier entry")
+		}
+		seen[key] = true
+	}
+	return nil
+}
+
+// issueOwnerLink gives a session a new owner link and emails it to the
+// owner. The token is only in the email, never in an answer.
+func (s *Service) issueOwnerLink(cc *cmdCtx, pt *store.Partner, sess *store.EnrollmentSession) {
+	token := "own_" + s.IDs.Token(24)
+	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: cc.now.UTC()}
+	link := appBaseURL + "/owner/enrollment?" + url.Values{"partnerId": {pt.ID}, "sessionId": {sess.ID}, "token": {token}}.Encode()
+	s.SendOutbox(cc.st, cc.now, store.OutboxMessage{
+		Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
+		Subject: pt.Brand.Name + " asks you to review your phone agent setup",
+		Body:    "Review and approve what " + pt.Brand.Name + " will set up for you: " + link,
+		Link:    link,
+	})
+}
+
+func (s *Service) enrollCreate(cc *cmdCtx) (any, error) {
+	var body struct {
+		PartnerID      string                  `json:"partnerId"`
+		OfferVersionID string                  `json:"offerVersionId"`
+		Entries        []store.EnrollmentEntry `json:"entries"`
+		OwnerEmail     string                  `json:"ownerEmail"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	pt, err := cc.member(body.PartnerID, roleAdmin, roleOperator)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := offerVersionFor(cc.st, body.OfferVersionID, pt.ID); err != nil {
+		return nil, err
+	}
+	if err := cc.checkEntries(pt, body.Entries); err != nil {
+		return nil, err
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	sess := &store.EnrollmentSession{
+		OfferVersionID: body.OfferVersionID, OwnerEmail: strings.ToLower(body.OwnerEmail),
+		CreatedBy: cc.user().ID, OwnerLink: store.OwnerLink{Status: "none"},
+	}
+	sess.ID = s.IDs.UUID()
+	sess.Owner = pt.ID
+	sess.CreatedAt = cc.st.Enrollments.Stamp(cc.now)
+	setEntries(sess, body.Entries)
+	cc.touch(sess)
+	cc.st.Enrollments.Put(sess)
+	if sess.OwnerEmail != "" {
+		s.issueOwnerLink(cc, pt, sess)
+	}
+	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+}
+
+func (s *Service) enrollSave(cc *cmdCtx) (any, error) {
+	var body struct {
+		sessionRef
+		Entries []store.EnrollmentEntry `json:"entries"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	sess, err := cc.editableSession(body.sessionRef)
+	if err != nil {
+		return nil, err
+	}
+	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+		return nil, e
+	}
+	if err := cc.checkEntries(cc.partner, body.Entries); err != nil {
+		return nil, err
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	setEntries(sess, body.Entries)
+	return cc.changed(sess), nil
+}
+
+func (s *Service) enrollPreview(cc *cmdCtx) (any, error) {
+	sess, err := cc.plainSessionCmd()
+	if err != nil {
+		return nil, err
+	}
+	if sess.State == sessDraft {
+		sess.State = sessPreviewed
+	}
+	cc.touch(sess)
+	plan := make([]map[string]any, len(sess.Entries))
+	for i, e := range sess.Entries {
+		p := classifyEntry(cc.st, sess.Owner, e)
+		plan[i] = map[string]any{
+			"entry": i, "action": p.action, "businessId": httpapi.Nullable(p.businessID),
+			"externalRef": httpapi.Nullable(p.externalRef), "currentRevision": httpapi.Nullable(p.current),
+			"conflict": httpapi.Nullable(p.detail),
+		}
+	}
+	return cc.receipt(map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
+}
+
+func (s *Service) enrollClaimOwner(cc *cmdCtx) (any, error) {
+	var body struct {
+		sessionRef
+		Token string `json:"token"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	sess, err := cc.anySession(body.sessionRef)
+	if err != nil {
+		return nil, err
+	}
+	if !editable(sess) {
+		return nil, errNotEditable(sess)
+	}
+	link := &sess.OwnerLink
+	if link.Status == "none" {
+		return nil, errState("the enrollment session has no owner link")
+	}
+	sum := sha256.Sum256([]byte(body.Token))
+	if subtle.ConstantTimeCompare(link.TokenHash[:], sum[:]) != 1 {
+		return nil, httpapi.Forbidden("the owner link token is not valid (it may have been rotated)")
+	}
+	if link.Status == "claimed" {
+		if link.ClaimedBy != cc.user().ID {
+			return nil, errConflict("the owner link was already claimed by another user")
+		}
+		return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", cc.user().ID, cc.now.UTC()
+	return cc.changed(sess), nil
+}
+
+// approve records the owner's approval of the session's fingerprint.
+func (cc *cmdCtx) approve(sess *store.EnrollmentSession) map[string]any {
+	a := &store.OwnerApproval{ID: cc.s.IDs.UUID(), Fingerprint: sess.Fingerprint, ApprovedBy: cc.user().ID, ApprovedAt: cc.now.UTC()}
+	sess.Approval = a
+	sess.ApprovalIDs = append(sess.ApprovalIDs, a.ID)
+	sess.State = sessApproved
+	cc.touch(sess)
+	return cc.receipt(map[string]any{"session": sessionView(sess), "approvalId": a.ID})
+}
+
+func (s *Service) enrollApproveOwner(cc *cmdCtx) (any, error) {
+	var body struct {
+		sessionRef
+		Fingerprint string `json:"fingerprint"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	sess, err := cc.ownerSession(body.sessionRef)
+	if err != nil {
+		return nil, err
+	}
+	if sess.State != sessPreviewed {
+		return nil, errState("the enrollment session is %s; the owner approves a previewed session", sess.State)
+	}
+	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+		return nil, e
+	}
+	if e := checkFingerprint(body.Fingerprint, sess.Fingerprint); e != nil {
+		return nil, e
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	return cc.approve(sess), nil
+}
+
+func (s *Service) enrollRotateOwnerLink(cc *cmdCtx) (any, error) {
+	body, sess, err := cc.decodeSession(cc.editableSession)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case sess.SelfService:
+		return nil, errState("a self-service session belongs to the owner who started it; it has no owner link")
+	case sess.OwnerEmail == "":
+		return nil, errState("the enrollment session has no ownerEmail to send an owner link to")
+	}
+	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+		return nil, e
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	s.issueOwnerLink(cc, cc.partner, sess)
+	sess.Approval = nil
+	if sess.State == sessApproved {
+		sess.State = sessPreviewed
+	}
+	return cc.changed(sess), nil
+}
+
+func (s *Service) enrollRevoke(cc *cmdCtx) (any, error) {
+	sess, err := cc.plainSessionCmd()
+	if err != nil {
+		return nil, err
+	}
+	sess.State, sess.Approval = sessRevoked, nil
+	sess.OwnerLink.Status = "revoked"
+	return cc.changed(sess), nil
+}
+
+func (s *Service) enrollStartSelfService(cc *cmdCtx) (any, error) {
+	var body struct {
+		OfferVersionID string          `json:"offerVersionId"`
+		Name           string          `json:"name"`
+		Facts          json.RawMessage `json:"facts"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	v, err := offerVersionFor(cc.st, body.OfferVersionID, "")
+	if err != nil {
+		return nil, err
+	}
+	pt, _ := cc.st.Partners.Get(v.Owner)
+	cc.partner = pt
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	u := cc.user()
+	sess := &store.EnrollmentSession{
+		OfferVersionID: v.ID, SelfService: true, OwnerEmail: u.Email, CreatedBy: u.ID,
+		OwnerLink: store.OwnerLink{Status: "claimed", ClaimedBy: u.ID, ClaimedAt: cc.now.UTC(), IssuedAt: cc.now.UTC()},
+	}
+	sess.ID = s.IDs.UUID()
+	sess.Owner = pt.ID
+	sess.CreatedAt = cc.st.Enrollments.Stamp(cc.now)
+	setEntries(sess, []store.EnrollmentEntry{{
+		NewClient: &store.NewClient{Name: body.Name, ExternalRef: "self-service:" + sess.ID, OwnerEmail: u.Email},
+		Facts:     body.Facts,
+	}})
+	cc.touch(sess)
+	cc.st.Enrollments.Put(sess)
+	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+}
+
+func (s *Service) enrollOwnerSave(cc *cmdCtx) (any, error) {
+	var body struct {
+		sessionRef
+		Facts json.RawMessage `json:"facts"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	sess, err := cc.ownerSession(body.sessionRef)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !editable(sess):
+		return nil, errNotEditable(sess)
+	case len(sess.Entries) != 1:
+		return nil, errState("owner_save changes the facts of a session with one client; this one has %d", len(sess.Entries))
+	}
+	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+		return nil, e
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	entries := slices.Clone(sess.Entries)
+	entries[0].Facts = body.Facts
+	setEntries(sess, entries)
+	return cc.changed(sess), nil
+}
+
+func (s *Service) enrollFinishSelfService(cc *cmdCtx) (any, error) {
+	_, sess, err := cc.decodeSession(cc.ownerSession)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !sess.SelfService:
+		return nil, errState("the enrollment session is not a self-service session")
+	case sess.State != sessDraft && sess.State != sessPreviewed:
+		return nil, errState("the enrollment session is %s", sess.State)
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	return cc.approve(sess), nil
+}
+
+func (s *Service) enrollCommit(cc *cmdCtx) (any, error) {
+	var body struct {
+		sessionRef
+		Fingerprint string   `json:"fingerprint"`
+		ApprovalIDs []string `json:"approvalIds"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	sess, err := cc.session(body.sessionRef, roleAdmin, roleOperator)
+	if err != nil {
+		return nil, err
+	}
+	switch sess.State {
+	case sessDraft:
+		return nil, errState("the enrollment session was changed since its preview: preview it (and have the owner approve it) first")
+	case sessEnrolling, sessEnrolled, sessRevoked:
+		return nil, errNotEditable(sess)
+	}
+	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+		return nil, e
+	}
+	if e := checkFingerprint(body.Fingerprint, sess.Fingerprint); e != nil {
+		return nil, e
+	}
+	if sess.Approval == nil || sess.Approval.Fingerprint != sess.Fingerprint {
+		return nil, httpapi.NewError(http.StatusForbidden, codeApprovalRequired,
+			"the owner has not approved fingerprint "+sess.Fingerprint+" of this session")
+	}
+	if !slices.Contains(body.ApprovalIDs, sess.Approval.ID) {
+		return nil, httpapi.NewError(http.StatusForbidden, codeApprovalRequired,
+			"approvalIds must include the owner's approval "+sess.Approval.ID+" of this exact fingerprint")
+	}
+	for i, id := range body.ApprovalIDs {
+		if !slices.Contains(sess.ApprovalIDs, id) {
+			return nil, httpapi.InvalidField("/approvalIds/"+strconv.Itoa(i), "%s is not an approval of this session", id)
+		}
+	}
+	v, err := offerVersionFor(cc.st, sess.OfferVersionID, sess.Owner)
+	if err != nil {
+		return nil, err
+	}
+	if _, care := versionPackage(v, "care"); care && !cc.p.Has("sms:write") {
+		return nil, httpapi.Forbidden("the offer includes the care package, which needs the scope sms:write")
+	}
+	for _, e := range sess.Entries {
+		if e.BusinessID != "" {
+			if _, err := cc.requireClient(cc.partner, e.BusinessID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	sess.EnrolledBy, sess.EnrolledAt, sess.Receipts = cc.user().ID, cc.now.UTC(), nil
+	for i := range sess.Entries {
+		sess.Receipts = append(sess.Receipts, s.enrollEntry(cc.st, cc.now, sess, v, i, cc.fault))
+	}
+	if s.settle(sess) {
+		s.scheduleWaiting(sess.ID, cc.now)
+	}
+	cc.touch(sess)
+	return &httpapi.Respond{Status: http.StatusAccepted, Body: cc.receipt(map[string]any{
+		"session": sessionView(sess), "clients": receiptViews(sess.Receipts),
+	})}, nil
+}
+
+// settle sets an enrolling session's state from its receipts and reports
+// whether clients are still waiting.
+func (s *Service) settle(sess *store.EnrollmentSession) (waiting bool) {
+	waiting = slices.ContainsFunc(sess.Receipts, func(r *store.ClientReceipt) bool { return r.State == clientWaiting })
+	sess.State = sessEnrolled
+	if waiting {
+		sess.State = sessEnrolling
+	}
+	return waiting
+}
+
+// scheduleWaiting retries the waiting clients of a session every
+// agencyRetryEvery until none waits.
+func (s *Service) scheduleWaiting(sessID string, from time.Time) {
+	s.Schedule(from.Add(agencyRetryEvery), func(now time.Time) {
+		sess, ok := s.Store.Enrollments.Get(sessID)
+		if !ok || sess.State != sessEnrolling {
+			return
+		}
+		v, ok := s.Store.OfferVersions.Get(sess.OfferVersionID)
+		if !ok {
+			return
+		}
+		fault := func(target string) *httpapi.Error {
+			if f := s.httpapi.FaultSet.Match(target, http.MethodPost, pathAgencyEnrollments); f != nil {
+				return f.AsError()
+			}
+			return nil
+		}
+		changed := false
+		for i, r := range sess.Receipts {
+			if r.State != clientWaiting {
+				continue
+			}
+			nr := s.enrollEntry(s.Store, now, sess, v, r.Entry, fault)
+			nr.Attempts = r.Attempts + 1
+			sess.Receipts[i] = nr
+			changed = changed || nr.State != clientWaiting
+		}
+		if s.settle(sess) {
+			s.scheduleWaiting(sessID, now)
+		}
+		if changed {
+			sess.Revision, sess.UpdatedAt = s.IDs.UUID(), now.UTC()
+		}
+	})
+}
+
+// entryPlan is what enrolling one entry does.
+type entryPlan struct {
+	action      string // create_client, install, update, unchanged, conflict
+	reason      string // for conflicts: stale_revision, reconciliation_required
+	detail      string
+	businessID  string
+	externalRef string
+	existing    string // the business an external reference already names
+	current     string // the client's current facts revision
+	inst        *store.Installation
+}
+
+// classifyEntry decides what enrolling an entry does, without doing it:
+// the preview's plan and the enroll's receipts come from it.
+func classifyEntry(st *store.Store, partnerID string, e store.EnrollmentEntry) entryPlan {
+	expected := ""
+	if e.ExpectedRevision != nil {
+		expected = *e.ExpectedRevision
+	}
+	if e.BusinessID != "" {
+		p := entryPlan{businessID: e.BusinessID}
+		if inst := st.InstallationByBusiness[e.BusinessID]; inst != nil {
+			p.inst, p.current = inst, inst.FactsRevision
+		}
+		switch {
+		case expected != p.current:
+			p.action, p.reason = clientConflict, codeStaleRevision
+			p.detail = "the client's facts changed: expectedRevision " + orNone(expected) + " is not the current " + orNone(p.current)
+		case p.inst == nil:
+			p.action = "install"
+		case fingerprint(e.Facts) == p.inst.FactsRevision:
+			p.action = "unchanged"
+		default:
+			p.action = "update"
+		}
+		return p
+	}
+	p := entryPlan{action: "create_client", externalRef: e.NewClient.ExternalRef}
+	if existing := st.ClientsByRef[partnerID+"\x00"+p.externalRef]; existing != "" {
+		p.action, p.reason, p.existing = clientConflict, codeReconciliationRequired, existing
+		p.detail = "a client with externalRef " + p.externalRef + " exists (business " + existing + "): enroll it by businessId"
+	} else if expected != "" {
+		p.action, p.reason = clientConflict, codeStaleRevision
+		p.detail = "a new client has no facts revision: expectedRevision must be null"
+	}
+	return p
+}
+
+func orNone(rev string) string {
+	if rev == "" {
+		return "null"
+	}
+	return rev
+}
+
+// enrollEntry enrolls one entry of a session and returns its receipt: a
+// new client is provisioned (business linked to the agency, intake agent,
+// number) unless the voice provider is unavailable (waiting); an existing
+// client is installed, or gets a pending update when its facts changed;
+// stale revisions and known external references are conflicts.
+func (s *Service) enrollEntry(st *store.Store, now time.Time, sess *store.EnrollmentSession, v *store.OfferVersion, i int, fault func(string) *httpapi.Error) *store.ClientReceipt {
+	e := sess.Entries[i]
+	p := classifyEntry(st, sess.Owner, e)
+	r := &store.ClientReceipt{
+		Entry: i, BusinessID: p.businessID, ExternalRef: p.externalRef, ExistingBusinessID: p.existing,
+		Reason: p.reason, Detail: p.detail, Attempts: 1, UpdatedAt: now.UTC(),
+	}
+	switch p.action {
+	case clientConflict:
+		r.State = clientConflict
+	case "unchanged":
+		r.State, r.Reason, r.Detail, r.InstallationID = clientEnrolled, "unchanged", "already installed with these facts", p.inst.ID
+	case "update":
+		u := s.addFactsUpdate(now, p.inst, e.Facts)
+		r.State, r.InstallationID, r.UpdateID = clientUpdated, p.inst.ID, u.ID
+	case "install":
+		b, _ := st.Businesses.Get(p.businessID)
+		r.State, r.InstallationID = clientEnrolled, s.newInstallation(st, now, sess, v, b, intakeAgentOf(st, b.ID), e.Facts).ID
+	default: // create_client
+		if f := fault(httpapi.FaultTargetVoiceProvider); f != nil {
+			r.State, r.Reason = clientWaiting, "dependency_unavailable"
+			r.Detail = "the voice provider is unavailable (" + f.Message + "); the client is provisioned when it returns"
+			return r
+		}
+		pr := s.identity.Provision(st, now, identity.ProvisionSpec{
+			BusinessName: e.NewClient.Name, Email: s.clientOwnerEmail(st, sess, e), PartnerID: sess.Owner, NoCredentials: true,
+		})
+		st.ClientsByRef[sess.Owner+"\x00"+p.externalRef] = pr.Business.ID
+		if _, member := pr.Business.Members[sess.EnrolledBy]; !member {
+			st.AddMember(pr.Business, sess.EnrolledBy, store.RoleAdmin)
+		}
+		r.State, r.BusinessID = clientEnrolled, pr.Business.ID
+		r.InstallationID = s.newInstallation(st, now, sess, v, pr.Business, pr.Agent, e.Facts).ID
+	}
+	return r
+}
+
+// clientOwnerEmail is who owns a new client: the entry's ownerEmail, else
+// the session's, else the owner who claimed the link, else the enroller.
+func (s *Service) clientOwnerEmail(st *store.Store, sess *store.EnrollmentSession, e store.EnrollmentEntry) string {
+	if e.NewClient.OwnerEmail != "" {
+		return e.NewClient.OwnerEmail
+	}
+	if sess.OwnerEmail != "" {
+		return sess.OwnerEmail
+	}
+	for _, id := range []string{sess.OwnerLink.ClaimedBy, sess.EnrolledBy} {
+		if u, ok := st.Users.Get(id); ok {
+			return u.Email
+		}
+	}
+	return "owner-" + sess.ID + "@clients.voiceagent.example"
+}
+
+// intakeAgentOf returns a business's intake agent (else its oldest agent).
+func intakeAgentOf(st *store.Store, businessID string) *store.Agent {
+	agents := st.Agents.Owned(businessID)
+	for _, a := range agents {
+		if a.Intake {
+			return a
+		}
+	}
+	if len(agents) > 0 {
+		return agents[0]
+	}
+	return nil
+}
+
+// getAgencyEnrollments is GET /v1/agency-enrollments: a page of sessions
+// (newest first, 20 a page, after = the last sessionId seen), or one with
+// ?id=, which the session's claimed owner may read too. Owner-link tokens
+// are never shown.
+func (s *Service) getAgencyEnrollments(rc *httpapi.Ctx) (any, error) {
+	pt, err := agencyRead(rc, true)
+	if err != nil {
+		return nil, err
+	}
+	if id := rc.Query("id"); id != "" {
+		if pt != nil {
+			sess, err := getByID(rc, rc.Store.Enrollments, pt.ID, "enrollment session")
+			if err != nil {
+				return nil, err
+			}
+			return sessionView(sess), nil
+		}
+		if uuid.Validate(id) == nil {
+			if sess, ok := rc.Store.Enrollments.Get(id); ok && sess.OwnerLink.Status == "claimed" &&
+				sess.OwnerLink.ClaimedBy == rc.Principal.User.ID && (rc.Query("partnerId") == "" || rc.Query("partnerId") == sess.Owner) {
+				return sessionView(sess), nil
+			}
+		}
+	}
+	if pt == nil {
+		_, err := agencyRead(rc, false)
+		return nil, err
+	}
+	sessions, more, err := agencyPage(rc, rc.Store.Enrollments, pt.ID, agencySessionPage, sessionView)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"sessions": sessions, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "enrollments")}, nil
+}
+
+// sessionView is an enrollment session: entries with their facts, the
+// owner link without its token, the owner approval and per-client receipts.
+func sessionView(sess *store.EnrollmentSession) map[string]any {
+	var approval any
+	if a := sess.Approval; a != nil {
+		approval = map[string]any{"approvalId": a.ID, "fingerprint": a.Fingerprint, "approvedBy": a.ApprovedBy, "approvedAt": a.ApprovedAt}
+	}
+	l := sess.OwnerLink
+	return map[string]any{
+		"sessionId": sess.ID, "partnerId": sess.Owner, "offerVersionId": sess.OfferVersionID, "state": sess.State,
+		"selfService": sess.SelfService, "revision": sess.Revision, "fingerprint": sess.Fingerprint,
+		"ownerEmail": httpapi.Nullable(sess.OwnerEmail), "entries": sess.Entries,
+		"ownerLink": map[string]any{
+			"status": l.Status, "issuedAt": httpapi.TimeOrNull(l.IssuedAt), "claimedAt": httpapi.TimeOrNull(l.ClaimedAt),
+			"claimedBy": httpapi.Nullable(l.ClaimedBy),
+		},
+		"ownerApproval": approval, "clients": receiptViews(sess.Receipts),
+		"createdAt": sess.CreatedAt, "updatedAt": sess.UpdatedAt, "enrolledAt": httpapi.TimeOrNull(sess.EnrolledAt),
+	}
+}
+
+// receiptViews are the per-client receipts of an enroll.
+func receiptViews(rs []*store.ClientReceipt) []map[string]any {
+	out := make([]map[string]any, len(rs))
+	for i, r := range rs {
+		out[i] = map[string]any{
+			"entry": r.Entry, "state": r.State, "reason": httpapi.Nullable(r.Reason), "detail": httpapi.Nullable(r.Detail),
+			"businessId": httpapi.Nullable(r.BusinessID), "externalRef": httpapi.Nullable(r.ExternalRef),
+			"existingBusinessId": httpapi.Nullable(r.ExistingBusinessID), "installationId": httpapi.Nullable(r.InstallationID),
+			"updateId": httpapi.Nullable(r.UpdateID), "attempts": r.Attempts, "updatedAt": r.UpdatedAt,
+		}
+	}
+	return out
+}

@@ -1,0 +1,610 @@
+package agency
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// Installation states, step states and update kinds.
+const (
+	instAwaitingRoute   = "awaiting_route"
+	instAwaitingHandoff = "awaiting_handoff"
+	instLive            = "live"
+
+	stepBlocked   = "blocked"
+	stepPending   = "pending"
+	stepPreviewed = "previewed"
+	stepApproved  = "approved"
+
+	updateFactsChange = "facts_change"
+	updateCareLaunch  = "care_launch"
+)
+
+// routeParts are the facts parts a route receipt shows: applying a change
+// to one of them sends an approved route receipt (and the handoff) back to
+// review.
+var routeParts = []string{"routing", "fallback", "intakeCoverage"}
+
+// scenarios are the test scenarios run_scenarios knows, each passing when
+// the client's facts cover it.
+var scenarios = map[string]func(facts map[string]json.RawMessage) (bool, string){
+	"after_hours": func(f map[string]json.RawMessage) (bool, string) {
+		return covered(f, "intakeCoverage", "the caller is told the after-hours handling", "the facts have no intakeCoverage")
+	},
+	"booking": func(f map[string]json.RawMessage) (bool, string) {
+		var b struct {
+			Enabled bool `json:"enabled"`
+		}
+		_ = json.Unmarshal(f["booking"], &b)
+		if b.Enabled {
+			return true, "the agent books an appointment"
+		}
+		return false, "booking is not enabled in the facts"
+	},
+	"emergency": func(f map[string]json.RawMessage) (bool, string) {
+		return covered(f, "fallback", "the agent follows the fallback", "the facts have no fallback")
+	},
+	"lead_capture": func(f map[string]json.RawMessage) (bool, string) {
+		return covered(f, "routing", "the lead is routed", "the facts have no routing")
+	},
+	"pricing_question": func(f map[string]json.RawMessage) (bool, string) {
+		var faqs []json.RawMessage
+		_ = json.Unmarshal(f["faqs"], &faqs)
+		if len(faqs) > 0 {
+			return true, "the agent answers from the FAQs"
+		}
+		return false, "the facts have no FAQs"
+	},
+	"wrong_number": func(map[string]json.RawMessage) (bool, string) {
+		return true, "the agent ends the call politely"
+	},
+}
+
+func covered(f map[string]json.RawMessage, part, yes, no string) (bool, string) {
+	if len(f[part]) > 0 {
+		return true, yes
+	}
+	return false, no
+}
+
+func (s *Service) installationCommands() map[string]agencyCommand {
+	route := installStep{name: "routeReceipt", label: "route receipt",
+		step: func(i *store.Installation) *store.InstallStep { return &i.Route }, content: routeContent,
+		onApprove: func(i *store.Installation) {
+			if i.Handoff.State == stepBlocked {
+				i.Handoff.State = stepPending
+			}
+			i.State = instAwaitingHandoff
+		}}
+	handoff := installStep{name: "handoff", label: "handoff",
+		step: func(i *store.Installation) *store.InstallStep { return &i.Handoff }, content: handoffContent,
+		requires: func(i *store.Installation) *httpapi.Error {
+			if i.Route.State != stepApproved {
+				return errState("the route receipt is %s; approve it before the handoff", i.Route.State)
+			}
+			return nil
+		},
+		onApprove: func(i *store.Installation) { i.State = instLive }}
+	return map[string]agencyCommand{
+		"preview_route_receipt": {run: s.previewStep(route)},
+		"approve_route_receipt": {run: s.approveStep(route)},
+		"preview_handoff":       {run: s.previewStep(handoff)},
+		"approve_handoff":       {run: s.approveStep(handoff)},
+		"resolve_update":        {run: s.instResolveUpdate},
+		"run_scenarios":         {run: s.instRunScenarios, scopes: []string{"evals:write"}},
+	}
+}
+
+// installRef is the part every installation command has.
+type installRef struct {
+	PartnerID        string `json:"partnerId"`
+	InstallationID   string `json:"installationId"`
+	ExpectedRevision string `json:"expectedRevision"`
+	Fingerprint      string `json:"fingerprint"`
+}
+
+// installation resolves an installation command: an admin, or an operator
+// assigned to the client; the expectedRevision guard.
+func (cc *cmdCtx) installation(ref installRef) (*store.Installation, error) {
+	pt, err := cc.member(ref.PartnerID, roleAdmin, roleOperator)
+	if err != nil {
+		return nil, err
+	}
+	inst, ok := cc.st.Installations.Get(ref.InstallationID)
+	if !ok || inst.Owner != pt.ID {
+		return nil, httpapi.NotFound("installation not found: " + ref.InstallationID)
+	}
+	if _, err := cc.requireClient(pt, inst.BusinessID); err != nil {
+		return nil, err
+	}
+	if e := checkRevision(ref.ExpectedRevision, inst.Revision); e != nil {
+		return nil, e
+	}
+	return inst, nil
+}
+
+// installationCmd decodes a command into body, which embeds ref, and
+// resolves its installation.
+func (cc *cmdCtx) installationCmd(body any, ref *installRef) (*store.Installation, error) {
+	if err := cc.Decode(body); err != nil {
+		return nil, err
+	}
+	return cc.installation(*ref)
+}
+
+// bump gives an installation a new revision (64 hex) after a change.
+func (s *Service) bump(inst *store.Installation, now time.Time) {
+	inst.Revision, inst.UpdatedAt = s.IDs.Token(32), now.UTC()
+}
+
+// installStep describes a reviewed step: the route receipt or the handoff.
+type installStep struct {
+	name, label string
+	step        func(*store.Installation) *store.InstallStep
+	content     func(*store.Store, *store.Installation) map[string]any
+	requires    func(*store.Installation) *httpapi.Error
+	onApprove   func(*store.Installation)
+}
+
+// previewStep computes a step's content and fingerprint (an optional
+// fingerprint in the command must match it) and marks the step previewed.
+func (s *Service) previewStep(spec installStep) func(cc *cmdCtx) (any, error) {
+	return func(cc *cmdCtx) (any, error) {
+		var body installRef
+		inst, err := cc.installationCmd(&body, &body)
+		if err != nil {
+			return nil, err
+		}
+		if spec.requires != nil {
+			if e := spec.requires(inst); e != nil {
+				return nil, e
+			}
+		}
+		step := spec.step(inst)
+		if step.State == stepApproved {
+			return nil, errState("the %s is already approved", spec.label)
+		}
+		content := spec.content(cc.st, inst)
+		fp := fingerprint(content)
+		if body.Fingerprint != "" {
+			if e := checkFingerprint(body.Fingerprint, fp); e != nil {
+				return nil, e
+			}
+		}
+		if err := cc.ready(); err != nil {
+			return nil, err
+		}
+		raw, _ := json.Marshal(content)
+		step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, cc.now.UTC()
+		s.bump(inst, cc.now)
+		return cc.receipt(map[string]any{"installation": installationView(cc.st, inst), "fingerprint": fp}), nil
+	}
+}
+
+// approveStep approves exactly what was previewed: the step must be
+// previewed, an optional fingerprint must be the previewed one, and the
+// content must not have changed since.
+func (s *Service) approveStep(spec installStep) func(cc *cmdCtx) (any, error) {
+	return func(cc *cmdCtx) (any, error) {
+		var body installRef
+		inst, err := cc.installationCmd(&body, &body)
+		if err != nil {
+			return nil, err
+		}
+		step := spec.step(inst)
+		if step.State != stepPreviewed {
+			return nil, errState("the %s is %s; preview it, then approve what was previewed", spec.label, step.State)
+		}
+		if body.Fingerprint != "" {
+			if e := checkFingerprint(body.Fingerprint, step.Fingerprint); e != nil {
+				return nil, e
+			}
+		}
+		if now := fingerprint(spec.content(cc.st, inst)); now != step.Fingerprint {
+			return nil, httpapi.NewError(http.StatusConflict, codeFingerprintMismatch,
+				"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
+		}
+		if err := cc.ready(); err != nil {
+			return nil, err
+		}
+		step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, cc.now.UTC(), cc.user().ID
+		spec.onApprove(inst)
+		s.bump(inst, cc.now)
+		return cc.receipt(map[string]any{"installation": installationView(cc.st, inst)}), nil
+	}
+}
+
+// choiceValues are the values a choice of an update kind may take.
+var choiceValues = map[string][]string{
+	updateFactsChange: {"apply", "keep"},
+	updateCareLaunch:  {"queue", "hold"},
+}
+
+func (s *Service) instResolveUpdate(cc *cmdCtx) (any, error) {
+	var body struct {
+		installRef
+		UpdateID string         `json:"updateId"`
+		Choices  map[string]any `json:"choices"`
+	}
+	inst, err := cc.installationCmd(&body, &body.installRef)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(inst.Updates, func(u *store.PendingUpdate) bool { return u.ID == body.UpdateID })
+	if i < 0 {
+		return nil, httpapi.NotFound("update not found: " + body.UpdateID)
+	}
+	u := inst.Updates[i]
+	if u.State != stepPending {
+		return nil, errState("the update is already %s", u.State)
+	}
+	if e := checkFingerprint(body.Fingerprint, u.Fingerprint); e != nil {
+		return nil, e
+	}
+	choices, apiErr := checkChoices(u, body.Choices)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	if u.Kind == updateCareLaunch && !cc.p.Has("sms:write") {
+		return nil, httpapi.Forbidden("launching the care package needs the scope sms:write")
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	switch u.Kind {
+	case updateCareLaunch:
+		inst.Care.State, inst.Care.DecidedAt = map[string]string{"queue": "queued", "hold": "held"}[choices["launch"]], cc.now.UTC()
+	default:
+		s.applyFactsChange(cc.st, cc.now, inst, u, choices)
+	}
+	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, cc.now.UTC(), cc.user().ID
+	s.bump(inst, cc.now)
+	return cc.receipt(map[string]any{"installation": installationView(cc.st, inst), "update": updateView(u)}), nil
+}
+
+// checkChoices checks that choices names every part of the update, and
+// nothing else, with an allowed value.
+func checkChoices(u *store.PendingUpdate, choices map[string]any) (map[string]string, *httpapi.Error) {
+	allowed := choiceValues[u.Kind]
+	out := map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(choices)) {
+		if !slices.Contains(u.Parts, k) {
+			return nil, httpapi.InvalidField("/choices/"+k, "is not a part of this update (parts: %s)", strings.Join(u.Parts, ", "))
+		}
+		v, _ := choices[k].(string)
+		if !slices.Contains(allowed, v) {
+			return nil, httpapi.InvalidField("/choices/"+k, "must be %s", strings.Join(allowed, " or "))
+		}
+		out[k] = v
+	}
+	for _, p := range u.Parts {
+		if _, ok := out[p]; !ok {
+			return nil, httpapi.InvalidField("/choices/"+p, "a choice is required: %s", strings.Join(allowed, " or "))
+		}
+	}
+	return out, nil
+}
+
+// applyFactsChange applies the parts chosen "apply" to the installation's
+// facts; a changed route part sends the route receipt and handoff back to
+// review.
+func (s *Service) applyFactsChange(st *store.Store, now time.Time, inst *store.Installation, u *store.PendingUpdate, choices map[string]string) {
+	cur, next := factsParts(inst.Facts), factsParts(u.Proposed)
+	var applied []string
+	for _, p := range u.Parts {
+		if choices[p] != "apply" {
+			continue
+		}
+		if v, ok := next[p]; ok {
+			cur[p] = v
+		} else {
+			delete(cur, p)
+		}
+		applied = append(applied, p)
+	}
+	if len(applied) == 0 {
+		return
+	}
+	raw, _ := json.Marshal(cur)
+	inst.Facts = canonicalJSON(raw)
+	inst.FactsRevision = fingerprint(inst.Facts)
+	s.applyFactsToAgent(st, now, inst.AgentID, inst.Facts)
+	if slices.ContainsFunc(applied, func(p string) bool { return slices.Contains(routeParts, p) }) {
+		inst.Route = store.InstallStep{State: stepPending}
+		inst.Handoff = store.InstallStep{State: stepBlocked}
+		inst.State = instAwaitingRoute
+	}
+}
+
+func (s *Service) instRunScenarios(cc *cmdCtx) (any, error) {
+	var body struct {
+		installRef
+		Scenarios []string `json:"scenarios"`
+	}
+	inst, err := cc.installationCmd(&body, &body.installRef)
+	if err != nil {
+		return nil, err
+	}
+	names := body.Scenarios
+	if len(names) == 0 {
+		names = slices.Sorted(maps.Keys(scenarios))
+	}
+	for i, n := range names {
+		if scenarios[n] == nil {
+			return nil, httpapi.InvalidField("/scenarios/"+strconv.Itoa(i), "unknown scenario %q (known: %s)",
+				n, strings.Join(slices.Sorted(maps.Keys(scenarios)), ", "))
+		}
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	facts := factsParts(inst.Facts)
+	run := &store.ScenarioRun{ID: s.IDs.UUID(), RanAt: cc.now.UTC(), RanBy: cc.user().ID}
+	for _, n := range names {
+		ok, detail := scenarios[n](facts)
+		run.Results = append(run.Results, store.ScenarioResult{Scenario: n, Passed: ok, Detail: detail})
+	}
+	inst.Scenarios = append(inst.Scenarios, run)
+	if len(inst.Scenarios) > agencyScenarioRunsKept {
+		inst.Scenarios = inst.Scenarios[len(inst.Scenarios)-agencyScenarioRunsKept:]
+	}
+	s.bump(inst, cc.now)
+	return cc.receipt(map[string]any{"installation": installationView(cc.st, inst), "scenarioRun": scenarioRunView(run)}), nil
+}
+
+// newInstallation installs a client of an enrollment: route receipt to
+// review, handoff blocked until then, the facts on the client's agent, and
+// with the care package a draft campaign and its launch as a pending
+// update.
+func (s *Service) newInstallation(st *store.Store, now time.Time, sess *store.EnrollmentSession, v *store.OfferVersion, b *store.Business, a *store.Agent, facts json.RawMessage) *store.Installation {
+	inst := &store.Installation{
+		BusinessID: b.ID, SessionID: sess.ID, OfferVersionID: v.ID, State: instAwaitingRoute,
+		Facts: facts, FactsRevision: fingerprint(facts),
+		Route: store.InstallStep{State: stepPending}, Handoff: store.InstallStep{State: stepBlocked},
+	}
+	inst.ID = s.IDs.UUID()
+	inst.Owner = sess.Owner
+	inst.CreatedAt = st.Installations.Stamp(now)
+	if a != nil {
+		inst.AgentID = a.ID
+		s.applyFactsToAgent(st, now, a.ID, facts)
+	}
+	if pkg, ok := versionPackage(v, "care"); ok {
+		inst.Care = &store.CarePackage{State: "draft", Version: pkg.Version, Variant: pkg.Variant, PreparedAt: now.UTC()}
+		proposed, _ := json.Marshal(map[string]any{"carePackage": pkg, "launch": "queue the draft campaign for sending"})
+		s.addUpdate(now, inst, updateCareLaunch, []string{"launch"}, proposed)
+	}
+	s.bump(inst, now)
+	st.Installations.Put(inst)
+	st.InstallationByBusiness[b.ID] = inst
+	return inst
+}
+
+// addFactsUpdate records new facts for an installed client as a pending
+// update naming the parts that differ.
+func (s *Service) addFactsUpdate(now time.Time, inst *store.Installation, proposed json.RawMessage) *store.PendingUpdate {
+	cur, next := factsParts(inst.Facts), factsParts(proposed)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(next)) {
+		if !bytes.Equal(cur[k], next[k]) {
+			parts = append(parts, k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cur)) {
+		if _, ok := next[k]; !ok {
+			parts = append(parts, k)
+		}
+	}
+	slices.Sort(parts)
+	u := s.addUpdate(now, inst, updateFactsChange, parts, proposed)
+	s.bump(inst, now)
+	return u
+}
+
+// addUpdate appends a pending update; its fingerprint covers
+// {"updateId", "kind", "parts", "proposed"}.
+func (s *Service) addUpdate(now time.Time, inst *store.Installation, kind string, parts []string, proposed json.RawMessage) *store.PendingUpdate {
+	u := &store.PendingUpdate{ID: s.IDs.UUID(), Kind: kind, State: stepPending, Parts: parts,
+		Proposed: canonicalJSON(proposed), CreatedAt: now.UTC()}
+	u.Fingerprint = fingerprint(map[string]any{"updateId": u.ID, "kind": u.Kind, "parts": u.Parts, "proposed": u.Proposed})
+	inst.Updates = append(inst.Updates, u)
+	return u
+}
+
+// factsParts splits facts into their top-level parts (canonical JSON each).
+func factsParts(facts json.RawMessage) map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	_ = json.Unmarshal(facts, &m)
+	for k, v := range m {
+		m[k] = canonicalJSON(v)
+	}
+	return m
+}
+
+// applyFactsToAgent writes a client's facts into its agent's inbound prompt
+// (and transfer settings from a transfer fallback) and syncs the assistant
+// at the voice provider.
+func (s *Service) applyFactsToAgent(st *store.Store, now time.Time, agentID string, facts json.RawMessage) {
+	a, ok := st.Agents.Get(agentID)
+	if !ok {
+		return
+	}
+	var f struct {
+		Profile struct {
+			Services     []string `json:"services"`
+			ServiceArea  string   `json:"serviceArea"`
+			Hours        string   `json:"hours"`
+			Instructions string   `json:"instructions"`
+		} `json:"profile"`
+		Faqs []struct {
+			Question string `json:"question"`
+			Answer   string `json:"answer"`
+		} `json:"faqs"`
+		Fallback *struct {
+			Mode  string `json:"mode"`
+			Phone string `json:"phone"`
+		} `json:"fallback"`
+	}
+	_ = json.Unmarshal(facts, &f)
+	name := a.Name
+	if b, ok := st.Businesses.Get(a.Owner); ok {
+		name = b.Name
+	}
+	var p strings.Builder
+	p.WriteString("You are the friendly intake agent of " + name + ".")
+	for _, line := range [][2]string{
+		{"Services", strings.Join(f.Profile.Services, ", ")}, {"Service area", f.Profile.ServiceArea},
+		{"Hours", f.Profile.Hours}, {"Instructions", f.Profile.Instructions},
+	} {
+		if line[1] != "" {
+			p.WriteString("\n" + line[0] + ": " + line[1])
+		}
+	}
+	for _, q := range f.Faqs {
+		p.WriteString("\nQ: " + q.Question + " A: " + q.Answer)
+	}
+	a.InboundPrompt, a.UpdatedAt = p.String(), now.UTC()
+	if f.Fallback != nil && f.Fallback.Mode == "transfer" && f.Fallback.Phone != "" {
+		a.TransferEnabled, a.TransferPhoneNumber = true, f.Fallback.Phone
+	}
+	s.telephony.SyncAssistant(st, a)
+}
+
+// routeContent is what a route receipt shows and fingerprints.
+func routeContent(st *store.Store, inst *store.Installation) map[string]any {
+	f := factsParts(inst.Facts)
+	return map[string]any{
+		"installationId": inst.ID, "businessId": inst.BusinessID, "agentId": inst.AgentID,
+		"phoneNumber": agentPhone(st, inst.AgentID), "routing": f["routing"], "fallback": f["fallback"],
+		"intakeCoverage": f["intakeCoverage"],
+	}
+}
+
+// handoffContent is what a handoff shows and fingerprints.
+func handoffContent(st *store.Store, inst *store.Installation) map[string]any {
+	ownerID, ownerEmail := "", ""
+	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
+		ownerID = b.OwnerUserID
+		if u, ok := st.Users.Get(ownerID); ok {
+			ownerEmail = u.Email
+		}
+	}
+	var packages []store.OfferPackage
+	if v, ok := st.OfferVersions.Get(inst.OfferVersionID); ok {
+		packages = v.Packages
+	}
+	return map[string]any{
+		"installationId": inst.ID, "businessId": inst.BusinessID, "ownerUserId": ownerID, "ownerEmail": ownerEmail,
+		"agentId": inst.AgentID, "phoneNumber": agentPhone(st, inst.AgentID), "offerVersionId": inst.OfferVersionID,
+		"packages": packages, "routeReceiptFingerprint": inst.Route.Fingerprint, "carePackage": careView(inst.Care),
+		"reporting": factsParts(inst.Facts)["reporting"],
+	}
+}
+
+func agentPhone(st *store.Store, agentID string) any {
+	if a, ok := st.Agents.Get(agentID); ok {
+		return httpapi.Nullable(a.PhoneNumber)
+	}
+	return nil
+}
+
+// getAgencyInstallations is GET /v1/agency-installations: a page of
+// installations (newest first, 50 a page, after = the last installationId
+// seen), or one with ?id=.
+func (s *Service) getAgencyInstallations(rc *httpapi.Ctx) (any, error) {
+	pt, err := agencyRead(rc, false)
+	if err != nil {
+		return nil, err
+	}
+	view := func(inst *store.Installation) map[string]any { return installationView(rc.Store, inst) }
+	if rc.Query("id") != "" {
+		inst, err := getByID(rc, rc.Store.Installations, pt.ID, "installation")
+		if err != nil {
+			return nil, err
+		}
+		return view(inst), nil
+	}
+	items, more, err := agencyPage(rc, rc.Store.Installations, pt.ID, agencyInstallationPage, view)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"installations": items, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "installations")}, nil
+}
+
+// installationView is an installation as reads and receipts show it.
+func installationView(st *store.Store, inst *store.Installation) map[string]any {
+	name := ""
+	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
+		name = b.Name
+	}
+	updates := []map[string]any{}
+	pending := 0
+	for i := len(inst.Updates) - 1; i >= 0; i-- {
+		if inst.Updates[i].State == stepPending {
+			pending++
+		}
+		if len(updates) < agencyUpdatesShown {
+			updates = append(updates, updateView(inst.Updates[i]))
+		}
+	}
+	runs := []map[string]any{}
+	for i := len(inst.Scenarios) - 1; i >= 0; i-- {
+		runs = append(runs, scenarioRunView(inst.Scenarios[i]))
+	}
+	return map[string]any{
+		"installationId": inst.ID, "partnerId": inst.Owner, "businessId": inst.BusinessID, "businessName": name,
+		"agentId": httpapi.Nullable(inst.AgentID), "phoneNumber": agentPhone(st, inst.AgentID), "sessionId": inst.SessionID,
+		"offerVersionId": inst.OfferVersionID, "state": inst.State, "revision": inst.Revision,
+		"factsRevision": inst.FactsRevision, "facts": inst.Facts,
+		"routeReceipt": stepView(inst.Route), "handoff": stepView(inst.Handoff),
+		"pendingUpdates": pending, "updates": updates, "carePackage": careView(inst.Care), "scenarioRuns": runs,
+		"createdAt": inst.CreatedAt, "updatedAt": inst.UpdatedAt,
+	}
+}
+
+func stepView(st store.InstallStep) map[string]any {
+	var content any
+	if len(st.Content) > 0 {
+		content = st.Content
+	}
+	return map[string]any{
+		"state": st.State, "fingerprint": httpapi.Nullable(st.Fingerprint), "content": content,
+		"previewedAt": httpapi.TimeOrNull(st.PreviewedAt), "approvedAt": httpapi.TimeOrNull(st.ApprovedAt), "approvedBy": httpapi.Nullable(st.ApprovedBy),
+	}
+}
+
+func updateView(u *store.PendingUpdate) map[string]any {
+	var choices any
+	if u.Choices != nil {
+		choices = u.Choices
+	}
+	return map[string]any{
+		"updateId": u.ID, "kind": u.Kind, "state": u.State, "parts": u.Parts, "proposed": u.Proposed,
+		"fingerprint": u.Fingerprint, "choices": choices, "createdAt": u.CreatedAt,
+		"resolvedAt": httpapi.TimeOrNull(u.ResolvedAt), "resolvedBy": httpapi.Nullable(u.ResolvedBy),
+	}
+}
+
+func careView(c *store.CarePackage) any {
+	if c == nil {
+		return nil
+	}
+	return map[string]any{
+		"state": c.State, "version": c.Version, "variant": c.Variant, "preparedAt": c.PreparedAt,
+		"decidedAt": httpapi.TimeOrNull(c.DecidedAt),
+	}
+}
+
+func scenarioRunView(r *store.ScenarioRun) map[string]any {
+	return map[string]any{"runId": r.ID, "results": slices.Clone(r.Results), "ranAt": r.RanAt, "ranBy": r.RanBy}
+}

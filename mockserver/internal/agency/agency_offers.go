@@ -1,0 +1,256 @@
+package agency
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// Offer states.
+const (
+	offerDrafted   = "drafted"
+	offerPreviewed = "previewed"
+	offerPublished = "published"
+	offerArchived  = "archived"
+)
+
+func (s *Service) offerCommands() map[string]agencyCommand {
+	return map[string]agencyCommand{
+		"save":    {run: s.offerSave},
+		"preview": {run: s.offerPreview},
+		"publish": {run: s.offerPublish},
+		"archive": {run: s.offerArchive},
+	}
+}
+
+// offerRef is the part every offer command but save has.
+type offerRef struct {
+	PartnerID        string `json:"partnerId"`
+	OfferID          string `json:"offerId"`
+	ExpectedRevision string `json:"expectedRevision"`
+}
+
+// offer resolves an offer command's agency (with one of roles) and offer.
+func (cc *cmdCtx) offer(ref offerRef, roles ...string) (*store.Offer, error) {
+	pt, err := cc.member(ref.PartnerID, roles...)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := cc.st.Offers.Get(ref.OfferID)
+	if !ok || o.Owner != pt.ID {
+		return nil, httpapi.NotFound("offer not found: " + ref.OfferID)
+	}
+	return o, nil
+}
+
+// liveOffer resolves an offer that is not archived, at the command's
+// expectedRevision.
+func (cc *cmdCtx) liveOffer(ref offerRef, roles ...string) (*store.Offer, error) {
+	o, err := cc.offer(ref, roles...)
+	if err != nil {
+		return nil, err
+	}
+	if o.State == offerArchived {
+		return nil, errState("the offer is archived")
+	}
+	if e := checkRevision(ref.ExpectedRevision, o.Revision); e != nil {
+		return nil, e
+	}
+	return o, nil
+}
+
+func (s *Service) offerSave(cc *cmdCtx) (any, error) {
+	var body struct {
+		offerRef
+		Draft json.RawMessage `json:"draft"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	var o *store.Offer
+	if body.OfferID == "" {
+		if body.ExpectedRevision != "" {
+			return nil, httpapi.InvalidField("/expectedRevision", "is only sent with offerId (to save an existing offer)")
+		}
+		if _, err := cc.member(body.PartnerID, roleAdmin, roleOperator); err != nil {
+			return nil, err
+		}
+	} else {
+		if body.ExpectedRevision == "" {
+			return nil, httpapi.InvalidField("/expectedRevision", "is required with offerId")
+		}
+		var err error
+		if o, err = cc.liveOffer(body.offerRef, roleAdmin, roleOperator); err != nil {
+			return nil, err
+		}
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	if o == nil {
+		o = &store.Offer{}
+		o.ID = s.IDs.UUID()
+		o.Owner = cc.partner.ID
+		o.CreatedAt = cc.st.Offers.Stamp(cc.now)
+		cc.st.Offers.Put(o)
+	}
+	var head struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(body.Draft, &head)
+	o.Draft, o.Name, o.Fingerprint = canonicalJSON(body.Draft), head.Name, fingerprint(body.Draft)
+	o.State, o.Revision, o.UpdatedAt = offerDrafted, s.IDs.UUID(), cc.now.UTC()
+	return cc.receipt(map[string]any{"offer": offerView(cc.st, o)}), nil
+}
+
+func (s *Service) offerPreview(cc *cmdCtx) (any, error) {
+	var body offerRef
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	o, err := cc.offer(body, roleAdmin, roleOperator)
+	if err != nil {
+		return nil, err
+	}
+	if o.State != offerDrafted && o.State != offerPreviewed {
+		return nil, errState("the offer is %s; save a new draft to preview it again", o.State)
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	o.State, o.Revision, o.UpdatedAt, o.PreviewedAt = offerPreviewed, s.IDs.UUID(), cc.now.UTC(), cc.now.UTC()
+	return cc.receipt(map[string]any{"offer": offerView(cc.st, o), "fingerprint": o.Fingerprint}), nil
+}
+
+func (s *Service) offerPublish(cc *cmdCtx) (any, error) {
+	var body struct {
+		offerRef
+		Fingerprint string `json:"fingerprint"`
+	}
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	o, err := cc.offer(body.offerRef, roleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	if o.State != offerPreviewed {
+		return nil, errState("the offer is %s; only a previewed offer is published", o.State)
+	}
+	if e := checkRevision(body.ExpectedRevision, o.Revision); e != nil {
+		return nil, e
+	}
+	if e := checkFingerprint(body.Fingerprint, o.Fingerprint); e != nil {
+		return nil, e
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	var draft struct {
+		Packages []store.OfferPackage `json:"packages"`
+	}
+	_ = json.Unmarshal(o.Draft, &draft)
+	v := &store.OfferVersion{OfferID: o.ID, Draft: o.Draft, Fingerprint: o.Fingerprint, Packages: draft.Packages}
+	v.ID = s.IDs.UUID()
+	v.Owner = o.Owner
+	v.CreatedAt = cc.st.OfferVersions.Stamp(cc.now)
+	cc.st.OfferVersions.Put(v)
+	o.Versions = append(o.Versions, v.ID)
+	o.State, o.Revision, o.UpdatedAt, o.PublishedAt = offerPublished, s.IDs.UUID(), cc.now.UTC(), cc.now.UTC()
+	return cc.receipt(map[string]any{"offer": offerView(cc.st, o), "offerVersion": offerVersionView(v)}), nil
+}
+
+func (s *Service) offerArchive(cc *cmdCtx) (any, error) {
+	var body offerRef
+	if err := cc.Decode(&body); err != nil {
+		return nil, err
+	}
+	o, err := cc.liveOffer(body, roleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	if err := cc.ready(); err != nil {
+		return nil, err
+	}
+	o.State, o.Revision, o.UpdatedAt, o.ArchivedAt = offerArchived, s.IDs.UUID(), cc.now.UTC(), cc.now.UTC()
+	return cc.receipt(map[string]any{"offer": offerView(cc.st, o)}), nil
+}
+
+// offerVersionFor resolves a published offer version for an enrollment:
+// 404 when unknown (or, with partnerID set, another agency's), 409 when its
+// offer was archived.
+func offerVersionFor(st *store.Store, id, partnerID string) (*store.OfferVersion, error) {
+	v, ok := st.OfferVersions.Get(id)
+	if !ok || (partnerID != "" && v.Owner != partnerID) {
+		return nil, httpapi.NotFound("offer version not found: " + id)
+	}
+	if o, ok := st.Offers.Get(v.OfferID); ok && o.State == offerArchived {
+		return nil, errState("the offer of version %s is archived", id)
+	}
+	return v, nil
+}
+
+// versionPackage returns an offer version's package with the key.
+func versionPackage(v *store.OfferVersion, key string) (store.OfferPackage, bool) {
+	i := slices.IndexFunc(v.Packages, func(p store.OfferPackage) bool { return p.Key == key })
+	if i < 0 {
+		return store.OfferPackage{}, false
+	}
+	return v.Packages[i], true
+}
+
+// getAgencyOffers is GET /v1/agency-offers: a page of the agency's offers
+// (newest first, 50 a page, after = the last offerId seen), or one offer
+// with ?id=.
+func (s *Service) getAgencyOffers(rc *httpapi.Ctx) (any, error) {
+	pt, err := agencyRead(rc, false)
+	if err != nil {
+		return nil, err
+	}
+	if rc.Query("id") != "" {
+		o, err := getByID(rc, rc.Store.Offers, pt.ID, "offer")
+		if err != nil {
+			return nil, err
+		}
+		return offerView(rc.Store, o), nil
+	}
+	offers, more, err := agencyPage(rc, rc.Store.Offers, pt.ID, agencyOfferPage, func(o *store.Offer) map[string]any {
+		return offerView(rc.Store, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"offers": offers, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "offers")}, nil
+}
+
+// offerView is an offer with its latest published versions.
+func offerView(st *store.Store, o *store.Offer) map[string]any {
+	versions := []map[string]any{}
+	for i := len(o.Versions) - 1; i >= 0 && len(versions) < agencyVersionsShown; i-- {
+		if v, ok := st.OfferVersions.Get(o.Versions[i]); ok {
+			versions = append(versions, offerVersionView(v))
+		}
+	}
+	var published any
+	if len(o.Versions) > 0 {
+		published = o.Versions[len(o.Versions)-1]
+	}
+	return map[string]any{
+		"offerId": o.ID, "partnerId": o.Owner, "state": o.State, "name": o.Name, "draft": o.Draft,
+		"fingerprint": o.Fingerprint, "revision": o.Revision, "publishedVersionId": published,
+		"versions": versions, "createdAt": o.CreatedAt, "updatedAt": o.UpdatedAt,
+		"previewedAt": httpapi.TimeOrNull(o.PreviewedAt), "publishedAt": httpapi.TimeOrNull(o.PublishedAt),
+		"archivedAt": httpapi.TimeOrNull(o.ArchivedAt),
+	}
+}
+
+// offerVersionView is a published offer version.
+func offerVersionView(v *store.OfferVersion) map[string]any {
+	return map[string]any{
+		"offerVersionId": v.ID, "offerId": v.OfferID, "fingerprint": v.Fingerprint,
+		"packages": slices.Clone(v.Packages), "publishedAt": v.CreatedAt,
+	}
+}

@@ -1,0 +1,247 @@
+package governance
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+)
+
+// States of an approval request and of its callback.
+const (
+	approvalCalling     = "calling"
+	approvalApproved    = "approved"
+	approvalDenied      = "denied"
+	approvalUnreachable = "unreachable"
+	approvalExpired     = "expired"
+
+	callbackNone      = "none"
+	callbackPending   = "pending"
+	callbackDelivered = "delivered"
+	callbackFailed    = "failed"
+	callbackNotSent   = "not_sent"
+
+	// approvalDeniesNumber is the magic channel address whose approver
+	// answers the call and declines.
+	approvalDeniesNumber = "+15005550020"
+	// approvalCallbackEvent is the event of the callback body.
+	approvalCallbackEvent = "approval.decided"
+)
+
+type approvalBody struct {
+	Source          string  `json:"source"`
+	SourceRequestID string  `json:"source_request_id"`
+	SourceIntentID  *string `json:"source_intent_id"`
+	MessageID       *string `json:"message_id"`
+	RespondsToHash  *string `json:"responds_to_hash"`
+	PrincipalID     string  `json:"principal_id"`
+	Channel         struct {
+		Type    string `json:"type"`
+		Address string `json:"address"`
+	} `json:"channel"`
+	Summary          string    `json:"summary"`
+	RiskLevel        string    `json:"risk_level"`
+	RequiredFactors  []string  `json:"required_factors"`
+	ExpiresAt        time.Time `json:"expires_at"`
+	CallbackURL      string    `json:"callback_url"`
+	CallbackSecretID *string   `json:"callback_secret_id"`
+}
+
+func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
+	var b approvalBody
+	if err := rc.Decode(&b); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(b.Channel.Type, "voice") {
+		return nil, httpapi.NewError(http.StatusNotImplemented, httpapi.CodeNotImplemented,
+			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
+	}
+	if !b.ExpiresAt.After(rc.Now) {
+		return nil, httpapi.InvalidField("/expires_at", "must be in the future")
+	}
+	if err := s.approvalCallbackAllowed(b.CallbackURL); err != nil {
+		return nil, err
+	}
+	biz, agent, number := approvalCaller(rc)
+	if number == nil {
+		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+	}
+	secret, shown := s.approvalSecret(rc, b.CallbackSecretID)
+	a := &store.ApprovalRequest{
+		BusinessID: biz, Source: b.Source, SourceRequestID: b.SourceRequestID, SourceIntentID: b.SourceIntentID,
+		MessageID: b.MessageID, RespondsToHash: b.RespondsToHash, PrincipalID: b.PrincipalID,
+		ChannelType: b.Channel.Type, ChannelAddress: b.Channel.Address, Summary: b.Summary, RiskLevel: b.RiskLevel,
+		RequiredFactors: b.RequiredFactors, ExpiresAt: b.ExpiresAt.UTC(), CallbackURL: b.CallbackURL,
+		CallbackSecretID: b.CallbackSecretID, Secret: secret, Status: approvalCalling, CallbackStatus: callbackNone,
+	}
+	a.ID = s.IDs.UUID()
+	// Owned by the business it is placed from, like every record: a key
+	// restricted to another business of the same user does not see it.
+	a.Owner = biz
+	id := a.ID
+	opener := fmt.Sprintf("Hello, this is an approval request from %s. %s Do you approve?", b.Source, b.Summary)
+	if len(b.RequiredFactors) > 0 {
+		opener += " Before you answer I will need to verify: " + strings.Join(b.RequiredFactors, ", ") + "."
+	}
+	callID, apiErr := s.telephony.PlaceTouchCall(rc.Store, rc.Now, telephony.TouchCall{
+		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
+		Context: string(httpapi.MustJSON(map[string]any{
+			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
+			"required_factors": b.RequiredFactors, "principal_id": b.PrincipalID,
+		})),
+		Ref: store.TouchRef{ApprovalRequestID: id},
+	})
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	a.CallID = callID
+	a.CreatedAt = rc.Store.ApprovalRequests.Stamp(rc.Now)
+	a.UpdatedAt = a.CreatedAt
+	rc.Store.ApprovalRequests.Put(a)
+	s.Schedule(a.ExpiresAt, func(now time.Time) {
+		if a, ok := s.Store.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
+			s.decideApproval(s.Store, a, now, approvalExpired, "nobody decided before expires_at")
+		}
+	})
+	v := ApprovalView(a)
+	if shown {
+		v["callback_secret"] = secret
+	}
+	return httpapi.Created(v), nil
+}
+
+// startApprovals subscribes approval requests to the ends of their calls
+// and registers the approval callback kind of delivery: built from the
+// request's secret at each attempt (canceled once the request is gone),
+// its outcome copied onto the request.
+func (s *Service) startApprovals() {
+	s.OnCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
+		if c.Ref.ApprovalRequestID != "" {
+			s.approvalCallEnded(st, now, c.Ref.ApprovalRequestID, telephony.CallTouchEnd(c))
+		}
+	})
+	s.hooks.RegisterDeliveryKind(store.DeliveryApprovalCallback, hooks.DeliveryKind{
+		Request: func(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (hooks.OutboundRequest, map[string]string, string) {
+			a, ok := st.ApprovalRequests.Get(d.ApprovalRequestID)
+			if !ok {
+				return hooks.OutboundRequest{}, nil, "the approval request was deleted"
+			}
+			req, shown := approvalCallbackRequest(a, d, n, wall)
+			return req, shown, ""
+		},
+		Changed: approvalCallbackUpdated,
+	})
+}
+
+// approvalCallEnded decides an approval request when its call ends: a
+// completed call is the approver's answer (approved, or denied on the magic
+// number), a failed one leaves it unreachable. A request already decided
+// (expired) ignores the call's end. The caller holds the write lock.
+func (s *Service) approvalCallEnded(st *store.Store, now time.Time, id string, end telephony.TouchEnd) {
+	a, ok := st.ApprovalRequests.Get(id)
+	if !ok || a.Status != approvalCalling {
+		return
+	}
+	switch {
+	case end.Status != telephony.TouchCompleted:
+		s.decideApproval(st, a, now, approvalUnreachable, "the approval call failed: "+end.Code)
+	case a.ChannelAddress == approvalDeniesNumber:
+		s.decideApproval(st, a, now, approvalDenied, "the approver declined on the call")
+	default:
+		a.VerifiedFactors = slices.Clone(a.RequiredFactors)
+		s.decideApproval(st, a, now, approvalApproved, "the approver approved on the call")
+	}
+}
+
+// approvalCaller is the business, agent and number that place an approval
+// call: the first of the key's businesses (oldest first) whose intake (or
+// first numbered) agent has a number.
+func approvalCaller(rc *httpapi.Ctx) (string, *store.Agent, *store.Number) {
+	for _, biz := range rc.Principal.Businesses {
+		if a := runs.DefaultRunAgent(rc.Store, biz); a != nil {
+			if n := rc.Store.NumbersByPhone[a.PhoneNumber]; n != nil && n.Owner == biz {
+				return biz, a, n
+			}
+		}
+	}
+	return "", nil, nil
+}
+
+// approvalSecret returns the secret that signs a request's callback and
+// whether the answer shows it: a named secret (callback_secret_id) is made
+// on first use and shown then only; without a name every request gets its
+// own secret, shown once.
+func (s *Service) approvalSecret(rc *httpapi.Ctx, secretID *string) (string, bool) {
+	if secretID != nil {
+		k := rc.Principal.User.ID + "\x00" + *secretID
+		if sec, ok := rc.Store.ApprovalSecrets[k]; ok {
+			return sec, false
+		}
+		sec := s.hooks.NewSigningSecret()
+		rc.Store.ApprovalSecrets[k] = sec
+		return sec, true
+	}
+	return s.hooks.NewSigningSecret(), true
+}
+
+// decideApproval records the outcome of an approval request and sends it to
+// the callback. The caller holds the write lock.
+func (s *Service) decideApproval(st *store.Store, a *store.ApprovalRequest, now time.Time, status, reason string) {
+	a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
+	a.UpdatedAt = now.UTC()
+	a.CallbackEventID = s.IDs.UUID()
+	s.startApprovalCallback(st, a, httpapi.MustJSON(map[string]any{
+		"id": a.CallbackEventID, "event": approvalCallbackEvent, "business_id": a.BusinessID,
+		"timestamp": now.UTC(), "data": approvalCallbackData(a),
+	}))
+}
+
+// approvalCallbackData is the data of the callback: the decision and the
+// references the requester matches it back with.
+func approvalCallbackData(a *store.ApprovalRequest) map[string]any {
+	return map[string]any{
+		"approval_request_id": a.ID, "decision": a.Status, "reason": a.Reason,
+		"source": a.Source, "source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID,
+		"message_id": a.MessageID, "responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
+		"channel":    map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
+		"risk_level": a.RiskLevel, "required_factors": httpapi.NonNil(a.RequiredFactors),
+		"verified_factors": httpapi.NonNil(a.VerifiedFactors), "call_id": httpapi.Nullable(a.CallID),
+		"decided_at": a.DecidedAt, "expires_at": a.ExpiresAt,
+	}
+}
+
+func (s *Service) getApprovalRequests(rc *httpapi.Ctx) (any, error) {
+	var match func(*store.ApprovalRequest) bool
+	if status := rc.Query("status"); status != "" {
+		match = func(a *store.ApprovalRequest) bool { return a.Status == status }
+	}
+	return httpapi.ReadOrList(rc, rc.Store.ApprovalRequests, "approval request", "approval_requests", match, ApprovalView)
+}
+
+// ApprovalView is an approval request as the API shows it (never its
+// secret).
+func ApprovalView(a *store.ApprovalRequest) map[string]any {
+	return map[string]any{
+		"id": a.ID, "status": a.Status, "business_id": a.BusinessID, "source": a.Source,
+		"source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID, "message_id": a.MessageID,
+		"responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
+		"channel": map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
+		"summary": a.Summary, "risk_level": a.RiskLevel, "required_factors": httpapi.NonNil(a.RequiredFactors),
+		"expires_at": a.ExpiresAt, "callback_url": a.CallbackURL, "callback_secret_id": a.CallbackSecretID,
+		"call_id": httpapi.Nullable(a.CallID), "verified_factors": httpapi.NonNil(a.VerifiedFactors),
+		"reason": httpapi.Nullable(a.Reason), "decided_at": a.DecidedAt,
+		"callback": map[string]any{
+			"status": a.CallbackStatus, "event_id": httpapi.Nullable(a.CallbackEventID), "error": httpapi.Nullable(a.CallbackError),
+			"attempts": slices.Clone(a.CallbackAttempts), "next_attempt_at": a.NextAttemptAt,
+		},
+		"created_at": a.CreatedAt, "updated_at": a.UpdatedAt,
+	}
+}

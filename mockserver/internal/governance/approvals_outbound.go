@@ -1,0 +1,98 @@
+package governance
+
+// Approval callbacks are deliveries of the one delivery engine
+// (deliveries.go), kind approval_callback: the same receiver check, pool,
+// Standard Webhooks signature, retry schedule, log and replay.
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// approvalCallbackAllowed checks a callback_url when the request is made:
+// https on the allowed host list (WithApprovalCallbackHosts), or http or
+// https on a loopback host.
+func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return httpapi.InvalidField("/callback_url", "must be an absolute URL")
+	}
+	host := strings.ToLower(u.Hostname())
+	loop := hooks.IsLoopbackHost(host)
+	if u.Scheme != "https" && (u.Scheme != "http" || !loop) {
+		return httpapi.InvalidField("/callback_url", "must be https (http only for loopback test receivers)")
+	}
+	if loop {
+		return nil
+	}
+	for _, h := range s.Config.ApprovalCallbackHosts {
+		h = strings.ToLower(h)
+		if h == host || strings.HasPrefix(h, "*.") && strings.HasSuffix(host, h[1:]) {
+			return nil
+		}
+	}
+	return httpapi.InvalidField("/callback_url", "host %q is not on the allowed callback host list", host)
+}
+
+// startApprovalCallback sends a decided request's callback body: a
+// delivery of kind approval_callback on the delivery engine (deliveries.go),
+// with the schedule, log and replay of every delivery. A receiver the
+// server may not call (outside loopback without WithExternalWebhooks) is
+// not_sent and gets no delivery. The caller holds the write lock.
+func (s *Service) startApprovalCallback(st *store.Store, a *store.ApprovalRequest, body []byte) {
+	if err := s.hooks.CheckTarget(a.CallbackURL); err != nil {
+		a.CallbackStatus, a.CallbackError = callbackNotSent, err.Error()
+		return
+	}
+	s.hooks.StartDelivery(st, &store.Delivery{
+		Kind: store.DeliveryApprovalCallback, MessageID: a.CallbackEventID, ApprovalRequestID: a.ID,
+		URL: a.CallbackURL, BusinessID: a.BusinessID, EventID: a.CallbackEventID, EventType: approvalCallbackEvent,
+		ContentType: hooks.ContentTypeJSON, Body: body,
+	})
+}
+
+// approvalCallbackRequest builds attempt n of an approval callback: a POST
+// to the callback_url signed with the request's secret at the wall-clock
+// time wall.
+func approvalCallbackRequest(a *store.ApprovalRequest, d *store.Delivery, n int, wall time.Time) (req hooks.OutboundRequest, shown map[string]string) {
+	// The secret is the server's own and the id a uuid: signing cannot fail.
+	h, _ := webhooks.SignHeaders([]string{a.Secret}, d.MessageID, wall, d.Body)
+	return hooks.AttemptRequest(http.MethodPost, d.URL, h, d, n, nil)
+}
+
+// approvalCallbackUpdated is the delivery engine's outcome hook for an
+// approval callback: it copies the delivery's state onto the request's
+// callback (status, the attempt att just recorded, next_attempt_at), so the
+// request keeps it after the delivery leaves the ring buffer. att is nil
+// when the delivery starts (or a replay of it does). The caller holds the
+// write lock.
+func approvalCallbackUpdated(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt) {
+	a, ok := st.ApprovalRequests.Get(d.ApprovalRequestID)
+	if !ok {
+		return
+	}
+	a.NextAttemptAt = nil
+	switch d.Status {
+	case store.DeliverySucceeded:
+		a.CallbackStatus = callbackDelivered
+	case store.DeliveryFailed:
+		a.CallbackStatus = callbackFailed
+	default:
+		a.CallbackStatus = callbackPending
+	}
+	if att == nil {
+		return
+	}
+	a.CallbackAttempts = append(a.CallbackAttempts, store.CallbackAttempt{At: att.At, StatusCode: att.StatusCode, Error: att.Error})
+	if d.Status == store.DeliveryPending {
+		a.NextAttemptAt = httpapi.UtcPtr(d.NextAttemptAt)
+	}
+}

@@ -1,0 +1,145 @@
+package governance
+
+import (
+	"maps"
+	"net/http"
+	"strings"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+)
+
+// First message sources of a persona load.
+const (
+	personaFromOverride = "first_message"
+	personaFromOpener   = "opener"
+	personaFromDefault  = "default"
+)
+
+// PersonaRoutes are the routes of persona loading.
+func (s *Service) PersonaRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		{Method: http.MethodPost, Path: "/api/v1/agents/persona", Scope: httpapi.Scope("agents:write"), Schema: "agentPersonaLoad", Handle: s.loadPersona},
+	}
+}
+
+type personaBody struct {
+	LeadName        string   `json:"lead_name"`
+	Scenario        string   `json:"scenario"`
+	Objective       string   `json:"objective"`
+	Script          string   `json:"script"`
+	PersonaTraits   any      `json:"persona_traits"`
+	FactsToReveal   []string `json:"facts_to_reveal"`
+	FactsToWithhold []string `json:"facts_to_withhold"`
+	CallbackNumber  string   `json:"callback_number"`
+	Opener          *string  `json:"opener"`
+}
+
+// loadPersona makes an agent play a simulated lead: its inbound and outbound
+// prompts become the persona's prompt, its greetings the persona's opening
+// line (first_message, else the opener, else "Hi, this is <lead_name>."),
+// voice and model change when sent, and the persona is kept in the agent's
+// metadata under "persona". The agent's assistant at the voice provider is
+// updated.
+func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		AgentID      string         `json:"agent_id"`
+		Persona      personaBody    `json:"persona"`
+		FirstMessage *string        `json:"first_message"`
+		Voice        *store.Voice   `json:"voice"`
+		Model        map[string]any `json:"model"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	var sent struct {
+		Persona map[string]any `json:"persona"`
+	}
+	_ = httpapi.DecodeLoose(rc.Body, &sent)
+	a, err := telephony.AgentOf(rc, body.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
+		e.Code = httpapi.CodeVendorError
+		e.Message = "the voice provider refused the persona: " + e.Message
+		return nil, e
+	}
+	p := body.Persona
+	first, source := "Hi, this is "+p.LeadName+".", personaFromDefault
+	switch {
+	case body.FirstMessage != nil:
+		first, source = *body.FirstMessage, personaFromOverride
+	case p.Opener != nil:
+		first, source = *p.Opener, personaFromOpener
+	}
+	prompt := personaPrompt(&p)
+	a.InboundPrompt, a.OutboundPrompt = prompt, prompt
+	a.FirstMessage, a.OutboundFirstMessage = first, first
+	if body.Voice != nil {
+		a.Voice = *body.Voice
+		a.VoiceCatalogID = ""
+	}
+	if m := body.Model; m != nil {
+		httpapi.Set(&a.Model.Provider, strPtr(m["provider"]))
+		httpapi.Set(&a.Model.Model, strPtr(m["model"]))
+		if t, ok := m["temperature"].(float64); ok {
+			a.Model.Temperature = t
+		}
+	}
+	persona := maps.Clone(sent.Persona)
+	persona["loaded_at"] = rc.Now.UTC()
+	if a.Metadata == nil {
+		a.Metadata = map[string]any{}
+	}
+	a.Metadata["persona"] = persona
+	a.UpdatedAt = rc.Now.UTC()
+	s.telephony.SyncAssistant(rc.Store, a)
+	return map[string]any{
+		"agent_id": a.ID, "vendor_assistant_id": a.VendorAssistantID, "loaded": true,
+		"persona": persona, "first_message": first, "first_message_source": source,
+		"prompt": prompt, "voice": a.Voice, "model": a.Model, "loaded_at": rc.Now.UTC(),
+	}, nil
+}
+
+// personaPrompt is the prompt an agent plays a persona with.
+func personaPrompt(p *personaBody) string {
+	var b strings.Builder
+	b.WriteString("You are role-playing " + p.LeadName + ", a simulated lead in a test conversation. " +
+		"Stay in character for the whole call.\n")
+	b.WriteString("Scenario: " + p.Scenario + "\n")
+	line := func(label, v string) {
+		if v != "" {
+			b.WriteString(label + ": " + v + "\n")
+		}
+	}
+	line("Objective", p.Objective)
+	switch t := p.PersonaTraits.(type) {
+	case string:
+		line("Personality", t)
+	case []any:
+		var traits []string
+		for _, x := range t {
+			traits = append(traits, httpapi.Str(x))
+		}
+		line("Personality", strings.Join(traits, ", "))
+	}
+	line("Script", p.Script)
+	line("Reveal these facts when asked", strings.Join(p.FactsToReveal, "; "))
+	line("Never reveal", strings.Join(p.FactsToWithhold, "; "))
+	if p.CallbackNumber != "" {
+		line("If asked for a callback number, give", p.CallbackNumber)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// strPtr is a pointer to a string member of a decoded object, nil when
+// absent or not a string.
+func strPtr(v any) *string {
+	if s, ok := v.(string); ok {
+		return &s
+	}
+	return nil
+}

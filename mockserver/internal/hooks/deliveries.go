@@ -1,0 +1,718 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
+	"github.com/voiceagent/voiceagent-go/webhooks"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// webhookRetrySchedule is the wait before each attempt of a delivery
+// (DESIGN section 3; see WebhookRetrySchedule).
+var webhookRetrySchedule = [...]time.Duration{
+	0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+}
+
+// maxDeliveryAttempts is the number of attempts of a delivery: 8.
+const maxDeliveryAttempts = len(webhookRetrySchedule)
+
+// WebhookRetrySchedule returns the wait before each attempt of a webhook
+// delivery (subscription deliveries, per-call webhooks and approval
+// callbacks alike), on the simulated clock: the first attempt immediately, then 5 seconds, 5
+// minutes, 30 minutes, 2 hours, 5 hours, 10 hours and 10 hours after the
+// previous failed attempt. After the eighth failure the delivery is failed
+// (and replayable).
+func WebhookRetrySchedule() []time.Duration { return slices.Clone(webhookRetrySchedule[:]) }
+
+// Delivery states.
+const (
+	DeliveryPending   = store.DeliveryPending
+	DeliverySucceeded = store.DeliverySucceeded
+	DeliveryFailed    = store.DeliveryFailed
+	DeliveryCanceled  = store.DeliveryCanceled
+)
+
+// DeliveryEngine delivers events to subscriptions, the per-call webhooks
+// of calls and every other kind of delivery registered with it, with one
+// retry schedule and one delivery log. It
+// subscribes to the event bus: the subscriber only records deliveries and
+// starts or schedules attempts; HTTP happens on the outbound pool, outside
+// the store lock, and results are recorded under it.
+type DeliveryEngine struct {
+	Notify watch.Notifier
+	Kinds  map[string]DeliveryKind // by store.Delivery.Kind (registerDeliveryKind)
+}
+
+// DeliveryKind is how the engine builds and follows one kind of delivery.
+type DeliveryKind struct {
+	// Request builds attempt n (the body was rendered at enqueue time); a non-empty cancel cancels the delivery with that reason instead.
+	Request func(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string)
+	// Changed, when set, runs when a delivery of this kind starts (att nil) and after each recorded attempt, under the write lock.
+	Changed func(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt)
+}
+
+// startDeliveries creates the engine, registers the subscription and
+// call-webhook kinds of delivery and subscribes the engine to the bus.
+func (s *Service) startDeliveries() {
+	s.hooks = &DeliveryEngine{Kinds: map[string]DeliveryKind{}}
+	s.Outbound.timeout = s.Config.Hooks.Timeout
+	s.Outbound.init(s.Config.ExternalWebhooks)
+	s.resetDeliveryLog()
+	s.OnReset(s.resetDeliveryLog)
+	s.RegisterDeliveryKind(store.DeliverySubscription, DeliveryKind{Request: subscriptionAttempt})
+	s.RegisterDeliveryKind(store.DeliveryCallWebhook, DeliveryKind{Request: callWebhookAttempt})
+	s.Bus.Subscribe(s.deliverEvent)
+}
+
+// RegisterDeliveryKind tells the engine how to build and follow deliveries
+// of a kind. It is called while the server is made, before any delivery.
+func (s *Service) RegisterDeliveryKind(kind string, k DeliveryKind) {
+	s.hooks.Kinds[kind] = k
+}
+
+// resetDeliveryLog gives the store an empty delivery log of the configured
+// size. The caller holds the write lock (or owns the store).
+func (s *Service) resetDeliveryLog() {
+	size := s.Config.Hooks.LogSize
+	if size <= 0 {
+		size = store.DefaultDeliveryLogSize
+	}
+	s.Store.Deliveries = store.NewDeliveryLog(size)
+	s.hooks.Notify.Notify()
+}
+
+// deliverEvent is the bus subscriber: one delivery per active subscription
+// of the event's business that lists the event's type. It runs under the
+// write lock.
+func (s *Service) deliverEvent(ev *store.Event) {
+	st := s.Store
+	for _, w := range st.Webhooks.Owned(ev.Owner) {
+		if w.Active && slices.Contains(w.Events, ev.Type) {
+			s.enqueueDelivery(st, w, ev)
+		}
+	}
+}
+
+// enqueueDelivery renders an event for a subscription, records the delivery
+// and starts it. The caller holds the write lock.
+func (s *Service) enqueueDelivery(st *store.Store, w *store.Webhook, ev *store.Event) *store.Delivery {
+	body, ct := RenderDelivery(w, ev)
+	return s.StartDelivery(st, &store.Delivery{
+		Kind: store.DeliverySubscription, MessageID: ev.ID, SubscriptionID: w.ID, BusinessID: ev.Owner,
+		EventID: ev.ID, EventType: ev.Type, ContentType: ct, Body: body,
+	})
+}
+
+// EnqueueCallWebhook starts the per-call webhook of call c, which ended
+// with event ev (call.completed or call.failed): the flat body of spec
+// section 6, posted to the call's webhook_url on the same engine and
+// schedule as subscription deliveries, but unsigned (no secret belongs to
+// a webhook_url). Its webhook-id is the id of the delivery. The caller
+// holds the write lock.
+func (s *Service) EnqueueCallWebhook(st *store.Store, c *store.Call, ev *store.Event, body webhooks.CallWebhook) {
+	// CallWebhook.MarshalJSON writes exactly the fields of the spec's body
+	// for the event; it cannot fail.
+	raw, _ := json.Marshal(body)
+	s.StartDelivery(st, &store.Delivery{
+		Kind: store.DeliveryCallWebhook, CallID: c.ID, URL: c.WebhookURL, BusinessID: c.Owner,
+		EventID: ev.ID, EventType: ev.Type, ContentType: ContentTypeJSON, Body: raw,
+	})
+}
+
+// StartDelivery records d as pending and posts its first attempt at once
+// on the outbound pool, with the second attempt already on the clock 5
+// seconds later: that task waits for the first attempt's outcome and does
+// nothing if it succeeded, so the schedule never depends on how fast the
+// receiver answers. Later attempts run on the clock and Advance waits for
+// their answer, so one Advance covers a whole stretch of the schedule. The
+// caller holds the write lock.
+func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Delivery {
+	now := s.Clock.Now()
+	d.ID = s.IDs.UUID()
+	if d.MessageID == "" {
+		d.MessageID = d.ID
+	}
+	d.Status = store.DeliveryPending
+	d.CreatedAt = now.UTC()
+	d.NextAttemptAt = now.UTC()
+	st.Deliveries.Add(d)
+	s.deliveryUpdated(st, d, nil)
+	first := make(chan struct{})
+	cancelSecond := s.scheduleSecondAttempt(now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
+	att, ok := s.prepareAttempt(st, d, 1, now)
+	if !ok {
+		close(first)
+		return d
+	}
+	done := func(res outboundResult) {
+		s.Mu.Lock()
+		finished := s.recordAttempt(st, d, att, res)
+		s.Mu.Unlock()
+		if finished {
+			cancelSecond()
+		}
+		close(first)
+		s.hooks.Notify.Notify()
+	}
+	if err := s.CheckTarget(att.req.URL); err != nil {
+		go done(outboundResult{err: err.Error()}) // the caller holds the lock
+	} else {
+		s.postOutbound(att.req, done)
+	}
+	s.hooks.Notify.Notify()
+	return d
+}
+
+// retryAttempt makes attempt n >= 2 of a delivery at simulated time at,
+// waiting for the answer, and schedules the next attempt when it failed.
+// It runs on the clock, without the store lock.
+func (s *Service) retryAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) {
+	defer s.hooks.Notify.Notify()
+	s.Mu.Lock()
+	att, ok := s.prepareAttempt(st, d, n, at)
+	s.Mu.Unlock()
+	if !ok {
+		return
+	}
+	res, ok := s.sendAttempt(att)
+	if !ok {
+		return
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if !s.recordAttempt(st, d, att, res) {
+		s.Clock.Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
+	}
+}
+
+// postOutboundWait is postOutbound for a caller that waits for the answer
+// (a delivery retry running on the clock, so that Advance covers it). ok is
+// false when the server closed first.
+func (s *Service) postOutboundWait(req OutboundRequest) (res outboundResult, ok bool) {
+	ch := make(chan outboundResult, 1)
+	s.postOutbound(req, func(r outboundResult) { ch <- r })
+	select {
+	case res = <-ch:
+		return res, true
+	case <-s.Outbound.ctx.Done():
+		return outboundResult{}, false
+	}
+}
+
+// sendAttempt posts a prepared attempt and waits for the answer; a receiver
+// the server may not call fails at once without a connection. ok is false
+// when the server closed first.
+func (s *Service) sendAttempt(att preparedAttempt) (outboundResult, bool) {
+	if err := s.CheckTarget(att.req.URL); err != nil {
+		return outboundResult{err: err.Error()}, true
+	}
+	return s.postOutboundWait(att.req)
+}
+
+// CheckTarget parses a receiver URL and applies allowedTarget.
+func (s *Service) CheckTarget(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	return s.AllowedTarget(u)
+}
+
+// preparedAttempt is an attempt built under the lock, ready to post.
+type preparedAttempt struct {
+	n     int
+	at    time.Time // simulated
+	wall  time.Time // webhook-timestamp
+	req   OutboundRequest
+	shown map[string]string
+}
+
+// prepareAttempt builds attempt n, or reports false when the delivery is
+// over (finished, canceled, or dropped by a reset); a delivery its kind
+// cancels (a subscription deleted or deactivated since) is canceled here.
+// The caller holds the write lock.
+func (s *Service) prepareAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) (preparedAttempt, bool) {
+	if s.Store != st || d.Status != store.DeliveryPending {
+		return preparedAttempt{}, false
+	}
+	k, ok := s.hooks.Kinds[d.Kind]
+	if !ok {
+		cancelDelivery(d, "unknown delivery kind "+d.Kind) // every kind is registered by New
+		return preparedAttempt{}, false
+	}
+	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
+	var cancel string
+	att.req, att.shown, cancel = k.Request(st, d, n, at, att.wall)
+	if cancel != "" {
+		cancelDelivery(d, cancel)
+		return preparedAttempt{}, false
+	}
+	return att, true
+}
+
+// subscriptionAttempt builds attempt n of a delivery to a subscription, or
+// cancels it when the subscription was deleted or deactivated.
+func subscriptionAttempt(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string) {
+	w, ok := st.Webhooks.Get(d.SubscriptionID)
+	if !ok || !w.Active {
+		reason := "the subscription was deleted"
+		if ok {
+			reason = "the subscription was deactivated"
+		}
+		return OutboundRequest{}, nil, reason
+	}
+	req, shown = deliveryRequest(w, d, n, at, wall)
+	return req, shown, ""
+}
+
+// callWebhookAttempt builds attempt n of a per-call webhook.
+func callWebhookAttempt(_ *store.Store, d *store.Delivery, n int, _, _ time.Time) (req OutboundRequest, shown map[string]string, cancel string) {
+	req, shown = callWebhookRequest(d, n)
+	return req, shown, ""
+}
+
+// recordAttempt records an attempt's result and moves the delivery on:
+// succeeded on a 2xx, failed after the last attempt, otherwise the time of
+// the next attempt. It reports whether the delivery is finished. The
+// caller holds the write lock.
+func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att preparedAttempt, res outboundResult) (finished bool) {
+	errText := res.err
+	if errText == "" && !res.ok() {
+		errText = fmt.Sprintf("the receiver answered %d", res.status)
+	}
+	d.Attempts = append(d.Attempts, store.DeliveryAttempt{
+		N: att.n, At: att.at, SentAt: att.wall, URL: att.req.URL, Method: att.req.Method, Headers: att.shown,
+		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
+	})
+	if s.Store != st || d.Status != store.DeliveryPending {
+		return true
+	}
+	switch {
+	case res.ok():
+		d.Status, d.NextAttemptAt = store.DeliverySucceeded, time.Time{}
+	case att.n >= maxDeliveryAttempts:
+		d.Status, d.NextAttemptAt = store.DeliveryFailed, time.Time{}
+	default:
+		d.NextAttemptAt = att.at.Add(webhookRetrySchedule[att.n])
+	}
+	s.deliveryUpdated(st, d, &d.Attempts[len(d.Attempts)-1])
+	return d.Status != store.DeliveryPending
+}
+
+// deliveryUpdated is the engine's outcome hook: it runs when a delivery
+// starts (att nil) and after each attempt is recorded, so the record a
+// delivery belongs to can follow it (its kind's changed). The caller holds
+// the write lock.
+func (s *Service) deliveryUpdated(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt) {
+	if changed := s.hooks.Kinds[d.Kind].Changed; changed != nil {
+		changed(st, d, att)
+	}
+}
+
+// deliveryRequest builds attempt n of a delivery to a subscription as it is
+// now (URL, method, headers and secrets are read at each attempt; the body
+// was rendered when the event happened): signed with webhooks.SignHeaders
+// at the wall-clock time wall, by every secret active at the simulated time
+// at. shown is the headers for the delivery log, custom values redacted.
+func deliveryRequest(w *store.Webhook, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string) {
+	h := http.Header{}
+	for name, v := range w.CustomHeaders {
+		h.Set(name, v)
+	}
+	// The secrets are well-formed (the server made them) and the message id
+	// is a uuid, so signing cannot fail.
+	signed, _ := webhooks.SignHeaders(activeSecrets(w, at), d.MessageID, wall, d.Body)
+	maps.Copy(h, signed)
+	return AttemptRequest(w.HTTPMethod, w.URL, h, d, n, w.CustomHeaders)
+}
+
+// callWebhookRequest builds attempt n of a per-call webhook: a POST to the
+// call's webhook_url with the webhook-id header and no signature.
+func callWebhookRequest(d *store.Delivery, n int) (req OutboundRequest, shown map[string]string) {
+	h := http.Header{}
+	h.Set(webhooks.HeaderID, d.MessageID)
+	return AttemptRequest(http.MethodPost, d.URL, h, d, n, nil)
+}
+
+// AttemptRequest completes the headers every attempt carries (Content-Type,
+// X-Voiceagent-Event, X-Voiceagent-Attempt, a default User-Agent) and
+// returns the request with the headers for the delivery log, the values of
+// the redacted names (custom headers) hidden.
+func AttemptRequest(method, url string, h http.Header, d *store.Delivery, n int, redacted map[string]string) (req OutboundRequest, shown map[string]string) {
+	h.Set("Content-Type", d.ContentType)
+	h.Set(webhooks.HeaderEvent, d.EventType)
+	h.Set(webhooks.HeaderAttempt, strconv.Itoa(n))
+	if h.Get("User-Agent") == "" {
+		h.Set("User-Agent", "voiceagent-mock-webhooks/1")
+	}
+	shown = make(map[string]string, len(h))
+	for k, vs := range h {
+		shown[k] = strings.Join(vs, ", ")
+		if _, custom := redacted[k]; custom {
+			shown[k] = redactedValue
+		}
+	}
+	return OutboundRequest{Method: method, URL: url, Body: d.Body, Header: h}, shown
+}
+
+// redactedValue stands for a custom header's value in the delivery log.
+const redactedValue = "[redacted]"
+
+func cancelDelivery(d *store.Delivery, reason string) {
+	d.Status, d.NextAttemptAt, d.Reason = store.DeliveryCanceled, time.Time{}, reason
+}
+
+// cancelDeliveries cancels the pending deliveries of a subscription. The
+// caller holds the write lock.
+func (s *Service) cancelDeliveries(st *store.Store, subscriptionID, reason string) {
+	st.Deliveries.Each(func(d *store.Delivery) bool {
+		if d.Kind == store.DeliverySubscription && d.SubscriptionID == subscriptionID && d.Status == store.DeliveryPending {
+			cancelDelivery(d, reason)
+		}
+		return true
+	})
+	s.hooks.Notify.Notify()
+}
+
+// Delivery kinds (Delivery.Kind, DeliveryFilter.Kind, ?kind=).
+const (
+	// DeliveryKindSubscription is an event rendered for a subscription.
+	DeliveryKindSubscription = store.DeliverySubscription
+	// DeliveryKindCallWebhook is the per-call webhook of a call (the
+	// webhook_url of POST /v1/calls).
+	DeliveryKindCallWebhook = store.DeliveryCallWebhook
+	// DeliveryKindApprovalCallback is the decision of an approval request
+	// posted to its callback_url (POST /v1/approval-requests).
+	DeliveryKindApprovalCallback = store.DeliveryApprovalCallback
+)
+
+// Delivery is a webhook delivery as the delivery log (GET /_mock/deliveries)
+// shows it: one event rendered for one subscription, the per-call webhook
+// of one call, or the callback of one approval request, and every attempt
+// to post it.
+type Delivery struct {
+	ID string `json:"id"`
+	// Kind is subscription, call_webhook or approval_callback.
+	Kind string `json:"kind"`
+	// MessageID is the webhook-id header, the same on every attempt and on
+	// replays: the event id for a subscription, the id of the first
+	// delivery for a per-call webhook, the callback body's id for an
+	// approval callback.
+	MessageID string `json:"message_id"`
+	// SubscriptionID is the subscription of a subscription delivery.
+	SubscriptionID string `json:"subscription_id,omitempty"`
+	// CallID is the call of a per-call webhook.
+	CallID string `json:"call_id,omitempty"`
+	// ApprovalRequestID is the approval request of an approval callback.
+	ApprovalRequestID string `json:"approval_request_id,omitempty"`
+	BusinessID        string `json:"business_id"`
+	// EventID is the event delivered (for a per-call webhook, the
+	// call.completed or call.failed event of the log; for an approval
+	// callback, the id of its approval.decided body, which the event log
+	// does not hold).
+	EventID     string `json:"event_id"`
+	Event       string `json:"event"`
+	ContentType string `json:"content_type"`
+	// Body is the request body, byte for byte as sent (and signed).
+	Body string `json:"body"`
+	// Status is pending, succeeded, failed (replayable) or canceled
+	// (subscriptions only, in practice).
+	Status   string            `json:"status"`
+	Attempts []DeliveryAttempt `json:"attempts"`
+	// NextAttemptAt is the simulated time of the next attempt, if any.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	// ReplayOf is the delivery this one replays.
+	ReplayOf string `json:"replay_of,omitempty"`
+	// Reason says why a delivery was canceled.
+	Reason    string    `json:"reason,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// DeliveryAttempt is one HTTP request of a delivery.
+type DeliveryAttempt struct {
+	Attempt int `json:"attempt"`
+	// At is the simulated time of the attempt.
+	At time.Time `json:"at"`
+	// SentAt is the wall-clock time of the attempt (its webhook-timestamp).
+	SentAt time.Time `json:"sent_at"`
+	URL    string    `json:"url"`
+	Method string    `json:"method"`
+	// RequestHeaders are the headers sent; custom header values read
+	// "[redacted]".
+	RequestHeaders map[string]string `json:"request_headers"`
+	// StatusCode is the receiver's status, 0 when none came.
+	StatusCode int `json:"status_code"`
+	// Error says why the attempt failed.
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+	// Response is the start (4 KiB) of the receiver's answer.
+	Response string `json:"response,omitempty"`
+}
+
+// DeliveryFilter selects deliveries; empty fields match everything.
+type DeliveryFilter struct {
+	// Kind is DeliveryKindSubscription, DeliveryKindCallWebhook or
+	// DeliveryKindApprovalCallback.
+	Kind              string
+	SubscriptionID    string
+	CallID            string
+	ApprovalRequestID string
+	BusinessID        string
+	EventID           string
+	Event             string
+	Status            string
+	// MinAttempts keeps deliveries with at least this many attempts made.
+	MinAttempts int
+}
+
+// Match reports whether a delivery passes the filter, so a filter can be
+// given to WaitDeliveries: srv.WaitDeliveries(ctx, f.Match).
+func (f DeliveryFilter) Match(d *Delivery) bool {
+	return (f.Kind == "" || d.Kind == f.Kind) &&
+		(f.SubscriptionID == "" || d.SubscriptionID == f.SubscriptionID) &&
+		(f.CallID == "" || d.CallID == f.CallID) &&
+		(f.ApprovalRequestID == "" || d.ApprovalRequestID == f.ApprovalRequestID) &&
+		(f.BusinessID == "" || d.BusinessID == f.BusinessID) &&
+		(f.EventID == "" || d.EventID == f.EventID) &&
+		(f.Event == "" || d.Event == f.Event) &&
+		(f.Status == "" || d.Status == f.Status) &&
+		len(d.Attempts) >= f.MinAttempts
+}
+
+func deliveryView(d *store.Delivery) Delivery {
+	var v Delivery
+	fillDeliveryView(&v, d)
+	v.Attempts = slices.Clone(v.Attempts)
+	return v
+}
+
+// fillDeliveryView writes d's view into v, reusing v's attempts slice (so a
+// scan can test every delivery without allocating).
+func fillDeliveryView(v *Delivery, d *store.Delivery) {
+	attempts := v.Attempts[:0]
+	*v = Delivery{
+		ID: d.ID, Kind: d.Kind, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, CallID: d.CallID,
+		ApprovalRequestID: d.ApprovalRequestID, BusinessID: d.BusinessID,
+		EventID: d.EventID, Event: d.EventType, ContentType: d.ContentType, Body: string(d.Body),
+		Status: d.Status, ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
+	}
+	if !d.NextAttemptAt.IsZero() {
+		t := d.NextAttemptAt
+		v.NextAttemptAt = &t
+	}
+	for _, a := range d.Attempts {
+		attempts = append(attempts, DeliveryAttempt{
+			Attempt: a.N, At: a.At, SentAt: a.SentAt, URL: a.URL, Method: a.Method,
+			RequestHeaders: a.Headers, StatusCode: a.StatusCode, Error: a.Error,
+			DurationMS: float64(a.Duration.Microseconds()) / 1000, Response: a.Response,
+		})
+	}
+	v.Attempts = attempts
+}
+
+// Deliveries returns the deliveries in the log that pass the filter, oldest
+// first.
+func (s *Service) Deliveries(f DeliveryFilter) []Delivery {
+	return s.deliveries(f.Match)
+}
+
+func (s *Service) deliveries(match func(*Delivery) bool) []Delivery {
+	_, out := s.scanDeliveries(match, true)
+	return out
+}
+
+// scanDeliveries counts the deliveries that match and, when collect is set,
+// returns them. The match function sees a scratch view it must not keep.
+func (s *Service) scanDeliveries(match func(*Delivery) bool, collect bool) (int, []Delivery) {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	n, out := 0, []Delivery{}
+	var scratch Delivery
+	s.Store.Deliveries.Each(func(d *store.Delivery) bool {
+		if match != nil {
+			fillDeliveryView(&scratch, d)
+			if !match(&scratch) {
+				return true
+			}
+		}
+		n++
+		if collect {
+			out = append(out, deliveryView(d))
+		}
+		return true
+	})
+	return n, out
+}
+
+// WaitDeliveries waits until at least one delivery matches (nil: any), or
+// ctx ends, and returns the matching ones, oldest first. Deliveries happen
+// in the background: wait for them instead of sleeping. match must not keep
+// the pointer it is given.
+func (s *Service) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
+	return s.WaitDeliveryCount(ctx, 1, match)
+}
+
+// WaitDeliveryCount waits until at least n deliveries match (nil: any), or
+// ctx ends, and returns the matching ones, oldest first.
+func (s *Service) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
+	s.hooks.Notify.Wait(ctx, func() bool {
+		count, _ := s.scanDeliveries(match, false)
+		return count >= n
+	})
+	return s.deliveries(match)
+}
+
+// Errors of ReplayDelivery.
+var (
+	ErrDeliveryNotFound      = errors.New("mockserver: no such delivery in the log")
+	ErrDeliveryNotReplayable = errors.New("mockserver: only failed or canceled deliveries are replayable (a subscription's to an existing active subscription)")
+)
+
+// ReplayDelivery sends a failed (or canceled) delivery again: a new
+// delivery with the same message id (webhook-id) and body, with a fresh
+// retry schedule, to the subscription as it is now (or to the call's
+// webhook_url, or the approval request's callback_url, signed with its
+// secret; the request's callback status follows the replay).
+func (s *Service) ReplayDelivery(id string) (Delivery, error) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d, err := s.replayDeliveryLocked(id)
+	if err != nil {
+		return Delivery{}, err
+	}
+	return deliveryView(d), nil
+}
+
+func (s *Service) replayDeliveryLocked(id string) (*store.Delivery, error) {
+	st := s.Store
+	old, ok := st.Deliveries.Get(id)
+	if !ok {
+		return nil, ErrDeliveryNotFound
+	}
+	if old.Status != store.DeliveryFailed && old.Status != store.DeliveryCanceled {
+		return nil, ErrDeliveryNotReplayable
+	}
+	if old.Kind == store.DeliverySubscription {
+		if w, ok := st.Webhooks.Get(old.SubscriptionID); !ok || !w.Active {
+			return nil, ErrDeliveryNotReplayable
+		}
+	}
+	return s.StartDelivery(st, &store.Delivery{
+		Kind: old.Kind, MessageID: old.MessageID, SubscriptionID: old.SubscriptionID, CallID: old.CallID,
+		ApprovalRequestID: old.ApprovalRequestID, URL: old.URL,
+		BusinessID: old.BusinessID, EventID: old.EventID, EventType: old.EventType, ContentType: old.ContentType,
+		Body: old.Body, ReplayOf: old.ID,
+	}), nil
+}
+
+// DeliveryAdminRoutes are the admin routes of the delivery log.
+func (s *Service) DeliveryAdminRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		httpapi.AdminRoute(http.MethodGet, "/deliveries", httpapi.LockNone, "", s.adminDeliveries),
+		httpapi.AdminRoute(http.MethodPost, "/deliveries/replay", httpapi.LockWrite, "mockDeliveryReplay", s.adminReplayDelivery),
+		httpapi.AdminRoute(http.MethodPost, "/events", httpapi.LockWrite, "mockEvent", s.adminEmitEvent),
+	}
+}
+
+func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
+	poll, err := rc.LongPoll()
+	if err != nil {
+		return nil, err
+	}
+	f := DeliveryFilter{
+		Kind: rc.Query("kind"), SubscriptionID: rc.Query("subscription_id"), CallID: rc.Query("call_id"),
+		ApprovalRequestID: rc.Query("approval_request_id"), BusinessID: rc.Query("business_id"),
+		EventID: rc.Query("event_id"), Event: rc.Query("event"), Status: rc.Query("status"),
+	}
+	if f.MinAttempts, err = rc.IntQuery("min_attempts", 0, 0, maxDeliveryAttempts); err != nil {
+		return nil, err
+	}
+	count, err := rc.IntQuery("count", 1, 1, 100_000)
+	if err != nil {
+		return nil, err
+	}
+	if f.Status != "" && !slices.Contains([]string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCanceled}, f.Status) {
+		return nil, httpapi.InvalidField("status", "must be pending, succeeded, failed or canceled")
+	}
+	if f.Kind != "" && !slices.Contains([]string{DeliveryKindSubscription, DeliveryKindCallWebhook, DeliveryKindApprovalCallback}, f.Kind) {
+		return nil, httpapi.InvalidField("kind", "must be subscription, call_webhook or approval_callback")
+	}
+	poll(func(ctx context.Context) { s.WaitDeliveryCount(ctx, count, f.Match) })
+	return map[string]any{"deliveries": s.Deliveries(f), "cap": s.deliveryLogCap()}, nil
+}
+
+func (s *Service) deliveryLogCap() int {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	return s.Store.Deliveries.Cap()
+}
+
+func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		DeliveryID string `json:"delivery_id"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	d, err := s.replayDeliveryLocked(body.DeliveryID)
+	switch {
+	case errors.Is(err, ErrDeliveryNotFound):
+		return nil, httpapi.NotFound("delivery not found: " + body.DeliveryID)
+	case err != nil:
+		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict,
+			"only a failed or canceled delivery can be replayed (a subscription's to an existing active subscription)")
+	}
+	return httpapi.Created(deliveryView(d)), nil
+}
+
+// EmitEvent records an event of a business with data (any JSON-able value;
+// nil gives {}) as if the platform produced it now, and delivers it to the
+// business's subscriptions: a driver for receiver tests (POST /_mock/events
+// does the same). It returns the event id.
+func (s *Service) EmitEvent(businessID, eventType string, data any) (string, error) {
+	if !isEventType(eventType) {
+		return "", errors.New("mockserver: unknown event type " + eventType)
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if _, ok := s.Store.Businesses.Get(businessID); !ok {
+		return "", errors.New("mockserver: no business " + businessID)
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	return s.Emit(s.Store, businessID, eventType, s.Clock.Now(), data).ID, nil
+}
+
+func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		BusinessID string         `json:"business_id"`
+		Event      string         `json:"event"`
+		Data       map[string]any `json:"data"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	if _, ok := rc.Store.Businesses.Get(body.BusinessID); !ok {
+		return nil, httpapi.NotFound("business not found: " + body.BusinessID)
+	}
+	if body.Data == nil {
+		body.Data = map[string]any{}
+	}
+	ev := s.Emit(rc.Store, body.BusinessID, body.Event, rc.Now, body.Data)
+	return httpapi.Created(eventView(ev)), nil
+}

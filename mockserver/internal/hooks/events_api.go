@@ -1,0 +1,116 @@
+package hooks
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// maxReplayEvents bounds the events one POST /v1/events/replay re-delivers.
+const maxReplayEvents = 1000
+
+// EventRoutes are the routes of the event log and its replay.
+func (s *Service) EventRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		{Method: http.MethodGet, Path: "/api/v1/events", Scope: httpapi.Scope("events:read"), Handle: s.listEvents},
+		{Method: http.MethodPost, Path: "/api/v1/events/replay", Scope: httpapi.Scope("events:replay"), Schema: "eventsReplay", Handle: s.replayEvents},
+	}
+}
+
+// eventView is an event of the log: the standard delivery body plus its
+// created_at (the pagination cursor).
+func eventView(ev *store.Event) map[string]any {
+	data := ev.Data
+	if len(data) == 0 {
+		data = json.RawMessage("null")
+	}
+	return map[string]any{
+		"id": ev.ID, "event": ev.Type, "business_id": ev.Owner,
+		"timestamp": ev.Timestamp, "data": data, "created_at": ev.CreatedAt,
+	}
+}
+
+func (s *Service) listEvents(rc *httpapi.Ctx) (any, error) {
+	var match func(*store.Event) bool
+	if typ := rc.Query("type"); typ != "" {
+		if !isEventType(typ) {
+			return nil, httpapi.InvalidField("type", "unknown event type %q", typ)
+		}
+		match = func(ev *store.Event) bool { return ev.Type == typ }
+	}
+	return httpapi.ReadOrList(rc, rc.Store.Events, "event", "events", match, eventView)
+}
+
+func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		EventIDs   []string   `json:"event_ids"`
+		Since      *time.Time `json:"since"`
+		Until      *time.Time `json:"until"`
+		Types      []string   `json:"types"`
+		BusinessID string     `json:"business_id"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	owners := rc.Principal.Businesses
+	if body.BusinessID != "" {
+		if _, err := rc.Business(body.BusinessID); err != nil {
+			return nil, err
+		}
+		owners = []string{body.BusinessID}
+	}
+	var events []*store.Event
+	if body.EventIDs != nil {
+		for _, id := range body.EventIDs {
+			ev, err := httpapi.Reachable(rc, rc.Store.Events, id, "event")
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(owners, ev.Owner) {
+				return nil, httpapi.NotFound("event not found in business " + body.BusinessID + ": " + id)
+			}
+			events = append(events, ev)
+		}
+	} else {
+		var until time.Time // zero: no bound (every event so far)
+		if body.Until != nil {
+			until = *body.Until
+			if !until.After(*body.Since) {
+				return nil, httpapi.InvalidField("/until", "must be after since")
+			}
+		}
+		tooMany := false
+		rc.Store.Events.Scan(owners, until, func(ev *store.Event) bool {
+			if ev.CreatedAt.Before(*body.Since) {
+				return false
+			}
+			if len(body.Types) > 0 && !slices.Contains(body.Types, ev.Type) {
+				return true
+			}
+			if len(events) == maxReplayEvents {
+				tooMany = true
+				return false
+			}
+			events = append(events, ev)
+			return true
+		})
+		if tooMany {
+			return nil, httpapi.Invalid("more than %d events match: narrow since and until, or name types", maxReplayEvents)
+		}
+		slices.Reverse(events) // oldest first
+	}
+	ids := []string{}
+	for _, ev := range events {
+		for _, w := range rc.Store.Webhooks.Owned(ev.Owner) {
+			if w.Active && slices.Contains(w.Events, ev.Type) {
+				ids = append(ids, s.enqueueDelivery(rc.Store, w, ev).ID)
+			}
+		}
+	}
+	return map[string]any{"events": len(events), "deliveries": len(ids), "delivery_ids": ids}, nil
+}

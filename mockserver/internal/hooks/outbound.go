@@ -1,0 +1,230 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Outbound HTTP: every request the mock makes to a receiver (subscription
+// deliveries, per-call webhooks and approval callbacks, all run by the
+// delivery engine of deliveries.go) goes through allowedTarget and postOutbound, so the host
+// rules and the worker pool are the same everywhere.
+const (
+	// outboundTimeout bounds one attempt (connect, send, answer).
+	outboundTimeout = 10 * time.Second
+	// outboundConcurrency is how many attempts run at once; more wait.
+	outboundConcurrency = 8
+	// outboundMaxAnswer is how much of a receiver's answer is kept.
+	outboundMaxAnswer = 4 << 10
+)
+
+// ErrTargetRefused wraps every refusal of allowedTarget.
+var ErrTargetRefused = errors.New("receiver not allowed")
+
+// AllowedTarget is the one check of a receiver URL the mock will call:
+// https:// URLs, and http:// URLs on loopback hosts (localhost, *.localhost,
+// 127.0.0.0/8, ::1). Hosts outside loopback are refused unless the server
+// runs with WithExternalWebhooks(true) (flag -allow-external-webhooks). No
+// DNS lookup happens here; the dialer checks the address it connects to.
+func (s *Service) AllowedTarget(u *url.URL) error {
+	if u == nil || u.Host == "" || u.Hostname() == "" {
+		return fmt.Errorf("%w: the URL must be absolute, with a host", ErrTargetRefused)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%w: the URL may not carry credentials", ErrTargetRefused)
+	}
+	loopback := IsLoopbackHost(u.Hostname())
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !loopback {
+			return fmt.Errorf("%w: http is only allowed on loopback hosts; use https", ErrTargetRefused)
+		}
+	default:
+		return fmt.Errorf("%w: the scheme must be https (or http on loopback)", ErrTargetRefused)
+	}
+	if !loopback && !s.Config.ExternalWebhooks {
+		return fmt.Errorf("%w: the mock server only calls loopback hosts unless started with -allow-external-webhooks (WithExternalWebhooks(true))", ErrTargetRefused)
+	}
+	return nil
+}
+
+// IsLoopbackHost reports whether a host name or literal IP is loopback.
+func IsLoopbackHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// OutboundRequest is one HTTP attempt to a receiver.
+type OutboundRequest struct {
+	Method string
+	URL    string
+	Header http.Header
+	Body   []byte
+}
+
+// outboundResult is how an attempt went: the status (0 when there was no
+// answer), an error text, the start of the answer and the real time taken.
+type outboundResult struct {
+	status   int
+	err      string
+	answer   []byte
+	duration time.Duration
+}
+
+// ok reports a 2xx answer.
+func (r outboundResult) ok() bool { return r.err == "" && r.status >= 200 && r.status < 300 }
+
+// OutboundPoster runs attempts on a bounded pool of goroutines. Its zero
+// value is ready; Server.Close stops it (in-flight attempts are cancelled
+// and their results dropped).
+type OutboundPoster struct {
+	once     sync.Once
+	ctx      context.Context
+	cancel   context.CancelFunc
+	sem      chan struct{}
+	client   *http.Client // verifies TLS certificates
+	loopback *http.Client // for loopback https receivers (test servers' self-signed certificates)
+	// timeout overrides outboundTimeout (WithWebhookTimeout).
+	timeout time.Duration
+}
+
+func (p *OutboundPoster) init(external bool) {
+	p.once.Do(func() {
+		p.ctx, p.cancel = context.WithCancel(context.Background())
+		p.sem = make(chan struct{}, outboundConcurrency)
+		if p.timeout <= 0 {
+			p.timeout = outboundTimeout
+		}
+		newClient := func(insecure bool) *http.Client {
+			d := &net.Dialer{Timeout: p.timeout, Control: DialGuard(external)}
+			return &http.Client{
+				Transport: &http.Transport{
+					DialContext:         d.DialContext,
+					TLSClientConfig:     &tls.Config{InsecureSkipVerify: insecure}, //nolint:gosec // loopback test receivers only
+					TLSHandshakeTimeout: p.timeout,
+					MaxIdleConnsPerHost: outboundConcurrency, // one kept-alive connection per worker
+					IdleConnTimeout:     30 * time.Second,
+				},
+				Timeout: p.timeout,
+				// A redirect is an answer like any other non-2xx: not followed.
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			}
+		}
+		p.client, p.loopback = newClient(false), newClient(true)
+	})
+}
+
+// DialGuard refuses connections to addresses outside loopback unless
+// external receivers are allowed, so a host name that resolves elsewhere
+// cannot sneak past allowedTarget.
+func DialGuard(external bool) func(network, address string, c syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		if external {
+			return nil
+		}
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			return fmt.Errorf("%w: %s is not a loopback address", ErrTargetRefused, host)
+		}
+		return nil
+	}
+}
+
+// Close stops the poster: attempts in flight end, no new one starts.
+func (p *OutboundPoster) Close() {
+	p.init(false)
+	p.cancel()
+}
+
+// postOutbound sends req on the pool, never on the caller's goroutine, and
+// hands the result to done on the pool's goroutine. Callers schedule under
+// the store lock (snapshotting what to send) and done takes the lock itself
+// to record the result: no HTTP exchange ever runs under the store lock.
+// After Close, done is not called.
+func (s *Service) postOutbound(req OutboundRequest, done func(outboundResult)) {
+	p := &s.Outbound
+	p.init(s.Config.ExternalWebhooks)
+	go func() {
+		select {
+		case p.sem <- struct{}{}:
+		case <-p.ctx.Done():
+			return
+		}
+		res := s.doOutbound(req)
+		<-p.sem
+		if p.ctx.Err() != nil {
+			return
+		}
+		done(res)
+	}()
+}
+
+// doOutbound makes one attempt. Callers check the target with
+// allowedTarget first.
+func (s *Service) doOutbound(req OutboundRequest) outboundResult {
+	p := &s.Outbound
+	start := time.Now()
+	hr, err := http.NewRequestWithContext(p.ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		return outboundResult{err: err.Error(), duration: time.Since(start)}
+	}
+	hr.Header = req.Header.Clone()
+	if hr.Header == nil {
+		hr.Header = http.Header{}
+	}
+	if hr.Header.Get("User-Agent") == "" {
+		hr.Header.Set("User-Agent", "voiceagent-mock-webhooks/1")
+	}
+	c := p.client
+	if IsLoopbackHost(hr.URL.Hostname()) {
+		c = p.loopback
+	}
+	resp, err := c.Do(hr)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) && ue.Timeout() {
+			return outboundResult{err: fmt.Sprintf("timeout: no answer within %s", p.timeout), duration: time.Since(start)}
+		}
+		return outboundResult{err: err.Error(), duration: time.Since(start)}
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, outboundMaxAnswer))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
+	return outboundResult{status: resp.StatusCode, answer: answer, duration: time.Since(start)}
+}
+
+// scheduleSecondAttempt puts the second attempt of an outbound delivery on
+// the clock, webhookRetrySchedule[1] after the first attempt started at now: when it
+// falls due it waits until first is closed (the first attempt's outcome is
+// recorded) and then runs second, which does nothing when the first
+// attempt succeeded. So the schedule never depends on how fast a receiver
+// answers. It returns the task's cancel.
+func (s *Service) scheduleSecondAttempt(now time.Time, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
+	return s.Clock.Schedule(now.Add(webhookRetrySchedule[1]), func(at time.Time) {
+		select {
+		case <-first:
+		case <-s.Outbound.ctx.Done():
+			return
+		}
+		second(at)
+	})
+}

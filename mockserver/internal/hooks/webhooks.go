@@ -1,0 +1,303 @@
+package hooks
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// Subscription defaults and bounds.
+const (
+	// defaultSecretGrace is how long a rotated-out secret keeps signing
+	// when the rotation does not say.
+	defaultSecretGrace = 24 * time.Hour
+	secretPrefix       = "whsec_"
+	secretBytes        = 24
+)
+
+// eventTypes are the 27 event types of spec section 6, in its order.
+var eventTypes = []string{
+	"lead.created", "lead.scored", "call.received", "call.started", "call.completed",
+	"call.failed", "sms.received", "sms.sent", "sms.delivered", "sms.failed",
+	"voicemail.received", "dispatcher.briefing_created", "dispatcher.handoff_dispatched",
+	"phone_number.assigned", "phone_number.released", "phone_number.purchased",
+	"workspace.paused", "workspace.canceled", "workspace.created",
+	"workspace.provisioning_failed", "workspace.ready", "workspace.teardown_completed",
+	"lead_email.sent", "lead_email.failed", "callback.scheduled", "callback.completed",
+	"conversation.handoff",
+}
+
+func isEventType(s string) bool { return slices.Contains(eventTypes, s) }
+
+// WebhookRoutes are the routes of webhook subscriptions.
+func (s *Service) WebhookRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		{Method: http.MethodGet, Path: "/api/v1/webhooks", Scope: httpapi.Scope("webhooks:read"), Handle: s.getWebhooks},
+		{Method: http.MethodPost, Path: "/api/v1/webhooks", Scope: httpapi.Scope("webhooks:write"), Schema: "webhookUpsert", Handle: s.upsertWebhook},
+		{Method: http.MethodDelete, Path: "/api/v1/webhooks", Scope: httpapi.Scope("webhooks:write"), Handle: s.deleteWebhook},
+		{Method: http.MethodPost, Path: "/api/v1/webhooks/rotate-secret", Scope: httpapi.Scope("webhooks:write"), Schema: "webhookRotateSecret", Handle: s.rotateWebhookSecret},
+	}
+}
+
+// webhookOf returns a subscription the caller reaches, or 404.
+func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
+	return httpapi.Reachable(rc, rc.Store.Webhooks, id, "webhook subscription")
+}
+
+func (s *Service) getWebhooks(rc *httpapi.Ctx) (any, error) {
+	view := func(w *store.Webhook) map[string]any { return webhookView(w, rc.Now) }
+	return httpapi.ReadOrList(rc, rc.Store.Webhooks, "webhook subscription", "webhooks", nil, view)
+}
+
+// webhookUpsertBody is POST /v1/webhooks after schema validation.
+type webhookUpsertBody struct {
+	ID            string                    `json:"id"`
+	BusinessID    string                    `json:"business_id"`
+	WebhookURL    string                    `json:"webhook_url"`
+	Events        []string                  `json:"events"`
+	Description   *string                   `json:"description"`
+	IsActive      *bool                     `json:"is_active"`
+	Preset        string                    `json:"preset"`
+	Template      *webhooks.PayloadTemplate `json:"payload_template"`
+	CustomHeaders map[string]*string        `json:"custom_headers"`
+	HTTPMethod    string                    `json:"http_method"`
+	BodyFormat    string                    `json:"body_format"`
+}
+
+func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
+	var body webhookUpsertBody
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	var sent map[string]json.RawMessage
+	_ = httpapi.DecodeLoose(rc.Body, &sent)
+	if _, err := rc.Business(body.BusinessID); err != nil {
+		return nil, err
+	}
+	var w *store.Webhook
+	creating := body.ID == ""
+	if creating {
+		w = &store.Webhook{
+			Events: slices.Clone(eventTypes), Active: true,
+			HTTPMethod: http.MethodPost, BodyFormat: "json", CustomHeaders: map[string]string{},
+		}
+	} else {
+		var err error
+		if w, err = webhookOf(rc, body.ID); err != nil {
+			return nil, err
+		}
+		if w.Owner != body.BusinessID {
+			return nil, httpapi.InvalidField("/business_id", "does not match the subscription's business %s (a subscription cannot move)", w.Owner)
+		}
+	}
+
+	// Check everything before changing anything.
+	var template *webhooks.PayloadTemplate
+	_, templateSent := sent["payload_template"]
+	if templateSent && body.Template != nil {
+		if e := ValidateTemplate(body.Template.Fields); e != nil {
+			return nil, e
+		}
+		template = body.Template
+	}
+	var headers map[string]string
+	if _, ok := sent["custom_headers"]; ok {
+		var e *httpapi.Error
+		if headers, e = mergeCustomHeaders(w.CustomHeaders, body.CustomHeaders); e != nil {
+			return nil, e
+		}
+	}
+
+	w.URL = body.WebhookURL
+	if body.Events != nil {
+		w.Events = slices.Clone(body.Events)
+	}
+	if _, ok := sent["description"]; ok {
+		w.Description = body.Description
+	}
+	if body.IsActive != nil {
+		w.Active = *body.IsActive
+	}
+	switch {
+	case templateSent:
+		w.Template, w.Preset = template, ""
+	case body.Preset != "":
+		w.Template, _ = ExpandPreset(body.Preset)
+		w.Preset = body.Preset
+	}
+	if _, ok := sent["custom_headers"]; ok {
+		w.CustomHeaders = headers
+	}
+	if body.HTTPMethod != "" {
+		w.HTTPMethod = body.HTTPMethod
+	}
+	if body.BodyFormat != "" {
+		w.BodyFormat = body.BodyFormat
+	}
+	w.UpdatedAt = rc.Now.UTC()
+	if !creating {
+		if !w.Active {
+			s.cancelDeliveries(rc.Store, w.ID, "the subscription was deactivated")
+		}
+		return webhookView(w, rc.Now), nil
+	}
+	w.ID = s.IDs.UUID()
+	w.Owner = body.BusinessID
+	w.CreatedAt = rc.Store.Webhooks.Stamp(rc.Now)
+	w.UpdatedAt = w.CreatedAt
+	secret := s.NewSigningSecret()
+	w.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: w.CreatedAt}}
+	rc.Store.Webhooks.Put(w)
+	v := webhookView(w, rc.Now)
+	v["secret"] = secret
+	return httpapi.Created(v), nil
+}
+
+// mergeCustomHeaders applies a sent custom_headers object to the saved
+// headers: the sent names become the set (canonical names, no two equal in
+// any case), a string sets the value and null keeps the saved one. nil
+// (custom_headers: null) means no headers.
+func mergeCustomHeaders(saved map[string]string, sent map[string]*string) (map[string]string, *httpapi.Error) {
+	out := map[string]string{}
+	for name, v := range sent {
+		canon := http.CanonicalHeaderKey(name)
+		ptr := "/custom_headers/" + jsonPointerEscape(name)
+		if _, dup := out[canon]; dup {
+			return nil, httpapi.InvalidField(ptr, "header %s is given twice (names are case-insensitive)", canon)
+		}
+		if v != nil {
+			out[canon] = *v
+			continue
+		}
+		old, ok := saved[canon]
+		if !ok {
+			return nil, httpapi.InvalidField(ptr, "null keeps the saved value, but header %s has none: send its value", canon)
+		}
+		out[canon] = old
+	}
+	return out, nil
+}
+
+// NewSigningSecret returns "whsec_" and the base64 of 24 random bytes
+// (deterministic under WithIDSeed).
+func (s *Service) NewSigningSecret() string {
+	var b [secretBytes]byte
+	s.IDs.Read(b[:])
+	return secretPrefix + base64.StdEncoding.EncodeToString(b[:])
+}
+
+func (s *Service) deleteWebhook(rc *httpapi.Ctx) (any, error) {
+	id, err := rc.RequireQuery("id")
+	if err != nil {
+		return nil, err
+	}
+	w, err := webhookOf(rc, id)
+	if err != nil {
+		return nil, err
+	}
+	rc.Store.Webhooks.Delete(w.ID)
+	s.cancelDeliveries(rc.Store, w.ID, "the subscription was deleted")
+	return map[string]any{"success": true, "id": w.ID}, nil
+}
+
+func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		ID          string `json:"id"`
+		GraceSecond *int   `json:"grace_period_seconds"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	w, err := webhookOf(rc, body.ID)
+	if err != nil {
+		return nil, err
+	}
+	grace := defaultSecretGrace
+	if body.GraceSecond != nil {
+		grace = time.Duration(*body.GraceSecond) * time.Second
+	}
+	expires := rc.Now.Add(grace).UTC()
+	// Keep the secrets still signing, each ending no later than the new
+	// grace period; drop the expired ones.
+	kept := make([]store.WebhookSecret, 0, len(w.Secrets)+1)
+	secret := s.NewSigningSecret()
+	kept = append(kept, store.WebhookSecret{Value: secret, CreatedAt: rc.Now.UTC()})
+	for _, old := range w.Secrets {
+		if !old.ExpiresAt.IsZero() && !old.ExpiresAt.After(rc.Now) {
+			continue
+		}
+		if old.ExpiresAt.IsZero() || old.ExpiresAt.After(expires) {
+			old.ExpiresAt = expires
+		}
+		if grace > 0 {
+			kept = append(kept, old)
+		}
+	}
+	w.Secrets = kept
+	w.UpdatedAt = rc.Now.UTC()
+	v := webhookView(w, rc.Now)
+	v["secret"] = secret
+	return v, nil
+}
+
+// activeSecrets are the secrets that sign at a simulated time, newest
+// first.
+func activeSecrets(w *store.Webhook, at time.Time) []string {
+	out := make([]string, 0, len(w.Secrets))
+	for _, sec := range w.Secrets {
+		if sec.ExpiresAt.IsZero() || sec.ExpiresAt.After(at) {
+			out = append(out, sec.Value)
+		}
+	}
+	return out
+}
+
+// webhookView is a subscription as the API shows it: never a secret, never
+// a custom header value (each saved header name maps to null, which sent
+// back keeps the value).
+func webhookView(w *store.Webhook, now time.Time) map[string]any {
+	headers := map[string]any{}
+	for name := range w.CustomHeaders {
+		headers[name] = nil
+	}
+	var template any
+	if w.Template != nil {
+		template = w.Template
+	}
+	v := map[string]any{
+		"id":               w.ID,
+		"business_id":      w.Owner,
+		"webhook_url":      w.URL,
+		"events":           w.Events,
+		"description":      w.Description,
+		"is_active":        w.Active,
+		"preset":           httpapi.Nullable(w.Preset),
+		"payload_template": template,
+		"custom_headers":   headers,
+		"http_method":      w.HTTPMethod,
+		"body_format":      w.BodyFormat,
+		"created_at":       w.CreatedAt,
+		"updated_at":       w.UpdatedAt,
+	}
+	var rotating []map[string]any
+	for _, sec := range w.Secrets {
+		if !sec.ExpiresAt.IsZero() && sec.ExpiresAt.After(now) {
+			rotating = append(rotating, map[string]any{"created_at": sec.CreatedAt, "expires_at": sec.ExpiresAt})
+		}
+	}
+	if len(w.Secrets) > 0 {
+		v["secret_created_at"] = w.Secrets[0].CreatedAt
+	}
+	v["previous_secrets"] = rotating
+	if rotating == nil {
+		v["previous_secrets"] = []any{}
+	}
+	return v
+}

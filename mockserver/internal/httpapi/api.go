@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
+)
+
+// API is the request pipeline of one server: the routes and what the
+// pipeline keeps per request (rate limit buckets, idempotency records, the
+// journal, fault rules, the usage log). It is an http.Handler.
+type API struct {
+	*platform.Platform
+
+	// Routes finds a route by path, then method.
+	Routes map[string]map[string]*Route
+	// Limits are the rate limits' buckets.
+	Limits *RateLimiter
+	// Idem holds the idempotency records.
+	Idem *IdempotencyStore
+	// Journal is the request journal.
+	Journal *Journal
+	// FaultSet holds the fault injection rules.
+	FaultSet *FaultSet
+	// Usage is the usage log.
+	Usage *UsageLog
+}
+
+// New returns the pipeline of engine p with its start-up fault rules; each
+// part registers how a reset drops its state.
+func New(p *platform.Platform, faults []FaultRule) *API {
+	a := &API{
+		Platform: p,
+		Journal:  NewJournal(p.Config.JournalSize),
+		Usage:    NewUsageLog(),
+		FaultSet: NewFaultSet(faults, p.IDs.Float64),
+		Limits:   NewRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
+		Idem:     NewIdempotencyStore(),
+	}
+	p.OnReset(a.Usage.Reset)
+	p.OnReset(a.Journal.Reset)
+	p.OnReset(a.FaultSet.Reset)
+	p.OnReset(a.Limits.Reset)
+	p.OnReset(a.Idem.Reset)
+	p.OnReset(p.OutboxNotifier.Notify)
+	return a
+}

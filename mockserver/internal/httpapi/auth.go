@@ -1,0 +1,234 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"slices"
+	"strings"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// keyPrefix starts every API key; a key is the prefix and 40 base62 characters.
+const (
+	KeyPrefix     = "voiceagent_live_"
+	KeyRandomLen  = 40
+	KeyShownLen   = 20 // a key's "prefix" field: its first 20 characters
+	SessionCookie = "voiceagent_session"
+	ScopeWildcard = "*"
+)
+
+// Principal is who is calling: a key, or a dashboard session, and the
+// businesses the caller reaches.
+type Principal struct {
+	User    *store.User
+	Key     *store.APIKey  // nil for a session
+	Session *store.Session // nil for a key
+	// Businesses are the ids the caller reaches, oldest first.
+	Businesses []string
+}
+
+// OwnerID is the id idempotency keys, usage and rate limits are kept under.
+func (p *Principal) OwnerID() string { return p.User.ID }
+
+// Has reports whether the caller holds a scope. Sessions act as the user and
+// hold every scope.
+func (p *Principal) Has(scope string) bool {
+	if p.Key == nil {
+		return true
+	}
+	return slices.Contains(p.Key.Scopes, scope) || slices.Contains(p.Key.Scopes, ScopeWildcard)
+}
+
+// Reaches reports whether the caller may act on a business.
+func (p *Principal) Reaches(businessID string) bool {
+	return slices.Contains(p.Businesses, businessID)
+}
+
+// ScopeReq is a scope requirement: one scope, or allOf/anyOf of others.
+type ScopeReq interface {
+	Met(p *Principal) bool
+	String() string
+}
+
+// Scope is a requirement of one scope.
+type Scope string
+
+// Met reports whether the caller holds the scope.
+func (s Scope) Met(p *Principal) bool { return p.Has(string(s)) }
+
+// String is the scope's name.
+func (s Scope) String() string { return string(s) }
+
+// AllOfReq is met when every one of its requirements is.
+type AllOfReq []ScopeReq
+
+// Met reports whether every requirement is met.
+func (a AllOfReq) Met(p *Principal) bool {
+	for _, r := range a {
+		if !r.Met(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// String joins the requirements with "and".
+func (a AllOfReq) String() string { return joinReqs(a, " and ") }
+
+// AnyOfReq is met when one of its requirements is.
+type AnyOfReq []ScopeReq
+
+// Met reports whether one requirement is met.
+func (a AnyOfReq) Met(p *Principal) bool {
+	for _, r := range a {
+		if r.Met(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// String joins the requirements with "or", in parentheses.
+func (a AnyOfReq) String() string { return "(" + joinReqs(a, " or ") + ")" }
+
+// AllOf is a requirement met when all of r are.
+func AllOf(r ...ScopeReq) ScopeReq { return AllOfReq(r) }
+
+// AnyOf is a requirement met when one of r is.
+func AnyOf(r ...ScopeReq) ScopeReq { return AnyOfReq(r) }
+
+func joinReqs(rs []ScopeReq, sep string) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, sep)
+}
+
+// HashKey is how keys are kept at rest.
+func HashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+
+// authenticate is the one auth check: it resolves the caller for the
+// route's auth mode and checks the route's scope requirement.
+func (s *API) authenticate(rc *Ctx) *Error {
+	mode := rc.Route.Auth
+	if mode == AuthNone || mode == AuthAdmin {
+		return nil
+	}
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	st := s.Store
+	var p *Principal
+	if mode != AuthSession {
+		if h := rc.Request.Header.Get("Authorization"); h != "" {
+			var apiErr *Error
+			if p, apiErr = s.keyPrincipal(st, rc, h); apiErr != nil {
+				return apiErr
+			}
+		}
+	}
+	if p == nil && mode != AuthKey {
+		if c, err := rc.Request.Cookie(SessionCookie); err == nil {
+			p = s.sessionPrincipal(st, rc, c.Value)
+		}
+	}
+	if p == nil {
+		switch mode {
+		case AuthSession:
+			if rc.Request.Header.Get("Authorization") != "" {
+				return Unauthorized("this endpoint needs a signed-in dashboard session; a bearer key cannot manage keys")
+			}
+			return Unauthorized("missing or expired dashboard session")
+		default:
+			return Unauthorized("missing API key: send Authorization: Bearer <API_KEY>")
+		}
+	}
+	rc.Principal = p
+	if req := rc.Route.Scope; req != nil && p.Key != nil && !req.Met(p) {
+		return Forbidden("this key lacks the scope " + req.String())
+	}
+	return nil
+}
+
+func (s *API) keyPrincipal(st *store.Store, rc *Ctx, header string) (*Principal, *Error) {
+	// The scheme is case-insensitive (RFC 9110 section 11.1).
+	scheme, raw, ok := strings.Cut(header, " ")
+	raw = strings.TrimSpace(raw)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(raw, KeyPrefix) {
+		return nil, Unauthorized("invalid API key")
+	}
+	sum := HashKey(raw)
+	k, found := st.KeysByHash[sum]
+	if !found || subtle.ConstantTimeCompare(k.Hash[:], sum[:]) != 1 {
+		return nil, Unauthorized("invalid API key")
+	}
+	if !k.Active {
+		return nil, Unauthorized("this API key has been revoked")
+	}
+	if k.ExpiresAt != nil && !rc.Now.Before(*k.ExpiresAt) {
+		return nil, Unauthorized("this API key has expired")
+	}
+	u, ok := st.Users.Get(k.Owner)
+	if !ok {
+		return nil, Unauthorized("the key's account no longer exists")
+	}
+	k.LastUsed.Store(rc.Now.UnixNano())
+	p := &Principal{User: u, Key: k}
+	switch {
+	case k.PartnerID != "":
+		p.Businesses = slices.Clone(st.BusinessesOfPartner(k.PartnerID))
+		if k.BusinessID != "" {
+			p.Businesses = intersect(p.Businesses, k.BusinessID)
+		}
+	case k.BusinessID != "":
+		p.Businesses = intersect(slices.Clone(st.BusinessesOf(u.ID)), k.BusinessID)
+	default:
+		p.Businesses = slices.Clone(st.BusinessesOf(u.ID))
+	}
+	return p, nil
+}
+
+func (s *API) sessionPrincipal(st *store.Store, rc *Ctx, token string) *Principal {
+	sess, ok := st.SessionsByToken[token]
+	if !ok || !rc.Now.Before(sess.ExpiresAt) {
+		return nil
+	}
+	u, ok := st.Users.Get(sess.Owner)
+	if !ok {
+		return nil
+	}
+	return &Principal{User: u, Session: sess, Businesses: slices.Clone(st.BusinessesOf(u.ID))}
+}
+
+func intersect(ids []string, only string) []string {
+	if slices.Contains(ids, only) {
+		return []string{only}
+	}
+	return nil
+}
+
+// Business returns a business the caller reaches: 404 when it does not
+// exist, 403 when the caller does not reach it.
+func (rc *Ctx) Business(id string) (*store.Business, error) {
+	b, ok := rc.Store.Businesses.Get(id)
+	if !ok {
+		return nil, NotFound("business not found: " + id)
+	}
+	if rc.Principal == nil || !rc.Principal.Reaches(id) {
+		return nil, Forbidden("this key has no access to business " + id)
+	}
+	return b, nil
+}
+
+// ScopedBusinesses returns the businesses a list reads: all the caller
+// reaches, or the one named by the business_id query parameter.
+func (rc *Ctx) ScopedBusinesses() ([]string, error) {
+	if id := rc.Query("business_id"); id != "" {
+		if _, err := rc.Business(id); err != nil {
+			return nil, err
+		}
+		return []string{id}, nil
+	}
+	return rc.Principal.Businesses, nil
+}

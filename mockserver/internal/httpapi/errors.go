@@ -1,0 +1,183 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+)
+
+// Error codes (spec section 7 and the mock's additions).
+const (
+	CodeUnauthorized        = "unauthorized"
+	CodeForbidden           = "forbidden"
+	CodeNotFound            = "not_found"
+	CodeBadRequest          = "bad_request"
+	CodeInvalidRequest      = "invalid_request"
+	CodeValidationError     = "validation_error"
+	CodeRateLimited         = "rate_limited"
+	CodeInternalError       = "internal_error"
+	CodeIdempotencyConflict = "idempotency_conflict"
+	CodeConflict            = "conflict"
+	CodePayloadTooLarge     = "payload_too_large"
+	codeMethodNotAllowed    = "method_not_allowed"
+	CodeNotImplemented      = "not_implemented"
+	CodeServiceUnavailable  = "service_unavailable"
+	CodeVendorError         = "vendor_error"
+)
+
+// FieldError names one field that failed validation.
+type FieldError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Error is every error answer of the API: {"error": {code, message, ...}}.
+// It is the one error type handlers return; writeError is its one writer.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	Details []FieldError
+	extra   map[string]any // more members of "error" (recovery_paths, nextAllowedAt)
+	Top     map[string]any // members beside "error" (signup's provisioning_failed)
+	Header  http.Header
+}
+
+// Error implements error.
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+
+// NewError returns an error answer with a status, a code and a message.
+func NewError(status int, code, message string) *Error {
+	return &Error{Status: status, Code: code, Message: message}
+}
+
+// With adds a member to the error object.
+func (e *Error) With(key string, v any) *Error {
+	if e.extra == nil {
+		e.extra = map[string]any{}
+	}
+	e.extra[key] = v
+	return e
+}
+
+// NotFound is a 404 not_found.
+func NotFound(msg string) *Error { return NewError(http.StatusNotFound, CodeNotFound, msg) }
+
+// Forbidden is a 403 forbidden.
+func Forbidden(msg string) *Error {
+	return NewError(http.StatusForbidden, CodeForbidden, msg)
+}
+
+// Unauthorized is a 401 unauthorized.
+func Unauthorized(msg string) *Error {
+	return NewError(http.StatusUnauthorized, CodeUnauthorized, msg)
+}
+
+// Internal is an unexpected failure of the mock itself: 500
+// internal_error, details in the server's log only.
+func Internal() *Error {
+	return NewError(http.StatusInternalServerError, CodeInternalError, "internal error")
+}
+
+// MissingParam is a missing query parameter: 400 bad_request.
+func MissingParam(name string) *Error {
+	return NewError(http.StatusBadRequest, CodeBadRequest, "missing required query parameter: "+name)
+}
+
+// Invalid is a body or parameter that failed validation: 400 invalid_request.
+func Invalid(format string, args ...any) *Error {
+	return NewError(http.StatusBadRequest, CodeInvalidRequest, fmt.Sprintf(format, args...))
+}
+
+// InvalidField is errInvalid naming the field in details.
+func InvalidField(path, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	e := Invalid("%s: %s", path, msg)
+	e.Details = []FieldError{{Path: path, Message: msg}}
+	return e
+}
+
+// Response is a finished answer: status, headers and the encoded body.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// pooled, when set, is the pooled buffer body lives in: the pipeline
+	// hands it back (free) once the answer is written.
+	pooled *[]byte
+}
+
+// free hands a pooled body's buffer back; the body must not be used after.
+func (r *Response) free() {
+	if r.pooled != nil {
+		jsonview.ReleaseBuffer(r.pooled)
+		r.pooled, r.Body = nil, nil
+	}
+}
+
+// withHeader returns a copy of the answer with h added to its headers.
+func (r *Response) withHeader(h http.Header) *Response {
+	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, pooled: r.pooled}
+	if c.Header == nil {
+		c.Header = http.Header{}
+	}
+	for k, vs := range h {
+		c.Header[k] = vs
+	}
+	return c
+}
+
+// Respond lets a handler choose the status and headers of a success.
+type Respond struct {
+	Status int
+	Body   any
+	Header http.Header
+}
+
+// Created answers 201 with body.
+func Created(body any) *Respond { return &Respond{Status: http.StatusCreated, Body: body} }
+
+// RawBody is a handler answer sent as is, with its content type, instead of
+// being encoded as JSON.
+type RawBody struct {
+	ContentType string
+	Body        []byte
+}
+
+// ErrorResponse encodes e in the API's error format.
+func ErrorResponse(e *Error) *Response {
+	obj := map[string]any{"code": e.Code, "message": e.Message}
+	if len(e.Details) > 0 {
+		obj["details"] = e.Details
+	}
+	for k, v := range e.extra {
+		obj[k] = v
+	}
+	env := map[string]any{"error": obj}
+	for k, v := range e.Top {
+		env[k] = v
+	}
+	body, err := jsonview.EncodeJSON(env)
+	if err != nil {
+		body = []byte(`{"error":{"code":"internal_error","message":"encoding the error failed"}}`)
+	}
+	h := e.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	return &Response{Status: e.Status, Header: h, Body: body}
+}
+
+// writeResponse writes a finished answer.
+func writeResponse(w http.ResponseWriter, resp *Response) {
+	h := w.Header()
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(resp.Body)
+}

@@ -1,0 +1,356 @@
+// Package httpapi is the mock server's request pipeline: the router and its
+// routes, the request context, authentication and scopes, rate limits,
+// idempotency, fault injection, the request journal, the usage log, body
+// validation, pagination, encoding and the one error writer. It knows no
+// domain: the domains give it their routes and handlers.
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+)
+
+// AuthMode says who may call a route.
+type AuthMode int
+
+const (
+	AuthKey          AuthMode = iota // a bearer key
+	AuthSession                      // a dashboard session cookie only
+	AuthKeyOrSession                 // either (sessions skip scope checks)
+	AuthNone                         // nobody needs to authenticate
+	AuthAdmin                        // the admin API: no key, never journaled as usage
+)
+
+// lockMode says how a handler holds the store lock.
+type lockMode int
+
+const (
+	LockAuto  lockMode = iota // read lock for GET, write lock otherwise
+	LockWrite                 // the write lock even for GET
+	LockNone                  // the handler takes locks itself (clock moves, long polls)
+)
+
+// Route is one method and path of the API with everything the pipeline
+// needs to know about it.
+type Route struct {
+	Method, Path string
+	Auth         AuthMode
+	Scope        ScopeReq // nil: a valid key is enough
+	Schema       string   // name of the JSON Schema of the body ("" none)
+	Lock         lockMode
+	// ValidationCode is the error code of body failures (default invalid_request).
+	ValidationCode string
+	Handle         func(rc *Ctx) (any, error)
+}
+
+// apiPrefix is where the API lives; adminPrefix is the admin API.
+const (
+	APIPrefix   = "/api"
+	AdminPrefix = "/_mock"
+)
+
+// handlerFor is what ServeHTTP dispatches: a known route, or an error.
+func (s *API) handlerFor(r *http.Request) (*Route, *Error) {
+	methods, ok := s.Routes[r.URL.Path]
+	if !ok {
+		return nil, NotFound("no such endpoint: " + r.URL.Path)
+	}
+	rt, ok := methods[r.Method]
+	if !ok {
+		e := NewError(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
+		e.Header = http.Header{"Allow": {allowed(methods)}}
+		return nil, e
+	}
+	return rt, nil
+}
+
+func allowed(methods map[string]*Route) string {
+	var ms []string
+	for m := range methods {
+		ms = append(ms, m)
+	}
+	slices.Sort(ms)
+	return strings.Join(ms, ", ")
+}
+
+// Ctx is what a handler gets: the request, who made it, its body, and the
+// server.
+type Ctx struct {
+	API       *API
+	Store     *store.Store // the store, locked as the route says
+	Request   *http.Request
+	Route     *Route
+	Principal *Principal // nil on unauthenticated routes
+	RequestID string
+	Body      []byte
+	Now       time.Time // the simulated time when the request arrived
+	ClientIP  string
+	q         url.Values // the parsed query, once asked for
+}
+
+// Query returns a query parameter. The query is parsed once per request.
+func (rc *Ctx) Query(name string) string {
+	if rc.q == nil {
+		rc.q = rc.Request.URL.Query()
+	}
+	return rc.q.Get(name)
+}
+
+// RequireQuery returns a query parameter or a bad_request error.
+func (rc *Ctx) RequireQuery(name string) (string, error) {
+	v := rc.Query(name)
+	if v == "" {
+		return "", MissingParam(name)
+	}
+	return v, nil
+}
+
+// IntQuery parses an integer query parameter in [lo, hi], def when absent.
+func (rc *Ctx) IntQuery(name string, def, lo, hi int) (int, error) {
+	v := rc.Query(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, InvalidField(name, "must be an integer from %d to %d", lo, hi)
+	}
+	return n, nil
+}
+
+// ServeHTTP implements http.Handler: the one pipeline every request takes.
+//
+// Order: request id; route lookup (404/405); injected faults that act before
+// the handler; body size limit (413); authentication (401); scopes (403);
+// rate limits (429); idempotency (replay or 409); the handler under the store
+// lock, its answer encoded under the same lock; the idempotency record; the
+// usage log; faults that act after the handler (dropped or truncated
+// answers); the request journal.
+func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	reqID := s.IDs.UUID()
+	w.Header().Set("X-Request-Id", reqID)
+	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery), Time: start.UTC()}
+	resp, rt, p, fault := s.handle(r, reqID)
+	if p != nil && p.Key != nil {
+		rec.KeyPrefix = p.Key.Prefix
+	}
+	rec.Status = resp.Status
+	rec.Replayed = resp.Header.Get(HeaderIdempotentReplayed) == "true"
+	mangled := fault != nil && fault.mangles()
+	if mangled {
+		rec.Fault = fault.outcome(resp)
+	}
+	// The usage log and the journal are written before the answer, so a
+	// client that has its answer finds its request in both.
+	// Every request but the admin API's is journaled, unknown paths included
+	// (a client calling a wrong path shows up there).
+	if (rt == nil && !strings.HasPrefix(r.URL.Path, AdminPrefix+"/")) || (rt != nil && rt.Auth != AuthAdmin) {
+		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+		s.Journal.add(rec)
+		if p != nil && resp.Status > 0 {
+			s.Usage.Record(s, p, r, resp)
+		}
+	}
+	s.logRequest(r, &rec, start)
+	if mangled {
+		fault.apply(w, resp)
+	} else {
+		writeResponse(w, resp)
+	}
+	resp.free()
+	if mangled {
+		// Abort the connection: the client sees no answer, or half of one.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// HeaderIdempotentReplayed marks an answer replayed from an idempotency record.
+const HeaderIdempotentReplayed = "Idempotent-Replayed"
+
+// logRequest writes a request's journal line to the WithLogger logger at
+// debug level (admin requests included): what the journal keeps, so
+// never a key (its prefix only), a body, a header value, nor a secret
+// query value.
+func (s *API) logRequest(r *http.Request, rec *JournalEntry, start time.Time) {
+	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
+		return
+	}
+	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request",
+		slog.String("request_id", rec.RequestID), slog.String("method", rec.Method), slog.String("path", rec.Path),
+		slog.String("query", rec.Query), slog.Int("status", rec.Status), slog.String("key_prefix", rec.KeyPrefix),
+		slog.Bool("replayed", rec.Replayed), slog.String("fault", rec.Fault),
+		slog.Duration("duration", time.Since(start)))
+}
+
+// handle runs the pipeline up to the encoded answer.
+func (s *API) handle(r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.Config.Logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
+			resp = ErrorResponse(Internal())
+		}
+	}()
+	rt, apiErr := s.handlerFor(r)
+	if apiErr != nil {
+		return ErrorResponse(apiErr), nil, nil, nil
+	}
+	if rt.Auth != AuthAdmin {
+		fault = s.FaultSet.Match("request", r.Method, r.URL.Path)
+		if fault != nil {
+			if resp, done := fault.before(r.Context()); done {
+				return resp, rt, nil, fault
+			}
+		}
+	}
+	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clock.Now(), ClientIP: clientIP(r)}
+	if r.Body != nil && r.Method != http.MethodGet {
+		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, nil, fault
+			}
+			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, nil, fault
+		}
+		rc.Body = body
+	}
+	if apiErr := s.authenticate(rc); apiErr != nil {
+		return ErrorResponse(apiErr), rt, rc.Principal, fault
+	}
+	if h, apiErr := s.Limits.check(rc); apiErr != nil {
+		return ErrorResponse(apiErr), rt, rc.Principal, fault
+	} else if h != nil {
+		// On a copy: the answer may be an idempotency record that
+		// concurrent replays read.
+		defer func() { resp = resp.withHeader(h) }()
+	}
+	if r.Method == http.MethodPost && rt.Auth != AuthAdmin {
+		if key := r.Header.Get("Idempotency-Key"); key != "" {
+			return s.Idem.do(rc, key, func() *Response { return s.run(rc) }), rt, rc.Principal, fault
+		}
+	}
+	return s.run(rc), rt, rc.Principal, fault
+}
+
+// run calls the handler under the store lock and encodes its answer.
+func (s *API) run(rc *Ctx) *Response {
+	mode := rc.Route.Lock
+	if mode == LockAuto && rc.Request.Method != http.MethodGet {
+		mode = LockWrite
+	}
+	switch mode {
+	case LockAuto:
+		s.Mu.RLock()
+		defer s.Mu.RUnlock()
+	case LockWrite:
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
+	}
+	rc.Store = s.Store
+	v, err := rc.Route.Handle(rc)
+	if err != nil {
+		var apiErr *Error
+		if errors.As(err, &apiErr) {
+			return ErrorResponse(apiErr)
+		}
+		s.Config.Logger.Error("mockserver: handler error", "path", rc.Request.URL.Path, "error", err)
+		return ErrorResponse(Internal())
+	}
+	status, header := http.StatusOK, http.Header(nil) // a GET answer rarely has headers of its own
+	if rc.Request.Method != http.MethodGet {
+		header = http.Header{} // kept, and given Idempotent-Replayed, by replays
+	}
+	if rs, ok := v.(*Respond); ok {
+		status, v = rs.Status, rs.Body
+		if header == nil && len(rs.Header) > 0 {
+			header = http.Header{}
+		}
+		for k, vs := range rs.Header {
+			header[k] = vs
+		}
+	}
+	if raw, ok := v.(*RawBody); ok {
+		if header == nil {
+			header = http.Header{}
+		}
+		header.Set("Content-Type", raw.ContentType)
+		return &Response{Status: status, Header: header, Body: raw.Body}
+	}
+	// A GET answer is written straight from a pooled buffer (nothing keeps
+	// it); other answers may be kept for idempotent replays.
+	var body []byte
+	var pooled *[]byte
+	if rc.Request.Method == http.MethodGet {
+		body, pooled, err = jsonview.EncodePooled(v)
+	} else {
+		body, err = jsonview.EncodeJSON(v)
+	}
+	if err != nil {
+		s.Config.Logger.Error("mockserver: encoding answer", "path", rc.Request.URL.Path, "error", err)
+		return ErrorResponse(Internal())
+	}
+	return &Response{Status: status, Header: header, Body: body, pooled: pooled}
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// secretParams are query parameters whose values never reach the journal.
+var secretParams = []string{"token"}
+
+// redactQuery is a raw query as the journal keeps it: as sent, or
+// re-encoded with secret values replaced when it may hold one.
+func redactQuery(raw string) string {
+	secret := false
+	for _, name := range secretParams {
+		secret = secret || strings.Contains(raw, name)
+	}
+	if !secret {
+		return raw
+	}
+	q, _ := url.ParseQuery(raw)
+	for _, name := range secretParams {
+		if _, ok := q[name]; ok {
+			q.Set(name, "REDACTED")
+		}
+	}
+	return q.Encode()
+}
+
+// String names an auth mode as Route.Auth does.
+func (m AuthMode) String() string {
+	switch m {
+	case AuthKey:
+		return "key"
+	case AuthSession:
+		return "session"
+	case AuthKeyOrSession:
+		return "key or session"
+	case AuthNone:
+		return "none"
+	case AuthAdmin:
+		return "admin"
+	}
+	return "unknown"
+}

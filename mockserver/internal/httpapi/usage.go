@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// usagePrices is what an authenticated request costs in the usage log, in
+// cents: a placed call 10, a sent SMS 1, everything else 0.
+var usagePrices = map[string]int{
+	"POST /v1/calls":    10,
+	"POST /v1/sms/send": 1,
+}
+
+// UsageLog keeps one entry per authenticated API request, per user. It has
+// its own lock because reads (which hold only the store's read lock) write
+// to it.
+type UsageLog struct {
+	Mu sync.RWMutex
+	T  *store.Table[*store.UsageEntry]
+}
+
+// NewUsageLog returns an empty usage log.
+func NewUsageLog() *UsageLog { return &UsageLog{T: store.NewLogTable[*store.UsageEntry]()} }
+
+// Reset empties the log.
+func (u *UsageLog) Reset() {
+	u.Mu.Lock()
+	defer u.Mu.Unlock()
+	u.T = store.NewLogTable[*store.UsageEntry]()
+}
+
+// Record adds a request of p and its answer to the log.
+func (u *UsageLog) Record(s *API, p *Principal, r *http.Request, resp *Response) {
+	endpoint := strings.TrimPrefix(r.URL.Path, APIPrefix)
+	e := &store.UsageEntry{
+		Endpoint:   endpoint,
+		Method:     r.Method,
+		StatusCode: resp.Status,
+	}
+	if p.Key != nil {
+		e.BusinessID = p.Key.BusinessID
+	}
+	if resp.Status < 300 {
+		e.CostCents = usagePrices[r.Method+" "+endpoint]
+		if r.Method == http.MethodPost && endpoint == "/v1/calls" {
+			var created struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(resp.Body, &created) == nil {
+				e.CallID = created.ID
+			}
+		}
+	}
+	e.ID = s.IDs.UUID()
+	e.Owner = p.OwnerID()
+	u.Mu.Lock()
+	defer u.Mu.Unlock()
+	e.CreatedAt = u.T.Stamp(s.Clock.Now())
+	u.T.Put(e)
+}
+
+// Page is one page of a user's usage log, newest first.
+func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) ([]usageJSON, bool) {
+	u.Mu.RLock()
+	defer u.Mu.RUnlock()
+	return ListPage(u.T, []string{owner}, pq, match, usageView)
+}
+
+// usageJSON is a usage log entry as the API shows it: a struct rather than
+// a map, because the log is the largest list a load test reads.
+type usageJSON struct {
+	ID         string    `json:"id"`
+	Endpoint   string    `json:"endpoint"`
+	Method     string    `json:"method"`
+	StatusCode int       `json:"status_code"`
+	CallID     *string   `json:"call_id"`
+	CostCents  int       `json:"cost_cents"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+func usageView(e *store.UsageEntry) usageJSON {
+	v := usageJSON{
+		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: e.StatusCode,
+		CostCents: e.CostCents, CreatedAt: e.CreatedAt,
+	}
+	if e.CallID != "" {
+		v.CallID = &e.CallID
+	}
+	return v
+}

@@ -1,0 +1,322 @@
+package identity
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+)
+
+// Lifetimes of what provisioning creates.
+const (
+	sessionTTL    = 30 * 24 * time.Hour
+	trialDuration = 14 * 24 * time.Hour
+	// numberPoolStart is the first number of the pool: +15552000000. The pool
+	// never hands out the magic +1500555xxxx numbers.
+	numberPoolStart = 5552000000
+)
+
+// ProvisionSpec says what to provision for a new tenant.
+type ProvisionSpec struct {
+	BusinessName string
+	Email        string
+	BusinessType string
+	Website      string
+	ForwardTo    string // owner forwarding number: ring-first routing
+	Phone        string
+	Scopes       []string
+	PartnerID    string // the partner that created or referred the business
+	KeyName      string
+	// NumberFails makes the phone number step fail (signup's magic
+	// provisioning-fails domain): no number, workspace.provisioning_failed
+	// instead of workspace.ready.
+	NumberFails bool
+	// NoCredentials provisions no key and no session (a client business an
+	// agency enrolls: its owner signs in on their own).
+	NoCredentials bool
+}
+
+// provisioned is what provision created.
+type provisioned struct {
+	User     *store.User
+	Business *store.Business
+	Agent    *store.Agent
+	Number   *store.Number
+	Key      *store.APIKey
+	APIKey   string // the key's value, shown once
+	Session  *store.Session
+	// FailedStep names the step that failed ("" when none); Number is nil
+	// when it is "phone_number".
+	FailedStep string
+}
+
+// Provision creates a tenant as signup does: the user (or reuses the one
+// with that email), a business, an intake agent with lead collection and
+// its assistant at the voice provider, a number from the pool, a key and a
+// dashboard session (neither with spec.NoCredentials). It emits
+// workspace.created, phone_number.assigned and workspace.ready
+// (workspace.provisioning_failed instead when spec.NumberFails). The caller
+// holds the write lock.
+func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) *provisioned {
+	out := &provisioned{}
+	email := strings.ToLower(strings.TrimSpace(spec.Email))
+	if u, ok := st.UsersByEmail[email]; ok {
+		out.User = u
+	} else {
+		out.User = &store.User{Email: email, EmailConfirmed: true}
+		out.User.ID = s.IDs.UUID()
+		out.User.Owner = out.User.ID
+		out.User.CreatedAt = st.Users.Stamp(now)
+		st.Users.Put(out.User)
+		st.UsersByEmail[email] = out.User
+	}
+	b := &store.Business{
+		Name:               spec.BusinessName,
+		OwnerUserID:        out.User.ID,
+		Members:            map[string]string{},
+		PartnerID:          spec.PartnerID,
+		BusinessType:       spec.BusinessType,
+		Website:            spec.Website,
+		Phone:              spec.Phone,
+		ForwardTo:          spec.ForwardTo,
+		SubscriptionStatus: "active",
+		TrialEndsAt:        now.Add(trialDuration).UTC(),
+		Timezone:           "America/New_York",
+	}
+	if spec.ForwardTo != "" {
+		b.RingFirstSeconds = 20
+	}
+	b.ID = s.IDs.UUID()
+	b.Owner = b.ID
+	b.CreatedAt = st.Businesses.Stamp(now)
+	b.Members[out.User.ID] = store.RoleOwner
+	st.AddBusiness(b)
+	out.Business = b
+	s.Emit(st, b.ID, "workspace.created", now, businessView(b))
+
+	a := &store.Agent{
+		Name:           spec.BusinessName + " Intake Agent",
+		Status:         "active",
+		InboundPrompt:  "You are the friendly intake agent of " + spec.BusinessName + ". Greet the caller, learn their name, email, phone and what they need, and promise a follow-up.",
+		OutboundPrompt: "You are calling on behalf of " + spec.BusinessName + ". Be brief and helpful.",
+		SMSPrompt:      "You text on behalf of " + spec.BusinessName + ". Keep messages short.",
+		FirstMessage:   telephony.DefaultGreeting,
+		Voice:          telephony.DefaultVoice,
+		Model:          telephony.DefaultModel,
+		Metadata:       map[string]any{},
+		LeadCollection: true,
+		Intake:         true,
+	}
+	a.ID = s.IDs.UUID()
+	a.Owner = b.ID
+	a.CreatedAt = st.Agents.Stamp(now)
+	a.UpdatedAt = a.CreatedAt
+	s.telephony.CreateAssistant(st, a)
+	st.Agents.Put(a)
+	out.Agent = a
+	if spec.NumberFails {
+		out.FailedStep = "phone_number"
+	} else {
+		out.Number = s.assignNumber(st, now, b, a)
+	}
+
+	if !spec.NoCredentials {
+		scopes := spec.Scopes
+		if len(scopes) == 0 {
+			scopes = httpapi.SignupDefaultScopes
+		}
+		name := spec.KeyName
+		if name == "" {
+			name = "Default Key"
+		}
+		out.APIKey, out.Key = s.IssueKey(st, now, out.User.ID, name, scopes, "", "")
+		out.Session = s.newSession(st, now, out.User.ID)
+	}
+	if out.FailedStep != "" {
+		v := businessView(b)
+		v["failed_step"] = out.FailedStep
+		s.Emit(st, b.ID, "workspace.provisioning_failed", now, v)
+	} else {
+		s.Emit(st, b.ID, "workspace.ready", now, businessView(b))
+	}
+	return out
+}
+
+// IssueKey creates a key for a user and returns its value (shown once) and
+// record. businessID "" reaches all the user's businesses; partnerID makes a
+// partner key.
+func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, scopes []string, businessID, partnerID string) (string, *store.APIKey) {
+	value := httpapi.KeyPrefix + s.IDs.Base62(httpapi.KeyRandomLen)
+	k := &store.APIKey{
+		Hash:       httpapi.HashKey(value),
+		Prefix:     value[:httpapi.KeyShownLen],
+		Name:       name,
+		Scopes:     slices.Clone(scopes),
+		BusinessID: businessID,
+		PartnerID:  partnerID,
+		Active:     true,
+	}
+	k.ID = s.IDs.UUID()
+	k.Owner = userID
+	k.CreatedAt = st.Keys.Stamp(now)
+	st.Keys.Put(k)
+	st.KeysByHash[k.Hash] = k
+	return value, k
+}
+
+// newSession opens a dashboard session for a user.
+func (s *Service) newSession(st *store.Store, now time.Time, userID string) *store.Session {
+	sess := &store.Session{Token: "sess_" + s.IDs.Token(24), ExpiresAt: now.Add(sessionTTL)}
+	sess.ID = s.IDs.UUID()
+	sess.Owner = userID
+	sess.CreatedAt = st.Sessions.Stamp(now)
+	st.Sessions.Put(sess)
+	st.SessionsByToken[sess.Token] = sess
+	return sess
+}
+
+// assignNumber takes the next number of the pool for an agent and emits
+// phone_number.assigned.
+func (s *Service) assignNumber(st *store.Store, now time.Time, b *store.Business, a *store.Agent) *store.Number {
+	phone := fmt.Sprintf("+1%d", numberPoolStart+st.NextNumber)
+	st.NextNumber++
+	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
+	n.ID = s.IDs.UUID()
+	n.Owner = b.ID
+	n.CreatedAt = st.Numbers.Stamp(now)
+	st.Numbers.Put(n)
+	st.NumbersByPhone[phone] = n
+	a.PhoneNumber = phone
+	s.Emit(st, b.ID, "phone_number.assigned", now, telephony.NumberView(n))
+	return n
+}
+
+// AccountOptions says what NewAccount creates. Empty fields get defaults:
+// business "Test Business", a unique example email, and every scope of the
+// API (the platform-only ones included).
+type AccountOptions struct {
+	BusinessName string   `json:"business_name,omitempty"`
+	Email        string   `json:"email,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// Operator makes the user a platform operator (may mint partner keys
+	// with POST /v1/keys partner_id).
+	Operator bool `json:"operator,omitempty"`
+	// Partner makes the user act for a new partner (agency): the account
+	// answers its partner_id and referral_code, the business is linked to
+	// the partner, and signups may name the code as referral_code.
+	Partner bool `json:"partner,omitempty"`
+}
+
+// Account is a ready tenant: what NewAccount and POST /_mock/accounts
+// answer.
+type Account struct {
+	APIKey      string `json:"api_key"`
+	BusinessID  string `json:"business_id"`
+	AgentID     string `json:"agent_id"`
+	PhoneNumber string `json:"phone_number"`
+	UserID      string `json:"user_id"`
+	// Session is a dashboard session token (the voiceagent_session cookie),
+	// for key management.
+	Session string `json:"session"`
+	// PartnerID and ReferralCode are set for AccountOptions.Partner.
+	PartnerID    string `json:"partner_id,omitempty"`
+	ReferralCode string `json:"referral_code,omitempty"`
+}
+
+// NewAccount provisions a ready tenant without signup: a user, a business,
+// an intake agent, a number, a key and a session. Every account is its own
+// tenant, so parallel tests can share one server.
+func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
+	for _, sc := range opts.Scopes {
+		if !httpapi.IsScope(sc) && sc != httpapi.ScopeWildcard {
+			return nil, errors.New("mockserver: unknown scope " + sc)
+		}
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.NewAccountLocked(opts), nil
+}
+
+// NewAccountLocked is NewAccount for a caller that holds the write lock.
+func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
+	if opts.BusinessName == "" {
+		opts.BusinessName = "Test Business"
+	}
+	if opts.Email == "" {
+		opts.Email = "owner-" + s.IDs.Token(6) + "@example.com"
+	}
+	if len(opts.Scopes) == 0 {
+		opts.Scopes = httpapi.AllScopes
+	}
+	var partnerID, code string
+	if opts.Partner {
+		partnerID, code = s.IDs.UUID(), "ref_"+s.IDs.Token(5)
+		s.Store.RegisterPartner(partnerID, code)
+	}
+	pr := s.Provision(s.Store, s.Clock.Now(), ProvisionSpec{
+		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
+		PartnerID: partnerID,
+	})
+	if opts.Operator {
+		pr.User.Operator = true
+	}
+	if partnerID != "" {
+		pr.User.PartnerID = partnerID
+	}
+	return &Account{
+		APIKey:       pr.APIKey,
+		BusinessID:   pr.Business.ID,
+		AgentID:      pr.Agent.ID,
+		PhoneNumber:  pr.Number.PhoneNumber,
+		UserID:       pr.User.ID,
+		Session:      pr.Session.Token,
+		PartnerID:    partnerID,
+		ReferralCode: code,
+	}
+}
+
+// businessView is a business as events and reads show it.
+func businessView(b *store.Business) map[string]any {
+	v := map[string]any{
+		"id":                  b.ID,
+		"name":                b.Name,
+		"business_type":       httpapi.Nullable(b.BusinessType),
+		"website":             httpapi.Nullable(b.Website),
+		"subscription_status": b.SubscriptionStatus,
+		"trial_ends_at":       b.TrialEndsAt,
+		"created_at":          b.CreatedAt,
+	}
+	if b.PartnerID != "" {
+		v["partner_id"] = b.PartnerID
+	}
+	return v
+}
+
+// AccountAdminRoutes is the admin API's account maker.
+func (s *Service) AccountAdminRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		httpapi.AdminRoute(http.MethodPost, "/accounts", httpapi.LockWrite, "mockAccount", s.adminAccounts),
+	}
+}
+
+func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {
+	var opts AccountOptions
+	if len(strings.TrimSpace(string(rc.Body))) > 0 {
+		if err := rc.Decode(&opts); err != nil {
+			return nil, err
+		}
+	}
+	for _, sc := range opts.Scopes {
+		if !httpapi.IsScope(sc) && sc != httpapi.ScopeWildcard {
+			return nil, httpapi.InvalidField("scopes", "unknown scope %q", sc)
+		}
+	}
+	return httpapi.Created(s.NewAccountLocked(opts)), nil
+}

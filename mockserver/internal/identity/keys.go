@@ -1,0 +1,136 @@
+package identity
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// defaultKeyName is the name of a key created without one.
+const defaultKeyName = "Untitled Key"
+
+// KeyRoutes are the dashboard's key management: session only, so a bearer
+// key cannot create, upgrade or revoke keys (the pipeline answers 401).
+func (s *Service) KeyRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		{Method: http.MethodGet, Path: "/api/v1/keys", Auth: httpapi.AuthSession, Handle: s.listKeys},
+		{Method: http.MethodPost, Path: "/api/v1/keys", Auth: httpapi.AuthSession, Schema: "keyCreate", Handle: s.createKey},
+		{Method: http.MethodDelete, Path: "/api/v1/keys", Auth: httpapi.AuthSession, Handle: s.revokeKey},
+	}
+}
+
+// listKeys is GET /v1/keys: the keys that act as the session's user,
+// revoked ones included, newest first, paged (limit default and max 100).
+func (s *Service) listKeys(rc *httpapi.Ctx) (any, error) {
+	pq, err := rc.PageQuery(100, 100)
+	if err != nil {
+		return nil, err
+	}
+	keys, more := httpapi.ListPage(rc.Store.Keys, []string{rc.Principal.User.ID}, pq, nil, func(k *store.APIKey) map[string]any {
+		return keyView(k, rc.Now)
+	})
+	return map[string]any{"keys": keys, "has_more": more}, nil
+}
+
+func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		Name       *string  `json:"name"`
+		BusinessID string   `json:"business_id"`
+		Scopes     []string `json:"scopes"`
+		PartnerID  string   `json:"partner_id"`
+		UserID     string   `json:"user_id"`
+	}
+	// The schema forbids this pair too, but its message ("'not' failed")
+	// does not say why.
+	if httpapi.DecodeLoose(rc.Body, &body) == nil && body.BusinessID != "" && body.PartnerID != "" {
+		return nil, httpapi.InvalidField("/partner_id", "a partner key reaches its partner's businesses: partner_id cannot be combined with business_id")
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	name := defaultKeyName
+	if body.Name != nil {
+		name = *body.Name
+	}
+	scopes := body.Scopes
+	if scopes == nil {
+		scopes = httpapi.KeyDefaultScopes
+	}
+	caller := rc.Principal.User
+	owner := caller.ID
+	if body.BusinessID != "" {
+		b, ok := rc.Store.Businesses.Get(body.BusinessID)
+		if !ok {
+			return nil, httpapi.NotFound("business not found: " + body.BusinessID)
+		}
+		if role := b.Members[caller.ID]; role != store.RoleOwner && role != store.RoleAdmin {
+			return nil, httpapi.Forbidden("only owners or admins of business " + b.ID + " may create keys for it")
+		}
+	}
+	if body.PartnerID != "" {
+		if !caller.Operator {
+			return nil, httpapi.Forbidden("only platform operators may mint partner keys (partner_id)")
+		}
+		if !rc.Store.PartnerKnown(body.PartnerID) {
+			return nil, httpapi.NotFound("partner not found: " + body.PartnerID)
+		}
+		if body.UserID != "" {
+			if _, ok := rc.Store.Users.Get(body.UserID); !ok {
+				return nil, httpapi.NotFound("user not found: " + body.UserID)
+			}
+			owner = body.UserID
+		}
+	}
+	value, k := s.IssueKey(rc.Store, rc.Now, owner, name, scopes, body.BusinessID, body.PartnerID)
+	if owner != caller.ID {
+		k.CreatedBy = caller.ID
+	}
+	v := keyView(k, rc.Now)
+	v["key"] = value
+	return httpapi.Created(v), nil
+}
+
+// revokeKey is DELETE /v1/keys?id=: the key stops working at once and stays
+// listed with is_active false. Revoking a revoked key succeeds again.
+func (s *Service) revokeKey(rc *httpapi.Ctx) (any, error) {
+	id, err := rc.RequireQuery("id")
+	if err != nil {
+		return nil, err
+	}
+	k, ok := rc.Store.Keys.Get(id)
+	if !ok || (k.Owner != rc.Principal.User.ID && k.CreatedBy != rc.Principal.User.ID) {
+		return nil, httpapi.NotFound("key not found: " + id)
+	}
+	if k.Active {
+		k.Active = false
+		t := rc.Now.UTC()
+		k.RevokedAt = &t
+	}
+	return map[string]any{"success": true, "id": k.ID, "revoked_at": k.RevokedAt}, nil
+}
+
+// keyView is a key record as GET /v1/keys shows it; never the key itself.
+func keyView(k *store.APIKey, now time.Time) map[string]any {
+	var lastUsed any
+	if n := k.LastUsed.Load(); n != 0 {
+		lastUsed = time.Unix(0, n).UTC()
+	}
+	active := k.Active && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+	return map[string]any{
+		"id":           k.ID,
+		"prefix":       k.Prefix,
+		"name":         k.Name,
+		"scopes":       k.Scopes,
+		"business_id":  httpapi.Nullable(k.BusinessID),
+		"partner_id":   httpapi.Nullable(k.PartnerID),
+		"user_id":      k.Owner,
+		"created_at":   k.CreatedAt,
+		"last_used_at": lastUsed,
+		"expires_at":   k.ExpiresAt,
+		"is_active":    active,
+		"revoked_at":   k.RevokedAt,
+	}
+}

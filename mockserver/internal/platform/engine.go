@@ -1,0 +1,209 @@
+package platform
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	mrand "math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// Config is the server's configuration: what New's options set.
+type Config struct {
+	Start            time.Time
+	Speed            float64 // 0: the clock moves only by Advance
+	RateLimits       bool
+	RateScale        float64
+	IDSeed           *uint64
+	ExternalWebhooks bool
+	Logger           *slog.Logger
+	MaxBodyBytes     int64
+	JournalSize      int
+	Hooks            hookConfig
+
+	ApprovalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
+}
+
+// hookConfig is the configuration of subscription deliveries.
+type hookConfig struct {
+	Timeout time.Duration
+	LogSize int
+}
+
+// Schedule runs fn under the write lock once the clock reaches at.
+func (s *Platform) Schedule(at time.Time, fn func(now time.Time)) (cancel func()) {
+	return s.Clock.Schedule(at, func(now time.Time) {
+		s.Mu.Lock()
+		defer s.Mu.Unlock()
+		fn(now)
+	})
+}
+
+// LimiterNow is the time rate-limit windows are measured on: real time plus
+// however far tests advanced the simulated clock, so a test can wait out a
+// window or advance past it.
+func (s *Platform) LimiterNow() time.Time { return time.Now().Add(s.Clock.Offset()) }
+
+// IDGen makes ids and secrets from a ChaCha8 stream (a cryptographically
+// strong generator): seeded from crypto/rand by default, from the seed with
+// WithIDSeed so that runs repeat. (Reading crypto/rand for every id was a
+// system call per id: two per request.)
+type IDGen struct {
+	mu  sync.Mutex
+	rng *mrand.ChaCha8
+}
+
+// NewIDGen returns a generator seeded from seed, or from crypto/rand when seed is nil.
+func NewIDGen(seed *uint64) *IDGen {
+	var s [32]byte
+	if seed != nil {
+		for i := range 4 {
+			for j := range 8 {
+				s[i*8+j] = byte(*seed >> (8 * j))
+			}
+		}
+	} else {
+		_, _ = rand.Read(s[:])
+	}
+	return &IDGen{rng: mrand.NewChaCha8(s)}
+}
+
+// Read fills p with random bytes.
+func (g *IDGen) Read(p []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, _ = g.rng.Read(p)
+}
+
+// UUID returns a new version 4 UUID.
+func (g *IDGen) UUID() string {
+	var b [16]byte
+	g.Read(b[:])
+	u, _ := uuid.FromBytes(b[:])
+	u[6] = (u[6] & 0x0f) | 0x40
+	u[8] = (u[8] & 0x3f) | 0x80
+	return u.String()
+}
+
+// Intn returns a number in [0, n).
+func (g *IDGen) Intn(n int) int {
+	var b [8]byte
+	g.Read(b[:])
+	var v uint64
+	for _, x := range b {
+		v = v<<8 | uint64(x)
+	}
+	return int(v % uint64(n))
+}
+
+// Float64 returns a number in [0, 1).
+func (g *IDGen) Float64() float64 { return float64(g.Intn(1<<53)) / (1 << 53) }
+
+// Token returns n random bytes as hex.
+func (g *IDGen) Token(n int) string {
+	b := make([]byte, n)
+	g.Read(b)
+	return hex.EncodeToString(b)
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// Base62 returns n random base62 characters.
+func (g *IDGen) Base62(n int) string {
+	out := make([]byte, 0, n)
+	var buf [1]byte
+	for len(out) < n {
+		g.Read(buf[:])
+		if buf[0] < 248 { // 248 = 4*62: no modulo bias
+			out = append(out, base62[buf[0]%62])
+		}
+	}
+	return string(out)
+}
+
+// SendOutbox records a message to a person. The caller holds the write lock.
+func (s *Platform) SendOutbox(st *store.Store, now time.Time, m store.OutboxMessage) {
+	m.ID = s.IDs.UUID()
+	m.Owner = "outbox"
+	m.CreatedAt = st.Outbox.Stamp(now)
+	st.Outbox.Put(&m)
+	s.OutboxNotifier.Notify()
+}
+
+// OnReset registers fn with resetState: each part of the server that keeps
+// state of its own registers how to drop it where it is created.
+func (s *Platform) OnReset(fn func()) { s.resets = append(s.resets, fn) }
+
+// ResetState drops all state: it gives the server a new store, drops the
+// clock's pending simulations and runs every registered reset, all under
+// the write lock.
+func (s *Platform) ResetState() {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Store = store.New()
+	s.Clock.Reset()
+	for _, fn := range s.resets {
+		fn()
+	}
+}
+
+// EngineHooks are the typed hooks the domains subscribe to: a lower layer announces what happened, the domains that care react; no lower layer names its consumers.
+type EngineHooks struct {
+	CallEnded     []func(st *store.Store, now time.Time, c *store.Call)       // a call completed or failed
+	TextDelivered []func(st *store.Store, now time.Time, m *store.SMSMessage) // a text was delivered
+	CallKnowledge []func(st *store.Store, c *store.Call) string               // a note to add to a finished call's summary ("" none)
+}
+
+// OnCallEnded subscribes fn to the end of every outbound call, completed or
+// failed. Subscribers run in the order they subscribed, under the write
+// lock.
+func (s *Platform) OnCallEnded(fn func(st *store.Store, now time.Time, c *store.Call)) {
+	s.on.CallEnded = append(s.on.CallEnded, fn)
+}
+
+// CallEnded announces that call c completed or failed. The caller holds the
+// write lock.
+func (s *Platform) CallEnded(st *store.Store, now time.Time, c *store.Call) {
+	for _, fn := range s.on.CallEnded {
+		fn(st, now, c)
+	}
+}
+
+// OnTextDelivered subscribes fn to the delivery of every text. Subscribers
+// run in the order they subscribed, under the write lock.
+func (s *Platform) OnTextDelivered(fn func(st *store.Store, now time.Time, m *store.SMSMessage)) {
+	s.on.TextDelivered = append(s.on.TextDelivered, fn)
+}
+
+// TextDelivered announces that text m was delivered. The caller holds the
+// write lock.
+func (s *Platform) TextDelivered(st *store.Store, now time.Time, m *store.SMSMessage) {
+	for _, fn := range s.on.TextDelivered {
+		fn(st, now, m)
+	}
+}
+
+// OnCallKnowledge subscribes fn to finished calls' summaries: fn returns a
+// note to add to call c's summary, or "".
+func (s *Platform) OnCallKnowledge(fn func(st *store.Store, c *store.Call) string) {
+	s.on.CallKnowledge = append(s.on.CallKnowledge, fn)
+}
+
+// CallKnowledgeNote is what a finished call's summary adds: the subscribers'
+// non-empty notes joined with " " ("" when none has one). The caller holds
+// the store lock.
+func (s *Platform) CallKnowledgeNote(st *store.Store, c *store.Call) string {
+	var notes []string
+	for _, fn := range s.on.CallKnowledge {
+		if note := fn(st, c); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return strings.Join(notes, " ")
+}

@@ -1,0 +1,53 @@
+// Package platform is the engine every domain of the mock server shares: the
+// state lock, the store, the simulated clock, ids, the outbox, the event bus,
+// and the typed hooks (a call ended, a text was delivered, a finished call's
+// knowledge note) through which one domain reacts to another.
+//
+// It names no domain and no route: a lower layer announces what happened
+// through a hook, and the domains that care subscribe when they are made.
+package platform
+
+import (
+	"sync"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
+)
+
+// Platform is the state of one mock server and the engine that moves it.
+// Every domain service embeds it.
+type Platform struct {
+	// Config is the server's configuration, fixed when it is made.
+	Config Config
+
+	// Mu guards Store: handlers run under it (read lock for GET, write lock
+	// otherwise), and so does every scheduled simulation task.
+	Mu sync.RWMutex
+	// Store is the whole state; Reset replaces it.
+	Store *store.Store
+
+	// Clock is the simulated clock and its scheduler.
+	Clock *clock.Clock
+	// IDs makes ids, keys, codes and secrets.
+	IDs *IDGen
+	// OutboxNotifier is notified of every message the platform sends to a
+	// person.
+	OutboxNotifier watch.Notifier
+	// Bus carries every platform event to its subscribers.
+	Bus *EventBus
+
+	on     EngineHooks
+	resets []func()
+}
+
+// New returns the engine of a server with an empty store.
+func New(cfg Config) *Platform {
+	return &Platform{
+		Config: cfg,
+		Store:  store.New(),
+		Clock:  clock.New(cfg.Start),
+		IDs:    NewIDGen(cfg.IDSeed),
+		Bus:    NewEventBus(),
+	}
+}

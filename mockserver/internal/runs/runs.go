@@ -1,0 +1,525 @@
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+)
+
+// States of a communication run and of its touches (see docs/mockserver.md, section Communication runs).
+const (
+	runScheduled = "scheduled"
+	runRunning   = "running"
+	runCompleted = "completed"
+	runFailed    = "failed"
+
+	touchScheduled = "scheduled"
+	touchRunning   = "running"
+	touchSkipped   = "skipped"
+	touchCanceled  = "canceled"
+
+	// maxRunSMSLength bounds an sms touch's message, as POST /v1/sms/send does.
+	maxRunSMSLength = 1600
+)
+
+// startRuns subscribes runs to the ends of the calls and texts their
+// touches make (an approval request's call is not a run's).
+func (s *Service) startRuns() {
+	s.OnCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
+		if c.Ref.ApprovalRequestID == "" && c.Ref.CommunicationRunID != "" {
+			s.runTouchEnded(st, now, c.Ref, telephony.CallTouchEnd(c))
+		}
+	})
+	s.OnTextDelivered(func(st *store.Store, now time.Time, m *store.SMSMessage) {
+		if m.Ref.ApprovalRequestID == "" && m.Ref.CommunicationRunID != "" {
+			s.runTouchEnded(st, now, m.Ref, telephony.TouchEnd{Status: telephony.TouchCompleted})
+		}
+	})
+}
+
+// runE164 is the E.164 form of touch targets and assigned numbers.
+var runE164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+
+// RunRoutes are the routes of communication runs.
+func (s *Service) RunRoutes() []*httpapi.Route {
+	read, write := httpapi.Scope("communication-runs:read"), httpapi.Scope("communication-runs:write")
+	return []*httpapi.Route{
+		{Method: http.MethodPost, Path: "/api/v1/communication-runs/validate", Scope: read, Schema: "communicationRunCreate", Handle: s.validateRun},
+		{Method: http.MethodPost, Path: "/api/v1/communication-runs/preview", Scope: read, Schema: "communicationRunCreate", Handle: s.previewRun},
+		{Method: http.MethodPost, Path: "/api/v1/communication-runs", Scope: write, Schema: "communicationRunCreate", Handle: s.createRun},
+		{Method: http.MethodGet, Path: "/api/v1/communication-runs", Scope: read, Handle: s.getRuns},
+		{Method: http.MethodDelete, Path: "/api/v1/communication-runs", Scope: write, Handle: s.deleteRun},
+	}
+}
+
+// runBody is the communicationRunCreate body.
+type runBody struct {
+	BusinessID       string         `json:"business_id"`
+	ExternalRef      string         `json:"external_ref"`
+	AssignedNumberID *string        `json:"assigned_number_id"`
+	AgentID          *string        `json:"agent_id"`
+	Metadata         map[string]any `json:"metadata"`
+	Touches          []touchBody    `json:"touches"`
+}
+
+type touchBody struct {
+	TouchID      string              `json:"touch_id"`
+	Channel      string              `json:"channel"`
+	Target       store.RunTarget     `json:"target"`
+	ScheduledAt  time.Time           `json:"scheduled_at"`
+	TimingWindow *store.TimingWindow `json:"timing_window"`
+	Context      map[string]any      `json:"context"`
+	Metadata     map[string]any      `json:"metadata"`
+	Message      *string             `json:"message"`
+	SMSCategory  *string             `json:"sms_category"`
+}
+
+// runPlan is a checked run body: the resolved agent and sending number,
+// when each touch will run, and the problems found.
+type runPlan struct {
+	body      runBody
+	agent     *store.Agent
+	number    *store.Number
+	executeAt []time.Time
+	errors    []httpapi.FieldError
+	warnings  []httpapi.FieldError
+}
+
+func (p *runPlan) fail(path, format string, args ...any) {
+	p.errors = append(p.errors, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *runPlan) warn(path, format string, args ...any) {
+	p.warnings = append(p.warnings, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// invalid is the 400 of preview and create for a plan with errors.
+func (p *runPlan) invalid() *httpapi.Error {
+	msgs := make([]string, 0, 3)
+	for i, e := range p.errors {
+		if i == 3 {
+			break
+		}
+		msgs = append(msgs, e.Path+": "+e.Message)
+	}
+	e := httpapi.Invalid("the communication run is invalid: %s", strings.Join(msgs, "; "))
+	e.Details = p.errors
+	return e
+}
+
+// planRun checks a decoded body beyond its schema. Access problems (a
+// business the key does not reach) are errors; everything else is collected
+// in the plan.
+func (s *Service) planRun(rc *httpapi.Ctx, body runBody) (*runPlan, error) {
+	if _, err := rc.Business(body.BusinessID); err != nil {
+		return nil, err
+	}
+	p := &runPlan{body: body}
+	st, biz := rc.Store, body.BusinessID
+	if body.AgentID != nil {
+		if a, ok := st.Agents.Get(*body.AgentID); ok && a.Owner == biz {
+			p.agent = a
+		} else {
+			p.fail("/agent_id", "is not an agent of business %s", biz)
+		}
+	}
+	if body.AssignedNumberID != nil {
+		v := *body.AssignedNumberID
+		n, _ := st.Numbers.Get(v)
+		if strings.HasPrefix(v, "+") {
+			n = st.NumbersByPhone[v]
+		}
+		switch {
+		case strings.HasPrefix(v, "+") && !runE164.MatchString(v):
+			p.fail("/assigned_number_id", "must be an E.164 number or a number id")
+		case n == nil || n.Owner != biz:
+			p.fail("/assigned_number_id", "is not a number of business %s (give an E.164 number or a number id from GET /v1/numbers)", biz)
+		default:
+			p.number = n
+		}
+	}
+	if p.agent == nil && p.number != nil && body.AgentID == nil {
+		if a, ok := st.Agents.Get(p.number.AgentID); ok && a.Owner == biz {
+			p.agent = a
+		}
+	}
+	if p.agent == nil && body.AgentID == nil {
+		p.agent = DefaultRunAgent(st, biz)
+		if p.agent == nil {
+			p.fail("/agent_id", "is required: business %s has no agent", biz)
+		}
+	}
+	if p.number == nil && body.AssignedNumberID == nil && p.agent != nil {
+		if n := st.NumbersByPhone[p.agent.PhoneNumber]; n != nil && n.Owner == biz {
+			p.number = n
+		} else {
+			p.fail("/assigned_number_id", "is required: agent %s has no phone number to call or text from", p.agent.ID)
+		}
+	}
+	p.planTouches(rc.Now)
+	for i, t := range body.Touches {
+		if t.Target.LeadID != nil {
+			if l, ok := st.Leads.Get(*t.Target.LeadID); !ok || l.Owner != biz {
+				p.fail(fmt.Sprintf("/touches/%d/target/lead_id", i), "is not a lead of business %s", biz)
+			}
+		}
+	}
+	return p, nil
+}
+
+// DefaultRunAgent is the agent of a run without agent_id or number: the
+// business's intake agent, else its oldest agent with a number.
+func DefaultRunAgent(st *store.Store, businessID string) *store.Agent {
+	var withNumber *store.Agent
+	for _, a := range st.Agents.Owned(businessID) {
+		if a.Intake {
+			return a
+		}
+		if withNumber == nil && a.PhoneNumber != "" {
+			withNumber = a
+		}
+	}
+	return withNumber
+}
+
+func (p *runPlan) planTouches(now time.Time) {
+	seen := map[string]int{}
+	p.executeAt = make([]time.Time, len(p.body.Touches))
+	for i, t := range p.body.Touches {
+		at := fmt.Sprintf("/touches/%d", i)
+		if j, dup := seen[t.TouchID]; dup {
+			p.fail(at+"/touch_id", "duplicate touch_id %q (also /touches/%d); touch ids must be unique in a run", t.TouchID, j)
+		} else {
+			seen[t.TouchID] = i
+		}
+		if !runE164.MatchString(t.Target.Phone) {
+			p.fail(at+"/target/phone", "must be an E.164 number such as +15551230001")
+		}
+		if tz := t.Target.Timezone; tz != nil {
+			if _, err := time.LoadLocation(*tz); err != nil || *tz == "" || *tz == "Local" {
+				p.fail(at+"/target/timezone", "must be an IANA time zone such as America/New_York")
+			}
+		}
+		switch t.Channel {
+		case "sms":
+			switch {
+			case t.Message == nil || strings.TrimSpace(*t.Message) == "":
+				p.fail(at+"/message", "is required for an sms touch")
+			case len([]rune(*t.Message)) > maxRunSMSLength:
+				p.fail(at+"/message", "must be at most %d characters", maxRunSMSLength)
+			}
+		case "call":
+			if t.SMSCategory != nil {
+				p.warn(at+"/sms_category", "is ignored on a call touch")
+			}
+		}
+		exec := t.ScheduledAt.UTC()
+		if w := t.TimingWindow; w != nil {
+			if w.NotBefore != nil && w.NotAfter != nil && w.NotBefore.After(*w.NotAfter) {
+				p.fail(at+"/timing_window", "not_before is after not_after")
+				continue
+			}
+			if w.NotBefore != nil && exec.Before(*w.NotBefore) {
+				exec = w.NotBefore.UTC()
+				p.warn(at+"/scheduled_at", "is before timing_window.not_before; the touch runs at not_before")
+			}
+			if w.NotAfter != nil {
+				switch {
+				case w.NotAfter.Before(now):
+					p.fail(at+"/timing_window/not_after", "is in the past; the touch could never run")
+				case exec.After(*w.NotAfter):
+					p.fail(at+"/scheduled_at", "is after timing_window.not_after")
+				}
+			}
+		}
+		if exec.Before(now) {
+			p.warn(at+"/scheduled_at", "is in the past; the touch runs at once")
+			exec = now.UTC()
+		}
+		p.executeAt[i] = exec
+	}
+}
+
+// decodeRun decodes and plans the body of validate, preview and create.
+func (s *Service) decodeRun(rc *httpapi.Ctx) (*runPlan, error) {
+	var body runBody
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	return s.planRun(rc, body)
+}
+
+// validateRun answers 200 with valid, errors and warnings: schema failures
+// and rule failures alike are reported, not thrown. Only a body that is not
+// JSON at all, and access errors, are error answers.
+func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
+	if !json.Valid(rc.Body) {
+		return nil, rc.Decode(nil)
+	}
+	p, err := s.decodeRun(rc)
+	if err != nil {
+		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == httpapi.CodeInvalidRequest && len(apiErr.Details) > 0 {
+			return runValidation(apiErr.Details, nil, 0), nil
+		}
+		return nil, err
+	}
+	return runValidation(p.errors, p.warnings, len(p.body.Touches)), nil
+}
+
+func runValidation(errs, warns []httpapi.FieldError, touches int) map[string]any {
+	return map[string]any{"valid": len(errs) == 0, "errors": httpapi.NonNil(errs), "warnings": httpapi.NonNil(warns), "touches": touches}
+}
+
+// previewRun answers what create would schedule, without scheduling it.
+func (s *Service) previewRun(rc *httpapi.Ctx) (any, error) {
+	p, err := s.decodeRun(rc)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.errors) > 0 {
+		return nil, p.invalid()
+	}
+	touches := make([]map[string]any, len(p.body.Touches))
+	calls, texts := 0, 0
+	var first, last time.Time
+	for i, t := range p.body.Touches {
+		if t.Channel == "call" {
+			calls++
+		} else {
+			texts++
+		}
+		at := p.executeAt[i]
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+		if at.After(last) {
+			last = at
+		}
+		touches[i] = map[string]any{
+			"touch_id": t.TouchID, "channel": t.Channel, "to": t.Target.Phone, "name": t.Target.Name,
+			"scheduled_at": t.ScheduledAt.UTC(), "execute_at": at, "timing_window": t.TimingWindow,
+			"message": t.Message, "sms_category": t.SMSCategory,
+		}
+	}
+	slices.SortStableFunc(touches, func(a, b map[string]any) int {
+		return a["execute_at"].(time.Time).Compare(b["execute_at"].(time.Time))
+	})
+	return map[string]any{
+		"valid": true, "business_id": p.body.BusinessID, "external_ref": p.body.ExternalRef,
+		"agent_id": p.agent.ID, "from_number": p.number.PhoneNumber, "from_number_id": p.number.ID,
+		"touches":  touches,
+		"summary":  map[string]any{"touches": len(touches), "calls": calls, "sms": texts, "first_at": first, "last_at": last},
+		"warnings": httpapi.NonNil(p.warnings),
+	}, nil
+}
+
+// createRun stores the run and schedules its touches. The Idempotency-Key
+// header is required (the pipeline replays the first answer for it).
+func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
+	key := rc.Request.Header.Get("Idempotency-Key")
+	if key == "" {
+		e := httpapi.Invalid("the Idempotency-Key header is required to create a communication run (a retry with the same key returns the same run)")
+		e.Details = []httpapi.FieldError{{Path: "Idempotency-Key", Message: "header is required"}}
+		return nil, e
+	}
+	p, err := s.decodeRun(rc)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.errors) > 0 {
+		return nil, p.invalid()
+	}
+	b := p.body
+	run := &store.CommunicationRun{
+		ExternalRef: b.ExternalRef, AssignedNumberID: b.AssignedNumberID, AgentIDSent: b.AgentID,
+		FromNumberID: p.number.ID, FromNumber: p.number.PhoneNumber, AgentID: p.agent.ID,
+		Metadata: b.Metadata, Status: runScheduled, IdempotencyKey: key,
+	}
+	run.ID = s.IDs.UUID()
+	run.Owner = b.BusinessID
+	run.CreatedAt = rc.Store.Runs.Stamp(rc.Now)
+	run.UpdatedAt = run.CreatedAt
+	for i, t := range b.Touches {
+		run.Touches = append(run.Touches, &store.RunTouch{
+			TouchID: t.TouchID, Channel: t.Channel, Target: t.Target, ScheduledAt: t.ScheduledAt.UTC(),
+			TimingWindow: t.TimingWindow, Context: t.Context, Metadata: t.Metadata, Message: t.Message,
+			SMSCategory: t.SMSCategory, Status: touchScheduled, ExecuteAt: p.executeAt[i],
+		})
+	}
+	rc.Store.Runs.Put(run)
+	for i, t := range run.Touches {
+		runID, idx := run.ID, i
+		s.Schedule(t.ExecuteAt, func(now time.Time) { s.runTouch(s.Store, runID, idx, now) })
+	}
+	return httpapi.Created(RunView(run)), nil
+}
+
+// runTouch executes one touch when the clock reaches it: it places the
+// call or sends the text, with the touch's reference.
+func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time) {
+	run, ok := st.Runs.Get(runID)
+	if !ok || run.Touches[idx].Status != touchScheduled {
+		return
+	}
+	// The touch runs at its execute_at, which validation kept inside the
+	// window, so the window is always open here.
+	t := run.Touches[idx]
+	t.Status, t.StartedAt = touchRunning, httpapi.UtcPtr(now)
+	run.UpdatedAt = now.UTC()
+	if run.Status == runScheduled {
+		run.Status, run.StartedAt = runRunning, httpapi.UtcPtr(now)
+	}
+	ref := store.TouchRef{CommunicationRunID: run.ID, ExternalRef: run.ExternalRef, TouchID: t.TouchID}
+	tg := t.Target
+	if t.Channel == "call" {
+		var context string
+		if len(t.Context) > 0 {
+			context = string(httpapi.MustJSON(t.Context))
+		}
+		id, err := s.telephony.PlaceTouchCall(st, now, telephony.TouchCall{
+			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),
+			LeadID: strValue(tg.LeadID), FirstMessage: strValue(t.Message), Context: context, Ref: ref,
+		})
+		if err != nil {
+			s.endTouch(run, t, now, telephony.TouchFailed, telephony.TouchEnd{Code: err.Code, Message: err.Message})
+			return
+		}
+		t.CallID = id
+		return
+	}
+	sid, err := s.telephony.SendTouchText(st, now, telephony.TouchSMS{
+		AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Message: strValue(t.Message),
+		LeadID: strValue(tg.LeadID), Timezone: strValue(tg.Timezone), Ref: ref,
+	})
+	if err != nil {
+		status := telephony.TouchFailed
+		if slices.Contains(telephony.SMSComplianceCodes, err.Code) {
+			status = touchSkipped
+		}
+		s.endTouch(run, t, now, status, telephony.TouchEnd{Code: err.Code, Message: err.Message})
+		return
+	}
+	t.MessageSID = sid
+}
+
+// runTouchEnded finishes the touch whose call ended or text was delivered.
+func (s *Service) runTouchEnded(st *store.Store, now time.Time, ref store.TouchRef, end telephony.TouchEnd) {
+	run, ok := st.Runs.Get(ref.CommunicationRunID)
+	if !ok {
+		return // the run was deleted while the call was under way
+	}
+	for _, t := range run.Touches {
+		if t.TouchID == ref.TouchID && t.Status == touchRunning {
+			s.endTouch(run, t, now, end.Status, end)
+		}
+	}
+}
+
+// endTouch moves a touch to a final state, and the run to its final state
+// when every touch is final.
+func (s *Service) endTouch(run *store.CommunicationRun, t *store.RunTouch, now time.Time, status string, end telephony.TouchEnd) {
+	t.Status, t.CompletedAt = status, httpapi.UtcPtr(now)
+	if end.Code != "" {
+		t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
+	}
+	if t.Channel == "call" && t.CallID != "" {
+		t.Duration = &end.Duration
+	}
+	t.Summary = end.Summary
+	run.UpdatedAt = now.UTC()
+	completed := 0
+	for _, x := range run.Touches {
+		switch x.Status {
+		case touchScheduled, touchRunning:
+			return
+		case telephony.TouchCompleted:
+			completed++
+		}
+	}
+	run.Status, run.CompletedAt = runFailed, httpapi.UtcPtr(now)
+	if completed > 0 {
+		run.Status = runCompleted
+	}
+}
+
+func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
+	status, ref := rc.Query("status"), rc.Query("external_ref")
+	if status != "" && !slices.Contains([]string{runScheduled, runRunning, runCompleted, runFailed}, status) {
+		return nil, httpapi.InvalidField("status", "must be one of scheduled, running, completed, failed")
+	}
+	var match func(*store.CommunicationRun) bool
+	if status != "" || ref != "" {
+		match = func(r *store.CommunicationRun) bool {
+			return (status == "" || r.Status == status) && (ref == "" || r.ExternalRef == ref)
+		}
+	}
+	return httpapi.ReadOrList(rc, rc.Store.Runs, "communication run", "communication_runs", match, RunView)
+}
+
+// deleteRun cancels the touches that have not started and removes the run.
+// A touch already running finishes (its call or text is under way).
+func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
+	run, err := httpapi.DeleteOwned(rc, rc.Store.Runs, "communication run")
+	if err != nil {
+		return nil, err
+	}
+	canceled := 0
+	for _, t := range run.Touches {
+		if t.Status == touchScheduled {
+			t.Status, t.CompletedAt = touchCanceled, httpapi.UtcPtr(rc.Now)
+			canceled++
+		}
+	}
+	run.UpdatedAt = rc.Now.UTC()
+	out := httpapi.Deleted(run.ID)
+	out["canceled_touches"] = canceled
+	return out, nil
+}
+
+// RunView is a communication run as the API shows it.
+func RunView(r *store.CommunicationRun) map[string]any {
+	touches := make([]map[string]any, len(r.Touches))
+	counts := map[string]int{touchScheduled: 0, touchRunning: 0, telephony.TouchCompleted: 0, telephony.TouchFailed: 0, touchSkipped: 0}
+	for i, t := range r.Touches {
+		touches[i] = touchView(t)
+		counts[t.Status]++
+	}
+	return map[string]any{
+		"id": r.ID, "business_id": r.Owner, "external_ref": r.ExternalRef, "status": r.Status,
+		"agent_id": r.AgentID, "assigned_number_id": r.AssignedNumberID,
+		"from_number": r.FromNumber, "from_number_id": r.FromNumberID,
+		"metadata": maps.Clone(r.Metadata), "touches": touches, "touch_counts": counts,
+		"idempotency_key": r.IdempotencyKey, "created_at": r.CreatedAt, "updated_at": r.UpdatedAt,
+		"started_at": r.StartedAt, "completed_at": r.CompletedAt,
+	}
+}
+
+func touchView(t *store.RunTouch) map[string]any {
+	return map[string]any{
+		"touch_id": t.TouchID, "channel": t.Channel, "target": t.Target,
+		"scheduled_at": t.ScheduledAt, "timing_window": t.TimingWindow,
+		"context": maps.Clone(t.Context), "metadata": maps.Clone(t.Metadata),
+		"message": t.Message, "sms_category": t.SMSCategory,
+		"status": t.Status, "execute_at": t.ExecuteAt, "started_at": t.StartedAt,
+		"completed_at": t.CompletedAt, "call_id": httpapi.Nullable(t.CallID), "message_sid": httpapi.Nullable(t.MessageSID),
+		"duration": t.Duration, "summary": httpapi.Nullable(t.Summary), "error": t.Error,
+	}
+}
+
+// strValue is *s, or "" for nil.
+func strValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

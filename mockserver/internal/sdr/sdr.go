@@ -1,0 +1,928 @@
+package sdr
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+)
+
+// The outbound-sales pipeline (spec section 4) under /api/sdr: bearer keys
+// with sdr:read or sdr:write, or a dashboard session.
+func (s *Service) SDRRoutes() []*httpapi.Route {
+	sdr := func(method, path, sc, schema string, h func(*httpapi.Ctx) (any, error)) *httpapi.Route {
+		return &httpapi.Route{Method: method, Path: httpapi.APIPrefix + "/sdr" + path, Auth: httpapi.AuthKeyOrSession, Scope: httpapi.Scope(sc), Schema: schema, Handle: h}
+	}
+	return []*httpapi.Route{
+		sdr(http.MethodGet, "/config", "sdr:read", "", s.getSDRConfig),
+		sdr(http.MethodPut, "/config", "sdr:write", "sdrConfigUpsert", s.putSDRConfig),
+		sdr(http.MethodGet, "/pipeline", "sdr:read", "", s.getSDRPipeline),
+		sdr(http.MethodPost, "/action", "sdr:write", "sdrAction", s.postSDRAction),
+		sdr(http.MethodPost, "/run", "sdr:write", "sdrRun", s.postSDRRun),
+		sdr(http.MethodGet, "/report", "sdr:read", "", s.getSDRReport),
+		sdr(http.MethodGet, "/activity", "sdr:read", "", s.getSDRActivity),
+		// The scheduled runner: only the platform's internal secret opens it.
+		{Method: http.MethodPost, Path: httpapi.APIPrefix + "/sdr/cron", Auth: httpapi.AuthNone, Handle: s.postSDRCron},
+		{Method: http.MethodPost, Path: httpapi.AdminPrefix + "/sdr/cron", Auth: httpapi.AuthAdmin, Lock: httpapi.LockWrite, Handle: s.adminSDRCron},
+	}
+}
+
+// sdrBusiness reads the businessId query parameter: required (400
+// bad_request), a business the caller reaches (404 unknown, 403 another's).
+func sdrBusiness(rc *httpapi.Ctx) (*store.Business, error) {
+	id, err := rc.RequireQuery("businessId")
+	if err != nil {
+		return nil, err
+	}
+	return rc.Business(id)
+}
+
+// sdrCtxFor is the evaluation context of a business now.
+func sdrCtxFor(rc *httpapi.Ctx, b *store.Business) *sdrCtx {
+	return newSDRCtx(rc.Store, rc.Now, b, SDRConfigOf(rc.Store, b.ID))
+}
+
+// SDRConfigView is an SDR configuration as the API shows it.
+func SDRConfigView(st *store.Store, c *store.SDRConfig) map[string]any {
+	_, stored := st.SDRConfigs[c.BusinessID]
+	v := map[string]any{
+		"businessId":            c.BusinessID,
+		"enabled":               c.Enabled,
+		"min_touch_gap_hours":   c.MinTouchGapHours,
+		"max_touches":           c.MaxTouches,
+		"auto_call":             c.AutoCall,
+		"auto_email":            c.AutoEmail,
+		"auto_sms":              c.AutoSMS,
+		"sdr_agent_id":          httpapi.Nullable(c.SDRAgentID),
+		"business_hours_start":  c.HoursStart,
+		"business_hours_end":    c.HoursEnd,
+		"email_from_account_id": httpapi.Nullable(c.EmailFromAccountID),
+		"configured":            stored,
+		"next_run_at":           c.NextRunAt,
+		"last_run_at":           c.LastRunAt,
+		"last_run_trigger":      httpapi.Nullable(c.LastRunTrigger),
+		"created_at":            nil,
+		"updated_at":            nil,
+	}
+	if b, ok := st.Businesses.Get(c.BusinessID); ok {
+		v["timezone"] = telephony.BusinessLocation(b).String()
+	}
+	if stored {
+		v["created_at"], v["updated_at"] = c.CreatedAt, c.UpdatedAt
+	}
+	return v
+}
+
+func (s *Service) getSDRConfig(rc *httpapi.Ctx) (any, error) {
+	b, err := sdrBusiness(rc)
+	if err != nil {
+		return nil, err
+	}
+	return SDRConfigView(rc.Store, SDRConfigOf(rc.Store, b.ID)), nil
+}
+
+// sdrConfigBody is PUT /sdr/config: absent fields keep their value.
+type sdrConfigBody struct {
+	BusinessID         string  `json:"businessId"`
+	Enabled            *bool   `json:"enabled"`
+	MinTouchGapHours   *int    `json:"min_touch_gap_hours"`
+	MaxTouches         *int    `json:"max_touches"`
+	AutoCall           *bool   `json:"auto_call"`
+	AutoEmail          *bool   `json:"auto_email"`
+	AutoSMS            *bool   `json:"auto_sms"`
+	SDRAgentID         *string `json:"sdr_agent_id"`
+	HoursStart         *int    `json:"business_hours_start"`
+	HoursEnd           *int    `json:"business_hours_end"`
+	EmailFromAccountID *string `json:"email_from_account_id"`
+}
+
+func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
+	var body sdrConfigBody
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	b, err := rc.Business(body.BusinessID)
+	if err != nil {
+		return nil, err
+	}
+	if body.SDRAgentID != nil && *body.SDRAgentID != "" {
+		if a, ok := rc.Store.Agents.Get(*body.SDRAgentID); !ok || a.Owner != b.ID {
+			return nil, httpapi.InvalidField("/sdr_agent_id", "must be an agent of business %s", b.ID)
+		}
+	}
+	cfg, stored := rc.Store.SDRConfigs[b.ID]
+	if !stored {
+		cfg = SDRConfigOf(rc.Store, b.ID)
+		cfg.CreatedAt = rc.Now.UTC()
+		rc.Store.SDRConfigs[b.ID] = cfg
+	}
+	wasEnabled := cfg.Enabled
+	httpapi.Set(&cfg.Enabled, body.Enabled)
+	httpapi.Set(&cfg.MinTouchGapHours, body.MinTouchGapHours)
+	httpapi.Set(&cfg.MaxTouches, body.MaxTouches)
+	httpapi.Set(&cfg.AutoCall, body.AutoCall)
+	httpapi.Set(&cfg.AutoEmail, body.AutoEmail)
+	httpapi.Set(&cfg.AutoSMS, body.AutoSMS)
+	httpapi.Set(&cfg.SDRAgentID, body.SDRAgentID)
+	httpapi.Set(&cfg.HoursStart, body.HoursStart)
+	httpapi.Set(&cfg.HoursEnd, body.HoursEnd)
+	httpapi.Set(&cfg.EmailFromAccountID, body.EmailFromAccountID)
+	cfg.UpdatedAt = httpapi.Later(cfg.UpdatedAt, rc.Now)
+	switch {
+	case cfg.Enabled && !wasEnabled:
+		s.startSDRRunner(cfg, rc.Now)
+	case !cfg.Enabled:
+		cfg.NextRunAt = nil
+	}
+	return SDRConfigView(rc.Store, cfg), nil
+}
+
+// sdrLeadView is a lead in GET /sdr/pipeline.
+func sdrLeadView(e *sdrEval) map[string]any {
+	l := e.lead
+	v := map[string]any{
+		"id": l.ID, "name": l.Name, "email": l.Email, "phone": l.Phone, "status": l.Status,
+		"source": l.Source, "segment": e.segment, "score": e.score, "touch_count": e.touches(),
+		"last_touch": nil, "last_channel": nil, "next_action": e.next, "next_action_at": nil,
+		"actionable": e.actionable, "paused": e.paused(), "created_at": l.CreatedAt, "updated_at": l.UpdatedAt,
+	}
+	if e.state != nil && e.state.LastTouchAt != nil {
+		v["last_touch"] = e.state.LastTouchAt
+		v["last_channel"] = httpapi.Nullable(e.state.LastChannel)
+	}
+	if !e.nextAt.IsZero() {
+		v["next_action_at"] = e.nextAt
+	}
+	return v
+}
+
+func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
+	b, err := sdrBusiness(rc)
+	if err != nil {
+		return nil, err
+	}
+	only, filtered := parseSegment(rc.Query("segment"))
+	if !filtered && rc.Query("segment") != "" {
+		return nil, httpapi.InvalidField("segment", "must be one of %s", strings.Join(segmentNames[:], ", "))
+	}
+	limit, err := rc.IntQuery("limit", 100, 1, 1000)
+	if err != nil {
+		return nil, err
+	}
+	c := sdrCtxFor(rc, b)
+	var counts segmentCounts
+	actionable := 0
+	top := &topEvals{k: limit}
+	leads := rc.Store.Leads.Owned(b.ID)
+	for _, l := range leads {
+		e := c.evaluate(l)
+		counts[e.segment]++
+		if e.actionable {
+			actionable++
+		}
+		if !filtered || e.segment == only {
+			top.offer(e)
+		}
+	}
+	kept := top.sorted()
+	items := make([]map[string]any, len(kept))
+	for i := range kept {
+		items[i] = sdrLeadView(&kept[i])
+	}
+	return map[string]any{
+		"businessId": b.ID,
+		"enabled":    c.cfg.Enabled,
+		"summary": map[string]any{
+			"total_leads": len(leads), "actionable": actionable, "needs_manual": counts[segManualReview],
+			"segments": counts.view(),
+		},
+		"leads": items,
+	}, nil
+}
+
+// sdrOutcome is what one dispatch (or its dry-run prediction) gave.
+type sdrOutcome struct {
+	detail                     string
+	callID, messageID, emailID string
+	err                        *httpapi.Error // nil: success
+}
+
+// sdrAgent is the agent the pipeline calls and texts from: sdr_agent_id
+// when it is an agent of the business, else the business's oldest agent.
+func sdrAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.Agent {
+	if a, ok := st.Agents.Get(cfg.SDRAgentID); ok && a.Owner == businessID {
+		return a
+	}
+	if agents := st.Agents.Owned(businessID); len(agents) > 0 {
+		return agents[0]
+	}
+	return nil
+}
+
+// sdrTextAgent is the agent the pipeline texts from: the SDR agent when
+// it has a number (or a messaging service), else the agent of the
+// business's first number.
+func sdrTextAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.Agent {
+	a := sdrAgent(st, cfg, businessID)
+	if a == nil || a.PhoneNumber != "" {
+		return a
+	}
+	if sid, _ := a.Metadata[telephony.MessagingServiceKey].(string); sid != "" {
+		return a
+	}
+	for _, n := range st.Numbers.Owned(businessID) {
+		if owner, ok := st.Agents.Get(n.AgentID); ok {
+			return owner
+		}
+	}
+	return a
+}
+
+// sdrLines are what the pipeline's texts and emails say, per segment.
+var sdrLines = [numSegments]string{
+	segSpeedToLead:      "Thanks for reaching out! When is a good time for a quick call?",
+	segFreshDemoCaller:  "Thanks for calling us. Do you have a minute to talk about what you need?",
+	segWarmDemoCaller:   "Following up on your call: can we help you get started?",
+	segCoolingDemo:      "We haven't heard from you in a while. Are you still looking for help?",
+	segNewTrialStuck:    "Welcome to your trial! Can we help you set things up?",
+	segTrialGoingDark:   "We noticed your trial has been quiet. Anything we can help with?",
+	segTrialEnding:      "Your trial ends soon. Would you like help choosing a plan?",
+	segContactedNoReply: "Just checking in on our last message. Is now a better time?",
+	segChurnedRecent:    "We'd love to have you back. Can we answer any questions?",
+}
+
+// sdrGreeting is "Hi <first name>," or "Hi there,".
+func sdrGreeting(l *store.Lead) string {
+	switch {
+	case l.FirstName != nil && *l.FirstName != "":
+		return "Hi " + *l.FirstName + ","
+	case l.Name != nil && *l.Name != "":
+		return "Hi " + strings.Fields(*l.Name)[0] + ","
+	}
+	return "Hi there,"
+}
+
+func sdrLine(seg segment) string {
+	return httpapi.FirstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
+}
+
+// magicEmailFailsDomain: SDR emails to addresses at this domain bounce
+// (lead_email.failed).
+const magicEmailFailsDomain = "@email-fails.example"
+
+// defaultSDRFrom is the sender of SDR emails without email_from_account_id.
+const defaultSDRFrom = "sdr@voiceagent.example"
+
+// sdrTouch dispatches one touch of a lead on a channel, or, in a dry run,
+// predicts its outcome with the same checks and changes nothing. The
+// caller holds the write lock (the read lock is enough for a dry run).
+func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment, dry bool) sdrOutcome {
+	switch channel {
+	case store.SDRCall:
+		return s.sdrCall(c, l, seg, dry)
+	case store.SDRSMS:
+		return s.sdrSMS(c, l, seg, dry)
+	}
+	return s.sdrEmail(c, l, seg, dry)
+}
+
+func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
+	to := *l.Phone
+	if c.st.OnDNC(l.Owner, to) {
+		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, telephony.CodeNumberOnDNC, to+" is on the do-not-call list")}
+	}
+	a := sdrAgent(c.st, c.cfg, l.Owner)
+	if a == nil {
+		return sdrOutcome{err: httpapi.NotFound("the business has no agent to call from")}
+	}
+	if dry {
+		if to == telephony.MagicCallFailed {
+			return sdrOutcome{err: telephony.ErrMagicCallFailed(to)}
+		}
+		return sdrOutcome{detail: fmt.Sprintf("would call %s from agent %s", to, a.Name)}
+	}
+	call, apiErr := s.telephony.PlaceOutboundCall(c.st, c.now, telephony.OutboundCall{
+		Agent: a, To: to, Lead: l, Context: "Outbound sales follow-up (" + seg.String() + ")",
+	})
+	if apiErr != nil {
+		return sdrOutcome{err: apiErr}
+	}
+	return sdrOutcome{detail: fmt.Sprintf("call %s queued to %s from agent %s", call.ID, to, a.Name), callID: call.ID}
+}
+
+func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
+	a := sdrTextAgent(c.st, c.cfg, l.Owner)
+	if a == nil {
+		return sdrOutcome{err: httpapi.NotFound("the business has no agent to text from")}
+	}
+	req := telephony.SMSRequest{Agent: a, To: *l.Phone, Lead: l,
+		Body: sdrGreeting(l) + " it's " + c.b.Name + ". " + sdrLine(seg) + " Reply STOP to opt out."}
+	if dry {
+		if _, apiErr := telephony.SMSPrecheck(c.st, c.now, req); apiErr != nil {
+			return sdrOutcome{err: apiErr}
+		}
+		if req.To == telephony.MagicSMSSendFails {
+			return sdrOutcome{err: telephony.ErrCarrierRejected(req.To)}
+		}
+		return sdrOutcome{detail: "would text " + req.To}
+	}
+	m, apiErr := s.telephony.SendSMS(c.st, c.now, req)
+	out := sdrOutcome{err: apiErr}
+	if m != nil {
+		out.messageID = m.ID
+		out.detail = "text " + m.MessageSID + " sent to " + m.To
+	}
+	return out
+}
+
+func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
+	to := *l.Email
+	if dry {
+		return sdrOutcome{detail: "would email " + to}
+	}
+	m := &store.SDRMail{
+		LeadID: l.ID, To: to, From: httpapi.FirstNonEmpty(c.cfg.EmailFromAccountID, defaultSDRFrom),
+		Subject: "Following up from " + c.b.Name,
+		Body:    sdrGreeting(l) + "\n\n" + sdrLine(seg) + "\n\n" + c.b.Name,
+		Status:  store.SDREmailQueued,
+	}
+	m.ID = s.IDs.UUID()
+	m.Owner = l.Owner
+	m.CreatedAt = c.st.SDRMails.Stamp(c.now)
+	c.st.SDRMails.Put(m)
+	id := m.ID
+	s.Schedule(c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
+	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
+}
+
+// sendSDRMail sends a queued SDR email: to the outbox (lead_email.sent; a
+// new lead becomes contacted), or, at the magic failing domain, it bounces
+// (lead_email.failed). The caller holds the write lock.
+func (s *Service) sendSDRMail(st *store.Store, now time.Time, id string) {
+	m, ok := st.SDRMails.Get(id)
+	if !ok || m.Status != store.SDREmailQueued {
+		return
+	}
+	if strings.HasSuffix(strings.ToLower(m.To), magicEmailFailsDomain) {
+		m.Status, m.Error = store.SDREmailFailed, "bounced: the recipient's mail server rejected the message"
+		s.Emit(st, m.Owner, "lead_email.failed", now, sdrMailView(m))
+		return
+	}
+	at := now.UTC()
+	m.Status, m.SentAt = store.SDREmailSent, &at
+	s.SendOutbox(st, now, store.OutboxMessage{Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
+	if l, ok := st.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
+		l.Status = store.LeadContacted
+		l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+		s.telephony.Rescore(st, now, l)
+	}
+	s.Emit(st, m.Owner, "lead_email.sent", now, sdrMailView(m))
+}
+
+// sdrMailView is an SDR email as lead_email.* events show it.
+func sdrMailView(m *store.SDRMail) map[string]any {
+	return map[string]any{
+		"id": m.ID, "lead_id": m.LeadID, "business_id": m.Owner, "to": m.To, "from": m.From,
+		"subject": m.Subject, "body": m.Body, "status": m.Status, "error": httpapi.Nullable(m.Error),
+		"created_at": m.CreatedAt, "sent_at": m.SentAt,
+	}
+}
+
+// logSDR records one entry of the activity log.
+func (s *Service) logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
+	a := &store.SDRActivity{
+		LeadID: l.ID, Action: action, Trigger: trigger, Success: out.err == nil, Detail: out.detail,
+		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, Segment: seg.String(),
+	}
+	if out.err != nil {
+		a.Detail = out.err.Code + ": " + out.err.Message
+		if out.detail != "" {
+			a.Detail = out.detail + ": " + a.Detail
+		}
+	}
+	a.ID = s.IDs.UUID()
+	a.Owner = l.Owner
+	a.CreatedAt = st.SDRActivity.Stamp(now)
+	st.SDRActivity.Put(a)
+	return a
+}
+
+// recordTouch counts a dispatched touch on the lead's pipeline state.
+func recordTouch(st *store.Store, now time.Time, l *store.Lead, channel string) *store.SDRLead {
+	state := st.SDRLeadState(l.ID, true)
+	at := now.UTC()
+	state.TouchCount++
+	state.LastTouchAt = &at
+	state.LastChannel = channel
+	state.EscalatedAt = nil
+	return state
+}
+
+// errCadence is the 429 of a touch the cadence refuses.
+func errCadence(msg string, next *time.Time, now time.Time) *httpapi.Error {
+	e := httpapi.NewError(http.StatusTooManyRequests, httpapi.CodeRateLimited, msg)
+	// Never retried by the SDK: the wait is on the simulated clock, which a
+	// retry in real time would not move.
+	e.Header = http.Header{httpapi.HeaderShouldRetry: {"false"}}
+	if next != nil {
+		e.With("nextAllowedAt", next.UTC())
+		secs := int((next.Sub(now) + time.Second - 1) / time.Second)
+		e.Header.Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	}
+	return e
+}
+
+type sdrActionBody struct {
+	BusinessID string `json:"businessId"`
+	LeadID     string `json:"leadId"`
+	Action     string `json:"action"`
+}
+
+func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
+	var body sdrActionBody
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	b, err := rc.Business(body.BusinessID)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := rc.Store.Leads.Get(body.LeadID)
+	if !ok || l.Owner != b.ID {
+		return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + body.LeadID)
+	}
+	c := sdrCtxFor(rc, b)
+	e := c.evaluate(l)
+	out := sdrOutcome{}
+	switch body.Action {
+	case store.SDRPause, store.SDRResume:
+		state := rc.Store.SDRLeadState(l.ID, true)
+		state.Paused = body.Action == store.SDRPause
+		out.detail = "automated touches paused"
+		if !state.Paused {
+			out.detail = "automated touches resumed"
+		}
+	case store.SDRSkip:
+		state := rc.Store.SDRLeadState(l.ID, true)
+		at := rc.Now.UTC()
+		state.SkippedAt = &at
+		out.detail = fmt.Sprintf("skipped: no touch for %d hours", c.cfg.MinTouchGapHours)
+	default:
+		if err := checkTouch(c, &e, body.Action); err != nil {
+			return nil, err
+		}
+		out = s.sdrTouch(c, l, body.Action, e.segment, false)
+		if out.err == nil {
+			recordTouch(rc.Store, rc.Now, l, body.Action)
+		}
+	}
+	act := s.logSDR(rc.Store, rc.Now, l, body.Action, store.SDRTriggerManual, e.segment, out)
+	if out.err != nil {
+		return nil, out.err
+	}
+	after := c.evaluate(l)
+	v := map[string]any{
+		"success": true, "action": body.Action, "leadId": l.ID, "detail": out.detail,
+		"activityId": act.ID, "segment": after.segment, "touch_count": after.touches(),
+	}
+	for k, id := range map[string]string{"callId": out.callID, "messageId": out.messageID, "emailId": out.emailID} {
+		if id != "" {
+			v[k] = id
+		}
+	}
+	return v, nil
+}
+
+// checkTouch is what a manual touch must pass before it is dispatched: a
+// lead whose status allows contact, max_touches (429 without
+// nextAllowedAt), min_touch_gap_hours (429 with nextAllowedAt), and the
+// contact detail the channel needs (400).
+func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
+	l := e.lead
+	if l.Status == store.LeadDoNotContact {
+		return httpapi.NewError(http.StatusBadRequest, telephony.CodeNumberOnDNC, "the lead's status is do_not_contact")
+	}
+	if n := e.touches(); n >= c.cfg.MaxTouches {
+		return errCadence(fmt.Sprintf("the lead has had %d touches, the configured max_touches is %d", n, c.cfg.MaxTouches), nil, c.now).
+			With("max_touches", c.cfg.MaxTouches).With("touch_count", n)
+	}
+	if next := nextAllowed(c.cfg, e.state); c.now.Before(next) {
+		return errCadence(fmt.Sprintf("min_touch_gap_hours is %d: the next touch of this lead is allowed at %s",
+			c.cfg.MinTouchGapHours, next.UTC().Format(time.RFC3339)), &next, c.now)
+	}
+	switch channel {
+	case store.SDRCall, store.SDRSMS:
+		if l.Phone == nil || *l.Phone == "" {
+			return httpapi.InvalidField("action", "the lead has no phone number to %s", map[string]string{store.SDRCall: "call", store.SDRSMS: "text"}[channel])
+		}
+	case store.SDREmail:
+		if l.Email == nil || *l.Email == "" {
+			return httpapi.InvalidField("action", "the lead has no email address")
+		}
+	}
+	return nil
+}
+
+type sdrRunBody struct {
+	BusinessID string `json:"businessId"`
+	DryRun     bool   `json:"dryRun"`
+}
+
+func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
+	var body sdrRunBody
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	b, err := rc.Business(body.BusinessID)
+	if err != nil {
+		return nil, err
+	}
+	c := sdrCtxFor(rc, b)
+	if !c.cfg.Enabled {
+		return nil, httpapi.NewError(http.StatusBadRequest, httpapi.CodeBadRequest,
+			"SDR is not enabled for business "+b.ID+": PUT /sdr/config with enabled true first")
+	}
+	return s.runSDR(c, store.SDRTriggerRun, body.DryRun), nil
+}
+
+// sdrRunSummary counts what a run did.
+type sdrRunSummary struct {
+	CallsQueued  int `json:"calls_queued"`
+	EmailsQueued int `json:"emails_queued"`
+	SMSSent      int `json:"sms_sent"`
+	Escalated    int `json:"escalated"`
+	Failed       int `json:"failed"`
+}
+
+// sdrRunItem is one lead a run acted on.
+type sdrRunItem struct {
+	Success bool    `json:"success"`
+	Action  string  `json:"action"`
+	LeadID  string  `json:"leadId"`
+	Detail  string  `json:"detail"`
+	Segment segment `json:"segment"`
+}
+
+// sdrRunError is one failed dispatch of a run.
+type sdrRunError struct {
+	LeadID  string `json:"leadId"`
+	Action  string `json:"action"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// sdrRunResult is the answer of POST /sdr/run.
+type sdrRunResult struct {
+	Success         bool           `json:"success"`
+	BusinessID      string         `json:"businessId"`
+	DryRun          bool           `json:"dryRun"`
+	Trigger         string         `json:"trigger"`
+	InBusinessHours bool           `json:"in_business_hours"`
+	Summary         sdrRunSummary  `json:"summary"`
+	Results         []sdrRunItem   `json:"results"`
+	Skipped         int            `json:"skipped"`
+	SkippedBy       map[string]int `json:"skipped_by_reason"`
+	Errors          []sdrRunError  `json:"errors"`
+}
+
+// Reasons a run skips a lead with a next action.
+const (
+	skipPaused     = "paused"
+	skipCadence    = "cadence"
+	skipChannelOff = "channel_off"
+	skipOutOfHours = "outside_business_hours"
+	skipRunLimit   = "run_limit"
+	skipQuietHours = "sms_quiet_hours"
+)
+
+// runSDR runs the pipeline of one business once: escalations first, then
+// every lead with a next action in pipeline order (see the package
+// documentation). A dry run computes the same plan and changes nothing.
+// The caller holds the write lock (a dry run reads only).
+func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
+	res := &sdrRunResult{
+		Success: true, BusinessID: c.b.ID, DryRun: dry, Trigger: trigger,
+		InBusinessHours: inBusinessHours(c.cfg, c.b, c.now),
+		Results:         []sdrRunItem{}, Errors: []sdrRunError{},
+		SkippedBy: map[string]int{skipPaused: 0, skipCadence: 0, skipChannelOff: 0, skipOutOfHours: 0, skipRunLimit: 0, skipQuietHours: 0},
+	}
+	var cands []sdrEval
+	for _, l := range c.st.Leads.Owned(c.b.ID) {
+		e := c.evaluate(l)
+		if e.segment != segManualReview && e.state != nil && e.state.EscalatedAt != nil && !dry {
+			e.state.EscalatedAt = nil // left manual review: a later return counts again
+		}
+		if e.segment == segManualReview || e.next != actionNone {
+			cands = append(cands, e)
+		}
+	}
+	slices.SortFunc(cands, func(a, b sdrEval) int {
+		switch {
+		case evalBefore(&a, &b):
+			return -1
+		case evalBefore(&b, &a):
+			return 1
+		}
+		return 0
+	})
+	dispatched := 0
+	for i := range cands {
+		e := &cands[i]
+		l := e.lead
+		if e.segment == segManualReview {
+			if e.state != nil && e.state.EscalatedAt != nil {
+				continue
+			}
+			res.Summary.Escalated++
+			item := sdrRunItem{Success: true, Action: store.SDREscalate, LeadID: l.ID, Segment: e.segment,
+				Detail: "no phone that may be called and no email: put on manual review"}
+			res.Results = append(res.Results, item)
+			if !dry {
+				at := c.now.UTC()
+				c.st.SDRLeadState(l.ID, true).EscalatedAt = &at
+				s.logSDR(c.st, c.now, l, store.SDREscalate, trigger, e.segment, sdrOutcome{detail: item.Detail})
+			}
+			continue
+		}
+		reason := ""
+		switch {
+		case e.paused():
+			reason = skipPaused
+		case !e.actionable:
+			reason = skipCadence
+		case !autoOn(c.cfg, e.next):
+			reason = skipChannelOff
+		case !res.InBusinessHours:
+			reason = skipOutOfHours
+		case dispatched >= maxDispatchesPerRun:
+			reason = skipRunLimit
+		case e.next == store.SDRSMS && smsQuietHours(c, *l.Phone):
+			reason = skipQuietHours
+		}
+		if reason != "" {
+			res.Skipped++
+			res.SkippedBy[reason]++
+			continue
+		}
+		dispatched++
+		out := s.sdrTouch(c, l, e.next, e.segment, dry)
+		item := sdrRunItem{Success: out.err == nil, Action: e.next, LeadID: l.ID, Detail: out.detail, Segment: e.segment}
+		if out.err != nil {
+			res.Summary.Failed++
+			item.Detail = out.err.Message
+			res.Errors = append(res.Errors, sdrRunError{LeadID: l.ID, Action: e.next, Code: out.err.Code, Message: out.err.Message})
+		} else {
+			switch e.next {
+			case store.SDRCall:
+				res.Summary.CallsQueued++
+			case store.SDREmail:
+				res.Summary.EmailsQueued++
+			case store.SDRSMS:
+				res.Summary.SMSSent++
+			}
+		}
+		res.Results = append(res.Results, item)
+		if !dry {
+			if out.err == nil {
+				recordTouch(c.st, c.now, l, e.next)
+			}
+			s.logSDR(c.st, c.now, l, e.next, trigger, e.segment, out)
+		}
+	}
+	if !dry {
+		at := c.now.UTC()
+		c.cfg.LastRunAt, c.cfg.LastRunTrigger = &at, trigger
+	}
+	return res
+}
+
+// smsQuietHours reports whether a text to the number would fall in the
+// recipient's quiet hours now (a run waits rather than fail).
+func smsQuietHours(c *sdrCtx, to string) bool {
+	if strings.HasPrefix(to, "+1500555") {
+		return false // magic numbers answer as documented whatever the time
+	}
+	h := c.now.In(telephony.RecipientLocation(to, c.b)).Hour()
+	return h < telephony.QuietHoursEnd || h >= telephony.QuietHoursStart
+}
+
+// sdrPeriodStart is where a report period starts: today is since midnight
+// in the business's time zone, week the last 7 days, month the last 30.
+func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time, bool) {
+	switch period {
+	case "today":
+		local := now.In(telephony.BusinessLocation(b))
+		return time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, local.Location()).UTC(), true
+	case "week", "":
+		return now.Add(-7 * httpapi.Day), true
+	case "month":
+		return now.Add(-30 * httpapi.Day), true
+	}
+	return time.Time{}, false
+}
+
+func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
+	b, err := sdrBusiness(rc)
+	if err != nil {
+		return nil, err
+	}
+	period := httpapi.FirstNonEmpty(rc.Query("period"), "week")
+	since, ok := sdrPeriodStart(period, rc.Now, b)
+	if !ok {
+		return nil, httpapi.InvalidField("period", "must be today, week or month")
+	}
+	actions := map[string]int{}
+	for _, a := range []string{store.SDRCall, store.SDREmail, store.SDRSMS, store.SDRSkip, store.SDRPause, store.SDRResume, store.SDREscalate} {
+		actions[a] = 0
+	}
+	outcomes := map[string]int{}
+	for _, o := range sdrOutcomeKeys {
+		outcomes[o] = 0
+	}
+	rc.Store.SDRActivity.Scan([]string{b.ID}, httpapi.ZeroTime, func(a *store.SDRActivity) bool {
+		if a.CreatedAt.Before(since) {
+			return false
+		}
+		actions[a.Action]++
+		if o := sdrActivityOutcome(rc.Store, a); o != "" {
+			outcomes[o]++
+		}
+		return true
+	})
+	newLeads := 0
+	rc.Store.Leads.Scan([]string{b.ID}, httpapi.ZeroTime, func(l *store.Lead) bool {
+		if l.CreatedAt.Before(since) {
+			return false
+		}
+		newLeads++
+		return true
+	})
+	c := sdrCtxFor(rc, b)
+	var segments segmentCounts
+	for _, l := range rc.Store.Leads.Owned(b.ID) {
+		segments[c.segmentOf(l, rc.Store.SDRLeads[l.ID], c.reachOf(l))]++
+	}
+	hot := 0
+	for _, seg := range hotSegments {
+		hot += segments[seg]
+	}
+	return map[string]any{
+		"businessId": b.ID, "period": period, "since": since, "until": rc.Now.UTC(),
+		"actions": actions, "outcomes": outcomes, "new_leads": newLeads,
+		"hot_leads": hot, "stale_leads": segments[segManualReview], "segments": segments.view(),
+	}, nil
+}
+
+// sdrOutcomeKeys are the outcome counts of the report.
+var sdrOutcomeKeys = []string{
+	"call_pending", "call_completed", "call_failed", "sms_sent", "sms_delivered", "sms_failed",
+	"email_queued", "email_sent", "email_failed", "refused",
+}
+
+// sdrActivityOutcome is the outcome of one logged touch now: the state of
+// the call, text or email it dispatched, or "refused" when the dispatch
+// failed; "" for entries that are not touches.
+func sdrActivityOutcome(st *store.Store, a *store.SDRActivity) string {
+	switch a.Action {
+	case store.SDRCall, store.SDRSMS, store.SDREmail:
+	default:
+		return ""
+	}
+	if !a.Success && a.MessageID == "" {
+		return "refused"
+	}
+	switch {
+	case a.CallID != "":
+		c, ok := st.Calls.Get(a.CallID)
+		switch {
+		case !ok:
+			return ""
+		case c.Status == store.CallCompleted:
+			return "call_completed"
+		case c.Status == store.CallFailed:
+			return "call_failed"
+		}
+		return "call_pending"
+	case a.MessageID != "":
+		if m, ok := st.SMSMessages.Get(a.MessageID); ok {
+			return "sms_" + m.Status
+		}
+	case a.EmailID != "":
+		if m, ok := st.SDRMails.Get(a.EmailID); ok {
+			return "email_" + m.Status
+		}
+	}
+	return ""
+}
+
+func sdrActivityView(a *store.SDRActivity) map[string]any {
+	return map[string]any{
+		"id": a.ID, "leadId": a.LeadID, "action": a.Action, "trigger": a.Trigger, "success": a.Success,
+		"detail": a.Detail, "segment": httpapi.Nullable(a.Segment), "callId": httpapi.Nullable(a.CallID),
+		"messageId": httpapi.Nullable(a.MessageID), "emailId": httpapi.Nullable(a.EmailID), "created_at": a.CreatedAt,
+	}
+}
+
+func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
+	b, err := sdrBusiness(rc)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := rc.IntQuery("limit", 50, 1, 200)
+	if err != nil {
+		return nil, err
+	}
+	leadID := rc.Query("leadId")
+	if leadID != "" {
+		if l, ok := rc.Store.Leads.Get(leadID); !ok || l.Owner != b.ID {
+			return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + leadID)
+		}
+	}
+	items, more := httpapi.ListPage(rc.Store.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
+		func(a *store.SDRActivity) bool { return leadID == "" || a.LeadID == leadID }, sdrActivityView)
+	return map[string]any{"businessId": b.ID, "activity": items, "has_more": more}, nil
+}
+
+// startSDRRunner starts the scheduled runner of a business whose SDR was
+// just enabled: a run every two hours of the clock from now, while the
+// configuration stays enabled (disabling stops it; enabling again starts a
+// new one). The caller holds the write lock.
+func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
+	cfg.RunnerGen++
+	gen, businessID := cfg.RunnerGen, cfg.BusinessID
+	var tick func(now time.Time)
+	schedule := func(at time.Time) {
+		next := at.UTC()
+		cfg.NextRunAt = &next
+		s.Schedule(at, tick)
+	}
+	tick = func(now time.Time) {
+		cur, ok := s.Store.SDRConfigs[businessID]
+		if !ok || cur != cfg || !cfg.Enabled || cfg.RunnerGen != gen {
+			return
+		}
+		if b, ok := s.Store.Businesses.Get(businessID); ok {
+			s.runSDR(newSDRCtx(s.Store, now, b, cfg), store.SDRTriggerScheduled, false)
+		}
+		schedule(now.Add(sdrRunnerInterval))
+	}
+	schedule(now.Add(sdrRunnerInterval))
+}
+
+// runScheduledAll runs the pipeline of every enabled business now, as the
+// scheduled runner does, in business id order. The caller holds the write
+// lock.
+func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrRunResult {
+	ids := make([]string, 0, len(st.SDRConfigs))
+	for id, cfg := range st.SDRConfigs {
+		if cfg.Enabled {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	out := make([]*sdrRunResult, 0, len(ids))
+	for _, id := range ids {
+		if b, ok := st.Businesses.Get(id); ok {
+			out = append(out, s.runSDR(newSDRCtx(st, now, b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
+		}
+	}
+	return out
+}
+
+// HeaderCronSecret carries the scheduled runner's internal secret.
+const HeaderCronSecret = "X-Voiceagent-Cron-Secret"
+
+// SDRCronSecret returns the internal secret of POST /api/sdr/cron, the
+// scheduled runner's route (generated once per store). Keys and sessions
+// never open it.
+func (s *Service) SDRCronSecret() string {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.cronSecretLocked()
+}
+
+func (s *Service) cronSecretLocked() string {
+	if s.Store.SDRCronSecret == "" {
+		s.Store.SDRCronSecret = "cron_" + s.IDs.Token(24)
+	}
+	return s.Store.SDRCronSecret
+}
+
+func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
+	got := rc.Request.Header.Get(HeaderCronSecret)
+	if got == "" || got != s.cronSecretLocked() {
+		return nil, httpapi.Unauthorized("the scheduled runner is internal: it needs the platform's internal secret, not an API key or a session")
+	}
+	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
+}
+
+func (s *Service) adminSDRCron(rc *httpapi.Ctx) (any, error) {
+	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
+}

@@ -1,0 +1,21 @@
+// Package sdr is the outbound-sales pipeline (SDR) domain of the mock server:
+// configuration, segments and next actions, the pipeline read, actions, runs,
+// the scheduled runner, reports and activity.
+package sdr
+
+import (
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+)
+
+// Service is the sdr domain of one server.
+type Service struct {
+	*platform.Platform
+	telephony *telephony.Service
+}
+
+// New returns the sdr domain of engine p; its calls and texts go through tel.
+func New(p *platform.Platform, tel *telephony.Service) *Service {
+	s := &Service{Platform: p, telephony: tel}
+	return s
+}

@@ -1,0 +1,397 @@
+package telephony
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+)
+
+// Defaults of a new agent (spec: the voice provider's default voice, a
+// standard third-party model at temperature 0.7).
+var (
+	DefaultVoice = store.Voice{Provider: "11labs", VoiceID: "sarah"}
+	DefaultModel = store.Model{Provider: "openai", Model: "gpt-4o-mini", Temperature: 0.7}
+)
+
+// DefaultGreeting is the first message of an agent that sets none.
+const DefaultGreeting = "Hello! How can I help you today?"
+
+// voiceCatalog is GET /v1/voices: the voices voice_catalog_id may name.
+var voiceCatalog = []map[string]any{
+	{"id": "sarah", "name": "Sarah", "provider": "11labs", "voiceId": "sarah", "gender": "female", "accent": "american", "language": "en-US"},
+	{"id": "james", "name": "James", "provider": "11labs", "voiceId": "james", "gender": "male", "accent": "british", "language": "en-GB"},
+	{"id": "maria", "name": "Maria", "provider": "11labs", "voiceId": "maria", "gender": "female", "accent": "mexican", "language": "es-MX"},
+	{"id": "alloy", "name": "Alloy", "provider": "openai", "voiceId": "alloy", "gender": "neutral", "accent": "american", "language": "en-US"},
+	{"id": "nova", "name": "Nova", "provider": "openai", "voiceId": "nova", "gender": "female", "accent": "american", "language": "en-US"},
+	{"id": "onyx", "name": "Onyx", "provider": "openai", "voiceId": "onyx", "gender": "male", "accent": "american", "language": "en-US"},
+}
+
+func catalogVoice(id string) (store.Voice, bool) {
+	for _, v := range voiceCatalog {
+		if v["id"] == id {
+			return store.Voice{Provider: v["provider"].(string), VoiceID: v["voiceId"].(string)}, true
+		}
+	}
+	return store.Voice{}, false
+}
+
+// vendorConfigKeys are the vendor_config settings passed through to the
+// voice provider; every other key is dropped when sanitising (and listed in
+// the answer's ignored_vendor_config_keys).
+var vendorConfigKeys = []string{
+	"startSpeakingPlan", "stopSpeakingPlan", "endCallPhrases", "endCallMessage",
+	"transcriber", "analysisPlan", "artifactPlan", "backgroundDenoisingEnabled",
+	"backgroundSpeechDenoisingPlan", "monitorPlan", "silenceTimeoutSeconds",
+	"maxDurationSeconds", "voicemailDetection", "voicemailMessage", "backgroundSound",
+	"responseDelaySeconds", "numWordsToInterruptAssistant",
+}
+
+// AgentRoutes are the routes of agents and voices.
+func (s *Service) AgentRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		{Method: http.MethodGet, Path: "/api/v1/agents", Scope: httpapi.Scope("agents:read"), Handle: s.getAgents},
+		{Method: http.MethodPost, Path: "/api/v1/agents", Scope: httpapi.Scope("agents:write"), Schema: "agentCreate", Handle: s.createAgent},
+		{Method: http.MethodPatch, Path: "/api/v1/agents", Scope: httpapi.Scope("agents:write"), Schema: "agentUpdate", Handle: s.UpdateAgent},
+		{Method: http.MethodGet, Path: "/api/v1/voices", Scope: httpapi.Scope("agents:read"), Handle: s.listVoices},
+	}
+}
+
+// AgentOf returns an agent the caller reaches, or 404 (absent and not
+// accessible look the same).
+func AgentOf(rc *httpapi.Ctx, id string) (*store.Agent, error) {
+	return httpapi.Reachable(rc, rc.Store.Agents, id, "agent")
+}
+
+func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
+	if id := rc.Query("id"); id != "" {
+		a, err := AgentOf(rc, id)
+		if err != nil {
+			return nil, err
+		}
+		return AgentDetail(a), nil
+	}
+	owners, err := rc.ScopedBusinesses()
+	if err != nil {
+		return nil, err
+	}
+	out := []AgentListView{}
+	rc.Store.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
+		out = append(out, AgentListItem(a))
+		return true
+	})
+	return jsonview.ListAnswer[AgentListView]{Key: "agents", Items: out}, nil
+}
+
+func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		BusinessID     string         `json:"business_id"`
+		Name           string         `json:"name"`
+		SystemPrompt   string         `json:"system_prompt"`
+		FirstMessage   *string        `json:"first_message"`
+		VoiceCatalogID string         `json:"voice_catalog_id"`
+		Voice          *store.Voice   `json:"voice"`
+		Model          *store.Model   `json:"model"`
+		Metadata       map[string]any `json:"metadata"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	if _, err := rc.Business(body.BusinessID); err != nil {
+		return nil, err
+	}
+	a := &store.Agent{
+		Name:           body.Name,
+		Status:         "active",
+		InboundPrompt:  body.SystemPrompt,
+		FirstMessage:   DefaultGreeting,
+		Voice:          DefaultVoice,
+		Model:          DefaultModel,
+		Metadata:       map[string]any{},
+		LeadCollection: true,
+	}
+	if body.FirstMessage != nil {
+		a.FirstMessage = *body.FirstMessage
+	}
+	if body.VoiceCatalogID != "" {
+		v, ok := catalogVoice(body.VoiceCatalogID)
+		if !ok {
+			return nil, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", body.VoiceCatalogID)
+		}
+		a.Voice, a.VoiceCatalogID = v, body.VoiceCatalogID
+	}
+	if body.Voice != nil {
+		a.Voice = *body.Voice
+	}
+	if body.Model != nil {
+		a.Model = *body.Model
+	}
+	if body.Metadata != nil {
+		a.Metadata = body.Metadata
+	}
+	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
+		e.Code = httpapi.CodeVendorError
+		e.Message = "the voice provider refused the assistant: " + e.Message
+		return nil, e
+	}
+	a.ID = s.IDs.UUID()
+	a.Owner = body.BusinessID
+	s.CreateAssistant(rc.Store, a)
+	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
+		// Storing failed: remove the assistant created at the provider.
+		delete(rc.Store.Assistants, a.VendorAssistantID)
+		return nil, httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternalError,
+			"storing the agent failed; the assistant created at the voice provider was removed")
+	}
+	a.CreatedAt = rc.Store.Agents.Stamp(rc.Now)
+	a.UpdatedAt = a.CreatedAt
+	rc.Store.Agents.Put(a)
+	return httpapi.Created(map[string]any{
+		"id": a.ID, "name": a.Name, "business_id": a.Owner,
+		"vendor_assistant_id": a.VendorAssistantID, "created_at": a.CreatedAt,
+	}), nil
+}
+
+// UpdateAgent applies a PATCH /v1/agents body to an agent (also used by governed updates).
+func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		ID                   string         `json:"id"`
+		Name                 *string        `json:"name"`
+		InboundPrompt        *string        `json:"inbound_prompt"`
+		OutboundPrompt       *string        `json:"outbound_prompt"`
+		SMSPrompt            *string        `json:"sms_prompt"`
+		SystemPrompt         *string        `json:"system_prompt"`
+		FirstMessage         *string        `json:"first_message"`
+		OutboundFirstMessage *string        `json:"outbound_first_message"`
+		OutboundLLM          any            `json:"outbound_llm"`
+		SMSLLM               any            `json:"sms_llm"`
+		VoiceCatalogID       *string        `json:"voice_catalog_id"`
+		Voice                *store.Voice   `json:"voice"`
+		Model                *store.Model   `json:"model"`
+		Metadata             map[string]any `json:"metadata"`
+		MaxDuration          *float64       `json:"max_duration"`
+		VendorConfig         map[string]any `json:"vendor_config"`
+		TransferEnabled      *bool          `json:"transfer_enabled"`
+		TransferPhoneNumber  *string        `json:"transfer_phone_number"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	var sent map[string]any
+	_ = httpapi.DecodeLoose(rc.Body, &sent)
+	a, err := AgentOf(rc, body.ID)
+	if err != nil {
+		return nil, err
+	}
+	if body.VoiceCatalogID != nil {
+		if _, ok := catalogVoice(*body.VoiceCatalogID); !ok {
+			return nil, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", *body.VoiceCatalogID)
+		}
+	}
+	syncsProvider := body.Name != nil || body.InboundPrompt != nil || body.SystemPrompt != nil ||
+		body.FirstMessage != nil || body.Voice != nil || body.VoiceCatalogID != nil || body.Model != nil ||
+		body.VendorConfig != nil || body.MaxDuration != nil
+	if syncsProvider {
+		if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
+			e.Code = httpapi.CodeVendorError
+			e.Message = "the voice provider refused the update: " + e.Message
+			return nil, e
+		}
+	}
+	httpapi.Set(&a.Name, body.Name)
+	httpapi.Set(&a.InboundPrompt, body.SystemPrompt) // legacy alias; inbound_prompt wins
+	httpapi.Set(&a.InboundPrompt, body.InboundPrompt)
+	httpapi.Set(&a.OutboundPrompt, body.OutboundPrompt)
+	httpapi.Set(&a.SMSPrompt, body.SMSPrompt)
+	httpapi.Set(&a.FirstMessage, body.FirstMessage)
+	httpapi.Set(&a.OutboundFirstMessage, body.OutboundFirstMessage)
+	if _, ok := sent["outbound_llm"]; ok {
+		a.OutboundLLM = body.OutboundLLM
+	}
+	if _, ok := sent["sms_llm"]; ok {
+		a.SMSLLM = body.SMSLLM
+	}
+	if body.VoiceCatalogID != nil {
+		a.Voice, _ = catalogVoice(*body.VoiceCatalogID)
+		a.VoiceCatalogID = *body.VoiceCatalogID
+	}
+	if body.Voice != nil {
+		a.Voice = *body.Voice
+	}
+	if body.Model != nil {
+		a.Model = *body.Model
+	}
+	if body.Metadata != nil {
+		if a.Metadata == nil {
+			a.Metadata = map[string]any{}
+		}
+		maps.Copy(a.Metadata, body.Metadata)
+	}
+	if body.MaxDuration != nil {
+		a.MaxDuration = *body.MaxDuration
+	}
+	var ignored []string
+	if body.VendorConfig != nil {
+		if a.VendorConfig == nil {
+			a.VendorConfig = map[string]any{}
+		}
+		for k, v := range body.VendorConfig {
+			if slices.Contains(vendorConfigKeys, k) {
+				a.VendorConfig[k] = v
+			} else {
+				ignored = append(ignored, k)
+			}
+		}
+		slices.Sort(ignored)
+	}
+	if body.TransferEnabled != nil {
+		a.TransferEnabled = *body.TransferEnabled
+	}
+	httpapi.Set(&a.TransferPhoneNumber, body.TransferPhoneNumber)
+	a.UpdatedAt = rc.Now.UTC()
+	if syncsProvider {
+		s.SyncAssistant(rc.Store, a)
+	}
+	fields := make([]string, 0, len(sent))
+	for k := range sent {
+		if k != "id" {
+			fields = append(fields, k)
+		}
+	}
+	slices.Sort(fields)
+	out := map[string]any{
+		"id": a.ID, "name": a.Name, "business_id": a.Owner,
+		"vendor_assistant_id": a.VendorAssistantID, "updated": true, "updated_fields": fields,
+	}
+	if len(ignored) > 0 {
+		out["ignored_vendor_config_keys"] = ignored
+	}
+	return out, nil
+}
+
+func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
+	return map[string]any{"voices": voiceCatalog}, nil
+}
+
+// CreateAssistant creates an agent's twin at the simulated voice provider.
+func (s *Service) CreateAssistant(st *store.Store, a *store.Agent) {
+	a.VendorAssistantID = "asst_" + s.IDs.Token(12)
+	st.Assistants[a.VendorAssistantID] = &store.Assistant{ID: a.VendorAssistantID}
+	s.SyncAssistant(st, a)
+}
+
+// SyncAssistant copies what the provider uses (name, inbound prompt and
+// greeting, voice, model, vendor settings) to the agent's assistant.
+func (s *Service) SyncAssistant(st *store.Store, a *store.Agent) {
+	as, ok := st.Assistants[a.VendorAssistantID]
+	if !ok {
+		return
+	}
+	as.Name, as.Prompt, as.FirstMessage = a.Name, a.InboundPrompt, a.FirstMessage
+	as.Voice, as.Model, as.MaxDuration = a.Voice, a.Model, a.MaxDuration
+	as.VendorConfig = maps.Clone(a.VendorConfig)
+}
+
+// AgentListView is an agent in GET /v1/agents; it writes its own JSON.
+type AgentListView struct{ agentFields }
+
+// agentFields are the members of an agent's list form. (The detail view
+// embeds these, not agentListView, so that it does not inherit the list
+// view's appendJSON.)
+type agentFields struct {
+	ID                string         `json:"id"`
+	Name              string         `json:"name"`
+	BusinessID        string         `json:"business_id"`
+	VendorAssistantID string         `json:"vendor_assistant_id"`
+	PhoneNumber       *string        `json:"phone_number"`
+	Status            string         `json:"status"`
+	CreatedAt         jsonview.Stamp `json:"created_at"`
+}
+
+// agentDetailView is an agent in GET /v1/agents?id=.
+type agentDetailView struct {
+	agentFields
+	Prompts             map[string]any `json:"prompts"`
+	Voice               store.Voice    `json:"voice"`
+	VoiceCatalogID      *string        `json:"voice_catalog_id"`
+	Model               store.Model    `json:"model"`
+	FirstMessage        string         `json:"first_message"`
+	Metadata            map[string]any `json:"metadata"`
+	MaxDuration         float64        `json:"max_duration"`
+	VendorConfig        map[string]any `json:"vendor_config"`
+	TransferEnabled     bool           `json:"transfer_enabled"`
+	TransferPhoneNumber *string        `json:"transfer_phone_number"`
+	LeadCollection      bool           `json:"lead_collection"`
+	UpdatedAt           jsonview.Stamp `json:"updated_at"`
+}
+
+// AppendJSON implements jsonview.JSONAppender.
+func (v AgentListView) AppendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = jsonview.AppendJSONString(b, v.ID)
+	b = append(b, `,"name":`...)
+	b = jsonview.AppendJSONString(b, v.Name)
+	b = append(b, `,"business_id":`...)
+	b = jsonview.AppendJSONString(b, v.BusinessID)
+	b = append(b, `,"vendor_assistant_id":`...)
+	b = jsonview.AppendJSONString(b, v.VendorAssistantID)
+	b = append(b, `,"phone_number":`...)
+	b = jsonview.AppendNullString(b, v.PhoneNumber)
+	b = append(b, `,"status":`...)
+	b = jsonview.AppendJSONString(b, v.Status)
+	b = append(b, `,"created_at":`...)
+	b = jsonview.AppendJSONTime(b, time.Time(v.CreatedAt))
+	return append(b, '}')
+}
+
+// AgentListItem is an agent in GET /v1/agents.
+func AgentListItem(a *store.Agent) AgentListView {
+	return AgentListView{agentFields{
+		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
+		PhoneNumber: httpapi.Strp(a.PhoneNumber), Status: a.Status, CreatedAt: jsonview.Stamp(a.CreatedAt),
+	}}
+}
+
+// AgentDetail is an agent in GET /v1/agents?id=. The inbound prompt is read
+// from the voice provider, as the real service does.
+func AgentDetail(a *store.Agent) agentDetailView {
+	return agentDetailView{
+		agentFields: AgentListItem(a).agentFields,
+		Prompts: map[string]any{
+			"inbound":  map[string]any{"prompt": a.InboundPrompt, "llm": a.Model},
+			"outbound": map[string]any{"prompt": httpapi.Nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": httpapi.Nullable(a.OutboundFirstMessage)},
+			"sms":      map[string]any{"prompt": httpapi.Nullable(a.SMSPrompt), "llm": orDefault(a.SMSLLM, a.Model)},
+		},
+		Voice:               a.Voice,
+		VoiceCatalogID:      httpapi.Strp(a.VoiceCatalogID),
+		Model:               a.Model,
+		FirstMessage:        a.FirstMessage,
+		Metadata:            maps.Clone(a.Metadata),
+		MaxDuration:         a.MaxDuration,
+		VendorConfig:        maps.Clone(a.VendorConfig),
+		TransferEnabled:     a.TransferEnabled,
+		TransferPhoneNumber: httpapi.Strp(a.TransferPhoneNumber),
+		LeadCollection:      a.LeadCollection,
+		UpdatedAt:           jsonview.Stamp(a.UpdatedAt),
+	}
+}
+
+func orDefault(v any, def any) any {
+	if v == nil {
+		return def
+	}
+	return v
+}
+
+// ProviderAssistants returns how many assistants the simulated voice
+// provider holds, so tests can check that a failed create left none behind.
+func (s *Service) ProviderAssistants() int {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	return len(s.Store.Assistants)
+}

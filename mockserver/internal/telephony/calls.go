@@ -1,0 +1,383 @@
+package telephony
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// CallRoutes are the routes of calls and transcripts.
+func (s *Service) CallRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		{Method: http.MethodPost, Path: "/api/v1/calls", Scope: httpapi.Scope("calls:write"), Schema: "callCreate", Handle: s.createCall},
+		{Method: http.MethodGet, Path: "/api/v1/calls", Scope: httpapi.Scope("calls:read"), Handle: s.getCalls},
+		{Method: http.MethodGet, Path: "/api/v1/transcripts", Scope: httpapi.Scope("calls:read"), Handle: s.listTranscripts},
+	}
+}
+
+// callCreateBody is POST /v1/calls.
+type callCreateBody struct {
+	AgentID           string  `json:"agent_id"`
+	To                string  `json:"to"`
+	Name              *string `json:"name"`
+	CustomerName      *string `json:"customer_name"`
+	Context           string  `json:"context"`
+	FirstMessageCamel *string `json:"firstMessage"`
+	FirstMessage      *string `json:"first_message"`
+	LeadID            string  `json:"lead_id"`
+	WebhookURL        string  `json:"webhook_url"`
+	MaxDuration       *int    `json:"max_duration"`
+}
+
+func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
+	var body callCreateBody
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	a, err := AgentOf(rc, body.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if body.WebhookURL != "" {
+		if err := s.hooks.CheckTarget(body.WebhookURL); err != nil {
+			return nil, httpapi.InvalidField("webhook_url", "%v", err)
+		}
+	}
+	var lead *store.Lead
+	if body.LeadID != "" {
+		l, ok := rc.Store.Leads.Get(body.LeadID)
+		if !ok || l.Owner != a.Owner {
+			return nil, httpapi.NotFound("lead not found: " + body.LeadID)
+		}
+		lead = l
+	}
+	name := ""
+	for _, n := range []*string{body.Name, body.CustomerName} {
+		if n != nil {
+			name = *n
+		}
+	}
+	first := ""
+	for _, m := range []*string{body.FirstMessageCamel, body.FirstMessage} {
+		if m != nil {
+			first = *m
+		}
+	}
+	c, apiErr := s.PlaceOutboundCall(rc.Store, rc.Now, OutboundCall{
+		Agent: a, To: body.To, Name: name, Context: body.Context, FirstMessage: first,
+		WebhookURL: body.WebhookURL, MaxDuration: body.MaxDuration, Lead: lead,
+		ProviderFault: func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) },
+	})
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return httpapi.Created(map[string]any{
+		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status, "agent_id": c.AgentID,
+		"to": c.To, "name": httpapi.Nullable(c.Name), "created_at": c.CreatedAt,
+	}), nil
+}
+
+// ErrMagicCallFailed is the carrier's refusal of the magic failing number.
+func ErrMagicCallFailed(to string) *httpapi.Error {
+	return httpapi.NewError(http.StatusInternalServerError, codeCallFailed,
+		"the outbound call could not be placed: the carrier rejected "+to)
+}
+
+// OutboundCall is an outbound call to place: what POST /v1/calls sends, and
+// what the platform's own processes place (communication run touches,
+// approval requests, the SDR pipeline).
+type OutboundCall struct {
+	Agent        *store.Agent
+	To           string
+	Name         string
+	Context      string
+	FirstMessage string // "" the agent's outbound greeting
+	WebhookURL   string
+	MaxDuration  *int        // nil: the agent's, else 600
+	Lead         *store.Lead // nil: the business's lead with that number, if any
+	From         string      // "" the agent's number (businessNumber)
+	Ref          store.TouchRef
+	// ProviderFault reports a simulated voice provider failure (nil: none).
+	ProviderFault func() *httpapi.Error
+}
+
+// PlaceOutboundCall places an outbound call: the magic failing number and
+// the voice provider are checked, the call is stored queued with its
+// enrichment variables and the clock takes it on. The caller holds the
+// write lock.
+func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundCall) (*store.Call, *httpapi.Error) {
+	if oc.To == MagicCallFailed {
+		return nil, ErrMagicCallFailed(oc.To)
+	}
+	if oc.ProviderFault != nil {
+		if e := oc.ProviderFault(); e != nil {
+			e.Code = httpapi.CodeVendorError
+			e.Message = "the voice provider refused the call: " + e.Message
+			return nil, e
+		}
+	}
+	a, lead, name := oc.Agent, oc.Lead, oc.Name
+	if lead == nil {
+		lead = st.LeadByPhone(a.Owner, oc.To)
+	}
+	b, _ := st.Businesses.Get(a.Owner)
+	maxDur := DefaultMaxDuration
+	switch {
+	case oc.MaxDuration != nil:
+		maxDur = *oc.MaxDuration
+	case a.MaxDuration >= 1:
+		maxDur = int(a.MaxDuration)
+	}
+	from := oc.From
+	if from == "" {
+		from = BusinessNumber(st, a)
+	}
+
+	c := &store.Call{
+		ConversationID: "conv_" + s.IDs.Token(12),
+		Status:         store.CallQueued,
+		Direction:      store.DirectionOutbound,
+		AgentID:        a.ID,
+		AgentName:      a.Name,
+		To:             oc.To,
+		From:           from,
+		Name:           name,
+		Context:        oc.Context,
+		WebhookURL:     oc.WebhookURL,
+		MaxDuration:    maxDur,
+		Ref:            oc.Ref,
+	}
+	if lead != nil {
+		c.LeadID = lead.ID
+	}
+	vars := callVariables(now, b, c.From, lead, name)
+	if v, ok := vars["name"].(string); ok && c.Name == "" {
+		c.Name = v
+	}
+	c.FirstMessage = fillVariables(outboundOpening(oc.FirstMessage, a, b, c.Name), vars)
+	prompt := httpapi.FirstNonEmpty(a.OutboundPrompt, a.InboundPrompt)
+	if c.Context != "" {
+		prompt += "\n\nContext: " + c.Context
+	}
+	c.Provider = store.ProviderCall{
+		AssistantID: a.VendorAssistantID, From: c.From, To: c.To, FirstMessage: c.FirstMessage,
+		Prompt: fillVariables(prompt, vars), Context: c.Context, Variables: vars, MaxDuration: maxDur,
+	}
+	c.ID = s.IDs.UUID()
+	c.Owner = a.Owner
+	c.CreatedAt = st.Calls.Stamp(now)
+	c.UpdatedAt = c.CreatedAt
+	c.PlannedDuration = simulatedDuration(c.To)
+	st.Calls.Put(c)
+
+	switch c.To {
+	case magicCallNoAnswer:
+		s.scheduleCall(c.ID, now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+			s.failCall(st, now, c, "no_answer")
+		})
+	case magicCallBusy:
+		s.scheduleCall(c.ID, now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+			s.failCall(st, now, c, "busy")
+		})
+	default:
+		s.scheduleCall(c.ID, now.Add(outboundRingTime), s.answerOutbound)
+	}
+	return c, nil
+}
+
+// BusinessNumber is the number a call or text of an agent comes from: the
+// agent's own, else the business's first number, else "".
+func BusinessNumber(st *store.Store, a *store.Agent) string {
+	if a.PhoneNumber != "" {
+		return a.PhoneNumber
+	}
+	if nums := st.Numbers.Owned(a.Owner); len(nums) > 0 {
+		return nums[0].PhoneNumber
+	}
+	return ""
+}
+
+// scheduleCall runs step on a call when the clock reaches at, unless the
+// call is gone (reset) or already finished.
+func (s *Service) scheduleCall(id string, at time.Time, step func(st *store.Store, c *store.Call, now time.Time)) {
+	s.Schedule(at, func(now time.Time) {
+		if c, ok := s.Store.Calls.Get(id); ok && !c.Ended() {
+			step(s.Store, c, now)
+		}
+	})
+}
+
+// answerOutbound: the callee picks up (queued -> in-progress, call.started);
+// the conversation ends after the simulated duration, capped by
+// max_duration.
+func (s *Service) answerOutbound(st *store.Store, c *store.Call, now time.Time) {
+	s.startCall(st, now, c)
+	d := min(c.PlannedDuration, c.MaxDuration)
+	s.scheduleCall(c.ID, now.Add(time.Duration(d)*time.Second), s.completeOutbound)
+}
+
+func (s *Service) startCall(st *store.Store, now time.Time, c *store.Call) {
+	at := now.UTC()
+	c.Status = store.CallInProgress
+	c.StartedAt = &at
+	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	s.Emit(st, c.Owner, "call.started", now, callDetail(st, c))
+}
+
+// finishCall sets what every finished conversation has.
+func (s *Service) finishCall(st *store.Store, now time.Time, c *store.Call, status string, duration int) {
+	at := now.UTC()
+	c.Status = status
+	c.Duration = duration
+	c.EndedAt = &at
+	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	c.RecordingURL = RecordingURLBase + c.ID + ".mp3"
+	st.AddCallMinutes(c.Owner, duration)
+}
+
+func (s *Service) completeOutbound(st *store.Store, c *store.Call, now time.Time) {
+	b, _ := st.Businesses.Get(c.Owner)
+	capped := c.PlannedDuration > c.MaxDuration
+	s.finishCall(st, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
+	c.Transcript, c.Summary = outboundConversation(c, b, capped)
+	if note := s.CallKnowledgeNote(st, c); note != "" {
+		c.Summary += " " + note
+	}
+	c.Quality = qualityFor(c.To, 0, capped)
+	c.EndedReason = "completed"
+	if capped {
+		c.EndedReason = "max_duration"
+	}
+	if l, ok := st.Leads.Get(c.LeadID); ok {
+		s.touchLead(st, now, l, true)
+	}
+	ev := s.Emit(st, c.Owner, "call.completed", now, callDetail(st, c))
+	if c.WebhookURL != "" {
+		s.hooks.EnqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
+			Event: ev.Type, CallID: c.ID, Status: c.Status, Duration: c.Duration,
+			RecordingURL: c.RecordingURL, Summary: c.Summary, Timestamp: ev.Timestamp,
+		})
+	}
+	s.CallEnded(st, now, c)
+}
+
+// failCall ends an outbound call that never connected.
+func (s *Service) failCall(st *store.Store, now time.Time, c *store.Call, reason string) {
+	at := now.UTC()
+	c.Status = store.CallFailed
+	c.Error = reason
+	c.EndedReason = reason
+	c.EndedAt = &at
+	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	ev := s.Emit(st, c.Owner, "call.failed", now, callDetail(st, c))
+	if c.WebhookURL != "" {
+		s.hooks.EnqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
+			Event: ev.Type, CallID: c.ID, Status: c.Status, Error: reason, Timestamp: ev.Timestamp,
+		})
+	}
+	s.CallEnded(st, now, c)
+}
+
+func (s *Service) getCalls(rc *httpapi.Ctx) (any, error) {
+	if id := rc.Query("id"); id != "" {
+		c, err := httpapi.Reachable(rc, rc.Store.Calls, id, "call")
+		if err != nil {
+			return nil, err
+		}
+		return callDetail(rc.Store, c), nil
+	}
+	pq, owners, err := rc.ListQuery(50, 100)
+	if err != nil {
+		return nil, err
+	}
+	agentID, status := rc.Query("agent_id"), rc.Query("status")
+	items, more := httpapi.ListPage(rc.Store.Calls, owners, pq, func(c *store.Call) bool {
+		return (agentID == "" || c.AgentID == agentID) && (status == "" || c.Status == status)
+	}, func(c *store.Call) map[string]any { return callListItem(rc.Store, c) })
+	return map[string]any{"calls": items, "has_more": more}, nil
+}
+
+func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
+	pq, owners, err := rc.ListQuery(20, 50)
+	if err != nil {
+		return nil, err
+	}
+	days, err := rc.IntQuery("days", 30, 1, 90)
+	if err != nil {
+		return nil, err
+	}
+	since := rc.Now.Add(-time.Duration(days) * 24 * time.Hour)
+	agentID := rc.Query("agent_id")
+	out := []map[string]any{}
+	more := false
+	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
+		if c.CreatedAt.Before(since) {
+			return false // older calls are outside the window: stop
+		}
+		if c.Transcript == "" || (agentID != "" && c.AgentID != agentID) {
+			return true
+		}
+		if len(out) == pq.Limit {
+			more = true
+			return false
+		}
+		out = append(out, map[string]any{
+			"call_id": c.ID, "conversation_id": c.ConversationID, "agent_id": c.AgentID,
+			"agent_name": agentName(rc.Store, c), "status": c.Status, "duration": c.Duration,
+			"summary": httpapi.Nullable(c.Summary), "transcript": c.Transcript, "created_at": c.CreatedAt,
+		})
+		return true
+	})
+	return map[string]any{"transcripts": out, "has_more": more}, nil
+}
+
+// agentName is the agent's current name, or its name when the call was
+// placed if the agent is gone.
+func agentName(st *store.Store, c *store.Call) string {
+	if a, ok := st.Agents.Get(c.AgentID); ok {
+		return a.Name
+	}
+	return c.AgentName
+}
+
+// callListItem is a call in GET /v1/calls: the spec's list fields and the
+// quickstart's direction and summary.
+func callListItem(st *store.Store, c *store.Call) map[string]any {
+	return map[string]any{
+		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status,
+		"duration": c.Duration, "agent_id": c.AgentID, "agent_name": agentName(st, c),
+		"created_at": c.CreatedAt, "direction": c.Direction, "summary": httpapi.Nullable(c.Summary),
+	}
+}
+
+// callDetail is a call in GET /v1/calls?id= and in call events.
+func callDetail(st *store.Store, c *store.Call) map[string]any {
+	v := callListItem(st, c)
+	v["business_id"] = c.Owner
+	v["lead_id"] = httpapi.Nullable(c.LeadID)
+	v["recording_url"] = httpapi.Nullable(c.RecordingURL)
+	v["transcript"] = httpapi.Nullable(c.Transcript)
+	if c.Quality != nil {
+		v["quality_dimensions"] = c.Quality
+	} else {
+		v["quality_dimensions"] = nil
+	}
+	v["to"] = c.To
+	v["from"] = httpapi.Nullable(c.From)
+	v["name"] = httpapi.Nullable(c.Name)
+	v["context"] = httpapi.Nullable(c.Context)
+	v["max_duration"] = c.MaxDuration
+	v["error"] = httpapi.Nullable(c.Error)
+	v["ended_reason"] = httpapi.Nullable(c.EndedReason)
+	v["voicemail"] = httpapi.Nullable(c.Voicemail)
+	v["started_at"] = c.StartedAt
+	v["ended_at"] = c.EndedAt
+	v["updated_at"] = c.UpdatedAt
+	return touchRefFields(c.Ref, v)
+}
+
+const codeCallFailed = "call_failed"

@@ -1,0 +1,194 @@
+package telephony
+
+import (
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// InboundCall is a caller ringing one of the platform's numbers: the body
+// of POST /_mock/inbound-call and the argument of Server.InboundCall.
+type InboundCall struct {
+	// To is the platform number called (an agent's number). Required.
+	To string `json:"to"`
+	// From is the caller's number, E.164. Required.
+	From string `json:"from"`
+	// Caller is what the caller tells the agent; lead collection extracts
+	// the lead from it.
+	Caller Caller `json:"caller"`
+	// Answered is false when nobody picks up (default true): the call ends
+	// as no-answer after 30 seconds of ringing.
+	Answered *bool `json:"answered,omitempty"`
+	// Voicemail is the message an unanswered caller leaves.
+	Voicemail string `json:"voicemail,omitempty"`
+	// Duration is how long an answered conversation lasts, in seconds
+	// (default derived from the caller's number, 30 to 300), before the
+	// agent's max_duration cap.
+	Duration int `json:"duration,omitempty"`
+}
+
+// Caller is what an inbound caller says. Name, Email and Phone are taken as
+// given; when absent, lead collection looks for them in Said ("my name is
+// Jane Doe", an email address, a +E.164 number). Intent is taken as given,
+// or derived from keywords of Said (see the package documentation).
+type Caller struct {
+	Name   string `json:"name,omitempty"`
+	Email  string `json:"email,omitempty"`
+	Phone  string `json:"phone,omitempty"`
+	Said   string `json:"said,omitempty"`
+	Intent string `json:"intent,omitempty"`
+}
+
+// inboundCallLocked starts an inbound call: the call rings (call.received),
+// the caller's number gains SMS consent (unless it opted out), and the
+// clock takes it on. The caller holds the write lock.
+func (s *Service) inboundCallLocked(st *store.Store, now time.Time, in InboundCall) (*store.Call, *httpapi.Error) {
+	n, ok := st.NumbersByPhone[in.To]
+	if !ok {
+		return nil, httpapi.NotFound("no agent answers " + in.To + ": it is not a platform number")
+	}
+	a, ok := st.Agents.Get(n.AgentID)
+	if !ok {
+		return nil, httpapi.NotFound("the number " + in.To + " has no agent")
+	}
+	b, _ := st.Businesses.Get(n.Owner)
+	c := &store.Call{
+		ConversationID: "conv_" + s.IDs.Token(12),
+		Status:         store.CallRinging,
+		Direction:      store.DirectionInbound,
+		AgentID:        a.ID,
+		AgentName:      a.Name,
+		To:             in.To,
+		From:           in.From,
+		Name:           in.Caller.Name,
+		FirstMessage:   httpapi.FirstNonEmpty(a.FirstMessage, DefaultGreeting),
+		MaxDuration:    DefaultMaxDuration,
+		Caller: store.CallerInput{Name: in.Caller.Name, Email: in.Caller.Email, Phone: in.Caller.Phone,
+			Said: in.Caller.Said, Intent: in.Caller.Intent},
+		Answered:        in.Answered == nil || *in.Answered,
+		Voicemail:       in.Voicemail,
+		PlannedDuration: in.Duration,
+	}
+	if a.MaxDuration >= 1 {
+		c.MaxDuration = int(a.MaxDuration)
+	}
+	if c.PlannedDuration <= 0 {
+		c.PlannedDuration = simulatedDuration(in.From)
+	}
+	lead := st.LeadByPhone(n.Owner, in.From)
+	if lead != nil {
+		c.LeadID = lead.ID
+	}
+	vars := callVariables(now, b, in.To, lead, in.Caller.Name)
+	c.Provider = store.ProviderCall{
+		AssistantID: a.VendorAssistantID, From: in.From, To: in.To, FirstMessage: c.FirstMessage,
+		Prompt: fillVariables(a.InboundPrompt, vars), Variables: vars, MaxDuration: c.MaxDuration,
+	}
+	c.ID = s.IDs.UUID()
+	c.Owner = n.Owner
+	c.CreatedAt = st.Calls.Stamp(now)
+	c.UpdatedAt = c.CreatedAt
+	st.Calls.Put(c)
+	if st.Consent(n.Owner, in.From) != store.ConsentOptedOut {
+		st.SetConsent(n.Owner, in.From, store.ConsentOptedIn)
+	}
+	s.Emit(st, c.Owner, "call.received", now, callDetail(st, c))
+
+	if !c.Answered {
+		s.scheduleCall(c.ID, now.Add(noAnswerRingTime), s.missInbound)
+		return c, nil
+	}
+	ring := inboundRingTime
+	if b != nil && b.RingFirstSeconds > 0 {
+		// Ring-first routing: the owner's phone rings first; the agent
+		// answers when nobody picks up.
+		ring = time.Duration(b.RingFirstSeconds) * time.Second
+	}
+	s.scheduleCall(c.ID, now.Add(ring), func(st *store.Store, c *store.Call, now time.Time) {
+		s.startCall(st, now, c)
+		d := min(c.PlannedDuration, c.MaxDuration)
+		s.scheduleCall(c.ID, now.Add(time.Duration(d)*time.Second), s.endInbound)
+	})
+	return c, nil
+}
+
+// endInbound finishes an answered inbound call: transcript, summary,
+// quality, recording, lead collection, a transfer when the caller asked for
+// a person and the agent has transfer on (conversation.handoff), then
+// call.completed.
+func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
+	a, _ := st.Agents.Get(c.AgentID)
+	if a == nil {
+		a = &store.Agent{Name: c.AgentName, FirstMessage: c.FirstMessage}
+	}
+	b, _ := st.Businesses.Get(c.Owner)
+	info := extractLead(c.Caller, c.From)
+	capped := c.PlannedDuration > c.MaxDuration
+	transferTo := ""
+	if !capped && info.intent == intentHuman && a.TransferEnabled && a.TransferPhoneNumber != "" {
+		transferTo = a.TransferPhoneNumber
+	}
+	s.finishCall(st, now, c, store.CallEnded, min(c.PlannedDuration, c.MaxDuration))
+	c.Transcript, c.Summary = inboundConversation(c, a, b, info, transferTo, capped)
+	if note := s.CallKnowledgeNote(st, c); note != "" {
+		c.Summary += " " + note
+	}
+	c.Quality = qualityFor(c.From, len(info.captured())-1, capped) // the caller's number is always known
+	switch {
+	case capped:
+		c.EndedReason = "max_duration"
+	case transferTo != "":
+		c.EndedReason = "transferred"
+	default:
+		c.EndedReason = "completed"
+	}
+	if info.name != "" {
+		c.Name = info.name
+	}
+	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, SourceInboundCall)
+	c.LeadID = lead.ID
+	if transferTo != "" {
+		s.Emit(st, c.Owner, "conversation.handoff", now, map[string]any{
+			"call_id": c.ID, "conversation_id": c.ConversationID, "agent_id": c.AgentID,
+			"lead_id": lead.ID, "from": c.From, "transfer_to": transferTo,
+			"reason": "the caller asked to speak with a person", "timestamp": now.UTC(),
+		})
+	}
+	s.Emit(st, c.Owner, "call.completed", now, callDetail(st, c))
+}
+
+// missInbound ends an inbound call nobody answered: no-answer, with the
+// voicemail when the caller left one (voicemail.received). The lead is
+// collected either way, then call.failed.
+func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
+	in := c.Caller
+	source := sourceMissedCall
+	if c.Voicemail != "" {
+		source = sourceVoicemail
+		in.Said = httpapi.FirstNonEmpty(in.Said, c.Voicemail)
+		s.finishCall(st, now, c, store.CallNoAnswer, voicemailDuration(c.Voicemail))
+		c.Transcript = "Caller: " + c.Voicemail
+		c.EndedReason = "voicemail"
+	} else {
+		at := now.UTC()
+		c.Status = store.CallNoAnswer
+		c.EndedAt = &at
+		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+		c.EndedReason = "no_answer"
+	}
+	info := extractLead(in, c.From)
+	if c.Voicemail != "" {
+		c.Summary = "Voicemail from " + httpapi.FirstNonEmpty(info.name, c.From) + ": " + truncate(c.Voicemail, 160)
+	}
+	if info.name != "" {
+		c.Name = info.name
+	}
+	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, source)
+	c.LeadID = lead.ID
+	if c.Voicemail != "" {
+		s.Emit(st, c.Owner, "voicemail.received", now, callDetail(st, c))
+	}
+	s.Emit(st, c.Owner, "call.failed", now, callDetail(st, c))
+}

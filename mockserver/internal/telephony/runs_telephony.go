@@ -1,0 +1,126 @@
+package telephony
+
+import (
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// This file is the seam between communication runs and approval requests,
+// which place calls and send texts, and the call and SMS simulators
+// (calls.go, sms.go): the touches go through placeOutboundCall and sendSMS
+// like POST /v1/calls and POST /v1/sms/send, with a store.TouchRef that the
+// call or message keeps, shows in its events (touchRefFields) and hands
+// back when it ends (the callEnded and textDelivered hooks, engine.go, to
+// which runs.go and approvals.go subscribe).
+
+// How a touch ended (touchEnd.Status); also the states of a run's touch
+// that say so.
+const (
+	TouchCompleted = "completed"
+	TouchFailed    = "failed"
+)
+
+// TouchEnd is how a touch's call or text ended.
+type TouchEnd struct {
+	Status   string // completed or failed
+	Code     string // on failure: no_answer, busy, call_failed, sms_send_failed, ...
+	Message  string
+	Duration int // call seconds
+	Summary  string
+}
+
+// CallTouchEnd is how a touch's call ended: completed with its duration and
+// summary, or failed with the call's error.
+func CallTouchEnd(c *store.Call) TouchEnd {
+	end := TouchEnd{Status: TouchCompleted, Duration: c.Duration, Summary: c.Summary}
+	if c.Status == store.CallFailed {
+		end = TouchEnd{Status: TouchFailed, Code: c.Error, Message: "the call failed: " + c.Error, Duration: c.Duration}
+	}
+	return end
+}
+
+// TouchCall is a call a touch places.
+type TouchCall struct {
+	AgentID      string
+	From         string // sending number, E.164
+	To           string
+	Name         string
+	LeadID       string
+	FirstMessage string // "" the agent's outbound greeting
+	Context      string
+	Ref          store.TouchRef
+}
+
+// TouchSMS is a text a touch sends through the SMS compliance path.
+type TouchSMS struct {
+	AgentID  string
+	From     string
+	To       string
+	Message  string
+	LeadID   string
+	Timezone string // the target's, "" derived from the number
+	Ref      store.TouchRef
+}
+
+// SMSComplianceCodes are refusals of the SMS compliance path: a touch they
+// stop is skipped (never attempted), not failed.
+var SMSComplianceCodes = []string{CodeNumberOnDNC, codeNumberOptedOut, codeContentBlocked, codeTCPAViolation}
+
+// touchLead is the lead a touch names, when it is a lead of the agent's
+// business.
+func touchLead(st *store.Store, a *store.Agent, leadID string) *store.Lead {
+	if l, ok := st.Leads.Get(leadID); ok && l.Owner == a.Owner {
+		return l
+	}
+	return nil
+}
+
+// PlaceTouchCall places a touch's call and returns its id. The caller holds
+// the write lock.
+func (s *Service) PlaceTouchCall(st *store.Store, now time.Time, tc TouchCall) (string, *httpapi.Error) {
+	a, ok := st.Agents.Get(tc.AgentID)
+	if !ok {
+		return "", httpapi.NotFound("agent not found: " + tc.AgentID)
+	}
+	c, err := s.PlaceOutboundCall(st, now, OutboundCall{
+		Agent: a, To: tc.To, Name: tc.Name, Context: tc.Context, FirstMessage: tc.FirstMessage,
+		Lead: touchLead(st, a, tc.LeadID), From: tc.From, Ref: tc.Ref,
+	})
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
+// SendTouchText sends a touch's text and returns its message sid. The
+// caller holds the write lock.
+func (s *Service) SendTouchText(st *store.Store, now time.Time, tm TouchSMS) (string, *httpapi.Error) {
+	a, ok := st.Agents.Get(tm.AgentID)
+	if !ok {
+		return "", httpapi.NotFound("agent not found: " + tm.AgentID)
+	}
+	m, err := s.SendSMS(st, now, SMSRequest{Agent: a, To: tm.To, Body: tm.Message,
+		Lead: touchLead(st, a, tm.LeadID), From: tm.From, Ref: tm.Ref, Timezone: tm.Timezone})
+	if err != nil {
+		return "", err
+	}
+	return m.MessageSID, nil
+}
+
+// touchRefFields adds a call's or message's reference fields
+// (communication_run_id, external_ref, touch_id, approval_request_id) to its
+// view when they are set, so events match back to runs and approvals.
+func touchRefFields(ref store.TouchRef, into map[string]any) map[string]any {
+	for k, v := range map[string]string{
+		"communication_run_id": ref.CommunicationRunID, "external_ref": ref.ExternalRef,
+		"touch_id": ref.TouchID, "approval_request_id": ref.ApprovalRequestID,
+	} {
+		if v != "" {
+			into[k] = v
+		}
+	}
+	return into
+}

@@ -1,0 +1,406 @@
+package telephony
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// SMS error codes (spec section 7).
+const (
+	CodeNumberOnDNC    = "number_on_dnc"
+	codeNumberOptedOut = "number_opted_out"
+	codeContentBlocked = "content_blocked"
+	codeTCPAViolation  = "tcpa_violation"
+	codeSMSSendFailed  = "sms_send_failed"
+)
+
+// Magic SMS numbers (DESIGN.md): checked before anything else.
+const (
+	magicSMSOnDNC     = "+15005550010"
+	magicSMSOptedOut  = "+15005550011"
+	MagicSMSSendFails = "+15005550012"
+	magicSMSTCPA      = "+15005550013"
+)
+
+// Quiet hours: texts may reach a recipient from 08:00 to 20:59 their local
+// time.
+const (
+	QuietHoursEnd   = 8  // first allowed hour
+	QuietHoursStart = 21 // first refused hour
+	// smsDeliveryDelay is how long after sending a text is delivered.
+	smsDeliveryDelay = 2 * time.Second
+	// MessagingServiceKey in an agent's metadata makes it send through a
+	// messaging service: the answer's from is "messaging_service".
+	MessagingServiceKey = "messaging_service_sid"
+)
+
+// blockedContent is the content compliance rule: carrier-filtered
+// categories (cannabis, gambling, high-risk lending, firearms, adult) and
+// public link shorteners, matched case-insensitively as whole words.
+var blockedContent = regexp.MustCompile(`(?i)(\b(cannabis|marijuana|cbd|thc|casino|gambling|sports betting|payday loans?|guaranteed approval|debt forgiveness|free money|firearms?|xxx)\b|\b(bit\.ly|tinyurl\.com|goo\.gl|ow\.ly|t\.co)/)`)
+
+// Opt-out and opt-in keywords of inbound texts (the message, trimmed,
+// case-insensitive).
+var (
+	stopKeywords  = []string{"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT"}
+	startKeywords = []string{"START", "UNSTOP", "YES", "OPTIN"}
+)
+
+// areaCodeZones maps North American area codes to time zones for quiet
+// hours; other +1 numbers use the sending business's time zone.
+var areaCodeZones = func() map[string]string {
+	m := map[string]string{}
+	add := func(zone string, codes ...string) {
+		for _, c := range codes {
+			m[c] = zone
+		}
+	}
+	add("America/New_York", "201", "202", "203", "212", "215", "301", "305", "347", "404", "407", "412",
+		"413", "617", "646", "678", "704", "718", "732", "754", "786", "857", "860", "904", "917", "954", "973")
+	add("America/Chicago", "205", "210", "214", "312", "314", "316", "405", "414", "469", "501", "504",
+		"512", "612", "615", "713", "773", "816", "832", "901", "972")
+	add("America/Denver", "303", "385", "406", "505", "720", "801")
+	add("America/Phoenix", "480", "602")
+	add("America/Los_Angeles", "206", "213", "253", "310", "323", "408", "415", "425", "503", "510",
+		"619", "626", "650", "702", "714", "818", "858", "909", "916", "949")
+	add("America/Anchorage", "907")
+	add("Pacific/Honolulu", "808")
+	return m
+}()
+
+// countryZones maps country codes outside North America to a time zone.
+var countryZones = []struct{ prefix, zone string }{
+	{"+44", "Europe/London"}, {"+33", "Europe/Paris"}, {"+49", "Europe/Berlin"},
+	{"+34", "Europe/Madrid"}, {"+39", "Europe/Rome"}, {"+31", "Europe/Amsterdam"},
+	{"+61", "Australia/Sydney"}, {"+81", "Asia/Tokyo"}, {"+91", "Asia/Kolkata"},
+	{"+52", "America/Mexico_City"}, {"+55", "America/Sao_Paulo"},
+}
+
+// RecipientLocation is the time zone of a number: by area code (+1) or
+// country code, else the business's.
+func RecipientLocation(number string, b *store.Business) *time.Location {
+	if strings.HasPrefix(number, "+1") && len(number) >= 5 {
+		if z, ok := areaCodeZones[number[2:5]]; ok {
+			return location(z)
+		}
+		return BusinessLocation(b)
+	}
+	for _, c := range countryZones {
+		if strings.HasPrefix(number, c.prefix) {
+			return location(c.zone)
+		}
+	}
+	return BusinessLocation(b)
+}
+
+// SMSRoutes are the routes of texts.
+func (s *Service) SMSRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		{Method: http.MethodPost, Path: "/api/v1/sms/send", Scope: httpapi.Scope("sms:write"), Schema: "smsSend", Handle: s.sendSMSHandler},
+		{Method: http.MethodPost, Path: "/api/v1/sms/update-prompt", Scope: httpapi.Scope("agents:write"), Schema: "smsUpdatePrompt", Handle: s.updateSMSPrompt},
+		{Method: http.MethodGet, Path: "/api/v1/sms/messages", Scope: httpapi.Scope("sms:read"), Handle: s.listSMS},
+	}
+}
+
+// smsCompliance is the check every outbound text passes, in order: the
+// magic numbers (+15005550012 never gets here: it goes straight to the
+// carrier, which fails), do-not-call (national registry and the business's
+// list), consent (opted in, not opted out), quiet hours in the recipient's
+// local time (loc), then content. The caller holds the lock.
+func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string, loc *time.Location) *httpapi.Error {
+	switch to {
+	case magicSMSOnDNC:
+		return httpapi.NewError(http.StatusBadRequest, CodeNumberOnDNC, to+" is on the do-not-call list")
+	case magicSMSOptedOut:
+		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts")
+	case magicSMSTCPA:
+		return httpapi.NewError(http.StatusBadRequest, codeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
+	}
+	if st.OnDNC(b.ID, to) {
+		return httpapi.NewError(http.StatusBadRequest, CodeNumberOnDNC, to+" is on the do-not-call list")
+	}
+	switch st.Consent(b.ID, to) {
+	case store.ConsentOptedOut:
+		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
+	case store.ConsentNone:
+		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
+	}
+	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
+		return httpapi.NewError(http.StatusBadRequest, codeTCPAViolation, fmt.Sprintf(
+			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
+			local.Format("15:04"), loc.String())).With("recipient_local_time", local.Format(time.RFC3339))
+	}
+	if m := blockedContent.FindString(body); m != "" {
+		return httpapi.NewError(http.StatusBadRequest, codeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
+	}
+	return nil
+}
+
+// SMSPrecheck is what sendSMS checks before a text reaches the carrier: the
+// sender (the agent's number, or "messaging_service") and the compliance
+// checks. It changes nothing, so a dry run can ask it too.
+func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, apiErr *httpapi.Error) {
+	a := req.Agent
+	from = a.PhoneNumber
+	if sid, _ := a.Metadata[MessagingServiceKey].(string); sid != "" {
+		from = "messaging_service"
+	}
+	if req.From != "" {
+		from = req.From
+	}
+	if from == "" {
+		return "", httpapi.NotFound("agent " + a.ID + " has no phone number to send from")
+	}
+	b, _ := st.Businesses.Get(a.Owner)
+	if b == nil {
+		return "", httpapi.NotFound("agent not found: " + a.ID)
+	}
+	// The magic failing number skips the compliance checks, like every
+	// magic number: it always reaches the carrier, which fails.
+	if req.To != MagicSMSSendFails {
+		loc := RecipientLocation(req.To, b)
+		if req.Timezone != "" {
+			loc = location(req.Timezone)
+		}
+		if err := smsCompliance(st, now, b, req.To, req.Body, loc); err != nil {
+			return "", err
+		}
+	}
+	return from, nil
+}
+
+// ErrCarrierRejected is the carrier's failure on the magic failing number.
+func ErrCarrierRejected(to string) *httpapi.Error {
+	return httpapi.NewError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier rejected the message to "+to)
+}
+
+// SMSRequest is one outbound text.
+type SMSRequest struct {
+	Agent *store.Agent
+	To    string
+	Body  string
+	Lead  *store.Lead // nil: the business's lead with that number, if any
+	// CarrierFault is a simulated carrier failure (fault injection), or nil.
+	CarrierFault *httpapi.Error
+	// From overrides the sending number (a communication run's number).
+	From string
+	// Ref is the run touch that sends the text (runs_telephony.go).
+	Ref store.TouchRef
+	// Timezone is the recipient's time zone when known (a run touch's
+	// target); "" derives it from the number.
+	Timezone string
+}
+
+// SendSMS is the one path of outbound texts (POST /v1/sms/send, and any
+// platform process that texts a person): sender, compliance, then the
+// carrier. A refused text is not logged; a text the carrier fails is logged
+// as failed (sms.failed); a sent one is logged in the lead's thread
+// (sms.sent, delivered two seconds later: sms.delivered), counts as an
+// interaction and appears in the outbox. The caller holds the write lock.
+func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*store.SMSMessage, *httpapi.Error) {
+	a := req.Agent
+	from, apiErr := SMSPrecheck(st, now, req)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	lead := req.Lead
+	if lead == nil {
+		lead = st.LeadByPhone(a.Owner, req.To)
+	}
+	m := &store.SMSMessage{
+		MessageSID: "SM" + s.IDs.Token(16), AgentID: a.ID, Direction: store.DirectionOutbound,
+		From: from, To: req.To, Body: req.Body, Status: store.SMSSent, Ref: req.Ref,
+	}
+	if lead != nil {
+		m.LeadID = lead.ID
+	}
+	m.ID = s.IDs.UUID()
+	m.Owner = a.Owner
+	m.CreatedAt = st.SMSMessages.Stamp(now)
+	m.UpdatedAt = m.CreatedAt
+	fault := req.CarrierFault
+	if fault == nil && req.To == MagicSMSSendFails {
+		fault = ErrCarrierRejected(req.To)
+	}
+	if fault != nil {
+		m.Status, m.Error = store.SMSFailed, fault.Message
+		st.SMSMessages.Put(m)
+		s.Emit(st, a.Owner, "sms.failed", now, smsView(m))
+		return m, fault
+	}
+	st.SMSMessages.Put(m)
+	s.Emit(st, a.Owner, "sms.sent", now, smsView(m))
+	s.SendOutbox(st, now, store.OutboxMessage{Channel: "sms", To: req.To, From: from, Body: req.Body})
+	if lead != nil {
+		s.touchLead(st, now, lead, true)
+	}
+	id := m.ID
+	s.Schedule(now.Add(smsDeliveryDelay), func(now time.Time) {
+		if m, ok := s.Store.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
+			m.Status = store.SMSDelivered
+			m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
+			s.Emit(s.Store, m.Owner, "sms.delivered", now, smsView(m))
+			s.TextDelivered(s.Store, now, m)
+		}
+	})
+	return m, nil
+}
+
+func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		To          string `json:"to"`
+		FromAgentID string `json:"from_agent_id"`
+		Message     string `json:"message"`
+		LeadID      string `json:"lead_id"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	a, err := AgentOf(rc, body.FromAgentID)
+	if err != nil {
+		return nil, err
+	}
+	req := SMSRequest{Agent: a, To: body.To, Body: body.Message}
+	if body.LeadID != "" {
+		l, ok := rc.Store.Leads.Get(body.LeadID)
+		if !ok || l.Owner != a.Owner {
+			return nil, httpapi.NotFound("lead not found: " + body.LeadID)
+		}
+		req.Lead = l
+	}
+	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
+		req.CarrierFault = httpapi.NewError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier failed: "+e.Message)
+	}
+	m, apiErr := s.SendSMS(rc.Store, rc.Now, req)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return map[string]any{
+		"success": true, "message_sid": m.MessageSID, "to": m.To, "from": m.From,
+		"id": m.ID, "lead_id": httpapi.Nullable(m.LeadID), "status": m.Status,
+	}, nil
+}
+
+func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		AgentID   string `json:"agent_id"`
+		SMSPrompt string `json:"sms_prompt"`
+		Reason    string `json:"reason"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	a, err := AgentOf(rc, body.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	e := &store.PromptAudit{AgentID: a.ID, Field: "sms_prompt", OldValue: a.SMSPrompt, NewValue: body.SMSPrompt,
+		Reason: body.Reason, ActorUser: rc.Principal.User.ID}
+	if rc.Principal.Key != nil {
+		e.ActorKey = rc.Principal.Key.Prefix
+	}
+	e.ID = s.IDs.UUID()
+	e.Owner = a.Owner
+	e.CreatedAt = rc.Store.PromptAudits.Stamp(rc.Now)
+	rc.Store.PromptAudits.Put(e)
+	a.SMSPrompt = body.SMSPrompt
+	a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
+	return map[string]any{"success": true, "agent_id": a.ID, "message": "SMS prompt updated"}, nil
+}
+
+func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
+	pq, owners, err := rc.ListQuery(50, 100)
+	if err != nil {
+		return nil, err
+	}
+	leadID, phone, agentID, direction := rc.Query("lead_id"), rc.Query("phone"), rc.Query("agent_id"), rc.Query("direction")
+	if leadID != "" {
+		l, err := leadOf(rc, leadID)
+		if err != nil {
+			return nil, err
+		}
+		owners = []string{l.Owner}
+	}
+	if direction != "" && direction != store.DirectionInbound && direction != store.DirectionOutbound {
+		return nil, httpapi.InvalidField("direction", "must be inbound or outbound")
+	}
+	items, more := httpapi.ListPage(rc.Store.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
+		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
+			(agentID == "" || m.AgentID == agentID) && (direction == "" || m.Direction == direction)
+	}, smsView)
+	return map[string]any{"messages": items, "has_more": more}, nil
+}
+
+// smsView is a text as GET /v1/sms/messages and the sms.* events show it.
+func smsView(m *store.SMSMessage) map[string]any {
+	return touchRefFields(m.Ref, map[string]any{
+		"id": m.ID, "message_sid": m.MessageSID, "lead_id": httpapi.Nullable(m.LeadID), "agent_id": m.AgentID,
+		"business_id": m.Owner, "direction": m.Direction, "from": m.From, "to": m.To, "body": m.Body,
+		"status": m.Status, "error": httpapi.Nullable(m.Error), "created_at": m.CreatedAt, "updated_at": m.UpdatedAt,
+	})
+}
+
+// InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS answer.
+type InboundSMS struct {
+	// MessageID is the logged inbound message.
+	MessageID string `json:"message_id"`
+	// LeadID is the lead whose thread holds it ("" when none: an opt-out
+	// or opt-in keyword from a number without a lead creates none).
+	LeadID string `json:"lead_id"`
+	// Consent is the number's consent after the text: opted_in or opted_out.
+	Consent string `json:"consent"`
+}
+
+// inboundSMSLocked receives a text to a platform number: STOP (and the
+// other opt-out keywords) revokes consent, START (and the other opt-in
+// keywords) restores it, any other text grants it unless the number opted
+// out. The text joins the lead's thread (a lead is created for a new number
+// unless the text is a keyword) and sms.received is emitted. The caller
+// holds the write lock.
+func (s *Service) inboundSMSLocked(st *store.Store, now time.Time, to, from, body string) (InboundSMS, *httpapi.Error) {
+	n, ok := st.NumbersByPhone[to]
+	if !ok {
+		return InboundSMS{}, httpapi.NotFound(to + " is not a platform number")
+	}
+	biz := n.Owner
+	kw := strings.ToUpper(strings.TrimSpace(body))
+	isStop, isStart := slices.Contains(stopKeywords, kw), slices.Contains(startKeywords, kw)
+	switch {
+	case isStop:
+		st.SetConsent(biz, from, store.ConsentOptedOut)
+	case isStart:
+		st.SetConsent(biz, from, store.ConsentOptedIn)
+	case st.Consent(biz, from) != store.ConsentOptedOut:
+		st.SetConsent(biz, from, store.ConsentOptedIn)
+	}
+	var lead *store.Lead
+	if isStop || isStart {
+		if lead = st.LeadByPhone(biz, from); lead != nil {
+			s.touchLead(st, now, lead, false)
+		}
+	} else {
+		lead = s.collectLead(st, now, biz, n.AgentID, from, extractLead(store.CallerInput{Said: body}, from), sourceSMS)
+	}
+	m := &store.SMSMessage{
+		MessageSID: "SM" + s.IDs.Token(16), AgentID: n.AgentID, Direction: store.DirectionInbound,
+		From: from, To: to, Body: body, Status: store.SMSReceived,
+	}
+	if lead != nil {
+		m.LeadID = lead.ID
+	}
+	m.ID = s.IDs.UUID()
+	m.Owner = biz
+	m.CreatedAt = st.SMSMessages.Stamp(now)
+	m.UpdatedAt = m.CreatedAt
+	st.SMSMessages.Put(m)
+	s.Emit(st, biz, "sms.received", now, smsView(m))
+	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: st.Consent(biz, from)}, nil
+}

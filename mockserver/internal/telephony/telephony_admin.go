@@ -1,0 +1,323 @@
+package telephony
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+)
+
+// SMS consent states (POST /_mock/consent, Server.SetConsent).
+const (
+	ConsentOptedIn  = store.ConsentOptedIn
+	ConsentOptedOut = store.ConsentOptedOut
+	ConsentNone     = store.ConsentNone
+)
+
+// TelephonyAdminRoutes are the telephony admin routes: inbound calls and texts, DNC, consent, provider calls, prompt audits.
+func (s *Service) TelephonyAdminRoutes() []*httpapi.Route {
+	return []*httpapi.Route{
+		httpapi.AdminRoute(http.MethodPost, "/inbound-call", httpapi.LockWrite, "mockInboundCall", s.adminInboundCall),
+		httpapi.AdminRoute(http.MethodPost, "/inbound-sms", httpapi.LockWrite, "mockInboundSMS", s.adminInboundSMS),
+		httpapi.AdminRoute(http.MethodPost, "/dnc", httpapi.LockWrite, "mockDNC", s.adminDNC),
+		httpapi.AdminRoute(http.MethodPost, "/consent", httpapi.LockWrite, "mockConsent", s.adminSetConsent),
+		httpapi.AdminRoute(http.MethodGet, "/consent", httpapi.LockAuto, "", s.adminGetConsent),
+		httpapi.AdminRoute(http.MethodGet, "/provider-calls", httpapi.LockAuto, "", s.adminProviderCall),
+		httpapi.AdminRoute(http.MethodGet, "/prompt-audit", httpapi.LockAuto, "", s.adminPromptAudit),
+	}
+}
+
+// ValidateAs runs a Go helper's argument through the schema of its admin
+// route: the same validation path as the HTTP body.
+func ValidateAs(schema string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	rc := &httpapi.Ctx{Route: &httpapi.Route{Schema: schema}, Body: raw}
+	return rc.Decode(nil)
+}
+
+func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
+	var in InboundCall
+	if err := rc.Decode(&in); err != nil {
+		return nil, err
+	}
+	c, apiErr := s.inboundCallLocked(rc.Store, rc.Now, in)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return httpapi.Created(callDetail(rc.Store, c)), nil
+}
+
+// InboundCall makes a caller ring a platform number (see InboundCall and
+// the package documentation's call states) and returns the call's id. Move
+// the clock to let the call run.
+func (s *Service) InboundCall(in InboundCall) (string, error) {
+	if err := ValidateAs("mockInboundCall", in); err != nil {
+		return "", err
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	c, apiErr := s.inboundCallLocked(s.Store, s.Clock.Now(), in)
+	if apiErr != nil {
+		return "", apiErr
+	}
+	return c.ID, nil
+}
+
+type inboundSMSBody struct {
+	To   string `json:"to"`
+	From string `json:"from"`
+	Body string `json:"body"`
+}
+
+func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
+	var in inboundSMSBody
+	if err := rc.Decode(&in); err != nil {
+		return nil, err
+	}
+	out, apiErr := s.inboundSMSLocked(rc.Store, rc.Now, in.To, in.From, in.Body)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return httpapi.Created(out), nil
+}
+
+// InboundSMS makes a person text a platform number: consent, opt-out
+// (STOP) and opt-in (START) as the package documentation says.
+func (s *Service) InboundSMS(to, from, body string) (InboundSMS, error) {
+	if err := ValidateAs("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
+		return InboundSMS{}, err
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	out, apiErr := s.inboundSMSLocked(s.Store, s.Clock.Now(), to, from, body)
+	if apiErr != nil {
+		return InboundSMS{}, apiErr
+	}
+	return out, nil
+}
+
+type dncBody struct {
+	Phone      string `json:"phone"`
+	BusinessID string `json:"business_id,omitempty"`
+	OnList     *bool  `json:"on_list,omitempty"`
+}
+
+func (s *Service) adminDNC(rc *httpapi.Ctx) (any, error) {
+	var in dncBody
+	if err := rc.Decode(&in); err != nil {
+		return nil, err
+	}
+	on := in.OnList == nil || *in.OnList
+	if err := s.setDNCLocked(in.Phone, in.BusinessID, on); err != nil {
+		return nil, err
+	}
+	return map[string]any{"phone": in.Phone, "business_id": httpapi.Nullable(in.BusinessID), "on_list": on}, nil
+}
+
+func (s *Service) setDNCLocked(phone, businessID string, on bool) *httpapi.Error {
+	if businessID != "" {
+		if _, ok := s.Store.Businesses.Get(businessID); !ok {
+			return httpapi.NotFound("business not found: " + businessID)
+		}
+	}
+	s.Store.SetDNC(businessID, phone, on)
+	return nil
+}
+
+// AddDNC puts a number on a business's do-not-call list, or on the national
+// registry every business honours when businessID is "". Texts to it are
+// refused with number_on_dnc; calls placed through the API are not checked
+// (the spec leaves that to the caller).
+func (s *Service) AddDNC(phone, businessID string) error { return s.setDNC(phone, businessID, true) }
+
+// RemoveDNC takes a number off a do-not-call list (see AddDNC).
+func (s *Service) RemoveDNC(phone, businessID string) error {
+	return s.setDNC(phone, businessID, false)
+}
+
+func (s *Service) setDNC(phone, businessID string, on bool) error {
+	if err := ValidateAs("mockDNC", dncBody{Phone: phone, BusinessID: businessID, OnList: &on}); err != nil {
+		return err
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if err := s.setDNCLocked(phone, businessID, on); err != nil {
+		return err
+	}
+	return nil
+}
+
+type consentBody struct {
+	BusinessID string `json:"business_id"`
+	Phone      string `json:"phone"`
+	Status     string `json:"status"`
+}
+
+func (s *Service) adminSetConsent(rc *httpapi.Ctx) (any, error) {
+	var in consentBody
+	if err := rc.Decode(&in); err != nil {
+		return nil, err
+	}
+	if _, ok := rc.Store.Businesses.Get(in.BusinessID); !ok {
+		return nil, httpapi.NotFound("business not found: " + in.BusinessID)
+	}
+	rc.Store.SetConsent(in.BusinessID, in.Phone, in.Status)
+	return in, nil
+}
+
+// SetConsent sets a number's SMS consent towards a business: ConsentOptedIn,
+// ConsentOptedOut or ConsentNone.
+func (s *Service) SetConsent(businessID, phone, status string) error {
+	if err := ValidateAs("mockConsent", consentBody{BusinessID: businessID, Phone: phone, Status: status}); err != nil {
+		return err
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if _, ok := s.Store.Businesses.Get(businessID); !ok {
+		return httpapi.NotFound("business not found: " + businessID)
+	}
+	s.Store.SetConsent(businessID, phone, status)
+	return nil
+}
+
+// Consent returns a number's SMS consent towards a business.
+func (s *Service) Consent(businessID, phone string) string {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	return s.Store.Consent(businessID, phone)
+}
+
+func (s *Service) adminGetConsent(rc *httpapi.Ctx) (any, error) {
+	biz, err := rc.RequireQuery("business_id")
+	if err != nil {
+		return nil, err
+	}
+	phone, err := rc.RequireQuery("phone")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"business_id": biz, "phone": phone, "status": rc.Store.Consent(biz, phone), "on_dnc": rc.Store.OnDNC(biz, phone),
+	}, nil
+}
+
+// ProviderCall is what the simulated voice provider received for a call:
+// GET /_mock/provider-calls?call_id= and Server.ProviderCall. Tests read
+// the enrichment variables the agent received here.
+type ProviderCall struct {
+	CallID      string `json:"call_id"`
+	AssistantID string `json:"assistant_id"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	// FirstMessage is the opening line, with {{variables}} filled in.
+	FirstMessage string `json:"first_message"`
+	// Prompt is the prompt the assistant runs with (the outbound prompt for
+	// outbound calls, the inbound one for inbound calls), with the context
+	// appended and {{variables}} filled in.
+	Prompt  string `json:"prompt"`
+	Context string `json:"context,omitempty"`
+	// Variables are the enrichment variables: name, lead_score, lead_status,
+	// interaction_count, days_since_first_contact and lead_source when the
+	// call has a lead; business_name, business_phone and time_of_day always.
+	Variables   map[string]any `json:"variables"`
+	MaxDuration int            `json:"max_duration"`
+}
+
+// ProviderCall returns what the simulated voice provider received for a
+// call.
+func (s *Service) ProviderCall(callID string) (ProviderCall, bool) {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	c, ok := s.Store.Calls.Get(callID)
+	if !ok {
+		return ProviderCall{}, false
+	}
+	return providerCallView(c), true
+}
+
+func providerCallView(c *store.Call) ProviderCall {
+	p := c.Provider
+	return ProviderCall{
+		CallID: c.ID, AssistantID: p.AssistantID, From: p.From, To: p.To, FirstMessage: p.FirstMessage,
+		Prompt: p.Prompt, Context: p.Context, Variables: maps.Clone(p.Variables), MaxDuration: p.MaxDuration,
+	}
+}
+
+func (s *Service) adminProviderCall(rc *httpapi.Ctx) (any, error) {
+	id, err := rc.RequireQuery("call_id")
+	if err != nil {
+		return nil, err
+	}
+	c, ok := rc.Store.Calls.Get(id)
+	if !ok {
+		return nil, httpapi.NotFound("call not found: " + id)
+	}
+	return providerCallView(c), nil
+}
+
+// PromptAuditEntry is one change of an agent's prompt in the audit trail
+// (POST /v1/sms/update-prompt writes them).
+type PromptAuditEntry struct {
+	ID         string `json:"id"`
+	AgentID    string `json:"agent_id"`
+	BusinessID string `json:"business_id"`
+	// Field is the prompt changed (sms_prompt).
+	Field    string `json:"field"`
+	OldValue string `json:"old_value"`
+	NewValue string `json:"new_value"`
+	Reason   string `json:"reason"`
+	// ActorUserID is the user the change was made as; ActorKeyPrefix the
+	// key's prefix ("" for a dashboard session).
+	ActorUserID    string    `json:"actor_user_id"`
+	ActorKeyPrefix string    `json:"actor_key_prefix"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// PromptAudit returns the audit trail of an agent's prompt changes, oldest
+// first.
+func (s *Service) PromptAudit(agentID string) []PromptAuditEntry {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	return promptAuditLocked(s.Store, agentID)
+}
+
+func promptAuditLocked(st *store.Store, agentID string) []PromptAuditEntry {
+	out := []PromptAuditEntry{}
+	a, ok := st.Agents.Get(agentID)
+	if !ok {
+		return out
+	}
+	for _, e := range st.PromptAudits.Owned(a.Owner) {
+		if e.AgentID == agentID {
+			out = append(out, PromptAuditEntry{
+				ID: e.ID, AgentID: e.AgentID, BusinessID: e.Owner, Field: e.Field, OldValue: e.OldValue,
+				NewValue: e.NewValue, Reason: e.Reason, ActorUserID: e.ActorUser, ActorKeyPrefix: e.ActorKey,
+				CreatedAt: e.CreatedAt,
+			})
+		}
+	}
+	return out
+}
+
+func (s *Service) adminPromptAudit(rc *httpapi.Ctx) (any, error) {
+	id, err := rc.RequireQuery("agent_id")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"entries": promptAuditLocked(rc.Store, id)}, nil
+}
+
+// MinutesUsed returns the minutes a business's calls used (finished calls'
+// durations, each rounded up to a whole minute).
+func (s *Service) MinutesUsed(businessID string) int {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	return s.Store.MinutesUsed(businessID)
+}
