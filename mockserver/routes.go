@@ -23,18 +23,29 @@ type Route struct {
 	// Schema names the JSON Schema (package openapi) the body is validated
 	// against; empty for routes without a body.
 	Schema string `json:"schema,omitempty"`
+	// Operation is the route's operationId in openapi/openapi.yaml or
+	// openapi/admin.yaml.
+	Operation string `json:"operation"`
+	// RateLimit names the rate limit the route counts against (see the
+	// guide's "Rate limits"); empty when none applies.
+	RateLimit string `json:"rate_limit,omitempty"`
 }
 
 // Routes returns every endpoint the server answers, sorted by path and then
-// method: the API's and the admin API's. The README's endpoint tables and
-// the OpenAPI documents (internal/conformance) are checked against it.
+// method: the API's and the admin API's, as the route table
+// (mockserver/internal/httpapi, Table) lists them. The README's endpoint
+// tables, the user guide and the OpenAPI documents (internal/conformance)
+// are checked against it.
 func (s *Server) Routes() []Route {
 	var out []Route
 	for path, methods := range s.httpapi.Routes {
 		for method, rt := range methods {
-			r := Route{Method: method, Path: path, Auth: rt.Auth.String(), Schema: rt.Schema}
+			r := Route{Method: method, Path: path, Auth: rt.Auth.String(), Schema: rt.Schema, Operation: rt.Op}
 			if rt.Scope != nil {
 				r.Scope = rt.Scope.String()
+			}
+			if rt.Limit != nil {
+				r.RateLimit = rt.Limit.Name
 			}
 			out = append(out, r)
 		}

@@ -149,57 +149,13 @@ func New(opts ...Option) *Server {
 	s.sdr = sdr.New(p, s.telephony)
 	s.analytics = analytics.New(p)
 	s.fixtures = fixtures.New(p, s.identity)
-	s.httpapi.Routes = s.buildRoutes(o.extraRoutes)
+	s.httpapi.Bind(o.extraRoutes, s.httpapi.Handlers(), s.identity.Handlers(), s.telephony.Handlers(),
+		s.hooks.Handlers(), s.catalog.Handlers(), s.runs.Handlers(), s.governance.Handlers(),
+		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers())
 	if o.Speed > 0 {
 		go p.Clock.Follow(ctx, o.Speed, 50*time.Millisecond)
 	}
 	return s
-}
-
-// buildRoutes lists every route of the server. Each resource file adds its
-// routes through one function here.
-func (s *Server) buildRoutes(extra []*httpapi.Route) map[string]map[string]*httpapi.Route {
-	var all []*httpapi.Route
-	for _, group := range [][]*httpapi.Route{
-		s.httpapi.AdminRoutes(),
-		s.identity.AccountAdminRoutes(),
-		s.identity.OutboxRoutes(),
-		s.telephony.AgentRoutes(),
-		s.telephony.NumberRoutes(),
-		s.identity.SignupRoutes(),
-		s.identity.KeyRoutes(),
-		s.hooks.WebhookRoutes(),
-		s.hooks.EventRoutes(),
-		s.hooks.DeliveryAdminRoutes(),
-		s.telephony.CallRoutes(),
-		s.telephony.LeadRoutes(),
-		s.telephony.SMSRoutes(),
-		s.telephony.TelephonyAdminRoutes(),
-		s.agency.AgencyRoutes(),
-		s.identity.AccountRoutes(),
-		s.sdr.SDRRoutes(),
-		s.analytics.AnalyticsRoutes(),
-		s.fixtures.FixtureAdminRoutes(),
-		extra,
-		s.catalog.CatalogRoutes(),
-		s.runs.RunRoutes(),
-		s.governance.GovernanceRoutes(),
-		s.governance.PersonaRoutes(),
-		s.identity.OpenapiRoutes(),
-	} {
-		all = append(all, group...)
-	}
-	m := map[string]map[string]*httpapi.Route{}
-	for _, rt := range all {
-		if m[rt.Path] == nil {
-			m[rt.Path] = map[string]*httpapi.Route{}
-		}
-		if _, dup := m[rt.Path][rt.Method]; dup {
-			panic("mockserver: duplicate route " + rt.Method + " " + rt.Path)
-		}
-		m[rt.Path][rt.Method] = rt
-	}
-	return m
 }
 
 // Close stops the server's background work (clock following, deliveries).

@@ -27,12 +27,14 @@ import (
 
 // docOp is an operation of openapi.yaml as the coverage tests compare it.
 type docOp struct {
+	id      string   // operationId
 	auth    string   // key, session, "key or session" or none, from the security requirements
 	scope   string   // x-required-scopes in the syntax of mockserver.Route.Scope
 	schemas []string // names of the body schemas it references (schemas/<name>.json)
 }
 
 type rawOp struct {
+	OperationID    string                `yaml:"operationId"`
 	Security       []map[string][]string `yaml:"security"`
 	RequiredScopes []any                 `yaml:"x-required-scopes"`
 	RequestBody    *struct {
@@ -79,7 +81,7 @@ func readOps(src []byte, prefix string) (map[string]docOp, error) {
 			if op.RequiredScopes == nil && prefix != "" {
 				return nil, fmt.Errorf("%s %s: no x-required-scopes (write [] for none)", m, path)
 			}
-			d := docOp{auth: authOf(op.Security), scope: scopeString(op.RequiredScopes, " and ")}
+			d := docOp{id: op.OperationID, auth: authOf(op.Security), scope: scopeString(op.RequiredScopes, " and ")}
 			if op.RequestBody != nil {
 				for _, c := range op.RequestBody.Content {
 					d.schemas = append(d.schemas, schemaRefs(&c.Schema)...)
@@ -214,6 +216,7 @@ func checkRoutes(t *testing.T, ops map[string]docOp, admin bool, doc string) {
 			t.Errorf("the mock serves %s, which openapi/%s does not document", name, doc)
 			continue
 		}
+		assert.Equal(t, op.id, r.Operation, "%s: the route table's operation is the document's operationId", name)
 		if !admin {
 			assert.Equal(t, r.Auth, op.auth, "%s: authentication (mock route auth vs the document's security)", name)
 			assert.Equal(t, r.Scope, op.scope, "%s: scopes (mock route scope vs x-required-scopes)", name)

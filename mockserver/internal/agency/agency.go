@@ -54,25 +54,6 @@ const (
 	pathAgencyInstallations = httpapi.APIPrefix + "/v1/agency-installations"
 )
 
-// AgencyRoutes are the routes of the four agency resources.
-func (s *Service) AgencyRoutes() []*httpapi.Route {
-	read, write := httpapi.Scope("workspaces:read"), httpapi.Scope("workspaces:write")
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: pathAgencyProfile, Scope: read, Handle: s.getAgencyProfile},
-		{Method: http.MethodPost, Path: pathAgencyProfile, Scope: write, Schema: "agencyProfileCommand",
-			Handle: s.agencyPost("profile", s.profileCommands())},
-		{Method: http.MethodGet, Path: pathAgencyOffers, Scope: read, Handle: s.getAgencyOffers},
-		{Method: http.MethodPost, Path: pathAgencyOffers, Scope: write, Schema: "agencyOfferCommand",
-			Handle: s.agencyPost("offers", s.offerCommands())},
-		{Method: http.MethodGet, Path: pathAgencyEnrollments, Scope: read, Handle: s.getAgencyEnrollments},
-		{Method: http.MethodPost, Path: pathAgencyEnrollments, Scope: httpapi.AllOf(write, httpapi.Scope("agents:write")),
-			Schema: "agencyEnrollmentCommand", Handle: s.agencyPost("enrollments", s.enrollmentCommands())},
-		{Method: http.MethodGet, Path: pathAgencyInstallations, Scope: read, Handle: s.getAgencyInstallations},
-		{Method: http.MethodPost, Path: pathAgencyInstallations, Scope: write, Schema: "agencyInstallationCommand",
-			Handle: s.agencyPost("installations", s.installationCommands())},
-	}
-}
-
 // agencyCommand is one action of an agency resource.
 type agencyCommand struct {
 	// run checks the command's guards, calls cc.ready() before it changes

@@ -3,7 +3,6 @@ package analytics
 import (
 	"cmp"
 	"math"
-	"net/http"
 	"slices"
 	"time"
 
@@ -12,22 +11,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
-
-// Analytics (spec section 4): aggregates of the calls and leads of the
-// key's businesses, computed from the store on every request.
-func (s *Service) AnalyticsRoutes() []*httpapi.Route {
-	get := func(path string, sc httpapi.ScopeReq, h func(*httpapi.Ctx) (any, error)) *httpapi.Route {
-		return &httpapi.Route{Method: http.MethodGet, Path: httpapi.APIPrefix + "/v1/analytics/" + path, Scope: sc, Handle: h}
-	}
-	return []*httpapi.Route{
-		get("dashboard", httpapi.Scope("calls:read"), s.analyticsDashboard),
-		get("calls", httpapi.Scope("calls:read"), s.analyticsCalls),
-		get("funnel", httpapi.Scope("leads:read"), s.analyticsFunnel),
-		get("agents", httpapi.Scope("calls:read"), s.analyticsAgents),
-		get("weekly", httpapi.Scope("calls:read"), s.analyticsWeekly),
-		get("businesses", httpapi.Scope("workspaces:read"), s.analyticsBusinesses),
-	}
-}
 
 // Sizes of the analytics lists.
 const (

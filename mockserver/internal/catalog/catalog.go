@@ -3,7 +3,6 @@ package catalog
 import (
 	"encoding/json"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"unicode"
@@ -12,19 +11,6 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
-
-// Products and knowledge entries: POST upserts (create without id, update
-// with id), GET lists or reads (?id=), DELETE ?id= removes.
-func (s *Service) CatalogRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/products", Scope: httpapi.Scope("products:read"), Handle: s.getProducts},
-		{Method: http.MethodPost, Path: "/api/v1/products", Scope: httpapi.Scope("products:write"), Schema: "productUpsert", Handle: s.upsertProduct},
-		{Method: http.MethodDelete, Path: "/api/v1/products", Scope: httpapi.Scope("products:write"), Handle: s.deleteProduct},
-		{Method: http.MethodGet, Path: "/api/v1/knowledge", Scope: httpapi.Scope("knowledge:read"), Handle: s.getKnowledge},
-		{Method: http.MethodPost, Path: "/api/v1/knowledge", Scope: httpapi.Scope("knowledge:write"), Schema: "knowledgeUpsert", Handle: s.upsertKnowledge},
-		{Method: http.MethodDelete, Path: "/api/v1/knowledge", Scope: httpapi.Scope("knowledge:write"), Handle: s.deleteKnowledge},
-	}
-}
 
 // sentFields decodes the top level of a validated body, so handlers can
 // tell an absent field from an explicit null.

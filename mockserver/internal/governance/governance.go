@@ -51,21 +51,6 @@ var governedKnownFields = []string{
 	"dry_run", "queue_for_approval", "reason", "source_ref",
 }
 
-// GovernanceRoutes are the routes of governed updates and approval requests.
-func (s *Service) GovernanceRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodPost, Path: "/api/v1/governed-updates", Auth: httpapi.AuthKeyOrSession,
-			Scope: httpapi.AnyOf(httpapi.Scope("agents:write"), httpapi.Scope("workspaces:write")), Schema: "governedUpdateRequest", Handle: s.governedUpdate},
-		{Method: http.MethodGet, Path: "/api/v1/governed-updates", Auth: httpapi.AuthKeyOrSession,
-			Scope: httpapi.AnyOf(httpapi.Scope("agents:read"), httpapi.Scope("workspaces:read")), Handle: s.getGovernedUpdates},
-		{Method: http.MethodPost, Path: "/api/v1/governed-updates/decide", Auth: httpapi.AuthSession,
-			Schema: "governedUpdateDecision", Handle: s.decideGovernedUpdate},
-		{Method: http.MethodPost, Path: "/api/v1/approval-requests", Scope: httpapi.Scope("approvals:write"),
-			Schema: "approvalChannelRequest", Handle: s.createApprovalRequest},
-		{Method: http.MethodGet, Path: "/api/v1/approval-requests", Scope: httpapi.Scope("approvals:write"), Handle: s.getApprovalRequests},
-	}
-}
-
 type governedBody struct {
 	Intent           string         `json:"intent"`
 	BusinessID       *string        `json:"business_id"`

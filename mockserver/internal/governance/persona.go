@@ -2,7 +2,6 @@ package governance
 
 import (
 	"maps"
-	"net/http"
 	"strings"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -17,13 +16,6 @@ const (
 	personaFromOpener   = "opener"
 	personaFromDefault  = "default"
 )
-
-// PersonaRoutes are the routes of persona loading.
-func (s *Service) PersonaRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodPost, Path: "/api/v1/agents/persona", Scope: httpapi.Scope("agents:write"), Schema: "agentPersonaLoad", Handle: s.loadPersona},
-	}
-}
 
 type personaBody struct {
 	LeadName        string   `json:"lead_name"`

@@ -619,15 +619,6 @@ func (s *Service) replayDeliveryLocked(id string) (*store.Delivery, error) {
 	}), nil
 }
 
-// DeliveryAdminRoutes are the admin routes of the delivery log.
-func (s *Service) DeliveryAdminRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		httpapi.AdminRoute(http.MethodGet, "/deliveries", httpapi.LockNone, "", s.adminDeliveries),
-		httpapi.AdminRoute(http.MethodPost, "/deliveries/replay", httpapi.LockWrite, "mockDeliveryReplay", s.adminReplayDelivery),
-		httpapi.AdminRoute(http.MethodPost, "/events", httpapi.LockWrite, "mockEvent", s.adminEmitEvent),
-	}
-}
-
 func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
 	poll, err := rc.LongPoll()
 	if err != nil {

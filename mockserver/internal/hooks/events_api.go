@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"encoding/json"
-	"net/http"
 	"slices"
 	"time"
 
@@ -13,14 +12,6 @@ import (
 
 // maxReplayEvents bounds the events one POST /v1/events/replay re-delivers.
 const maxReplayEvents = 1000
-
-// EventRoutes are the routes of the event log and its replay.
-func (s *Service) EventRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/events", Scope: httpapi.Scope("events:read"), Handle: s.listEvents},
-		{Method: http.MethodPost, Path: "/api/v1/events/replay", Scope: httpapi.Scope("events:replay"), Schema: "eventsReplay", Handle: s.replayEvents},
-	}
-}
 
 // eventView is an event of the log: the standard delivery body plus its
 // created_at (the pagination cursor).

@@ -36,16 +36,6 @@ var eventTypes = []string{
 
 func isEventType(s string) bool { return slices.Contains(eventTypes, s) }
 
-// WebhookRoutes are the routes of webhook subscriptions.
-func (s *Service) WebhookRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/webhooks", Scope: httpapi.Scope("webhooks:read"), Handle: s.getWebhooks},
-		{Method: http.MethodPost, Path: "/api/v1/webhooks", Scope: httpapi.Scope("webhooks:write"), Schema: "webhookUpsert", Handle: s.upsertWebhook},
-		{Method: http.MethodDelete, Path: "/api/v1/webhooks", Scope: httpapi.Scope("webhooks:write"), Handle: s.deleteWebhook},
-		{Method: http.MethodPost, Path: "/api/v1/webhooks/rotate-secret", Scope: httpapi.Scope("webhooks:write"), Schema: "webhookRotateSecret", Handle: s.rotateWebhookSecret},
-	}
-}
-
 // webhookOf returns a subscription the caller reaches, or 404.
 func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
 	return httpapi.Reachable(rc, rc.Store.Webhooks, id, "webhook subscription")

@@ -2,32 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"time"
 )
 
 // maxWait bounds ?wait= on the long-polling admin routes.
 const maxWait = 60 * time.Second
-
-// AdminRoute is a route of the admin API: path under /_mock, no key,
-// lock and body schema ("" none) as given. Every admin route is made here.
-func AdminRoute(method, path string, lock lockMode, schema string, h func(*Ctx) (any, error)) *Route {
-	return &Route{Method: method, Path: AdminPrefix + path, Auth: AuthAdmin, Lock: lock, Schema: schema, Handle: h}
-}
-
-// AdminRoutes are the pipeline's own admin routes: reset, clock, journal and faults.
-func (s *API) AdminRoutes() []*Route {
-	return []*Route{
-		AdminRoute(http.MethodPost, "/reset", LockNone, "", s.adminReset),
-		AdminRoute(http.MethodGet, "/clock", LockNone, "", s.adminClock),
-		AdminRoute(http.MethodPost, "/clock/advance", LockNone, "mockClockAdvance", s.adminAdvance),
-		AdminRoute(http.MethodGet, "/requests", LockNone, "", s.adminRequests),
-		AdminRoute(http.MethodGet, "/faults", LockNone, "", s.adminListFaults),
-		AdminRoute(http.MethodPost, "/faults", LockNone, "mockFault", s.adminAddFault),
-		AdminRoute(http.MethodDelete, "/faults", LockNone, "", s.adminClearFaults),
-	}
-}
 
 func (s *API) adminReset(rc *Ctx) (any, error) {
 	s.ResetState()

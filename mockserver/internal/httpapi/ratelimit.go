@@ -4,49 +4,12 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"golang.org/x/time/rate"
 )
-
-// limitRule is one rate limit of spec section 8.
-type limitRule struct {
-	Name   string
-	Method string
-	Path   string // exact, or a prefix when it ends with "/"; "" any path
-	limit  int
-	Window time.Duration
-	PerIP  bool
-}
-
-// LimitRules are the limits of spec section 8, first match wins. Writes
-// the spec gives no limit for are not limited.
-var LimitRules = []limitRule{
-	{"signup", http.MethodPost, "/api/v1/signup", 5, time.Hour, true},
-	{"calls.create", http.MethodPost, "/api/v1/calls", 60, time.Minute, false},
-	{"agents.create", http.MethodPost, "/api/v1/agents", 30, time.Minute, false},
-	{"agents.update", http.MethodPatch, "/api/v1/agents", 60, time.Minute, false},
-	{"sms.send", http.MethodPost, "/api/v1/sms/send", 60, time.Minute, false},
-	{"analytics", http.MethodGet, "/api/v1/analytics/", 120, time.Minute, false},
-	{"transcripts", http.MethodGet, "/api/v1/transcripts", 120, time.Minute, false},
-	{"reads", http.MethodGet, "", 300, time.Minute, false},
-}
-
-// LimitRuleFor returns the rule limiting method and path, nil when none does.
-func LimitRuleFor(method, path string) *limitRule {
-	for i := range LimitRules {
-		r := &LimitRules[i]
-		if r.Method != method {
-			continue
-		}
-		if r.Path == "" || r.Path == path || (strings.HasSuffix(r.Path, "/") && strings.HasPrefix(path, r.Path)) {
-			return r
-		}
-	}
-	return nil
-}
 
 // RateLimiter keeps one token bucket per rule and caller (key, session or,
 // for signup, client IP): a bucket holds the rule's limit and refills over
@@ -75,9 +38,9 @@ func (l *RateLimiter) Reset() {
 	l.Buckets = map[string]*rate.Limiter{}
 }
 
-// LimitOf is a rule's limit after WithRateLimitScale (at least 1).
-func (l *RateLimiter) LimitOf(r *limitRule) int {
-	return max(int(math.Round(float64(r.limit)*l.scale)), 1)
+// LimitOf is a limit's count after WithRateLimitScale (at least 1).
+func (l *RateLimiter) LimitOf(r *wire.Limit) int {
+	return max(int(math.Round(float64(r.Max)*l.scale)), 1)
 }
 
 // check takes a token for the request. It returns the RateLimit-* headers
@@ -86,7 +49,7 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	if !l.On || rc.Route.Auth == AuthAdmin {
 		return nil, nil
 	}
-	rule := LimitRuleFor(rc.Request.Method, rc.Request.URL.Path)
+	rule := rc.Route.Limit
 	if rule == nil {
 		return nil, nil
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
@@ -54,7 +55,13 @@ type Route struct {
 	Lock         lockMode
 	// ValidationCode is the error code of body failures (default invalid_request).
 	ValidationCode string
-	Handle         func(rc *Ctx) (any, error)
+	// Op is the route's operation: the operationId of the OpenAPI documents,
+	// which names its handler (see Table and Bind).
+	Op string
+	// Limit is the route's rate limit (nil: none), from wire.LimitFor.
+	Limit *wire.Limit
+	// Handle answers the route's requests.
+	Handle Handler
 }
 
 // apiPrefix is where the API lives; adminPrefix is the admin API.

@@ -2,25 +2,15 @@ package identity
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"sync"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/openapi"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
-
-// Account reads: balance, usage, capabilities and the schema catalog.
-func (s *Service) AccountRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/balance", Scope: httpapi.Scope("billing:read"), Handle: s.getBalance},
-		{Method: http.MethodGet, Path: "/api/v1/usage", Scope: httpapi.Scope("billing:read"), Handle: s.listUsage},
-		{Method: http.MethodGet, Path: "/api/v1/capabilities", Handle: s.getCapabilities},
-		{Method: http.MethodGet, Path: "/api/v1/schemas", Handle: s.getSchemas},
-	}
-}
 
 func (s *Service) getBalance(rc *httpapi.Ctx) (any, error) {
 	owners, err := rc.ScopedBusinesses()
@@ -107,10 +97,10 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 // rateLimitsView lists the rate limits a key is held to, as the server
 // enforces them (after WithRateLimitScale).
 func (s *Service) rateLimitsView() []map[string]any {
-	out := make([]map[string]any, 0, len(httpapi.LimitRules))
-	for i := range httpapi.LimitRules {
-		r := &httpapi.LimitRules[i]
-		path := strings.TrimPrefix(r.Path, httpapi.APIPrefix)
+	out := make([]map[string]any, 0, len(wire.Limits))
+	for i := range wire.Limits {
+		r := &wire.Limits[i]
+		path := r.Path
 		switch {
 		case path == "":
 			path = "*" // every other GET

@@ -3,7 +3,6 @@ package identity
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -297,13 +296,6 @@ func businessView(b *store.Business) map[string]any {
 		v["partner_id"] = b.PartnerID
 	}
 	return v
-}
-
-// AccountAdminRoutes is the admin API's account maker.
-func (s *Service) AccountAdminRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		httpapi.AdminRoute(http.MethodPost, "/accounts", httpapi.LockWrite, "mockAccount", s.adminAccounts),
-	}
 }
 
 func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {

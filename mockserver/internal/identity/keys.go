@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -11,16 +10,6 @@ import (
 
 // defaultKeyName is the name of a key created without one.
 const defaultKeyName = "Untitled Key"
-
-// KeyRoutes are the dashboard's key management: session only, so a bearer
-// key cannot create, upgrade or revoke keys (the pipeline answers 401).
-func (s *Service) KeyRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/keys", Auth: httpapi.AuthSession, Handle: s.listKeys},
-		{Method: http.MethodPost, Path: "/api/v1/keys", Auth: httpapi.AuthSession, Schema: "keyCreate", Handle: s.createKey},
-		{Method: http.MethodDelete, Path: "/api/v1/keys", Auth: httpapi.AuthSession, Handle: s.revokeKey},
-	}
-}
 
 // listKeys is GET /v1/keys: the keys that act as the session's user,
 // revoked ones included, newest first, paged (limit default and max 100).

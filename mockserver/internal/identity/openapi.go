@@ -8,14 +8,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// OpenapiRoutes are the routes of the OpenAPI documents.
-func (s *Service) OpenapiRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: httpapi.APIPrefix + "/openapi.yaml", Auth: httpapi.AuthNone, Lock: httpapi.LockNone, Handle: s.getOpenAPIYAML},
-		{Method: http.MethodGet, Path: httpapi.APIPrefix + "/v1/openapi.json", Lock: httpapi.LockNone, Handle: s.getOpenAPIJSON},
-	}
-}
-
 // selfBaseURL is the base URL (ending with /api) the request reached the
 // server under, so the served document's first server is this mock.
 func selfBaseURL(r *http.Request) string {

@@ -2,19 +2,11 @@ package identity
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
-
-// OutboxRoutes is the admin API's view of the outbox.
-func (s *Service) OutboxRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		httpapi.AdminRoute(http.MethodGet, "/outbox", httpapi.LockNone, "", s.adminOutbox),
-	}
-}
 
 // OutboxMessage is an email or SMS the platform sent to a person outside the
 // API: signup codes and links, SDR emails, owner notifications.

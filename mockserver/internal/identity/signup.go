@@ -61,15 +61,6 @@ const (
 // price identifiers price_<plan>_monthly name the same plans.
 var signupPlans = map[string]int{"starter": 4900, "growth": 14900, "pro": 39900}
 
-// SignupRoutes are the routes of signup and the dashboard links.
-func (s *Service) SignupRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodPost, Path: "/api/v1/signup", Auth: httpapi.AuthNone, ValidationCode: httpapi.CodeValidationError, Handle: s.signup},
-		{Method: http.MethodGet, Path: MagicLinkPath, Auth: httpapi.AuthNone, Lock: httpapi.LockWrite, Handle: s.exchangeMagicLink},
-		{Method: http.MethodGet, Path: PasswordSetupPath, Auth: httpapi.AuthNone, Handle: s.passwordSetupLink},
-	}
-}
-
 // signup picks the body shape: activation_mode payment is payment mode; a
 // challenge_id or otp_code makes a verify step; anything else is a request
 // step (whose schema then reports what is wrong).

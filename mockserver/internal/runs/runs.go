@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,18 +48,6 @@ func (s *Service) startRuns() {
 
 // runE164 is the E.164 form of touch targets and assigned numbers.
 var runE164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
-
-// RunRoutes are the routes of communication runs.
-func (s *Service) RunRoutes() []*httpapi.Route {
-	read, write := httpapi.Scope("communication-runs:read"), httpapi.Scope("communication-runs:write")
-	return []*httpapi.Route{
-		{Method: http.MethodPost, Path: "/api/v1/communication-runs/validate", Scope: read, Schema: "communicationRunCreate", Handle: s.validateRun},
-		{Method: http.MethodPost, Path: "/api/v1/communication-runs/preview", Scope: read, Schema: "communicationRunCreate", Handle: s.previewRun},
-		{Method: http.MethodPost, Path: "/api/v1/communication-runs", Scope: write, Schema: "communicationRunCreate", Handle: s.createRun},
-		{Method: http.MethodGet, Path: "/api/v1/communication-runs", Scope: read, Handle: s.getRuns},
-		{Method: http.MethodDelete, Path: "/api/v1/communication-runs", Scope: write, Handle: s.deleteRun},
-	}
-}
 
 // runBody is the communicationRunCreate body.
 type runBody struct {

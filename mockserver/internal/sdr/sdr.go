@@ -14,26 +14,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
-// The outbound-sales pipeline (spec section 4) under /api/sdr: bearer keys
-// with sdr:read or sdr:write, or a dashboard session.
-func (s *Service) SDRRoutes() []*httpapi.Route {
-	sdr := func(method, path, sc, schema string, h func(*httpapi.Ctx) (any, error)) *httpapi.Route {
-		return &httpapi.Route{Method: method, Path: httpapi.APIPrefix + "/sdr" + path, Auth: httpapi.AuthKeyOrSession, Scope: httpapi.Scope(sc), Schema: schema, Handle: h}
-	}
-	return []*httpapi.Route{
-		sdr(http.MethodGet, "/config", "sdr:read", "", s.getSDRConfig),
-		sdr(http.MethodPut, "/config", "sdr:write", "sdrConfigUpsert", s.putSDRConfig),
-		sdr(http.MethodGet, "/pipeline", "sdr:read", "", s.getSDRPipeline),
-		sdr(http.MethodPost, "/action", "sdr:write", "sdrAction", s.postSDRAction),
-		sdr(http.MethodPost, "/run", "sdr:write", "sdrRun", s.postSDRRun),
-		sdr(http.MethodGet, "/report", "sdr:read", "", s.getSDRReport),
-		sdr(http.MethodGet, "/activity", "sdr:read", "", s.getSDRActivity),
-		// The scheduled runner: only the platform's internal secret opens it.
-		{Method: http.MethodPost, Path: httpapi.APIPrefix + "/sdr/cron", Auth: httpapi.AuthNone, Handle: s.postSDRCron},
-		{Method: http.MethodPost, Path: httpapi.AdminPrefix + "/sdr/cron", Auth: httpapi.AuthAdmin, Lock: httpapi.LockWrite, Handle: s.adminSDRCron},
-	}
-}
-
 // sdrBusiness reads the businessId query parameter: required (400
 // bad_request), a business the caller reaches (404 unknown, 403 another's).
 func sdrBusiness(rc *httpapi.Ctx) (*store.Business, error) {

@@ -52,16 +52,6 @@ var vendorConfigKeys = []string{
 	"responseDelaySeconds", "numWordsToInterruptAssistant",
 }
 
-// AgentRoutes are the routes of agents and voices.
-func (s *Service) AgentRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/agents", Scope: httpapi.Scope("agents:read"), Handle: s.getAgents},
-		{Method: http.MethodPost, Path: "/api/v1/agents", Scope: httpapi.Scope("agents:write"), Schema: "agentCreate", Handle: s.createAgent},
-		{Method: http.MethodPatch, Path: "/api/v1/agents", Scope: httpapi.Scope("agents:write"), Schema: "agentUpdate", Handle: s.UpdateAgent},
-		{Method: http.MethodGet, Path: "/api/v1/voices", Scope: httpapi.Scope("agents:read"), Handle: s.listVoices},
-	}
-}
-
 // AgentOf returns an agent the caller reaches, or 404 (absent and not
 // accessible look the same).
 func AgentOf(rc *httpapi.Ctx, id string) (*store.Agent, error) {

@@ -10,15 +10,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// CallRoutes are the routes of calls and transcripts.
-func (s *Service) CallRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodPost, Path: "/api/v1/calls", Scope: httpapi.Scope("calls:write"), Schema: "callCreate", Handle: s.createCall},
-		{Method: http.MethodGet, Path: "/api/v1/calls", Scope: httpapi.Scope("calls:read"), Handle: s.getCalls},
-		{Method: http.MethodGet, Path: "/api/v1/transcripts", Scope: httpapi.Scope("calls:read"), Handle: s.listTranscripts},
-	}
-}
-
 // callCreateBody is POST /v1/calls.
 type callCreateBody struct {
 	AgentID           string  `json:"agent_id"`

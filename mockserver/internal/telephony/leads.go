@@ -2,7 +2,6 @@ package telephony
 
 import (
 	"encoding/json"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -222,14 +221,6 @@ func (s *Service) touchLead(st *store.Store, now time.Time, l *store.Lead, outbo
 	}
 	l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
 	s.Rescore(st, now, l)
-}
-
-// LeadRoutes are the routes of leads.
-func (s *Service) LeadRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/leads", Scope: httpapi.Scope("leads:read"), Handle: s.getLeads},
-		{Method: http.MethodPatch, Path: "/api/v1/leads", Scope: httpapi.Scope("leads:write"), Schema: "leadUpdate", Handle: s.updateLead},
-	}
 }
 
 // leadOf returns a lead the caller reaches, or 404.

@@ -1,19 +1,10 @@
 package telephony
 
 import (
-	"net/http"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
-
-// NumberRoutes are the routes of phone numbers.
-func (s *Service) NumberRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodGet, Path: "/api/v1/numbers", Scope: httpapi.Scope("numbers:read"), Handle: s.listNumbers},
-	}
-}
 
 func (s *Service) listNumbers(rc *httpapi.Ctx) (any, error) {
 	owners, err := rc.ScopedBusinesses()

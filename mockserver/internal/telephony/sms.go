@@ -101,15 +101,6 @@ func RecipientLocation(number string, b *store.Business) *time.Location {
 	return BusinessLocation(b)
 }
 
-// SMSRoutes are the routes of texts.
-func (s *Service) SMSRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		{Method: http.MethodPost, Path: "/api/v1/sms/send", Scope: httpapi.Scope("sms:write"), Schema: "smsSend", Handle: s.sendSMSHandler},
-		{Method: http.MethodPost, Path: "/api/v1/sms/update-prompt", Scope: httpapi.Scope("agents:write"), Schema: "smsUpdatePrompt", Handle: s.updateSMSPrompt},
-		{Method: http.MethodGet, Path: "/api/v1/sms/messages", Scope: httpapi.Scope("sms:read"), Handle: s.listSMS},
-	}
-}
-
 // smsCompliance is the check every outbound text passes, in order: the
 // magic numbers (+15005550012 never gets here: it goes straight to the
 // carrier, which fails), do-not-call (national registry and the business's

@@ -3,7 +3,6 @@ package telephony
 import (
 	"encoding/json"
 	"maps"
-	"net/http"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -17,19 +16,6 @@ const (
 	ConsentOptedOut = store.ConsentOptedOut
 	ConsentNone     = store.ConsentNone
 )
-
-// TelephonyAdminRoutes are the telephony admin routes: inbound calls and texts, DNC, consent, provider calls, prompt audits.
-func (s *Service) TelephonyAdminRoutes() []*httpapi.Route {
-	return []*httpapi.Route{
-		httpapi.AdminRoute(http.MethodPost, "/inbound-call", httpapi.LockWrite, "mockInboundCall", s.adminInboundCall),
-		httpapi.AdminRoute(http.MethodPost, "/inbound-sms", httpapi.LockWrite, "mockInboundSMS", s.adminInboundSMS),
-		httpapi.AdminRoute(http.MethodPost, "/dnc", httpapi.LockWrite, "mockDNC", s.adminDNC),
-		httpapi.AdminRoute(http.MethodPost, "/consent", httpapi.LockWrite, "mockConsent", s.adminSetConsent),
-		httpapi.AdminRoute(http.MethodGet, "/consent", httpapi.LockAuto, "", s.adminGetConsent),
-		httpapi.AdminRoute(http.MethodGet, "/provider-calls", httpapi.LockAuto, "", s.adminProviderCall),
-		httpapi.AdminRoute(http.MethodGet, "/prompt-audit", httpapi.LockAuto, "", s.adminPromptAudit),
-	}
-}
 
 // ValidateAs runs a Go helper's argument through the schema of its admin
 // route: the same validation path as the HTTP body.

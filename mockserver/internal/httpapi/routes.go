@@ -1,0 +1,262 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
+)
+
+// Table is every route of the mock server, the API's and the admin API's,
+// in one place: its method and path, its operation (the operationId in
+// openapi/openapi.yaml or openapi/admin.yaml, which names its handler), who
+// may call it (key, session, key or session, public, admin), the scopes a
+// key needs, the JSON Schema of its body, and how its handler holds the
+// state lock (default: a read lock for GET, the write lock otherwise). Its
+// rate limit is wire.LimitFor of its method and path, the table the SDK's
+// client-side limits use too.
+//
+// A domain package binds handlers to operations (its Handlers method), and
+// Bind refuses a route without a handler and a handler without a route. To
+// add an endpoint: a line here, its handler, and its entry in its domain's
+// Handlers.
+var Table = []Route{
+	// The pipeline's own admin routes: reset, clock, journal, faults.
+	admin(GET, "/_mock/clock", "getClock").lock(LockNone),
+	admin(POST, "/_mock/clock/advance", "advanceClock").body("mockClockAdvance").lock(LockNone),
+	admin(DELETE, "/_mock/faults", "clearFaults").lock(LockNone),
+	admin(GET, "/_mock/faults", "listFaults").lock(LockNone),
+	admin(POST, "/_mock/faults", "addFault").body("mockFault").lock(LockNone),
+	admin(GET, "/_mock/requests", "listRequests").lock(LockNone),
+	admin(POST, "/_mock/reset", "reset").lock(LockNone),
+
+	// Identity: signup and dashboard links, keys, account reads, the OpenAPI documents, accounts and the outbox.
+	admin(POST, "/_mock/accounts", "createAccount").body("mockAccount").lock(LockWrite),
+	admin(GET, "/_mock/outbox", "listOutbox").lock(LockNone),
+	public(GET, "/api/auth/magic", "exchangeMagicLink").lock(LockWrite),
+	public(GET, "/api/auth/password-setup", "readPasswordSetupLink"),
+	public(GET, "/api/openapi.yaml", "getOpenAPIDocument").lock(LockNone),
+	key(GET, "/api/v1/balance", "getBalance", wire.ScopeBillingRead),
+	key(GET, "/api/v1/capabilities", "getCapabilities"),
+	session(DELETE, "/api/v1/keys", "revokeKey"),
+	session(GET, "/api/v1/keys", "listKeys"),
+	session(POST, "/api/v1/keys", "createKey").body("keyCreate"),
+	key(GET, "/api/v1/openapi.json", "getOpenAPIContract").lock(LockNone),
+	key(GET, "/api/v1/schemas", "getSchemas"),
+	public(POST, "/api/v1/signup", "signup").failsWith(wire.CodeValidationError),
+	key(GET, "/api/v1/usage", "listUsage", wire.ScopeBillingRead),
+
+	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
+	admin(GET, "/_mock/consent", "getConsent"),
+	admin(POST, "/_mock/consent", "setConsent").body("mockConsent").lock(LockWrite),
+	admin(POST, "/_mock/dnc", "setDnc").body("mockDNC").lock(LockWrite),
+	admin(POST, "/_mock/inbound-call", "inboundCall").body("mockInboundCall").lock(LockWrite),
+	admin(POST, "/_mock/inbound-sms", "inboundSms").body("mockInboundSMS").lock(LockWrite),
+	admin(GET, "/_mock/prompt-audit", "getPromptAudit"),
+	admin(GET, "/_mock/provider-calls", "getProviderCall"),
+	key(GET, "/api/v1/agents", "getAgents", wire.ScopeAgentsRead),
+	key(PATCH, "/api/v1/agents", "updateAgent", wire.ScopeAgentsWrite).body("agentUpdate"),
+	key(POST, "/api/v1/agents", "createAgent", wire.ScopeAgentsWrite).body("agentCreate"),
+	key(GET, "/api/v1/calls", "getCalls", wire.ScopeCallsRead),
+	key(POST, "/api/v1/calls", "createCall", wire.ScopeCallsWrite).body("callCreate"),
+	key(GET, "/api/v1/leads", "getLeads", wire.ScopeLeadsRead),
+	key(PATCH, "/api/v1/leads", "updateLead", wire.ScopeLeadsWrite).body("leadUpdate"),
+	key(GET, "/api/v1/numbers", "listNumbers", wire.ScopeNumbersRead),
+	key(GET, "/api/v1/sms/messages", "listSmsMessages", wire.ScopeSMSRead),
+	key(POST, "/api/v1/sms/send", "sendSms", wire.ScopeSMSWrite).body("smsSend"),
+	key(POST, "/api/v1/sms/update-prompt", "updateSmsPrompt", wire.ScopeAgentsWrite).body("smsUpdatePrompt"),
+	key(GET, "/api/v1/transcripts", "listTranscripts", wire.ScopeCallsRead),
+	key(GET, "/api/v1/voices", "listVoices", wire.ScopeAgentsRead),
+
+	// Webhooks: subscriptions, the event log, the delivery log.
+	admin(GET, "/_mock/deliveries", "listDeliveries").lock(LockNone),
+	admin(POST, "/_mock/deliveries/replay", "replayDelivery").body("mockDeliveryReplay").lock(LockWrite),
+	admin(POST, "/_mock/events", "emitEvent").body("mockEvent").lock(LockWrite),
+	key(GET, "/api/v1/events", "listEvents", wire.ScopeEventsRead),
+	key(POST, "/api/v1/events/replay", "replayEvents", wire.ScopeEventsReplay).body("eventsReplay"),
+	key(DELETE, "/api/v1/webhooks", "deleteWebhook", wire.ScopeWebhooksWrite),
+	key(GET, "/api/v1/webhooks", "getWebhooks", wire.ScopeWebhooksRead),
+	key(POST, "/api/v1/webhooks", "upsertWebhook", wire.ScopeWebhooksWrite).body("webhookUpsert"),
+	key(POST, "/api/v1/webhooks/rotate-secret", "rotateWebhookSecret", wire.ScopeWebhooksWrite).body("webhookRotateSecret"),
+
+	// Catalog: products and knowledge.
+	key(DELETE, "/api/v1/knowledge", "deleteKnowledge", wire.ScopeKnowledgeWrite),
+	key(GET, "/api/v1/knowledge", "getKnowledge", wire.ScopeKnowledgeRead),
+	key(POST, "/api/v1/knowledge", "upsertKnowledge", wire.ScopeKnowledgeWrite).body("knowledgeUpsert"),
+	key(DELETE, "/api/v1/products", "deleteProduct", wire.ScopeProductsWrite),
+	key(GET, "/api/v1/products", "getProduct", wire.ScopeProductsRead),
+	key(POST, "/api/v1/products", "upsertProduct", wire.ScopeProductsWrite).body("productUpsert"),
+
+	// Communication runs.
+	key(DELETE, "/api/v1/communication-runs", "deleteCommunicationRun", wire.ScopeCommunicationRunsWrite),
+	key(GET, "/api/v1/communication-runs", "getCommunicationRuns", wire.ScopeCommunicationRunsRead),
+	key(POST, "/api/v1/communication-runs", "createCommunicationRun", wire.ScopeCommunicationRunsWrite).body("communicationRunCreate"),
+	key(POST, "/api/v1/communication-runs/preview", "previewCommunicationRun", wire.ScopeCommunicationRunsRead).body("communicationRunCreate"),
+	key(POST, "/api/v1/communication-runs/validate", "validateCommunicationRun", wire.ScopeCommunicationRunsRead).body("communicationRunCreate"),
+
+	// Governance: governed updates, approval requests, persona loading.
+	key(POST, "/api/v1/agents/persona", "loadAgentPersona", wire.ScopeAgentsWrite).body("agentPersonaLoad"),
+	key(GET, "/api/v1/approval-requests", "getApprovalRequests", wire.ScopeApprovalsWrite),
+	key(POST, "/api/v1/approval-requests", "requestApproval", wire.ScopeApprovalsWrite).body("approvalChannelRequest"),
+	keyOrSession(GET, "/api/v1/governed-updates", "getGovernedUpdates").scope(AnyOf(Scope(wire.ScopeAgentsRead), Scope(wire.ScopeWorkspacesRead))),
+	keyOrSession(POST, "/api/v1/governed-updates", "submitGovernedUpdate").scope(AnyOf(Scope(wire.ScopeAgentsWrite), Scope(wire.ScopeWorkspacesWrite))).body("governedUpdateRequest"),
+	session(POST, "/api/v1/governed-updates/decide", "decideGovernedUpdate").body("governedUpdateDecision"),
+
+	// Agency management: profile, offers, enrollments, installations.
+	key(GET, "/api/v1/agency-enrollments", "getAgencyEnrollments", wire.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-enrollments", "commandAgencyEnrollments", wire.ScopeWorkspacesWrite, wire.ScopeAgentsWrite).body("agencyEnrollmentCommand"),
+	key(GET, "/api/v1/agency-installations", "getAgencyInstallations", wire.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-installations", "commandAgencyInstallations", wire.ScopeWorkspacesWrite).body("agencyInstallationCommand"),
+	key(GET, "/api/v1/agency-offers", "getAgencyOffers", wire.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-offers", "commandAgencyOffers", wire.ScopeWorkspacesWrite).body("agencyOfferCommand"),
+	key(GET, "/api/v1/agency-profile", "getAgencyProfile", wire.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-profile", "commandAgencyProfile", wire.ScopeWorkspacesWrite).body("agencyProfileCommand"),
+
+	// The outbound-sales pipeline (SDR).
+	admin(POST, "/_mock/sdr/cron", "runSdrSchedulerNow").lock(LockWrite),
+	keyOrSession(POST, "/api/sdr/action", "sdrAction", wire.ScopeSDRWrite).body("sdrAction"),
+	keyOrSession(GET, "/api/sdr/activity", "getSdrActivity", wire.ScopeSDRRead),
+	keyOrSession(GET, "/api/sdr/config", "getSdrConfig", wire.ScopeSDRRead),
+	keyOrSession(PUT, "/api/sdr/config", "putSdrConfig", wire.ScopeSDRWrite).body("sdrConfigUpsert"),
+	public(POST, "/api/sdr/cron", "runSdrScheduler"),
+	keyOrSession(GET, "/api/sdr/pipeline", "getSdrPipeline", wire.ScopeSDRRead),
+	keyOrSession(GET, "/api/sdr/report", "getSdrReport", wire.ScopeSDRRead),
+	keyOrSession(POST, "/api/sdr/run", "runSdr", wire.ScopeSDRWrite).body("sdrRun"),
+
+	// Analytics.
+	key(GET, "/api/v1/analytics/agents", "analyticsAgents", wire.ScopeCallsRead),
+	key(GET, "/api/v1/analytics/businesses", "analyticsBusinesses", wire.ScopeWorkspacesRead),
+	key(GET, "/api/v1/analytics/calls", "analyticsCalls", wire.ScopeCallsRead),
+	key(GET, "/api/v1/analytics/dashboard", "analyticsDashboard", wire.ScopeCallsRead),
+	key(GET, "/api/v1/analytics/funnel", "analyticsFunnel", wire.ScopeLeadsRead),
+	key(GET, "/api/v1/analytics/weekly", "analyticsWeekly", wire.ScopeCallsRead),
+
+	// Fixtures.
+	admin(POST, "/_mock/fixtures", "loadFixtures").body("mockFixtures").lock(LockWrite),
+}
+
+// Methods, for the table.
+const (
+	GET    = http.MethodGet
+	POST   = http.MethodPost
+	PUT    = http.MethodPut
+	PATCH  = http.MethodPatch
+	DELETE = http.MethodDelete
+)
+
+// key is a route for bearer keys holding every scope of scopes.
+func key(method, path, op string, scopes ...string) Route {
+	return Route{Method: method, Path: path, Op: op, Auth: AuthKey, Scope: allScopes(scopes)}
+}
+
+// keyOrSession is a route for bearer keys holding every scope of scopes, or
+// for a dashboard session (which acts as its user and skips scope checks).
+func keyOrSession(method, path, op string, scopes ...string) Route {
+	return Route{Method: method, Path: path, Op: op, Auth: AuthKeyOrSession, Scope: allScopes(scopes)}
+}
+
+// session is a route for a signed-in dashboard session only.
+func session(method, path, op string) Route {
+	return Route{Method: method, Path: path, Op: op, Auth: AuthSession}
+}
+
+// public is a route nobody needs to authenticate for.
+func public(method, path, op string) Route {
+	return Route{Method: method, Path: path, Op: op, Auth: AuthNone}
+}
+
+// admin is a route of the admin API (/_mock): no key, never counted as usage.
+func admin(method, path, op string) Route {
+	return Route{Method: method, Path: path, Op: op, Auth: AuthAdmin}
+}
+
+// body names the JSON Schema the route's body is validated against.
+func (r Route) body(schema string) Route { r.Schema = schema; return r }
+
+// lock sets how the route's handler holds the state lock.
+func (r Route) lock(m lockMode) Route { r.Lock = m; return r }
+
+// scope sets the route's scope requirement (for requirements that are not
+// a plain list of scopes, such as AnyOf).
+func (r Route) scope(req ScopeReq) Route { r.Scope = req; return r }
+
+// failsWith sets the error code of body validation failures (default
+// invalid_request).
+func (r Route) failsWith(code string) Route { r.ValidationCode = code; return r }
+
+// allScopes is the requirement of every scope of names (nil for none).
+func allScopes(names []string) ScopeReq {
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		return Scope(names[0])
+	}
+	reqs := make([]ScopeReq, len(names))
+	for i, n := range names {
+		reqs[i] = Scope(n)
+	}
+	return AllOf(reqs...)
+}
+
+// Handler answers a request: a value to encode as JSON (or a *Respond or
+// *RawBody), or an error (an *Error is answered as it is, anything else as
+// 500 internal_error).
+type Handler func(rc *Ctx) (any, error)
+
+// Handlers are a domain's handlers by operation (Route.Op).
+type Handlers map[string]Handler
+
+// Bind gives every route of the table its handler from handlers and makes
+// the router's route map; extra routes (a test's, with their handlers)
+// are added as they are. It panics on a route without a handler, a handler
+// without a route, an operation bound twice or a route listed twice: a
+// server that starts serves every route of its table.
+func (s *API) Bind(extra []*Route, handlers ...Handlers) {
+	all := Handlers{}
+	for _, hs := range handlers {
+		for op, h := range hs {
+			if _, dup := all[op]; dup {
+				panic("httpapi: operation " + op + " has two handlers")
+			}
+			all[op] = h
+		}
+	}
+	routes := make([]*Route, 0, len(Table)+len(extra))
+	for _, spec := range Table {
+		h, ok := all[spec.Op]
+		if !ok {
+			panic(fmt.Sprintf("httpapi: no handler for %s %s (operation %s)", spec.Method, spec.Path, spec.Op))
+		}
+		delete(all, spec.Op)
+		rt := spec
+		rt.Handle = h
+		routes = append(routes, &rt)
+	}
+	if len(all) > 0 {
+		ops := make([]string, 0, len(all))
+		for op := range all {
+			ops = append(ops, op)
+		}
+		slices.Sort(ops)
+		panic("httpapi: handlers without a route in the table: " + strings.Join(ops, ", "))
+	}
+	m := map[string]map[string]*Route{}
+	for _, rt := range append(routes, extra...) {
+		if rt.Auth != AuthAdmin {
+			if l, ok := wire.LimitFor(rt.Method, strings.TrimPrefix(rt.Path, APIPrefix)); ok {
+				rt.Limit = &l
+			}
+		}
+		if m[rt.Path] == nil {
+			m[rt.Path] = map[string]*Route{}
+		}
+		if _, dup := m[rt.Path][rt.Method]; dup {
+			panic("httpapi: route " + rt.Method + " " + rt.Path + " is listed twice")
+		}
+		m[rt.Path][rt.Method] = rt
+	}
+	s.Routes = m
+}

@@ -1,0 +1,29 @@
+package telephony
+
+import "github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+
+// Handlers are the handlers of its routes, by operation (httpapi.Table).
+func (s *Service) Handlers() httpapi.Handlers {
+	return httpapi.Handlers{
+		"getConsent":      s.adminGetConsent,
+		"setConsent":      s.adminSetConsent,
+		"setDnc":          s.adminDNC,
+		"inboundCall":     s.adminInboundCall,
+		"inboundSms":      s.adminInboundSMS,
+		"getPromptAudit":  s.adminPromptAudit,
+		"getProviderCall": s.adminProviderCall,
+		"getAgents":       s.getAgents,
+		"updateAgent":     s.UpdateAgent,
+		"createAgent":     s.createAgent,
+		"getCalls":        s.getCalls,
+		"createCall":      s.createCall,
+		"getLeads":        s.getLeads,
+		"updateLead":      s.updateLead,
+		"listNumbers":     s.listNumbers,
+		"listSmsMessages": s.listSMS,
+		"sendSms":         s.sendSMSHandler,
+		"updateSmsPrompt": s.updateSMSPrompt,
+		"listTranscripts": s.listTranscripts,
+		"listVoices":      s.listVoices,
+	}
+}
