@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/account"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
@@ -47,7 +48,7 @@ func TestBalanceCoversEveryBusinessTheKeyReaches(t *testing.T) {
 	// A second business of the same owner (same email), and a key limited to it.
 	srv.platform.Mu.Lock()
 	owner, _ := srv.platform.Store.Users.Get(acct.UserID)
-	pr := srv.identity.Provision(srv.platform.Store, srv.Now(), identity.ProvisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: httpapi.AllScopes})
+	pr := srv.identity.Provision(srv.platform.Store, srv.Now(), identity.ProvisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: wire.AllScopes})
 	onlySecond, _ := srv.identity.IssueKey(srv.platform.Store, srv.Now(), acct.UserID, "limited", []string{"billing:read"}, pr.Business.ID, "")
 	srv.platform.Mu.Unlock()
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -233,7 +234,7 @@ func BenchmarkListKeys(b *testing.B) {
 	}
 	s.platform.Mu.Lock()
 	for range 999 {
-		s.identity.IssueKey(s.platform.Store, s.platform.Clock.Now(), acct.UserID, "k", httpapi.KeyDefaultScopes, "", "")
+		s.identity.IssueKey(s.platform.Store, s.platform.Clock.Now(), acct.UserID, "k", wire.KeyDefaultScopes, "", "")
 	}
 	s.platform.Mu.Unlock()
 	b.ReportAllocs()

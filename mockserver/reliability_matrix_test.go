@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
@@ -122,7 +123,7 @@ func TestScopeMatrix(t *testing.T) {
 			case httpapi.AuthNone:
 				assert.Contains(t, publicRoutes, name, "%s needs no authentication: add it to publicRoutes if that is right", name)
 			case httpapi.AuthSession:
-				r := send(keys.key(httpapi.AllScopes, ""))
+				r := send(keys.key(wire.AllScopes, ""))
 				assert.Equal(t, http.StatusUnauthorized, r.status, "%s: a bearer key cannot use a session route: %s", name, r.body)
 				assert.Equal(t, httpapi.CodeUnauthorized, r.code(), name)
 			default:
@@ -133,7 +134,7 @@ func TestScopeMatrix(t *testing.T) {
 					continue
 				}
 				for _, removed := range failingRemovals(rt.Scope) {
-					set := slices.DeleteFunc(slices.Clone(httpapi.AllScopes), func(sc string) bool { return slices.Contains(removed, sc) })
+					set := slices.DeleteFunc(slices.Clone(wire.AllScopes), func(sc string) bool { return slices.Contains(removed, sc) })
 					require.False(t, rt.Scope.Met(&httpapi.Principal{Key: &store.APIKey{Scopes: set}}), "%s: %v meets %s", name, set, rt.Scope)
 					r := send(keys.key(set, ""))
 					assert.Equal(t, http.StatusForbidden, r.status, "%s without %v: %s", name, removed, r.body)
@@ -141,7 +142,7 @@ func TestScopeMatrix(t *testing.T) {
 					assert.Contains(t, r.message(), rt.Scope.String(), "%s: the message names the requirement", name)
 				}
 				// Every scope, or the wildcard alone, passes the scope check.
-				for _, set := range [][]string{httpapi.AllScopes, {httpapi.ScopeWildcard}} {
+				for _, set := range [][]string{wire.AllScopes, {wire.ScopeAll}} {
 					r := send(keys.key(set, ""))
 					assert.NotContains(t, r.message(), "lacks the scope", "%s with %v: %s", name, set, r.body)
 				}
@@ -312,7 +313,7 @@ func TestCrossTenantMatrix(t *testing.T) {
 	second, err := srv.NewAccount(AccountOptions{Email: v.emailForTest})
 	require.NoError(t, err)
 	require.Equal(t, v.UserID, second.UserID)
-	restricted := (&matrixKeys{s: srv.Server, userID: v.UserID, keys: map[string]string{}}).key(httpapi.AllScopes, second.BusinessID)
+	restricted := (&matrixKeys{s: srv.Server, userID: v.UserID, keys: map[string]string{}}).key(wire.AllScopes, second.BusinessID)
 
 	before := victimState(srv.Server, v)
 	for _, methods := range srv.httpapi.Routes {

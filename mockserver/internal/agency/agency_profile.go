@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -350,9 +351,9 @@ func (s *Service) profileIssueKey(cc *cmdCtx) (any, error) {
 	for i, sc := range body.Scopes {
 		path := "/scopes/" + strconv.Itoa(i)
 		switch {
-		case !httpapi.IsScope(sc):
+		case !wire.IsScope(sc):
 			return nil, httpapi.InvalidField(path, "unknown scope %q", sc)
-		case slices.Contains(httpapi.PlatformOnlyScopes, sc):
+		case slices.Contains(wire.PlatformOnlyScopes, sc):
 			return nil, httpapi.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
 		case slices.Contains(body.Scopes[:i], sc):
 			return nil, httpapi.InvalidField(path, "duplicate scope %q", sc)

@@ -6,16 +6,18 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// keyPrefix starts every API key; a key is the prefix and 40 base62 characters.
+// KeyPrefix starts every API key; a key is the prefix and 40 base62
+// characters. A key's shown prefix is its first KeyShownLen characters; a
+// dashboard session travels in the cookie SessionCookie.
 const (
 	KeyPrefix     = "voiceagent_live_"
 	KeyRandomLen  = 40
 	KeyShownLen   = 20 // a key's "prefix" field: its first 20 characters
 	SessionCookie = "voiceagent_session"
-	ScopeWildcard = "*"
 )
 
 // Principal is who is calling: a key, or a dashboard session, and the
@@ -37,7 +39,7 @@ func (p *Principal) Has(scope string) bool {
 	if p.Key == nil {
 		return true
 	}
-	return slices.Contains(p.Key.Scopes, scope) || slices.Contains(p.Key.Scopes, ScopeWildcard)
+	return slices.Contains(p.Key.Scopes, scope) || slices.Contains(p.Key.Scopes, wire.ScopeAll)
 }
 
 // Reaches reports whether the caller may act on a business.

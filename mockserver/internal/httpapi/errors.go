@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
 
@@ -20,7 +21,7 @@ const (
 	CodeIdempotencyConflict = "idempotency_conflict"
 	CodeConflict            = "conflict"
 	CodePayloadTooLarge     = "payload_too_large"
-	codeMethodNotAllowed    = "method_not_allowed"
+	CodeMethodNotAllowed    = "method_not_allowed"
 	CodeNotImplemented      = "not_implemented"
 	CodeServiceUnavailable  = "service_unavailable"
 	CodeVendorError         = "vendor_error"
@@ -62,32 +63,32 @@ func (e *Error) With(key string, v any) *Error {
 }
 
 // NotFound is a 404 not_found.
-func NotFound(msg string) *Error { return NewError(http.StatusNotFound, CodeNotFound, msg) }
+func NotFound(msg string) *Error { return NewError(http.StatusNotFound, wire.CodeNotFound, msg) }
 
 // Forbidden is a 403 forbidden.
 func Forbidden(msg string) *Error {
-	return NewError(http.StatusForbidden, CodeForbidden, msg)
+	return NewError(http.StatusForbidden, wire.CodeForbidden, msg)
 }
 
 // Unauthorized is a 401 unauthorized.
 func Unauthorized(msg string) *Error {
-	return NewError(http.StatusUnauthorized, CodeUnauthorized, msg)
+	return NewError(http.StatusUnauthorized, wire.CodeUnauthorized, msg)
 }
 
 // Internal is an unexpected failure of the mock itself: 500
 // internal_error, details in the server's log only.
 func Internal() *Error {
-	return NewError(http.StatusInternalServerError, CodeInternalError, "internal error")
+	return NewError(http.StatusInternalServerError, wire.CodeInternalError, "internal error")
 }
 
 // MissingParam is a missing query parameter: 400 bad_request.
 func MissingParam(name string) *Error {
-	return NewError(http.StatusBadRequest, CodeBadRequest, "missing required query parameter: "+name)
+	return NewError(http.StatusBadRequest, wire.CodeBadRequest, "missing required query parameter: "+name)
 }
 
 // Invalid is a body or parameter that failed validation: 400 invalid_request.
 func Invalid(format string, args ...any) *Error {
-	return NewError(http.StatusBadRequest, CodeInvalidRequest, fmt.Sprintf(format, args...))
+	return NewError(http.StatusBadRequest, wire.CodeInvalidRequest, fmt.Sprintf(format, args...))
 }
 
 // InvalidField is errInvalid naming the field in details.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // Fault targets: the HTTP exchange itself, or a simulated dependency that a
@@ -231,19 +233,19 @@ func (rc *Ctx) DependencyFault(target string) *Error {
 func codeForStatus(status int) string {
 	switch status {
 	case http.StatusBadRequest:
-		return CodeInvalidRequest
+		return wire.CodeInvalidRequest
 	case http.StatusUnauthorized:
-		return CodeUnauthorized
+		return wire.CodeUnauthorized
 	case http.StatusForbidden:
-		return CodeForbidden
+		return wire.CodeForbidden
 	case http.StatusNotFound:
-		return CodeNotFound
+		return wire.CodeNotFound
 	case http.StatusConflict:
-		return CodeConflict
+		return wire.CodeConflict
 	case http.StatusTooManyRequests:
-		return CodeRateLimited
+		return wire.CodeRateLimited
 	case http.StatusServiceUnavailable:
-		return CodeServiceUnavailable
+		return wire.CodeServiceUnavailable
 	}
-	return CodeInternalError
+	return wire.CodeInternalError
 }

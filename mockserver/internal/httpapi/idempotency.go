@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // idempotencyTTL is how long a key is remembered (on the simulated clock).
@@ -125,13 +127,13 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 	st.Mu.Unlock()
 
 	if e.fingerprint != fp {
-		return ErrorResponse(NewError(http.StatusConflict, CodeIdempotencyConflict,
+		return ErrorResponse(NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
 			"this Idempotency-Key was already used with a different request"))
 	}
 	select {
 	case <-e.done:
 	case <-rc.Request.Context().Done():
-		return ErrorResponse(NewError(http.StatusConflict, CodeIdempotencyConflict,
+		return ErrorResponse(NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
 			"a request with this Idempotency-Key is still in progress"))
 	}
 	replay, err := openAnswer(e.resp, seal)

@@ -78,7 +78,7 @@ func (s *API) handlerFor(r *http.Request) (*Route, *Error) {
 	}
 	rt, ok := methods[r.Method]
 	if !ok {
-		e := NewError(http.StatusMethodNotAllowed, codeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
+		e := NewError(http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
 		e.Header = http.Header{"Allow": {allowed(methods)}}
 		return nil, e
 	}
@@ -230,7 +230,7 @@ func (s *API) handle(r *http.Request, reqID string) (resp *Response, rt *Route, 
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
 					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, nil, fault
 			}
 			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, nil, fault

@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
@@ -64,7 +65,7 @@ func (rc *Ctx) Decode(dst any) error {
 func (rc *Ctx) DecodeAs(schema string, dst any) error {
 	code := rc.Route.ValidationCode
 	if code == "" {
-		code = CodeInvalidRequest
+		code = wire.CodeInvalidRequest
 	}
 	if len(bytes.TrimSpace(rc.Body)) == 0 {
 		return NewError(http.StatusBadRequest, code, "request body is required (JSON)")

@@ -78,7 +78,7 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 		allowance["trial_ends_at"] = only.TrialEndsAt
 	}
 	permissions := []string{}
-	for _, sc := range httpapi.AllScopes {
+	for _, sc := range wire.AllScopes {
 		if rc.Principal.Has(sc) {
 			permissions = append(permissions, sc)
 		}

@@ -3,6 +3,7 @@ package identity
 import (
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -46,7 +47,7 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 	}
 	scopes := body.Scopes
 	if scopes == nil {
-		scopes = httpapi.KeyDefaultScopes
+		scopes = wire.KeyDefaultScopes
 	}
 	caller := rc.Principal.User
 	owner := caller.ID

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -284,7 +285,7 @@ func signupPlanFor(id string) (string, bool) {
 func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *signupPlan, mode, plan string, ch *store.SignupChallenge) (any, error) {
 	scopes := f.APIKeyScopes
 	if len(scopes) == 0 {
-		scopes = httpapi.SignupDefaultScopes
+		scopes = wire.SignupDefaultScopes
 	}
 	pr := s.Provision(rc.Store, rc.Now, ProvisionSpec{
 		BusinessName: f.BusinessName, Email: sp.email, BusinessType: strOrEmpty(f.BusinessType),

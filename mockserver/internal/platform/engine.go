@@ -154,8 +154,10 @@ func (s *Platform) ResetState() {
 	}
 }
 
-// EngineHooks are the typed hooks the domains subscribe to: a lower layer announces what happened, the domains that care react; no lower layer names its consumers.
-type EngineHooks struct {
+// engineHooks are the typed hooks the domains subscribe to: a lower layer
+// announces what happened, the domains that care react; no lower layer names
+// its consumers.
+type engineHooks struct {
 	CallEnded     []func(st *store.Store, now time.Time, c *store.Call)       // a call completed or failed
 	TextDelivered []func(st *store.Store, now time.Time, m *store.SMSMessage) // a text was delivered
 	CallKnowledge []func(st *store.Store, c *store.Call) string               // a note to add to a finished call's summary ("" none)

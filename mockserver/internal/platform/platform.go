@@ -37,7 +37,7 @@ type Platform struct {
 	// Bus carries every platform event to its subscribers.
 	Bus *EventBus
 
-	on     EngineHooks
+	on     engineHooks
 	resets []func()
 }
 
