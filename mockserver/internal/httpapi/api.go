@@ -29,11 +29,11 @@ type API struct {
 func New(p *platform.Platform, faults []FaultRule) *API {
 	a := &API{
 		Platform: p,
-		Journal:  NewJournal(p.Config.JournalSize),
-		Usage:    NewUsageLog(),
-		FaultSet: NewFaultSet(faults, p.IDs.Float64),
-		Limits:   NewRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
-		Idem:     NewIdempotencyStore(),
+		Journal:  newJournal(p.Config.JournalSize),
+		Usage:    newUsageLog(),
+		FaultSet: newFaultSet(faults, p.IDs.Float64),
+		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
+		Idem:     newIdempotencyStore(),
 	}
 	p.OnReset(a.Usage.Reset)
 	p.OnReset(a.Journal.Reset)

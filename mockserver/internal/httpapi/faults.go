@@ -68,8 +68,8 @@ type FaultSet struct {
 	chance func() float64
 }
 
-// NewFaultSet returns a set holding rules; chance draws the probability of probabilistic rules.
-func NewFaultSet(rules []FaultRule, chance func() float64) *FaultSet {
+// newFaultSet returns a set holding rules; chance draws the probability of probabilistic rules.
+func newFaultSet(rules []FaultRule, chance func() float64) *FaultSet {
 	fs := &FaultSet{chance: chance}
 	for _, r := range rules {
 		fs.add(r)

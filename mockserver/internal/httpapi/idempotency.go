@@ -86,8 +86,8 @@ func newGCM(key [32]byte) cipher.AEAD {
 	return gcm
 }
 
-// NewIdempotencyStore returns an empty store of idempotency records.
-func NewIdempotencyStore() *IdempotencyStore {
+// newIdempotencyStore returns an empty store of idempotency records.
+func newIdempotencyStore() *IdempotencyStore {
 	return &IdempotencyStore{Entries: map[string]*idemEntry{}}
 }
 

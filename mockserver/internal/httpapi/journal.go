@@ -34,8 +34,8 @@ type Journal struct {
 	n    watch.Notifier
 }
 
-// NewJournal returns a journal keeping the last size requests.
-func NewJournal(size int) *Journal {
+// newJournal returns a journal keeping the last size requests.
+func newJournal(size int) *Journal {
 	return &Journal{Buf: make([]JournalEntry, max(size, 1))}
 }
 

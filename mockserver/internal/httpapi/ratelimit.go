@@ -23,8 +23,8 @@ type RateLimiter struct {
 	Buckets map[string]*rate.Limiter
 }
 
-// NewRateLimiter returns the limiter: on switches limits on, scale multiplies them, now is the time windows are measured on.
-func NewRateLimiter(on bool, scale float64, now func() time.Time) *RateLimiter {
+// newRateLimiter returns the limiter: on switches limits on, scale multiplies them, now is the time windows are measured on.
+func newRateLimiter(on bool, scale float64, now func() time.Time) *RateLimiter {
 	if scale <= 0 {
 		scale = 1
 	}

@@ -25,8 +25,8 @@ type UsageLog struct {
 	T  *store.Table[*store.UsageEntry]
 }
 
-// NewUsageLog returns an empty usage log.
-func NewUsageLog() *UsageLog { return &UsageLog{T: store.NewLogTable[*store.UsageEntry]()} }
+// newUsageLog returns an empty usage log.
+func newUsageLog() *UsageLog { return &UsageLog{T: store.NewLogTable[*store.UsageEntry]()} }
 
 // Reset empties the log.
 func (u *UsageLog) Reset() {

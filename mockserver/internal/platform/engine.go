@@ -59,8 +59,8 @@ type IDGen struct {
 	rng *mrand.ChaCha8
 }
 
-// NewIDGen returns a generator seeded from seed, or from crypto/rand when seed is nil.
-func NewIDGen(seed *uint64) *IDGen {
+// newIDGen returns a generator seeded from seed, or from crypto/rand when seed is nil.
+func newIDGen(seed *uint64) *IDGen {
 	var s [32]byte
 	if seed != nil {
 		for i := range 4 {

@@ -17,8 +17,8 @@ type EventBus struct {
 	subs []func(ev *store.Event)
 }
 
-// NewEventBus returns a bus without subscribers.
-func NewEventBus() *EventBus { return &EventBus{} }
+// newEventBus returns a bus without subscribers.
+func newEventBus() *EventBus { return &EventBus{} }
 
 // Subscribe adds fn, called for every event while the store's write lock is
 // held: it must not block and must not take the store lock.

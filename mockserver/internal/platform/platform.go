@@ -43,12 +43,12 @@ type Platform struct {
 
 // New returns the engine of a server with an empty store.
 func New(cfg Config) *Platform {
-	ids := NewIDGen(cfg.IDSeed)
+	ids := newIDGen(cfg.IDSeed)
 	return &Platform{
 		Config: cfg,
 		Store:  store.NewWithIDs(ids.UUID),
 		Clock:  clock.New(cfg.Start),
 		IDs:    ids,
-		Bus:    NewEventBus(),
+		Bus:    newEventBus(),
 	}
 }
