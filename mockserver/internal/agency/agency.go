@@ -14,18 +14,10 @@ import (
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/canonical"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-)
-
-// Error codes of the agency commands (409 and 403 refinements).
-const (
-	codeStaleRevision          = "stale_revision"
-	codeFingerprintMismatch    = "fingerprint_mismatch"
-	codeInvalidState           = "invalid_state"
-	codeApprovalRequired       = "approval_required"
-	codeReconciliationRequired = "reconciliation_required"
 )
 
 // Bounds and timings of the agency resources.
@@ -207,7 +199,7 @@ func (s *Service) retain(rc *httpapi.Ctx, cs *cmdState, cmd agencyCommand, cause
 		opID: op.ID, cmd: cmd, resource: cs.resource, action: cs.action,
 		route: rc.Route, principal: rc.Principal, url: *rc.Request.URL, body: rc.Body,
 	}, rc.Now)
-	e := httpapi.NewError(http.StatusServiceUnavailable, httpapi.CodeServiceUnavailable,
+	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
 		"a dependency is unavailable ("+cause.Message+"); the command was retained as operation "+op.ID+
 			" and is applied when the dependency returns: read the resource to see it")
 	return e.With("operation", operationView(op))
@@ -267,7 +259,7 @@ func (s *Service) scheduleRetry(r *retainedCmd, from time.Time) {
 		case errors.As(err, &apiErr):
 			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", apiErr.Status, apiErr.Code, apiErr.Message
 		case err != nil:
-			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, httpapi.CodeInternalError, err.Error()
+			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, wire.CodeInternalError, err.Error()
 		default:
 			if rs, ok := v.(*httpapi.Respond); ok {
 				v = rs.Body
@@ -353,7 +345,7 @@ func checkRevision(expected, current string) *httpapi.Error {
 	if expected == current {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, codeStaleRevision,
+	return httpapi.NewError(http.StatusConflict, wire.CodeStaleRevision,
 		fmt.Sprintf("the record changed: expectedRevision %s is not the current revision %s; read it again", expected, current)).
 		With("currentRevision", current)
 }
@@ -363,18 +355,18 @@ func checkFingerprint(got, want string) *httpapi.Error {
 	if got == want {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, codeFingerprintMismatch,
+	return httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
 		fmt.Sprintf("fingerprint %s does not match the content's fingerprint %s: what was previewed is not what would be committed", got, want))
 }
 
 // errState is a command that the record's state does not allow: 409.
 func errState(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, codeInvalidState, fmt.Sprintf(format, args...))
+	return httpapi.NewError(http.StatusConflict, wire.CodeInvalidState, fmt.Sprintf(format, args...))
 }
 
 // errConflict is a 409 for duplicates and limits.
 func errConflict(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, httpapi.CodeConflict, fmt.Sprintf(format, args...))
+	return httpapi.NewError(http.StatusConflict, wire.CodeConflict, fmt.Sprintf(format, args...))
 }
 
 // timeOrNil is t in UTC, or nil (shown as null) when t is zero.
@@ -411,7 +403,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
-		return nil, httpapi.NewError(http.StatusServiceUnavailable, httpapi.CodeServiceUnavailable,
+		return nil, httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
 			"the agency evidence is unavailable ("+e.Message+"); it is not reported as empty: retry later")
 	}
 	pid := rc.Query("partnerId")

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -504,11 +505,11 @@ func (s *Service) enrollCommit(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 		return nil, e
 	}
 	if sess.Approval == nil || sess.Approval.Fingerprint != sess.Fingerprint {
-		return nil, httpapi.NewError(http.StatusForbidden, codeApprovalRequired,
+		return nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
 			"the owner has not approved fingerprint "+sess.Fingerprint+" of this session")
 	}
 	if !slices.Contains(body.ApprovalIDs, sess.Approval.ID) {
-		return nil, httpapi.NewError(http.StatusForbidden, codeApprovalRequired,
+		return nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
 			"approvalIds must include the owner's approval "+sess.Approval.ID+" of this exact fingerprint")
 	}
 	for i, id := range body.ApprovalIDs {
@@ -520,8 +521,8 @@ func (s *Service) enrollCommit(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, care := versionPackage(v, "care"); care && !rc.Principal.Has("sms:write") {
-		return nil, httpapi.Forbidden("the offer includes the care package, which needs the scope sms:write")
+	if _, care := versionPackage(v, "care"); care && !rc.Principal.Has(wire.ScopeSMSWrite) {
+		return nil, httpapi.Forbidden("the offer includes the care package, which needs the scope " + wire.ScopeSMSWrite)
 	}
 	for _, e := range sess.Entries {
 		if e.BusinessID != "" {
@@ -616,7 +617,7 @@ func classifyEntry(st *store.Store, partnerID string, e store.EnrollmentEntry) e
 		}
 		switch {
 		case expected != p.current:
-			p.action, p.reason = clientConflict, codeStaleRevision
+			p.action, p.reason = clientConflict, wire.CodeStaleRevision
 			p.detail = "the client's facts changed: expectedRevision " + orNone(expected) + " is not the current " + orNone(p.current)
 		case p.inst == nil:
 			p.action = "install"
@@ -629,10 +630,10 @@ func classifyEntry(st *store.Store, partnerID string, e store.EnrollmentEntry) e
 	}
 	p := entryPlan{action: "create_client", externalRef: e.NewClient.ExternalRef}
 	if existing := st.ClientsByRef[partnerID+"\x00"+p.externalRef]; existing != "" {
-		p.action, p.reason, p.existing = clientConflict, codeReconciliationRequired, existing
+		p.action, p.reason, p.existing = clientConflict, wire.CodeReconciliationRequired, existing
 		p.detail = "a client with externalRef " + p.externalRef + " exists (business " + existing + "): enroll it by businessId"
 	} else if expected != "" {
-		p.action, p.reason = clientConflict, codeStaleRevision
+		p.action, p.reason = clientConflict, wire.CodeStaleRevision
 		p.detail = "a new client has no facts revision: expectedRevision must be null"
 	}
 	return p

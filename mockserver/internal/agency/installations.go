@@ -11,6 +11,7 @@ import (
 	"time"
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -103,7 +104,7 @@ func (s *Service) installationCommands() map[string]agencyCommand {
 		"preview_handoff":       {run: s.previewStep(handoff)},
 		"approve_handoff":       {run: s.approveStep(handoff)},
 		"resolve_update":        {run: s.instResolveUpdate},
-		"run_scenarios":         {run: s.instRunScenarios, scopes: []string{"evals:write"}},
+		"run_scenarios":         {run: s.instRunScenarios, scopes: []string{wire.ScopeEvalsWrite}},
 	}
 }
 
@@ -213,7 +214,7 @@ func (s *Service) approveStep(spec installStep) func(rc *httpapi.Ctx, cs *cmdSta
 			}
 		}
 		if now := fingerprint(spec.content(rc.Store, inst)); now != step.Fingerprint {
-			return nil, httpapi.NewError(http.StatusConflict, codeFingerprintMismatch,
+			return nil, httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
 				"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
 		}
 		if err := ready(rc); err != nil {
@@ -257,8 +258,8 @@ func (s *Service) instResolveUpdate(rc *httpapi.Ctx, cs *cmdState) (any, error) 
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	if u.Kind == updateCareLaunch && !rc.Principal.Has("sms:write") {
-		return nil, httpapi.Forbidden("launching the care package needs the scope sms:write")
+	if u.Kind == updateCareLaunch && !rc.Principal.Has(wire.ScopeSMSWrite) {
+		return nil, httpapi.Forbidden("launching the care package needs the scope " + wire.ScopeSMSWrite)
 	}
 	if err := ready(rc); err != nil {
 		return nil, err

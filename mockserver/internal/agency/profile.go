@@ -11,6 +11,7 @@ import (
 	"time"
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -374,9 +375,9 @@ func (s *Service) profileIssueKey(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	for i, sc := range body.Scopes {
 		path := "/scopes/" + strconv.Itoa(i)
 		switch {
-		case !httpapi.IsScope(sc):
+		case !wire.IsScope(sc):
 			return nil, httpapi.InvalidField(path, "unknown scope %q", sc)
-		case slices.Contains(httpapi.PlatformOnlyScopes, sc):
+		case slices.Contains(wire.PlatformOnlyScopes, sc):
 			return nil, httpapi.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
 		case slices.Contains(body.Scopes[:i], sc):
 			return nil, httpapi.InvalidField(path, "duplicate scope %q", sc)
