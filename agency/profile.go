@@ -40,18 +40,20 @@ const (
 	BusinessRoleOwner  BusinessRole = "owner"
 )
 
-// Brand is the agency's brand.
+// Brand is the agency's brand. An empty LogoURL is sent as "" (none), as
+// the profile shows it.
 type Brand struct {
-	Name    string `json:"name"`              // 1-120 characters
-	LogoURL string `json:"logoUrl,omitempty"` // absolute URI (at most 1000) or empty
+	Name    string `json:"name"`    // 1-120 characters
+	LogoURL string `json:"logoUrl"` // absolute URI (at most 1000) or empty
 }
 
-// Support is the agency's support contact.
+// Support is the agency's support contact. An empty HelpURL is sent as ""
+// (none), as the profile shows it.
 type Support struct {
-	Email     string `json:"email"`             // at most 254 characters
-	OwnerName string `json:"ownerName"`         // 1-120
-	HelpURL   string `json:"helpUrl,omitempty"` // absolute URI (at most 1000) or empty
-	Coverage  string `json:"coverage"`          // 1-500
+	Email     string `json:"email"`     // at most 254 characters
+	OwnerName string `json:"ownerName"` // 1-120
+	HelpURL   string `json:"helpUrl"`   // absolute URI (at most 1000) or empty
+	Coverage  string `json:"coverage"`  // 1-500
 }
 
 // Profile is the agency's profile.

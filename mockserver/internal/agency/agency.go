@@ -5,26 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/canonical"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
-)
-
-// Error codes of the agency commands (409 and 403 refinements).
-const (
-	codeStaleRevision          = "stale_revision"
-	codeFingerprintMismatch    = "fingerprint_mismatch"
-	codeInvalidState           = "invalid_state"
-	codeApprovalRequired       = "approval_required"
-	codeReconciliationRequired = "reconciliation_required"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // Bounds and timings of the agency resources.
@@ -56,72 +49,68 @@ const (
 
 // agencyCommand is one action of an agency resource.
 type agencyCommand struct {
-	// run checks the command's guards, calls cc.ready() before it changes
-	// anything, then applies the command and returns its receipt.
-	run func(cc *cmdCtx) (any, error)
+	// run decodes the body with rc.Decode before anything else (that is
+	// where the body is validated, see agencyPost), checks the command's
+	// guards, calls ready before it changes anything, then applies the
+	// command and returns its receipt. It runs with the request's context,
+	// or with one made for a retry of the retained command on the clock
+	// (see scheduleRetry).
+	run func(rc *httpapi.Ctx, cs *cmdState) (any, error)
 	// idempotent commands refuse a request without Idempotency-Key.
 	idempotent bool
 	// scopes are needed beyond the route's.
 	scopes []string
 }
 
-// cmdCtx is what an agency command runs with, in a request or when a
-// retained command is retried on the clock.
-type cmdCtx struct {
-	s        *Service
-	st       *store.Store
-	now      time.Time
-	p        *httpapi.Principal
-	path     string
-	resource string
-	action   string
-	body     []byte
-	// fault reports a failing simulated dependency (rc.dependencyFault in a
-	// request, the fault rules directly on a retry).
-	fault func(target string) *httpapi.Error
-	// partner is the agency the command acted for, once resolved.
-	partner *store.Partner
+// cmdState is what a running agency command knows beyond its request
+// context: the resource and action it runs, and the agency it acts for
+// once a guard resolved it (where a retained command is listed).
+type cmdState struct {
+	resource, action string
+	partner          *store.Partner
 }
 
-// errRetained is what cc.ready returns when a dependency is unavailable:
-// the command is retained and retried.
+// errRetained is what ready returns when a dependency is unavailable: the
+// command is retained and retried.
 type errRetained struct{ cause *httpapi.Error }
 
 func (e *errRetained) Error() string { return "retained: " + e.cause.Error() }
 
 // ready is called by every command once its guards passed and before it
 // changes anything: a failing dependency retains the command.
-func (cc *cmdCtx) ready() error {
-	if e := cc.fault(httpapi.FaultTargetDependency); e != nil {
+func ready(rc *httpapi.Ctx) error {
+	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
 		return &errRetained{cause: e}
 	}
 	return nil
 }
 
-// Decode decodes the (already validated) body into dst.
-func (cc *cmdCtx) Decode(dst any) error {
-	if err := json.Unmarshal(cc.body, dst); err != nil {
-		return httpapi.Invalid("request body does not match the expected shape: %v", err)
-	}
-	return nil
+// header is what every receipt starts with: the action, a new receipt id
+// and when it was recorded.
+func (s *Service) header(rc *httpapi.Ctx, cs *cmdState) sdk.ReceiptHeader {
+	return sdk.ReceiptHeader{Action: cs.action, ReceiptID: s.IDs.UUID(), RecordedAt: rc.Now.UTC()}
 }
 
-// user is the calling user.
-func (cc *cmdCtx) user() *store.User { return cc.p.User }
-
-// receipt is the answer of a command: the action, a receipt id, when it was
-// recorded, and the resource views in extra.
-func (cc *cmdCtx) receipt(extra map[string]any) map[string]any {
-	m := map[string]any{"action": cc.action, "receiptId": cc.s.IDs.UUID(), "recordedAt": cc.now.UTC()}
+// receipt is the answer of a command whose receipt has no wire type of its
+// own here: the header's members and the resource views in extra.
+func (s *Service) receipt(rc *httpapi.Ctx, cs *cmdState, extra map[string]any) map[string]any {
+	h := s.header(rc, cs)
+	m := map[string]any{"action": h.Action, "receiptId": h.ReceiptID, "recordedAt": h.RecordedAt}
 	for k, v := range extra {
 		m[k] = v
 	}
 	return m
 }
 
-// agencyPost is the handler of POST on an agency resource: it validates the
-// command (schema, Idempotency-Key, extra scopes) and runs it; a command
+// agencyPost is the handler of POST on an agency resource: it checks the
+// command (Idempotency-Key, schema, extra scopes) and runs it; a command
 // whose dependency is unavailable is retained and answered 503.
+//
+// The body is validated against the route's schema once, by the command's
+// own rc.Decode: the action is read without validation to pick the
+// command, and a refusal here first validates the body, so a body that
+// fails validation answers that failure whatever else is wrong with the
+// request (but an over-long Idempotency-Key).
 func (s *Service) agencyPost(resource string, cmds map[string]agencyCommand) func(rc *httpapi.Ctx) (any, error) {
 	return func(rc *httpapi.Ctx) (any, error) {
 		key := rc.Request.Header.Get("Idempotency-Key")
@@ -131,45 +120,67 @@ func (s *Service) agencyPost(resource string, cmds map[string]agencyCommand) fun
 		var head struct {
 			Action string `json:"action"`
 		}
-		if err := rc.Decode(&head); err != nil {
-			return nil, err
-		}
-		cmd, ok := cmds[head.Action]
-		if !ok {
-			return nil, httpapi.InvalidField("/action", "unknown action %q", head.Action)
-		}
-		if cmd.idempotent && strings.TrimSpace(key) == "" {
-			return nil, httpapi.InvalidField("Idempotency-Key",
-				"the %s command needs a stable Idempotency-Key header (the same key on every retry of this command)", head.Action)
-		}
-		for _, sc := range cmd.scopes {
-			if !rc.Principal.Has(sc) {
-				return nil, httpapi.Forbidden(fmt.Sprintf("the %s command needs the scope %s", head.Action, sc))
+		_ = httpapi.DecodeLoose(rc.Body, &head) // an invalid body fails rc.Decode below
+		cmd, refusal := pick(rc, cmds, head.Action, key)
+		if refusal != nil {
+			if err := rc.Decode(nil); err != nil {
+				return nil, err
 			}
+			return nil, refusal
 		}
-		cc := &cmdCtx{
-			s: s, st: rc.Store, now: rc.Now, p: rc.Principal, path: rc.Request.URL.Path, resource: resource,
-			action: head.Action, body: rc.Body, fault: rc.DependencyFault,
-		}
-		v, err := cmd.run(cc)
+		cs := &cmdState{resource: resource, action: head.Action}
+		v, err := cmd.run(rc, cs)
 		var ret *errRetained
 		if errors.As(err, &ret) {
-			return nil, s.retain(cc, cmd, ret.cause)
+			return nil, s.retain(rc, cs, cmd, ret.cause)
 		}
 		return v, err
 	}
 }
 
+// pick returns the command of action, or why the request may not run it:
+// an unknown action, a missing Idempotency-Key (key) on a command that
+// needs one, a scope the command needs beyond the route's.
+func pick(rc *httpapi.Ctx, cmds map[string]agencyCommand, action, key string) (agencyCommand, *httpapi.Error) {
+	cmd, ok := cmds[action]
+	if !ok {
+		return cmd, httpapi.InvalidField("/action", "unknown action %q", action)
+	}
+	if cmd.idempotent && strings.TrimSpace(key) == "" {
+		return cmd, httpapi.InvalidField("Idempotency-Key",
+			"the %s command needs a stable Idempotency-Key header (the same key on every retry of this command)", action)
+	}
+	for _, sc := range cmd.scopes {
+		if !rc.Principal.Has(sc) {
+			return cmd, httpapi.Forbidden(fmt.Sprintf("the %s command needs the scope %s", action, sc))
+		}
+	}
+	return cmd, nil
+}
+
+// retainedCmd is a retained command as its retries need it: the operation
+// that records it, the command, and what of its request it runs with again.
+type retainedCmd struct {
+	opID             string
+	cmd              agencyCommand
+	resource, action string
+	route            *httpapi.Route
+	principal        *httpapi.Principal
+	url              url.URL
+	body             []byte
+}
+
 // retain stores a command whose dependency is unavailable as a pending
 // operation, schedules its retry and returns the 503 answer naming it.
-func (s *Service) retain(cc *cmdCtx, cmd agencyCommand, cause *httpapi.Error) *httpapi.Error {
-	op := &store.AgencyOperation{Resource: cc.resource, Action: cc.action, Status: "pending", Attempts: 1, UpdatedAt: cc.now.UTC()}
-	op.ID = s.IDs.UUID()
-	op.Owner = cc.operationOwner()
-	op.CreatedAt = cc.st.AgencyOperations.Stamp(cc.now)
-	cc.st.AgencyOperations.Put(op)
-	s.scheduleRetry(op.ID, *cc, cmd, cc.now)
-	e := httpapi.NewError(http.StatusServiceUnavailable, httpapi.CodeServiceUnavailable,
+func (s *Service) retain(rc *httpapi.Ctx, cs *cmdState, cmd agencyCommand, cause *httpapi.Error) *httpapi.Error {
+	op := rc.Store.AgencyOperations.Insert(&store.AgencyOperation{
+		Resource: cs.resource, Action: cs.action, Status: "pending", Attempts: 1, UpdatedAt: rc.Now.UTC(),
+	}, cs.operationOwner(rc.Principal), rc.Now)
+	s.scheduleRetry(&retainedCmd{
+		opID: op.ID, cmd: cmd, resource: cs.resource, action: cs.action,
+		route: rc.Route, principal: rc.Principal, url: *rc.Request.URL, body: rc.Body,
+	}, rc.Now)
+	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
 		"a dependency is unavailable ("+cause.Message+"); the command was retained as operation "+op.ID+
 			" and is applied when the dependency returns: read the resource to see it")
 	return e.With("operation", operationView(op))
@@ -177,50 +188,59 @@ func (s *Service) retain(cc *cmdCtx, cmd agencyCommand, cause *httpapi.Error) *h
 
 // operationOwner is where a retained operation is listed: the agency, or
 // the calling user before the agency exists.
-func (cc *cmdCtx) operationOwner() string {
-	if cc.partner != nil {
-		return cc.partner.ID
+func (cs *cmdState) operationOwner(p *httpapi.Principal) string {
+	if cs.partner != nil {
+		return cs.partner.ID
 	}
-	return cc.p.User.ID
+	return p.User.ID
+}
+
+// scheduledCtx is the request context of work the clock runs at now on
+// behalf of a POST to u: the principal p that sent it, its body and route
+// (nil when nothing is decoded), on the current store; its dependency
+// faults are matched as the POST's were.
+//
+// httpapi has no constructor for a context outside a request, so it is
+// built from the exported fields: DependencyFault reads the method and path
+// of Request, Decode the schema of Route.
+func (s *Service) scheduledCtx(route *httpapi.Route, p *httpapi.Principal, u url.URL, body []byte, now time.Time) *httpapi.Ctx {
+	return &httpapi.Ctx{
+		API: s.httpapi, Store: s.Store, Route: route, Principal: p, Body: body, Now: now,
+		Request: &http.Request{Method: http.MethodPost, URL: &u, Header: http.Header{}},
+	}
 }
 
 // scheduleRetry runs a retained command again every agencyRetryEvery until
 // its dependency answers; the outcome (applied with its receipt, or
 // rejected with the error its guards give then) is recorded on the
 // operation.
-func (s *Service) scheduleRetry(opID string, snapshot cmdCtx, cmd agencyCommand, from time.Time) {
+func (s *Service) scheduleRetry(r *retainedCmd, from time.Time) {
 	s.Schedule(from.Add(agencyRetryEvery), func(now time.Time) {
-		op, ok := s.Store.AgencyOperations.Get(opID)
+		op, ok := s.Store.AgencyOperations.Get(r.opID)
 		if !ok || op.Status != "pending" {
 			return
 		}
-		cc := snapshot
-		cc.st, cc.now, cc.partner = s.Store, now, nil
-		cc.fault = func(target string) *httpapi.Error {
-			if f := s.httpapi.FaultSet.Match(target, http.MethodPost, cc.path); f != nil {
-				return f.AsError()
-			}
-			return nil
-		}
+		rc := s.scheduledCtx(r.route, r.principal, r.url, r.body, now)
+		cs := &cmdState{resource: r.resource, action: r.action}
 		op.Attempts++
 		op.UpdatedAt = now.UTC()
 		var v any
 		var err error
-		if cc.p.Key != nil && !cc.p.Key.Active {
+		if r.principal.Key != nil && !r.principal.Key.Active {
 			err = httpapi.Unauthorized("the key that sent the command was revoked")
 		} else {
-			v, err = cmd.run(&cc)
+			v, err = r.cmd.run(rc, cs)
 		}
 		var ret *errRetained
 		var apiErr *httpapi.Error
 		switch {
 		case errors.As(err, &ret):
-			s.scheduleRetry(opID, snapshot, cmd, now)
+			s.scheduleRetry(r, now)
 			return
 		case errors.As(err, &apiErr):
 			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", apiErr.Status, apiErr.Code, apiErr.Message
 		case err != nil:
-			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, httpapi.CodeInternalError, err.Error()
+			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, wire.CodeInternalError, err.Error()
 		default:
 			if rs, ok := v.(*httpapi.Respond); ok {
 				v = rs.Body
@@ -228,33 +248,28 @@ func (s *Service) scheduleRetry(opID string, snapshot cmdCtx, cmd agencyCommand,
 			op.Status = "applied"
 			op.Result, _ = jsonview.EncodeJSON(v)
 		}
-		if owner := cc.operationOwner(); owner != op.Owner {
+		if owner := cs.operationOwner(r.principal); owner != op.Owner {
 			// A retained bootstrap is listed under the agency it created.
-			s.Store.AgencyOperations.Delete(op.ID)
-			op.Owner = owner
-			s.Store.AgencyOperations.Put(op)
+			s.Store.AgencyOperations.Update(op, func(op *store.AgencyOperation) { op.Owner = owner })
 		}
 	})
 }
 
 // operationView is a retained command as reads show it.
-func operationView(op *store.AgencyOperation) map[string]any {
-	v := map[string]any{
-		"operationId": op.ID, "resource": op.Resource, "action": op.Action, "status": op.Status,
-		"attempts": op.Attempts, "createdAt": op.CreatedAt, "updatedAt": op.UpdatedAt,
-	}
-	if len(op.Result) > 0 {
-		v["result"] = json.RawMessage(op.Result)
+func operationView(op *store.AgencyOperation) sdk.Operation {
+	v := sdk.Operation{
+		OperationID: op.ID, Resource: op.Resource, Action: op.Action, Status: op.Status,
+		Attempts: op.Attempts, CreatedAt: op.CreatedAt, UpdatedAt: op.UpdatedAt, Result: op.Result,
 	}
 	if op.ErrorCode != "" {
-		v["error"] = map[string]any{"status": op.ErrorStatus, "code": op.ErrorCode, "message": op.ErrorMessage}
+		v.Error = &sdk.OperationError{Status: op.ErrorStatus, Code: op.ErrorCode, Message: op.ErrorMessage}
 	}
 	return v
 }
 
 // operationsOf lists the latest retained commands of an agency (or user)
 // on one resource, newest first.
-func operationsOf(st *store.Store, owner, resource string) []map[string]any {
+func operationsOf(st *store.Store, owner, resource string) []sdk.Operation {
 	ops, _ := httpapi.ListPage(st.AgencyOperations, []string{owner}, httpapi.PageQuery{Limit: agencyOperationsShown},
 		func(op *store.AgencyOperation) bool { return op.Resource == resource }, operationView)
 	return ops
@@ -263,15 +278,17 @@ func operationsOf(st *store.Store, owner, resource string) []map[string]any {
 // member resolves the agency a command acts for and checks that the
 // calling user is a current member with one of roles (any role when none
 // is given): 403 otherwise, also for an agency that does not exist.
-func (cc *cmdCtx) member(partnerID string, roles ...string) (*store.Partner, error) {
-	pt, err := partnerMember(cc.st, cc.p, partnerID, roles...)
+func (cs *cmdState) member(rc *httpapi.Ctx, partnerID string, roles ...string) (*store.Partner, error) {
+	pt, err := partnerMember(rc.Store, rc.Principal, partnerID, roles...)
 	if err != nil {
 		return nil, err
 	}
-	cc.partner = pt
+	cs.partner = pt
 	return pt, nil
 }
 
+// partnerMember returns agency partnerID when p's user is a current member
+// with one of roles (any role when none is given): 403 otherwise.
 func partnerMember(st *store.Store, p *httpapi.Principal, partnerID string, roles ...string) (*store.Partner, error) {
 	pt, ok := st.Partners.Get(partnerID)
 	var m *store.PartnerMember
@@ -289,13 +306,14 @@ func partnerMember(st *store.Store, p *httpapi.Principal, partnerID string, role
 
 // requireClient checks that a business is a client of the agency and, for
 // an operator, that the operator is assigned to it: 403 otherwise.
-func (cc *cmdCtx) requireClient(pt *store.Partner, businessID string) (*store.Business, error) {
-	b, ok := cc.st.Businesses.Get(businessID)
+func requireClient(rc *httpapi.Ctx, pt *store.Partner, businessID string) (*store.Business, error) {
+	b, ok := rc.Store.Businesses.Get(businessID)
 	if !ok || b.PartnerID != pt.ID {
 		return nil, httpapi.Forbidden("business " + businessID + " is not a client of agency " + pt.ID)
 	}
-	if pt.Members[cc.p.User.ID].Role == store.PartnerRoleOperator {
-		if _, assigned := b.Members[cc.p.User.ID]; !assigned {
+	userID := rc.Principal.User.ID
+	if pt.Members[userID].Role == store.PartnerRoleOperator {
+		if _, assigned := b.Members[userID]; !assigned {
 			return nil, httpapi.Forbidden("the operator is not assigned to business " + businessID)
 		}
 	}
@@ -308,7 +326,7 @@ func checkRevision(expected, current string) *httpapi.Error {
 	if expected == current {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, codeStaleRevision,
+	return httpapi.NewError(http.StatusConflict, wire.CodeStaleRevision,
 		fmt.Sprintf("the record changed: expectedRevision %s is not the current revision %s; read it again", expected, current)).
 		With("currentRevision", current)
 }
@@ -318,18 +336,27 @@ func checkFingerprint(got, want string) *httpapi.Error {
 	if got == want {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, codeFingerprintMismatch,
+	return httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
 		fmt.Sprintf("fingerprint %s does not match the content's fingerprint %s: what was previewed is not what would be committed", got, want))
 }
 
 // errState is a command that the record's state does not allow: 409.
 func errState(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, codeInvalidState, fmt.Sprintf(format, args...))
+	return httpapi.NewError(http.StatusConflict, wire.CodeInvalidState, fmt.Sprintf(format, args...))
 }
 
 // errConflict is a 409 for duplicates and limits.
 func errConflict(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, httpapi.CodeConflict, fmt.Sprintf(format, args...))
+	return httpapi.NewError(http.StatusConflict, wire.CodeConflict, fmt.Sprintf(format, args...))
+}
+
+// timeOrNil is t in UTC, or nil (shown as null) when t is zero.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
 }
 
 // fingerprint is the SHA-256 of the canonical JSON of v (see package
@@ -357,7 +384,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
-		return nil, httpapi.NewError(http.StatusServiceUnavailable, httpapi.CodeServiceUnavailable,
+		return nil, httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
 			"the agency evidence is unavailable ("+e.Message+"); it is not reported as empty: retry later")
 	}
 	pid := rc.Query("partnerId")

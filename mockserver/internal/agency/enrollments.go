@@ -13,10 +13,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
+	sdk "github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // Enrollment session states.
@@ -37,6 +38,7 @@ const (
 	clientConflict = "conflict"
 )
 
+// enrollmentCommands are the commands of POST /v1/agency-enrollments.
 func (s *Service) enrollmentCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
 		"start_self_service":  {run: s.enrollStartSelfService},
@@ -62,12 +64,12 @@ type sessionRef struct {
 
 // session resolves an agency-side enrollment command: the caller must be a
 // member with one of roles.
-func (cc *cmdCtx) session(ref sessionRef, roles ...string) (*store.EnrollmentSession, error) {
-	pt, err := cc.member(ref.PartnerID, roles...)
+func (cs *cmdState) session(rc *httpapi.Ctx, ref sessionRef, roles ...string) (*store.EnrollmentSession, error) {
+	pt, err := cs.member(rc, ref.PartnerID, roles...)
 	if err != nil {
 		return nil, err
 	}
-	sess, ok := cc.st.Enrollments.Get(ref.SessionID)
+	sess, ok := rc.Store.Enrollments.Get(ref.SessionID)
 	if !ok || sess.Owner != pt.ID {
 		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
 	}
@@ -76,20 +78,20 @@ func (cc *cmdCtx) session(ref sessionRef, roles ...string) (*store.EnrollmentSes
 
 // anySession resolves an owner-side command's session without a
 // membership check (the owner is not an agency member).
-func (cc *cmdCtx) anySession(ref sessionRef) (*store.EnrollmentSession, error) {
-	sess, ok := cc.st.Enrollments.Get(ref.SessionID)
-	pt, found := cc.st.Partners.Get(ref.PartnerID)
+func (cs *cmdState) anySession(rc *httpapi.Ctx, ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, ok := rc.Store.Enrollments.Get(ref.SessionID)
+	pt, found := rc.Store.Partners.Get(ref.PartnerID)
 	if !ok || !found || sess.Owner != pt.ID {
 		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
 	}
-	cc.partner = pt
+	cs.partner = pt
 	return sess, nil
 }
 
 // editableSession resolves an agency-side command (admin or operator) on a
 // session that may still change.
-func (cc *cmdCtx) editableSession(ref sessionRef) (*store.EnrollmentSession, error) {
-	sess, err := cc.session(ref, roleAdmin, roleOperator)
+func (cs *cmdState) editableSession(rc *httpapi.Ctx, ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, err := cs.session(rc, ref, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
@@ -101,40 +103,40 @@ func (cc *cmdCtx) editableSession(ref sessionRef) (*store.EnrollmentSession, err
 
 // plainSessionCmd decodes a command that only names a session, resolves
 // the session (editable, admin or operator) and checks dependencies.
-func (cc *cmdCtx) plainSessionCmd() (*store.EnrollmentSession, error) {
-	_, sess, err := cc.decodeSession(cc.editableSession)
+func (cs *cmdState) plainSessionCmd(rc *httpapi.Ctx) (*store.EnrollmentSession, error) {
+	_, sess, err := decodeSession(rc, cs.editableSession)
 	if err != nil {
 		return nil, err
 	}
-	return sess, cc.ready()
+	return sess, ready(rc)
 }
 
 // decodeSession decodes a command that only names a session and resolves
 // the session with resolve.
-func (cc *cmdCtx) decodeSession(resolve func(sessionRef) (*store.EnrollmentSession, error)) (sessionRef, *store.EnrollmentSession, error) {
+func decodeSession(rc *httpapi.Ctx, resolve func(*httpapi.Ctx, sessionRef) (*store.EnrollmentSession, error)) (sessionRef, *store.EnrollmentSession, error) {
 	var body sessionRef
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return body, nil, err
 	}
-	sess, err := resolve(body)
+	sess, err := resolve(rc, body)
 	return body, sess, err
 }
 
 // changed gives a changed session a new revision and answers the receipt
 // with the session.
-func (cc *cmdCtx) changed(sess *store.EnrollmentSession) map[string]any {
-	cc.touch(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess)})
+func (s *Service) changed(rc *httpapi.Ctx, cs *cmdState, sess *store.EnrollmentSession) map[string]any {
+	s.touch(rc.Now, sess)
+	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)})
 }
 
 // ownerSession resolves a command only the session's claimed owner may
 // send.
-func (cc *cmdCtx) ownerSession(ref sessionRef) (*store.EnrollmentSession, error) {
-	sess, err := cc.anySession(ref)
+func (cs *cmdState) ownerSession(rc *httpapi.Ctx, ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, err := cs.anySession(rc, ref)
 	if err != nil {
 		return nil, err
 	}
-	if sess.OwnerLink.Status != "claimed" || sess.OwnerLink.ClaimedBy != cc.user().ID {
+	if sess.OwnerLink.Status != "claimed" || sess.OwnerLink.ClaimedBy != rc.Principal.User.ID {
 		return nil, httpapi.Forbidden("only the owner who claimed the session's owner link may do this")
 	}
 	return sess, nil
@@ -146,13 +148,15 @@ func editable(sess *store.EnrollmentSession) bool {
 	return sess.State == sessDraft || sess.State == sessPreviewed || sess.State == sessApproved
 }
 
+// errNotEditable is the 409 of a command on a session that may no longer
+// change.
 func errNotEditable(sess *store.EnrollmentSession) *httpapi.Error {
 	return errState("the enrollment session is %s", sess.State)
 }
 
-// touch gives a session a new revision after a change.
-func (cc *cmdCtx) touch(sess *store.EnrollmentSession) {
-	sess.Revision, sess.UpdatedAt = cc.s.IDs.UUID(), cc.now.UTC()
+// touch gives a session a new revision after a change at now.
+func (s *Service) touch(now time.Time, sess *store.EnrollmentSession) {
+	sess.Revision, sess.UpdatedAt = s.IDs.UUID(), now.UTC()
 }
 
 // sessionFingerprint is the fingerprint of a session's content: the
@@ -175,14 +179,14 @@ func setEntries(sess *store.EnrollmentSession, entries []store.EnrollmentEntry) 
 // checkEntries checks the entries of create and save: existing businesses
 // are the agency's clients (and assigned to an operator), no business or
 // external reference twice.
-func (cc *cmdCtx) checkEntries(pt *store.Partner, entries []store.EnrollmentEntry) error {
+func checkEntries(rc *httpapi.Ctx, pt *store.Partner, entries []store.EnrollmentEntry) error {
 	seen := map[string]bool{}
 	for i, e := range entries {
 		at := "/entries/" + strconv.Itoa(i)
 		key, path := "b:"+e.BusinessID, at+"/businessId"
 		if e.BusinessID == "" {
 			key, path = "r:"+e.NewClient.ExternalRef, at+"/newClient/externalRef"
-		} else if _, err := cc.requireClient(pt, e.BusinessID); err != nil {
+		} else if _, err := requireClient(rc, pt, e.BusinessID); err != nil {
 			return err
 		}
 		if seen[key] {
@@ -195,11 +199,11 @@ func (cc *cmdCtx) checkEntries(pt *store.Partner, entries []store.EnrollmentEntr
 
 // issueOwnerLink gives a session a new owner link and emails it to the
 // owner. The token is only in the email, never in an answer.
-func (s *Service) issueOwnerLink(cc *cmdCtx, pt *store.Partner, sess *store.EnrollmentSession) {
+func (s *Service) issueOwnerLink(rc *httpapi.Ctx, pt *store.Partner, sess *store.EnrollmentSession) {
 	token := "own_" + s.IDs.Token(24)
-	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: cc.now.UTC()}
+	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: rc.Now.UTC()}
 	link := appBaseURL + "/owner/enrollment?" + url.Values{"partnerId": {pt.ID}, "sessionId": {sess.ID}, "token": {token}}.Encode()
-	s.SendOutbox(cc.st, cc.now, store.OutboxMessage{
+	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
 		Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
 		Subject: pt.Brand.Name + " asks you to review your phone agent setup",
 		Body:    "Review and approve what " + pt.Brand.Name + " will set up for you: " + link,
@@ -207,100 +211,97 @@ func (s *Service) issueOwnerLink(cc *cmdCtx, pt *store.Partner, sess *store.Enro
 	})
 }
 
-func (s *Service) enrollCreate(cc *cmdCtx) (any, error) {
+func (s *Service) enrollCreate(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID      string                  `json:"partnerId"`
 		OfferVersionID string                  `json:"offerVersionId"`
 		Entries        []store.EnrollmentEntry `json:"entries"`
 		OwnerEmail     string                  `json:"ownerEmail"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, err := cc.member(body.PartnerID, roleAdmin, roleOperator)
+	pt, err := cs.member(rc, body.PartnerID, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := offerVersionFor(cc.st, body.OfferVersionID, pt.ID); err != nil {
+	if _, err := offerVersionFor(rc.Store, body.OfferVersionID, pt.ID); err != nil {
 		return nil, err
 	}
-	if err := cc.checkEntries(pt, body.Entries); err != nil {
+	if err := checkEntries(rc, pt, body.Entries); err != nil {
 		return nil, err
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	sess := &store.EnrollmentSession{
 		OfferVersionID: body.OfferVersionID, OwnerEmail: strings.ToLower(body.OwnerEmail),
-		CreatedBy: cc.user().ID, OwnerLink: store.OwnerLink{Status: "none"},
+		CreatedBy: rc.Principal.User.ID, OwnerLink: store.OwnerLink{Status: "none"},
 	}
-	sess.ID = s.IDs.UUID()
-	sess.Owner = pt.ID
-	sess.CreatedAt = cc.st.Enrollments.Stamp(cc.now)
 	setEntries(sess, body.Entries)
-	cc.touch(sess)
-	cc.st.Enrollments.Put(sess)
+	rc.Store.Enrollments.Insert(sess, pt.ID, rc.Now)
+	s.touch(rc.Now, sess)
 	if sess.OwnerEmail != "" {
-		s.issueOwnerLink(cc, pt, sess)
+		s.issueOwnerLink(rc, pt, sess)
 	}
-	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)}), nil
 }
 
-func (s *Service) enrollSave(cc *cmdCtx) (any, error) {
+func (s *Service) enrollSave(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		sessionRef
 		Entries []store.EnrollmentEntry `json:"entries"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	sess, err := cc.editableSession(body.sessionRef)
+	sess, err := cs.editableSession(rc, body.sessionRef)
 	if err != nil {
 		return nil, err
 	}
 	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if err := cc.checkEntries(cc.partner, body.Entries); err != nil {
+	if err := checkEntries(rc, cs.partner, body.Entries); err != nil {
 		return nil, err
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	setEntries(sess, body.Entries)
-	return cc.changed(sess), nil
+	return s.changed(rc, cs, sess), nil
 }
 
-func (s *Service) enrollPreview(cc *cmdCtx) (any, error) {
-	sess, err := cc.plainSessionCmd()
+func (s *Service) enrollPreview(rc *httpapi.Ctx, cs *cmdState) (any, error) {
+	sess, err := cs.plainSessionCmd(rc)
 	if err != nil {
 		return nil, err
 	}
 	if sess.State == sessDraft {
 		sess.State = sessPreviewed
 	}
-	cc.touch(sess)
+	s.touch(rc.Now, sess)
 	plan := make([]map[string]any, len(sess.Entries))
 	for i, e := range sess.Entries {
-		p := classifyEntry(cc.st, sess.Owner, e)
+		p := classifyEntry(rc.Store, sess.Owner, e)
 		plan[i] = map[string]any{
 			"entry": i, "action": p.action, "businessId": httpapi.Nullable(p.businessID),
 			"externalRef": httpapi.Nullable(p.externalRef), "currentRevision": httpapi.Nullable(p.current),
 			"conflict": httpapi.Nullable(p.detail),
 		}
 	}
-	return cc.receipt(map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
+	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
 }
 
-func (s *Service) enrollClaimOwner(cc *cmdCtx) (any, error) {
+func (s *Service) enrollClaimOwner(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		sessionRef
 		Token string `json:"token"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	sess, err := cc.anySession(body.sessionRef)
+	sess, err := cs.anySession(rc, body.sessionRef)
 	if err != nil {
 		return nil, err
 	}
@@ -316,37 +317,37 @@ func (s *Service) enrollClaimOwner(cc *cmdCtx) (any, error) {
 		return nil, httpapi.Forbidden("the owner link token is not valid (it may have been rotated)")
 	}
 	if link.Status == "claimed" {
-		if link.ClaimedBy != cc.user().ID {
+		if link.ClaimedBy != rc.Principal.User.ID {
 			return nil, errConflict("the owner link was already claimed by another user")
 		}
-		return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+		return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)}), nil
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", cc.user().ID, cc.now.UTC()
-	return cc.changed(sess), nil
+	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", rc.Principal.User.ID, rc.Now.UTC()
+	return s.changed(rc, cs, sess), nil
 }
 
 // approve records the owner's approval of the session's fingerprint.
-func (cc *cmdCtx) approve(sess *store.EnrollmentSession) map[string]any {
-	a := &store.OwnerApproval{ID: cc.s.IDs.UUID(), Fingerprint: sess.Fingerprint, ApprovedBy: cc.user().ID, ApprovedAt: cc.now.UTC()}
+func (s *Service) approve(rc *httpapi.Ctx, cs *cmdState, sess *store.EnrollmentSession) map[string]any {
+	a := &store.OwnerApproval{ID: s.IDs.UUID(), Fingerprint: sess.Fingerprint, ApprovedBy: rc.Principal.User.ID, ApprovedAt: rc.Now.UTC()}
 	sess.Approval = a
 	sess.ApprovalIDs = append(sess.ApprovalIDs, a.ID)
 	sess.State = sessApproved
-	cc.touch(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess), "approvalId": a.ID})
+	s.touch(rc.Now, sess)
+	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess), "approvalId": a.ID})
 }
 
-func (s *Service) enrollApproveOwner(cc *cmdCtx) (any, error) {
+func (s *Service) enrollApproveOwner(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		sessionRef
 		Fingerprint string `json:"fingerprint"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	sess, err := cc.ownerSession(body.sessionRef)
+	sess, err := cs.ownerSession(rc, body.sessionRef)
 	if err != nil {
 		return nil, err
 	}
@@ -359,14 +360,14 @@ func (s *Service) enrollApproveOwner(cc *cmdCtx) (any, error) {
 	if e := checkFingerprint(body.Fingerprint, sess.Fingerprint); e != nil {
 		return nil, e
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	return cc.approve(sess), nil
+	return s.approve(rc, cs, sess), nil
 }
 
-func (s *Service) enrollRotateOwnerLink(cc *cmdCtx) (any, error) {
-	body, sess, err := cc.decodeSession(cc.editableSession)
+func (s *Service) enrollRotateOwnerLink(rc *httpapi.Ctx, cs *cmdState) (any, error) {
+	body, sess, err := decodeSession(rc, cs.editableSession)
 	if err != nil {
 		return nil, err
 	}
@@ -379,71 +380,67 @@ func (s *Service) enrollRotateOwnerLink(cc *cmdCtx) (any, error) {
 	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	s.issueOwnerLink(cc, cc.partner, sess)
+	s.issueOwnerLink(rc, cs.partner, sess)
 	sess.Approval = nil
 	if sess.State == sessApproved {
 		sess.State = sessPreviewed
 	}
-	return cc.changed(sess), nil
+	return s.changed(rc, cs, sess), nil
 }
 
-func (s *Service) enrollRevoke(cc *cmdCtx) (any, error) {
-	sess, err := cc.plainSessionCmd()
+func (s *Service) enrollRevoke(rc *httpapi.Ctx, cs *cmdState) (any, error) {
+	sess, err := cs.plainSessionCmd(rc)
 	if err != nil {
 		return nil, err
 	}
 	sess.State, sess.Approval = sessRevoked, nil
 	sess.OwnerLink.Status = "revoked"
-	return cc.changed(sess), nil
+	return s.changed(rc, cs, sess), nil
 }
 
-func (s *Service) enrollStartSelfService(cc *cmdCtx) (any, error) {
+func (s *Service) enrollStartSelfService(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		OfferVersionID string          `json:"offerVersionId"`
 		Name           string          `json:"name"`
 		Facts          json.RawMessage `json:"facts"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	v, err := offerVersionFor(cc.st, body.OfferVersionID, "")
+	v, err := offerVersionFor(rc.Store, body.OfferVersionID, "")
 	if err != nil {
 		return nil, err
 	}
-	pt, _ := cc.st.Partners.Get(v.Owner)
-	cc.partner = pt
-	if err := cc.ready(); err != nil {
+	pt, _ := rc.Store.Partners.Get(v.Owner)
+	cs.partner = pt
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	u := cc.user()
-	sess := &store.EnrollmentSession{
+	u := rc.Principal.User
+	sess := rc.Store.Enrollments.Insert(&store.EnrollmentSession{
 		OfferVersionID: v.ID, SelfService: true, OwnerEmail: u.Email, CreatedBy: u.ID,
-		OwnerLink: store.OwnerLink{Status: "claimed", ClaimedBy: u.ID, ClaimedAt: cc.now.UTC(), IssuedAt: cc.now.UTC()},
-	}
-	sess.ID = s.IDs.UUID()
-	sess.Owner = pt.ID
-	sess.CreatedAt = cc.st.Enrollments.Stamp(cc.now)
+		OwnerLink: store.OwnerLink{Status: "claimed", ClaimedBy: u.ID, ClaimedAt: rc.Now.UTC(), IssuedAt: rc.Now.UTC()},
+	}, pt.ID, rc.Now)
 	setEntries(sess, []store.EnrollmentEntry{{
 		NewClient: &store.NewClient{Name: body.Name, ExternalRef: "self-service:" + sess.ID, OwnerEmail: u.Email},
 		Facts:     body.Facts,
 	}})
-	cc.touch(sess)
-	cc.st.Enrollments.Put(sess)
-	return cc.receipt(map[string]any{"session": sessionView(sess)}), nil
+	s.touch(rc.Now, sess)
+	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)}), nil
 }
 
-func (s *Service) enrollOwnerSave(cc *cmdCtx) (any, error) {
+func (s *Service) enrollOwnerSave(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		sessionRef
 		Facts json.RawMessage `json:"facts"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	sess, err := cc.ownerSession(body.sessionRef)
+	sess, err := cs.ownerSession(rc, body.sessionRef)
 	if err != nil {
 		return nil, err
 	}
@@ -456,17 +453,17 @@ func (s *Service) enrollOwnerSave(cc *cmdCtx) (any, error) {
 	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	entries := slices.Clone(sess.Entries)
 	entries[0].Facts = body.Facts
 	setEntries(sess, entries)
-	return cc.changed(sess), nil
+	return s.changed(rc, cs, sess), nil
 }
 
-func (s *Service) enrollFinishSelfService(cc *cmdCtx) (any, error) {
-	_, sess, err := cc.decodeSession(cc.ownerSession)
+func (s *Service) enrollFinishSelfService(rc *httpapi.Ctx, cs *cmdState) (any, error) {
+	_, sess, err := decodeSession(rc, cs.ownerSession)
 	if err != nil {
 		return nil, err
 	}
@@ -476,22 +473,22 @@ func (s *Service) enrollFinishSelfService(cc *cmdCtx) (any, error) {
 	case sess.State != sessDraft && sess.State != sessPreviewed:
 		return nil, errState("the enrollment session is %s", sess.State)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	return cc.approve(sess), nil
+	return s.approve(rc, cs, sess), nil
 }
 
-func (s *Service) enrollCommit(cc *cmdCtx) (any, error) {
+func (s *Service) enrollCommit(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		sessionRef
 		Fingerprint string   `json:"fingerprint"`
 		ApprovalIDs []string `json:"approvalIds"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	sess, err := cc.session(body.sessionRef, roleAdmin, roleOperator)
+	sess, err := cs.session(rc, body.sessionRef, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
@@ -508,11 +505,11 @@ func (s *Service) enrollCommit(cc *cmdCtx) (any, error) {
 		return nil, e
 	}
 	if sess.Approval == nil || sess.Approval.Fingerprint != sess.Fingerprint {
-		return nil, httpapi.NewError(http.StatusForbidden, codeApprovalRequired,
+		return nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
 			"the owner has not approved fingerprint "+sess.Fingerprint+" of this session")
 	}
 	if !slices.Contains(body.ApprovalIDs, sess.Approval.ID) {
-		return nil, httpapi.NewError(http.StatusForbidden, codeApprovalRequired,
+		return nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
 			"approvalIds must include the owner's approval "+sess.Approval.ID+" of this exact fingerprint")
 	}
 	for i, id := range body.ApprovalIDs {
@@ -520,32 +517,32 @@ func (s *Service) enrollCommit(cc *cmdCtx) (any, error) {
 			return nil, httpapi.InvalidField("/approvalIds/"+strconv.Itoa(i), "%s is not an approval of this session", id)
 		}
 	}
-	v, err := offerVersionFor(cc.st, sess.OfferVersionID, sess.Owner)
+	v, err := offerVersionFor(rc.Store, sess.OfferVersionID, sess.Owner)
 	if err != nil {
 		return nil, err
 	}
-	if _, care := versionPackage(v, "care"); care && !cc.p.Has("sms:write") {
-		return nil, httpapi.Forbidden("the offer includes the care package, which needs the scope sms:write")
+	if _, care := versionPackage(v, "care"); care && !rc.Principal.Has(wire.ScopeSMSWrite) {
+		return nil, httpapi.Forbidden("the offer includes the care package, which needs the scope " + wire.ScopeSMSWrite)
 	}
 	for _, e := range sess.Entries {
 		if e.BusinessID != "" {
-			if _, err := cc.requireClient(cc.partner, e.BusinessID); err != nil {
+			if _, err := requireClient(rc, cs.partner, e.BusinessID); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	sess.EnrolledBy, sess.EnrolledAt, sess.Receipts = cc.user().ID, cc.now.UTC(), nil
+	sess.EnrolledBy, sess.EnrolledAt, sess.Receipts = rc.Principal.User.ID, rc.Now.UTC(), nil
 	for i := range sess.Entries {
-		sess.Receipts = append(sess.Receipts, s.enrollEntry(cc.st, cc.now, sess, v, i, cc.fault))
+		sess.Receipts = append(sess.Receipts, s.enrollEntry(rc, sess, v, i))
 	}
 	if s.settle(sess) {
-		s.scheduleWaiting(sess.ID, cc.now)
+		s.scheduleWaiting(sess.ID, rc.Now)
 	}
-	cc.touch(sess)
-	return &httpapi.Respond{Status: http.StatusAccepted, Body: cc.receipt(map[string]any{
+	s.touch(rc.Now, sess)
+	return &httpapi.Respond{Status: http.StatusAccepted, Body: s.receipt(rc, cs, map[string]any{
 		"session": sessionView(sess), "clients": receiptViews(sess.Receipts),
 	})}, nil
 }
@@ -573,18 +570,14 @@ func (s *Service) scheduleWaiting(sessID string, from time.Time) {
 		if !ok {
 			return
 		}
-		fault := func(target string) *httpapi.Error {
-			if f := s.httpapi.FaultSet.Match(target, http.MethodPost, pathAgencyEnrollments); f != nil {
-				return f.AsError()
-			}
-			return nil
-		}
+		// The voice provider's faults are matched as on the enroll.
+		rc := s.scheduledCtx(nil, nil, url.URL{Path: pathAgencyEnrollments}, nil, now)
 		changed := false
 		for i, r := range sess.Receipts {
 			if r.State != clientWaiting {
 				continue
 			}
-			nr := s.enrollEntry(s.Store, now, sess, v, r.Entry, fault)
+			nr := s.enrollEntry(rc, sess, v, r.Entry)
 			nr.Attempts = r.Attempts + 1
 			sess.Receipts[i] = nr
 			changed = changed || nr.State != clientWaiting
@@ -624,7 +617,7 @@ func classifyEntry(st *store.Store, partnerID string, e store.EnrollmentEntry) e
 		}
 		switch {
 		case expected != p.current:
-			p.action, p.reason = clientConflict, codeStaleRevision
+			p.action, p.reason = clientConflict, wire.CodeStaleRevision
 			p.detail = "the client's facts changed: expectedRevision " + orNone(expected) + " is not the current " + orNone(p.current)
 		case p.inst == nil:
 			p.action = "install"
@@ -637,15 +630,16 @@ func classifyEntry(st *store.Store, partnerID string, e store.EnrollmentEntry) e
 	}
 	p := entryPlan{action: "create_client", externalRef: e.NewClient.ExternalRef}
 	if existing := st.ClientsByRef[partnerID+"\x00"+p.externalRef]; existing != "" {
-		p.action, p.reason, p.existing = clientConflict, codeReconciliationRequired, existing
+		p.action, p.reason, p.existing = clientConflict, wire.CodeReconciliationRequired, existing
 		p.detail = "a client with externalRef " + p.externalRef + " exists (business " + existing + "): enroll it by businessId"
 	} else if expected != "" {
-		p.action, p.reason = clientConflict, codeStaleRevision
+		p.action, p.reason = clientConflict, wire.CodeStaleRevision
 		p.detail = "a new client has no facts revision: expectedRevision must be null"
 	}
 	return p
 }
 
+// orNone shows an absent revision as null in a message.
 func orNone(rev string) string {
 	if rev == "" {
 		return "null"
@@ -658,7 +652,8 @@ func orNone(rev string) string {
 // number) unless the voice provider is unavailable (waiting); an existing
 // client is installed, or gets a pending update when its facts changed;
 // stale revisions and known external references are conflicts.
-func (s *Service) enrollEntry(st *store.Store, now time.Time, sess *store.EnrollmentSession, v *store.OfferVersion, i int, fault func(string) *httpapi.Error) *store.ClientReceipt {
+func (s *Service) enrollEntry(rc *httpapi.Ctx, sess *store.EnrollmentSession, v *store.OfferVersion, i int) *store.ClientReceipt {
+	st, now := rc.Store, rc.Now
 	e := sess.Entries[i]
 	p := classifyEntry(st, sess.Owner, e)
 	r := &store.ClientReceipt{
@@ -677,7 +672,7 @@ func (s *Service) enrollEntry(st *store.Store, now time.Time, sess *store.Enroll
 		b, _ := st.Businesses.Get(p.businessID)
 		r.State, r.InstallationID = clientEnrolled, s.newInstallation(st, now, sess, v, b, intakeAgentOf(st, b.ID), e.Facts).ID
 	default: // create_client
-		if f := fault(httpapi.FaultTargetVoiceProvider); f != nil {
+		if f := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); f != nil {
 			r.State, r.Reason = clientWaiting, "dependency_unavailable"
 			r.Detail = "the voice provider is unavailable (" + f.Message + "); the client is provisioned when it returns"
 			return r
@@ -764,9 +759,9 @@ func (s *Service) getAgencyEnrollments(rc *httpapi.Ctx) (any, error) {
 // sessionView is an enrollment session: entries with their facts, the
 // owner link without its token, the owner approval and per-client receipts.
 func sessionView(sess *store.EnrollmentSession) map[string]any {
-	var approval any
+	var approval *sdk.OwnerApproval
 	if a := sess.Approval; a != nil {
-		approval = map[string]any{"approvalId": a.ID, "fingerprint": a.Fingerprint, "approvedBy": a.ApprovedBy, "approvedAt": a.ApprovedAt}
+		approval = &sdk.OwnerApproval{ApprovalID: a.ID, Fingerprint: a.Fingerprint, ApprovedBy: a.ApprovedBy, ApprovedAt: a.ApprovedAt}
 	}
 	l := sess.OwnerLink
 	return map[string]any{

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
+	sdk "github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // Installation states, step states and update kinds.
@@ -70,6 +71,7 @@ var scenarios = map[string]func(facts map[string]json.RawMessage) (bool, string)
 	},
 }
 
+// covered is a scenario that passes when the facts have part.
 func covered(f map[string]json.RawMessage, part, yes, no string) (bool, string) {
 	if len(f[part]) > 0 {
 		return true, yes
@@ -77,6 +79,7 @@ func covered(f map[string]json.RawMessage, part, yes, no string) (bool, string) 
 	return false, no
 }
 
+// installationCommands are the commands of POST /v1/agency-installations.
 func (s *Service) installationCommands() map[string]agencyCommand {
 	route := installStep{name: "routeReceipt", label: "route receipt",
 		step: func(i *store.Installation) *store.InstallStep { return &i.Route }, content: routeContent,
@@ -101,7 +104,7 @@ func (s *Service) installationCommands() map[string]agencyCommand {
 		"preview_handoff":       {run: s.previewStep(handoff)},
 		"approve_handoff":       {run: s.approveStep(handoff)},
 		"resolve_update":        {run: s.instResolveUpdate},
-		"run_scenarios":         {run: s.instRunScenarios, scopes: []string{"evals:write"}},
+		"run_scenarios":         {run: s.instRunScenarios, scopes: []string{wire.ScopeEvalsWrite}},
 	}
 }
 
@@ -115,16 +118,16 @@ type installRef struct {
 
 // installation resolves an installation command: an admin, or an operator
 // assigned to the client; the expectedRevision guard.
-func (cc *cmdCtx) installation(ref installRef) (*store.Installation, error) {
-	pt, err := cc.member(ref.PartnerID, roleAdmin, roleOperator)
+func (cs *cmdState) installation(rc *httpapi.Ctx, ref installRef) (*store.Installation, error) {
+	pt, err := cs.member(rc, ref.PartnerID, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
-	inst, ok := cc.st.Installations.Get(ref.InstallationID)
+	inst, ok := rc.Store.Installations.Get(ref.InstallationID)
 	if !ok || inst.Owner != pt.ID {
 		return nil, httpapi.NotFound("installation not found: " + ref.InstallationID)
 	}
-	if _, err := cc.requireClient(pt, inst.BusinessID); err != nil {
+	if _, err := requireClient(rc, pt, inst.BusinessID); err != nil {
 		return nil, err
 	}
 	if e := checkRevision(ref.ExpectedRevision, inst.Revision); e != nil {
@@ -135,11 +138,11 @@ func (cc *cmdCtx) installation(ref installRef) (*store.Installation, error) {
 
 // installationCmd decodes a command into body, which embeds ref, and
 // resolves its installation.
-func (cc *cmdCtx) installationCmd(body any, ref *installRef) (*store.Installation, error) {
-	if err := cc.Decode(body); err != nil {
+func (cs *cmdState) installationCmd(rc *httpapi.Ctx, body any, ref *installRef) (*store.Installation, error) {
+	if err := rc.Decode(body); err != nil {
 		return nil, err
 	}
-	return cc.installation(*ref)
+	return cs.installation(rc, *ref)
 }
 
 // bump gives an installation a new revision (64 hex) after a change.
@@ -158,10 +161,10 @@ type installStep struct {
 
 // previewStep computes a step's content and fingerprint (an optional
 // fingerprint in the command must match it) and marks the step previewed.
-func (s *Service) previewStep(spec installStep) func(cc *cmdCtx) (any, error) {
-	return func(cc *cmdCtx) (any, error) {
+func (s *Service) previewStep(spec installStep) func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
+	return func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 		var body installRef
-		inst, err := cc.installationCmd(&body, &body)
+		inst, err := cs.installationCmd(rc, &body, &body)
 		if err != nil {
 			return nil, err
 		}
@@ -174,30 +177,30 @@ func (s *Service) previewStep(spec installStep) func(cc *cmdCtx) (any, error) {
 		if step.State == stepApproved {
 			return nil, errState("the %s is already approved", spec.label)
 		}
-		content := spec.content(cc.st, inst)
+		content := spec.content(rc.Store, inst)
 		fp := fingerprint(content)
 		if body.Fingerprint != "" {
 			if e := checkFingerprint(body.Fingerprint, fp); e != nil {
 				return nil, e
 			}
 		}
-		if err := cc.ready(); err != nil {
+		if err := ready(rc); err != nil {
 			return nil, err
 		}
 		raw, _ := json.Marshal(content)
-		step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, cc.now.UTC()
-		s.bump(inst, cc.now)
-		return cc.receipt(map[string]any{"installation": installationView(cc.st, inst), "fingerprint": fp}), nil
+		step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, rc.Now.UTC()
+		s.bump(inst, rc.Now)
+		return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst), "fingerprint": fp}), nil
 	}
 }
 
 // approveStep approves exactly what was previewed: the step must be
 // previewed, an optional fingerprint must be the previewed one, and the
 // content must not have changed since.
-func (s *Service) approveStep(spec installStep) func(cc *cmdCtx) (any, error) {
-	return func(cc *cmdCtx) (any, error) {
+func (s *Service) approveStep(spec installStep) func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
+	return func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 		var body installRef
-		inst, err := cc.installationCmd(&body, &body)
+		inst, err := cs.installationCmd(rc, &body, &body)
 		if err != nil {
 			return nil, err
 		}
@@ -210,17 +213,17 @@ func (s *Service) approveStep(spec installStep) func(cc *cmdCtx) (any, error) {
 				return nil, e
 			}
 		}
-		if now := fingerprint(spec.content(cc.st, inst)); now != step.Fingerprint {
-			return nil, httpapi.NewError(http.StatusConflict, codeFingerprintMismatch,
+		if now := fingerprint(spec.content(rc.Store, inst)); now != step.Fingerprint {
+			return nil, httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
 				"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
 		}
-		if err := cc.ready(); err != nil {
+		if err := ready(rc); err != nil {
 			return nil, err
 		}
-		step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, cc.now.UTC(), cc.user().ID
+		step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, rc.Now.UTC(), rc.Principal.User.ID
 		spec.onApprove(inst)
-		s.bump(inst, cc.now)
-		return cc.receipt(map[string]any{"installation": installationView(cc.st, inst)}), nil
+		s.bump(inst, rc.Now)
+		return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst)}), nil
 	}
 }
 
@@ -230,13 +233,13 @@ var choiceValues = map[string][]string{
 	updateCareLaunch:  {"queue", "hold"},
 }
 
-func (s *Service) instResolveUpdate(cc *cmdCtx) (any, error) {
+func (s *Service) instResolveUpdate(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		installRef
 		UpdateID string         `json:"updateId"`
 		Choices  map[string]any `json:"choices"`
 	}
-	inst, err := cc.installationCmd(&body, &body.installRef)
+	inst, err := cs.installationCmd(rc, &body, &body.installRef)
 	if err != nil {
 		return nil, err
 	}
@@ -255,21 +258,21 @@ func (s *Service) instResolveUpdate(cc *cmdCtx) (any, error) {
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	if u.Kind == updateCareLaunch && !cc.p.Has("sms:write") {
-		return nil, httpapi.Forbidden("launching the care package needs the scope sms:write")
+	if u.Kind == updateCareLaunch && !rc.Principal.Has(wire.ScopeSMSWrite) {
+		return nil, httpapi.Forbidden("launching the care package needs the scope " + wire.ScopeSMSWrite)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	switch u.Kind {
 	case updateCareLaunch:
-		inst.Care.State, inst.Care.DecidedAt = map[string]string{"queue": "queued", "hold": "held"}[choices["launch"]], cc.now.UTC()
+		inst.Care.State, inst.Care.DecidedAt = map[string]string{"queue": "queued", "hold": "held"}[choices["launch"]], rc.Now.UTC()
 	default:
-		s.applyFactsChange(cc.st, cc.now, inst, u, choices)
+		s.applyFactsChange(rc.Store, rc.Now, inst, u, choices)
 	}
-	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, cc.now.UTC(), cc.user().ID
-	s.bump(inst, cc.now)
-	return cc.receipt(map[string]any{"installation": installationView(cc.st, inst), "update": updateView(u)}), nil
+	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, rc.Now.UTC(), rc.Principal.User.ID
+	s.bump(inst, rc.Now)
+	return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst), "update": updateView(u)}), nil
 }
 
 // checkChoices checks that choices names every part of the update, and
@@ -326,12 +329,12 @@ func (s *Service) applyFactsChange(st *store.Store, now time.Time, inst *store.I
 	}
 }
 
-func (s *Service) instRunScenarios(cc *cmdCtx) (any, error) {
+func (s *Service) instRunScenarios(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		installRef
 		Scenarios []string `json:"scenarios"`
 	}
-	inst, err := cc.installationCmd(&body, &body.installRef)
+	inst, err := cs.installationCmd(rc, &body, &body.installRef)
 	if err != nil {
 		return nil, err
 	}
@@ -345,11 +348,11 @@ func (s *Service) instRunScenarios(cc *cmdCtx) (any, error) {
 				n, strings.Join(slices.Sorted(maps.Keys(scenarios)), ", "))
 		}
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	facts := factsParts(inst.Facts)
-	run := &store.ScenarioRun{ID: s.IDs.UUID(), RanAt: cc.now.UTC(), RanBy: cc.user().ID}
+	run := &store.ScenarioRun{ID: s.IDs.UUID(), RanAt: rc.Now.UTC(), RanBy: rc.Principal.User.ID}
 	for _, n := range names {
 		ok, detail := scenarios[n](facts)
 		run.Results = append(run.Results, store.ScenarioResult{Scenario: n, Passed: ok, Detail: detail})
@@ -358,8 +361,8 @@ func (s *Service) instRunScenarios(cc *cmdCtx) (any, error) {
 	if len(inst.Scenarios) > agencyScenarioRunsKept {
 		inst.Scenarios = inst.Scenarios[len(inst.Scenarios)-agencyScenarioRunsKept:]
 	}
-	s.bump(inst, cc.now)
-	return cc.receipt(map[string]any{"installation": installationView(cc.st, inst), "scenarioRun": scenarioRunView(run)}), nil
+	s.bump(inst, rc.Now)
+	return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst), "scenarioRun": scenarioRunView(run)}), nil
 }
 
 // newInstallation installs a client of an enrollment: route receipt to
@@ -367,14 +370,11 @@ func (s *Service) instRunScenarios(cc *cmdCtx) (any, error) {
 // with the care package a draft campaign and its launch as a pending
 // update.
 func (s *Service) newInstallation(st *store.Store, now time.Time, sess *store.EnrollmentSession, v *store.OfferVersion, b *store.Business, a *store.Agent, facts json.RawMessage) *store.Installation {
-	inst := &store.Installation{
+	inst := st.Installations.Insert(&store.Installation{
 		BusinessID: b.ID, SessionID: sess.ID, OfferVersionID: v.ID, State: instAwaitingRoute,
 		Facts: facts, FactsRevision: fingerprint(facts),
 		Route: store.InstallStep{State: stepPending}, Handoff: store.InstallStep{State: stepBlocked},
-	}
-	inst.ID = s.IDs.UUID()
-	inst.Owner = sess.Owner
-	inst.CreatedAt = st.Installations.Stamp(now)
+	}, sess.Owner, now)
 	if a != nil {
 		inst.AgentID = a.ID
 		s.applyFactsToAgent(st, now, a.ID, facts)
@@ -385,7 +385,6 @@ func (s *Service) newInstallation(st *store.Store, now time.Time, sess *store.En
 		s.addUpdate(now, inst, updateCareLaunch, []string{"launch"}, proposed)
 	}
 	s.bump(inst, now)
-	st.Installations.Put(inst)
 	st.InstallationByBusiness[b.ID] = inst
 	return inst
 }
@@ -511,6 +510,8 @@ func handoffContent(st *store.Store, inst *store.Installation) map[string]any {
 	}
 }
 
+// agentPhone is the phone number of an agent, null when it has none (or
+// there is no agent).
 func agentPhone(st *store.Store, agentID string) any {
 	if a, ok := st.Agents.Get(agentID); ok {
 		return httpapi.Nullable(a.PhoneNumber)
@@ -557,7 +558,7 @@ func installationView(st *store.Store, inst *store.Installation) map[string]any 
 			updates = append(updates, updateView(inst.Updates[i]))
 		}
 	}
-	runs := []map[string]any{}
+	runs := []*sdk.ScenarioRun{}
 	for i := len(inst.Scenarios) - 1; i >= 0; i-- {
 		runs = append(runs, scenarioRunView(inst.Scenarios[i]))
 	}
@@ -572,6 +573,7 @@ func installationView(st *store.Store, inst *store.Installation) map[string]any 
 	}
 }
 
+// stepView is a route receipt or handoff as installations show it.
 func stepView(st store.InstallStep) map[string]any {
 	var content any
 	if len(st.Content) > 0 {
@@ -583,6 +585,7 @@ func stepView(st store.InstallStep) map[string]any {
 	}
 }
 
+// updateView is a pending (or resolved) update as installations show it.
 func updateView(u *store.PendingUpdate) map[string]any {
 	var choices any
 	if u.Choices != nil {
@@ -595,16 +598,22 @@ func updateView(u *store.PendingUpdate) map[string]any {
 	}
 }
 
-func careView(c *store.CarePackage) any {
+// careView is the care package of an installation, nil (null) without one.
+func careView(c *store.CarePackage) *sdk.CarePackage {
 	if c == nil {
 		return nil
 	}
-	return map[string]any{
-		"state": c.State, "version": c.Version, "variant": c.Variant, "preparedAt": c.PreparedAt,
-		"decidedAt": httpapi.TimeOrNull(c.DecidedAt),
-	}
+	return &sdk.CarePackage{State: c.State, Version: c.Version, Variant: c.Variant, PreparedAt: c.PreparedAt, DecidedAt: timeOrNil(c.DecidedAt)}
 }
 
-func scenarioRunView(r *store.ScenarioRun) map[string]any {
-	return map[string]any{"runId": r.ID, "results": slices.Clone(r.Results), "ranAt": r.RanAt, "ranBy": r.RanBy}
+// scenarioRunView is a run of test scenarios.
+func scenarioRunView(r *store.ScenarioRun) *sdk.ScenarioRun {
+	var results []sdk.ScenarioResult
+	if r.Results != nil {
+		results = make([]sdk.ScenarioResult, len(r.Results))
+		for i, x := range r.Results {
+			results[i] = sdk.ScenarioResult(x)
+		}
+	}
+	return &sdk.ScenarioRun{RunID: r.ID, Results: results, RanAt: r.RanAt, RanBy: r.RanBy}
 }

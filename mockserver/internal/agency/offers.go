@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
+	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // Offer states.
@@ -17,6 +17,7 @@ const (
 	offerArchived  = "archived"
 )
 
+// offerCommands are the commands of POST /v1/agency-offers.
 func (s *Service) offerCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
 		"save":    {run: s.offerSave},
@@ -34,12 +35,12 @@ type offerRef struct {
 }
 
 // offer resolves an offer command's agency (with one of roles) and offer.
-func (cc *cmdCtx) offer(ref offerRef, roles ...string) (*store.Offer, error) {
-	pt, err := cc.member(ref.PartnerID, roles...)
+func (cs *cmdState) offer(rc *httpapi.Ctx, ref offerRef, roles ...string) (*store.Offer, error) {
+	pt, err := cs.member(rc, ref.PartnerID, roles...)
 	if err != nil {
 		return nil, err
 	}
-	o, ok := cc.st.Offers.Get(ref.OfferID)
+	o, ok := rc.Store.Offers.Get(ref.OfferID)
 	if !ok || o.Owner != pt.ID {
 		return nil, httpapi.NotFound("offer not found: " + ref.OfferID)
 	}
@@ -48,8 +49,8 @@ func (cc *cmdCtx) offer(ref offerRef, roles ...string) (*store.Offer, error) {
 
 // liveOffer resolves an offer that is not archived, at the command's
 // expectedRevision.
-func (cc *cmdCtx) liveOffer(ref offerRef, roles ...string) (*store.Offer, error) {
-	o, err := cc.offer(ref, roles...)
+func (cs *cmdState) liveOffer(rc *httpapi.Ctx, ref offerRef, roles ...string) (*store.Offer, error) {
+	o, err := cs.offer(rc, ref, roles...)
 	if err != nil {
 		return nil, err
 	}
@@ -62,12 +63,12 @@ func (cc *cmdCtx) liveOffer(ref offerRef, roles ...string) (*store.Offer, error)
 	return o, nil
 }
 
-func (s *Service) offerSave(cc *cmdCtx) (any, error) {
+func (s *Service) offerSave(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		offerRef
 		Draft json.RawMessage `json:"draft"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
 	var o *store.Offer
@@ -75,7 +76,7 @@ func (s *Service) offerSave(cc *cmdCtx) (any, error) {
 		if body.ExpectedRevision != "" {
 			return nil, httpapi.InvalidField("/expectedRevision", "is only sent with offerId (to save an existing offer)")
 		}
-		if _, err := cc.member(body.PartnerID, roleAdmin, roleOperator); err != nil {
+		if _, err := cs.member(rc, body.PartnerID, roleAdmin, roleOperator); err != nil {
 			return nil, err
 		}
 	} else {
@@ -83,57 +84,53 @@ func (s *Service) offerSave(cc *cmdCtx) (any, error) {
 			return nil, httpapi.InvalidField("/expectedRevision", "is required with offerId")
 		}
 		var err error
-		if o, err = cc.liveOffer(body.offerRef, roleAdmin, roleOperator); err != nil {
+		if o, err = cs.liveOffer(rc, body.offerRef, roleAdmin, roleOperator); err != nil {
 			return nil, err
 		}
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	if o == nil {
-		o = &store.Offer{}
-		o.ID = s.IDs.UUID()
-		o.Owner = cc.partner.ID
-		o.CreatedAt = cc.st.Offers.Stamp(cc.now)
-		cc.st.Offers.Put(o)
+		o = rc.Store.Offers.Insert(&store.Offer{}, cs.partner.ID, rc.Now)
 	}
 	var head struct {
 		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(body.Draft, &head)
 	o.Draft, o.Name, o.Fingerprint = canonicalJSON(body.Draft), head.Name, fingerprint(body.Draft)
-	o.State, o.Revision, o.UpdatedAt = offerDrafted, s.IDs.UUID(), cc.now.UTC()
-	return cc.receipt(map[string]any{"offer": offerView(cc.st, o)}), nil
+	o.State, o.Revision, o.UpdatedAt = offerDrafted, s.IDs.UUID(), rc.Now.UTC()
+	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o)}), nil
 }
 
-func (s *Service) offerPreview(cc *cmdCtx) (any, error) {
+func (s *Service) offerPreview(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body offerRef
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	o, err := cc.offer(body, roleAdmin, roleOperator)
+	o, err := cs.offer(rc, body, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
 	if o.State != offerDrafted && o.State != offerPreviewed {
 		return nil, errState("the offer is %s; save a new draft to preview it again", o.State)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	o.State, o.Revision, o.UpdatedAt, o.PreviewedAt = offerPreviewed, s.IDs.UUID(), cc.now.UTC(), cc.now.UTC()
-	return cc.receipt(map[string]any{"offer": offerView(cc.st, o), "fingerprint": o.Fingerprint}), nil
+	o.State, o.Revision, o.UpdatedAt, o.PreviewedAt = offerPreviewed, s.IDs.UUID(), rc.Now.UTC(), rc.Now.UTC()
+	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o), "fingerprint": o.Fingerprint}), nil
 }
 
-func (s *Service) offerPublish(cc *cmdCtx) (any, error) {
+func (s *Service) offerPublish(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		offerRef
 		Fingerprint string `json:"fingerprint"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	o, err := cc.offer(body.offerRef, roleAdmin)
+	o, err := cs.offer(rc, body.offerRef, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
@@ -146,37 +143,34 @@ func (s *Service) offerPublish(cc *cmdCtx) (any, error) {
 	if e := checkFingerprint(body.Fingerprint, o.Fingerprint); e != nil {
 		return nil, e
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	var draft struct {
 		Packages []store.OfferPackage `json:"packages"`
 	}
 	_ = json.Unmarshal(o.Draft, &draft)
-	v := &store.OfferVersion{OfferID: o.ID, Draft: o.Draft, Fingerprint: o.Fingerprint, Packages: draft.Packages}
-	v.ID = s.IDs.UUID()
-	v.Owner = o.Owner
-	v.CreatedAt = cc.st.OfferVersions.Stamp(cc.now)
-	cc.st.OfferVersions.Put(v)
+	v := rc.Store.OfferVersions.Insert(&store.OfferVersion{OfferID: o.ID, Draft: o.Draft, Fingerprint: o.Fingerprint, Packages: draft.Packages},
+		o.Owner, rc.Now)
 	o.Versions = append(o.Versions, v.ID)
-	o.State, o.Revision, o.UpdatedAt, o.PublishedAt = offerPublished, s.IDs.UUID(), cc.now.UTC(), cc.now.UTC()
-	return cc.receipt(map[string]any{"offer": offerView(cc.st, o), "offerVersion": offerVersionView(v)}), nil
+	o.State, o.Revision, o.UpdatedAt, o.PublishedAt = offerPublished, s.IDs.UUID(), rc.Now.UTC(), rc.Now.UTC()
+	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o), "offerVersion": offerVersionView(v)}), nil
 }
 
-func (s *Service) offerArchive(cc *cmdCtx) (any, error) {
+func (s *Service) offerArchive(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body offerRef
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	o, err := cc.liveOffer(body, roleAdmin)
+	o, err := cs.liveOffer(rc, body, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	o.State, o.Revision, o.UpdatedAt, o.ArchivedAt = offerArchived, s.IDs.UUID(), cc.now.UTC(), cc.now.UTC()
-	return cc.receipt(map[string]any{"offer": offerView(cc.st, o)}), nil
+	o.State, o.Revision, o.UpdatedAt, o.ArchivedAt = offerArchived, s.IDs.UUID(), rc.Now.UTC(), rc.Now.UTC()
+	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o)}), nil
 }
 
 // offerVersionFor resolves a published offer version for an enrollment:
@@ -228,7 +222,7 @@ func (s *Service) getAgencyOffers(rc *httpapi.Ctx) (any, error) {
 
 // offerView is an offer with its latest published versions.
 func offerView(st *store.Store, o *store.Offer) map[string]any {
-	versions := []map[string]any{}
+	versions := []*sdk.OfferVersion{}
 	for i := len(o.Versions) - 1; i >= 0 && len(versions) < agencyVersionsShown; i-- {
 		if v, ok := st.OfferVersions.Get(o.Versions[i]); ok {
 			versions = append(versions, offerVersionView(v))
@@ -248,9 +242,15 @@ func offerView(st *store.Store, o *store.Offer) map[string]any {
 }
 
 // offerVersionView is a published offer version.
-func offerVersionView(v *store.OfferVersion) map[string]any {
-	return map[string]any{
-		"offerVersionId": v.ID, "offerId": v.OfferID, "fingerprint": v.Fingerprint,
-		"packages": slices.Clone(v.Packages), "publishedAt": v.CreatedAt,
+func offerVersionView(v *store.OfferVersion) *sdk.OfferVersion {
+	var packages []sdk.Package
+	if v.Packages != nil {
+		packages = make([]sdk.Package, len(v.Packages))
+		for i, p := range v.Packages {
+			packages[i] = sdk.Package{Key: sdk.PackageKey(p.Key), Version: p.Version, Variant: p.Variant}
+		}
+	}
+	return &sdk.OfferVersion{
+		OfferVersionID: v.ID, OfferID: v.OfferID, Fingerprint: v.Fingerprint, Packages: packages, PublishedAt: v.CreatedAt,
 	}
 }

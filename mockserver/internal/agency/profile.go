@@ -8,11 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 const (
@@ -20,6 +21,7 @@ const (
 	roleOperator = store.PartnerRoleOperator
 )
 
+// profileCommands are the commands of POST /v1/agency-profile.
 func (s *Service) profileCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
 		"bootstrap":     {run: s.profileBootstrap},
@@ -34,37 +36,43 @@ func (s *Service) profileCommands() map[string]agencyCommand {
 	}
 }
 
-func (s *Service) profileBootstrap(cc *cmdCtx) (any, error) {
+// profileReceipt starts the receipt of a profile command; the command sets
+// the records it changed.
+func (s *Service) profileReceipt(rc *httpapi.Ctx, cs *cmdState) *sdk.ProfileReceipt {
+	return &sdk.ProfileReceipt{ReceiptHeader: s.header(rc, cs)}
+}
+
+func (s *Service) profileBootstrap(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		Brand   store.AgencyBrand   `json:"brand"`
 		Support store.AgencySupport `json:"support"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	u := cc.user()
+	u := rc.Principal.User
 	if u.PartnerID != "" {
 		return nil, errConflict("the caller is already a member of agency %s", u.PartnerID)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	pt := &store.Partner{
 		Brand: body.Brand, Support: body.Support, CommercialMode: "commission",
-		Revision: s.IDs.UUID(), UpdatedAt: cc.now.UTC(),
-		Members: map[string]*store.PartnerMember{u.ID: {UserID: u.ID, Role: roleAdmin, JoinedAt: cc.now.UTC()}},
+		Revision: s.IDs.UUID(), UpdatedAt: rc.Now.UTC(),
+		Members: map[string]*store.PartnerMember{u.ID: {UserID: u.ID, Role: roleAdmin, JoinedAt: rc.Now.UTC()}},
 	}
-	pt.ID = s.IDs.UUID()
-	pt.Owner = pt.ID
-	pt.CreatedAt = cc.st.Partners.Stamp(cc.now)
-	cc.st.Partners.Put(pt)
-	cc.st.RegisterPartner(pt.ID, "")
+	pt.ID = s.IDs.UUID() // an agency owns itself
+	rc.Store.Partners.Insert(pt, pt.ID, rc.Now)
+	rc.Store.RegisterPartner(pt.ID, "")
 	u.PartnerID = pt.ID
-	cc.partner = pt
-	return cc.receipt(map[string]any{"profile": profileView(pt), "member": s.memberView(cc.st, pt, pt.Members[u.ID])}), nil
+	cs.partner = pt
+	r := s.profileReceipt(rc, cs)
+	r.Profile, r.Member = profileView(pt), memberView(rc.Store, pt, pt.Members[u.ID])
+	return r, nil
 }
 
-func (s *Service) profileUpdate(cc *cmdCtx) (any, error) {
+func (s *Service) profileUpdate(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID        string              `json:"partnerId"`
 		ExpectedRevision string              `json:"expectedRevision"`
@@ -72,44 +80,46 @@ func (s *Service) profileUpdate(cc *cmdCtx) (any, error) {
 		Support          store.AgencySupport `json:"support"`
 		CommercialMode   string              `json:"commercialMode"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, err := cc.member(body.PartnerID, roleAdmin)
+	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
 	if e := checkRevision(body.ExpectedRevision, pt.Revision); e != nil {
 		return nil, e
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	pt.Brand, pt.Support, pt.CommercialMode = body.Brand, body.Support, body.CommercialMode
-	pt.Revision, pt.UpdatedAt = s.IDs.UUID(), cc.now.UTC()
-	return cc.receipt(map[string]any{"profile": profileView(pt)}), nil
+	pt.Revision, pt.UpdatedAt = s.IDs.UUID(), rc.Now.UTC()
+	r := s.profileReceipt(rc, cs)
+	r.Profile = profileView(pt)
+	return r, nil
 }
 
-func (s *Service) profileInvite(cc *cmdCtx) (any, error) {
+func (s *Service) profileInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID string `json:"partnerId"`
 		Email     string `json:"email"`
 		Role      string `json:"role"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, err := cc.member(body.PartnerID, roleAdmin)
+	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
 	email := strings.ToLower(strings.TrimSpace(body.Email))
-	if u, ok := cc.st.UsersByEmail[email]; ok && pt.Members[u.ID] != nil {
+	if u, ok := rc.Store.UsersByEmail[email]; ok && pt.Members[u.ID] != nil {
 		return nil, errConflict("%s is already a member of the agency", email)
 	}
 	pending := 0
 	for _, inv := range pt.Invites {
-		if s.inviteStatus(cc, inv) != "pending" {
+		if inviteStatus(rc.Now, inv) != "pending" {
 			continue
 		}
 		pending++
@@ -123,42 +133,45 @@ func (s *Service) profileInvite(cc *cmdCtx) (any, error) {
 	if len(pt.Members) >= agencyMembersMax {
 		return nil, errConflict("the agency has %d members, the most it may have", agencyMembersMax)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
 	token := "inv_" + s.IDs.Token(24)
 	inv := &store.PartnerInvite{
 		ID: s.IDs.UUID(), Email: email, Role: body.Role, TokenHash: sha256.Sum256([]byte(token)),
-		Status: "pending", CreatedAt: cc.now.UTC(), ExpiresAt: cc.now.Add(inviteTTL).UTC(),
+		Status: "pending", CreatedAt: rc.Now.UTC(), ExpiresAt: rc.Now.Add(inviteTTL).UTC(),
 	}
 	pt.Invites = append(pt.Invites, inv)
 	link := appBaseURL + "/agency/invite?" + url.Values{"partnerId": {pt.ID}, "token": {token}}.Encode()
-	s.SendOutbox(cc.st, cc.now, store.OutboxMessage{
+	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
 		Channel: "email", To: email, From: "no-reply@voiceagent.example",
 		Subject: "You are invited to join " + pt.Brand.Name,
 		Body:    "You are invited to join " + pt.Brand.Name + " as " + body.Role + ". Accept the invitation: " + link,
 		Link:    link,
 	})
-	return cc.receipt(map[string]any{"invite": s.inviteView(cc, inv)}), nil
+	r := s.profileReceipt(rc, cs)
+	r.Invite = inviteView(rc.Now, inv)
+	return r, nil
 }
 
-// inviteStatus is an invite's status, expiring it when its time is past.
-func (s *Service) inviteStatus(cc *cmdCtx, inv *store.PartnerInvite) string {
-	if inv.Status == "pending" && !cc.now.Before(inv.ExpiresAt) {
+// inviteStatus is an invite's status at now: a pending invite whose time is
+// past is expired.
+func inviteStatus(now time.Time, inv *store.PartnerInvite) string {
+	if inv.Status == "pending" && !now.Before(inv.ExpiresAt) {
 		return "expired"
 	}
 	return inv.Status
 }
 
-func (s *Service) profileAcceptInvite(cc *cmdCtx) (any, error) {
+func (s *Service) profileAcceptInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID string `json:"partnerId"`
 		Token     string `json:"token"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, ok := cc.st.Partners.Get(body.PartnerID)
+	pt, ok := rc.Store.Partners.Get(body.PartnerID)
 	var inv *store.PartnerInvite
 	if ok {
 		sum := sha256.Sum256([]byte(body.Token))
@@ -171,11 +184,11 @@ func (s *Service) profileAcceptInvite(cc *cmdCtx) (any, error) {
 	if inv == nil {
 		return nil, httpapi.Forbidden("the invite token is not valid for agency " + body.PartnerID)
 	}
-	cc.partner = pt
-	if st := s.inviteStatus(cc, inv); st != "pending" {
+	cs.partner = pt
+	if st := inviteStatus(rc.Now, inv); st != "pending" {
 		return nil, errState("the invite is %s", st)
 	}
-	u := cc.user()
+	u := rc.Principal.User
 	switch u.PartnerID {
 	case "":
 	case pt.ID:
@@ -186,25 +199,27 @@ func (s *Service) profileAcceptInvite(cc *cmdCtx) (any, error) {
 	if len(pt.Members) >= agencyMembersMax {
 		return nil, errConflict("the agency has %d members, the most it may have", agencyMembersMax)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	m := &store.PartnerMember{UserID: u.ID, Role: inv.Role, JoinedAt: cc.now.UTC()}
+	m := &store.PartnerMember{UserID: u.ID, Role: inv.Role, JoinedAt: rc.Now.UTC()}
 	pt.Members[u.ID] = m
 	u.PartnerID = pt.ID
-	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "accepted", cc.now.UTC(), u.ID
-	return cc.receipt(map[string]any{"member": s.memberView(cc.st, pt, m)}), nil
+	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "accepted", rc.Now.UTC(), u.ID
+	r := s.profileReceipt(rc, cs)
+	r.Member = memberView(rc.Store, pt, m)
+	return r, nil
 }
 
-func (s *Service) profileRevokeInvite(cc *cmdCtx) (any, error) {
+func (s *Service) profileRevokeInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID string `json:"partnerId"`
 		InviteID  string `json:"inviteId"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, err := cc.member(body.PartnerID, roleAdmin)
+	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
@@ -213,20 +228,22 @@ func (s *Service) profileRevokeInvite(cc *cmdCtx) (any, error) {
 		return nil, httpapi.NotFound("invite not found: " + body.InviteID)
 	}
 	inv := pt.Invites[i]
-	if st := s.inviteStatus(cc, inv); st != "pending" {
+	if st := inviteStatus(rc.Now, inv); st != "pending" {
 		return nil, errState("the invite is %s", st)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "revoked", cc.now.UTC(), cc.user().ID
-	return cc.receipt(map[string]any{"invite": s.inviteView(cc, inv)}), nil
+	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "revoked", rc.Now.UTC(), rc.Principal.User.ID
+	r := s.profileReceipt(rc, cs)
+	r.Invite = inviteView(rc.Now, inv)
+	return r, nil
 }
 
 // assignment resolves the member and the client business of assign and
 // unassign.
-func (cc *cmdCtx) assignment(partnerID, userID, businessID string) (*store.Partner, *store.PartnerMember, *store.Business, error) {
-	pt, err := cc.member(partnerID, roleAdmin)
+func (cs *cmdState) assignment(rc *httpapi.Ctx, partnerID, userID, businessID string) (*store.Partner, *store.PartnerMember, *store.Business, error) {
+	pt, err := cs.member(rc, partnerID, roleAdmin)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -234,7 +251,7 @@ func (cc *cmdCtx) assignment(partnerID, userID, businessID string) (*store.Partn
 	if m == nil {
 		return nil, nil, nil, httpapi.NotFound("no member " + userID + " in the agency")
 	}
-	b, err := cc.requireClient(pt, businessID)
+	b, err := requireClient(rc, pt, businessID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -244,59 +261,63 @@ func (cc *cmdCtx) assignment(partnerID, userID, businessID string) (*store.Partn
 	return pt, m, b, nil
 }
 
-func (s *Service) profileAssign(cc *cmdCtx) (any, error) {
+func (s *Service) profileAssign(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID    string `json:"partnerId"`
 		UserID       string `json:"userId"`
 		BusinessID   string `json:"businessId"`
 		BusinessRole string `json:"businessRole"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, m, b, err := cc.assignment(body.PartnerID, body.UserID, body.BusinessID)
+	pt, m, b, err := cs.assignment(rc, body.PartnerID, body.UserID, body.BusinessID)
 	if err != nil {
 		return nil, err
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	cc.st.AddMember(b, m.UserID, body.BusinessRole)
-	return cc.receipt(map[string]any{"member": s.memberView(cc.st, pt, m)}), nil
+	rc.Store.AddMember(b, m.UserID, body.BusinessRole)
+	r := s.profileReceipt(rc, cs)
+	r.Member = memberView(rc.Store, pt, m)
+	return r, nil
 }
 
-func (s *Service) profileUnassign(cc *cmdCtx) (any, error) {
+func (s *Service) profileUnassign(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID  string `json:"partnerId"`
 		UserID     string `json:"userId"`
 		BusinessID string `json:"businessId"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, m, b, err := cc.assignment(body.PartnerID, body.UserID, body.BusinessID)
+	pt, m, b, err := cs.assignment(rc, body.PartnerID, body.UserID, body.BusinessID)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := b.Members[m.UserID]; !ok {
 		return nil, errState("user %s is not assigned to business %s", m.UserID, b.ID)
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	cc.st.RemoveMember(b, m.UserID)
-	return cc.receipt(map[string]any{"member": s.memberView(cc.st, pt, m)}), nil
+	rc.Store.RemoveMember(b, m.UserID)
+	r := s.profileReceipt(rc, cs)
+	r.Member = memberView(rc.Store, pt, m)
+	return r, nil
 }
 
-func (s *Service) profileRevokeMember(cc *cmdCtx) (any, error) {
+func (s *Service) profileRevokeMember(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID string `json:"partnerId"`
 		UserID    string `json:"userId"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, err := cc.member(body.PartnerID, roleAdmin)
+	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
@@ -315,36 +336,39 @@ func (s *Service) profileRevokeMember(cc *cmdCtx) (any, error) {
 			return nil, errConflict("user %s is the agency's last admin", m.UserID)
 		}
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
+	st := rc.Store
 	delete(pt.Members, m.UserID)
-	if u, ok := cc.st.Users.Get(m.UserID); ok && u.PartnerID == pt.ID {
+	if u, ok := st.Users.Get(m.UserID); ok && u.PartnerID == pt.ID {
 		u.PartnerID = ""
 	}
-	for _, bid := range cc.st.BusinessesOfPartner(pt.ID) {
-		if b, ok := cc.st.Businesses.Get(bid); ok && b.Members[m.UserID] != "" && b.Members[m.UserID] != store.RoleOwner {
-			cc.st.RemoveMember(b, m.UserID)
+	for _, bid := range st.BusinessesOfPartner(pt.ID) {
+		if b, ok := st.Businesses.Get(bid); ok && b.Members[m.UserID] != "" && b.Members[m.UserID] != store.RoleOwner {
+			st.RemoveMember(b, m.UserID)
 		}
 	}
-	for _, k := range cc.st.Keys.Owned(m.UserID) {
+	for _, k := range st.Keys.Owned(m.UserID) {
 		if k.PartnerID == pt.ID {
 			k.Active = false
 		}
 	}
-	return cc.receipt(map[string]any{"profile": profileView(pt), "revokedUserId": m.UserID}), nil
+	r := s.profileReceipt(rc, cs)
+	r.Profile, r.RevokedUserID = profileView(pt), m.UserID
+	return r, nil
 }
 
-func (s *Service) profileIssueKey(cc *cmdCtx) (any, error) {
+func (s *Service) profileIssueKey(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	var body struct {
 		PartnerID string   `json:"partnerId"`
 		Name      string   `json:"name"`
 		Scopes    []string `json:"scopes"`
 	}
-	if err := cc.Decode(&body); err != nil {
+	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	pt, err := cc.member(body.PartnerID, roleAdmin)
+	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
@@ -357,17 +381,19 @@ func (s *Service) profileIssueKey(cc *cmdCtx) (any, error) {
 			return nil, httpapi.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
 		case slices.Contains(body.Scopes[:i], sc):
 			return nil, httpapi.InvalidField(path, "duplicate scope %q", sc)
-		case !cc.p.Has(sc):
+		case !rc.Principal.Has(sc):
 			return nil, httpapi.Forbidden("the caller cannot grant the scope " + sc + " it does not hold")
 		}
 	}
-	if err := cc.ready(); err != nil {
+	if err := ready(rc); err != nil {
 		return nil, err
 	}
-	value, k := s.identity.IssueKey(cc.st, cc.now, cc.user().ID, body.Name, body.Scopes, "", pt.ID)
-	v := partnerKeyView(k)
-	v["key"] = value
-	return cc.receipt(map[string]any{"key": v}), nil
+	value, k := s.identity.IssueKey(rc.Store, rc.Now, rc.Principal.User.ID, body.Name, body.Scopes, "", pt.ID)
+	key := partnerKeyView(k)
+	key.Key = value
+	r := s.profileReceipt(rc, cs)
+	r.Key = &key
+	return r, nil
 }
 
 // getAgencyProfile is GET /v1/agency-profile: the profile, the caller's
@@ -387,9 +413,10 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 		if len(ops) == 0 {
 			return nil, httpapi.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
 		}
+		// Not sdk.ProfileState: that would show an empty role and null
+		// members, invites and keys, which a caller without an agency has not.
 		return map[string]any{"profile": nil, "operations": ops}, nil
 	}
-	cc := &cmdCtx{s: s, st: rc.Store, now: rc.Now}
 	ms := slices.Collect(maps.Values(pt.Members))
 	slices.SortFunc(ms, func(a, b *store.PartnerMember) int {
 		if c := a.JoinedAt.Compare(b.JoinedAt); c != 0 {
@@ -397,13 +424,13 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 		}
 		return strings.Compare(a.UserID, b.UserID)
 	})
-	members := make([]map[string]any, 0, len(ms))
+	members := make([]sdk.Member, 0, len(ms))
 	for _, m := range ms {
-		members = append(members, s.memberView(rc.Store, pt, m))
+		members = append(members, *memberView(rc.Store, pt, m))
 	}
-	invites := []map[string]any{}
+	invites := []sdk.Invite{}
 	for i := len(pt.Invites) - 1; i >= 0 && len(invites) < agencyInvitesShown; i-- {
-		invites = append(invites, s.inviteView(cc, pt.Invites[i]))
+		invites = append(invites, *inviteView(rc.Now, pt.Invites[i]))
 	}
 	var ks []*store.APIKey
 	for _, m := range ms {
@@ -414,51 +441,52 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	slices.SortFunc(ks, func(a, b *store.APIKey) int { return b.CreatedAt.Compare(a.CreatedAt) })
-	keys := make([]map[string]any, 0, min(len(ks), agencyKeysShown))
+	keys := make([]sdk.PartnerKey, 0, min(len(ks), agencyKeysShown))
 	for _, k := range ks[:min(len(ks), agencyKeysShown)] {
 		keys = append(keys, partnerKeyView(k))
 	}
-	return map[string]any{
-		"profile": profileView(pt), "role": pt.Members[rc.Principal.User.ID].Role, "members": members,
-		"invites": invites, "keys": keys, "operations": operationsOf(rc.Store, pt.ID, "profile"),
+	return &sdk.ProfileState{
+		Profile: profileView(pt), Role: sdk.Role(pt.Members[rc.Principal.User.ID].Role), Members: members,
+		Invites: invites, Keys: keys, Operations: operationsOf(rc.Store, pt.ID, "profile"),
 	}, nil
 }
 
 // profileView is an agency profile as reads and receipts show it.
-func profileView(pt *store.Partner) map[string]any {
-	return map[string]any{
-		"partnerId": pt.ID, "brand": pt.Brand, "support": pt.Support, "commercialMode": pt.CommercialMode,
-		"revision": pt.Revision, "createdAt": pt.CreatedAt, "updatedAt": pt.UpdatedAt,
+func profileView(pt *store.Partner) *sdk.Profile {
+	return &sdk.Profile{
+		PartnerID: pt.ID, Brand: sdk.Brand(pt.Brand), Support: sdk.Support(pt.Support),
+		CommercialMode: sdk.CommercialMode(pt.CommercialMode), Revision: pt.Revision,
+		CreatedAt: pt.CreatedAt, UpdatedAt: pt.UpdatedAt,
 	}
 }
 
 // memberView is a member with the client businesses they are assigned to.
-func (s *Service) memberView(st *store.Store, pt *store.Partner, m *store.PartnerMember) map[string]any {
+func memberView(st *store.Store, pt *store.Partner, m *store.PartnerMember) *sdk.Member {
 	email := ""
 	if u, ok := st.Users.Get(m.UserID); ok {
 		email = u.Email
 	}
-	assignments := []map[string]any{}
+	assignments := []sdk.Assignment{}
 	for _, bid := range st.BusinessesOfPartner(pt.ID) {
 		if b, ok := st.Businesses.Get(bid); ok && b.Members[m.UserID] != "" {
-			assignments = append(assignments, map[string]any{"businessId": bid, "businessRole": b.Members[m.UserID]})
+			assignments = append(assignments, sdk.Assignment{BusinessID: bid, BusinessRole: sdk.BusinessRole(b.Members[m.UserID])})
 		}
 	}
-	return map[string]any{"userId": m.UserID, "email": email, "role": m.Role, "joinedAt": m.JoinedAt, "assignments": assignments}
+	return &sdk.Member{UserID: m.UserID, Email: email, Role: sdk.Role(m.Role), JoinedAt: m.JoinedAt, Assignments: assignments}
 }
 
-// inviteView is an invite without its token.
-func (s *Service) inviteView(cc *cmdCtx, inv *store.PartnerInvite) map[string]any {
-	return map[string]any{
-		"inviteId": inv.ID, "email": inv.Email, "role": inv.Role, "status": s.inviteStatus(cc, inv),
-		"createdAt": inv.CreatedAt, "expiresAt": inv.ExpiresAt, "resolvedAt": httpapi.TimeOrNull(inv.ResolvedAt),
+// inviteView is an invite at now, without its token.
+func inviteView(now time.Time, inv *store.PartnerInvite) *sdk.Invite {
+	return &sdk.Invite{
+		InviteID: inv.ID, Email: inv.Email, Role: sdk.Role(inv.Role), Status: inviteStatus(now, inv),
+		CreatedAt: inv.CreatedAt, ExpiresAt: inv.ExpiresAt, ResolvedAt: timeOrNil(inv.ResolvedAt),
 	}
 }
 
 // partnerKeyView is a partner key without its value.
-func partnerKeyView(k *store.APIKey) map[string]any {
-	return map[string]any{
-		"id": k.ID, "prefix": k.Prefix, "name": k.Name, "scopes": k.Scopes, "partnerId": k.PartnerID,
-		"userId": k.Owner, "isActive": k.Active, "createdAt": k.CreatedAt,
+func partnerKeyView(k *store.APIKey) sdk.PartnerKey {
+	return sdk.PartnerKey{
+		ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: k.Scopes, PartnerID: k.PartnerID,
+		UserID: k.Owner, IsActive: k.Active, CreatedAt: k.CreatedAt,
 	}
 }
