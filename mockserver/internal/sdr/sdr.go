@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
@@ -296,7 +296,7 @@ func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment
 func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
 	if c.st.OnDNC(l.Owner, to) {
-		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, telephony.CodeNumberOnDNC, to+" is on the do-not-call list")}
+		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")}
 	}
 	a := sdrAgent(c.st, c.cfg, l.Owner)
 	if a == nil {
@@ -427,7 +427,7 @@ func recordTouch(st *store.Store, now time.Time, l *store.Lead, channel string) 
 
 // errCadence is the 429 of a touch the cadence refuses.
 func errCadence(msg string, next *time.Time, now time.Time) *httpapi.Error {
-	e := httpapi.NewError(http.StatusTooManyRequests, httpapi.CodeRateLimited, msg)
+	e := httpapi.NewError(http.StatusTooManyRequests, wire.CodeRateLimited, msg)
 	// Never retried by the SDK: the wait is on the simulated clock, which a
 	// retry in real time would not move.
 	e.Header = http.Header{httpapi.HeaderShouldRetry: {"false"}}
@@ -507,7 +507,7 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
 	l := e.lead
 	if l.Status == store.LeadDoNotContact {
-		return httpapi.NewError(http.StatusBadRequest, telephony.CodeNumberOnDNC, "the lead's status is do_not_contact")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, "the lead's status is do_not_contact")
 	}
 	if n := e.touches(); n >= c.cfg.MaxTouches {
 		return errCadence(fmt.Sprintf("the lead has had %d touches, the configured max_touches is %d", n, c.cfg.MaxTouches), nil, c.now).
@@ -546,7 +546,7 @@ func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	}
 	c := sdrCtxFor(rc, b)
 	if !c.cfg.Enabled {
-		return nil, httpapi.NewError(http.StatusBadRequest, httpapi.CodeBadRequest,
+		return nil, httpapi.NewError(http.StatusBadRequest, wire.CodeBadRequest,
 			"SDR is not enabled for business "+b.ID+": PUT /sdr/config with enabled true first")
 	}
 	return s.runSDR(c, store.SDRTriggerRun, body.DryRun), nil
