@@ -353,10 +353,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 		Body:    sdrGreeting(l) + "\n\n" + sdrLine(seg) + "\n\n" + c.b.Name,
 		Status:  store.SDREmailQueued,
 	}
-	m.ID = s.IDs.UUID()
-	m.Owner = l.Owner
-	m.CreatedAt = c.st.SDRMails.Stamp(c.now)
-	c.st.SDRMails.Put(m)
+	c.st.SDRMails.Insert(m, l.Owner, c.now)
 	id := m.ID
 	s.Schedule(c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
@@ -396,7 +393,7 @@ func sdrMailView(m *store.SDRMail) map[string]any {
 }
 
 // logSDR records one entry of the activity log.
-func (s *Service) logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
+func logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
 	a := &store.SDRActivity{
 		LeadID: l.ID, Action: action, Trigger: trigger, Success: out.err == nil, Detail: out.detail,
 		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, Segment: seg.String(),
@@ -407,11 +404,7 @@ func (s *Service) logSDR(st *store.Store, now time.Time, l *store.Lead, action, 
 			a.Detail = out.detail + ": " + a.Detail
 		}
 	}
-	a.ID = s.IDs.UUID()
-	a.Owner = l.Owner
-	a.CreatedAt = st.SDRActivity.Stamp(now)
-	st.SDRActivity.Put(a)
-	return a
+	return st.SDRActivity.Insert(a, l.Owner, now)
 }
 
 // recordTouch counts a dispatched touch on the lead's pipeline state.
@@ -483,7 +476,7 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 			recordTouch(rc.Store, rc.Now, l, body.Action)
 		}
 	}
-	act := s.logSDR(rc.Store, rc.Now, l, body.Action, store.SDRTriggerManual, e.segment, out)
+	act := logSDR(rc.Store, rc.Now, l, body.Action, store.SDRTriggerManual, e.segment, out)
 	if out.err != nil {
 		return nil, out.err
 	}
@@ -647,7 +640,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
 			if !dry {
 				at := c.now.UTC()
 				c.st.SDRLeadState(l.ID, true).EscalatedAt = &at
-				s.logSDR(c.st, c.now, l, store.SDREscalate, trigger, e.segment, sdrOutcome{detail: item.Detail})
+				logSDR(c.st, c.now, l, store.SDREscalate, trigger, e.segment, sdrOutcome{detail: item.Detail})
 			}
 			continue
 		}
@@ -693,7 +686,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
 			if out.err == nil {
 				recordTouch(c.st, c.now, l, e.next)
 			}
-			s.logSDR(c.st, c.now, l, e.next, trigger, e.segment, out)
+			logSDR(c.st, c.now, l, e.next, trigger, e.segment, out)
 		}
 	}
 	if !dry {
