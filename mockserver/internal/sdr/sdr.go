@@ -12,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
 // The outbound-sales pipeline (spec section 4) under /api/sdr: bearer keys
@@ -49,33 +50,35 @@ func sdrCtxFor(rc *httpapi.Ctx, b *store.Business) *sdrCtx {
 	return newSDRCtx(rc.Store, rc.Now, b, SDRConfigOf(rc.Store, b.ID))
 }
 
-// SDRConfigView is an SDR configuration as the API shows it.
-func SDRConfigView(st *store.Store, c *store.SDRConfig) map[string]any {
+// SDRConfigView is an SDR configuration as the API shows it (GET and PUT
+// /sdr/config): a business without a stored configuration shows the
+// defaults, not configured and without created_at and updated_at.
+func SDRConfigView(st *store.Store, c *store.SDRConfig) *sdrapi.Config {
 	_, stored := st.SDRConfigs[c.BusinessID]
-	v := map[string]any{
-		"businessId":            c.BusinessID,
-		"enabled":               c.Enabled,
-		"min_touch_gap_hours":   c.MinTouchGapHours,
-		"max_touches":           c.MaxTouches,
-		"auto_call":             c.AutoCall,
-		"auto_email":            c.AutoEmail,
-		"auto_sms":              c.AutoSMS,
-		"sdr_agent_id":          httpapi.Nullable(c.SDRAgentID),
-		"business_hours_start":  c.HoursStart,
-		"business_hours_end":    c.HoursEnd,
-		"email_from_account_id": httpapi.Nullable(c.EmailFromAccountID),
-		"configured":            stored,
-		"next_run_at":           c.NextRunAt,
-		"last_run_at":           c.LastRunAt,
-		"last_run_trigger":      httpapi.Nullable(c.LastRunTrigger),
-		"created_at":            nil,
-		"updated_at":            nil,
+	v := &sdrapi.Config{
+		BusinessID:         c.BusinessID,
+		Enabled:            c.Enabled,
+		MinTouchGapHours:   c.MinTouchGapHours,
+		MaxTouches:         c.MaxTouches,
+		AutoCall:           c.AutoCall,
+		AutoEmail:          c.AutoEmail,
+		AutoSMS:            c.AutoSMS,
+		SDRAgentID:         httpapi.Strp(c.SDRAgentID),
+		BusinessHoursStart: c.HoursStart,
+		BusinessHoursEnd:   c.HoursEnd,
+		EmailFromAccountID: httpapi.Strp(c.EmailFromAccountID),
+		Configured:         stored,
+		NextRunAt:          c.NextRunAt,
+		LastRunAt:          c.LastRunAt,
+		LastRunTrigger:     httpapi.Strp(c.LastRunTrigger),
 	}
 	if b, ok := st.Businesses.Get(c.BusinessID); ok {
-		v["timezone"] = telephony.BusinessLocation(b).String()
+		v.Timezone = telephony.BusinessLocation(b).String()
 	}
 	if stored {
-		v["created_at"], v["updated_at"] = c.CreatedAt, c.UpdatedAt
+		// Copies: the configuration's stamps change in place.
+		created, updated := c.CreatedAt, c.UpdatedAt
+		v.CreatedAt, v.UpdatedAt = &created, &updated
 	}
 	return v
 }
@@ -145,20 +148,20 @@ func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
 }
 
 // sdrLeadView is a lead in GET /sdr/pipeline.
-func sdrLeadView(e *sdrEval) map[string]any {
+func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	l := e.lead
-	v := map[string]any{
-		"id": l.ID, "name": l.Name, "email": l.Email, "phone": l.Phone, "status": l.Status,
-		"source": l.Source, "segment": e.segment, "score": e.score, "touch_count": e.touches(),
-		"last_touch": nil, "last_channel": nil, "next_action": e.next, "next_action_at": nil,
-		"actionable": e.actionable, "paused": e.paused(), "created_at": l.CreatedAt, "updated_at": l.UpdatedAt,
+	v := sdrapi.Lead{
+		ID: l.ID, Name: l.Name, Email: l.Email, Phone: l.Phone, Status: l.Status,
+		Source: l.Source, Segment: e.segment.String(), Score: e.score, TouchCount: e.touches(),
+		NextAction: e.next, Actionable: e.actionable, Paused: e.paused(), CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}
 	if e.state != nil && e.state.LastTouchAt != nil {
-		v["last_touch"] = e.state.LastTouchAt
-		v["last_channel"] = httpapi.Nullable(e.state.LastChannel)
+		v.LastTouch = e.state.LastTouchAt
+		v.LastChannel = httpapi.Strp(e.state.LastChannel)
 	}
 	if !e.nextAt.IsZero() {
-		v["next_action_at"] = e.nextAt
+		at := e.nextAt
+		v.NextActionAt = &at
 	}
 	return v
 }
@@ -192,18 +195,18 @@ func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	kept := top.sorted()
-	items := make([]map[string]any, len(kept))
+	items := make([]sdrapi.Lead, len(kept))
 	for i := range kept {
 		items[i] = sdrLeadView(&kept[i])
 	}
-	return map[string]any{
-		"businessId": b.ID,
-		"enabled":    c.cfg.Enabled,
-		"summary": map[string]any{
-			"total_leads": len(leads), "actionable": actionable, "needs_manual": counts[segManualReview],
-			"segments": counts.view(),
+	return &sdrapi.Pipeline{
+		BusinessID: b.ID,
+		Enabled:    c.cfg.Enabled,
+		Summary: sdrapi.PipelineSummary{
+			TotalLeads: len(leads), Actionable: actionable, NeedsManual: counts[segManualReview],
+			Segments: counts.view(),
 		},
-		"leads": items,
+		Leads: items,
 	}, nil
 }
 
@@ -481,16 +484,11 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 		return nil, out.err
 	}
 	after := c.evaluate(l)
-	v := map[string]any{
-		"success": true, "action": body.Action, "leadId": l.ID, "detail": out.detail,
-		"activityId": act.ID, "segment": after.segment, "touch_count": after.touches(),
-	}
-	for k, id := range map[string]string{"callId": out.callID, "messageId": out.messageID, "emailId": out.emailID} {
-		if id != "" {
-			v[k] = id
-		}
-	}
-	return v, nil
+	return &sdrapi.ActionResult{
+		Success: true, Action: body.Action, LeadID: l.ID, Detail: out.detail,
+		ActivityID: act.ID, Segment: after.segment.String(), TouchCount: after.touches(),
+		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, // omitted when empty
+	}, nil
 }
 
 // checkTouch is what a manual touch must pass before it is dispatched: a
@@ -545,46 +543,6 @@ func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	return s.runSDR(c, store.SDRTriggerRun, body.DryRun), nil
 }
 
-// sdrRunSummary counts what a run did.
-type sdrRunSummary struct {
-	CallsQueued  int `json:"calls_queued"`
-	EmailsQueued int `json:"emails_queued"`
-	SMSSent      int `json:"sms_sent"`
-	Escalated    int `json:"escalated"`
-	Failed       int `json:"failed"`
-}
-
-// sdrRunItem is one lead a run acted on.
-type sdrRunItem struct {
-	Success bool    `json:"success"`
-	Action  string  `json:"action"`
-	LeadID  string  `json:"leadId"`
-	Detail  string  `json:"detail"`
-	Segment segment `json:"segment"`
-}
-
-// sdrRunError is one failed dispatch of a run.
-type sdrRunError struct {
-	LeadID  string `json:"leadId"`
-	Action  string `json:"action"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// sdrRunResult is the answer of POST /sdr/run.
-type sdrRunResult struct {
-	Success         bool           `json:"success"`
-	BusinessID      string         `json:"businessId"`
-	DryRun          bool           `json:"dryRun"`
-	Trigger         string         `json:"trigger"`
-	InBusinessHours bool           `json:"in_business_hours"`
-	Summary         sdrRunSummary  `json:"summary"`
-	Results         []sdrRunItem   `json:"results"`
-	Skipped         int            `json:"skipped"`
-	SkippedBy       map[string]int `json:"skipped_by_reason"`
-	Errors          []sdrRunError  `json:"errors"`
-}
-
 // Reasons a run skips a lead with a next action.
 const (
 	skipPaused     = "paused"
@@ -599,12 +557,12 @@ const (
 // every lead with a next action in pipeline order (see the package
 // documentation). A dry run computes the same plan and changes nothing.
 // The caller holds the write lock (a dry run reads only).
-func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
-	res := &sdrRunResult{
+func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult {
+	res := &sdrapi.RunResult{
 		Success: true, BusinessID: c.b.ID, DryRun: dry, Trigger: trigger,
 		InBusinessHours: inBusinessHours(c.cfg, c.b, c.now),
-		Results:         []sdrRunItem{}, Errors: []sdrRunError{},
-		SkippedBy: map[string]int{skipPaused: 0, skipCadence: 0, skipChannelOff: 0, skipOutOfHours: 0, skipRunLimit: 0, skipQuietHours: 0},
+		Results:         []sdrapi.RunItem{}, Errors: []sdrapi.RunError{},
+		SkippedByReason: map[string]int{skipPaused: 0, skipCadence: 0, skipChannelOff: 0, skipOutOfHours: 0, skipRunLimit: 0, skipQuietHours: 0},
 	}
 	var cands []sdrEval
 	for _, l := range c.st.Leads.Owned(c.b.ID) {
@@ -634,7 +592,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
 				continue
 			}
 			res.Summary.Escalated++
-			item := sdrRunItem{Success: true, Action: store.SDREscalate, LeadID: l.ID, Segment: e.segment,
+			item := sdrapi.RunItem{Success: true, Action: store.SDREscalate, LeadID: l.ID, Segment: e.segment.String(),
 				Detail: "no phone that may be called and no email: put on manual review"}
 			res.Results = append(res.Results, item)
 			if !dry {
@@ -661,16 +619,16 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
 		}
 		if reason != "" {
 			res.Skipped++
-			res.SkippedBy[reason]++
+			res.SkippedByReason[reason]++
 			continue
 		}
 		dispatched++
 		out := s.sdrTouch(c, l, e.next, e.segment, dry)
-		item := sdrRunItem{Success: out.err == nil, Action: e.next, LeadID: l.ID, Detail: out.detail, Segment: e.segment}
+		item := sdrapi.RunItem{Success: out.err == nil, Action: e.next, LeadID: l.ID, Detail: out.detail, Segment: e.segment.String()}
 		if out.err != nil {
 			res.Summary.Failed++
 			item.Detail = out.err.Message
-			res.Errors = append(res.Errors, sdrRunError{LeadID: l.ID, Action: e.next, Code: out.err.Code, Message: out.err.Message})
+			res.Errors = append(res.Errors, sdrapi.RunError{LeadID: l.ID, Action: e.next, Code: out.err.Code, Message: out.err.Message})
 		} else {
 			switch e.next {
 			case store.SDRCall:
@@ -766,10 +724,10 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	for _, seg := range hotSegments {
 		hot += segments[seg]
 	}
-	return map[string]any{
-		"businessId": b.ID, "period": period, "since": since, "until": rc.Now.UTC(),
-		"actions": actions, "outcomes": outcomes, "new_leads": newLeads,
-		"hot_leads": hot, "stale_leads": segments[segManualReview], "segments": segments.view(),
+	return &sdrapi.Report{
+		BusinessID: b.ID, Period: period, Since: since, Until: rc.Now.UTC(),
+		Actions: actions, Outcomes: outcomes, NewLeads: newLeads,
+		HotLeads: hot, StaleLeads: segments[segManualReview], Segments: segments.view(),
 	}, nil
 }
 
@@ -815,11 +773,12 @@ func sdrActivityOutcome(st *store.Store, a *store.SDRActivity) string {
 	return ""
 }
 
-func sdrActivityView(a *store.SDRActivity) map[string]any {
-	return map[string]any{
-		"id": a.ID, "leadId": a.LeadID, "action": a.Action, "trigger": a.Trigger, "success": a.Success,
-		"detail": a.Detail, "segment": httpapi.Nullable(a.Segment), "callId": httpapi.Nullable(a.CallID),
-		"messageId": httpapi.Nullable(a.MessageID), "emailId": httpapi.Nullable(a.EmailID), "created_at": a.CreatedAt,
+// sdrActivityView is an entry of GET /sdr/activity.
+func sdrActivityView(a *store.SDRActivity) sdrapi.Activity {
+	return sdrapi.Activity{
+		ID: a.ID, LeadID: a.LeadID, Action: a.Action, Trigger: a.Trigger, Success: a.Success,
+		Detail: a.Detail, Segment: httpapi.Strp(a.Segment), CallID: httpapi.Strp(a.CallID),
+		MessageID: httpapi.Strp(a.MessageID), EmailID: httpapi.Strp(a.EmailID), CreatedAt: a.CreatedAt,
 	}
 }
 
@@ -872,7 +831,7 @@ func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
 // runScheduledAll runs the pipeline of every enabled business now, as the
 // scheduled runner does, in business id order. The caller holds the write
 // lock.
-func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrRunResult {
+func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrapi.RunResult {
 	ids := make([]string, 0, len(st.SDRConfigs))
 	for id, cfg := range st.SDRConfigs {
 		if cfg.Enabled {
@@ -880,7 +839,7 @@ func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrRunResul
 		}
 	}
 	slices.Sort(ids)
-	out := make([]*sdrRunResult, 0, len(ids))
+	out := make([]*sdrapi.RunResult, 0, len(ids))
 	for _, id := range ids {
 		if b, ok := st.Businesses.Get(id); ok {
 			out = append(out, s.runSDR(newSDRCtx(st, now, b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))

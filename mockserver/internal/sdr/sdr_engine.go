@@ -8,10 +8,11 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
 // segment is one of the outbound-sales segments (spec section 3), or
-// manual review. It encodes as its name in JSON (values and map keys).
+// manual review. Answers show it by name (String).
 type segment uint8
 
 // The segments, in the order of the package documentation, and manual
@@ -39,10 +40,8 @@ var segmentNames = [numSegments]string{
 	"manual_review",
 }
 
+// String returns the segment's name.
 func (g segment) String() string { return segmentNames[g] }
-
-// MarshalText implements encoding.TextMarshaler.
-func (g segment) MarshalText() ([]byte, error) { return []byte(g.String()), nil }
 
 // parseSegment returns the segment with a name.
 func parseSegment(name string) (segment, bool) {
@@ -58,10 +57,10 @@ func parseSegment(name string) (segment, bool) {
 type segmentCounts [numSegments]int
 
 // view is the counts by name, every segment included.
-func (c *segmentCounts) view() map[segment]int {
-	m := make(map[segment]int, numSegments)
+func (c *segmentCounts) view() map[sdrapi.Segment]int {
+	m := make(map[sdrapi.Segment]int, numSegments)
 	for i, n := range c {
-		m[segment(i)] = n
+		m[segment(i).String()] = n
 	}
 	return m
 }
