@@ -44,6 +44,8 @@ type analyticsWindow struct {
 	owners []string
 }
 
+// analyticsWindowOf reads the window of a request: the days query
+// parameter and the businesses the caller reads.
 func analyticsWindowOf(rc *httpapi.Ctx) (analyticsWindow, error) {
 	days, err := rc.IntQuery("days", 30, 1, 90)
 	if err != nil {
@@ -111,6 +113,7 @@ func connected(c *store.Call) bool {
 	return c.Status == store.CallCompleted || c.Status == store.CallEnded
 }
 
+// add counts a call.
 func (a *callAgg) add(c *store.Call) {
 	a.total++
 	if connected(c) {
@@ -141,6 +144,7 @@ func (a *callAgg) stats() analyticsapi.CallStats {
 // leadAgg sums leads.
 type leadAgg struct{ total, converted int }
 
+// add counts a lead.
 func (a *leadAgg) add(l *store.Lead) {
 	a.total++
 	if l.Status == store.LeadConverted {
@@ -153,8 +157,8 @@ func (a *leadAgg) stats() analyticsapi.LeadStats {
 	return analyticsapi.LeadStats{Total: a.total, Converted: a.converted, ConversionRate: percent(a.converted, a.total)}
 }
 
-// agentName of an agent id: the agent's current name, else the name a call
-// recorded.
+// agentNameOf is the name of an agent id: the agent's current name, else
+// the name a call recorded.
 func agentNameOf(st *store.Store, id, recorded string) string {
 	if a, ok := st.Agents.Get(id); ok {
 		return a.Name
@@ -201,6 +205,7 @@ func topAgents(st *store.Store, m map[string]*agentCalls, k int) []*agentCalls {
 	return list[:min(k, len(list))]
 }
 
+// analyticsDashboard is GET /v1/analytics/dashboard.
 func (s *Service) analyticsDashboard(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -269,6 +274,8 @@ func bucketStart(t time.Time, groupBy string) time.Time {
 	return d
 }
 
+// analyticsCalls is GET /v1/analytics/calls: the window's calls, and a
+// timeline of days or weeks.
 func (s *Service) analyticsCalls(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -353,6 +360,7 @@ func funnelDepth(status string) int {
 	return 0
 }
 
+// analyticsFunnel is GET /v1/analytics/funnel.
 func (s *Service) analyticsFunnel(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -388,6 +396,8 @@ func (s *Service) analyticsFunnel(rc *httpapi.Ctx) (any, error) {
 	return &analyticsapi.Funnel{Period: period, TotalLeads: total, Lost: lost, Funnel: funnel}, nil
 }
 
+// analyticsAgents is GET /v1/analytics/agents: every agent of the
+// businesses, most calls first.
 func (s *Service) analyticsAgents(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -450,6 +460,8 @@ func scanWeeks[T store.Record](t *store.Table[T], owners []string, since, mid ti
 	})
 }
 
+// analyticsWeekly is GET /v1/analytics/weekly: the last seven days against
+// the seven before.
 func (s *Service) analyticsWeekly(rc *httpapi.Ctx) (any, error) {
 	owners, err := rc.ScopedBusinesses()
 	if err != nil {
@@ -497,6 +509,7 @@ func (s *Service) analyticsWeekly(rc *httpapi.Ctx) (any, error) {
 	}, nil
 }
 
+// analyticsBusinesses is GET /v1/analytics/businesses.
 func (s *Service) analyticsBusinesses(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {

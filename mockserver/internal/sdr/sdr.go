@@ -83,6 +83,7 @@ func SDRConfigView(st *store.Store, c *store.SDRConfig) *sdrapi.Config {
 	return v
 }
 
+// getSDRConfig is GET /sdr/config.
 func (s *Service) getSDRConfig(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -106,6 +107,8 @@ type sdrConfigBody struct {
 	EmailFromAccountID *string `json:"email_from_account_id"`
 }
 
+// putSDRConfig is PUT /sdr/config: an upsert; enabling starts the
+// scheduled runner, disabling stops it.
 func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
 	var body sdrConfigBody
 	if err := rc.Decode(&body); err != nil {
@@ -166,6 +169,9 @@ func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	return v
 }
 
+// getSDRPipeline is GET /sdr/pipeline: the summary counts every lead of
+// the business; the list keeps the first limit leads of the segment asked
+// for (all: every segment) in pipeline order.
 func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -272,6 +278,7 @@ func sdrGreeting(l *store.Lead) string {
 	return "Hi there,"
 }
 
+// sdrLine is what a text or email to a lead of a segment says.
 func sdrLine(seg segment) string {
 	return httpapi.FirstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
 }
@@ -296,6 +303,7 @@ func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment
 	return s.sdrEmail(c, l, seg, dry)
 }
 
+// sdrCall places (or predicts) a call to the lead, from the SDR agent.
 func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
 	if c.st.OnDNC(l.Owner, to) {
@@ -320,6 +328,8 @@ func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOu
 	return sdrOutcome{detail: fmt.Sprintf("call %s queued to %s from agent %s", call.ID, to, a.Name), callID: call.ID}
 }
 
+// sdrSMS sends (or predicts) a text to the lead, from the agent
+// sdrTextAgent picks.
 func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	a := sdrTextAgent(c.st, c.cfg, l.Owner)
 	if a == nil {
@@ -345,6 +355,8 @@ func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOut
 	return out
 }
 
+// sdrEmail queues an email to the lead (sent sdrEmailDelay later by
+// sendSDRMail); a dry run predicts it.
 func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Email
 	if dry {
@@ -435,12 +447,15 @@ func errCadence(msg string, next *time.Time, now time.Time) *httpapi.Error {
 	return e
 }
 
+// sdrActionBody is POST /sdr/action.
 type sdrActionBody struct {
 	BusinessID string `json:"businessId"`
 	LeadID     string `json:"leadId"`
 	Action     string `json:"action"`
 }
 
+// postSDRAction is POST /sdr/action: pause, resume or skip a lead, or touch
+// it now on a channel, within the cadence.
 func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 	var body sdrActionBody
 	if err := rc.Decode(&body); err != nil {
@@ -521,11 +536,14 @@ func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
 	return nil
 }
 
+// sdrRunBody is POST /sdr/run.
 type sdrRunBody struct {
 	BusinessID string `json:"businessId"`
 	DryRun     bool   `json:"dryRun"`
 }
 
+// postSDRRun is POST /sdr/run: one run of an enabled pipeline, or its dry
+// run.
 func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	var body sdrRunBody
 	if err := rc.Decode(&body); err != nil {
@@ -554,8 +572,8 @@ const (
 )
 
 // runSDR runs the pipeline of one business once: escalations first, then
-// every lead with a next action in pipeline order (see the package
-// documentation). A dry run computes the same plan and changes nothing.
+// every lead with a next action in pipeline order (see docs/mockserver.md,
+// section Runs). A dry run computes the same plan and changes nothing.
 // The caller holds the write lock (a dry run reads only).
 func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult {
 	res := &sdrapi.RunResult{
@@ -679,6 +697,8 @@ func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time,
 	return time.Time{}, false
 }
 
+// getSDRReport is GET /sdr/report: the period's actions, their outcomes,
+// new leads, and the segments now.
 func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -782,6 +802,8 @@ func sdrActivityView(a *store.SDRActivity) sdrapi.Activity {
 	}
 }
 
+// getSDRActivity is GET /sdr/activity: the activity log, newest first,
+// one lead's or the business's.
 func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -860,6 +882,7 @@ func (s *Service) SDRCronSecret() string {
 	return s.cronSecretLocked()
 }
 
+// cronSecretLocked is SDRCronSecret for a caller that holds the lock.
 func (s *Service) cronSecretLocked() string {
 	if s.Store.SDRCronSecret == "" {
 		s.Store.SDRCronSecret = "cron_" + s.IDs.Token(24)
@@ -867,6 +890,8 @@ func (s *Service) cronSecretLocked() string {
 	return s.Store.SDRCronSecret
 }
 
+// postSDRCron is POST /api/sdr/cron, the scheduled runner's route: every
+// enabled business runs once.
 func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	got := rc.Request.Header.Get(HeaderCronSecret)
 	if got == "" || got != s.cronSecretLocked() {
@@ -875,6 +900,8 @@ func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
 }
 
+// adminSDRCron is POST /_mock/sdr/cron: what the scheduled runner's route
+// does, through the admin API.
 func (s *Service) adminSDRCron(rc *httpapi.Ctx) (any, error) {
 	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
 }
