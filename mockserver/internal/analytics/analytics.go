@@ -6,9 +6,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
+	analyticsapi "github.com/voiceagent/voiceagent-go/analytics"
+	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
@@ -26,6 +27,8 @@ type analyticsWindow struct {
 	owners []string
 }
 
+// analyticsWindowOf reads the window of a request: the days query
+// parameter and the businesses the caller reads.
 func analyticsWindowOf(rc *httpapi.Ctx) (analyticsWindow, error) {
 	days, err := rc.IntQuery("days", 30, 1, 90)
 	if err != nil {
@@ -38,8 +41,9 @@ func analyticsWindowOf(rc *httpapi.Ctx) (analyticsWindow, error) {
 	return analyticsWindow{days: days, since: rc.Now.Add(-time.Duration(days) * httpapi.Day).UTC(), owners: owners}, nil
 }
 
-func (w analyticsWindow) period() map[string]any {
-	return map[string]any{"days": w.days, "since": w.since}
+// period is the window as answers show it.
+func (w analyticsWindow) period() analyticsapi.Period {
+	return analyticsapi.Period{Days: w.days, Since: w.since}
 }
 
 // scanSince calls fn for the records of the owners created at or after
@@ -92,6 +96,7 @@ func connected(c *store.Call) bool {
 	return c.Status == store.CallCompleted || c.Status == store.CallEnded
 }
 
+// add counts a call.
 func (a *callAgg) add(c *store.Call) {
 	a.total++
 	if connected(c) {
@@ -114,9 +119,15 @@ func (a *callAgg) avg() float64 {
 	return round2(float64(a.duration) / float64(a.timed))
 }
 
+// stats are the sums as answers show them.
+func (a *callAgg) stats() analyticsapi.CallStats {
+	return analyticsapi.CallStats{Total: a.total, Completed: a.completed, TotalDurationSeconds: a.duration, AvgDurationSeconds: a.avg()}
+}
+
 // leadAgg sums leads.
 type leadAgg struct{ total, converted int }
 
+// add counts a lead.
 func (a *leadAgg) add(l *store.Lead) {
 	a.total++
 	if l.Status == store.LeadConverted {
@@ -124,12 +135,13 @@ func (a *leadAgg) add(l *store.Lead) {
 	}
 }
 
-func (a *leadAgg) view() map[string]any {
-	return map[string]any{"total": a.total, "converted": a.converted, "conversion_rate": percent(a.converted, a.total)}
+// stats are the sums as answers show them.
+func (a *leadAgg) stats() analyticsapi.LeadStats {
+	return analyticsapi.LeadStats{Total: a.total, Converted: a.converted, ConversionRate: percent(a.converted, a.total)}
 }
 
-// agentName of an agent id: the agent's current name, else the name a call
-// recorded.
+// agentNameOf is the name of an agent id: the agent's current name, else
+// the name a call recorded.
 func agentNameOf(st *store.Store, id, recorded string) string {
 	if a, ok := st.Agents.Get(id); ok {
 		return a.Name
@@ -176,6 +188,7 @@ func topAgents(st *store.Store, m map[string]*agentCalls, k int) []*agentCalls {
 	return list[:min(k, len(list))]
 }
 
+// analyticsDashboard is GET /v1/analytics/dashboard.
 func (s *Service) analyticsDashboard(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -185,13 +198,13 @@ func (s *Service) analyticsDashboard(rc *httpapi.Ctx) (any, error) {
 	for _, st := range store.LeadStatuses {
 		byStatus[st] = 0
 	}
-	recent := []telephony.LeadListView{}
-	var leads leadAgg
+	recent := []leads.Lead{}
+	var sums leadAgg
 	scanSince(rc.Store.Leads, w.owners, w.since, func(l *store.Lead) {
-		leads.add(l)
+		sums.add(l)
 		byStatus[l.Status]++
 		if len(recent) < analyticsRecentLeads {
-			recent = append(recent, telephony.LeadListItem(rc.Store, l))
+			recent = append(recent, recentLead(rc.Store, l))
 		}
 	})
 	perAgent := callsByAgent(rc.Store, w.owners, w.since)
@@ -206,25 +219,31 @@ func (s *Service) analyticsDashboard(rc *httpapi.Ctx) (any, error) {
 	for _, o := range w.owners {
 		agentsTotal += rc.Store.Agents.Count(o)
 	}
-	top := []map[string]any{}
+	top := []analyticsapi.TopAgent{}
 	for _, a := range topAgents(rc.Store, perAgent, analyticsTopAgents) {
-		top = append(top, map[string]any{
-			"agent_id": a.id, "name": a.name, "count": a.agg.total,
-			"total_duration": a.agg.duration, "avg_duration": a.agg.avg(),
+		top = append(top, analyticsapi.TopAgent{
+			AgentID: a.id, Name: a.name, Count: a.agg.total, TotalDuration: a.agg.duration, AvgDuration: a.agg.avg(),
 		})
 	}
-	return map[string]any{
-		"period": w.period(),
-		"leads": map[string]any{
-			"total": leads.total, "by_status": byStatus,
-			"conversion_rate": percent(leads.converted, leads.total), "recent": recent,
+	return &analyticsapi.Dashboard{
+		Period: w.period(),
+		Leads: analyticsapi.DashboardLeads{
+			Total: sums.total, ByStatus: byStatus, ConversionRate: percent(sums.converted, sums.total), Recent: recent,
 		},
-		"calls": map[string]any{
-			"total": calls.total, "completed": calls.completed,
-			"total_duration_seconds": calls.duration, "avg_duration_seconds": calls.avg(),
-		},
-		"agents": map[string]any{"total": agentsTotal, "top_by_calls": top},
+		Calls:  calls.stats(),
+		Agents: analyticsapi.DashboardAgents{Total: agentsTotal, TopByCalls: top},
 	}, nil
+}
+
+// recentLead is a lead of the dashboard's recent list: the list form of
+// GET /v1/leads.
+func recentLead(st *store.Store, l *store.Lead) leads.Lead {
+	v := telephony.LeadListItem(st, l)
+	return leads.Lead{
+		ID: v.ID, Name: v.Name, FirstName: v.FirstName, LastName: v.LastName, Email: v.Email, Phone: v.Phone,
+		Status: leads.Status(v.Status), Source: v.Source, AgentID: v.AgentID, AgentName: v.AgentName,
+		BusinessID: v.BusinessID, CreatedAt: time.Time(v.CreatedAt), UpdatedAt: time.Time(v.UpdatedAt),
+	}
 }
 
 // bucketStart is the start of a call's timeline bucket: its UTC day, or
@@ -238,6 +257,8 @@ func bucketStart(t time.Time, groupBy string) time.Time {
 	return d
 }
 
+// analyticsCalls is GET /v1/analytics/calls: the window's calls, and a
+// timeline of days or weeks.
 func (s *Service) analyticsCalls(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -286,22 +307,22 @@ func (s *Service) analyticsCalls(rc *httpapi.Ctx) (any, error) {
 		}
 		buckets[cur].add(c)
 	})
-	timeline := make([]map[string]any, len(starts))
+	timeline := make([]analyticsapi.TimelineEntry, len(starts))
 	for i, b := range starts {
 		a := &buckets[i]
-		timeline[i] = map[string]any{
-			"date": b.Format(time.DateOnly), "total": a.total, "completed": a.completed,
-			"total_duration": a.duration, "avg_duration_seconds": a.avg(), "statuses": a.statuses,
+		timeline[i] = analyticsapi.TimelineEntry{
+			Date: b.Format(time.DateOnly), Total: a.total, Completed: a.completed,
+			TotalDuration: a.duration, AvgDurationSeconds: a.avg(), Statuses: a.statuses,
 		}
 	}
 	period := w.period()
-	period["group_by"] = groupBy
-	return map[string]any{
-		"period": period,
-		"summary": map[string]any{
-			"total_calls": sum.total, "total_duration_seconds": sum.duration, "avg_duration_seconds": sum.avg(),
+	period.GroupBy = groupBy
+	return &analyticsapi.CallsReport{
+		Period: period,
+		Summary: analyticsapi.CallsSummary{
+			TotalCalls: sum.total, TotalDurationSeconds: sum.duration, AvgDurationSeconds: sum.avg(),
 		},
-		"timeline": timeline,
+		Timeline: timeline,
 	}, nil
 }
 
@@ -322,6 +343,7 @@ func funnelDepth(status string) int {
 	return 0
 }
 
+// analyticsFunnel is GET /v1/analytics/funnel.
 func (s *Service) analyticsFunnel(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -342,23 +364,23 @@ func (s *Service) analyticsFunnel(rc *httpapi.Ctx) (any, error) {
 			counts[i]++
 		}
 	})
-	funnel := make([]map[string]any, len(funnelStages))
+	funnel := make([]analyticsapi.FunnelStage, len(funnelStages))
 	for i, stage := range funnelStages {
 		drop := 0.0
 		if i > 0 {
 			drop = percent(counts[i-1]-counts[i], counts[i-1])
 		}
-		funnel[i] = map[string]any{
-			"stage": stage, "count": counts[i], "rate_from_top": percent(counts[i], counts[0]), "dropoff_rate": drop,
+		funnel[i] = analyticsapi.FunnelStage{
+			Stage: stage, Count: counts[i], RateFromTop: percent(counts[i], counts[0]), DropoffRate: drop,
 		}
 	}
 	period := w.period()
-	if source != "" {
-		period["source"] = source
-	}
-	return map[string]any{"period": period, "total_leads": total, "lost": lost, "funnel": funnel}, nil
+	period.Source = source // omitted when empty
+	return &analyticsapi.Funnel{Period: period, TotalLeads: total, Lost: lost, Funnel: funnel}, nil
 }
 
+// analyticsAgents is GET /v1/analytics/agents: every agent of the
+// businesses, most calls first.
 func (s *Service) analyticsAgents(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
@@ -366,12 +388,12 @@ func (s *Service) analyticsAgents(rc *httpapi.Ctx) (any, error) {
 	}
 	only := rc.Query("agent_id")
 	perAgent := callsByAgent(rc.Store, w.owners, w.since)
-	leads := map[string]*leadAgg{}
+	leadsByAgent := map[string]*leadAgg{}
 	scanSince(rc.Store.Leads, w.owners, w.since, func(l *store.Lead) {
-		a := leads[l.AgentID]
+		a := leadsByAgent[l.AgentID]
 		if a == nil {
 			a = &leadAgg{}
-			leads[l.AgentID] = a
+			leadsByAgent[l.AgentID] = a
 		}
 		a.add(l)
 	})
@@ -390,7 +412,7 @@ func (s *Service) analyticsAgents(rc *httpapi.Ctx) (any, error) {
 			if c := perAgent[a.ID]; c != nil {
 				r.calls = c.agg
 			}
-			if l := leads[a.ID]; l != nil {
+			if l := leadsByAgent[a.ID]; l != nil {
 				r.leads = *l
 			}
 			rows = append(rows, r)
@@ -399,18 +421,14 @@ func (s *Service) analyticsAgents(rc *httpapi.Ctx) (any, error) {
 	slices.SortStableFunc(rows, func(a, b row) int {
 		return cmp.Or(cmp.Compare(b.calls.total, a.calls.total), cmp.Compare(a.agent.Name, b.agent.Name))
 	})
-	out := make([]map[string]any, len(rows))
+	out := make([]analyticsapi.AgentStats, len(rows))
 	for i, r := range rows {
-		out[i] = map[string]any{
-			"agent_id": r.agent.ID, "agent_name": r.agent.Name, "business_id": r.agent.Owner,
-			"calls": map[string]any{
-				"total": r.calls.total, "completed": r.calls.completed,
-				"avg_duration_seconds": r.calls.avg(), "total_duration_seconds": r.calls.duration,
-			},
-			"leads": r.leads.view(),
+		out[i] = analyticsapi.AgentStats{
+			AgentID: r.agent.ID, AgentName: r.agent.Name, BusinessID: r.agent.Owner,
+			Calls: r.calls.stats(), Leads: r.leads.stats(),
 		}
 	}
-	return map[string]any{"period": w.period(), "agents": out}, nil
+	return &analyticsapi.AgentsReport{Period: w.period(), Agents: out}, nil
 }
 
 // scanWeeks hands the records created since since to last when they are
@@ -425,6 +443,8 @@ func scanWeeks[T store.Record](t *store.Table[T], owners []string, since, mid ti
 	})
 }
 
+// analyticsWeekly is GET /v1/analytics/weekly: the last seven days against
+// the seven before.
 func (s *Service) analyticsWeekly(rc *httpapi.Ctx) (any, error) {
 	owners, err := rc.ScopedBusinesses()
 	if err != nil {
@@ -436,48 +456,49 @@ func (s *Service) analyticsWeekly(rc *httpapi.Ctx) (any, error) {
 	scanWeeks(rc.Store.Calls, owners, lastStart, thisStart, lastCalls.add, thisCalls.add)
 	var thisLeads, lastLeads leadAgg
 	scanWeeks(rc.Store.Leads, owners, lastStart, thisStart, lastLeads.add, thisLeads.add)
-	callWeek := func(a *callAgg) map[string]any {
-		return map[string]any{"total": a.total, "completed": a.completed, "avg_duration": a.avg(), "total_duration": a.duration}
+	callWeek := func(a *callAgg) analyticsapi.WeekCalls {
+		return analyticsapi.WeekCalls{Total: a.total, Completed: a.completed, AvgDuration: a.avg(), TotalDuration: a.duration}
 	}
-	leadWeek := func(a *leadAgg) map[string]any {
-		return map[string]any{"total": a.total, "converted": a.converted}
+	leadWeek := func(a *leadAgg) analyticsapi.WeekLeads {
+		return analyticsapi.WeekLeads{Total: a.total, Converted: a.converted}
 	}
-	top := []map[string]any{}
+	top := []analyticsapi.WeeklyAgent{}
 	for _, a := range topAgents(rc.Store, callsByAgent(rc.Store, owners, thisStart), analyticsTopAgents) {
-		top = append(top, map[string]any{
-			"agent_id": a.id, "agent_name": a.name, "total_calls": a.agg.total, "total_duration_seconds": a.agg.duration,
+		top = append(top, analyticsapi.WeeklyAgent{
+			AgentID: a.id, AgentName: a.name, TotalCalls: a.agg.total, TotalDurationSeconds: a.agg.duration,
 		})
 	}
-	return map[string]any{
-		"period": map[string]any{
-			"this_week": map[string]any{"start": thisStart, "end": now},
-			"last_week": map[string]any{"start": lastStart, "end": thisStart},
+	return &analyticsapi.Weekly{
+		Period: analyticsapi.WeeklyPeriod{
+			ThisWeek: analyticsapi.Range{Start: thisStart, End: now},
+			LastWeek: analyticsapi.Range{Start: lastStart, End: thisStart},
 		},
-		"calls": map[string]any{
-			"this_week": callWeek(&thisCalls), "last_week": callWeek(&lastCalls),
-			"change": map[string]any{
-				"total":        percentChange(float64(thisCalls.total), float64(lastCalls.total)),
-				"completed":    percentChange(float64(thisCalls.completed), float64(lastCalls.completed)),
-				"avg_duration": percentChange(thisCalls.avg(), lastCalls.avg()),
+		Calls: analyticsapi.WeeklyCalls{
+			ThisWeek: callWeek(&thisCalls), LastWeek: callWeek(&lastCalls),
+			Change: analyticsapi.CallsChange{
+				Total:       percentChange(float64(thisCalls.total), float64(lastCalls.total)),
+				Completed:   percentChange(float64(thisCalls.completed), float64(lastCalls.completed)),
+				AvgDuration: percentChange(thisCalls.avg(), lastCalls.avg()),
 			},
 		},
-		"leads": map[string]any{
-			"this_week": leadWeek(&thisLeads), "last_week": leadWeek(&lastLeads),
-			"change": map[string]any{
-				"total":     percentChange(float64(thisLeads.total), float64(lastLeads.total)),
-				"converted": percentChange(float64(thisLeads.converted), float64(lastLeads.converted)),
+		Leads: analyticsapi.WeeklyLeads{
+			ThisWeek: leadWeek(&thisLeads), LastWeek: leadWeek(&lastLeads),
+			Change: analyticsapi.LeadsChange{
+				Total:     percentChange(float64(thisLeads.total), float64(lastLeads.total)),
+				Converted: percentChange(float64(thisLeads.converted), float64(lastLeads.converted)),
 			},
 		},
-		"top_agents": top,
+		TopAgents: top,
 	}, nil
 }
 
+// analyticsBusinesses is GET /v1/analytics/businesses.
 func (s *Service) analyticsBusinesses(rc *httpapi.Ctx) (any, error) {
 	w, err := analyticsWindowOf(rc)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(w.owners))
+	out := make([]analyticsapi.BusinessStats, 0, len(w.owners))
 	for _, id := range w.owners {
 		b, ok := rc.Store.Businesses.Get(id)
 		if !ok {
@@ -485,16 +506,11 @@ func (s *Service) analyticsBusinesses(rc *httpapi.Ctx) (any, error) {
 		}
 		var calls callAgg
 		scanSince(rc.Store.Calls, []string{id}, w.since, calls.add)
-		var leads leadAgg
-		scanSince(rc.Store.Leads, []string{id}, w.since, leads.add)
-		out = append(out, map[string]any{
-			"business_id": b.ID, "business_name": b.Name,
-			"calls": map[string]any{
-				"total": calls.total, "completed": calls.completed, "avg_duration_seconds": calls.avg(),
-				"total_duration_seconds": calls.duration,
-			},
-			"leads": leads.view(),
+		var sums leadAgg
+		scanSince(rc.Store.Leads, []string{id}, w.since, sums.add)
+		out = append(out, analyticsapi.BusinessStats{
+			BusinessID: b.ID, BusinessName: b.Name, Calls: calls.stats(), Leads: sums.stats(),
 		})
 	}
-	return map[string]any{"period": w.period(), "businesses": out}, nil
+	return &analyticsapi.BusinessesReport{Period: w.period(), Businesses: out}, nil
 }

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
 // sdrBusiness reads the businessId query parameter: required (400
@@ -29,37 +30,40 @@ func sdrCtxFor(rc *httpapi.Ctx, b *store.Business) *sdrCtx {
 	return newSDRCtx(rc.Store, rc.Now, b, SDRConfigOf(rc.Store, b.ID))
 }
 
-// SDRConfigView is an SDR configuration as the API shows it.
-func SDRConfigView(st *store.Store, c *store.SDRConfig) map[string]any {
+// SDRConfigView is an SDR configuration as the API shows it (GET and PUT
+// /sdr/config): a business without a stored configuration shows the
+// defaults, not configured and without created_at and updated_at.
+func SDRConfigView(st *store.Store, c *store.SDRConfig) *sdrapi.Config {
 	_, stored := st.SDRConfigs[c.BusinessID]
-	v := map[string]any{
-		"businessId":            c.BusinessID,
-		"enabled":               c.Enabled,
-		"min_touch_gap_hours":   c.MinTouchGapHours,
-		"max_touches":           c.MaxTouches,
-		"auto_call":             c.AutoCall,
-		"auto_email":            c.AutoEmail,
-		"auto_sms":              c.AutoSMS,
-		"sdr_agent_id":          httpapi.Nullable(c.SDRAgentID),
-		"business_hours_start":  c.HoursStart,
-		"business_hours_end":    c.HoursEnd,
-		"email_from_account_id": httpapi.Nullable(c.EmailFromAccountID),
-		"configured":            stored,
-		"next_run_at":           c.NextRunAt,
-		"last_run_at":           c.LastRunAt,
-		"last_run_trigger":      httpapi.Nullable(c.LastRunTrigger),
-		"created_at":            nil,
-		"updated_at":            nil,
+	v := &sdrapi.Config{
+		BusinessID:         c.BusinessID,
+		Enabled:            c.Enabled,
+		MinTouchGapHours:   c.MinTouchGapHours,
+		MaxTouches:         c.MaxTouches,
+		AutoCall:           c.AutoCall,
+		AutoEmail:          c.AutoEmail,
+		AutoSMS:            c.AutoSMS,
+		SDRAgentID:         httpapi.Strp(c.SDRAgentID),
+		BusinessHoursStart: c.HoursStart,
+		BusinessHoursEnd:   c.HoursEnd,
+		EmailFromAccountID: httpapi.Strp(c.EmailFromAccountID),
+		Configured:         stored,
+		NextRunAt:          c.NextRunAt,
+		LastRunAt:          c.LastRunAt,
+		LastRunTrigger:     httpapi.Strp(c.LastRunTrigger),
 	}
 	if b, ok := st.Businesses.Get(c.BusinessID); ok {
-		v["timezone"] = telephony.BusinessLocation(b).String()
+		v.Timezone = telephony.BusinessLocation(b).String()
 	}
 	if stored {
-		v["created_at"], v["updated_at"] = c.CreatedAt, c.UpdatedAt
+		// Copies: the configuration's stamps change in place.
+		created, updated := c.CreatedAt, c.UpdatedAt
+		v.CreatedAt, v.UpdatedAt = &created, &updated
 	}
 	return v
 }
 
+// getSDRConfig is GET /sdr/config.
 func (s *Service) getSDRConfig(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -83,6 +87,8 @@ type sdrConfigBody struct {
 	EmailFromAccountID *string `json:"email_from_account_id"`
 }
 
+// putSDRConfig is PUT /sdr/config: an upsert; enabling starts the
+// scheduled runner, disabling stops it.
 func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
 	var body sdrConfigBody
 	if err := rc.Decode(&body); err != nil {
@@ -125,24 +131,27 @@ func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
 }
 
 // sdrLeadView is a lead in GET /sdr/pipeline.
-func sdrLeadView(e *sdrEval) map[string]any {
+func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	l := e.lead
-	v := map[string]any{
-		"id": l.ID, "name": l.Name, "email": l.Email, "phone": l.Phone, "status": l.Status,
-		"source": l.Source, "segment": e.segment, "score": e.score, "touch_count": e.touches(),
-		"last_touch": nil, "last_channel": nil, "next_action": e.next, "next_action_at": nil,
-		"actionable": e.actionable, "paused": e.paused(), "created_at": l.CreatedAt, "updated_at": l.UpdatedAt,
+	v := sdrapi.Lead{
+		ID: l.ID, Name: l.Name, Email: l.Email, Phone: l.Phone, Status: l.Status,
+		Source: l.Source, Segment: e.segment.String(), Score: e.score, TouchCount: e.touches(),
+		NextAction: e.next, Actionable: e.actionable, Paused: e.paused(), CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}
 	if e.state != nil && e.state.LastTouchAt != nil {
-		v["last_touch"] = e.state.LastTouchAt
-		v["last_channel"] = httpapi.Nullable(e.state.LastChannel)
+		v.LastTouch = e.state.LastTouchAt
+		v.LastChannel = httpapi.Strp(e.state.LastChannel)
 	}
 	if !e.nextAt.IsZero() {
-		v["next_action_at"] = e.nextAt
+		at := e.nextAt
+		v.NextActionAt = &at
 	}
 	return v
 }
 
+// getSDRPipeline is GET /sdr/pipeline: the summary counts every lead of
+// the business; the list keeps the first limit leads of the segment asked
+// for (all: every segment) in pipeline order.
 func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -172,18 +181,18 @@ func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	kept := top.sorted()
-	items := make([]map[string]any, len(kept))
+	items := make([]sdrapi.Lead, len(kept))
 	for i := range kept {
 		items[i] = sdrLeadView(&kept[i])
 	}
-	return map[string]any{
-		"businessId": b.ID,
-		"enabled":    c.cfg.Enabled,
-		"summary": map[string]any{
-			"total_leads": len(leads), "actionable": actionable, "needs_manual": counts[segManualReview],
-			"segments": counts.view(),
+	return &sdrapi.Pipeline{
+		BusinessID: b.ID,
+		Enabled:    c.cfg.Enabled,
+		Summary: sdrapi.PipelineSummary{
+			TotalLeads: len(leads), Actionable: actionable, NeedsManual: counts[segManualReview],
+			Segments: counts.view(),
 		},
-		"leads": items,
+		Leads: items,
 	}, nil
 }
 
@@ -249,6 +258,7 @@ func sdrGreeting(l *store.Lead) string {
 	return "Hi there,"
 }
 
+// sdrLine is what a text or email to a lead of a segment says.
 func sdrLine(seg segment) string {
 	return httpapi.FirstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
 }
@@ -273,10 +283,11 @@ func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment
 	return s.sdrEmail(c, l, seg, dry)
 }
 
+// sdrCall places (or predicts) a call to the lead, from the SDR agent.
 func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
 	if c.st.OnDNC(l.Owner, to) {
-		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, telephony.CodeNumberOnDNC, to+" is on the do-not-call list")}
+		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")}
 	}
 	a := sdrAgent(c.st, c.cfg, l.Owner)
 	if a == nil {
@@ -297,6 +308,8 @@ func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOu
 	return sdrOutcome{detail: fmt.Sprintf("call %s queued to %s from agent %s", call.ID, to, a.Name), callID: call.ID}
 }
 
+// sdrSMS sends (or predicts) a text to the lead, from the agent
+// sdrTextAgent picks.
 func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	a := sdrTextAgent(c.st, c.cfg, l.Owner)
 	if a == nil {
@@ -322,6 +335,8 @@ func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOut
 	return out
 }
 
+// sdrEmail queues an email to the lead (sent sdrEmailDelay later by
+// sendSDRMail); a dry run predicts it.
 func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Email
 	if dry {
@@ -333,10 +348,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 		Body:    sdrGreeting(l) + "\n\n" + sdrLine(seg) + "\n\n" + c.b.Name,
 		Status:  store.SDREmailQueued,
 	}
-	m.ID = s.IDs.UUID()
-	m.Owner = l.Owner
-	m.CreatedAt = c.st.SDRMails.Stamp(c.now)
-	c.st.SDRMails.Put(m)
+	c.st.SDRMails.Insert(m, l.Owner, c.now)
 	id := m.ID
 	s.Schedule(c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
@@ -376,7 +388,7 @@ func sdrMailView(m *store.SDRMail) map[string]any {
 }
 
 // logSDR records one entry of the activity log.
-func (s *Service) logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
+func logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
 	a := &store.SDRActivity{
 		LeadID: l.ID, Action: action, Trigger: trigger, Success: out.err == nil, Detail: out.detail,
 		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, Segment: seg.String(),
@@ -387,11 +399,7 @@ func (s *Service) logSDR(st *store.Store, now time.Time, l *store.Lead, action, 
 			a.Detail = out.detail + ": " + a.Detail
 		}
 	}
-	a.ID = s.IDs.UUID()
-	a.Owner = l.Owner
-	a.CreatedAt = st.SDRActivity.Stamp(now)
-	st.SDRActivity.Put(a)
-	return a
+	return st.SDRActivity.Insert(a, l.Owner, now)
 }
 
 // recordTouch counts a dispatched touch on the lead's pipeline state.
@@ -407,7 +415,7 @@ func recordTouch(st *store.Store, now time.Time, l *store.Lead, channel string) 
 
 // errCadence is the 429 of a touch the cadence refuses.
 func errCadence(msg string, next *time.Time, now time.Time) *httpapi.Error {
-	e := httpapi.NewError(http.StatusTooManyRequests, httpapi.CodeRateLimited, msg)
+	e := httpapi.NewError(http.StatusTooManyRequests, wire.CodeRateLimited, msg)
 	// Never retried by the SDK: the wait is on the simulated clock, which a
 	// retry in real time would not move.
 	e.Header = http.Header{httpapi.HeaderShouldRetry: {"false"}}
@@ -419,12 +427,15 @@ func errCadence(msg string, next *time.Time, now time.Time) *httpapi.Error {
 	return e
 }
 
+// sdrActionBody is POST /sdr/action.
 type sdrActionBody struct {
 	BusinessID string `json:"businessId"`
 	LeadID     string `json:"leadId"`
 	Action     string `json:"action"`
 }
 
+// postSDRAction is POST /sdr/action: pause, resume or skip a lead, or touch
+// it now on a channel, within the cadence.
 func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 	var body sdrActionBody
 	if err := rc.Decode(&body); err != nil {
@@ -463,21 +474,16 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 			recordTouch(rc.Store, rc.Now, l, body.Action)
 		}
 	}
-	act := s.logSDR(rc.Store, rc.Now, l, body.Action, store.SDRTriggerManual, e.segment, out)
+	act := logSDR(rc.Store, rc.Now, l, body.Action, store.SDRTriggerManual, e.segment, out)
 	if out.err != nil {
 		return nil, out.err
 	}
 	after := c.evaluate(l)
-	v := map[string]any{
-		"success": true, "action": body.Action, "leadId": l.ID, "detail": out.detail,
-		"activityId": act.ID, "segment": after.segment, "touch_count": after.touches(),
-	}
-	for k, id := range map[string]string{"callId": out.callID, "messageId": out.messageID, "emailId": out.emailID} {
-		if id != "" {
-			v[k] = id
-		}
-	}
-	return v, nil
+	return &sdrapi.ActionResult{
+		Success: true, Action: body.Action, LeadID: l.ID, Detail: out.detail,
+		ActivityID: act.ID, Segment: after.segment.String(), TouchCount: after.touches(),
+		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, // omitted when empty
+	}, nil
 }
 
 // checkTouch is what a manual touch must pass before it is dispatched: a
@@ -487,7 +493,7 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
 	l := e.lead
 	if l.Status == store.LeadDoNotContact {
-		return httpapi.NewError(http.StatusBadRequest, telephony.CodeNumberOnDNC, "the lead's status is do_not_contact")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, "the lead's status is do_not_contact")
 	}
 	if n := e.touches(); n >= c.cfg.MaxTouches {
 		return errCadence(fmt.Sprintf("the lead has had %d touches, the configured max_touches is %d", n, c.cfg.MaxTouches), nil, c.now).
@@ -510,11 +516,14 @@ func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
 	return nil
 }
 
+// sdrRunBody is POST /sdr/run.
 type sdrRunBody struct {
 	BusinessID string `json:"businessId"`
 	DryRun     bool   `json:"dryRun"`
 }
 
+// postSDRRun is POST /sdr/run: one run of an enabled pipeline, or its dry
+// run.
 func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	var body sdrRunBody
 	if err := rc.Decode(&body); err != nil {
@@ -526,50 +535,10 @@ func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	}
 	c := sdrCtxFor(rc, b)
 	if !c.cfg.Enabled {
-		return nil, httpapi.NewError(http.StatusBadRequest, httpapi.CodeBadRequest,
+		return nil, httpapi.NewError(http.StatusBadRequest, wire.CodeBadRequest,
 			"SDR is not enabled for business "+b.ID+": PUT /sdr/config with enabled true first")
 	}
 	return s.runSDR(c, store.SDRTriggerRun, body.DryRun), nil
-}
-
-// sdrRunSummary counts what a run did.
-type sdrRunSummary struct {
-	CallsQueued  int `json:"calls_queued"`
-	EmailsQueued int `json:"emails_queued"`
-	SMSSent      int `json:"sms_sent"`
-	Escalated    int `json:"escalated"`
-	Failed       int `json:"failed"`
-}
-
-// sdrRunItem is one lead a run acted on.
-type sdrRunItem struct {
-	Success bool    `json:"success"`
-	Action  string  `json:"action"`
-	LeadID  string  `json:"leadId"`
-	Detail  string  `json:"detail"`
-	Segment segment `json:"segment"`
-}
-
-// sdrRunError is one failed dispatch of a run.
-type sdrRunError struct {
-	LeadID  string `json:"leadId"`
-	Action  string `json:"action"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// sdrRunResult is the answer of POST /sdr/run.
-type sdrRunResult struct {
-	Success         bool           `json:"success"`
-	BusinessID      string         `json:"businessId"`
-	DryRun          bool           `json:"dryRun"`
-	Trigger         string         `json:"trigger"`
-	InBusinessHours bool           `json:"in_business_hours"`
-	Summary         sdrRunSummary  `json:"summary"`
-	Results         []sdrRunItem   `json:"results"`
-	Skipped         int            `json:"skipped"`
-	SkippedBy       map[string]int `json:"skipped_by_reason"`
-	Errors          []sdrRunError  `json:"errors"`
 }
 
 // Reasons a run skips a lead with a next action.
@@ -583,15 +552,15 @@ const (
 )
 
 // runSDR runs the pipeline of one business once: escalations first, then
-// every lead with a next action in pipeline order (see the package
-// documentation). A dry run computes the same plan and changes nothing.
+// every lead with a next action in pipeline order (see docs/mockserver.md,
+// section Runs). A dry run computes the same plan and changes nothing.
 // The caller holds the write lock (a dry run reads only).
-func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
-	res := &sdrRunResult{
+func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult {
+	res := &sdrapi.RunResult{
 		Success: true, BusinessID: c.b.ID, DryRun: dry, Trigger: trigger,
 		InBusinessHours: inBusinessHours(c.cfg, c.b, c.now),
-		Results:         []sdrRunItem{}, Errors: []sdrRunError{},
-		SkippedBy: map[string]int{skipPaused: 0, skipCadence: 0, skipChannelOff: 0, skipOutOfHours: 0, skipRunLimit: 0, skipQuietHours: 0},
+		Results:         []sdrapi.RunItem{}, Errors: []sdrapi.RunError{},
+		SkippedByReason: map[string]int{skipPaused: 0, skipCadence: 0, skipChannelOff: 0, skipOutOfHours: 0, skipRunLimit: 0, skipQuietHours: 0},
 	}
 	var cands []sdrEval
 	for _, l := range c.st.Leads.Owned(c.b.ID) {
@@ -621,13 +590,13 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
 				continue
 			}
 			res.Summary.Escalated++
-			item := sdrRunItem{Success: true, Action: store.SDREscalate, LeadID: l.ID, Segment: e.segment,
+			item := sdrapi.RunItem{Success: true, Action: store.SDREscalate, LeadID: l.ID, Segment: e.segment.String(),
 				Detail: "no phone that may be called and no email: put on manual review"}
 			res.Results = append(res.Results, item)
 			if !dry {
 				at := c.now.UTC()
 				c.st.SDRLeadState(l.ID, true).EscalatedAt = &at
-				s.logSDR(c.st, c.now, l, store.SDREscalate, trigger, e.segment, sdrOutcome{detail: item.Detail})
+				logSDR(c.st, c.now, l, store.SDREscalate, trigger, e.segment, sdrOutcome{detail: item.Detail})
 			}
 			continue
 		}
@@ -648,16 +617,16 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
 		}
 		if reason != "" {
 			res.Skipped++
-			res.SkippedBy[reason]++
+			res.SkippedByReason[reason]++
 			continue
 		}
 		dispatched++
 		out := s.sdrTouch(c, l, e.next, e.segment, dry)
-		item := sdrRunItem{Success: out.err == nil, Action: e.next, LeadID: l.ID, Detail: out.detail, Segment: e.segment}
+		item := sdrapi.RunItem{Success: out.err == nil, Action: e.next, LeadID: l.ID, Detail: out.detail, Segment: e.segment.String()}
 		if out.err != nil {
 			res.Summary.Failed++
 			item.Detail = out.err.Message
-			res.Errors = append(res.Errors, sdrRunError{LeadID: l.ID, Action: e.next, Code: out.err.Code, Message: out.err.Message})
+			res.Errors = append(res.Errors, sdrapi.RunError{LeadID: l.ID, Action: e.next, Code: out.err.Code, Message: out.err.Message})
 		} else {
 			switch e.next {
 			case store.SDRCall:
@@ -673,7 +642,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrRunResult {
 			if out.err == nil {
 				recordTouch(c.st, c.now, l, e.next)
 			}
-			s.logSDR(c.st, c.now, l, e.next, trigger, e.segment, out)
+			logSDR(c.st, c.now, l, e.next, trigger, e.segment, out)
 		}
 	}
 	if !dry {
@@ -708,6 +677,8 @@ func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time,
 	return time.Time{}, false
 }
 
+// getSDRReport is GET /sdr/report: the period's actions, their outcomes,
+// new leads, and the segments now.
 func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -753,10 +724,10 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	for _, seg := range hotSegments {
 		hot += segments[seg]
 	}
-	return map[string]any{
-		"businessId": b.ID, "period": period, "since": since, "until": rc.Now.UTC(),
-		"actions": actions, "outcomes": outcomes, "new_leads": newLeads,
-		"hot_leads": hot, "stale_leads": segments[segManualReview], "segments": segments.view(),
+	return &sdrapi.Report{
+		BusinessID: b.ID, Period: period, Since: since, Until: rc.Now.UTC(),
+		Actions: actions, Outcomes: outcomes, NewLeads: newLeads,
+		HotLeads: hot, StaleLeads: segments[segManualReview], Segments: segments.view(),
 	}, nil
 }
 
@@ -802,14 +773,17 @@ func sdrActivityOutcome(st *store.Store, a *store.SDRActivity) string {
 	return ""
 }
 
-func sdrActivityView(a *store.SDRActivity) map[string]any {
-	return map[string]any{
-		"id": a.ID, "leadId": a.LeadID, "action": a.Action, "trigger": a.Trigger, "success": a.Success,
-		"detail": a.Detail, "segment": httpapi.Nullable(a.Segment), "callId": httpapi.Nullable(a.CallID),
-		"messageId": httpapi.Nullable(a.MessageID), "emailId": httpapi.Nullable(a.EmailID), "created_at": a.CreatedAt,
+// sdrActivityView is an entry of GET /sdr/activity.
+func sdrActivityView(a *store.SDRActivity) sdrapi.Activity {
+	return sdrapi.Activity{
+		ID: a.ID, LeadID: a.LeadID, Action: a.Action, Trigger: a.Trigger, Success: a.Success,
+		Detail: a.Detail, Segment: httpapi.Strp(a.Segment), CallID: httpapi.Strp(a.CallID),
+		MessageID: httpapi.Strp(a.MessageID), EmailID: httpapi.Strp(a.EmailID), CreatedAt: a.CreatedAt,
 	}
 }
 
+// getSDRActivity is GET /sdr/activity: the activity log, newest first,
+// one lead's or the business's.
 func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -859,7 +833,7 @@ func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
 // runScheduledAll runs the pipeline of every enabled business now, as the
 // scheduled runner does, in business id order. The caller holds the write
 // lock.
-func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrRunResult {
+func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrapi.RunResult {
 	ids := make([]string, 0, len(st.SDRConfigs))
 	for id, cfg := range st.SDRConfigs {
 		if cfg.Enabled {
@@ -867,7 +841,7 @@ func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrRunResul
 		}
 	}
 	slices.Sort(ids)
-	out := make([]*sdrRunResult, 0, len(ids))
+	out := make([]*sdrapi.RunResult, 0, len(ids))
 	for _, id := range ids {
 		if b, ok := st.Businesses.Get(id); ok {
 			out = append(out, s.runSDR(newSDRCtx(st, now, b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
@@ -888,6 +862,7 @@ func (s *Service) SDRCronSecret() string {
 	return s.cronSecretLocked()
 }
 
+// cronSecretLocked is SDRCronSecret for a caller that holds the lock.
 func (s *Service) cronSecretLocked() string {
 	if s.Store.SDRCronSecret == "" {
 		s.Store.SDRCronSecret = "cron_" + s.IDs.Token(24)
@@ -895,6 +870,8 @@ func (s *Service) cronSecretLocked() string {
 	return s.Store.SDRCronSecret
 }
 
+// postSDRCron is POST /api/sdr/cron, the scheduled runner's route: every
+// enabled business runs once.
 func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	got := rc.Request.Header.Get(HeaderCronSecret)
 	if got == "" || got != s.cronSecretLocked() {
@@ -903,6 +880,8 @@ func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
 }
 
+// adminSDRCron is POST /_mock/sdr/cron: what the scheduled runner's route
+// does, through the admin API.
 func (s *Service) adminSDRCron(rc *httpapi.Ctx) (any, error) {
 	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
 }

@@ -5,18 +5,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
 // segment is one of the outbound-sales segments (spec section 3), or
-// manual review. It encodes as its name in JSON (values and map keys).
+// manual review. Answers show it by name (String).
 type segment uint8
 
-// The segments, in the order of the package documentation, and manual
-// review.
+// The segments, in the order of the SdrSegment enum of
+// openapi/openapi.yaml, manual review last. Their rules are in
+// docs/mockserver.md, section Segments.
 const (
 	segSpeedToLead segment = iota
 	segFreshDemoCaller
@@ -40,10 +41,8 @@ var segmentNames = [numSegments]string{
 	"manual_review",
 }
 
+// String returns the segment's name.
 func (g segment) String() string { return segmentNames[g] }
-
-// MarshalText implements encoding.TextMarshaler.
-func (g segment) MarshalText() ([]byte, error) { return []byte(g.String()), nil }
 
 // parseSegment returns the segment with a name.
 func parseSegment(name string) (segment, bool) {
@@ -59,10 +58,10 @@ func parseSegment(name string) (segment, bool) {
 type segmentCounts [numSegments]int
 
 // view is the counts by name, every segment included.
-func (c *segmentCounts) view() map[segment]int {
-	m := make(map[segment]int, numSegments)
+func (c *segmentCounts) view() map[sdrapi.Segment]int {
+	m := make(map[sdrapi.Segment]int, numSegments)
 	for i, n := range c {
-		m[segment(i)] = n
+		m[segment(i).String()] = n
 	}
 	return m
 }
@@ -70,7 +69,9 @@ func (c *segmentCounts) view() map[segment]int {
 // hotSegments are the report's hot leads.
 var hotSegments = []segment{segSpeedToLead, segFreshDemoCaller, segNewTrialStuck}
 
-// Windows of the segmentation rules (see the package documentation).
+// Windows of the segmentation rules (see docs/mockserver.md, section
+// Segments), the scheduled runner's interval, the delay before an SDR
+// email is sent and the most dispatches of one run.
 const (
 	speedToLeadWindow   = time.Hour
 	freshWindow         = httpapi.Day
@@ -147,6 +148,8 @@ type sdrCtx struct {
 	consent             map[string]string
 }
 
+// newSDRCtx returns the evaluation context of business b at now under
+// configuration cfg.
 func newSDRCtx(st *store.Store, now time.Time, b *store.Business, cfg *store.SDRConfig) *sdrCtx {
 	c := &sdrCtx{st: st, now: now, b: b, cfg: cfg}
 	c.dncNational, c.dncOwn = st.DNCLists(b.ID)
@@ -166,6 +169,7 @@ type sdrEval struct {
 	actionable bool
 }
 
+// touches is the lead's count of dispatched touches.
 func (e *sdrEval) touches() int {
 	if e.state == nil {
 		return 0
@@ -173,6 +177,7 @@ func (e *sdrEval) touches() int {
 	return e.state.TouchCount
 }
 
+// paused reports whether the lead's automated touches are paused.
 func (e *sdrEval) paused() bool { return e.state != nil && e.state.Paused }
 
 // isTrialLead reports whether a lead came from a trial signup: its source
@@ -209,7 +214,8 @@ func engagedSince(l *store.Lead, t time.Time) bool {
 // emails need an email.
 type reach struct{ call, sms, email bool }
 
-func (r reach) Has(channel string) bool { return perChannel(channel, r.call, r.sms, r.email) }
+// has reports whether the lead may be reached on a channel.
+func (r reach) has(channel string) bool { return perChannel(channel, r.call, r.sms, r.email) }
 
 // perChannel picks the value of a channel (false for anything else).
 func perChannel(channel string, call, sms, email bool) bool {
@@ -224,6 +230,7 @@ func perChannel(channel string, call, sms, email bool) bool {
 	return false
 }
 
+// reachOf is which channels may reach a lead.
 func (c *sdrCtx) reachOf(l *store.Lead) reach {
 	var r reach
 	if l.Phone != nil && *l.Phone != "" && !c.dncNational[*l.Phone] && !c.dncOwn[*l.Phone] {
@@ -239,8 +246,8 @@ func autoOn(cfg *store.SDRConfig, channel string) bool {
 	return perChannel(channel, cfg.AutoCall, cfg.AutoSMS, cfg.AutoEmail)
 }
 
-// segmentOf is the rule table of the package documentation, first match
-// wins.
+// segmentOf is the rule table of docs/mockserver.md, section Segments:
+// the first match wins.
 func (c *sdrCtx) segmentOf(l *store.Lead, state *store.SDRLead, r reach) segment {
 	touches := 0
 	if state != nil {
@@ -334,7 +341,7 @@ func (c *sdrCtx) evaluate(l *store.Lead) sdrEval {
 	e.score = min(100, (l.Score*6+5)/10+segmentUrgency[e.segment])
 	var manual string
 	for _, ch := range nextChannels(e.segment, state) {
-		if !r.Has(ch) {
+		if !r.has(ch) {
 			continue
 		}
 		if autoOn(c.cfg, ch) {
@@ -381,6 +388,7 @@ func (t *topEvals) Pop() any {
 	return last
 }
 
+// offer keeps e if it is among the first k so far.
 func (t *topEvals) offer(e sdrEval) {
 	if len(t.items) < t.k {
 		heap.Push(t, e)
