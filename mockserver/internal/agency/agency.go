@@ -195,21 +195,6 @@ func (cs *cmdState) operationOwner(p *httpapi.Principal) string {
 	return p.User.ID
 }
 
-// scheduledCtx is the request context of work the clock runs at now on
-// behalf of a POST to u: the principal p that sent it, its body and route
-// (nil when nothing is decoded), on the current store; its dependency
-// faults are matched as the POST's were.
-//
-// httpapi has no constructor for a context outside a request, so it is
-// built from the exported fields: DependencyFault reads the method and path
-// of Request, Decode the schema of Route.
-func (s *Service) scheduledCtx(route *httpapi.Route, p *httpapi.Principal, u url.URL, body []byte, now time.Time) *httpapi.Ctx {
-	return &httpapi.Ctx{
-		API: s.httpapi, Store: s.Store, Route: route, Principal: p, Body: body, Now: now,
-		Request: &http.Request{Method: http.MethodPost, URL: &u, Header: http.Header{}},
-	}
-}
-
 // scheduleRetry runs a retained command again every agencyRetryEvery until
 // its dependency answers; the outcome (applied with its receipt, or
 // rejected with the error its guards give then) is recorded on the
@@ -220,7 +205,7 @@ func (s *Service) scheduleRetry(r *retainedCmd, from time.Time) {
 		if !ok || op.Status != "pending" {
 			return
 		}
-		rc := s.scheduledCtx(r.route, r.principal, r.url, r.body, now)
+		rc := s.httpapi.ScheduledCtx(r.route, r.principal, http.MethodPost, r.url, r.body, now)
 		cs := &cmdState{resource: r.resource, action: r.action}
 		op.Attempts++
 		op.UpdatedAt = now.UTC()

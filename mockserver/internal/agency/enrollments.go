@@ -571,7 +571,7 @@ func (s *Service) scheduleWaiting(sessID string, from time.Time) {
 			return
 		}
 		// The voice provider's faults are matched as on the enroll.
-		rc := s.scheduledCtx(nil, nil, url.URL{Path: pathAgencyEnrollments}, nil, now)
+		rc := s.httpapi.ScheduledCtx(nil, nil, http.MethodPost, url.URL{Path: pathAgencyEnrollments}, nil, now)
 		changed := false
 		for i, r := range sess.Receipts {
 			if r.State != clientWaiting {

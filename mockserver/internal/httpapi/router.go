@@ -109,6 +109,18 @@ type Ctx struct {
 	q         url.Values // the parsed query, once asked for
 }
 
+// ScheduledCtx is the context of work the clock runs at now on behalf of an
+// earlier request of p (a retained command, retried): the same route (nil
+// when nothing is decoded), method, URL and body, on the current store, so
+// that decoding, dependency faults and guards behave as they did in the
+// request. The caller holds the state lock, as every scheduled task does.
+func (a *API) ScheduledCtx(route *Route, p *Principal, method string, u url.URL, body []byte, now time.Time) *Ctx {
+	return &Ctx{
+		API: a, Store: a.Store, Route: route, Principal: p, Body: body, Now: now,
+		Request: &http.Request{Method: method, URL: &u, Header: http.Header{}},
+	}
+}
+
 // Query returns a query parameter. The query is parsed once per request.
 func (rc *Ctx) Query(name string) string {
 	if rc.q == nil {
