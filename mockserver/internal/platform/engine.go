@@ -146,7 +146,8 @@ func (s *Platform) OnReset(fn func()) { s.resets = append(s.resets, fn) }
 func (s *Platform) ResetState() {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	s.Store = store.New()
+	s.Store.Drop()
+	s.Store = store.NewWithIDs(s.IDs.UUID)
 	s.Clock.Reset()
 	for _, fn := range s.resets {
 		fn()

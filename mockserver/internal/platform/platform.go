@@ -43,11 +43,12 @@ type Platform struct {
 
 // New returns the engine of a server with an empty store.
 func New(cfg Config) *Platform {
+	ids := NewIDGen(cfg.IDSeed)
 	return &Platform{
 		Config: cfg,
-		Store:  store.New(),
+		Store:  store.NewWithIDs(ids.UUID),
 		Clock:  clock.New(cfg.Start),
-		IDs:    NewIDGen(cfg.IDSeed),
+		IDs:    ids,
 		Bus:    NewEventBus(),
 	}
 }
