@@ -8,6 +8,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
@@ -135,7 +136,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 		a.Metadata = body.Metadata
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-		e.Code = httpapi.CodeVendorError
+		e.Code = wire.CodeVendorError
 		e.Message = "the voice provider refused the assistant: " + e.Message
 		return nil, e
 	}
@@ -145,7 +146,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Store.Assistants, a.VendorAssistantID)
-		return nil, httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternalError,
+		return nil, httpapi.NewError(http.StatusInternalServerError, wire.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
 	a.CreatedAt = rc.Store.Agents.Stamp(rc.Now)
@@ -198,7 +199,7 @@ func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
 		body.VendorConfig != nil || body.MaxDuration != nil
 	if syncsProvider {
 		if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-			e.Code = httpapi.CodeVendorError
+			e.Code = wire.CodeVendorError
 			e.Message = "the voice provider refused the update: " + e.Message
 			return nil, e
 		}

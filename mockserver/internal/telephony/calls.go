@@ -7,6 +7,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
@@ -83,7 +84,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
 func ErrMagicCallFailed(to string) *httpapi.Error {
-	return httpapi.NewError(http.StatusInternalServerError, codeCallFailed,
+	return httpapi.NewError(http.StatusInternalServerError, wire.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
@@ -115,7 +116,7 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 	}
 	if oc.ProviderFault != nil {
 		if e := oc.ProviderFault(); e != nil {
-			e.Code = httpapi.CodeVendorError
+			e.Code = wire.CodeVendorError
 			e.Message = "the voice provider refused the call: " + e.Message
 			return nil, e
 		}
@@ -379,5 +380,3 @@ func callDetail(st *store.Store, c *store.Call) map[string]any {
 	v["updated_at"] = c.UpdatedAt
 	return touchRefFields(c.Ref, v)
 }
-
-const codeCallFailed = "call_failed"

@@ -5,6 +5,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
@@ -67,7 +68,7 @@ type TouchSMS struct {
 
 // SMSComplianceCodes are refusals of the SMS compliance path: a touch they
 // stop is skipped (never attempted), not failed.
-var SMSComplianceCodes = []string{CodeNumberOnDNC, codeNumberOptedOut, codeContentBlocked, codeTCPAViolation}
+var SMSComplianceCodes = []string{wire.CodeNumberOnDNC, wire.CodeNumberOptedOut, wire.CodeContentBlocked, wire.CodeTCPAViolation}
 
 // touchLead is the lead a touch names, when it is a lead of the agent's
 // business.

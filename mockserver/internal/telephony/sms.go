@@ -10,17 +10,15 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// SMS error codes (spec section 7).
-const (
-	CodeNumberOnDNC    = "number_on_dnc"
-	codeNumberOptedOut = "number_opted_out"
-	codeContentBlocked = "content_blocked"
-	codeTCPAViolation  = "tcpa_violation"
-	codeSMSSendFailed  = "sms_send_failed"
-)
+// CodeNumberOnDNC is wire.CodeNumberOnDNC.
+//
+// Deprecated: use wire.CodeNumberOnDNC; this name stays until package sdr
+// no longer uses it.
+const CodeNumberOnDNC = wire.CodeNumberOnDNC
 
 // Magic SMS numbers (DESIGN.md): checked before anything else.
 const (
@@ -118,28 +116,28 @@ func (s *Service) SMSRoutes() []*httpapi.Route {
 func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string, loc *time.Location) *httpapi.Error {
 	switch to {
 	case magicSMSOnDNC:
-		return httpapi.NewError(http.StatusBadRequest, CodeNumberOnDNC, to+" is on the do-not-call list")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
 	case magicSMSOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts")
 	case magicSMSTCPA:
-		return httpapi.NewError(http.StatusBadRequest, codeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
 	}
 	if st.OnDNC(b.ID, to) {
-		return httpapi.NewError(http.StatusBadRequest, CodeNumberOnDNC, to+" is on the do-not-call list")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
 	}
 	switch st.Consent(b.ID, to) {
 	case store.ConsentOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
-		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
 	}
 	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
-		return httpapi.NewError(http.StatusBadRequest, codeTCPAViolation, fmt.Sprintf(
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, fmt.Sprintf(
 			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
 			local.Format("15:04"), loc.String())).With("recipient_local_time", local.Format(time.RFC3339))
 	}
 	if m := blockedContent.FindString(body); m != "" {
-		return httpapi.NewError(http.StatusBadRequest, codeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
 	}
 	return nil
 }
@@ -179,7 +177,7 @@ func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, a
 
 // ErrCarrierRejected is the carrier's failure on the magic failing number.
 func ErrCarrierRejected(to string) *httpapi.Error {
-	return httpapi.NewError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier rejected the message to "+to)
+	return httpapi.NewError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
 }
 
 // SMSRequest is one outbound text.
@@ -277,7 +275,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 		req.Lead = l
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
-		req.CarrierFault = httpapi.NewError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier failed: "+e.Message)
+		req.CarrierFault = httpapi.NewError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
 	m, apiErr := s.SendSMS(rc.Store, rc.Now, req)
 	if apiErr != nil {
