@@ -140,8 +140,10 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 		e.Message = "the voice provider refused the assistant: " + e.Message
 		return nil, e
 	}
+	// The agent's id is drawn before its assistant's, as it always was, so
+	// that a seeded server (WithIDSeed) keeps giving the same ids; Insert
+	// keeps it.
 	a.ID = s.IDs.UUID()
-	a.Owner = body.BusinessID
 	s.CreateAssistant(rc.Store, a)
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
@@ -149,9 +151,8 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 		return nil, httpapi.NewError(http.StatusInternalServerError, wire.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
-	a.CreatedAt = rc.Store.Agents.Stamp(rc.Now)
+	rc.Store.Agents.Insert(a, body.BusinessID, rc.Now)
 	a.UpdatedAt = a.CreatedAt
-	rc.Store.Agents.Put(a)
 	return httpapi.Created(map[string]any{
 		"id": a.ID, "name": a.Name, "business_id": a.Owner,
 		"vendor_assistant_id": a.VendorAssistantID, "created_at": a.CreatedAt,

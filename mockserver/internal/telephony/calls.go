@@ -168,12 +168,9 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 		AssistantID: a.VendorAssistantID, From: c.From, To: c.To, FirstMessage: c.FirstMessage,
 		Prompt: fillVariables(prompt, vars), Context: c.Context, Variables: vars, MaxDuration: maxDur,
 	}
-	c.ID = s.IDs.UUID()
-	c.Owner = a.Owner
-	c.CreatedAt = st.Calls.Stamp(now)
-	c.UpdatedAt = c.CreatedAt
 	c.PlannedDuration = simulatedDuration(c.To)
-	st.Calls.Put(c)
+	st.Calls.Insert(c, a.Owner, now)
+	c.UpdatedAt = c.CreatedAt
 
 	switch c.To {
 	case magicCallNoAnswer:

@@ -86,11 +86,8 @@ func (s *Service) inboundCallLocked(st *store.Store, now time.Time, in InboundCa
 		AssistantID: a.VendorAssistantID, From: in.From, To: in.To, FirstMessage: c.FirstMessage,
 		Prompt: fillVariables(a.InboundPrompt, vars), Variables: vars, MaxDuration: c.MaxDuration,
 	}
-	c.ID = s.IDs.UUID()
-	c.Owner = n.Owner
-	c.CreatedAt = st.Calls.Stamp(now)
+	st.Calls.Insert(c, n.Owner, now)
 	c.UpdatedAt = c.CreatedAt
-	st.Calls.Put(c)
 	if st.Consent(n.Owner, in.From) != store.ConsentOptedOut {
 		st.SetConsent(n.Owner, in.From, store.ConsentOptedIn)
 	}

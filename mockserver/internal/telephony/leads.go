@@ -167,25 +167,18 @@ func (s *Service) collectLead(st *store.Store, now time.Time, businessID, agentI
 		l = st.LeadByEmail(businessID, info.email)
 	}
 	if l == nil {
-		l = &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID}
-		l.ID = s.IDs.UUID()
-		l.Owner = businessID
-		l.CreatedAt = st.Leads.Stamp(now)
-		l.UpdatedAt = l.CreatedAt
+		l = &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID, Interactions: 1}
 		applyLeadInfo(l, info)
-		l.Interactions = 1
-		l.LastContactAt = &l.CreatedAt
 		l.Score = LeadScore(l)
-		st.Leads.Put(l)
-		st.IndexLead(l)
+		st.Leads.Insert(l, businessID, now)
+		l.UpdatedAt = l.CreatedAt
+		l.LastContactAt = &l.CreatedAt
 		view := LeadDetail(st, l)
 		s.Emit(st, businessID, "lead.created", now, view)
 		s.Emit(st, businessID, "lead.scored", now, view)
 		return l
 	}
-	st.UnindexLead(l)
-	applyLeadInfo(l, info)
-	st.IndexLead(l)
+	st.Leads.Update(l, func(l *store.Lead) { applyLeadInfo(l, info) })
 	s.touchLead(st, now, l, false)
 	return l
 }
@@ -320,18 +313,18 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 		"email": &l.Email, "phone": &l.Phone, "source": &l.Source, "notes": &l.Notes,
 		"address": &l.Address, "city": &l.City, "state": &l.State, "zip": &l.Zip,
 	}
-	rc.Store.UnindexLead(l)
-	for name, raw := range sent {
-		if dst, ok := fields[name]; ok {
-			var v *string
-			_ = json.Unmarshal(raw, &v)
-			*dst = v
+	rc.Store.Leads.Update(l, func(l *store.Lead) {
+		for name, raw := range sent {
+			if dst, ok := fields[name]; ok {
+				var v *string
+				_ = json.Unmarshal(raw, &v)
+				*dst = v
+			}
 		}
-	}
-	if raw, ok := sent["status"]; ok {
-		_ = json.Unmarshal(raw, &l.Status)
-	}
-	rc.Store.IndexLead(l)
+		if raw, ok := sent["status"]; ok {
+			_ = json.Unmarshal(raw, &l.Status)
+		}
+	})
 	l.UpdatedAt = httpapi.Later(l.UpdatedAt, rc.Now)
 	s.Rescore(rc.Store, rc.Now, l)
 	return LeadDetail(rc.Store, l), nil

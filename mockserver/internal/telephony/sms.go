@@ -220,21 +220,19 @@ func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*stor
 	if lead != nil {
 		m.LeadID = lead.ID
 	}
-	m.ID = s.IDs.UUID()
-	m.Owner = a.Owner
-	m.CreatedAt = st.SMSMessages.Stamp(now)
-	m.UpdatedAt = m.CreatedAt
 	fault := req.CarrierFault
 	if fault == nil && req.To == MagicSMSSendFails {
 		fault = ErrCarrierRejected(req.To)
 	}
 	if fault != nil {
 		m.Status, m.Error = store.SMSFailed, fault.Message
-		st.SMSMessages.Put(m)
+	}
+	st.SMSMessages.Insert(m, a.Owner, now)
+	m.UpdatedAt = m.CreatedAt
+	if fault != nil {
 		s.Emit(st, a.Owner, "sms.failed", now, smsView(m))
 		return m, fault
 	}
-	st.SMSMessages.Put(m)
 	s.Emit(st, a.Owner, "sms.sent", now, smsView(m))
 	s.SendOutbox(st, now, store.OutboxMessage{Channel: "sms", To: req.To, From: from, Body: req.Body})
 	if lead != nil {
@@ -305,10 +303,7 @@ func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
 	if rc.Principal.Key != nil {
 		e.ActorKey = rc.Principal.Key.Prefix
 	}
-	e.ID = s.IDs.UUID()
-	e.Owner = a.Owner
-	e.CreatedAt = rc.Store.PromptAudits.Stamp(rc.Now)
-	rc.Store.PromptAudits.Put(e)
+	rc.Store.PromptAudits.Insert(e, a.Owner, rc.Now)
 	a.SMSPrompt = body.SMSPrompt
 	a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
 	return map[string]any{"success": true, "agent_id": a.ID, "message": "SMS prompt updated"}, nil
@@ -394,11 +389,8 @@ func (s *Service) inboundSMSLocked(st *store.Store, now time.Time, to, from, bod
 	if lead != nil {
 		m.LeadID = lead.ID
 	}
-	m.ID = s.IDs.UUID()
-	m.Owner = biz
-	m.CreatedAt = st.SMSMessages.Stamp(now)
+	st.SMSMessages.Insert(m, biz, now)
 	m.UpdatedAt = m.CreatedAt
-	st.SMSMessages.Put(m)
 	s.Emit(st, biz, "sms.received", now, smsView(m))
 	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: st.Consent(biz, from)}, nil
 }
