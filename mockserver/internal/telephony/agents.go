@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
@@ -24,19 +25,25 @@ var (
 const DefaultGreeting = "Hello! How can I help you today?"
 
 // voiceCatalog is GET /v1/voices: the voices voice_catalog_id may name.
-var voiceCatalog = []map[string]any{
-	{"id": "sarah", "name": "Sarah", "provider": "11labs", "voiceId": "sarah", "gender": "female", "accent": "american", "language": "en-US"},
-	{"id": "james", "name": "James", "provider": "11labs", "voiceId": "james", "gender": "male", "accent": "british", "language": "en-GB"},
-	{"id": "maria", "name": "Maria", "provider": "11labs", "voiceId": "maria", "gender": "female", "accent": "mexican", "language": "es-MX"},
-	{"id": "alloy", "name": "Alloy", "provider": "openai", "voiceId": "alloy", "gender": "neutral", "accent": "american", "language": "en-US"},
-	{"id": "nova", "name": "Nova", "provider": "openai", "voiceId": "nova", "gender": "female", "accent": "american", "language": "en-US"},
-	{"id": "onyx", "name": "Onyx", "provider": "openai", "voiceId": "onyx", "gender": "male", "accent": "american", "language": "en-US"},
+var voiceCatalog = []agents.CatalogVoice{
+	{ID: "sarah", Name: "Sarah", Provider: "11labs", VoiceID: "sarah", Gender: "female", Accent: "american", Language: "en-US"},
+	{ID: "james", Name: "James", Provider: "11labs", VoiceID: "james", Gender: "male", Accent: "british", Language: "en-GB"},
+	{ID: "maria", Name: "Maria", Provider: "11labs", VoiceID: "maria", Gender: "female", Accent: "mexican", Language: "es-MX"},
+	{ID: "alloy", Name: "Alloy", Provider: "openai", VoiceID: "alloy", Gender: "neutral", Accent: "american", Language: "en-US"},
+	{ID: "nova", Name: "Nova", Provider: "openai", VoiceID: "nova", Gender: "female", Accent: "american", Language: "en-US"},
+	{ID: "onyx", Name: "Onyx", Provider: "openai", VoiceID: "onyx", Gender: "male", Accent: "american", Language: "en-US"},
 }
 
+// voiceList is the answer of GET /v1/voices.
+type voiceList struct {
+	Voices []agents.CatalogVoice `json:"voices"`
+}
+
+// catalogVoice is the voice of the catalog with the id.
 func catalogVoice(id string) (store.Voice, bool) {
 	for _, v := range voiceCatalog {
-		if v["id"] == id {
-			return store.Voice{Provider: v["provider"].(string), VoiceID: v["voiceId"].(string)}, true
+		if v.ID == id {
+			return store.Voice{Provider: v.Provider, VoiceID: v.VoiceID}, true
 		}
 	}
 	return store.Voice{}, false
@@ -153,9 +160,9 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	}
 	rc.Store.Agents.Insert(a, body.BusinessID, rc.Now)
 	a.UpdatedAt = a.CreatedAt
-	return httpapi.Created(map[string]any{
-		"id": a.ID, "name": a.Name, "business_id": a.Owner,
-		"vendor_assistant_id": a.VendorAssistantID, "created_at": a.CreatedAt,
+	return httpapi.Created(agents.Created{
+		ID: a.ID, Name: a.Name, BusinessID: a.Owner,
+		VendorAssistantID: a.VendorAssistantID, CreatedAt: a.CreatedAt,
 	}), nil
 }
 
@@ -266,18 +273,14 @@ func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	slices.Sort(fields)
-	out := map[string]any{
-		"id": a.ID, "name": a.Name, "business_id": a.Owner,
-		"vendor_assistant_id": a.VendorAssistantID, "updated": true, "updated_fields": fields,
-	}
-	if len(ignored) > 0 {
-		out["ignored_vendor_config_keys"] = ignored
-	}
-	return out, nil
+	return agents.Updated{
+		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
+		Updated: true, UpdatedFields: fields, IgnoredVendorConfigKeys: ignored,
+	}, nil
 }
 
 func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
-	return map[string]any{"voices": voiceCatalog}, nil
+	return voiceList{Voices: voiceCatalog}, nil
 }
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.

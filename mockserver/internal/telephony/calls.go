@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 
@@ -76,9 +77,9 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return httpapi.Created(map[string]any{
-		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status, "agent_id": c.AgentID,
-		"to": c.To, "name": httpapi.Nullable(c.Name), "created_at": c.CreatedAt,
+	return httpapi.Created(calls.Created{
+		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, AgentID: c.AgentID,
+		To: c.To, Name: httpapi.Strp(c.Name), CreatedAt: c.CreatedAt,
 	}), nil
 }
 
@@ -295,8 +296,20 @@ func (s *Service) getCalls(rc *httpapi.Ctx) (any, error) {
 	agentID, status := rc.Query("agent_id"), rc.Query("status")
 	items, more := httpapi.ListPage(rc.Store.Calls, owners, pq, func(c *store.Call) bool {
 		return (agentID == "" || c.AgentID == agentID) && (status == "" || c.Status == status)
-	}, func(c *store.Call) map[string]any { return callListItem(rc.Store, c) })
-	return map[string]any{"calls": items, "has_more": more}, nil
+	}, func(c *store.Call) calls.Call { return callListItem(rc.Store, c) })
+	return callPage{Calls: items, HasMore: more}, nil
+}
+
+// callPage is the answer of GET /v1/calls.
+type callPage struct {
+	Calls   []calls.Call `json:"calls"`
+	HasMore bool         `json:"has_more"`
+}
+
+// transcriptPage is the answer of GET /v1/transcripts.
+type transcriptPage struct {
+	Transcripts []calls.Transcript `json:"transcripts"`
+	HasMore     bool               `json:"has_more"`
 }
 
 func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
@@ -310,7 +323,7 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	}
 	since := rc.Now.Add(-time.Duration(days) * 24 * time.Hour)
 	agentID := rc.Query("agent_id")
-	out := []map[string]any{}
+	out := []calls.Transcript{}
 	more := false
 	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
 		if c.CreatedAt.Before(since) {
@@ -323,14 +336,14 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 			more = true
 			return false
 		}
-		out = append(out, map[string]any{
-			"call_id": c.ID, "conversation_id": c.ConversationID, "agent_id": c.AgentID,
-			"agent_name": agentName(rc.Store, c), "status": c.Status, "duration": c.Duration,
-			"summary": httpapi.Nullable(c.Summary), "transcript": c.Transcript, "created_at": c.CreatedAt,
+		out = append(out, calls.Transcript{
+			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
+			AgentName: agentName(rc.Store, c), Status: c.Status, Duration: c.Duration,
+			Summary: readOnlyNullable(&c.Summary), Transcript: c.Transcript, CreatedAt: c.CreatedAt,
 		})
 		return true
 	})
-	return map[string]any{"transcripts": out, "has_more": more}, nil
+	return transcriptPage{Transcripts: out, HasMore: more}, nil
 }
 
 // agentName is the agent's current name, or its name when the call was
@@ -342,19 +355,36 @@ func agentName(st *store.Store, c *store.Call) string {
 	return c.AgentName
 }
 
+// readOnlyNullable is p, or nil when *p is "": a JSON string or null that
+// points into a record, for answers encoded under the lock they were read
+// with (GET pages), which saves a copy per item.
+func readOnlyNullable(p *string) *string {
+	if *p == "" {
+		return nil
+	}
+	return p
+}
+
 // callListItem is a call in GET /v1/calls: the spec's list fields and the
-// quickstart's direction and summary.
-func callListItem(st *store.Store, c *store.Call) map[string]any {
-	return map[string]any{
+// quickstart's direction and summary. Its summary points into the record
+// (readOnlyNullable).
+func callListItem(st *store.Store, c *store.Call) calls.Call {
+	return calls.Call{
+		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status,
+		Duration: c.Duration, AgentID: c.AgentID, AgentName: agentName(st, c),
+		CreatedAt: c.CreatedAt, Direction: c.Direction, Summary: readOnlyNullable(&c.Summary),
+	}
+}
+
+// callDetail is a call in GET /v1/calls?id= and in call events. It stays a
+// map: calls.Call omits the detail members a list item lacks, where the
+// detail answers each of them, null when unset.
+func callDetail(st *store.Store, c *store.Call) map[string]any {
+	v := map[string]any{
 		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status,
 		"duration": c.Duration, "agent_id": c.AgentID, "agent_name": agentName(st, c),
 		"created_at": c.CreatedAt, "direction": c.Direction, "summary": httpapi.Nullable(c.Summary),
 	}
-}
-
-// callDetail is a call in GET /v1/calls?id= and in call events.
-func callDetail(st *store.Store, c *store.Call) map[string]any {
-	v := callListItem(st, c)
 	v["business_id"] = c.Owner
 	v["lead_id"] = httpapi.Nullable(c.LeadID)
 	v["recording_url"] = httpapi.Nullable(c.RecordingURL)

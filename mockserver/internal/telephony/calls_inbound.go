@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -147,10 +148,10 @@ func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
 	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, SourceInboundCall)
 	c.LeadID = lead.ID
 	if transferTo != "" {
-		s.Emit(st, c.Owner, "conversation.handoff", now, map[string]any{
-			"call_id": c.ID, "conversation_id": c.ConversationID, "agent_id": c.AgentID,
-			"lead_id": lead.ID, "from": c.From, "transfer_to": transferTo,
-			"reason": "the caller asked to speak with a person", "timestamp": now.UTC(),
+		s.Emit(st, c.Owner, webhooks.EventConversationHandoff, now, webhooks.HandoffData{
+			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
+			LeadID: lead.ID, From: c.From, TransferTo: transferTo,
+			Reason: "the caller asked to speak with a person", Timestamp: now.UTC(),
 		})
 	}
 	s.Emit(st, c.Owner, "call.completed", now, callDetail(st, c))

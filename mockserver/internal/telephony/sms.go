@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/sms"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -279,9 +281,9 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return map[string]any{
-		"success": true, "message_sid": m.MessageSID, "to": m.To, "from": m.From,
-		"id": m.ID, "lead_id": httpapi.Nullable(m.LeadID), "status": m.Status,
+	return sms.Sent{
+		Success: true, MessageSID: m.MessageSID, To: m.To, From: m.From,
+		ID: m.ID, LeadID: httpapi.Strp(m.LeadID), Status: m.Status,
 	}, nil
 }
 
@@ -306,7 +308,7 @@ func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
 	rc.Store.PromptAudits.Insert(e, a.Owner, rc.Now)
 	a.SMSPrompt = body.SMSPrompt
 	a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
-	return map[string]any{"success": true, "agent_id": a.ID, "message": "SMS prompt updated"}, nil
+	return sms.PromptUpdated{Success: true, AgentID: a.ID, Message: "SMS prompt updated"}, nil
 }
 
 func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
@@ -329,16 +331,23 @@ func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
 		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
 			(agentID == "" || m.AgentID == agentID) && (direction == "" || m.Direction == direction)
 	}, smsView)
-	return map[string]any{"messages": items, "has_more": more}, nil
+	return messagePage{Messages: items, HasMore: more}, nil
+}
+
+// messagePage is the answer of GET /v1/sms/messages.
+type messagePage struct {
+	Messages []sms.Message `json:"messages"`
+	HasMore  bool          `json:"has_more"`
 }
 
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
-func smsView(m *store.SMSMessage) map[string]any {
-	return touchRefFields(m.Ref, map[string]any{
-		"id": m.ID, "message_sid": m.MessageSID, "lead_id": httpapi.Nullable(m.LeadID), "agent_id": m.AgentID,
-		"business_id": m.Owner, "direction": m.Direction, "from": m.From, "to": m.To, "body": m.Body,
-		"status": m.Status, "error": httpapi.Nullable(m.Error), "created_at": m.CreatedAt, "updated_at": m.UpdatedAt,
-	})
+func smsView(m *store.SMSMessage) sms.Message {
+	return sms.Message{
+		ID: m.ID, MessageSID: m.MessageSID, LeadID: httpapi.Strp(m.LeadID), AgentID: m.AgentID,
+		BusinessID: m.Owner, Direction: m.Direction, From: m.From, To: m.To, Body: m.Body,
+		Status: m.Status, Error: httpapi.Strp(m.Error), CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		TouchRef: voiceagent.TouchRef(m.Ref),
+	}
 }
 
 // InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS answer.
