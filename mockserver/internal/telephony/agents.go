@@ -17,7 +17,9 @@ import (
 // Defaults of a new agent (spec: the voice provider's default voice, a
 // standard third-party model at temperature 0.7).
 var (
+	// DefaultVoice is the voice of an agent created without one.
 	DefaultVoice = store.Voice{Provider: "11labs", VoiceID: "sarah"}
+	// DefaultModel is the model of an agent created without one.
 	DefaultModel = store.Model{Provider: "openai", Model: "gpt-4o-mini", Temperature: 0.7}
 )
 
@@ -302,12 +304,14 @@ func (s *Service) SyncAssistant(st *store.Store, a *store.Agent) {
 	as.VendorConfig = maps.Clone(a.VendorConfig)
 }
 
-// AgentListView is an agent in GET /v1/agents; it writes its own JSON.
+// AgentListView is an agent in GET /v1/agents. It writes its own JSON
+// (jsonview.JSONAppender): exactly what encoding/json writes for the same
+// agent as agents.Agent, which TestAppendersMatchEncodingJSON checks.
 type AgentListView struct{ agentFields }
 
 // agentFields are the members of an agent's list form. (The detail view
-// embeds these, not agentListView, so that it does not inherit the list
-// view's appendJSON.)
+// embeds these, not AgentListView, so that it does not inherit the list
+// view's AppendJSON.)
 type agentFields struct {
 	ID                string         `json:"id"`
 	Name              string         `json:"name"`

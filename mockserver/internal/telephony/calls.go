@@ -101,7 +101,7 @@ type OutboundCall struct {
 	WebhookURL   string
 	MaxDuration  *int        // nil: the agent's, else 600
 	Lead         *store.Lead // nil: the business's lead with that number, if any
-	From         string      // "" the agent's number (businessNumber)
+	From         string      // "" the agent's number (BusinessNumber)
 	Ref          store.TouchRef
 	// ProviderFault reports a simulated voice provider failure (nil: none).
 	ProviderFault func() *httpapi.Error

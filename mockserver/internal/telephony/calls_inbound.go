@@ -33,7 +33,7 @@ type InboundCall struct {
 // Caller is what an inbound caller says. Name, Email and Phone are taken as
 // given; when absent, lead collection looks for them in Said ("my name is
 // Jane Doe", an email address, a +E.164 number). Intent is taken as given,
-// or derived from keywords of Said (see the package documentation).
+// or derived from keywords of Said (docs/mockserver.md, section Leads).
 type Caller struct {
 	Name   string `json:"name,omitempty"`
 	Email  string `json:"email,omitempty"`

@@ -17,6 +17,8 @@ import (
 
 // Lead sources the platform sets when it creates a lead.
 const (
+	// SourceInboundCall is the source of a lead an answered inbound call
+	// created.
 	SourceInboundCall = "inbound_call"
 	sourceVoicemail   = "voicemail"
 	sourceMissedCall  = "missed_call"
@@ -28,6 +30,7 @@ const (
 	intentHuman   = "human"
 	intentCancel  = "cancellation"
 	intentBooking = "booking"
+	// IntentQuote is the intent of a caller who asks for a price.
 	IntentQuote   = "quote"
 	intentSupport = "support"
 	intentInquiry = "inquiry"
@@ -274,8 +277,8 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 	return jsonview.PageAnswer[LeadListView]{Key: "leads", Items: items, More: more}, nil
 }
 
-// pageOf pages a small candidate set (from an index) like listPage does a
-// table: newest first, before the cursor, filtered.
+// pageOf pages a small candidate set (from an index) like httpapi.ListPage
+// does a table: newest first, before the cursor, filtered.
 func pageOf[T store.Record, V any](cands []T, pq httpapi.PageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
 	slices.SortFunc(cands, func(a, b T) int { return b.RecordCreated().Compare(a.RecordCreated()) })
 	out := []V{}
@@ -331,7 +334,9 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 }
 
 // LeadListView is a lead in GET /v1/leads: the spec's list form. It writes
-// its own JSON (see encoding.go).
+// its own JSON (jsonview.JSONAppender): exactly what encoding/json writes
+// for the same lead as leads.Lead, which TestAppendersMatchEncodingJSON
+// checks.
 type LeadListView struct {
 	ID         string         `json:"id"`
 	Name       *string        `json:"name"`
@@ -350,7 +355,7 @@ type LeadListView struct {
 
 // leadDetailView is a lead in GET /v1/leads?id=, PATCH answers and lead
 // events: the list form, the spec's detail fields, and the mock's score,
-// interaction_count, intent and last_contact_at. It has an appendJSON of
+// interaction_count, intent and last_contact_at. It has an AppendJSON of
 // its own (it must: it would otherwise inherit the list form's).
 type leadDetailView struct {
 	LeadListView
@@ -406,6 +411,7 @@ func (v LeadListView) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// AppendJSON implements jsonview.JSONAppender.
 func (v leadDetailView) AppendJSON(b []byte) []byte {
 	b = v.LeadListView.appendFields(append(b, '{'))
 	for _, f := range [...]struct {

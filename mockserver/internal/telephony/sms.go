@@ -22,25 +22,35 @@ import (
 // no longer uses it.
 const CodeNumberOnDNC = wire.CodeNumberOnDNC
 
-// Magic SMS numbers (DESIGN.md): checked before anything else.
+// Magic SMS numbers (docs/mockserver.md, section Magic values): checked
+// before anything else.
 const (
-	magicSMSOnDNC     = "+15005550010"
-	magicSMSOptedOut  = "+15005550011"
+	magicSMSOnDNC    = "+15005550010" // refused: number_on_dnc
+	magicSMSOptedOut = "+15005550011" // refused: number_opted_out
+	magicSMSTCPA     = "+15005550013" // refused: tcpa_violation
+
+	// MagicSMSSendFails is the number whose texts the carrier fails: the
+	// text skips the compliance checks, is logged as failed and the answer
+	// is 500 sms_send_failed.
 	MagicSMSSendFails = "+15005550012"
-	magicSMSTCPA      = "+15005550013"
 )
 
 // Quiet hours: texts may reach a recipient from 08:00 to 20:59 their local
 // time.
 const (
-	QuietHoursEnd   = 8  // first allowed hour
-	QuietHoursStart = 21 // first refused hour
-	// smsDeliveryDelay is how long after sending a text is delivered.
-	smsDeliveryDelay = 2 * time.Second
-	// MessagingServiceKey in an agent's metadata makes it send through a
-	// messaging service: the answer's from is "messaging_service".
-	MessagingServiceKey = "messaging_service_sid"
+	// QuietHoursEnd is the first hour of the day at which texts may be sent.
+	QuietHoursEnd = 8
+	// QuietHoursStart is the first hour of the evening at which texts are
+	// refused (tcpa_violation).
+	QuietHoursStart = 21
 )
+
+// smsDeliveryDelay is how long after sending a text is delivered.
+const smsDeliveryDelay = 2 * time.Second
+
+// MessagingServiceKey in an agent's metadata makes it send through a
+// messaging service: the answer's from is "messaging_service".
+const MessagingServiceKey = "messaging_service_sid"
 
 // blockedContent is the content compliance rule: carrier-filtered
 // categories (cannabis, gambling, high-risk lending, firearms, adult) and
@@ -144,7 +154,7 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 	return nil
 }
 
-// SMSPrecheck is what sendSMS checks before a text reaches the carrier: the
+// SMSPrecheck is what SendSMS checks before a text reaches the carrier: the
 // sender (the agent's number, or "messaging_service") and the compliance
 // checks. It changes nothing, so a dry run can ask it too.
 func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, apiErr *httpapi.Error) {
