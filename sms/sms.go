@@ -57,11 +57,11 @@ type Sent struct {
 	// From is the sending number, or FromMessagingService.
 	From string `json:"from"`
 	// ID is the message's id in the thread.
-	ID string `json:"id,omitempty"`
-	// LeadID is the thread the text joined, when it has a lead.
-	LeadID *string `json:"lead_id,omitempty"`
+	ID string `json:"id"`
+	// LeadID is the thread the text joined: its lead, nil when it has none.
+	LeadID *string `json:"lead_id"`
 	// Status is the text's status (sent, then delivered).
-	Status string `json:"status,omitempty"`
+	Status string `json:"status"`
 }
 
 // Message is one text of a conversation thread.

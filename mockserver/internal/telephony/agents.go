@@ -6,8 +6,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
@@ -15,7 +17,9 @@ import (
 // Defaults of a new agent (spec: the voice provider's default voice, a
 // standard third-party model at temperature 0.7).
 var (
+	// DefaultVoice is the voice of an agent created without one.
 	DefaultVoice = store.Voice{Provider: "11labs", VoiceID: "sarah"}
+	// DefaultModel is the model of an agent created without one.
 	DefaultModel = store.Model{Provider: "openai", Model: "gpt-4o-mini", Temperature: 0.7}
 )
 
@@ -23,19 +27,25 @@ var (
 const DefaultGreeting = "Hello! How can I help you today?"
 
 // voiceCatalog is GET /v1/voices: the voices voice_catalog_id may name.
-var voiceCatalog = []map[string]any{
-	{"id": "sarah", "name": "Sarah", "provider": "11labs", "voiceId": "sarah", "gender": "female", "accent": "american", "language": "en-US"},
-	{"id": "james", "name": "James", "provider": "11labs", "voiceId": "james", "gender": "male", "accent": "british", "language": "en-GB"},
-	{"id": "maria", "name": "Maria", "provider": "11labs", "voiceId": "maria", "gender": "female", "accent": "mexican", "language": "es-MX"},
-	{"id": "alloy", "name": "Alloy", "provider": "openai", "voiceId": "alloy", "gender": "neutral", "accent": "american", "language": "en-US"},
-	{"id": "nova", "name": "Nova", "provider": "openai", "voiceId": "nova", "gender": "female", "accent": "american", "language": "en-US"},
-	{"id": "onyx", "name": "Onyx", "provider": "openai", "voiceId": "onyx", "gender": "male", "accent": "american", "language": "en-US"},
+var voiceCatalog = []agents.CatalogVoice{
+	{ID: "sarah", Name: "Sarah", Provider: "11labs", VoiceID: "sarah", Gender: "female", Accent: "american", Language: "en-US"},
+	{ID: "james", Name: "James", Provider: "11labs", VoiceID: "james", Gender: "male", Accent: "british", Language: "en-GB"},
+	{ID: "maria", Name: "Maria", Provider: "11labs", VoiceID: "maria", Gender: "female", Accent: "mexican", Language: "es-MX"},
+	{ID: "alloy", Name: "Alloy", Provider: "openai", VoiceID: "alloy", Gender: "neutral", Accent: "american", Language: "en-US"},
+	{ID: "nova", Name: "Nova", Provider: "openai", VoiceID: "nova", Gender: "female", Accent: "american", Language: "en-US"},
+	{ID: "onyx", Name: "Onyx", Provider: "openai", VoiceID: "onyx", Gender: "male", Accent: "american", Language: "en-US"},
 }
 
+// voiceList is the answer of GET /v1/voices.
+type voiceList struct {
+	Voices []agents.CatalogVoice `json:"voices"`
+}
+
+// catalogVoice is the voice of the catalog with the id.
 func catalogVoice(id string) (store.Voice, bool) {
 	for _, v := range voiceCatalog {
-		if v["id"] == id {
-			return store.Voice{Provider: v["provider"].(string), VoiceID: v["voiceId"].(string)}, true
+		if v.ID == id {
+			return store.Voice{Provider: v.Provider, VoiceID: v.VoiceID}, true
 		}
 	}
 	return store.Voice{}, false
@@ -125,25 +135,26 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 		a.Metadata = body.Metadata
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-		e.Code = httpapi.CodeVendorError
+		e.Code = wire.CodeVendorError
 		e.Message = "the voice provider refused the assistant: " + e.Message
 		return nil, e
 	}
+	// The agent's id is drawn before its assistant's, as it always was, so
+	// that a seeded server (WithIDSeed) keeps giving the same ids; Insert
+	// keeps it.
 	a.ID = s.IDs.UUID()
-	a.Owner = body.BusinessID
 	s.CreateAssistant(rc.Store, a)
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Store.Assistants, a.VendorAssistantID)
-		return nil, httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternalError,
+		return nil, httpapi.NewError(http.StatusInternalServerError, wire.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
-	a.CreatedAt = rc.Store.Agents.Stamp(rc.Now)
+	rc.Store.Agents.Insert(a, body.BusinessID, rc.Now)
 	a.UpdatedAt = a.CreatedAt
-	rc.Store.Agents.Put(a)
-	return httpapi.Created(map[string]any{
-		"id": a.ID, "name": a.Name, "business_id": a.Owner,
-		"vendor_assistant_id": a.VendorAssistantID, "created_at": a.CreatedAt,
+	return httpapi.Created(agents.Created{
+		ID: a.ID, Name: a.Name, BusinessID: a.Owner,
+		VendorAssistantID: a.VendorAssistantID, CreatedAt: a.CreatedAt,
 	}), nil
 }
 
@@ -188,7 +199,7 @@ func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
 		body.VendorConfig != nil || body.MaxDuration != nil
 	if syncsProvider {
 		if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-			e.Code = httpapi.CodeVendorError
+			e.Code = wire.CodeVendorError
 			e.Message = "the voice provider refused the update: " + e.Message
 			return nil, e
 		}
@@ -254,18 +265,14 @@ func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	slices.Sort(fields)
-	out := map[string]any{
-		"id": a.ID, "name": a.Name, "business_id": a.Owner,
-		"vendor_assistant_id": a.VendorAssistantID, "updated": true, "updated_fields": fields,
-	}
-	if len(ignored) > 0 {
-		out["ignored_vendor_config_keys"] = ignored
-	}
-	return out, nil
+	return agents.Updated{
+		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
+		Updated: true, UpdatedFields: fields, IgnoredVendorConfigKeys: ignored,
+	}, nil
 }
 
 func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
-	return map[string]any{"voices": voiceCatalog}, nil
+	return voiceList{Voices: voiceCatalog}, nil
 }
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.
@@ -287,12 +294,14 @@ func (s *Service) SyncAssistant(st *store.Store, a *store.Agent) {
 	as.VendorConfig = maps.Clone(a.VendorConfig)
 }
 
-// AgentListView is an agent in GET /v1/agents; it writes its own JSON.
+// AgentListView is an agent in GET /v1/agents. It writes its own JSON
+// (jsonview.JSONAppender): exactly what encoding/json writes for the same
+// agent as agents.Agent, which TestAppendersMatchEncodingJSON checks.
 type AgentListView struct{ agentFields }
 
 // agentFields are the members of an agent's list form. (The detail view
-// embeds these, not agentListView, so that it does not inherit the list
-// view's appendJSON.)
+// embeds these, not AgentListView, so that it does not inherit the list
+// view's AppendJSON.)
 type agentFields struct {
 	ID                string         `json:"id"`
 	Name              string         `json:"name"`

@@ -4,9 +4,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
@@ -66,15 +68,15 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return httpapi.Created(map[string]any{
-		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status, "agent_id": c.AgentID,
-		"to": c.To, "name": httpapi.Nullable(c.Name), "created_at": c.CreatedAt,
+	return httpapi.Created(calls.Created{
+		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, AgentID: c.AgentID,
+		To: c.To, Name: httpapi.Strp(c.Name), CreatedAt: c.CreatedAt,
 	}), nil
 }
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
 func ErrMagicCallFailed(to string) *httpapi.Error {
-	return httpapi.NewError(http.StatusInternalServerError, codeCallFailed,
+	return httpapi.NewError(http.StatusInternalServerError, wire.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
@@ -90,7 +92,7 @@ type OutboundCall struct {
 	WebhookURL   string
 	MaxDuration  *int        // nil: the agent's, else 600
 	Lead         *store.Lead // nil: the business's lead with that number, if any
-	From         string      // "" the agent's number (businessNumber)
+	From         string      // "" the agent's number (BusinessNumber)
 	Ref          store.TouchRef
 	// ProviderFault reports a simulated voice provider failure (nil: none).
 	ProviderFault func() *httpapi.Error
@@ -106,7 +108,7 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 	}
 	if oc.ProviderFault != nil {
 		if e := oc.ProviderFault(); e != nil {
-			e.Code = httpapi.CodeVendorError
+			e.Code = wire.CodeVendorError
 			e.Message = "the voice provider refused the call: " + e.Message
 			return nil, e
 		}
@@ -158,12 +160,9 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 		AssistantID: a.VendorAssistantID, From: c.From, To: c.To, FirstMessage: c.FirstMessage,
 		Prompt: fillVariables(prompt, vars), Context: c.Context, Variables: vars, MaxDuration: maxDur,
 	}
-	c.ID = s.IDs.UUID()
-	c.Owner = a.Owner
-	c.CreatedAt = st.Calls.Stamp(now)
-	c.UpdatedAt = c.CreatedAt
 	c.PlannedDuration = simulatedDuration(c.To)
-	st.Calls.Put(c)
+	st.Calls.Insert(c, a.Owner, now)
+	c.UpdatedAt = c.CreatedAt
 
 	switch c.To {
 	case magicCallNoAnswer:
@@ -288,8 +287,20 @@ func (s *Service) getCalls(rc *httpapi.Ctx) (any, error) {
 	agentID, status := rc.Query("agent_id"), rc.Query("status")
 	items, more := httpapi.ListPage(rc.Store.Calls, owners, pq, func(c *store.Call) bool {
 		return (agentID == "" || c.AgentID == agentID) && (status == "" || c.Status == status)
-	}, func(c *store.Call) map[string]any { return callListItem(rc.Store, c) })
-	return map[string]any{"calls": items, "has_more": more}, nil
+	}, func(c *store.Call) calls.Call { return callListItem(rc.Store, c) })
+	return callPage{Calls: items, HasMore: more}, nil
+}
+
+// callPage is the answer of GET /v1/calls.
+type callPage struct {
+	Calls   []calls.Call `json:"calls"`
+	HasMore bool         `json:"has_more"`
+}
+
+// transcriptPage is the answer of GET /v1/transcripts.
+type transcriptPage struct {
+	Transcripts []calls.Transcript `json:"transcripts"`
+	HasMore     bool               `json:"has_more"`
 }
 
 func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
@@ -303,7 +314,7 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	}
 	since := rc.Now.Add(-time.Duration(days) * 24 * time.Hour)
 	agentID := rc.Query("agent_id")
-	out := []map[string]any{}
+	out := []calls.Transcript{}
 	more := false
 	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
 		if c.CreatedAt.Before(since) {
@@ -316,14 +327,14 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 			more = true
 			return false
 		}
-		out = append(out, map[string]any{
-			"call_id": c.ID, "conversation_id": c.ConversationID, "agent_id": c.AgentID,
-			"agent_name": agentName(rc.Store, c), "status": c.Status, "duration": c.Duration,
-			"summary": httpapi.Nullable(c.Summary), "transcript": c.Transcript, "created_at": c.CreatedAt,
+		out = append(out, calls.Transcript{
+			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
+			AgentName: agentName(rc.Store, c), Status: c.Status, Duration: c.Duration,
+			Summary: readOnlyNullable(&c.Summary), Transcript: c.Transcript, CreatedAt: c.CreatedAt,
 		})
 		return true
 	})
-	return map[string]any{"transcripts": out, "has_more": more}, nil
+	return transcriptPage{Transcripts: out, HasMore: more}, nil
 }
 
 // agentName is the agent's current name, or its name when the call was
@@ -335,19 +346,36 @@ func agentName(st *store.Store, c *store.Call) string {
 	return c.AgentName
 }
 
+// readOnlyNullable is p, or nil when *p is "": a JSON string or null that
+// points into a record, for answers encoded under the lock they were read
+// with (GET pages), which saves a copy per item.
+func readOnlyNullable(p *string) *string {
+	if *p == "" {
+		return nil
+	}
+	return p
+}
+
 // callListItem is a call in GET /v1/calls: the spec's list fields and the
-// quickstart's direction and summary.
-func callListItem(st *store.Store, c *store.Call) map[string]any {
-	return map[string]any{
+// quickstart's direction and summary. Its summary points into the record
+// (readOnlyNullable).
+func callListItem(st *store.Store, c *store.Call) calls.Call {
+	return calls.Call{
+		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status,
+		Duration: c.Duration, AgentID: c.AgentID, AgentName: agentName(st, c),
+		CreatedAt: c.CreatedAt, Direction: c.Direction, Summary: readOnlyNullable(&c.Summary),
+	}
+}
+
+// callDetail is a call in GET /v1/calls?id= and in call events. It stays a
+// map: calls.Call omits the detail members a list item lacks, where the
+// detail answers each of them, null when unset.
+func callDetail(st *store.Store, c *store.Call) map[string]any {
+	v := map[string]any{
 		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status,
 		"duration": c.Duration, "agent_id": c.AgentID, "agent_name": agentName(st, c),
 		"created_at": c.CreatedAt, "direction": c.Direction, "summary": httpapi.Nullable(c.Summary),
 	}
-}
-
-// callDetail is a call in GET /v1/calls?id= and in call events.
-func callDetail(st *store.Store, c *store.Call) map[string]any {
-	v := callListItem(st, c)
 	v["business_id"] = c.Owner
 	v["lead_id"] = httpapi.Nullable(c.LeadID)
 	v["recording_url"] = httpapi.Nullable(c.RecordingURL)
@@ -370,5 +398,3 @@ func callDetail(st *store.Store, c *store.Call) map[string]any {
 	v["updated_at"] = c.UpdatedAt
 	return touchRefFields(c.Ref, v)
 }
-
-const codeCallFailed = "call_failed"

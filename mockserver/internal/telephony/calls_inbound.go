@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -32,7 +33,7 @@ type InboundCall struct {
 // Caller is what an inbound caller says. Name, Email and Phone are taken as
 // given; when absent, lead collection looks for them in Said ("my name is
 // Jane Doe", an email address, a +E.164 number). Intent is taken as given,
-// or derived from keywords of Said (see the package documentation).
+// or derived from keywords of Said (docs/mockserver.md, section Leads).
 type Caller struct {
 	Name   string `json:"name,omitempty"`
 	Email  string `json:"email,omitempty"`
@@ -86,11 +87,8 @@ func (s *Service) inboundCallLocked(st *store.Store, now time.Time, in InboundCa
 		AssistantID: a.VendorAssistantID, From: in.From, To: in.To, FirstMessage: c.FirstMessage,
 		Prompt: fillVariables(a.InboundPrompt, vars), Variables: vars, MaxDuration: c.MaxDuration,
 	}
-	c.ID = s.IDs.UUID()
-	c.Owner = n.Owner
-	c.CreatedAt = st.Calls.Stamp(now)
+	st.Calls.Insert(c, n.Owner, now)
 	c.UpdatedAt = c.CreatedAt
-	st.Calls.Put(c)
 	if st.Consent(n.Owner, in.From) != store.ConsentOptedOut {
 		st.SetConsent(n.Owner, in.From, store.ConsentOptedIn)
 	}
@@ -150,10 +148,10 @@ func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
 	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, SourceInboundCall)
 	c.LeadID = lead.ID
 	if transferTo != "" {
-		s.Emit(st, c.Owner, "conversation.handoff", now, map[string]any{
-			"call_id": c.ID, "conversation_id": c.ConversationID, "agent_id": c.AgentID,
-			"lead_id": lead.ID, "from": c.From, "transfer_to": transferTo,
-			"reason": "the caller asked to speak with a person", "timestamp": now.UTC(),
+		s.Emit(st, c.Owner, webhooks.EventConversationHandoff, now, webhooks.HandoffData{
+			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
+			LeadID: lead.ID, From: c.From, TransferTo: transferTo,
+			Reason: "the caller asked to speak with a person", Timestamp: now.UTC(),
 		})
 	}
 	s.Emit(st, c.Owner, "call.completed", now, callDetail(st, c))

@@ -13,22 +13,31 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// Simulated call timings (see the package documentation's call states).
+// DefaultMaxDuration is the longest a call lasts, in seconds, when neither
+// the request nor the agent sets max_duration (spec section 8).
+const DefaultMaxDuration = 600
+
+// RecordingURLBase is where finished calls' recordings are: the call's
+// recording_url is this, the call's id and ".mp3".
+const RecordingURLBase = "https://recordings.voiceagent.example/"
+
+// Simulated call timings (docs/mockserver.md, section Call states).
 const (
-	DefaultMaxDuration   = 600              // seconds, spec section 8
 	outboundRingTime     = 2 * time.Second  // queued -> in-progress (or busy)
 	noAnswerRingTime     = 30 * time.Second // how long an unanswered call rings
 	inboundRingTime      = 2 * time.Second  // ringing -> in-progress
 	minSimulatedDuration = 30               // seconds
 	maxSimulatedDuration = 300              // seconds
-	RecordingURLBase     = "https://recordings.voiceagent.example/"
 )
 
-// Magic call numbers (DESIGN.md).
+// Magic call numbers (docs/mockserver.md, section Magic values).
 const (
-	magicCallNoAnswer = "+15005550001"
-	magicCallBusy     = "+15005550002"
-	MagicCallFailed   = "+15005550003"
+	magicCallNoAnswer = "+15005550001" // rings 30 seconds, then fails: no_answer
+	magicCallBusy     = "+15005550002" // fails after the ring time: busy
+
+	// MagicCallFailed is the number whose calls the carrier refuses:
+	// POST /v1/calls answers 500 call_failed and stores nothing.
+	MagicCallFailed = "+15005550003"
 )
 
 // hash32 is the deterministic source of everything "derived from the

@@ -16,6 +16,8 @@ import (
 
 // Lead sources the platform sets when it creates a lead.
 const (
+	// SourceInboundCall is the source of a lead an answered inbound call
+	// created.
 	SourceInboundCall = "inbound_call"
 	sourceVoicemail   = "voicemail"
 	sourceMissedCall  = "missed_call"
@@ -27,6 +29,7 @@ const (
 	intentHuman   = "human"
 	intentCancel  = "cancellation"
 	intentBooking = "booking"
+	// IntentQuote is the intent of a caller who asks for a price.
 	IntentQuote   = "quote"
 	intentSupport = "support"
 	intentInquiry = "inquiry"
@@ -166,25 +169,18 @@ func (s *Service) collectLead(st *store.Store, now time.Time, businessID, agentI
 		l = st.LeadByEmail(businessID, info.email)
 	}
 	if l == nil {
-		l = &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID}
-		l.ID = s.IDs.UUID()
-		l.Owner = businessID
-		l.CreatedAt = st.Leads.Stamp(now)
-		l.UpdatedAt = l.CreatedAt
+		l = &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID, Interactions: 1}
 		applyLeadInfo(l, info)
-		l.Interactions = 1
-		l.LastContactAt = &l.CreatedAt
 		l.Score = LeadScore(l)
-		st.Leads.Put(l)
-		st.IndexLead(l)
+		st.Leads.Insert(l, businessID, now)
+		l.UpdatedAt = l.CreatedAt
+		l.LastContactAt = &l.CreatedAt
 		view := LeadDetail(st, l)
 		s.Emit(st, businessID, "lead.created", now, view)
 		s.Emit(st, businessID, "lead.scored", now, view)
 		return l
 	}
-	st.UnindexLead(l)
-	applyLeadInfo(l, info)
-	st.IndexLead(l)
+	st.Leads.Update(l, func(l *store.Lead) { applyLeadInfo(l, info) })
 	s.touchLead(st, now, l, false)
 	return l
 }
@@ -272,8 +268,8 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 	return jsonview.PageAnswer[LeadListView]{Key: "leads", Items: items, More: more}, nil
 }
 
-// pageOf pages a small candidate set (from an index) like listPage does a
-// table: newest first, before the cursor, filtered.
+// pageOf pages a small candidate set (from an index) like httpapi.ListPage
+// does a table: newest first, before the cursor, filtered.
 func pageOf[T store.Record, V any](cands []T, pq httpapi.PageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
 	slices.SortFunc(cands, func(a, b T) int { return b.RecordCreated().Compare(a.RecordCreated()) })
 	out := []V{}
@@ -311,25 +307,27 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 		"email": &l.Email, "phone": &l.Phone, "source": &l.Source, "notes": &l.Notes,
 		"address": &l.Address, "city": &l.City, "state": &l.State, "zip": &l.Zip,
 	}
-	rc.Store.UnindexLead(l)
-	for name, raw := range sent {
-		if dst, ok := fields[name]; ok {
-			var v *string
-			_ = json.Unmarshal(raw, &v)
-			*dst = v
+	rc.Store.Leads.Update(l, func(l *store.Lead) {
+		for name, raw := range sent {
+			if dst, ok := fields[name]; ok {
+				var v *string
+				_ = json.Unmarshal(raw, &v)
+				*dst = v
+			}
 		}
-	}
-	if raw, ok := sent["status"]; ok {
-		_ = json.Unmarshal(raw, &l.Status)
-	}
-	rc.Store.IndexLead(l)
+		if raw, ok := sent["status"]; ok {
+			_ = json.Unmarshal(raw, &l.Status)
+		}
+	})
 	l.UpdatedAt = httpapi.Later(l.UpdatedAt, rc.Now)
 	s.Rescore(rc.Store, rc.Now, l)
 	return LeadDetail(rc.Store, l), nil
 }
 
 // LeadListView is a lead in GET /v1/leads: the spec's list form. It writes
-// its own JSON (see encoding.go).
+// its own JSON (jsonview.JSONAppender): exactly what encoding/json writes
+// for the same lead as leads.Lead, which TestAppendersMatchEncodingJSON
+// checks.
 type LeadListView struct {
 	ID         string         `json:"id"`
 	Name       *string        `json:"name"`
@@ -348,7 +346,7 @@ type LeadListView struct {
 
 // leadDetailView is a lead in GET /v1/leads?id=, PATCH answers and lead
 // events: the list form, the spec's detail fields, and the mock's score,
-// interaction_count, intent and last_contact_at. It has an appendJSON of
+// interaction_count, intent and last_contact_at. It has an AppendJSON of
 // its own (it must: it would otherwise inherit the list form's).
 type leadDetailView struct {
 	LeadListView
@@ -404,6 +402,7 @@ func (v LeadListView) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// AppendJSON implements jsonview.JSONAppender.
 func (v leadDetailView) AppendJSON(b []byte) []byte {
 	b = v.LeadListView.appendFields(append(b, '{'))
 	for _, f := range [...]struct {

@@ -2,6 +2,7 @@ package telephony
 
 import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/numbers"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -11,18 +12,24 @@ func (s *Service) listNumbers(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []map[string]any{}
+	out := []numbers.Number{}
 	rc.Store.Numbers.Scan(owners, httpapi.ZeroTime, func(n *store.Number) bool {
 		out = append(out, NumberView(n))
 		return true
 	})
-	return map[string]any{"numbers": out}, nil
+	return numberList{Numbers: out}, nil
 }
 
-// NumberView is a phone number record.
-func NumberView(n *store.Number) map[string]any {
-	return map[string]any{
-		"id": n.ID, "phone_number": n.PhoneNumber, "agent_id": n.AgentID,
-		"business_id": n.Owner, "created_at": n.CreatedAt,
+// numberList is the answer of GET /v1/numbers.
+type numberList struct {
+	Numbers []numbers.Number `json:"numbers"`
+}
+
+// NumberView is a phone number as GET /v1/numbers and the
+// phone_number.assigned event show it.
+func NumberView(n *store.Number) numbers.Number {
+	return numbers.Number{
+		ID: n.ID, PhoneNumber: n.PhoneNumber, AgentID: n.AgentID,
+		BusinessID: n.Owner, CreatedAt: n.CreatedAt,
 	}
 }

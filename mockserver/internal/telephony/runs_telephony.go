@@ -5,22 +5,26 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// This file is the seam between communication runs and approval requests,
-// which place calls and send texts, and the call and SMS simulators
-// (calls.go, sms.go): the touches go through placeOutboundCall and sendSMS
-// like POST /v1/calls and POST /v1/sms/send, with a store.TouchRef that the
-// call or message keeps, shows in its events (touchRefFields) and hands
-// back when it ends (the callEnded and textDelivered hooks, engine.go, to
-// which runs.go and approvals.go subscribe).
+// This file is the seam between communication runs and approval requests
+// (packages runs and governance), which place calls and send texts, and the
+// call and SMS simulators (calls.go, sms.go): the touches go through
+// PlaceOutboundCall and SendSMS like POST /v1/calls and POST /v1/sms/send,
+// with a store.TouchRef that the call or message keeps, shows in its views
+// and events (touchRefFields, smsView) and hands back when it ends (the
+// platform's CallEnded and TextDelivered hooks, to which packages runs and
+// governance subscribe).
 
-// How a touch ended (touchEnd.Status); also the states of a run's touch
+// How a touch ended (TouchEnd.Status); also the states of a run's touch
 // that say so.
 const (
+	// TouchCompleted means the call completed or the text was delivered.
 	TouchCompleted = "completed"
-	TouchFailed    = "failed"
+	// TouchFailed means the call or the text failed.
+	TouchFailed = "failed"
 )
 
 // TouchEnd is how a touch's call or text ended.
@@ -67,7 +71,7 @@ type TouchSMS struct {
 
 // SMSComplianceCodes are refusals of the SMS compliance path: a touch they
 // stop is skipped (never attempted), not failed.
-var SMSComplianceCodes = []string{CodeNumberOnDNC, codeNumberOptedOut, codeContentBlocked, codeTCPAViolation}
+var SMSComplianceCodes = []string{wire.CodeNumberOnDNC, wire.CodeNumberOptedOut, wire.CodeContentBlocked, wire.CodeTCPAViolation}
 
 // touchLead is the lead a touch names, when it is a lead of the agent's
 // business.

@@ -4,6 +4,10 @@
 // and the telephony admin routes (inbound calls and texts, DNC, consent,
 // provider calls, prompt audits). It announces ended calls and delivered
 // texts through the platform's hooks; what reacts to them lives elsewhere.
+//
+// The behaviour it simulates is described in docs/mockserver.md, sections
+// Agents and the voice provider, Calls, Call states, Enrichment, Per-call
+// webhooks, Leads, SMS and Telephony admin API.
 package telephony
 
 import (

@@ -8,39 +8,49 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/sms"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// SMS error codes (spec section 7).
-const (
-	CodeNumberOnDNC    = "number_on_dnc"
-	codeNumberOptedOut = "number_opted_out"
-	codeContentBlocked = "content_blocked"
-	codeTCPAViolation  = "tcpa_violation"
-	codeSMSSendFailed  = "sms_send_failed"
-)
+// CodeNumberOnDNC is wire.CodeNumberOnDNC.
+//
+// Deprecated: use wire.CodeNumberOnDNC; this name stays until package sdr
+// no longer uses it.
+const CodeNumberOnDNC = wire.CodeNumberOnDNC
 
-// Magic SMS numbers (DESIGN.md): checked before anything else.
+// Magic SMS numbers (docs/mockserver.md, section Magic values): checked
+// before anything else.
 const (
-	magicSMSOnDNC     = "+15005550010"
-	magicSMSOptedOut  = "+15005550011"
+	magicSMSOnDNC    = "+15005550010" // refused: number_on_dnc
+	magicSMSOptedOut = "+15005550011" // refused: number_opted_out
+	magicSMSTCPA     = "+15005550013" // refused: tcpa_violation
+
+	// MagicSMSSendFails is the number whose texts the carrier fails: the
+	// text skips the compliance checks, is logged as failed and the answer
+	// is 500 sms_send_failed.
 	MagicSMSSendFails = "+15005550012"
-	magicSMSTCPA      = "+15005550013"
 )
 
 // Quiet hours: texts may reach a recipient from 08:00 to 20:59 their local
 // time.
 const (
-	QuietHoursEnd   = 8  // first allowed hour
-	QuietHoursStart = 21 // first refused hour
-	// smsDeliveryDelay is how long after sending a text is delivered.
-	smsDeliveryDelay = 2 * time.Second
-	// MessagingServiceKey in an agent's metadata makes it send through a
-	// messaging service: the answer's from is "messaging_service".
-	MessagingServiceKey = "messaging_service_sid"
+	// QuietHoursEnd is the first hour of the day at which texts may be sent.
+	QuietHoursEnd = 8
+	// QuietHoursStart is the first hour of the evening at which texts are
+	// refused (tcpa_violation).
+	QuietHoursStart = 21
 )
+
+// smsDeliveryDelay is how long after sending a text is delivered.
+const smsDeliveryDelay = 2 * time.Second
+
+// MessagingServiceKey in an agent's metadata makes it send through a
+// messaging service: the answer's from is "messaging_service".
+const MessagingServiceKey = "messaging_service_sid"
 
 // blockedContent is the content compliance rule: carrier-filtered
 // categories (cannabis, gambling, high-risk lending, firearms, adult) and
@@ -109,33 +119,33 @@ func RecipientLocation(number string, b *store.Business) *time.Location {
 func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string, loc *time.Location) *httpapi.Error {
 	switch to {
 	case magicSMSOnDNC:
-		return httpapi.NewError(http.StatusBadRequest, CodeNumberOnDNC, to+" is on the do-not-call list")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
 	case magicSMSOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts")
 	case magicSMSTCPA:
-		return httpapi.NewError(http.StatusBadRequest, codeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
 	}
 	if st.OnDNC(b.ID, to) {
-		return httpapi.NewError(http.StatusBadRequest, CodeNumberOnDNC, to+" is on the do-not-call list")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
 	}
 	switch st.Consent(b.ID, to) {
 	case store.ConsentOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
-		return httpapi.NewError(http.StatusBadRequest, codeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
 	}
 	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
-		return httpapi.NewError(http.StatusBadRequest, codeTCPAViolation, fmt.Sprintf(
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, fmt.Sprintf(
 			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
 			local.Format("15:04"), loc.String())).With("recipient_local_time", local.Format(time.RFC3339))
 	}
 	if m := blockedContent.FindString(body); m != "" {
-		return httpapi.NewError(http.StatusBadRequest, codeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
 	}
 	return nil
 }
 
-// SMSPrecheck is what sendSMS checks before a text reaches the carrier: the
+// SMSPrecheck is what SendSMS checks before a text reaches the carrier: the
 // sender (the agent's number, or "messaging_service") and the compliance
 // checks. It changes nothing, so a dry run can ask it too.
 func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, apiErr *httpapi.Error) {
@@ -170,7 +180,7 @@ func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, a
 
 // ErrCarrierRejected is the carrier's failure on the magic failing number.
 func ErrCarrierRejected(to string) *httpapi.Error {
-	return httpapi.NewError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier rejected the message to "+to)
+	return httpapi.NewError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
 }
 
 // SMSRequest is one outbound text.
@@ -213,21 +223,19 @@ func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*stor
 	if lead != nil {
 		m.LeadID = lead.ID
 	}
-	m.ID = s.IDs.UUID()
-	m.Owner = a.Owner
-	m.CreatedAt = st.SMSMessages.Stamp(now)
-	m.UpdatedAt = m.CreatedAt
 	fault := req.CarrierFault
 	if fault == nil && req.To == MagicSMSSendFails {
 		fault = ErrCarrierRejected(req.To)
 	}
 	if fault != nil {
 		m.Status, m.Error = store.SMSFailed, fault.Message
-		st.SMSMessages.Put(m)
+	}
+	st.SMSMessages.Insert(m, a.Owner, now)
+	m.UpdatedAt = m.CreatedAt
+	if fault != nil {
 		s.Emit(st, a.Owner, "sms.failed", now, smsView(m))
 		return m, fault
 	}
-	st.SMSMessages.Put(m)
 	s.Emit(st, a.Owner, "sms.sent", now, smsView(m))
 	s.SendOutbox(st, now, store.OutboxMessage{Channel: "sms", To: req.To, From: from, Body: req.Body})
 	if lead != nil {
@@ -268,15 +276,15 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 		req.Lead = l
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
-		req.CarrierFault = httpapi.NewError(http.StatusInternalServerError, codeSMSSendFailed, "the carrier failed: "+e.Message)
+		req.CarrierFault = httpapi.NewError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
 	m, apiErr := s.SendSMS(rc.Store, rc.Now, req)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return map[string]any{
-		"success": true, "message_sid": m.MessageSID, "to": m.To, "from": m.From,
-		"id": m.ID, "lead_id": httpapi.Nullable(m.LeadID), "status": m.Status,
+	return sms.Sent{
+		Success: true, MessageSID: m.MessageSID, To: m.To, From: m.From,
+		ID: m.ID, LeadID: httpapi.Strp(m.LeadID), Status: m.Status,
 	}, nil
 }
 
@@ -298,13 +306,10 @@ func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
 	if rc.Principal.Key != nil {
 		e.ActorKey = rc.Principal.Key.Prefix
 	}
-	e.ID = s.IDs.UUID()
-	e.Owner = a.Owner
-	e.CreatedAt = rc.Store.PromptAudits.Stamp(rc.Now)
-	rc.Store.PromptAudits.Put(e)
+	rc.Store.PromptAudits.Insert(e, a.Owner, rc.Now)
 	a.SMSPrompt = body.SMSPrompt
 	a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
-	return map[string]any{"success": true, "agent_id": a.ID, "message": "SMS prompt updated"}, nil
+	return sms.PromptUpdated{Success: true, AgentID: a.ID, Message: "SMS prompt updated"}, nil
 }
 
 func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
@@ -327,16 +332,23 @@ func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
 		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
 			(agentID == "" || m.AgentID == agentID) && (direction == "" || m.Direction == direction)
 	}, smsView)
-	return map[string]any{"messages": items, "has_more": more}, nil
+	return messagePage{Messages: items, HasMore: more}, nil
+}
+
+// messagePage is the answer of GET /v1/sms/messages.
+type messagePage struct {
+	Messages []sms.Message `json:"messages"`
+	HasMore  bool          `json:"has_more"`
 }
 
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
-func smsView(m *store.SMSMessage) map[string]any {
-	return touchRefFields(m.Ref, map[string]any{
-		"id": m.ID, "message_sid": m.MessageSID, "lead_id": httpapi.Nullable(m.LeadID), "agent_id": m.AgentID,
-		"business_id": m.Owner, "direction": m.Direction, "from": m.From, "to": m.To, "body": m.Body,
-		"status": m.Status, "error": httpapi.Nullable(m.Error), "created_at": m.CreatedAt, "updated_at": m.UpdatedAt,
-	})
+func smsView(m *store.SMSMessage) sms.Message {
+	return sms.Message{
+		ID: m.ID, MessageSID: m.MessageSID, LeadID: httpapi.Strp(m.LeadID), AgentID: m.AgentID,
+		BusinessID: m.Owner, Direction: m.Direction, From: m.From, To: m.To, Body: m.Body,
+		Status: m.Status, Error: httpapi.Strp(m.Error), CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		TouchRef: voiceagent.TouchRef(m.Ref),
+	}
 }
 
 // InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS answer.
@@ -387,11 +399,8 @@ func (s *Service) inboundSMSLocked(st *store.Store, now time.Time, to, from, bod
 	if lead != nil {
 		m.LeadID = lead.ID
 	}
-	m.ID = s.IDs.UUID()
-	m.Owner = biz
-	m.CreatedAt = st.SMSMessages.Stamp(now)
+	st.SMSMessages.Insert(m, biz, now)
 	m.UpdatedAt = m.CreatedAt
-	st.SMSMessages.Put(m)
 	s.Emit(st, biz, "sms.received", now, smsView(m))
 	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: st.Consent(biz, from)}, nil
 }

@@ -12,9 +12,13 @@ import (
 
 // SMS consent states (POST /_mock/consent, Server.SetConsent).
 const (
-	ConsentOptedIn  = store.ConsentOptedIn
+	// ConsentOptedIn means the number may be texted.
+	ConsentOptedIn = store.ConsentOptedIn
+	// ConsentOptedOut means the number replied STOP: texts are refused until it
+	// texts START.
 	ConsentOptedOut = store.ConsentOptedOut
-	ConsentNone     = store.ConsentNone
+	// ConsentNone means the number never gave consent: texts are refused.
+	ConsentNone = store.ConsentNone
 )
 
 // ValidateAs runs a Go helper's argument through the schema of its admin
@@ -40,9 +44,9 @@ func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(callDetail(rc.Store, c)), nil
 }
 
-// InboundCall makes a caller ring a platform number (see InboundCall and
-// the package documentation's call states) and returns the call's id. Move
-// the clock to let the call run.
+// InboundCall makes a caller ring a platform number (see the type
+// InboundCall and docs/mockserver.md, section Call states) and returns the
+// call's id. Move the clock to let the call run.
 func (s *Service) InboundCall(in InboundCall) (string, error) {
 	if err := ValidateAs("mockInboundCall", in); err != nil {
 		return "", err
@@ -75,7 +79,7 @@ func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
 }
 
 // InboundSMS makes a person text a platform number: consent, opt-out
-// (STOP) and opt-in (START) as the package documentation says.
+// (STOP) and opt-in (START) as docs/mockserver.md, section SMS, says.
 func (s *Service) InboundSMS(to, from, body string) (InboundSMS, error) {
 	if err := ValidateAs("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
 		return InboundSMS{}, err

@@ -1,0 +1,249 @@
+package telephony
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/leads"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// The hot list reads (GET /v1/leads, GET /v1/agents) write their JSON with
+// hand-written appenders (LeadListView, AgentListView). These tests hold
+// them to the SDK's types: what an appender writes must be, byte for byte,
+// what encoding/json writes (without HTML escaping) for the SDK type built
+// from the same record (leads.Lead, agents.Agent), members in the same
+// order. The SDK types are built here from the store records, not from the
+// views, so a field the view maps wrongly shows up too.
+
+// stdJSON is what encoding/json writes for v without HTML escaping, as the
+// mock server encodes its answers.
+func stdJSON(t testing.TB, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(v))
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// awkwardStrings are strings whose JSON encoding needs every escape.
+var awkwardStrings = []string{
+	"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f",
+	"<html> & 'amp'", "é ü 日本語 🎉", "\u2028\u2029", "bad \xff\xfe utf8 \xc3", "\xed\xa0\x80",
+}
+
+// testLead is the i-th lead of the tests: every other one has awkward
+// strings, names, contact details and an intent; every third one an agent.
+func testLead(i int) *store.Lead {
+	s := func(v string) *string { return &v }
+	at := time.Date(2026, 6, 5, 14, 3, 4, i*1000+7, time.UTC)
+	l := &store.Lead{Status: store.LeadNew, AgentID: "", Score: i, Interactions: i % 4}
+	l.ID, l.Owner, l.CreatedAt, l.UpdatedAt = fmt.Sprint("lead-", i), "biz", at, at.Add(time.Second)
+	if i%2 == 0 {
+		w := awkwardStrings[i%len(awkwardStrings)]
+		l.Name, l.FirstName, l.Email, l.Phone, l.Notes, l.Zip = s(w), s(w+"x"), s("a@b.c"), s("+15551230001"), s(w), s("")
+		l.LastContactAt = &at
+		l.Intent = s("quote")
+	}
+	if i%3 == 0 {
+		l.AgentID = "agent-1"
+	}
+	if i%5 == 0 {
+		l.Source, l.LastName = s(SourceInboundCall), s(awkwardStrings[(i+3)%len(awkwardStrings)])
+	}
+	return l
+}
+
+// testStore is a store with the agent "agent-1" (an awkward name) that the
+// test leads name.
+func testStore() (*store.Store, *store.Agent) {
+	st := store.New()
+	a := &store.Agent{Name: "Agent \"One\"\n<b>", VendorAssistantID: "asst_1", Status: "active"}
+	a.ID, a.Owner, a.CreatedAt = "agent-1", "biz", time.Date(2026, 6, 5, 14, 0, 0, 120, time.UTC)
+	st.Agents.Put(a)
+	return st, a
+}
+
+// sdkLead is the list form of a lead as the SDK type: the members GET
+// /v1/leads answers (the detail members stay unset, so leads.Lead omits
+// them).
+func sdkLead(st *store.Store, l *store.Lead) leads.Lead {
+	v := leads.Lead{
+		ID: l.ID, Name: l.Name, FirstName: l.FirstName, LastName: l.LastName, Email: l.Email,
+		Phone: l.Phone, Status: l.Status, Source: l.Source, BusinessID: l.Owner,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+	}
+	if l.AgentID != "" {
+		id := l.AgentID
+		v.AgentID = &id
+	}
+	if a, ok := st.Agents.Get(l.AgentID); ok {
+		name := a.Name
+		v.AgentName = &name
+	}
+	return v
+}
+
+// sdkLeadDetail is the detail form of a lead as the SDK type.
+func sdkLeadDetail(st *store.Store, l *store.Lead) leads.Lead {
+	v := sdkLead(st, l)
+	v.Zip, v.Address, v.City, v.State = l.Zip, l.Address, l.City, l.State
+	v.SourceURL, v.SourcePage, v.Notes, v.Message = l.SourceURL, l.SourcePage, l.Notes, l.Message
+	v.EventDate, v.EventType, v.Intent, v.LastContactAt = l.EventDate, l.EventType, l.Intent, l.LastContactAt
+	v.Score, v.InteractionCount = l.Score, l.Interactions
+	return v
+}
+
+// sdkAgent is the list form of an agent as the SDK type.
+func sdkAgent(a *store.Agent) agents.Agent {
+	v := agents.Agent{
+		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
+		Status: a.Status, CreatedAt: a.CreatedAt,
+	}
+	if a.PhoneNumber != "" {
+		n := a.PhoneNumber
+		v.PhoneNumber = &n
+	}
+	return v
+}
+
+// leadPage and agentList are the answers of GET /v1/leads and GET
+// /v1/agents with the SDK's item types, members in the order the
+// appenders write them.
+type (
+	leadPage struct {
+		Leads   []leads.Lead `json:"leads"`
+		HasMore bool         `json:"has_more"`
+	}
+	agentList struct {
+		Agents []agents.Agent `json:"agents"`
+	}
+)
+
+// TestAppendersMatchEncodingJSON compares the appenders' bytes with
+// encoding/json's for the SDK types, byte for byte: a lead and an agent
+// of the lists, a page of leads and the agent list.
+func TestAppendersMatchEncodingJSON(t *testing.T) {
+	t.Parallel()
+	st, a := testStore()
+	var views []LeadListView
+	var want []leads.Lead
+	for i := range 40 {
+		l := testLead(i)
+		view := LeadListItem(st, l)
+		assert.Equal(t, stdJSON(t, sdkLead(st, l)), string(view.AppendJSON(nil)), "lead %d", i)
+		views, want = append(views, view), append(want, sdkLead(st, l))
+	}
+	for i, items := range [][]LeadListView{nil, {}, views} {
+		got, err := jsonview.EncodeJSON(jsonview.PageAnswer[LeadListView]{Key: "leads", Items: items, More: i == 2})
+		require.NoError(t, err)
+		page := leadPage{Leads: []leads.Lead{}, HasMore: i == 2}
+		if i == 2 {
+			page.Leads = want
+		}
+		assert.Equal(t, stdJSON(t, page)+"\n", string(got), "page %d", i)
+	}
+
+	agentViews := []AgentListView{AgentListItem(a)}
+	wantAgents := []agents.Agent{sdkAgent(a)}
+	a.PhoneNumber = "+15552000000"
+	agentViews, wantAgents = append(agentViews, AgentListItem(a)), append(wantAgents, sdkAgent(a))
+	for i, v := range agentViews {
+		assert.Equal(t, stdJSON(t, wantAgents[i]), string(v.AppendJSON(nil)), "agent %d", i)
+	}
+	for _, n := range []int{0, 2} {
+		got, err := jsonview.EncodeJSON(jsonview.ListAnswer[AgentListView]{Key: "agents", Items: agentViews[:n]})
+		require.NoError(t, err)
+		assert.Equal(t, stdJSON(t, agentList{Agents: append([]agents.Agent{}, wantAgents[:n]...)})+"\n", string(got))
+	}
+}
+
+// TestLeadDetailView checks the detail form of a lead, which writes its own
+// JSON too (lead reads, PATCH answers, lead events). leads.Lead omits the
+// detail members that are null or zero, where the detail answers each of
+// them, so the bytes are compared with encoding/json of the view itself and
+// the decoded answer with the SDK type.
+func TestLeadDetailView(t *testing.T) {
+	t.Parallel()
+	st, a := testStore()
+	for i := range 40 {
+		l := testLead(i)
+		detail := LeadDetail(st, l)
+		raw := detail.AppendJSON(nil)
+		assert.Equal(t, stdJSON(t, detail), string(raw), "detail of lead %d", i)
+		var got leads.Lead
+		require.NoError(t, json.Unmarshal(raw, &got))
+		want := sdkLeadDetail(st, l)
+		// Decoding replaces invalid UTF-8 with U+FFFD, as encoding did.
+		var wantRT leads.Lead
+		require.NoError(t, json.Unmarshal([]byte(stdJSON(t, want)), &wantRT))
+		assert.Equal(t, wantRT, got, "detail of lead %d", i)
+		var members map[string]any
+		require.NoError(t, json.Unmarshal(raw, &members))
+		for _, k := range []string{"zip", "address", "city", "state", "source_url", "source_page", "notes",
+			"message", "event_date", "event_type", "score", "interaction_count", "intent", "last_contact_at"} {
+			assert.Contains(t, members, k, "the detail of lead %d answers %s, null when unset", i, k)
+		}
+	}
+	_, inherits := any(AgentDetail(a)).(jsonview.JSONAppender)
+	assert.False(t, inherits, "the agent detail must not write itself as the list form")
+}
+
+// FuzzLeadListView holds the lead list appender to leads.Lead for any
+// strings in its string members.
+func FuzzLeadListView(f *testing.F) {
+	for i, s := range awkwardStrings {
+		f.Add(s, awkwardStrings[(i+1)%len(awkwardStrings)], i%2 == 0)
+	}
+	st, _ := testStore()
+	f.Fuzz(func(t *testing.T, s1, s2 string, withAgent bool) {
+		l := testLead(0)
+		l.Name, l.Email, l.Source, l.Status = &s1, &s2, &s1, s2
+		l.AgentID = ""
+		if withAgent {
+			l.AgentID = "agent-1"
+		}
+		if got, want := string(LeadListItem(st, l).AppendJSON(nil)), stdJSON(t, sdkLead(st, l)); got != want {
+			t.Fatalf("appender wrote\n%s\nleads.Lead encodes as\n%s", got, want)
+		}
+	})
+}
+
+// BenchmarkLeadPageJSON encodes a page of 100 leads: the view's own
+// appender, then encoding/json over the SDK type.
+func BenchmarkLeadPageJSON(b *testing.B) {
+	st, _ := testStore()
+	items := make([]LeadListView, 100)
+	sdk := make([]leads.Lead, 100)
+	for i := range items {
+		items[i], sdk[i] = LeadListItem(st, testLead(i)), sdkLead(st, testLead(i))
+	}
+	b.Run("appender", func(b *testing.B) {
+		b.ReportAllocs()
+		page := jsonview.PageAnswer[LeadListView]{Key: "leads", Items: items, More: true}
+		for range b.N {
+			if _, err := jsonview.EncodeJSON(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		page := leadPage{Leads: sdk, HasMore: true}
+		for range b.N {
+			if _, err := jsonview.EncodeJSON(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
