@@ -16,12 +16,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// CodeNumberOnDNC is wire.CodeNumberOnDNC.
-//
-// Deprecated: use wire.CodeNumberOnDNC; this name stays until package sdr
-// no longer uses it.
-const CodeNumberOnDNC = wire.CodeNumberOnDNC
-
 // Magic SMS numbers (docs/mockserver.md, section Magic values): checked
 // before anything else.
 const (
