@@ -38,8 +38,7 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 	s.platform.Mu.Lock()
 	defer s.platform.Mu.Unlock()
 	second := &store.Agent{Name: "Second agent", Status: "active"}
-	second.ID, second.Owner, second.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Agents.Stamp(afternoonET)
-	s.platform.Store.Agents.Put(second)
+	s.platform.Store.Agents.Insert(second, acct.BusinessID, afternoonET)
 	agents[1] = second.ID
 	start := afternoonET.Add(-time.Duration(n) * time.Second)
 
@@ -60,10 +59,8 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 			Message: httpapi.Strp("Hi, I would like a quote for a new water heater."), Intent: httpapi.Strp(telephony.IntentQuote),
 			Interactions: 1, Score: 60,
 		}
-		l.ID, l.Owner, l.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Leads.Stamp(at)
+		s.platform.Store.Leads.Insert(l, acct.BusinessID, at)
 		l.UpdatedAt, l.LastContactAt = l.CreatedAt, &l.CreatedAt
-		s.platform.Store.Leads.Put(l)
-		s.platform.Store.IndexLead(l)
 	}
 	mid := heap()
 	for i := range n {
@@ -78,10 +75,9 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 		if i%4 == 3 {
 			c.Status = store.CallNoAnswer // half of the second agent's calls
 		}
-		c.ID, c.Owner, c.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Calls.Stamp(at)
+		s.platform.Store.Calls.Insert(c, acct.BusinessID, at)
 		c.UpdatedAt = c.CreatedAt
 		c.RecordingURL = telephony.RecordingURLBase + c.ID + ".mp3"
-		s.platform.Store.Calls.Put(c)
 	}
 	after := heap()
 	return s, acct, agents, float64(mid-before) / float64(n), float64(after-mid) / float64(n)

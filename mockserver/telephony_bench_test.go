@@ -31,13 +31,10 @@ func benchServer(b *testing.B, n int) (*Server, *Account, time.Time) {
 		now := afternoonET.Add(time.Duration(i) * time.Second)
 		c := &store.Call{Status: store.CallCompleted, Direction: store.DirectionOutbound, AgentID: acct.AgentID,
 			To: fmt.Sprintf("+1555%07d", i), Duration: 60, Transcript: "Agent: hi\nCaller: hi", Summary: "s"}
-		c.ID, c.Owner, c.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Calls.Stamp(now)
-		s.platform.Store.Calls.Put(c)
+		s.platform.Store.Calls.Insert(c, acct.BusinessID, now)
 		l := &store.Lead{Status: store.LeadNew, Phone: httpapi.Strp(c.To), AgentID: acct.AgentID}
-		l.ID, l.Owner, l.CreatedAt = s.platform.IDs.UUID(), acct.BusinessID, s.platform.Store.Leads.Stamp(now)
+		s.platform.Store.Leads.Insert(l, acct.BusinessID, now)
 		l.UpdatedAt = l.CreatedAt
-		s.platform.Store.Leads.Put(l)
-		s.platform.Store.IndexLead(l)
 		if i == n/2 {
 			mid = c.CreatedAt
 		}

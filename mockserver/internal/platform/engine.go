@@ -129,10 +129,7 @@ func (g *IDGen) Base62(n int) string {
 
 // SendOutbox records a message to a person. The caller holds the write lock.
 func (s *Platform) SendOutbox(st *store.Store, now time.Time, m store.OutboxMessage) {
-	m.ID = s.IDs.UUID()
-	m.Owner = "outbox"
-	m.CreatedAt = st.Outbox.Stamp(now)
-	st.Outbox.Put(&m)
+	st.Outbox.Insert(&m, "outbox", now)
 	s.OutboxNotifier.Notify()
 }
 

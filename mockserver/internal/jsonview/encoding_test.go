@@ -1,4 +1,4 @@
-package mockserver
+package jsonview
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
 
 // The appenders of the hot list views are tested against the SDK's types in
@@ -37,7 +35,7 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(jsonview.AppendJSONString(nil, s)), stdJSON(t, s); got != want {
+		if got, want := string(AppendJSONString(nil, s)), stdJSON(t, s); got != want {
 			t.Fatalf("%q: got %s, encoding/json writes %s", s, got, want)
 		}
 	})
@@ -61,7 +59,7 @@ func FuzzAppendJSONTime(f *testing.F) {
 		if err != nil {
 			return // a year time.Time refuses to encode
 		}
-		if got := jsonview.AppendJSONTime(nil, at); string(got) != string(want) {
+		if got := AppendJSONTime(nil, at); string(got) != string(want) {
 			t.Fatalf("%v: got %s, time.Time writes %s", at, got, want)
 		}
 	})
