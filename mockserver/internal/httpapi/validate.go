@@ -147,3 +147,15 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 // DecodeLoose decodes JSON that decode already validated, for handlers that
 // need to know which fields were sent.
 func DecodeLoose(body []byte, dst any) error { return json.Unmarshal(body, dst) }
+
+// Validate runs a Go admin helper's argument through the schema of its
+// admin route: the same validation path, and the same errors, as the HTTP
+// body.
+func Validate(schema string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	rc := &Ctx{Route: &Route{Schema: schema}, Body: raw}
+	return rc.Decode(nil)
+}

@@ -1,7 +1,6 @@
 package telephony
 
 import (
-	"encoding/json"
 	"maps"
 	"time"
 
@@ -21,17 +20,6 @@ const (
 	ConsentNone = store.ConsentNone
 )
 
-// ValidateAs runs a Go helper's argument through the schema of its admin
-// route: the same validation path as the HTTP body.
-func ValidateAs(schema string, v any) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	rc := &httpapi.Ctx{Route: &httpapi.Route{Schema: schema}, Body: raw}
-	return rc.Decode(nil)
-}
-
 func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 	var in InboundCall
 	if err := rc.Decode(&in); err != nil {
@@ -48,7 +36,7 @@ func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 // InboundCall and docs/mockserver.md, section Call states) and returns the
 // call's id. Move the clock to let the call run.
 func (s *Service) InboundCall(in InboundCall) (string, error) {
-	if err := ValidateAs("mockInboundCall", in); err != nil {
+	if err := httpapi.Validate("mockInboundCall", in); err != nil {
 		return "", err
 	}
 	s.Mu.Lock()
@@ -81,7 +69,7 @@ func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
 // InboundSMS makes a person text a platform number: consent, opt-out
 // (STOP) and opt-in (START) as docs/mockserver.md, section SMS, says.
 func (s *Service) InboundSMS(to, from, body string) (InboundSMS, error) {
-	if err := ValidateAs("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
+	if err := httpapi.Validate("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
 		return InboundSMS{}, err
 	}
 	s.Mu.Lock()
@@ -133,7 +121,7 @@ func (s *Service) RemoveDNC(phone, businessID string) error {
 }
 
 func (s *Service) setDNC(phone, businessID string, on bool) error {
-	if err := ValidateAs("mockDNC", dncBody{Phone: phone, BusinessID: businessID, OnList: &on}); err != nil {
+	if err := httpapi.Validate("mockDNC", dncBody{Phone: phone, BusinessID: businessID, OnList: &on}); err != nil {
 		return err
 	}
 	s.Mu.Lock()
@@ -165,7 +153,7 @@ func (s *Service) adminSetConsent(rc *httpapi.Ctx) (any, error) {
 // SetConsent sets a number's SMS consent towards a business: ConsentOptedIn,
 // ConsentOptedOut or ConsentNone.
 func (s *Service) SetConsent(businessID, phone, status string) error {
-	if err := ValidateAs("mockConsent", consentBody{BusinessID: businessID, Phone: phone, Status: status}); err != nil {
+	if err := httpapi.Validate("mockConsent", consentBody{BusinessID: businessID, Phone: phone, Status: status}); err != nil {
 		return err
 	}
 	s.Mu.Lock()
