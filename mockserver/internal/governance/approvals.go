@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
@@ -61,7 +62,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if !strings.HasPrefix(b.Channel.Type, "voice") {
-		return nil, httpapi.NewError(http.StatusNotImplemented, httpapi.CodeNotImplemented,
+		return nil, httpapi.NewError(http.StatusNotImplemented, wire.CodeNotImplemented,
 			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
 	}
 	if !b.ExpiresAt.After(rc.Now) {
@@ -72,7 +73,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	}
 	biz, agent, number := approvalCaller(rc)
 	if number == nil {
-		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
 	}
 	secret, shown := s.approvalSecret(rc, b.CallbackSecretID)
 	a := &store.ApprovalRequest{

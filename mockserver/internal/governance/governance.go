@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -39,9 +40,9 @@ var governedAuthority = map[string][]string{
 // governedScope is the scope each intent needs on a key (sessions hold every
 // scope).
 var governedScope = map[string]string{
-	intentAgentPatch:       "agents:write",
-	intentTranscriptSink:   "workspaces:write",
-	intentEmergencyAddress: "workspaces:write",
+	intentAgentPatch:       wire.ScopeAgentsWrite,
+	intentTranscriptSink:   wire.ScopeWorkspacesWrite,
+	intentEmergencyAddress: wire.ScopeWorkspacesWrite,
 }
 
 // governedKnownFields are the schema's top-level properties; the others are
@@ -108,7 +109,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 			return nil, false, nil
 		}
 		if g.Fingerprint != fp {
-			return nil, true, httpapi.NewError(http.StatusConflict, httpapi.CodeIdempotencyConflict,
+			return nil, true, httpapi.NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
 				"this idempotency_key was already used for a different governed update of this business")
 		}
 		return &httpapi.Respond{Status: g.AnswerStatus, Body: g.Answer, Header: http.Header{httpapi.HeaderIdempotentReplayed: {"true"}}}, true, nil
@@ -190,7 +191,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 	case governedPending:
 		status = http.StatusAccepted
 	case governedRejected:
-		g.Error = map[string]any{"code": httpapi.CodeForbidden, "message": why}
+		g.Error = map[string]any{"code": wire.CodeForbidden, "message": why}
 		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
 		status, answer = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
@@ -382,7 +383,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if g.Status != governedPending {
-		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
+		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
 	}
 	g.DecidedBy, g.DecidedAt, g.DecisionNote = rc.Principal.User.ID, httpapi.UtcPtr(rc.Now), body.Note
 	g.UpdatedAt = rc.Now.UTC()

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -63,7 +64,7 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-		e.Code = httpapi.CodeVendorError
+		e.Code = wire.CodeVendorError
 		e.Message = "the voice provider refused the persona: " + e.Message
 		return nil, e
 	}

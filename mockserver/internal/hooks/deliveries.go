@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -673,7 +674,7 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 	case errors.Is(err, ErrDeliveryNotFound):
 		return nil, httpapi.NotFound("delivery not found: " + body.DeliveryID)
 	case err != nil:
-		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict,
+		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict,
 			"only a failed or canceled delivery can be replayed (a subscription's to an existing active subscription)")
 	}
 	return httpapi.Created(deliveryView(d)), nil

@@ -2,10 +2,12 @@ package identity
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/openapi"
 
@@ -88,7 +90,7 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 		allowance["trial_ends_at"] = only.TrialEndsAt
 	}
 	permissions := []string{}
-	for _, sc := range httpapi.AllScopes {
+	for _, sc := range wire.AllScopes {
 		if rc.Principal.Has(sc) {
 			permissions = append(permissions, sc)
 		}
@@ -104,13 +106,13 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 	}, nil
 }
 
-// rateLimitsView lists the rate limits a key is held to, as the server
-// enforces them (after WithRateLimitScale).
+// rateLimitsView lists the rate limits a key is held to (wire.Limits), as
+// the server enforces them (after WithRateLimitScale).
 func (s *Service) rateLimitsView() []map[string]any {
-	out := make([]map[string]any, 0, len(httpapi.LimitRules))
-	for i := range httpapi.LimitRules {
-		r := &httpapi.LimitRules[i]
-		path := strings.TrimPrefix(r.Path, httpapi.APIPrefix)
+	out := make([]map[string]any, 0, len(wire.Limits))
+	for i := range wire.Limits {
+		r := &wire.Limits[i]
+		path := r.Path
 		switch {
 		case path == "":
 			path = "*" // every other GET
@@ -122,11 +124,21 @@ func (s *Service) rateLimitsView() []map[string]any {
 			per = "ip"
 		}
 		out = append(out, map[string]any{
-			"group": r.Name, "method": r.Method, "path": path, "limit": s.httpapi.Limits.LimitOf(r),
+			"group": r.Name, "method": r.Method, "path": path, "limit": s.limitOf(r),
 			"window_seconds": int(r.Window.Seconds()), "per": per,
 		})
 	}
 	return out
+}
+
+// limitOf is a limit's count as the server enforces it: scaled by
+// WithRateLimitScale and at least 1, as httpapi.RateLimiter counts it.
+func (s *Service) limitOf(r *wire.Limit) int {
+	scale := s.Config.RateScale
+	if scale <= 0 {
+		scale = 1
+	}
+	return max(int(math.Round(float64(r.Max)*scale)), 1)
 }
 
 // schemaCatalog is the title and description of every schema of package

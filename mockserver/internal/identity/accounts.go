@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -130,7 +131,7 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	if !spec.NoCredentials {
 		scopes := spec.Scopes
 		if len(scopes) == 0 {
-			scopes = httpapi.SignupDefaultScopes
+			scopes = wire.SignupDefaultScopes
 		}
 		name := spec.KeyName
 		if name == "" {
@@ -235,7 +236,7 @@ type Account struct {
 // tenant, so parallel tests can share one server.
 func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
 	for _, sc := range opts.Scopes {
-		if !httpapi.IsScope(sc) && sc != httpapi.ScopeWildcard {
+		if !wire.IsScope(sc) && sc != wire.ScopeAll {
 			return nil, errors.New("mockserver: unknown scope " + sc)
 		}
 	}
@@ -253,7 +254,7 @@ func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
 		opts.Email = "owner-" + s.IDs.Token(6) + "@example.com"
 	}
 	if len(opts.Scopes) == 0 {
-		opts.Scopes = httpapi.AllScopes
+		opts.Scopes = wire.AllScopes
 	}
 	var partnerID, code string
 	if opts.Partner {
@@ -314,7 +315,7 @@ func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	for _, sc := range opts.Scopes {
-		if !httpapi.IsScope(sc) && sc != httpapi.ScopeWildcard {
+		if !wire.IsScope(sc) && sc != wire.ScopeAll {
 			return nil, httpapi.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}

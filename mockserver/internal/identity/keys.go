@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -57,7 +58,7 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 	}
 	scopes := body.Scopes
 	if scopes == nil {
-		scopes = httpapi.KeyDefaultScopes
+		scopes = wire.KeyDefaultScopes
 	}
 	caller := rc.Principal.User
 	owner := caller.ID

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -37,13 +38,6 @@ const (
 
 	MagicLinkPath     = "/api/auth/magic"
 	PasswordSetupPath = "/api/auth/password-setup"
-)
-
-// Error codes of signup.
-const (
-	codeEmailExists        = "email_exists"
-	codePaymentRequired    = "payment_required"
-	codeProvisioningFailed = "provisioning_failed"
 )
 
 // Reasons of a failed verify step (error.reason, beside validation_error).
@@ -263,7 +257,7 @@ func (s *Service) signupPayment(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(rc.Request.Header.Get(headerPayment)) == "" {
-		return nil, httpapi.NewError(http.StatusPaymentRequired, codePaymentRequired,
+		return nil, httpapi.NewError(http.StatusPaymentRequired, wire.CodePaymentRequired,
 			"payment mode needs an "+headerPayment+" header carrying the payment for plan "+plan+" (x402)").
 			With("payment_requirements", map[string]any{
 				"scheme": "x402", "header": headerPayment, "plan_id": plan,
@@ -293,7 +287,7 @@ func signupPlanFor(id string) (string, bool) {
 func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *signupPlan, mode, plan string, ch *store.SignupChallenge) (any, error) {
 	scopes := f.APIKeyScopes
 	if len(scopes) == 0 {
-		scopes = httpapi.SignupDefaultScopes
+		scopes = wire.SignupDefaultScopes
 	}
 	pr := s.Provision(rc.Store, rc.Now, ProvisionSpec{
 		BusinessName: f.BusinessName, Email: sp.email, BusinessType: strOrEmpty(f.BusinessType),
@@ -336,7 +330,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		redacted["referred_by_partner_id"] = sp.partnerID
 	}
 	if pr.FailedStep != "" {
-		redacted["status"] = codeProvisioningFailed
+		redacted["status"] = wire.CodeProvisioningFailed
 		redacted["setup_status"] = map[string]any{
 			"state":           "partial",
 			"completed_steps": []string{"user", "business", "agent", "api_key", "session"},
@@ -456,7 +450,7 @@ func signupRecoveryPaths(email, businessID string) map[string]string {
 }
 
 func errEmailExists(email string) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, codeEmailExists,
+	return httpapi.NewError(http.StatusConflict, wire.CodeEmailExists,
 		"an account with this email already exists: sign in, or create a key from the dashboard").
 		With("recovery_paths", signupRecoveryPaths(email, ""))
 }
@@ -465,7 +459,7 @@ func errEmailExists(email string) *httpapi.Error {
 // answer (key and links included) beside the error, which repeats the
 // recovery paths. It tells clients not to retry.
 func errProvisioningFailed(answer map[string]any) *httpapi.Error {
-	e := httpapi.NewError(http.StatusServiceUnavailable, codeProvisioningFailed,
+	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeProvisioningFailed,
 		"the account was created but its setup did not finish (phone number): keep the key, follow setup_status.recovery_paths, do not restart signup")
 	if st, ok := answer["setup_status"].(map[string]any); ok {
 		e = e.With("recovery_paths", st["recovery_paths"])
@@ -479,7 +473,7 @@ func errProvisioningFailed(answer map[string]any) *httpapi.Error {
 // field (a JSON Pointer) in details.
 func errSignupField(path, format string, args ...any) *httpapi.Error {
 	msg := fmt.Sprintf(format, args...)
-	e := httpapi.NewError(http.StatusBadRequest, httpapi.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
+	e := httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
 	e.Details = []httpapi.FieldError{{Path: path, Message: msg}}
 	return e
 }
@@ -487,7 +481,7 @@ func errSignupField(path, format string, args ...any) *httpapi.Error {
 // errChallenge is a failed verify step: 400 validation_error with
 // error.reason.
 func errChallenge(reason, msg string) *httpapi.Error {
-	return httpapi.NewError(http.StatusBadRequest, httpapi.CodeValidationError, msg).With("reason", reason)
+	return httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, msg).With("reason", reason)
 }
 
 // diffSignupFields names the fields of a verify step that differ from the

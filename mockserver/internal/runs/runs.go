@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -268,7 +269,7 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	}
 	p, err := s.decodeRun(rc)
 	if err != nil {
-		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == httpapi.CodeInvalidRequest && len(apiErr.Details) > 0 {
+		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
 			return runValidation(apiErr.Details, nil, 0), nil
 		}
 		return nil, err
