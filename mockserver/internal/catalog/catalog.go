@@ -72,12 +72,9 @@ func (s *Service) upsertProduct(rc *httpapi.Ctx) (any, error) {
 			return nil, err
 		}
 		p := &store.Product{Name: *body.Name}
-		p.ID = s.IDs.UUID()
-		p.Owner = *body.BusinessID
-		p.CreatedAt = rc.Store.Products.Stamp(rc.Now)
-		p.UpdatedAt = p.CreatedAt
 		applyProduct(p, &body)
-		rc.Store.Products.Put(p)
+		rc.Store.Products.Insert(p, *body.BusinessID, rc.Now)
+		p.UpdatedAt = p.CreatedAt
 		return httpapi.Created(ProductView(p)), nil
 	}
 	p, err := httpapi.Reachable(rc, rc.Store.Products, *body.ID, "product")
@@ -167,12 +164,9 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		}
 		k := &store.KnowledgeEntry{Title: *body.Title, Content: *body.Content, ContentType: *body.ContentType,
 			Category: body.Category, Tags: body.Tags}
-		k.ID = s.IDs.UUID()
-		k.Owner = body.BusinessID
-		k.CreatedAt = rc.Store.Knowledge.Stamp(rc.Now)
-		k.UpdatedAt = k.CreatedAt
 		k.Words = KnowledgeWords(k)
-		rc.Store.Knowledge.Put(k)
+		rc.Store.Knowledge.Insert(k, body.BusinessID, rc.Now)
+		k.UpdatedAt = k.CreatedAt
 		return httpapi.Created(KnowledgeView(k)), nil
 	}
 	k, err := httpapi.Reachable(rc, rc.Store.Knowledge, *body.ID, "knowledge entry")

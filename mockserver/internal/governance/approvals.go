@@ -83,10 +83,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 		RequiredFactors: b.RequiredFactors, ExpiresAt: b.ExpiresAt.UTC(), CallbackURL: b.CallbackURL,
 		CallbackSecretID: b.CallbackSecretID, Secret: secret, Status: approvalCalling, CallbackStatus: callbackNone,
 	}
-	a.ID = s.IDs.UUID()
-	// Owned by the business it is placed from, like every record: a key
-	// restricted to another business of the same user does not see it.
-	a.Owner = biz
+	a.ID = s.IDs.UUID() // before the call, which refers to it
 	id := a.ID
 	opener := fmt.Sprintf("Hello, this is an approval request from %s. %s Do you approve?", b.Source, b.Summary)
 	if len(b.RequiredFactors) > 0 {
@@ -104,9 +101,10 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 		return nil, apiErr
 	}
 	a.CallID = callID
-	a.CreatedAt = rc.Store.ApprovalRequests.Stamp(rc.Now)
+	// Owned by the business it is placed from, like every record: a key
+	// restricted to another business of the same user does not see it.
+	rc.Store.ApprovalRequests.Insert(a, biz, rc.Now)
 	a.UpdatedAt = a.CreatedAt
-	rc.Store.ApprovalRequests.Put(a)
 	s.Schedule(a.ExpiresAt, func(now time.Time) {
 		if a, ok := s.Store.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
 			s.decideApproval(s.Store, a, now, approvalExpired, "nobody decided before expires_at")

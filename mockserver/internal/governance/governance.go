@@ -172,8 +172,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 			g.Extra[k] = v
 		}
 	}
-	g.ID = s.IDs.UUID()
-	g.Owner = tgt.business
+	g.ID = s.IDs.UUID() // before the change, which records it as its update id
 	if decision == governedApplied {
 		// A failing dependency (the voice provider) is not an outcome: nothing
 		// is stored, so a retry with the same key runs again.
@@ -183,7 +182,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 		}
 		g.Result = res
 	}
-	g.CreatedAt = rc.Store.GovernedUpdates.Stamp(rc.Now)
+	rc.Store.GovernedUpdates.Insert(g, tgt.business, rc.Now)
 	g.UpdatedAt = g.CreatedAt
 	status := http.StatusOK
 	var answer any = GovernedView(g)
@@ -196,7 +195,6 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 		status, answer = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
 	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(answer)
-	rc.Store.GovernedUpdates.Put(g)
 	rc.Store.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
 	return &httpapi.Respond{Status: status, Body: json.RawMessage(g.Answer)}, nil
 }
@@ -302,8 +300,8 @@ func (s *Service) applyGoverned(rc *httpapi.Ctx, g *store.GovernedUpdate, t gove
 		if f := httpapi.Str(g.Payload["format"]); f != "" {
 			sink.Format = f
 		}
-		rc.Store.TranscriptSinks[g.Owner] = sink
-		return map[string]any{"business_id": g.Owner, "transcript_sink": sink}, nil
+		rc.Store.TranscriptSinks[t.business] = sink
+		return map[string]any{"business_id": t.business, "transcript_sink": sink}, nil
 	}
 }
 

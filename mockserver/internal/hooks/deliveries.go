@@ -243,11 +243,11 @@ type preparedAttempt struct {
 }
 
 // prepareAttempt builds attempt n, or reports false when the delivery is
-// over (finished, canceled, or dropped by a reset); a delivery its kind
-// cancels (a subscription deleted or deactivated since) is canceled here.
-// The caller holds the write lock.
+// over (finished, canceled, or its store dropped by a reset); a delivery
+// its kind cancels (a subscription deleted or deactivated since) is
+// canceled here. The caller holds the write lock.
 func (s *Service) prepareAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) (preparedAttempt, bool) {
-	if s.Store != st || d.Status != store.DeliveryPending {
+	if st.Dropped() || d.Status != store.DeliveryPending {
 		return preparedAttempt{}, false
 	}
 	k, ok := s.hooks.Kinds[d.Kind]
@@ -299,7 +299,7 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 		N: att.n, At: att.at, SentAt: att.wall, URL: att.req.URL, Method: att.req.Method, Headers: att.shown,
 		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
 	})
-	if s.Store != st || d.Status != store.DeliveryPending {
+	if st.Dropped() || d.Status != store.DeliveryPending {
 		return true
 	}
 	switch {

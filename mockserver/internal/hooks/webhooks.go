@@ -148,13 +148,10 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 		}
 		return webhookView(w, rc.Now), nil
 	}
-	w.ID = s.IDs.UUID()
-	w.Owner = body.BusinessID
-	w.CreatedAt = rc.Store.Webhooks.Stamp(rc.Now)
+	rc.Store.Webhooks.Insert(w, body.BusinessID, rc.Now)
 	w.UpdatedAt = w.CreatedAt
 	secret := s.NewSigningSecret()
 	w.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: w.CreatedAt}}
-	rc.Store.Webhooks.Put(w)
 	v := webhookView(w, rc.Now)
 	v["secret"] = secret
 	return httpapi.Created(v), nil

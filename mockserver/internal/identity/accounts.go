@@ -72,10 +72,8 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		out.User = u
 	} else {
 		out.User = &store.User{Email: email, EmailConfirmed: true}
-		out.User.ID = s.IDs.UUID()
-		out.User.Owner = out.User.ID
-		out.User.CreatedAt = st.Users.Stamp(now)
-		st.Users.Put(out.User)
+		out.User.ID = s.IDs.UUID() // a user owns itself
+		st.Users.Insert(out.User, out.User.ID, now)
 		st.UsersByEmail[email] = out.User
 	}
 	b := &store.Business{
@@ -115,12 +113,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		LeadCollection: true,
 		Intake:         true,
 	}
-	a.ID = s.IDs.UUID()
-	a.Owner = b.ID
-	a.CreatedAt = st.Agents.Stamp(now)
+	st.Agents.Insert(a, b.ID, now)
 	a.UpdatedAt = a.CreatedAt
 	s.telephony.CreateAssistant(st, a)
-	st.Agents.Put(a)
 	out.Agent = a
 	if spec.NumberFails {
 		out.FailedStep = "phone_number"
@@ -164,10 +159,7 @@ func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, 
 		PartnerID:  partnerID,
 		Active:     true,
 	}
-	k.ID = s.IDs.UUID()
-	k.Owner = userID
-	k.CreatedAt = st.Keys.Stamp(now)
-	st.Keys.Put(k)
+	st.Keys.Insert(k, userID, now)
 	st.KeysByHash[k.Hash] = k
 	return value, k
 }
@@ -175,10 +167,7 @@ func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, 
 // newSession opens a dashboard session for a user.
 func (s *Service) newSession(st *store.Store, now time.Time, userID string) *store.Session {
 	sess := &store.Session{Token: "sess_" + s.IDs.Token(24), ExpiresAt: now.Add(sessionTTL)}
-	sess.ID = s.IDs.UUID()
-	sess.Owner = userID
-	sess.CreatedAt = st.Sessions.Stamp(now)
-	st.Sessions.Put(sess)
+	st.Sessions.Insert(sess, userID, now)
 	st.SessionsByToken[sess.Token] = sess
 	return sess
 }
@@ -189,10 +178,7 @@ func (s *Service) assignNumber(st *store.Store, now time.Time, b *store.Business
 	phone := fmt.Sprintf("+1%d", numberPoolStart+st.NextNumber)
 	st.NextNumber++
 	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
-	n.ID = s.IDs.UUID()
-	n.Owner = b.ID
-	n.CreatedAt = st.Numbers.Stamp(now)
-	st.Numbers.Put(n)
+	st.Numbers.Insert(n, b.ID, now)
 	st.NumbersByPhone[phone] = n
 	a.PhoneNumber = phone
 	s.Emit(st, b.ID, "phone_number.assigned", now, telephony.NumberView(n))

@@ -143,10 +143,7 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 		ExpiresAt: rc.Now.Add(otpTTL).UTC(),
 		State:     store.ChallengePending,
 	}
-	ch.ID = s.IDs.UUID()
-	ch.Owner = "signup"
-	ch.CreatedAt = rc.Store.Challenges.Stamp(rc.Now)
-	rc.Store.Challenges.Put(ch)
+	rc.Store.Challenges.Insert(ch, "signup", rc.Now)
 	s.Schedule(ch.ExpiresAt.Add(challengeRetention), func(time.Time) { s.Store.Challenges.Delete(ch.ID) })
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
 		Channel: "email", To: strings.ToLower(strings.TrimSpace(f.Email)), From: "no-reply@voiceagent.example",

@@ -346,10 +346,6 @@ func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 		FromNumberID: p.number.ID, FromNumber: p.number.PhoneNumber, AgentID: p.agent.ID,
 		Metadata: b.Metadata, Status: runScheduled, IdempotencyKey: key,
 	}
-	run.ID = s.IDs.UUID()
-	run.Owner = b.BusinessID
-	run.CreatedAt = rc.Store.Runs.Stamp(rc.Now)
-	run.UpdatedAt = run.CreatedAt
 	for i, t := range b.Touches {
 		run.Touches = append(run.Touches, &store.RunTouch{
 			TouchID: t.TouchID, Channel: t.Channel, Target: t.Target, ScheduledAt: t.ScheduledAt.UTC(),
@@ -357,7 +353,8 @@ func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 			SMSCategory: t.SMSCategory, Status: touchScheduled, ExecuteAt: p.executeAt[i],
 		})
 	}
-	rc.Store.Runs.Put(run)
+	rc.Store.Runs.Insert(run, b.BusinessID, rc.Now)
+	run.UpdatedAt = run.CreatedAt
 	for i, t := range run.Touches {
 		runID, idx := run.ID, i
 		s.Schedule(t.ExecuteAt, func(now time.Time) { s.runTouch(s.Store, runID, idx, now) })
