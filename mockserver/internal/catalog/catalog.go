@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/voiceagent/voiceagent-go/catalog"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -129,7 +130,7 @@ func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Deleted(p.ID), nil
+	return catalog.Deleted{Success: true, ID: p.ID}, nil
 }
 
 // ProductView is a product as the API shows it; unset fields are null.
@@ -214,7 +215,7 @@ func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Deleted(k.ID), nil
+	return catalog.Deleted{Success: true, ID: k.ID}, nil
 }
 
 // KnowledgeView is a knowledge entry as the API shows it.

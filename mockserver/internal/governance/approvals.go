@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
@@ -33,8 +34,6 @@ const (
 	// approvalDeniesNumber is the magic channel address whose approver
 	// answers the call and declines.
 	approvalDeniesNumber = "+15005550020"
-	// approvalCallbackEvent is the event of the callback body.
-	approvalCallbackEvent = "approval.decided"
 )
 
 type approvalBody struct {
@@ -197,23 +196,23 @@ func (s *Service) decideApproval(st *store.Store, a *store.ApprovalRequest, now 
 	a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
 	a.UpdatedAt = now.UTC()
 	a.CallbackEventID = s.IDs.UUID()
-	s.startApprovalCallback(st, a, httpapi.MustJSON(map[string]any{
-		"id": a.CallbackEventID, "event": approvalCallbackEvent, "business_id": a.BusinessID,
-		"timestamp": now.UTC(), "data": approvalCallbackData(a),
+	s.startApprovalCallback(st, a, httpapi.MustJSON(governance.ApprovalCallback{
+		ID: a.CallbackEventID, Event: governance.ApprovalCallbackEvent, BusinessID: a.BusinessID,
+		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))
 }
 
-// approvalCallbackData is the data of the callback: the decision and the
-// references the requester matches it back with.
-func approvalCallbackData(a *store.ApprovalRequest) map[string]any {
-	return map[string]any{
-		"approval_request_id": a.ID, "decision": a.Status, "reason": a.Reason,
-		"source": a.Source, "source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID,
-		"message_id": a.MessageID, "responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
-		"channel":    map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
-		"risk_level": a.RiskLevel, "required_factors": httpapi.NonNil(a.RequiredFactors),
-		"verified_factors": httpapi.NonNil(a.VerifiedFactors), "call_id": httpapi.Nullable(a.CallID),
-		"decided_at": a.DecidedAt, "expires_at": a.ExpiresAt,
+// approvalDecision is the data of the callback of a decided request: the
+// decision and the references the requester matches it back with.
+func approvalDecision(a *store.ApprovalRequest) governance.ApprovalDecision {
+	return governance.ApprovalDecision{
+		ApprovalRequestID: a.ID, Decision: a.Status, Reason: a.Reason,
+		Source: a.Source, SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID,
+		MessageID: a.MessageID, RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
+		Channel:   governance.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
+		RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
+		VerifiedFactors: httpapi.NonNil(a.VerifiedFactors), CallID: httpapi.Strp(a.CallID),
+		DecidedAt: *a.DecidedAt, ExpiresAt: a.ExpiresAt,
 	}
 }
 

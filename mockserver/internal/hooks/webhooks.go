@@ -201,7 +201,7 @@ func (s *Service) deleteWebhook(rc *httpapi.Ctx) (any, error) {
 	}
 	rc.Store.Webhooks.Delete(w.ID)
 	s.cancelDeliveries(rc.Store, w.ID, "the subscription was deleted")
-	return map[string]any{"success": true, "id": w.ID}, nil
+	return httpapi.Deleted(w.ID), nil
 }
 
 func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {

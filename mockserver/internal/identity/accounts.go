@@ -11,6 +11,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
@@ -98,7 +99,7 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	b.Members[out.User.ID] = store.RoleOwner
 	st.AddBusiness(b)
 	out.Business = b
-	s.Emit(st, b.ID, "workspace.created", now, businessView(b))
+	s.Emit(st, b.ID, "workspace.created", now, workspaceView(b))
 
 	a := &store.Agent{
 		Name:           spec.BusinessName + " Intake Agent",
@@ -136,11 +137,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		out.Session = s.newSession(st, now, out.User.ID)
 	}
 	if out.FailedStep != "" {
-		v := businessView(b)
-		v["failed_step"] = out.FailedStep
-		s.Emit(st, b.ID, "workspace.provisioning_failed", now, v)
+		s.Emit(st, b.ID, "workspace.provisioning_failed", now, failedWorkspace{workspaceView(b), out.FailedStep})
 	} else {
-		s.Emit(st, b.ID, "workspace.ready", now, businessView(b))
+		s.Emit(st, b.ID, "workspace.ready", now, workspaceView(b))
 	}
 	return out
 }
@@ -269,21 +268,27 @@ func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
 	}
 }
 
-// businessView is a business as events and reads show it.
-func businessView(b *store.Business) map[string]any {
-	v := map[string]any{
-		"id":                  b.ID,
-		"name":                b.Name,
-		"business_type":       httpapi.Nullable(b.BusinessType),
-		"website":             httpapi.Nullable(b.Website),
-		"subscription_status": b.SubscriptionStatus,
-		"trial_ends_at":       b.TrialEndsAt,
-		"created_at":          b.CreatedAt,
+// workspaceView is a business as GET /v1/capabilities and the workspace.*
+// events show it.
+func workspaceView(b *store.Business) account.Workspace {
+	trialEnds := b.TrialEndsAt
+	return account.Workspace{
+		ID:                 b.ID,
+		Name:               b.Name,
+		BusinessType:       httpapi.Strp(b.BusinessType),
+		Website:            httpapi.Strp(b.Website),
+		SubscriptionStatus: b.SubscriptionStatus,
+		TrialEndsAt:        &trialEnds,
+		PartnerID:          b.PartnerID,
+		CreatedAt:          b.CreatedAt,
 	}
-	if b.PartnerID != "" {
-		v["partner_id"] = b.PartnerID
-	}
-	return v
+}
+
+// failedWorkspace is the data of workspace.provisioning_failed: the
+// workspace and the step that failed.
+type failedWorkspace struct {
+	account.Workspace
+	FailedStep string `json:"failed_step"`
 }
 
 // AccountAdminRoutes is the admin API's account maker.

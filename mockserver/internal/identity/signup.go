@@ -14,6 +14,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/signup"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -152,11 +153,11 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 			f.BusinessName, ch.Code, int(otpTTL.Minutes())),
 		OTPCode: ch.Code,
 	})
-	return map[string]any{
-		"status":             "otp_sent",
-		"challenge_id":       ch.ID,
-		"expires_in_seconds": int(otpTTL.Seconds()),
-		"expires_at":         ch.ExpiresAt,
+	return signup.Challenge{
+		Status:           "otp_sent",
+		ChallengeID:      ch.ID,
+		ExpiresInSeconds: int(otpTTL.Seconds()),
+		ExpiresAt:        ch.ExpiresAt,
 	}, nil
 }
 

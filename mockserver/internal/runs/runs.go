@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/runs"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -277,8 +279,17 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	return runValidation(p.errors, p.warnings, len(p.body.Touches)), nil
 }
 
-func runValidation(errs, warns []httpapi.FieldError, touches int) map[string]any {
-	return map[string]any{"valid": len(errs) == 0, "errors": httpapi.NonNil(errs), "warnings": httpapi.NonNil(warns), "touches": touches}
+func runValidation(errs, warns []httpapi.FieldError, touches int) runs.Validation {
+	return runs.Validation{Valid: len(errs) == 0, Errors: errorDetails(errs), Warnings: errorDetails(warns), Touches: touches}
+}
+
+// errorDetails are field errors as the SDK's details: [] when none.
+func errorDetails(errs []httpapi.FieldError) []voiceagent.ErrorDetail {
+	out := make([]voiceagent.ErrorDetail, len(errs))
+	for i, e := range errs {
+		out[i] = voiceagent.ErrorDetail{Path: e.Path, Message: e.Message}
+	}
+	return out
 }
 
 // previewRun answers what create would schedule, without scheduling it.
@@ -479,9 +490,7 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	run.UpdatedAt = rc.Now.UTC()
-	out := httpapi.Deleted(run.ID)
-	out["canceled_touches"] = canceled
-	return out, nil
+	return runs.Deleted{Success: true, ID: run.ID, CanceledTouches: canceled}, nil
 }
 
 // RunView is a communication run as the API shows it.
