@@ -165,7 +165,7 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		}
 		k := &store.KnowledgeEntry{Title: *body.Title, Content: *body.Content, ContentType: *body.ContentType,
 			Category: body.Category, Tags: body.Tags}
-		k.Words = KnowledgeWords(k)
+		k.Words = knowledgeWords(k)
 		rc.Store.Knowledge.Insert(k, body.BusinessID, rc.Now)
 		k.UpdatedAt = k.CreatedAt
 		return httpapi.Created(KnowledgeView(k)), nil
@@ -193,7 +193,7 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	k.UpdatedAt = rc.Now.UTC()
-	k.Words = KnowledgeWords(k)
+	k.Words = knowledgeWords(k)
 	return KnowledgeView(k), nil
 }
 
@@ -233,12 +233,12 @@ func KnowledgeView(k *store.KnowledgeEntry) map[string]any {
 
 // --- agents answering from knowledge -----------------------------------------
 
-// KnowledgeMatch returns the knowledge entry of a business that best matches
+// knowledgeMatch returns the knowledge entry of a business that best matches
 // a text (a call's context, a caller's question), or nil: the sum of the
 // weights (knowledgeWords) of the text's words, ties to the newest entry.
 // The call simulator uses it so that an agent's call summary cites what it
 // answered from.
-func KnowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEntry {
+func knowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEntry {
 	words := wordSet(text)
 	if len(words) == 0 {
 		return nil
@@ -257,9 +257,9 @@ func KnowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEn
 	return best
 }
 
-// KnowledgeWords weighs an entry's words: 2 for a word of the title, tags
+// knowledgeWords weighs an entry's words: 2 for a word of the title, tags
 // or category, 1 for a word of the content only.
-func KnowledgeWords(k *store.KnowledgeEntry) map[string]int {
+func knowledgeWords(k *store.KnowledgeEntry) map[string]int {
 	head := k.Title + " " + strings.Join(k.Tags, " ")
 	if k.Category != nil {
 		head += " " + *k.Category
@@ -288,7 +288,7 @@ func (s *Service) startCatalog() {
 // knowledgeNote is the sentence a call summary adds when the agent answered
 // from a knowledge entry ("" when none matches).
 func knowledgeNote(st *store.Store, businessID, text string) string {
-	k := KnowledgeMatch(st, businessID, text)
+	k := knowledgeMatch(st, businessID, text)
 	if k == nil {
 		return ""
 	}

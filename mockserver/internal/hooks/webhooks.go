@@ -102,7 +102,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	var template *webhooks.PayloadTemplate
 	_, templateSent := sent["payload_template"]
 	if templateSent && body.Template != nil {
-		if e := ValidateTemplate(body.Template.Fields); e != nil {
+		if e := validateTemplate(body.Template.Fields); e != nil {
 			return nil, e
 		}
 		template = body.Template
@@ -129,7 +129,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	case templateSent:
 		w.Template, w.Preset = template, ""
 	case body.Preset != "":
-		w.Template, _ = ExpandPreset(body.Preset)
+		w.Template, _ = expandPreset(body.Preset)
 		w.Preset = body.Preset
 	}
 	if _, ok := sent["custom_headers"]; ok {

@@ -45,8 +45,9 @@ type ProvisionSpec struct {
 	NoCredentials bool
 }
 
-// provisioned is what provision created.
-type provisioned struct {
+// Provisioned is what Provision created. Key, APIKey and Session are
+// empty with ProvisionSpec.NoCredentials.
+type Provisioned struct {
 	User     *store.User
 	Business *store.Business
 	Agent    *store.Agent
@@ -66,8 +67,8 @@ type provisioned struct {
 // workspace.created, phone_number.assigned and workspace.ready
 // (workspace.provisioning_failed instead when spec.NumberFails). The caller
 // holds the write lock.
-func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) *provisioned {
-	out := &provisioned{}
+func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) *Provisioned {
+	out := &Provisioned{}
 	email := strings.ToLower(strings.TrimSpace(spec.Email))
 	if u, ok := st.UsersByEmail[email]; ok {
 		out.User = u

@@ -36,8 +36,16 @@ const (
 	defaultPlan             = "starter"
 
 	headerPayment = "X-PAYMENT"
+)
 
-	MagicLinkPath     = "/api/auth/magic"
+// Paths of the dashboard links signup sends (docs/mockserver.md, section
+// Dashboard sessions).
+const (
+	// MagicLinkPath is the one-time sign-in link: GET with ?token= opens a
+	// dashboard session.
+	MagicLinkPath = "/api/auth/magic"
+	// PasswordSetupPath is the password setup link: GET with ?token= shows
+	// what the setup page would.
 	PasswordSetupPath = "/api/auth/password-setup"
 )
 
@@ -74,7 +82,7 @@ func (s *Service) signup(rc *httpapi.Ctx) (any, error) {
 		ChallengeID    json.RawMessage `json:"challenge_id"`
 		OTPCode        json.RawMessage `json:"otp_code"`
 	}
-	_ = json.Unmarshal(rc.Body, &probe) // invalid JSON is reported by decodeAs
+	_ = json.Unmarshal(rc.Body, &probe) // invalid JSON is reported by rc.DecodeAs
 	switch {
 	case probe.ActivationMode == "payment":
 		return s.signupPayment(rc)
@@ -120,7 +128,7 @@ func (s *Service) checkSignup(rc *httpapi.Ctx, f *store.SignupFields) (*signupPl
 		if ph.in == nil || strings.TrimSpace(*ph.in) == "" {
 			continue
 		}
-		n, ok := SignupPhone(*ph.in)
+		n, ok := signupPhone(*ph.in)
 		if !ok {
 			return nil, errSignupField(ph.path, "%q is not a phone number (E.164 preferred, for example +15551230001)", *ph.in)
 		}
@@ -540,10 +548,10 @@ func strOrEmpty(s *string) string {
 	return *s
 }
 
-// SignupPhone turns a phone number in a common written form ("+1 555
+// signupPhone turns a phone number in a common written form ("+1 555
 // 123-4567", "(555) 123-4567", "5551234567") into E.164; a 10-digit number
 // without a plus is taken as North American.
-func SignupPhone(in string) (string, bool) {
+func signupPhone(in string) (string, bool) {
 	in = strings.TrimSpace(in)
 	plus := strings.HasPrefix(in, "+")
 	var digits strings.Builder
