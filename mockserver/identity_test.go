@@ -17,7 +17,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
 // identityPost sends a JSON body to the API and decodes the answer.
@@ -136,26 +135,6 @@ func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
 	status, out = identityPost(t, ts, "/v1/keys", body, member.Session)
 	assert.Equal(t, http.StatusForbidden, status, out)
 	assert.Equal(t, httpapi.CodeForbidden, out["error"].(map[string]any)["code"])
-}
-
-func TestSignupPhone(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"+15551234567":      "+15551234567",
-		"(555) 123-4567":    "+15551234567",
-		"1 555 123 4567":    "+15551234567",
-		"555.123.4567":      "+15551234567",
-		"+44 20 7946 0000":  "+442079460000",
-		"5551234":           "",
-		"+0123":             "",
-		"call me":           "",
-		"+1555+1234567":     "",
-		"+1234567890123456": "",
-	} {
-		got, ok := identity.SignupPhone(in)
-		assert.Equal(t, want != "", ok, in)
-		assert.Equal(t, want, got, in)
-	}
 }
 
 func TestAdminAccountsMakesOperatorsAndPartners(t *testing.T) {

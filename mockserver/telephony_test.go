@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +19,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/sms"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 )
 
 var afternoonET = time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)
@@ -185,41 +182,6 @@ func TestRingFirstRoutingDelaysTheAgent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ended", c.Status)
 	assert.Equal(t, 40, c.Duration)
-}
-
-func TestAllowedTarget(t *testing.T) {
-	t.Parallel()
-	local := New()
-	external := New(WithExternalWebhooks(true))
-	for _, tc := range []struct {
-		url             string
-		local, external bool
-	}{
-		{"http://127.0.0.1:8080/hook", true, true},
-		{"http://127.9.9.9/hook", true, true},
-		{"http://localhost:1/hook", true, true},
-		{"http://receiver.localhost/hook", true, true},
-		{"http://[::1]:9000/hook", true, true},
-		{"https://127.0.0.1/hook", true, true},
-		{"https://hooks.example.com/hook", false, true},
-		{"https://10.0.0.1/hook", false, true},
-		{"http://hooks.example.com/hook", false, false},
-		{"ftp://127.0.0.1/hook", false, false},
-		{"http://user:pw@127.0.0.1/hook", false, false},
-		{"/relative", false, false},
-		{"https://", false, false},
-	} {
-		u, err := url.Parse(tc.url)
-		require.NoError(t, err)
-		assert.Equal(t, tc.local, local.hooks.AllowedTarget(u) == nil, "%s without external webhooks", tc.url)
-		assert.Equal(t, tc.external, external.hooks.AllowedTarget(u) == nil, "%s with external webhooks", tc.url)
-		if err := local.hooks.AllowedTarget(u); err != nil {
-			assert.ErrorIs(t, err, hooks.ErrTargetRefused)
-		}
-	}
-	assert.Error(t, hooks.DialGuard(false)("tcp", "10.1.2.3:443", nil), "the dialer refuses non-loopback addresses")
-	assert.NoError(t, hooks.DialGuard(false)("tcp", "127.0.0.1:443", nil))
-	assert.NoError(t, hooks.DialGuard(true)("tcp", "10.1.2.3:443", nil))
 }
 
 // blockingReceiver answers nothing until the test ends.

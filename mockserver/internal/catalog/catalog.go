@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/voiceagent/voiceagent-go/catalog"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -58,12 +59,9 @@ func (s *Service) upsertProduct(rc *httpapi.Ctx) (any, error) {
 			return nil, err
 		}
 		p := &store.Product{Name: *body.Name}
-		p.ID = s.IDs.UUID()
-		p.Owner = *body.BusinessID
-		p.CreatedAt = rc.Store.Products.Stamp(rc.Now)
-		p.UpdatedAt = p.CreatedAt
 		applyProduct(p, &body)
-		rc.Store.Products.Put(p)
+		rc.Store.Products.Insert(p, *body.BusinessID, rc.Now)
+		p.UpdatedAt = p.CreatedAt
 		return httpapi.Created(ProductView(p)), nil
 	}
 	p, err := httpapi.Reachable(rc, rc.Store.Products, *body.ID, "product")
@@ -118,7 +116,7 @@ func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Deleted(p.ID), nil
+	return catalog.Deleted{Success: true, ID: p.ID}, nil
 }
 
 // ProductView is a product as the API shows it; unset fields are null.
@@ -153,12 +151,9 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		}
 		k := &store.KnowledgeEntry{Title: *body.Title, Content: *body.Content, ContentType: *body.ContentType,
 			Category: body.Category, Tags: body.Tags}
-		k.ID = s.IDs.UUID()
-		k.Owner = body.BusinessID
-		k.CreatedAt = rc.Store.Knowledge.Stamp(rc.Now)
+		k.Words = knowledgeWords(k)
+		rc.Store.Knowledge.Insert(k, body.BusinessID, rc.Now)
 		k.UpdatedAt = k.CreatedAt
-		k.Words = KnowledgeWords(k)
-		rc.Store.Knowledge.Put(k)
 		return httpapi.Created(KnowledgeView(k)), nil
 	}
 	k, err := httpapi.Reachable(rc, rc.Store.Knowledge, *body.ID, "knowledge entry")
@@ -184,7 +179,7 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	k.UpdatedAt = rc.Now.UTC()
-	k.Words = KnowledgeWords(k)
+	k.Words = knowledgeWords(k)
 	return KnowledgeView(k), nil
 }
 
@@ -206,7 +201,7 @@ func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Deleted(k.ID), nil
+	return catalog.Deleted{Success: true, ID: k.ID}, nil
 }
 
 // KnowledgeView is a knowledge entry as the API shows it.
@@ -224,12 +219,12 @@ func KnowledgeView(k *store.KnowledgeEntry) map[string]any {
 
 // --- agents answering from knowledge -----------------------------------------
 
-// KnowledgeMatch returns the knowledge entry of a business that best matches
+// knowledgeMatch returns the knowledge entry of a business that best matches
 // a text (a call's context, a caller's question), or nil: the sum of the
 // weights (knowledgeWords) of the text's words, ties to the newest entry.
 // The call simulator uses it so that an agent's call summary cites what it
 // answered from.
-func KnowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEntry {
+func knowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEntry {
 	words := wordSet(text)
 	if len(words) == 0 {
 		return nil
@@ -248,9 +243,9 @@ func KnowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEn
 	return best
 }
 
-// KnowledgeWords weighs an entry's words: 2 for a word of the title, tags
+// knowledgeWords weighs an entry's words: 2 for a word of the title, tags
 // or category, 1 for a word of the content only.
-func KnowledgeWords(k *store.KnowledgeEntry) map[string]int {
+func knowledgeWords(k *store.KnowledgeEntry) map[string]int {
 	head := k.Title + " " + strings.Join(k.Tags, " ")
 	if k.Category != nil {
 		head += " " + *k.Category
@@ -279,7 +274,7 @@ func (s *Service) startCatalog() {
 // knowledgeNote is the sentence a call summary adds when the agent answered
 // from a knowledge entry ("" when none matches).
 func knowledgeNote(st *store.Store, businessID, text string) string {
-	k := KnowledgeMatch(st, businessID, text)
+	k := knowledgeMatch(st, businessID, text)
 	if k == nil {
 		return ""
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/governance"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
@@ -32,8 +34,6 @@ const (
 	// approvalDeniesNumber is the magic channel address whose approver
 	// answers the call and declines.
 	approvalDeniesNumber = "+15005550020"
-	// approvalCallbackEvent is the event of the callback body.
-	approvalCallbackEvent = "approval.decided"
 )
 
 type approvalBody struct {
@@ -61,7 +61,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if !strings.HasPrefix(b.Channel.Type, "voice") {
-		return nil, httpapi.NewError(http.StatusNotImplemented, httpapi.CodeNotImplemented,
+		return nil, httpapi.NewError(http.StatusNotImplemented, wire.CodeNotImplemented,
 			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
 	}
 	if !b.ExpiresAt.After(rc.Now) {
@@ -72,7 +72,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	}
 	biz, agent, number := approvalCaller(rc)
 	if number == nil {
-		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
 	}
 	secret, shown := s.approvalSecret(rc, b.CallbackSecretID)
 	a := &store.ApprovalRequest{
@@ -82,10 +82,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 		RequiredFactors: b.RequiredFactors, ExpiresAt: b.ExpiresAt.UTC(), CallbackURL: b.CallbackURL,
 		CallbackSecretID: b.CallbackSecretID, Secret: secret, Status: approvalCalling, CallbackStatus: callbackNone,
 	}
-	a.ID = s.IDs.UUID()
-	// Owned by the business it is placed from, like every record: a key
-	// restricted to another business of the same user does not see it.
-	a.Owner = biz
+	a.ID = s.IDs.UUID() // before the call, which refers to it
 	id := a.ID
 	opener := fmt.Sprintf("Hello, this is an approval request from %s. %s Do you approve?", b.Source, b.Summary)
 	if len(b.RequiredFactors) > 0 {
@@ -103,9 +100,10 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 		return nil, apiErr
 	}
 	a.CallID = callID
-	a.CreatedAt = rc.Store.ApprovalRequests.Stamp(rc.Now)
+	// Owned by the business it is placed from, like every record: a key
+	// restricted to another business of the same user does not see it.
+	rc.Store.ApprovalRequests.Insert(a, biz, rc.Now)
 	a.UpdatedAt = a.CreatedAt
-	rc.Store.ApprovalRequests.Put(a)
 	s.Schedule(a.ExpiresAt, func(now time.Time) {
 		if a, ok := s.Store.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
 			s.decideApproval(s.Store, a, now, approvalExpired, "nobody decided before expires_at")
@@ -198,23 +196,23 @@ func (s *Service) decideApproval(st *store.Store, a *store.ApprovalRequest, now 
 	a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
 	a.UpdatedAt = now.UTC()
 	a.CallbackEventID = s.IDs.UUID()
-	s.startApprovalCallback(st, a, httpapi.MustJSON(map[string]any{
-		"id": a.CallbackEventID, "event": approvalCallbackEvent, "business_id": a.BusinessID,
-		"timestamp": now.UTC(), "data": approvalCallbackData(a),
+	s.startApprovalCallback(st, a, httpapi.MustJSON(governance.ApprovalCallback{
+		ID: a.CallbackEventID, Event: governance.ApprovalCallbackEvent, BusinessID: a.BusinessID,
+		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))
 }
 
-// approvalCallbackData is the data of the callback: the decision and the
-// references the requester matches it back with.
-func approvalCallbackData(a *store.ApprovalRequest) map[string]any {
-	return map[string]any{
-		"approval_request_id": a.ID, "decision": a.Status, "reason": a.Reason,
-		"source": a.Source, "source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID,
-		"message_id": a.MessageID, "responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
-		"channel":    map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
-		"risk_level": a.RiskLevel, "required_factors": httpapi.NonNil(a.RequiredFactors),
-		"verified_factors": httpapi.NonNil(a.VerifiedFactors), "call_id": httpapi.Nullable(a.CallID),
-		"decided_at": a.DecidedAt, "expires_at": a.ExpiresAt,
+// approvalDecision is the data of the callback of a decided request: the
+// decision and the references the requester matches it back with.
+func approvalDecision(a *store.ApprovalRequest) governance.ApprovalDecision {
+	return governance.ApprovalDecision{
+		ApprovalRequestID: a.ID, Decision: a.Status, Reason: a.Reason,
+		Source: a.Source, SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID,
+		MessageID: a.MessageID, RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
+		Channel:   governance.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
+		RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
+		VerifiedFactors: httpapi.NonNil(a.VerifiedFactors), CallID: httpapi.Strp(a.CallID),
+		DecidedAt: *a.DecidedAt, ExpiresAt: a.ExpiresAt,
 	}
 }
 

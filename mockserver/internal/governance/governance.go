@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -39,9 +40,9 @@ var governedAuthority = map[string][]string{
 // governedScope is the scope each intent needs on a key (sessions hold every
 // scope).
 var governedScope = map[string]string{
-	intentAgentPatch:       "agents:write",
-	intentTranscriptSink:   "workspaces:write",
-	intentEmergencyAddress: "workspaces:write",
+	intentAgentPatch:       wire.ScopeAgentsWrite,
+	intentTranscriptSink:   wire.ScopeWorkspacesWrite,
+	intentEmergencyAddress: wire.ScopeWorkspacesWrite,
 }
 
 // governedKnownFields are the schema's top-level properties; the others are
@@ -93,7 +94,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 			return nil, false, nil
 		}
 		if g.Fingerprint != fp {
-			return nil, true, httpapi.NewError(http.StatusConflict, httpapi.CodeIdempotencyConflict,
+			return nil, true, httpapi.NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
 				"this idempotency_key was already used for a different governed update of this business")
 		}
 		return &httpapi.Respond{Status: g.AnswerStatus, Body: g.Answer, Header: http.Header{httpapi.HeaderIdempotentReplayed: {"true"}}}, true, nil
@@ -156,8 +157,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 			g.Extra[k] = v
 		}
 	}
-	g.ID = s.IDs.UUID()
-	g.Owner = tgt.business
+	g.ID = s.IDs.UUID() // before the change, which records it as its update id
 	if decision == governedApplied {
 		// A failing dependency (the voice provider) is not an outcome: nothing
 		// is stored, so a retry with the same key runs again.
@@ -167,7 +167,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 		}
 		g.Result = res
 	}
-	g.CreatedAt = rc.Store.GovernedUpdates.Stamp(rc.Now)
+	rc.Store.GovernedUpdates.Insert(g, tgt.business, rc.Now)
 	g.UpdatedAt = g.CreatedAt
 	status := http.StatusOK
 	var answer any = GovernedView(g)
@@ -175,12 +175,11 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 	case governedPending:
 		status = http.StatusAccepted
 	case governedRejected:
-		g.Error = map[string]any{"code": httpapi.CodeForbidden, "message": why}
+		g.Error = map[string]any{"code": wire.CodeForbidden, "message": why}
 		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
 		status, answer = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
 	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(answer)
-	rc.Store.GovernedUpdates.Put(g)
 	rc.Store.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
 	return &httpapi.Respond{Status: status, Body: json.RawMessage(g.Answer)}, nil
 }
@@ -286,8 +285,8 @@ func (s *Service) applyGoverned(rc *httpapi.Ctx, g *store.GovernedUpdate, t gove
 		if f := httpapi.Str(g.Payload["format"]); f != "" {
 			sink.Format = f
 		}
-		rc.Store.TranscriptSinks[g.Owner] = sink
-		return map[string]any{"business_id": g.Owner, "transcript_sink": sink}, nil
+		rc.Store.TranscriptSinks[t.business] = sink
+		return map[string]any{"business_id": t.business, "transcript_sink": sink}, nil
 	}
 }
 
@@ -367,7 +366,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if g.Status != governedPending {
-		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
+		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
 	}
 	g.DecidedBy, g.DecidedAt, g.DecisionNote = rc.Principal.User.ID, httpapi.UtcPtr(rc.Now), body.Note
 	g.UpdatedAt = rc.Now.UTC()

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -55,7 +57,7 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-		e.Code = httpapi.CodeVendorError
+		e.Code = wire.CodeVendorError
 		e.Message = "the voice provider refused the persona: " + e.Message
 		return nil, e
 	}
@@ -89,10 +91,12 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 	a.Metadata["persona"] = persona
 	a.UpdatedAt = rc.Now.UTC()
 	s.telephony.SyncAssistant(rc.Store, a)
-	return map[string]any{
-		"agent_id": a.ID, "vendor_assistant_id": a.VendorAssistantID, "loaded": true,
-		"persona": persona, "first_message": first, "first_message_source": source,
-		"prompt": prompt, "voice": a.Voice, "model": a.Model, "loaded_at": rc.Now.UTC(),
+	return agents.PersonaLoaded{
+		AgentID: a.ID, VendorAssistantID: a.VendorAssistantID, Loaded: true,
+		Persona: persona, FirstMessage: first, FirstMessageSource: source, Prompt: prompt,
+		Voice:    agents.Voice{Provider: a.Voice.Provider, VoiceID: a.Voice.VoiceID},
+		Model:    agents.Model{Provider: a.Model.Provider, Model: a.Model.Model, Temperature: a.Model.Temperature},
+		LoadedAt: rc.Now.UTC(),
 	}, nil
 }
 

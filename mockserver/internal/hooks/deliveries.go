@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -20,8 +21,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// webhookRetrySchedule is the wait before each attempt of a delivery
-// (DESIGN section 3; see WebhookRetrySchedule).
+// webhookRetrySchedule is the wait before each attempt of a delivery (see
+// WebhookRetrySchedule, and docs/mockserver.md, section Deliveries).
 var webhookRetrySchedule = [...]time.Duration{
 	0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
@@ -38,23 +39,31 @@ const maxDeliveryAttempts = len(webhookRetrySchedule)
 // (and replayable).
 func WebhookRetrySchedule() []time.Duration { return slices.Clone(webhookRetrySchedule[:]) }
 
-// Delivery states.
+// Delivery states (Delivery.Status, DeliveryFilter.Status, ?status=).
 const (
-	DeliveryPending   = store.DeliveryPending
+	// DeliveryPending is a delivery with attempts still to come.
+	DeliveryPending = store.DeliveryPending
+	// DeliverySucceeded is a delivery a receiver answered with a 2xx.
 	DeliverySucceeded = store.DeliverySucceeded
-	DeliveryFailed    = store.DeliveryFailed
-	DeliveryCanceled  = store.DeliveryCanceled
+	// DeliveryFailed is a delivery whose last attempt failed; it is
+	// replayable.
+	DeliveryFailed = store.DeliveryFailed
+	// DeliveryCanceled is a delivery stopped before its end (its
+	// subscription was deleted or deactivated, or the record it belongs to
+	// is gone); it is replayable.
+	DeliveryCanceled = store.DeliveryCanceled
 )
 
-// DeliveryEngine delivers events to subscriptions, the per-call webhooks
+// deliveryEngine delivers events to subscriptions, the per-call webhooks
 // of calls and every other kind of delivery registered with it, with one
-// retry schedule and one delivery log. It
-// subscribes to the event bus: the subscriber only records deliveries and
-// starts or schedules attempts; HTTP happens on the outbound pool, outside
-// the store lock, and results are recorded under it.
-type DeliveryEngine struct {
-	Notify watch.Notifier
-	Kinds  map[string]DeliveryKind // by store.Delivery.Kind (registerDeliveryKind)
+// retry schedule and one delivery log. It subscribes to the event bus: the
+// subscriber only records deliveries and starts or schedules attempts; HTTP
+// happens on the outbound pool, outside the store lock, and results are
+// recorded under it. notify wakes the waiters of the delivery log
+// (WaitDeliveries, the admin long poll) on every change.
+type deliveryEngine struct {
+	notify watch.Notifier
+	kinds  map[string]DeliveryKind // by store.Delivery.Kind (RegisterDeliveryKind)
 }
 
 // DeliveryKind is how the engine builds and follows one kind of delivery.
@@ -68,7 +77,7 @@ type DeliveryKind struct {
 // startDeliveries creates the engine, registers the subscription and
 // call-webhook kinds of delivery and subscribes the engine to the bus.
 func (s *Service) startDeliveries() {
-	s.hooks = &DeliveryEngine{Kinds: map[string]DeliveryKind{}}
+	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}}
 	s.Outbound.timeout = s.Config.Hooks.Timeout
 	s.Outbound.init(s.Config.ExternalWebhooks)
 	s.resetDeliveryLog()
@@ -81,7 +90,7 @@ func (s *Service) startDeliveries() {
 // RegisterDeliveryKind tells the engine how to build and follow deliveries
 // of a kind. It is called while the server is made, before any delivery.
 func (s *Service) RegisterDeliveryKind(kind string, k DeliveryKind) {
-	s.hooks.Kinds[kind] = k
+	s.engine.kinds[kind] = k
 }
 
 // resetDeliveryLog gives the store an empty delivery log of the configured
@@ -92,7 +101,7 @@ func (s *Service) resetDeliveryLog() {
 		size = store.DefaultDeliveryLogSize
 	}
 	s.Store.Deliveries = store.NewDeliveryLog(size)
-	s.hooks.Notify.Notify()
+	s.engine.notify.Notify()
 }
 
 // deliverEvent is the bus subscriber: one delivery per active subscription
@@ -110,7 +119,7 @@ func (s *Service) deliverEvent(ev *store.Event) {
 // enqueueDelivery renders an event for a subscription, records the delivery
 // and starts it. The caller holds the write lock.
 func (s *Service) enqueueDelivery(st *store.Store, w *store.Webhook, ev *store.Event) *store.Delivery {
-	body, ct := RenderDelivery(w, ev)
+	body, ct := renderDelivery(w, ev)
 	return s.StartDelivery(st, &store.Delivery{
 		Kind: store.DeliverySubscription, MessageID: ev.ID, SubscriptionID: w.ID, BusinessID: ev.Owner,
 		EventID: ev.ID, EventType: ev.Type, ContentType: ct, Body: body,
@@ -166,14 +175,14 @@ func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Deliv
 			cancelSecond()
 		}
 		close(first)
-		s.hooks.Notify.Notify()
+		s.engine.notify.Notify()
 	}
 	if err := s.CheckTarget(att.req.URL); err != nil {
 		go done(outboundResult{err: err.Error()}) // the caller holds the lock
 	} else {
 		s.postOutbound(att.req, done)
 	}
-	s.hooks.Notify.Notify()
+	s.engine.notify.Notify()
 	return d
 }
 
@@ -181,7 +190,7 @@ func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Deliv
 // waiting for the answer, and schedules the next attempt when it failed.
 // It runs on the clock, without the store lock.
 func (s *Service) retryAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) {
-	defer s.hooks.Notify.Notify()
+	defer s.engine.notify.Notify()
 	s.Mu.Lock()
 	att, ok := s.prepareAttempt(st, d, n, at)
 	s.Mu.Unlock()
@@ -229,7 +238,7 @@ func (s *Service) CheckTarget(raw string) error {
 	if err != nil {
 		return err
 	}
-	return s.AllowedTarget(u)
+	return s.allowedTarget(u)
 }
 
 // preparedAttempt is an attempt built under the lock, ready to post.
@@ -242,14 +251,14 @@ type preparedAttempt struct {
 }
 
 // prepareAttempt builds attempt n, or reports false when the delivery is
-// over (finished, canceled, or dropped by a reset); a delivery its kind
-// cancels (a subscription deleted or deactivated since) is canceled here.
-// The caller holds the write lock.
+// over (finished, canceled, or its store dropped by a reset); a delivery
+// its kind cancels (a subscription deleted or deactivated since) is
+// canceled here. The caller holds the write lock.
 func (s *Service) prepareAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) (preparedAttempt, bool) {
-	if s.Store != st || d.Status != store.DeliveryPending {
+	if st.Dropped() || d.Status != store.DeliveryPending {
 		return preparedAttempt{}, false
 	}
-	k, ok := s.hooks.Kinds[d.Kind]
+	k, ok := s.engine.kinds[d.Kind]
 	if !ok {
 		cancelDelivery(d, "unknown delivery kind "+d.Kind) // every kind is registered by New
 		return preparedAttempt{}, false
@@ -298,7 +307,7 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 		N: att.n, At: att.at, SentAt: att.wall, URL: att.req.URL, Method: att.req.Method, Headers: att.shown,
 		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
 	})
-	if s.Store != st || d.Status != store.DeliveryPending {
+	if st.Dropped() || d.Status != store.DeliveryPending {
 		return true
 	}
 	switch {
@@ -318,7 +327,7 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 // delivery belongs to can follow it (its kind's changed). The caller holds
 // the write lock.
 func (s *Service) deliveryUpdated(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt) {
-	if changed := s.hooks.Kinds[d.Kind].Changed; changed != nil {
+	if changed := s.engine.kinds[d.Kind].Changed; changed != nil {
 		changed(st, d, att)
 	}
 }
@@ -385,7 +394,7 @@ func (s *Service) cancelDeliveries(st *store.Store, subscriptionID, reason strin
 		}
 		return true
 	})
-	s.hooks.Notify.Notify()
+	s.engine.notify.Notify()
 }
 
 // Delivery kinds (Delivery.Kind, DeliveryFilter.Kind, ?kind=).
@@ -569,7 +578,7 @@ func (s *Service) WaitDeliveries(ctx context.Context, match func(*Delivery) bool
 // WaitDeliveryCount waits until at least n deliveries match (nil: any), or
 // ctx ends, and returns the matching ones, oldest first.
 func (s *Service) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
-	s.hooks.Notify.Wait(ctx, func() bool {
+	s.engine.notify.Wait(ctx, func() bool {
 		count, _ := s.scanDeliveries(match, false)
 		return count >= n
 	})
@@ -578,7 +587,11 @@ func (s *Service) WaitDeliveryCount(ctx context.Context, n int, match func(*Deli
 
 // Errors of ReplayDelivery.
 var (
-	ErrDeliveryNotFound      = errors.New("mockserver: no such delivery in the log")
+	// ErrDeliveryNotFound is a delivery id the log does not hold (never
+	// made, or pushed out of the ring buffer).
+	ErrDeliveryNotFound = errors.New("mockserver: no such delivery in the log")
+	// ErrDeliveryNotReplayable is a delivery that is pending or succeeded,
+	// or a subscription delivery whose subscription is gone or inactive.
 	ErrDeliveryNotReplayable = errors.New("mockserver: only failed or canceled deliveries are replayable (a subscription's to an existing active subscription)")
 )
 
@@ -664,7 +677,7 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 	case errors.Is(err, ErrDeliveryNotFound):
 		return nil, httpapi.NotFound("delivery not found: " + body.DeliveryID)
 	case err != nil:
-		return nil, httpapi.NewError(http.StatusConflict, httpapi.CodeConflict,
+		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict,
 			"only a failed or canceled delivery can be replayed (a subscription's to an existing active subscription)")
 	}
 	return httpapi.Created(deliveryView(d)), nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -55,7 +56,7 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 		}
 		owners = []string{body.BusinessID}
 	}
-	var events []*store.Event
+	var evs []*store.Event
 	if body.EventIDs != nil {
 		for _, id := range body.EventIDs {
 			ev, err := httpapi.Reachable(rc, rc.Store.Events, id, "event")
@@ -65,7 +66,7 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 			if !slices.Contains(owners, ev.Owner) {
 				return nil, httpapi.NotFound("event not found in business " + body.BusinessID + ": " + id)
 			}
-			events = append(events, ev)
+			evs = append(evs, ev)
 		}
 	} else {
 		var until time.Time // zero: no bound (every event so far)
@@ -83,25 +84,25 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 			if len(body.Types) > 0 && !slices.Contains(body.Types, ev.Type) {
 				return true
 			}
-			if len(events) == maxReplayEvents {
+			if len(evs) == maxReplayEvents {
 				tooMany = true
 				return false
 			}
-			events = append(events, ev)
+			evs = append(evs, ev)
 			return true
 		})
 		if tooMany {
 			return nil, httpapi.Invalid("more than %d events match: narrow since and until, or name types", maxReplayEvents)
 		}
-		slices.Reverse(events) // oldest first
+		slices.Reverse(evs) // oldest first
 	}
 	ids := []string{}
-	for _, ev := range events {
+	for _, ev := range evs {
 		for _, w := range rc.Store.Webhooks.Owned(ev.Owner) {
 			if w.Active && slices.Contains(w.Events, ev.Type) {
 				ids = append(ids, s.enqueueDelivery(rc.Store, w, ev).ID)
 			}
 		}
 	}
-	return map[string]any{"events": len(events), "deliveries": len(ids), "delivery_ids": ids}, nil
+	return events.ReplayResult{Events: len(evs), Deliveries: len(ids), DeliveryIDs: ids}, nil
 }

@@ -29,33 +29,33 @@ const (
 	outboundMaxAnswer = 4 << 10
 )
 
-// ErrTargetRefused wraps every refusal of allowedTarget.
-var ErrTargetRefused = errors.New("receiver not allowed")
+// errTargetRefused wraps every refusal of allowedTarget.
+var errTargetRefused = errors.New("receiver not allowed")
 
-// AllowedTarget is the one check of a receiver URL the mock will call:
+// allowedTarget is the one check of a receiver URL the mock will call:
 // https:// URLs, and http:// URLs on loopback hosts (localhost, *.localhost,
 // 127.0.0.0/8, ::1). Hosts outside loopback are refused unless the server
 // runs with WithExternalWebhooks(true) (flag -allow-external-webhooks). No
 // DNS lookup happens here; the dialer checks the address it connects to.
-func (s *Service) AllowedTarget(u *url.URL) error {
+func (s *Service) allowedTarget(u *url.URL) error {
 	if u == nil || u.Host == "" || u.Hostname() == "" {
-		return fmt.Errorf("%w: the URL must be absolute, with a host", ErrTargetRefused)
+		return fmt.Errorf("%w: the URL must be absolute, with a host", errTargetRefused)
 	}
 	if u.User != nil {
-		return fmt.Errorf("%w: the URL may not carry credentials", ErrTargetRefused)
+		return fmt.Errorf("%w: the URL may not carry credentials", errTargetRefused)
 	}
 	loopback := IsLoopbackHost(u.Hostname())
 	switch u.Scheme {
 	case "https":
 	case "http":
 		if !loopback {
-			return fmt.Errorf("%w: http is only allowed on loopback hosts; use https", ErrTargetRefused)
+			return fmt.Errorf("%w: http is only allowed on loopback hosts; use https", errTargetRefused)
 		}
 	default:
-		return fmt.Errorf("%w: the scheme must be https (or http on loopback)", ErrTargetRefused)
+		return fmt.Errorf("%w: the scheme must be https (or http on loopback)", errTargetRefused)
 	}
 	if !loopback && !s.Config.ExternalWebhooks {
-		return fmt.Errorf("%w: the mock server only calls loopback hosts unless started with -allow-external-webhooks (WithExternalWebhooks(true))", ErrTargetRefused)
+		return fmt.Errorf("%w: the mock server only calls loopback hosts unless started with -allow-external-webhooks (WithExternalWebhooks(true))", errTargetRefused)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func (p *OutboundPoster) init(external bool) {
 			p.timeout = outboundTimeout
 		}
 		newClient := func(insecure bool) *http.Client {
-			d := &net.Dialer{Timeout: p.timeout, Control: DialGuard(external)}
+			d := &net.Dialer{Timeout: p.timeout, Control: dialGuard(external)}
 			return &http.Client{
 				Transport: &http.Transport{
 					DialContext:         d.DialContext,
@@ -130,10 +130,10 @@ func (p *OutboundPoster) init(external bool) {
 	})
 }
 
-// DialGuard refuses connections to addresses outside loopback unless
+// dialGuard refuses connections to addresses outside loopback unless
 // external receivers are allowed, so a host name that resolves elsewhere
 // cannot sneak past allowedTarget.
-func DialGuard(external bool) func(network, address string, c syscall.RawConn) error {
+func dialGuard(external bool) func(network, address string, c syscall.RawConn) error {
 	return func(_, address string, _ syscall.RawConn) error {
 		if external {
 			return nil
@@ -143,7 +143,7 @@ func DialGuard(external bool) func(network, address string, c syscall.RawConn) e
 			return err
 		}
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			return fmt.Errorf("%w: %s is not a loopback address", ErrTargetRefused, host)
+			return fmt.Errorf("%w: %s is not a loopback address", errTargetRefused, host)
 		}
 		return nil
 	}

@@ -10,7 +10,7 @@ import "github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 type Service struct {
 	*platform.Platform
 
-	hooks *DeliveryEngine
+	engine *deliveryEngine
 	// Outbound posts to receivers (subscriptions, per-call webhooks).
 	Outbound OutboundPoster
 }

@@ -18,33 +18,34 @@ import (
 
 // Bounds of payload templates beyond the schema's (at most 100 fields).
 const (
-	MaxTemplateFields  = 100
-	MaxTemplateNameLen = 200
-	MaxTemplatePathLen = 500
-	MaxTemplateDepth   = 10
+	maxTemplateFields  = 100
+	maxTemplateNameLen = 200
+	maxTemplatePathLen = 500
+	maxTemplateDepth   = 10
 )
 
-// eventBody is the standard body of an event (DESIGN section 3), as its
-// JSON: {"id", "event", "business_id", "timestamp", "data"}.
+// eventBody is the standard body of an event (docs/mockserver.md, section
+// Deliveries), as its JSON: {"id", "event", "business_id", "timestamp",
+// "data"}.
 func eventBody(ev *store.Event) []byte {
 	data := ev.Data
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	b, _ := MarshalCompact(webhooks.Event{ID: ev.ID, Type: ev.Type, BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data})
+	b, _ := marshalCompact(webhooks.Event{ID: ev.ID, Type: ev.Type, BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data})
 	return b
 }
 
-// MarshalCompact encodes v without HTML escaping and without a trailing
+// marshalCompact encodes v without HTML escaping and without a trailing
 // newline.
-func MarshalCompact(v any) ([]byte, error) {
+func marshalCompact(v any) ([]byte, error) {
 	b, err := jsonview.EncodeJSON(v)
 	return bytes.TrimSuffix(b, []byte("\n")), err
 }
 
-// splitName splits a template field name or path alternative on dots;
-// ok is false when a segment is empty.
-func SplitDots(s string) ([]string, bool) {
+// splitDots splits a template field name or path alternative on dots; ok
+// is false when a segment is empty.
+func splitDots(s string) ([]string, bool) {
 	segs := strings.Split(s, ".")
 	for _, seg := range segs {
 		if seg == "" {
@@ -54,26 +55,26 @@ func SplitDots(s string) ([]string, bool) {
 	return segs, true
 }
 
-// ValidateTemplate checks what the schema cannot: field names and paths
+// validateTemplate checks what the schema cannot: field names and paths
 // made of non-empty dot-separated segments, bounded lengths and depth, and
 // no field name that is a prefix of another (a value cannot be both a leaf
 // and an object). It returns nil or a 400 naming the field.
-func ValidateTemplate(fields map[string]webhooks.FieldSource) *httpapi.Error {
-	if len(fields) > MaxTemplateFields {
-		return httpapi.InvalidField("/payload_template/fields", "at most %d fields", MaxTemplateFields)
+func validateTemplate(fields map[string]webhooks.FieldSource) *httpapi.Error {
+	if len(fields) > maxTemplateFields {
+		return httpapi.InvalidField("/payload_template/fields", "at most %d fields", maxTemplateFields)
 	}
 	names := make([]string, 0, len(fields))
 	for name, src := range fields {
 		ptr := "/payload_template/fields/" + jsonPointerEscape(name)
-		if len(name) > MaxTemplateNameLen {
-			return httpapi.InvalidField(ptr, "field names are at most %d characters", MaxTemplateNameLen)
+		if len(name) > maxTemplateNameLen {
+			return httpapi.InvalidField(ptr, "field names are at most %d characters", maxTemplateNameLen)
 		}
-		segs, ok := SplitDots(name)
+		segs, ok := splitDots(name)
 		if !ok {
 			return httpapi.InvalidField(ptr, "field name %q has an empty segment (dots nest the output: a.b)", name)
 		}
-		if len(segs) > MaxTemplateDepth {
-			return httpapi.InvalidField(ptr, "field name %q nests deeper than %d levels", name, MaxTemplateDepth)
+		if len(segs) > maxTemplateDepth {
+			return httpapi.InvalidField(ptr, "field name %q nests deeper than %d levels", name, maxTemplateDepth)
 		}
 		if src.IsValue {
 			switch src.Value.(type) {
@@ -82,11 +83,11 @@ func ValidateTemplate(fields map[string]webhooks.FieldSource) *httpapi.Error {
 				return httpapi.InvalidField(ptr+"/value", "a constant is a string, number, boolean or null")
 			}
 		} else {
-			if len(src.Path) > MaxTemplatePathLen {
-				return httpapi.InvalidField(ptr, "paths are at most %d characters", MaxTemplatePathLen)
+			if len(src.Path) > maxTemplatePathLen {
+				return httpapi.InvalidField(ptr, "paths are at most %d characters", maxTemplatePathLen)
 			}
 			for _, alt := range strings.Split(src.Path, "|") {
-				if _, ok := SplitDots(strings.TrimSpace(alt)); !ok {
+				if _, ok := splitDots(strings.TrimSpace(alt)); !ok {
 					return httpapi.InvalidField(ptr, "path %q: each alternative (a|b) is a dot path with non-empty segments, such as data.email", src.Path)
 				}
 			}
@@ -108,9 +109,9 @@ func jsonPointerEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// DecodeBody decodes a standard body for template lookups, numbers kept
+// decodeBody decodes a standard body for template lookups, numbers kept
 // exact.
-func DecodeBody(body []byte) any {
+func decodeBody(body []byte) any {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
@@ -123,7 +124,7 @@ func DecodeBody(body []byte) any {
 // lookupPath reads one dot path in a decoded body: object members by name,
 // array items by index. found is false when a segment is missing.
 func lookupPath(v any, path string) (out any, found bool) {
-	segs, ok := SplitDots(path)
+	segs, ok := splitDots(path)
 	if !ok {
 		return nil, false
 	}
@@ -146,9 +147,9 @@ func lookupPath(v any, path string) (out any, found bool) {
 	return v, true
 }
 
-// ResolveSource evaluates "a|b|c": the first alternative with a non-null
+// resolveSource evaluates "a|b|c": the first alternative with a non-null
 // value, or nil.
-func ResolveSource(body any, src string) any {
+func resolveSource(body any, src string) any {
 	for _, alt := range strings.Split(src, "|") {
 		if v, ok := lookupPath(body, strings.TrimSpace(alt)); ok && v != nil {
 			return v
@@ -157,11 +158,11 @@ func ResolveSource(body any, src string) any {
 	return nil
 }
 
-// RenderTemplate builds a template's output from a decoded standard body:
+// renderTemplate builds a template's output from a decoded standard body:
 // each field's value at its (dot-nested) name. Fields are placed in name
 // order; a field that would collide with another (only possible in
 // templates validateTemplate rejects) is skipped.
-func RenderTemplate(fields map[string]webhooks.FieldSource, body any) map[string]any {
+func renderTemplate(fields map[string]webhooks.FieldSource, body any) map[string]any {
 	names := make([]string, 0, len(fields))
 	for name := range fields {
 		names = append(names, name)
@@ -169,7 +170,7 @@ func RenderTemplate(fields map[string]webhooks.FieldSource, body any) map[string
 	sort.Strings(names)
 	out := map[string]any{}
 	for _, name := range names {
-		segs, ok := SplitDots(name)
+		segs, ok := splitDots(name)
 		if !ok {
 			continue
 		}
@@ -178,7 +179,7 @@ func RenderTemplate(fields map[string]webhooks.FieldSource, body any) map[string
 		if src.IsValue {
 			val = src.Value
 		} else {
-			val = ResolveSource(body, src.Path)
+			val = resolveSource(body, src.Path)
 		}
 		setNested(out, segs, val)
 	}
@@ -210,11 +211,11 @@ func setNested(out map[string]any, segs []string, val any) {
 	m[leaf] = val
 }
 
-// FormEncode flattens a JSON value into form fields: object members and
+// formEncode flattens a JSON value into form fields: object members and
 // array items are joined to their parent's key with dots (contact.email,
 // tags.0), null is the empty string, numbers and booleans their JSON text.
 // Keys are sorted.
-func FormEncode(v any) []byte {
+func formEncode(v any) []byte {
 	vals := url.Values{}
 	flattenForm(vals, "", v)
 	return []byte(vals.Encode())
@@ -260,38 +261,43 @@ func flattenForm(vals url.Values, key string, v any) {
 
 // Content types of delivery bodies.
 const (
+	// ContentTypeJSON is the content type of JSON bodies: the standard
+	// body, a JSON template's output, every callback.
 	ContentTypeJSON = "application/json"
-	ContentTypeForm = "application/x-www-form-urlencoded"
+	// contentTypeForm is the content type of form bodies (body_format
+	// form).
+	contentTypeForm = "application/x-www-form-urlencoded"
 )
 
-// RenderDelivery renders an event for a subscription: the standard body or
+// renderDelivery renders an event for a subscription: the standard body or
 // the template's output, as JSON or a form.
-func RenderDelivery(w *store.Webhook, ev *store.Event) (body []byte, contentType string) {
+func renderDelivery(w *store.Webhook, ev *store.Event) (body []byte, contentType string) {
 	std := eventBody(ev)
 	var v any
 	if w.Template != nil {
-		v = RenderTemplate(w.Template.Fields, DecodeBody(std))
+		v = renderTemplate(w.Template.Fields, decodeBody(std))
 	} else if w.BodyFormat == "form" {
-		v = DecodeBody(std)
+		v = decodeBody(std)
 	}
 	if w.BodyFormat == "form" {
-		return FormEncode(v), ContentTypeForm
+		return formEncode(v), contentTypeForm
 	}
 	if v == nil {
 		return std, ContentTypeJSON
 	}
-	b, err := MarshalCompact(v)
+	b, err := marshalCompact(v)
 	if err != nil {
 		return std, ContentTypeJSON
 	}
 	return b, ContentTypeJSON
 }
 
-// Presets: starting field maps named for CRMs (the schema's preset enum).
+// webhookPresets are the presets: starting field maps named for CRMs (the
+// schema's preset enum).
 // A preset expands into the subscription's payload_template, which the user
 // can then edit and send back. Paths read the standard body; alternatives
 // cover the data of lead, call, SMS and other events.
-var WebhookPresets = map[string]map[string]webhooks.FieldSource{
+var webhookPresets = map[string]map[string]webhooks.FieldSource{
 	"generic_crm": {
 		"event":                     tplPath("event"),
 		"event_id":                  tplPath("id"),
@@ -368,9 +374,9 @@ var (
 	tplConst = webhooks.FieldValue
 )
 
-// ExpandPreset returns a fresh copy of a preset's field map.
-func ExpandPreset(name string) (*webhooks.PayloadTemplate, bool) {
-	p, ok := WebhookPresets[name]
+// expandPreset returns a fresh copy of a preset's field map.
+func expandPreset(name string) (*webhooks.PayloadTemplate, bool) {
+	p, ok := webhookPresets[name]
 	if !ok {
 		return nil, false
 	}

@@ -92,7 +92,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	var template *webhooks.PayloadTemplate
 	_, templateSent := sent["payload_template"]
 	if templateSent && body.Template != nil {
-		if e := ValidateTemplate(body.Template.Fields); e != nil {
+		if e := validateTemplate(body.Template.Fields); e != nil {
 			return nil, e
 		}
 		template = body.Template
@@ -119,7 +119,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	case templateSent:
 		w.Template, w.Preset = template, ""
 	case body.Preset != "":
-		w.Template, _ = ExpandPreset(body.Preset)
+		w.Template, _ = expandPreset(body.Preset)
 		w.Preset = body.Preset
 	}
 	if _, ok := sent["custom_headers"]; ok {
@@ -138,13 +138,10 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 		}
 		return webhookView(w, rc.Now), nil
 	}
-	w.ID = s.IDs.UUID()
-	w.Owner = body.BusinessID
-	w.CreatedAt = rc.Store.Webhooks.Stamp(rc.Now)
+	rc.Store.Webhooks.Insert(w, body.BusinessID, rc.Now)
 	w.UpdatedAt = w.CreatedAt
 	secret := s.NewSigningSecret()
 	w.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: w.CreatedAt}}
-	rc.Store.Webhooks.Put(w)
 	v := webhookView(w, rc.Now)
 	v["secret"] = secret
 	return httpapi.Created(v), nil
@@ -194,7 +191,7 @@ func (s *Service) deleteWebhook(rc *httpapi.Ctx) (any, error) {
 	}
 	rc.Store.Webhooks.Delete(w.ID)
 	s.cancelDeliveries(rc.Store, w.ID, "the subscription was deleted")
-	return map[string]any{"success": true, "id": w.ID}, nil
+	return httpapi.Deleted(w.ID), nil
 }
 
 func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/openapi"
@@ -12,22 +13,24 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
+// Account reads: balance, usage, capabilities and the schema catalog.
+
 func (s *Service) getBalance(rc *httpapi.Ctx) (any, error) {
 	owners, err := rc.ScopedBusinesses()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(owners))
+	out := make([]account.BalanceEntry, 0, len(owners))
 	for _, id := range owners {
 		b, ok := rc.Store.Businesses.Get(id)
 		if !ok {
 			continue
 		}
-		out = append(out, map[string]any{
-			"business_id":         b.ID,
-			"minutes_used":        rc.Store.MinutesUsed(b.ID),
-			"phone_numbers":       rc.Store.Numbers.Count(b.ID),
-			"subscription_status": b.SubscriptionStatus,
+		out = append(out, account.BalanceEntry{
+			BusinessID:         b.ID,
+			MinutesUsed:        rc.Store.MinutesUsed(b.ID),
+			PhoneNumbers:       rc.Store.Numbers.Count(b.ID),
+			SubscriptionStatus: b.SubscriptionStatus,
 		})
 	}
 	return map[string]any{"businesses": out}, nil
@@ -57,47 +60,43 @@ func (s *Service) listUsage(rc *httpapi.Ctx) (any, error) {
 
 func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 	k := rc.Principal.Key
-	workspaces := make([]map[string]any, 0, len(rc.Principal.Businesses))
+	out := account.Capabilities{
+		Workspaces: make([]account.Workspace, 0, len(rc.Principal.Businesses)),
+		Key: account.KeyInfo{
+			ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: k.Scopes,
+			BusinessID: httpapi.Strp(k.BusinessID), PartnerID: httpapi.Strp(k.PartnerID),
+			CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt,
+		},
+		Permissions: []string{},
+		Allowance: account.Allowance{
+			RateLimits:         s.rateLimitsView(),
+			RateLimitsEnforced: s.httpapi.Limits.On,
+		},
+	}
 	var only *store.Business
 	for _, id := range rc.Principal.Businesses {
 		if b, ok := rc.Store.Businesses.Get(id); ok {
-			workspaces = append(workspaces, businessView(b))
+			out.Workspaces = append(out.Workspaces, workspaceView(b))
 			only = b
 		}
 	}
-	allowance := map[string]any{
-		"rate_limits":          s.rateLimitsView(),
-		"rate_limits_enforced": s.httpapi.Limits.On,
-		"subscription_status":  nil,
-		"trial_ends_at":        nil,
+	if len(out.Workspaces) == 1 {
+		out.Workspace = &out.Workspaces[0]
+		status, trialEnds := only.SubscriptionStatus, only.TrialEndsAt
+		out.Allowance.SubscriptionStatus, out.Allowance.TrialEndsAt = &status, &trialEnds
 	}
-	var workspace any
-	if len(workspaces) == 1 {
-		workspace = workspaces[0]
-		allowance["subscription_status"] = only.SubscriptionStatus
-		allowance["trial_ends_at"] = only.TrialEndsAt
-	}
-	permissions := []string{}
 	for _, sc := range wire.AllScopes {
 		if rc.Principal.Has(sc) {
-			permissions = append(permissions, sc)
+			out.Permissions = append(out.Permissions, sc)
 		}
 	}
-	key := map[string]any{
-		"id": k.ID, "prefix": k.Prefix, "name": k.Name, "scopes": k.Scopes,
-		"business_id": httpapi.Nullable(k.BusinessID), "partner_id": httpapi.Nullable(k.PartnerID),
-		"created_at": k.CreatedAt, "expires_at": k.ExpiresAt,
-	}
-	return map[string]any{
-		"workspace": workspace, "workspaces": workspaces, "key": key,
-		"permissions": permissions, "allowance": allowance,
-	}, nil
+	return out, nil
 }
 
-// rateLimitsView lists the rate limits a key is held to, as the server
-// enforces them (after WithRateLimitScale).
-func (s *Service) rateLimitsView() []map[string]any {
-	out := make([]map[string]any, 0, len(wire.Limits))
+// rateLimitsView lists the rate limits a key is held to (wire.Limits), as
+// the server enforces them (after WithRateLimitScale).
+func (s *Service) rateLimitsView() []account.RateLimit {
+	out := make([]account.RateLimit, 0, len(wire.Limits))
 	for i := range wire.Limits {
 		r := &wire.Limits[i]
 		path := r.Path
@@ -111,18 +110,18 @@ func (s *Service) rateLimitsView() []map[string]any {
 		if r.PerIP {
 			per = "ip"
 		}
-		out = append(out, map[string]any{
-			"group": r.Name, "method": r.Method, "path": path, "limit": s.httpapi.Limits.LimitOf(r),
-			"window_seconds": int(r.Window.Seconds()), "per": per,
+		out = append(out, account.RateLimit{
+			Group: r.Name, Method: r.Method, Path: path, Limit: s.httpapi.Limits.LimitOf(r),
+			WindowSeconds: int(r.Window.Seconds()), Per: per,
 		})
 	}
 	return out
 }
 
-// schemaCatalog is the title and description of every schema of package
-// openapi, read once.
-var schemaCatalog = sync.OnceValue(func() []map[string]string {
-	var out []map[string]string
+// schemaCatalog is the name, title, description and id of every schema of
+// package openapi (the catalog without its URLs), read once.
+var schemaCatalog = sync.OnceValue(func() []account.SchemaInfo {
+	var out []account.SchemaInfo
 	for _, name := range openapi.SchemaNames() {
 		raw, _ := openapi.Schema(name)
 		var head struct {
@@ -130,9 +129,7 @@ var schemaCatalog = sync.OnceValue(func() []map[string]string {
 			Description string `json:"description"`
 		}
 		_ = json.Unmarshal(raw, &head)
-		out = append(out, map[string]string{
-			"name": name, "title": head.Title, "description": head.Description, "id": openapi.SchemaID(name),
-		})
+		out = append(out, account.SchemaInfo{Name: name, Title: head.Title, Description: head.Description, ID: openapi.SchemaID(name)})
 	}
 	return out
 })
@@ -150,12 +147,10 @@ func (s *Service) getSchemas(rc *httpapi.Ctx) (any, error) {
 		scheme = "https"
 	}
 	base := scheme + "://" + rc.Request.Host + httpapi.APIPrefix + "/v1/schemas?name="
-	out := make([]map[string]string, 0, len(schemaCatalog()))
+	out := make([]account.SchemaInfo, 0, len(schemaCatalog()))
 	for _, c := range schemaCatalog() {
-		out = append(out, map[string]string{
-			"name": c["name"], "title": c["title"], "description": c["description"],
-			"id": c["id"], "url": base + c["name"],
-		})
+		c.URL = base + c.Name
+		out = append(out, c)
 	}
 	return map[string]any{"schemas": out}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
@@ -43,8 +44,9 @@ type ProvisionSpec struct {
 	NoCredentials bool
 }
 
-// provisioned is what provision created.
-type provisioned struct {
+// Provisioned is what Provision created. Key, APIKey and Session are
+// empty with ProvisionSpec.NoCredentials.
+type Provisioned struct {
 	User     *store.User
 	Business *store.Business
 	Agent    *store.Agent
@@ -64,17 +66,15 @@ type provisioned struct {
 // workspace.created, phone_number.assigned and workspace.ready
 // (workspace.provisioning_failed instead when spec.NumberFails). The caller
 // holds the write lock.
-func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) *provisioned {
-	out := &provisioned{}
+func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) *Provisioned {
+	out := &Provisioned{}
 	email := strings.ToLower(strings.TrimSpace(spec.Email))
 	if u, ok := st.UsersByEmail[email]; ok {
 		out.User = u
 	} else {
 		out.User = &store.User{Email: email, EmailConfirmed: true}
-		out.User.ID = s.IDs.UUID()
-		out.User.Owner = out.User.ID
-		out.User.CreatedAt = st.Users.Stamp(now)
-		st.Users.Put(out.User)
+		out.User.ID = s.IDs.UUID() // a user owns itself
+		st.Users.Insert(out.User, out.User.ID, now)
 		st.UsersByEmail[email] = out.User
 	}
 	b := &store.Business{
@@ -99,7 +99,7 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	b.Members[out.User.ID] = store.RoleOwner
 	st.AddBusiness(b)
 	out.Business = b
-	s.Emit(st, b.ID, "workspace.created", now, businessView(b))
+	s.Emit(st, b.ID, "workspace.created", now, workspaceView(b))
 
 	a := &store.Agent{
 		Name:           spec.BusinessName + " Intake Agent",
@@ -114,12 +114,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		LeadCollection: true,
 		Intake:         true,
 	}
-	a.ID = s.IDs.UUID()
-	a.Owner = b.ID
-	a.CreatedAt = st.Agents.Stamp(now)
+	st.Agents.Insert(a, b.ID, now)
 	a.UpdatedAt = a.CreatedAt
 	s.telephony.CreateAssistant(st, a)
-	st.Agents.Put(a)
 	out.Agent = a
 	if spec.NumberFails {
 		out.FailedStep = "phone_number"
@@ -140,11 +137,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		out.Session = s.newSession(st, now, out.User.ID)
 	}
 	if out.FailedStep != "" {
-		v := businessView(b)
-		v["failed_step"] = out.FailedStep
-		s.Emit(st, b.ID, "workspace.provisioning_failed", now, v)
+		s.Emit(st, b.ID, "workspace.provisioning_failed", now, failedWorkspace{workspaceView(b), out.FailedStep})
 	} else {
-		s.Emit(st, b.ID, "workspace.ready", now, businessView(b))
+		s.Emit(st, b.ID, "workspace.ready", now, workspaceView(b))
 	}
 	return out
 }
@@ -163,10 +158,7 @@ func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, 
 		PartnerID:  partnerID,
 		Active:     true,
 	}
-	k.ID = s.IDs.UUID()
-	k.Owner = userID
-	k.CreatedAt = st.Keys.Stamp(now)
-	st.Keys.Put(k)
+	st.Keys.Insert(k, userID, now)
 	st.KeysByHash[k.Hash] = k
 	return value, k
 }
@@ -174,10 +166,7 @@ func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, 
 // newSession opens a dashboard session for a user.
 func (s *Service) newSession(st *store.Store, now time.Time, userID string) *store.Session {
 	sess := &store.Session{Token: "sess_" + s.IDs.Token(24), ExpiresAt: now.Add(sessionTTL)}
-	sess.ID = s.IDs.UUID()
-	sess.Owner = userID
-	sess.CreatedAt = st.Sessions.Stamp(now)
-	st.Sessions.Put(sess)
+	st.Sessions.Insert(sess, userID, now)
 	st.SessionsByToken[sess.Token] = sess
 	return sess
 }
@@ -188,10 +177,7 @@ func (s *Service) assignNumber(st *store.Store, now time.Time, b *store.Business
 	phone := fmt.Sprintf("+1%d", numberPoolStart+st.NextNumber)
 	st.NextNumber++
 	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
-	n.ID = s.IDs.UUID()
-	n.Owner = b.ID
-	n.CreatedAt = st.Numbers.Stamp(now)
-	st.Numbers.Put(n)
+	st.Numbers.Insert(n, b.ID, now)
 	st.NumbersByPhone[phone] = n
 	a.PhoneNumber = phone
 	s.Emit(st, b.ID, "phone_number.assigned", now, telephony.NumberView(n))
@@ -282,21 +268,27 @@ func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
 	}
 }
 
-// businessView is a business as events and reads show it.
-func businessView(b *store.Business) map[string]any {
-	v := map[string]any{
-		"id":                  b.ID,
-		"name":                b.Name,
-		"business_type":       httpapi.Nullable(b.BusinessType),
-		"website":             httpapi.Nullable(b.Website),
-		"subscription_status": b.SubscriptionStatus,
-		"trial_ends_at":       b.TrialEndsAt,
-		"created_at":          b.CreatedAt,
+// workspaceView is a business as GET /v1/capabilities and the workspace.*
+// events show it.
+func workspaceView(b *store.Business) account.Workspace {
+	trialEnds := b.TrialEndsAt
+	return account.Workspace{
+		ID:                 b.ID,
+		Name:               b.Name,
+		BusinessType:       httpapi.Strp(b.BusinessType),
+		Website:            httpapi.Strp(b.Website),
+		SubscriptionStatus: b.SubscriptionStatus,
+		TrialEndsAt:        &trialEnds,
+		PartnerID:          b.PartnerID,
+		CreatedAt:          b.CreatedAt,
 	}
-	if b.PartnerID != "" {
-		v["partner_id"] = b.PartnerID
-	}
-	return v
+}
+
+// failedWorkspace is the data of workspace.provisioning_failed: the
+// workspace and the step that failed.
+type failedWorkspace struct {
+	account.Workspace
+	FailedStep string `json:"failed_step"`
 }
 
 func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {

@@ -6,6 +6,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
+	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
@@ -19,10 +20,10 @@ func (s *Service) listKeys(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, more := httpapi.ListPage(rc.Store.Keys, []string{rc.Principal.User.ID}, pq, nil, func(k *store.APIKey) map[string]any {
+	list, more := httpapi.ListPage(rc.Store.Keys, []string{rc.Principal.User.ID}, pq, nil, func(k *store.APIKey) keys.Key {
 		return keyView(k, rc.Now)
 	})
-	return map[string]any{"keys": keys, "has_more": more}, nil
+	return map[string]any{"keys": list, "has_more": more}, nil
 }
 
 func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
@@ -78,9 +79,7 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 	if owner != caller.ID {
 		k.CreatedBy = caller.ID
 	}
-	v := keyView(k, rc.Now)
-	v["key"] = value
-	return httpapi.Created(v), nil
+	return httpapi.Created(keys.Created{Key: keyView(k, rc.Now), Value: value}), nil
 }
 
 // revokeKey is DELETE /v1/keys?id=: the key stops working at once and stays
@@ -99,28 +98,28 @@ func (s *Service) revokeKey(rc *httpapi.Ctx) (any, error) {
 		t := rc.Now.UTC()
 		k.RevokedAt = &t
 	}
-	return map[string]any{"success": true, "id": k.ID, "revoked_at": k.RevokedAt}, nil
+	return keys.Revoked{Success: true, ID: k.ID, RevokedAt: k.RevokedAt}, nil
 }
 
 // keyView is a key record as GET /v1/keys shows it; never the key itself.
-func keyView(k *store.APIKey, now time.Time) map[string]any {
-	var lastUsed any
+func keyView(k *store.APIKey, now time.Time) keys.Key {
+	var lastUsed *time.Time
 	if n := k.LastUsed.Load(); n != 0 {
-		lastUsed = time.Unix(0, n).UTC()
+		t := time.Unix(0, n).UTC()
+		lastUsed = &t
 	}
-	active := k.Active && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
-	return map[string]any{
-		"id":           k.ID,
-		"prefix":       k.Prefix,
-		"name":         k.Name,
-		"scopes":       k.Scopes,
-		"business_id":  httpapi.Nullable(k.BusinessID),
-		"partner_id":   httpapi.Nullable(k.PartnerID),
-		"user_id":      k.Owner,
-		"created_at":   k.CreatedAt,
-		"last_used_at": lastUsed,
-		"expires_at":   k.ExpiresAt,
-		"is_active":    active,
-		"revoked_at":   k.RevokedAt,
+	return keys.Key{
+		ID:         k.ID,
+		Prefix:     k.Prefix,
+		Name:       k.Name,
+		Scopes:     k.Scopes,
+		BusinessID: httpapi.Strp(k.BusinessID),
+		PartnerID:  httpapi.Strp(k.PartnerID),
+		UserID:     k.Owner,
+		CreatedAt:  k.CreatedAt,
+		LastUsedAt: lastUsed,
+		ExpiresAt:  k.ExpiresAt,
+		IsActive:   k.Active && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt)),
+		RevokedAt:  k.RevokedAt,
 	}
 }

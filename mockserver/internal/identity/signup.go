@@ -14,6 +14,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/signup"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -35,16 +36,17 @@ const (
 	defaultPlan             = "starter"
 
 	headerPayment = "X-PAYMENT"
-
-	MagicLinkPath     = "/api/auth/magic"
-	PasswordSetupPath = "/api/auth/password-setup"
 )
 
-// Error codes of signup.
+// Paths of the dashboard links signup sends (docs/mockserver.md, section
+// Dashboard sessions).
 const (
-	codeEmailExists        = "email_exists"
-	codePaymentRequired    = "payment_required"
-	codeProvisioningFailed = "provisioning_failed"
+	// MagicLinkPath is the one-time sign-in link: GET with ?token= opens a
+	// dashboard session.
+	MagicLinkPath = "/api/auth/magic"
+	// PasswordSetupPath is the password setup link: GET with ?token= shows
+	// what the setup page would.
+	PasswordSetupPath = "/api/auth/password-setup"
 )
 
 // Reasons of a failed verify step (error.reason, beside validation_error).
@@ -71,7 +73,7 @@ func (s *Service) signup(rc *httpapi.Ctx) (any, error) {
 		ChallengeID    json.RawMessage `json:"challenge_id"`
 		OTPCode        json.RawMessage `json:"otp_code"`
 	}
-	_ = json.Unmarshal(rc.Body, &probe) // invalid JSON is reported by decodeAs
+	_ = json.Unmarshal(rc.Body, &probe) // invalid JSON is reported by rc.DecodeAs
 	switch {
 	case probe.ActivationMode == "payment":
 		return s.signupPayment(rc)
@@ -117,7 +119,7 @@ func (s *Service) checkSignup(rc *httpapi.Ctx, f *store.SignupFields) (*signupPl
 		if ph.in == nil || strings.TrimSpace(*ph.in) == "" {
 			continue
 		}
-		n, ok := SignupPhone(*ph.in)
+		n, ok := signupPhone(*ph.in)
 		if !ok {
 			return nil, errSignupField(ph.path, "%q is not a phone number (E.164 preferred, for example +15551230001)", *ph.in)
 		}
@@ -141,10 +143,7 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 		ExpiresAt: rc.Now.Add(otpTTL).UTC(),
 		State:     store.ChallengePending,
 	}
-	ch.ID = s.IDs.UUID()
-	ch.Owner = "signup"
-	ch.CreatedAt = rc.Store.Challenges.Stamp(rc.Now)
-	rc.Store.Challenges.Put(ch)
+	rc.Store.Challenges.Insert(ch, "signup", rc.Now)
 	s.Schedule(ch.ExpiresAt.Add(challengeRetention), func(time.Time) { s.Store.Challenges.Delete(ch.ID) })
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
 		Channel: "email", To: strings.ToLower(strings.TrimSpace(f.Email)), From: "no-reply@voiceagent.example",
@@ -153,11 +152,11 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 			f.BusinessName, ch.Code, int(otpTTL.Minutes())),
 		OTPCode: ch.Code,
 	})
-	return map[string]any{
-		"status":             "otp_sent",
-		"challenge_id":       ch.ID,
-		"expires_in_seconds": int(otpTTL.Seconds()),
-		"expires_at":         ch.ExpiresAt,
+	return signup.Challenge{
+		Status:           "otp_sent",
+		ChallengeID:      ch.ID,
+		ExpiresInSeconds: int(otpTTL.Seconds()),
+		ExpiresAt:        ch.ExpiresAt,
 	}, nil
 }
 
@@ -255,7 +254,7 @@ func (s *Service) signupPayment(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(rc.Request.Header.Get(headerPayment)) == "" {
-		return nil, httpapi.NewError(http.StatusPaymentRequired, codePaymentRequired,
+		return nil, httpapi.NewError(http.StatusPaymentRequired, wire.CodePaymentRequired,
 			"payment mode needs an "+headerPayment+" header carrying the payment for plan "+plan+" (x402)").
 			With("payment_requirements", map[string]any{
 				"scheme": "x402", "header": headerPayment, "plan_id": plan,
@@ -328,7 +327,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		redacted["referred_by_partner_id"] = sp.partnerID
 	}
 	if pr.FailedStep != "" {
-		redacted["status"] = codeProvisioningFailed
+		redacted["status"] = wire.CodeProvisioningFailed
 		redacted["setup_status"] = map[string]any{
 			"state":           "partial",
 			"completed_steps": []string{"user", "business", "agent", "api_key", "session"},
@@ -448,7 +447,7 @@ func signupRecoveryPaths(email, businessID string) map[string]string {
 }
 
 func errEmailExists(email string) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, codeEmailExists,
+	return httpapi.NewError(http.StatusConflict, wire.CodeEmailExists,
 		"an account with this email already exists: sign in, or create a key from the dashboard").
 		With("recovery_paths", signupRecoveryPaths(email, ""))
 }
@@ -457,7 +456,7 @@ func errEmailExists(email string) *httpapi.Error {
 // answer (key and links included) beside the error, which repeats the
 // recovery paths. It tells clients not to retry.
 func errProvisioningFailed(answer map[string]any) *httpapi.Error {
-	e := httpapi.NewError(http.StatusServiceUnavailable, codeProvisioningFailed,
+	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeProvisioningFailed,
 		"the account was created but its setup did not finish (phone number): keep the key, follow setup_status.recovery_paths, do not restart signup")
 	if st, ok := answer["setup_status"].(map[string]any); ok {
 		e = e.With("recovery_paths", st["recovery_paths"])
@@ -471,7 +470,7 @@ func errProvisioningFailed(answer map[string]any) *httpapi.Error {
 // field (a JSON Pointer) in details.
 func errSignupField(path, format string, args ...any) *httpapi.Error {
 	msg := fmt.Sprintf(format, args...)
-	e := httpapi.NewError(http.StatusBadRequest, httpapi.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
+	e := httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
 	e.Details = []httpapi.FieldError{{Path: path, Message: msg}}
 	return e
 }
@@ -479,7 +478,7 @@ func errSignupField(path, format string, args ...any) *httpapi.Error {
 // errChallenge is a failed verify step: 400 validation_error with
 // error.reason.
 func errChallenge(reason, msg string) *httpapi.Error {
-	return httpapi.NewError(http.StatusBadRequest, httpapi.CodeValidationError, msg).With("reason", reason)
+	return httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, msg).With("reason", reason)
 }
 
 // diffSignupFields names the fields of a verify step that differ from the
@@ -540,10 +539,10 @@ func strOrEmpty(s *string) string {
 	return *s
 }
 
-// SignupPhone turns a phone number in a common written form ("+1 555
+// signupPhone turns a phone number in a common written form ("+1 555
 // 123-4567", "(555) 123-4567", "5551234567") into E.164; a 10-digit number
 // without a plus is taken as North American.
-func SignupPhone(in string) (string, bool) {
+func signupPhone(in string) (string, bool) {
 	in = strings.TrimSpace(in)
 	plus := strings.HasPrefix(in, "+")
 	var digits strings.Builder

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/runs"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -255,7 +258,7 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	}
 	p, err := s.decodeRun(rc)
 	if err != nil {
-		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == httpapi.CodeInvalidRequest && len(apiErr.Details) > 0 {
+		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
 			return runValidation(apiErr.Details, nil, 0), nil
 		}
 		return nil, err
@@ -263,8 +266,17 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	return runValidation(p.errors, p.warnings, len(p.body.Touches)), nil
 }
 
-func runValidation(errs, warns []httpapi.FieldError, touches int) map[string]any {
-	return map[string]any{"valid": len(errs) == 0, "errors": httpapi.NonNil(errs), "warnings": httpapi.NonNil(warns), "touches": touches}
+func runValidation(errs, warns []httpapi.FieldError, touches int) runs.Validation {
+	return runs.Validation{Valid: len(errs) == 0, Errors: errorDetails(errs), Warnings: errorDetails(warns), Touches: touches}
+}
+
+// errorDetails are field errors as the SDK's details: [] when none.
+func errorDetails(errs []httpapi.FieldError) []voiceagent.ErrorDetail {
+	out := make([]voiceagent.ErrorDetail, len(errs))
+	for i, e := range errs {
+		out[i] = voiceagent.ErrorDetail{Path: e.Path, Message: e.Message}
+	}
+	return out
 }
 
 // previewRun answers what create would schedule, without scheduling it.
@@ -332,10 +344,6 @@ func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 		FromNumberID: p.number.ID, FromNumber: p.number.PhoneNumber, AgentID: p.agent.ID,
 		Metadata: b.Metadata, Status: runScheduled, IdempotencyKey: key,
 	}
-	run.ID = s.IDs.UUID()
-	run.Owner = b.BusinessID
-	run.CreatedAt = rc.Store.Runs.Stamp(rc.Now)
-	run.UpdatedAt = run.CreatedAt
 	for i, t := range b.Touches {
 		run.Touches = append(run.Touches, &store.RunTouch{
 			TouchID: t.TouchID, Channel: t.Channel, Target: t.Target, ScheduledAt: t.ScheduledAt.UTC(),
@@ -343,7 +351,8 @@ func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 			SMSCategory: t.SMSCategory, Status: touchScheduled, ExecuteAt: p.executeAt[i],
 		})
 	}
-	rc.Store.Runs.Put(run)
+	rc.Store.Runs.Insert(run, b.BusinessID, rc.Now)
+	run.UpdatedAt = run.CreatedAt
 	for i, t := range run.Touches {
 		runID, idx := run.ID, i
 		s.Schedule(t.ExecuteAt, func(now time.Time) { s.runTouch(s.Store, runID, idx, now) })
@@ -468,9 +477,7 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	run.UpdatedAt = rc.Now.UTC()
-	out := httpapi.Deleted(run.ID)
-	out["canceled_touches"] = canceled
-	return out, nil
+	return runs.Deleted{Success: true, ID: run.ID, CanceledTouches: canceled}, nil
 }
 
 // RunView is a communication run as the API shows it.

@@ -1,4 +1,4 @@
-package mockserver
+package hooks
 
 import (
 	"encoding/json"
@@ -11,11 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 const sampleBody = `{"id":"evt_1","event":"call.completed","business_id":"b1","timestamp":"2026-01-02T03:04:05Z",
@@ -23,8 +21,8 @@ const sampleBody = `{"id":"evt_1","event":"call.completed","business_id":"b1","t
 "tags":["hot","vip"],"quality":{"empathy":9},"ratio":0.25,"answered":true}}`
 
 func TestRenderTemplateReadsPathsFallbacksConstantsAndNests(t *testing.T) {
-	body := hooks.DecodeBody([]byte(sampleBody))
-	out := hooks.RenderTemplate(map[string]webhooks.FieldSource{
+	body := decodeBody([]byte(sampleBody))
+	out := renderTemplate(map[string]webhooks.FieldSource{
 		"event":             webhooks.FieldPath("event"),
 		"call.id":           webhooks.FieldPath("data.id"),
 		"call.seconds":      webhooks.FieldPath("data.duration"),
@@ -49,7 +47,7 @@ func TestRenderTemplateReadsPathsFallbacksConstantsAndNests(t *testing.T) {
 		"all_missing_alts":  webhooks.FieldPath("x|y|z"),
 		"body_itself.event": webhooks.FieldPath("event"),
 	}, body)
-	got, err := hooks.MarshalCompact(out)
+	got, err := marshalCompact(out)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{
 		"event": "call.completed",
@@ -68,7 +66,7 @@ func TestRenderTemplateReadsPathsFallbacksConstantsAndNests(t *testing.T) {
 
 func TestValidateTemplate(t *testing.T) {
 	ok := map[string]webhooks.FieldSource{"a.b": webhooks.FieldPath("data.x|id"), "a.c": webhooks.FieldValue("v"), "ab": webhooks.FieldPath("id")}
-	assert.Nil(t, hooks.ValidateTemplate(ok), "a.b, a.c and ab do not collide")
+	assert.Nil(t, validateTemplate(ok), "a.b, a.c and ab do not collide")
 	for name, fields := range map[string]map[string]webhooks.FieldSource{
 		"leading dot":     {".a": webhooks.FieldPath("id")},
 		"trailing dot":    {"a.": webhooks.FieldPath("id")},
@@ -79,29 +77,29 @@ func TestValidateTemplate(t *testing.T) {
 		"path only space": {"a": webhooks.FieldPath(" ")},
 		"leaf and object": {"a": webhooks.FieldPath("id"), "a.b": webhooks.FieldPath("id")},
 		"deep collision":  {"x.y": webhooks.FieldPath("id"), "x.y.z": webhooks.FieldPath("id")},
-		"too deep":        {strings.Repeat("a.", hooks.MaxTemplateDepth) + "a": webhooks.FieldPath("id")},
-		"long name":       {strings.Repeat("n", hooks.MaxTemplateNameLen+1): webhooks.FieldPath("id")},
-		"long path":       {"a": webhooks.FieldPath(strings.Repeat("p", hooks.MaxTemplatePathLen+1))},
+		"too deep":        {strings.Repeat("a.", maxTemplateDepth) + "a": webhooks.FieldPath("id")},
+		"long name":       {strings.Repeat("n", maxTemplateNameLen+1): webhooks.FieldPath("id")},
+		"long path":       {"a": webhooks.FieldPath(strings.Repeat("p", maxTemplatePathLen+1))},
 		"object constant": {"a": webhooks.FieldValue(map[string]any{})},
 	} {
-		e := hooks.ValidateTemplate(fields)
+		e := validateTemplate(fields)
 		if assert.NotNil(t, e, name) {
-			assert.Equal(t, httpapi.CodeInvalidRequest, e.Code, name)
+			assert.Equal(t, wire.CodeInvalidRequest, e.Code, name)
 			require.Len(t, e.Details, 1, name)
 			assert.True(t, strings.HasPrefix(e.Details[0].Path, "/payload_template/fields"), name)
 		}
 	}
 	many := map[string]webhooks.FieldSource{}
-	for i := range hooks.MaxTemplateFields + 1 {
+	for i := range maxTemplateFields + 1 {
 		many["f"+strings.Repeat("x", i)] = webhooks.FieldPath("id")
 	}
-	assert.NotNil(t, hooks.ValidateTemplate(many))
+	assert.NotNil(t, validateTemplate(many))
 }
 
 // presetNames lists the presets, sorted.
 func presetNames() []string {
-	names := make([]string, 0, len(hooks.WebhookPresets))
-	for n := range hooks.WebhookPresets {
+	names := make([]string, 0, len(webhookPresets))
+	for n := range webhookPresets {
 		names = append(names, n)
 	}
 	slices.Sort(names)
@@ -111,60 +109,60 @@ func presetNames() []string {
 func TestPresetsAreValidTemplatesThatReadLeadAndCallData(t *testing.T) {
 	assert.Equal(t, []string{"generic_crm", "gohighlevel", "hubspot", "pipedrive", "salesforce", "zoho_crm"}, presetNames(),
 		"the presets of the webhookUpsert schema")
-	lead := hooks.DecodeBody([]byte(`{"id":"e","event":"lead.created","business_id":"b","timestamp":"t",
+	lead := decodeBody([]byte(`{"id":"e","event":"lead.created","business_id":"b","timestamp":"t",
 		"data":{"id":"l1","name":"Ada Lovelace","first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","phone":"+15550000001"}}`))
-	call := hooks.DecodeBody([]byte(`{"id":"e","event":"call.completed","business_id":"b","timestamp":"t",
+	call := decodeBody([]byte(`{"id":"e","event":"call.completed","business_id":"b","timestamp":"t",
 		"data":{"id":"c1","to":"+15550000002","summary":"Booked a visit","duration":60}}`))
 	for _, name := range presetNames() {
-		tpl, ok := hooks.ExpandPreset(name)
+		tpl, ok := expandPreset(name)
 		require.True(t, ok)
-		assert.Nil(t, hooks.ValidateTemplate(tpl.Fields), name)
-		leadOut, err := hooks.MarshalCompact(hooks.RenderTemplate(tpl.Fields, lead))
+		assert.Nil(t, validateTemplate(tpl.Fields), name)
+		leadOut, err := marshalCompact(renderTemplate(tpl.Fields, lead))
 		require.NoError(t, err)
 		assert.Contains(t, string(leadOut), "ada@example.com", name)
 		assert.Contains(t, string(leadOut), "+15550000001", name)
-		callOut, err := hooks.MarshalCompact(hooks.RenderTemplate(tpl.Fields, call))
+		callOut, err := marshalCompact(renderTemplate(tpl.Fields, call))
 		require.NoError(t, err)
 		assert.Contains(t, string(callOut), "+15550000002", name)
 		assert.Contains(t, string(callOut), "Booked a visit", name)
 	}
 	// The expansion is a copy: editing it leaves the preset alone.
-	tpl, _ := hooks.ExpandPreset("hubspot")
+	tpl, _ := expandPreset("hubspot")
 	delete(tpl.Fields, "properties.email")
-	again, _ := hooks.ExpandPreset("hubspot")
+	again, _ := expandPreset("hubspot")
 	assert.Contains(t, again.Fields, "properties.email")
-	_, ok := hooks.ExpandPreset("nope")
+	_, ok := expandPreset("nope")
 	assert.False(t, ok)
 }
 
 func TestFormEncodeFlattensWithDots(t *testing.T) {
-	v := hooks.DecodeBody([]byte(`{"a":{"b":"x y","n":1.50,"t":true,"z":null},"list":[1,{"k":"v"}],"empty":{}}`))
-	form, err := url.ParseQuery(string(hooks.FormEncode(v)))
+	v := decodeBody([]byte(`{"a":{"b":"x y","n":1.50,"t":true,"z":null},"list":[1,{"k":"v"}],"empty":{}}`))
+	form, err := url.ParseQuery(string(formEncode(v)))
 	require.NoError(t, err)
 	assert.Equal(t, url.Values{"a.b": {"x y"}, "a.n": {"1.50"}, "a.t": {"true"}, "a.z": {""}, "list.0": {"1"}, "list.1.k": {"v"}}, form)
-	assert.Empty(t, hooks.FormEncode("scalar"))
-	assert.Equal(t, "c=3.5", string(hooks.FormEncode(map[string]any{"c": 3.5})))
+	assert.Empty(t, formEncode("scalar"))
+	assert.Equal(t, "c=3.5", string(formEncode(map[string]any{"c": 3.5})))
 }
 
 func TestRenderDelivery(t *testing.T) {
 	ev := &store.Event{Base: store.Base{ID: "e1", Owner: "b1"}, Type: "lead.created",
 		Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Data: json.RawMessage(`{"name":"<Ada & co>"}`)}
-	body, ct := hooks.RenderDelivery(&store.Webhook{BodyFormat: "json"}, ev)
-	assert.Equal(t, hooks.ContentTypeJSON, ct)
+	body, ct := renderDelivery(&store.Webhook{BodyFormat: "json"}, ev)
+	assert.Equal(t, ContentTypeJSON, ct)
 	assert.Equal(t, `{"id":"e1","event":"lead.created","business_id":"b1","timestamp":"2026-01-02T03:04:05.000000006Z","data":{"name":"<Ada & co>"}}`, string(body),
 		"the standard body: fixed member order, no HTML escaping, no trailing newline")
 	parsed, err := webhooks.Parse(body)
 	require.NoError(t, err)
 	assert.Equal(t, "e1", parsed.ID)
 
-	body, ct = hooks.RenderDelivery(&store.Webhook{BodyFormat: "form"}, ev)
-	assert.Equal(t, hooks.ContentTypeForm, ct)
+	body, ct = renderDelivery(&store.Webhook{BodyFormat: "form"}, ev)
+	assert.Equal(t, contentTypeForm, ct)
 	assert.Equal(t, "business_id=b1&data.name=%3CAda+%26+co%3E&event=lead.created&id=e1&timestamp=2026-01-02T03%3A04%3A05.000000006Z", string(body))
 
 	tpl := &webhooks.PayloadTemplate{Fields: map[string]webhooks.FieldSource{"who": webhooks.FieldPath("data.name")}}
-	body, _ = hooks.RenderDelivery(&store.Webhook{BodyFormat: "json", Template: tpl}, ev)
+	body, _ = renderDelivery(&store.Webhook{BodyFormat: "json", Template: tpl}, ev)
 	assert.Equal(t, `{"who":"<Ada & co>"}`, string(body))
-	body, _ = hooks.RenderDelivery(&store.Webhook{BodyFormat: "json"}, &store.Event{Base: store.Base{ID: "e2"}, Type: "x"})
+	body, _ = renderDelivery(&store.Webhook{BodyFormat: "json"}, &store.Event{Base: store.Base{ID: "e2"}, Type: "x"})
 	assert.Contains(t, string(body), `"data":null`)
 }
 
@@ -187,18 +185,18 @@ func FuzzRenderTemplate(f *testing.F) {
 		if name2 != "" && name2 != name1 {
 			fields[name2] = webhooks.FieldValue(const2)
 		}
-		doc := hooks.DecodeBody(body)
-		out := hooks.RenderTemplate(fields, doc)
-		enc, err := hooks.MarshalCompact(out)
+		doc := decodeBody(body)
+		out := renderTemplate(fields, doc)
+		enc, err := marshalCompact(out)
 		require.NoError(t, err)
 		require.True(t, json.Valid(enc))
-		_, err = url.ParseQuery(string(hooks.FormEncode(hooks.DecodeBody(enc))))
+		_, err = url.ParseQuery(string(formEncode(decodeBody(enc))))
 		require.NoError(t, err)
-		if hooks.ValidateTemplate(fields) != nil {
+		if validateTemplate(fields) != nil {
 			return
 		}
 		for name, src := range fields {
-			segs, _ := hooks.SplitDots(name)
+			segs, _ := splitDots(name)
 			var cur any = out
 			for _, seg := range segs {
 				m, ok := cur.(map[string]any)
@@ -209,7 +207,7 @@ func FuzzRenderTemplate(f *testing.F) {
 			if src.IsValue {
 				assert.Equal(t, src.Value, cur, "constant of %q", name)
 			} else {
-				assert.Equal(t, hooks.ResolveSource(doc, src.Path), cur, "path of %q", name)
+				assert.Equal(t, resolveSource(doc, src.Path), cur, "path of %q", name)
 			}
 		}
 	})
@@ -218,7 +216,7 @@ func FuzzRenderTemplate(f *testing.F) {
 func BenchmarkRenderDelivery(b *testing.B) {
 	ev := &store.Event{Base: store.Base{ID: "e1", Owner: "b1"}, Type: "lead.created", Timestamp: time.Now(),
 		Data: json.RawMessage(`{"id":"l1","name":"Ada Lovelace","first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","phone":"+15550000001","status":"new","source":"call","notes":null}`)}
-	hubspot, _ := hooks.ExpandPreset("hubspot")
+	hubspot, _ := expandPreset("hubspot")
 	for _, bc := range []struct {
 		name string
 		w    *store.Webhook
@@ -230,7 +228,7 @@ func BenchmarkRenderDelivery(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				hooks.RenderDelivery(bc.w, ev)
+				renderDelivery(bc.w, ev)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package mockserver
+package catalog
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
 )
 
 // BenchmarkKnowledgeMatch is the cost a finished call pays to cite the
@@ -18,14 +16,14 @@ func BenchmarkKnowledgeMatch(b *testing.B) {
 	for i := range 1000 {
 		k := &store.KnowledgeEntry{Title: fmt.Sprint("Topic ", i), Content: "Answer number " + fmt.Sprint(i) +
 			". Some more words about pricing, scheduling and service areas.", ContentType: "faq", Tags: []string{fmt.Sprint("tag", i)}}
-		k.ID, k.Owner, k.CreatedAt = fmt.Sprint(i), "biz", st.Knowledge.Stamp(now)
-		k.Words = catalog.KnowledgeWords(k)
-		st.Knowledge.Put(k)
+		k.ID = fmt.Sprint(i)
+		k.Words = knowledgeWords(k)
+		st.Knowledge.Insert(k, "biz", now)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if catalog.KnowledgeMatch(st, "biz", "Hi, what does tag500 cost?") == nil {
+		if knowledgeMatch(st, "biz", "Hi, what does tag500 cost?") == nil {
 			b.Fatal("no match")
 		}
 	}
