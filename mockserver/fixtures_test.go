@@ -11,9 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 func TestSeedLeadsAndCallsStoreWhatTheyAreGiven(t *testing.T) {
@@ -135,7 +134,7 @@ func TestFixturesThroughTheAdminAPIAndAFile(t *testing.T) {
 
 	bad := rawDo(t, http.MethodPost, srv.AdminURL+"/fixtures", `{"accounts": [{"leads": [{"status": "hot"}]}]}`)
 	assert.Equal(t, http.StatusBadRequest, bad.status)
-	assert.Equal(t, httpapi.CodeInvalidRequest, bad.code())
+	assert.Equal(t, wire.CodeInvalidRequest, bad.code())
 	assert.Contains(t, bad.message(), "/accounts/0/leads/0/status")
 	future := rawDo(t, http.MethodPost, srv.AdminURL+"/fixtures", `{"accounts": [{"calls": [{"to": "+15550101010", "created_at": "2030-01-01T00:00:00Z"}]}]}`)
 	assert.Equal(t, http.StatusBadRequest, future.status)

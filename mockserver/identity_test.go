@@ -134,7 +134,7 @@ func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
 	assert.Equal(t, owner.BusinessID, out["business_id"])
 	status, out = identityPost(t, ts, "/v1/keys", body, member.Session)
 	assert.Equal(t, http.StatusForbidden, status, out)
-	assert.Equal(t, httpapi.CodeForbidden, out["error"].(map[string]any)["code"])
+	assert.Equal(t, wire.CodeForbidden, out["error"].(map[string]any)["code"])
 }
 
 func TestAdminAccountsMakesOperatorsAndPartners(t *testing.T) {

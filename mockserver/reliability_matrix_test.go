@@ -125,7 +125,7 @@ func TestScopeMatrix(t *testing.T) {
 			case httpapi.AuthSession:
 				r := send(keys.key(wire.AllScopes, ""))
 				assert.Equal(t, http.StatusUnauthorized, r.status, "%s: a bearer key cannot use a session route: %s", name, r.body)
-				assert.Equal(t, httpapi.CodeUnauthorized, r.code(), name)
+				assert.Equal(t, wire.CodeUnauthorized, r.code(), name)
 			default:
 				if rt.Scope == nil {
 					assert.Contains(t, keyOnlyRoutes, name, "%s has no scope requirement: add one, or list it in keyOnlyRoutes", name)
@@ -138,7 +138,7 @@ func TestScopeMatrix(t *testing.T) {
 					require.False(t, rt.Scope.Met(&httpapi.Principal{Key: &store.APIKey{Scopes: set}}), "%s: %v meets %s", name, set, rt.Scope)
 					r := send(keys.key(set, ""))
 					assert.Equal(t, http.StatusForbidden, r.status, "%s without %v: %s", name, removed, r.body)
-					assert.Equal(t, httpapi.CodeForbidden, r.code(), name)
+					assert.Equal(t, wire.CodeForbidden, r.code(), name)
 					assert.Contains(t, r.message(), rt.Scope.String(), "%s: the message names the requirement", name)
 				}
 				// Every scope, or the wildcard alone, passes the scope check.
@@ -348,9 +348,9 @@ func TestCrossTenantMatrix(t *testing.T) {
 					assert.Equal(t, c.want, r.status, "%s: %s", what, r.body)
 					switch {
 					case c.want == http.StatusForbidden:
-						assert.Equal(t, httpapi.CodeForbidden, r.code(), what)
+						assert.Equal(t, wire.CodeForbidden, r.code(), what)
 					case c.want == http.StatusNotFound:
-						assert.Equal(t, httpapi.CodeNotFound, r.code(), what)
+						assert.Equal(t, wire.CodeNotFound, r.code(), what)
 					case r.status == http.StatusOK || r.status == http.StatusCreated:
 						for _, id := range v.ids() {
 							assert.NotContains(t, string(r.body), id, "%s shows the victim's %s", what, id)

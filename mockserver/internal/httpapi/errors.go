@@ -8,25 +8,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
 
-// Error codes (spec section 7 and the mock's additions).
-const (
-	CodeUnauthorized        = "unauthorized"
-	CodeForbidden           = "forbidden"
-	CodeNotFound            = "not_found"
-	CodeBadRequest          = "bad_request"
-	CodeInvalidRequest      = "invalid_request"
-	CodeValidationError     = "validation_error"
-	CodeRateLimited         = "rate_limited"
-	CodeInternalError       = "internal_error"
-	CodeIdempotencyConflict = "idempotency_conflict"
-	CodeConflict            = "conflict"
-	CodePayloadTooLarge     = "payload_too_large"
-	CodeMethodNotAllowed    = "method_not_allowed"
-	CodeNotImplemented      = "not_implemented"
-	CodeServiceUnavailable  = "service_unavailable"
-	CodeVendorError         = "vendor_error"
-)
-
 // FieldError names one field that failed validation.
 type FieldError struct {
 	Path    string `json:"path"`

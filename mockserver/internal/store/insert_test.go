@@ -83,7 +83,7 @@ func TestLeadUpdateReindexesPhoneAndEmail(t *testing.T) {
 	l := st.Leads.Insert(&Lead{Phone: sp("+15550001"), Email: sp("Ann@Example.com")}, "biz", t0)
 	other := st.Leads.Insert(&Lead{Phone: sp("+15550001")}, "biz2", t0)
 
-	assert.Same(t, l, st.LeadByPhone("biz", "+15550001"), "Insert indexes without IndexLead")
+	assert.Same(t, l, st.LeadByPhone("biz", "+15550001"), "Insert indexes the lead")
 	assert.Same(t, l, st.LeadByEmail("biz", " ann@example.COM"))
 	assert.Same(t, other, st.LeadByPhone("biz2", "+15550001"), "lookups are per business")
 
@@ -146,41 +146,32 @@ func TestDeleteUnindexesALeadChangedBehindTheIndexsBack(t *testing.T) {
 	assert.Nil(t, st.LeadByPhone("biz", "+15550009"))
 }
 
-func TestIndexingTwiceDoesNotDuplicate(t *testing.T) {
+func TestPuttingAgainDoesNotDuplicate(t *testing.T) {
 	next, _ := counter("lead")
 	st := NewWithIDs(next)
-	// Three leads with one phone, inserted newest first: lookups are
-	// oldest first.
+	// Three leads with one phone, put newest first: lookups are oldest
+	// first.
 	var leads []*Lead
 	for i := range 3 {
 		l := &Lead{Base: Base{ID: fmt.Sprint("l", i), Owner: "biz", CreatedAt: t0.Add(time.Duration(3-i) * time.Hour)}, Phone: sp("+15550001")}
 		st.Leads.Put(l)
-		st.IndexLead(l) // what callers do today after Put
-		st.IndexLead(l)
+		st.Leads.Put(l)
 		leads = append(leads, l)
 	}
 	assert.Equal(t, []*Lead{leads[2], leads[1], leads[0]}, st.LeadsByPhone("biz", "+15550001"))
 
-	// The old sequence around a change still works, and is idempotent.
+	// A change put again moves the lead from its old key to its new one.
 	l := leads[1]
-	st.UnindexLead(l)
-	st.UnindexLead(l)
-	assert.Equal(t, []*Lead{leads[2], leads[0]}, st.LeadsByPhone("biz", "+15550001"))
 	l.Phone = sp("+15550002")
-	st.IndexLead(l)
-	st.IndexLead(l)
+	st.Leads.Put(l)
 	assert.Equal(t, []*Lead{leads[2], leads[0]}, st.LeadsByPhone("biz", "+15550001"))
 	assert.Equal(t, []*Lead{l}, st.LeadsByPhone("biz", "+15550002"))
 
-	// IndexLead without UnindexLead moves the lead rather than adding it.
-	l.Phone = sp("+15550001")
-	st.IndexLead(l)
+	// Update back, then an Update that changes nothing: no duplicate.
+	st.Leads.Update(l, func(l *Lead) { l.Phone = sp("+15550001") })
+	st.Leads.Update(l, func(*Lead) {})
 	assert.Empty(t, st.LeadsByPhone("biz", "+15550002"))
 	assert.Equal(t, []*Lead{leads[2], leads[1], leads[0]}, st.LeadsByPhone("biz", "+15550001"))
-
-	// Update on top of IndexLead does not duplicate either.
-	st.Leads.Update(l, func(l *Lead) { st.IndexLead(l) })
-	assert.Len(t, st.LeadsByPhone("biz", "+15550001"), 3)
 	assert.Equal(t, 3, st.tel().leadsByPhone.Len())
 }
 

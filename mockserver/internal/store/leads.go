@@ -89,29 +89,6 @@ func leadEmailKey(l *Lead) string {
 	return emailKey(*l.Email)
 }
 
-// IndexLead adds a lead to the phone and email lookups, or moves it to its
-// current phone and email when it is already there (a lead is never listed
-// twice).
-//
-// Deprecated: Leads.Put and Leads.Insert index a lead, Leads.Delete
-// unindexes it, and a change of phone or email goes through
-// st.Leads.Update(l, func(l *Lead) { ... }), which re-indexes it. IndexLead
-// stays for callers not yet converted; calling it after those is harmless.
-func (s *Store) IndexLead(l *Lead) {
-	s.tel().leadsByPhone.add(l)
-	s.tel().leadsByEmail.add(l)
-}
-
-// UnindexLead removes a lead from the phone and email lookups, until
-// IndexLead, Leads.Put or Leads.Update adds it back.
-//
-// Deprecated: change a lead's phone or email with Leads.Update instead of
-// UnindexLead, change, IndexLead; remove a lead with Leads.Delete.
-func (s *Store) UnindexLead(l *Lead) {
-	s.tel().leadsByPhone.remove(l)
-	s.tel().leadsByEmail.remove(l)
-}
-
 // LeadsByPhone returns a business's leads with exactly this phone, oldest
 // first. The slice is the store's own: do not modify it.
 func (s *Store) LeadsByPhone(businessID, phone string) []*Lead {
