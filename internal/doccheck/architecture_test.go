@@ -28,21 +28,7 @@ func TestArchitectureCoversEveryPackage(t *testing.T) {
 			t.Errorf("%s does not describe mockserver/internal/%s", architecturePath, d.Name())
 		}
 	}
-	anchors := map[string]bool{}
-	for _, h := range doc.headings {
-		anchors[githubAnchor(h.text)] = true
-	}
-	for _, m := range fragmentLink.FindAllStringSubmatch(doc.text, -1) {
-		if !anchors[m[1]] {
-			t.Errorf("%s links #%s, which is no heading", architecturePath, m[1])
-		}
-	}
-	contents := doc.section(t, "Contents")
-	for _, s := range doc.sections {
-		if s.text != "Contents" && !strings.Contains(strings.Join(contents.body, "\n"), "(#"+githubAnchor(s.text)+")") {
-			t.Errorf("the Contents of %s do not link the section %q", architecturePath, s.text)
-		}
-	}
+	checkContentsAndLinks(t, doc, architecturePath)
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -242,24 +242,30 @@ var fragmentLink = regexp.MustCompile(`\]\(#([^)]*)\)`)
 // it links every ## section, and every #fragment link of the guide names a
 // heading.
 func TestMockGuideContentsLinkEverySection(t *testing.T) {
-	guide := readGuide(t)
+	checkContentsAndLinks(t, readGuide(t), guidePath)
+}
+
+// checkContentsAndLinks checks a markdown page: every #fragment link names
+// one of its headings, and its "Contents" section links every ## section.
+func checkContentsAndLinks(t *testing.T, doc *markdownDoc, path string) {
+	t.Helper()
 	anchors := map[string]bool{}
-	for _, h := range guide.headings {
+	for _, h := range doc.headings {
 		anchors[githubAnchor(h.text)] = true
 	}
-	for _, m := range fragmentLink.FindAllStringSubmatch(guide.text, -1) {
+	for _, m := range fragmentLink.FindAllStringSubmatch(doc.text, -1) {
 		if !anchors[m[1]] {
-			t.Errorf("%s links #%s, which is no heading", guidePath, m[1])
+			t.Errorf("%s links #%s, which is no heading", path, m[1])
 		}
 	}
-	contents := guide.section(t, "Contents")
+	contents := doc.section(t, "Contents")
 	linked := map[string]bool{}
 	for _, m := range fragmentLink.FindAllStringSubmatch(strings.Join(contents.body, "\n"), -1) {
 		linked[m[1]] = true
 	}
-	for _, s := range guide.sections {
+	for _, s := range doc.sections {
 		if s.text != "Contents" && !linked[githubAnchor(s.text)] {
-			t.Errorf("the Contents of %s do not link the section %q (#%s)", guidePath, s.text, githubAnchor(s.text))
+			t.Errorf("the Contents of %s do not link the section %q (#%s)", path, s.text, githubAnchor(s.text))
 		}
 	}
 }

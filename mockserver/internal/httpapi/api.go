@@ -30,7 +30,7 @@ func New(p *platform.Platform, faults []FaultRule) *API {
 	a := &API{
 		Platform: p,
 		Journal:  newJournal(p.Config.JournalSize),
-		Usage:    newUsageLog(),
+		Usage:    newUsageLog(p.IDs.UUID),
 		FaultSet: newFaultSet(faults, p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
 		Idem:     newIdempotencyStore(),

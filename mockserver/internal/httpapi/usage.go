@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -21,18 +21,25 @@ var usagePrices = map[string]int{
 // its own lock because reads (which hold only the store's read lock) write
 // to it.
 type UsageLog struct {
-	Mu sync.RWMutex
-	T  *store.Table[*store.UsageEntry]
+	Mu  sync.RWMutex
+	T   *store.Table[*store.UsageEntry]
+	ids func() string
 }
 
-// newUsageLog returns an empty usage log.
-func newUsageLog() *UsageLog { return &UsageLog{T: store.NewLogTable[*store.UsageEntry]()} }
+// newUsageLog returns an empty usage log whose entries take their ids from
+// ids.
+func newUsageLog(ids func() string) *UsageLog {
+	u := &UsageLog{ids: ids}
+	u.Reset()
+	return u
+}
 
 // Reset empties the log.
 func (u *UsageLog) Reset() {
 	u.Mu.Lock()
 	defer u.Mu.Unlock()
 	u.T = store.NewLogTable[*store.UsageEntry]()
+	u.T.SetIDSource(u.ids)
 }
 
 // Record adds a request of p and its answer to the log.
@@ -57,35 +64,22 @@ func (u *UsageLog) Record(s *API, p *Principal, r *http.Request, resp *Response)
 			}
 		}
 	}
-	e.ID = s.IDs.UUID()
-	e.Owner = p.OwnerID()
 	u.Mu.Lock()
 	defer u.Mu.Unlock()
-	e.CreatedAt = u.T.Stamp(s.Clock.Now())
-	u.T.Put(e)
+	u.T.Insert(e, p.OwnerID(), s.Clock.Now())
 }
 
 // Page is one page of a user's usage log, newest first.
-func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) ([]usageJSON, bool) {
+func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) ([]account.UsageEntry, bool) {
 	u.Mu.RLock()
 	defer u.Mu.RUnlock()
 	return ListPage(u.T, []string{owner}, pq, match, usageView)
 }
 
-// usageJSON is a usage log entry as the API shows it: a struct rather than
+// usageView is a usage log entry as the API shows it: a struct rather than
 // a map, because the log is the largest list a load test reads.
-type usageJSON struct {
-	ID         string    `json:"id"`
-	Endpoint   string    `json:"endpoint"`
-	Method     string    `json:"method"`
-	StatusCode int       `json:"status_code"`
-	CallID     *string   `json:"call_id"`
-	CostCents  int       `json:"cost_cents"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
-func usageView(e *store.UsageEntry) usageJSON {
-	v := usageJSON{
+func usageView(e *store.UsageEntry) account.UsageEntry {
+	v := account.UsageEntry{
 		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: e.StatusCode,
 		CostCents: e.CostCents, CreatedAt: e.CreatedAt,
 	}
