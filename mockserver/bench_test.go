@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // BenchmarkUsagePage reads a page of 100 usage entries (a leads-like list:

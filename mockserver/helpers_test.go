@@ -10,10 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/conformance"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // rawResp is an answer read by rawDo.

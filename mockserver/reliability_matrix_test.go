@@ -11,8 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/governance"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -20,6 +18,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/sdr"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // benchServer is a server without rate limits and an account on it, with n

@@ -7,10 +7,9 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/openapi"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // Account reads: balance, usage, capabilities and the schema catalog.

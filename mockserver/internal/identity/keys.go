@@ -4,10 +4,9 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // defaultKeyName is the name of a key created without one.

@@ -3,9 +3,8 @@ package identity
 import (
 	"net/http"
 
-	"github.com/voiceagent/voiceagent-go/openapi"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
 // selfBaseURL is the base URL (ending with /api) the request reached the

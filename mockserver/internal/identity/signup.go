@@ -13,10 +13,9 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/signup"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // Signup's lifetimes, limits and magic values (see docs/mockserver.md, section Signup).

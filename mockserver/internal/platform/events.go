@@ -4,9 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // EventBus is the one event bus: every platform event is recorded in the

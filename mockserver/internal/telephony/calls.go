@@ -5,11 +5,10 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/calls"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/webhooks"
-
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // callCreateBody is POST /v1/calls.

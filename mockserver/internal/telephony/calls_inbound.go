@@ -3,10 +3,9 @@ package telephony
 import (
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // InboundCall is a caller ringing one of the platform's numbers: the body

@@ -8,9 +8,8 @@ import (
 	"time"
 	_ "time/tzdata" // business and recipient time zones without the host's zoneinfo
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // DefaultMaxDuration is the longest a call lasts, in seconds, when neither

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // Lead sources the platform sets when it creates a lead.

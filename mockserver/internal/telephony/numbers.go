@@ -1,10 +1,9 @@
 package telephony
 
 import (
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/numbers"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 func (s *Service) listNumbers(rc *httpapi.Ctx) (any, error) {

@@ -9,11 +9,10 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/sms"
-
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/sms"
 )
 
 // Magic SMS numbers (docs/mockserver.md, section Magic values): checked

@@ -4,9 +4,8 @@ import (
 	"maps"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // SMS consent states (POST /_mock/consent, Server.SetConsent).
