@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/voiceagent/voiceagent-go/catalog"
+	catalogapi "github.com/voiceagent/voiceagent-go/catalog"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -116,7 +116,7 @@ func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return catalog.Deleted{Success: true, ID: p.ID}, nil
+	return catalogapi.Deleted{Success: true, ID: p.ID}, nil
 }
 
 // ProductView is a product as the API shows it; unset fields are null.
@@ -201,7 +201,7 @@ func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return catalog.Deleted{Success: true, ID: k.ID}, nil
+	return catalogapi.Deleted{Success: true, ID: k.ID}, nil
 }
 
 // KnowledgeView is a knowledge entry as the API shows it.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/governance"
+	governanceapi "github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
@@ -196,20 +196,20 @@ func (s *Service) decideApproval(st *store.Store, a *store.ApprovalRequest, now 
 	a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
 	a.UpdatedAt = now.UTC()
 	a.CallbackEventID = s.IDs.UUID()
-	s.startApprovalCallback(st, a, httpapi.MustJSON(governance.ApprovalCallback{
-		ID: a.CallbackEventID, Event: governance.ApprovalCallbackEvent, BusinessID: a.BusinessID,
+	s.startApprovalCallback(st, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
+		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))
 }
 
 // approvalDecision is the data of the callback of a decided request: the
 // decision and the references the requester matches it back with.
-func approvalDecision(a *store.ApprovalRequest) governance.ApprovalDecision {
-	return governance.ApprovalDecision{
+func approvalDecision(a *store.ApprovalRequest) governanceapi.ApprovalDecision {
+	return governanceapi.ApprovalDecision{
 		ApprovalRequestID: a.ID, Decision: a.Status, Reason: a.Reason,
 		Source: a.Source, SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID,
 		MessageID: a.MessageID, RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
-		Channel:   governance.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
+		Channel:   governanceapi.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
 		RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
 		VerifiedFactors: httpapi.NonNil(a.VerifiedFactors), CallID: httpapi.Strp(a.CallID),
 		DecidedAt: *a.DecidedAt, ExpiresAt: a.ExpiresAt,
