@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/voiceagent/voiceagent-go/catalog"
+	catalogapi "github.com/voiceagent/voiceagent-go/catalog"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -116,16 +116,16 @@ func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return catalog.Deleted{Success: true, ID: p.ID}, nil
+	return catalogapi.Deleted{Success: true, ID: p.ID}, nil
 }
 
 // ProductView is a product as the API shows it; unset fields are null.
-func ProductView(p *store.Product) map[string]any {
-	return map[string]any{
-		"id": p.ID, "business_id": p.Owner, "name": p.Name,
-		"description": p.Description, "category": p.Category, "price": p.Price,
-		"sku": p.SKU, "attributes": maps.Clone(p.Attributes), "quantity": p.Quantity,
-		"created_at": p.CreatedAt, "updated_at": p.UpdatedAt,
+func ProductView(p *store.Product) catalogapi.Product {
+	return catalogapi.Product{
+		ID: p.ID, BusinessID: p.Owner, Name: p.Name,
+		Description: p.Description, Category: p.Category, Price: p.Price,
+		SKU: p.SKU, Attributes: maps.Clone(p.Attributes), Quantity: p.Quantity,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
 }
 
@@ -201,19 +201,16 @@ func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return catalog.Deleted{Success: true, ID: k.ID}, nil
+	return catalogapi.Deleted{Success: true, ID: k.ID}, nil
 }
 
-// KnowledgeView is a knowledge entry as the API shows it.
-func KnowledgeView(k *store.KnowledgeEntry) map[string]any {
-	var tags any
-	if k.Tags != nil {
-		tags = slices.Clone(k.Tags)
-	}
-	return map[string]any{
-		"id": k.ID, "business_id": k.Owner, "title": k.Title, "content": k.Content,
-		"content_type": k.ContentType, "category": k.Category, "tags": tags,
-		"created_at": k.CreatedAt, "updated_at": k.UpdatedAt,
+// KnowledgeView is a knowledge entry as the API shows it (tags null when
+// the entry has none).
+func KnowledgeView(k *store.KnowledgeEntry) catalogapi.KnowledgeEntry {
+	return catalogapi.KnowledgeEntry{
+		ID: k.ID, BusinessID: k.Owner, Title: k.Title, Content: k.Content,
+		ContentType: k.ContentType, Category: k.Category, Tags: slices.Clone(k.Tags),
+		CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt,
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/governance"
+	governanceapi "github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 
@@ -111,7 +111,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	})
 	v := ApprovalView(a)
 	if shown {
-		v["callback_secret"] = secret
+		v.CallbackSecret = secret
 	}
 	return httpapi.Created(v), nil
 }
@@ -196,20 +196,20 @@ func (s *Service) decideApproval(st *store.Store, a *store.ApprovalRequest, now 
 	a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
 	a.UpdatedAt = now.UTC()
 	a.CallbackEventID = s.IDs.UUID()
-	s.startApprovalCallback(st, a, httpapi.MustJSON(governance.ApprovalCallback{
-		ID: a.CallbackEventID, Event: governance.ApprovalCallbackEvent, BusinessID: a.BusinessID,
+	s.startApprovalCallback(st, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
+		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))
 }
 
 // approvalDecision is the data of the callback of a decided request: the
 // decision and the references the requester matches it back with.
-func approvalDecision(a *store.ApprovalRequest) governance.ApprovalDecision {
-	return governance.ApprovalDecision{
+func approvalDecision(a *store.ApprovalRequest) governanceapi.ApprovalDecision {
+	return governanceapi.ApprovalDecision{
 		ApprovalRequestID: a.ID, Decision: a.Status, Reason: a.Reason,
 		Source: a.Source, SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID,
 		MessageID: a.MessageID, RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
-		Channel:   governance.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
+		Channel:   governanceapi.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
 		RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
 		VerifiedFactors: httpapi.NonNil(a.VerifiedFactors), CallID: httpapi.Strp(a.CallID),
 		DecidedAt: *a.DecidedAt, ExpiresAt: a.ExpiresAt,
@@ -225,21 +225,28 @@ func (s *Service) getApprovalRequests(rc *httpapi.Ctx) (any, error) {
 }
 
 // ApprovalView is an approval request as the API shows it (never its
-// secret).
-func ApprovalView(a *store.ApprovalRequest) map[string]any {
-	return map[string]any{
-		"id": a.ID, "status": a.Status, "business_id": a.BusinessID, "source": a.Source,
-		"source_request_id": a.SourceRequestID, "source_intent_id": a.SourceIntentID, "message_id": a.MessageID,
-		"responds_to_hash": a.RespondsToHash, "principal_id": a.PrincipalID,
-		"channel": map[string]any{"type": a.ChannelType, "address": a.ChannelAddress},
-		"summary": a.Summary, "risk_level": a.RiskLevel, "required_factors": httpapi.NonNil(a.RequiredFactors),
-		"expires_at": a.ExpiresAt, "callback_url": a.CallbackURL, "callback_secret_id": a.CallbackSecretID,
-		"call_id": httpapi.Nullable(a.CallID), "verified_factors": httpapi.NonNil(a.VerifiedFactors),
-		"reason": httpapi.Nullable(a.Reason), "decided_at": a.DecidedAt,
-		"callback": map[string]any{
-			"status": a.CallbackStatus, "event_id": httpapi.Nullable(a.CallbackEventID), "error": httpapi.Nullable(a.CallbackError),
-			"attempts": slices.Clone(a.CallbackAttempts), "next_attempt_at": a.NextAttemptAt,
+// secret: the create alone adds callback_secret when it shows it).
+func ApprovalView(a *store.ApprovalRequest) governanceapi.Approval {
+	var attempts []governanceapi.CallbackAttempt
+	if a.CallbackAttempts != nil {
+		attempts = make([]governanceapi.CallbackAttempt, len(a.CallbackAttempts))
+		for i, at := range a.CallbackAttempts {
+			attempts[i] = governanceapi.CallbackAttempt(at)
+		}
+	}
+	return governanceapi.Approval{
+		ID: a.ID, Status: a.Status, BusinessID: a.BusinessID, Source: a.Source,
+		SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID, MessageID: a.MessageID,
+		RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
+		Channel: governanceapi.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
+		Summary: a.Summary, RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
+		ExpiresAt: a.ExpiresAt, CallbackURL: a.CallbackURL, CallbackSecretID: a.CallbackSecretID,
+		CallID: httpapi.Strp(a.CallID), VerifiedFactors: httpapi.NonNil(a.VerifiedFactors),
+		Reason: httpapi.Strp(a.Reason), DecidedAt: a.DecidedAt,
+		Callback: governanceapi.CallbackState{
+			Status: a.CallbackStatus, EventID: httpapi.Strp(a.CallbackEventID), Error: httpapi.Strp(a.CallbackError),
+			Attempts: attempts, NextAttemptAt: a.NextAttemptAt,
 		},
-		"created_at": a.CreatedAt, "updated_at": a.UpdatedAt,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 	}
 }

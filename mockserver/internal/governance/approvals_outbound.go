@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/governance"
+	governanceapi "github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 
@@ -55,7 +55,7 @@ func (s *Service) startApprovalCallback(st *store.Store, a *store.ApprovalReques
 	}
 	s.hooks.StartDelivery(st, &store.Delivery{
 		Kind: store.DeliveryApprovalCallback, MessageID: a.CallbackEventID, ApprovalRequestID: a.ID,
-		URL: a.CallbackURL, BusinessID: a.BusinessID, EventID: a.CallbackEventID, EventType: governance.ApprovalCallbackEvent,
+		URL: a.CallbackURL, BusinessID: a.BusinessID, EventID: a.CallbackEventID, EventType: governanceapi.ApprovalCallbackEvent,
 		ContentType: hooks.ContentTypeJSON, Body: body,
 	})
 }

@@ -12,13 +12,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
-// First message sources of a persona load.
-const (
-	personaFromOverride = "first_message"
-	personaFromOpener   = "opener"
-	personaFromDefault  = "default"
-)
-
 type personaBody struct {
 	LeadName        string   `json:"lead_name"`
 	Scenario        string   `json:"scenario"`
@@ -62,12 +55,12 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 		return nil, e
 	}
 	p := body.Persona
-	first, source := "Hi, this is "+p.LeadName+".", personaFromDefault
+	first, source := "Hi, this is "+p.LeadName+".", agents.FirstMessageFromDefault
 	switch {
 	case body.FirstMessage != nil:
-		first, source = *body.FirstMessage, personaFromOverride
+		first, source = *body.FirstMessage, agents.FirstMessageFromOverride
 	case p.Opener != nil:
-		first, source = *p.Opener, personaFromOpener
+		first, source = *p.Opener, agents.FirstMessageFromOpener
 	}
 	prompt := personaPrompt(&p)
 	a.InboundPrompt, a.OutboundPrompt = prompt, prompt

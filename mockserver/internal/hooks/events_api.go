@@ -7,6 +7,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/events"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -15,15 +16,18 @@ import (
 const maxReplayEvents = 1000
 
 // eventView is an event of the log: the standard delivery body plus its
-// created_at (the pagination cursor).
-func eventView(ev *store.Event) map[string]any {
+// created_at (the pagination cursor). An event without data shows
+// "data": null.
+func eventView(ev *store.Event) events.Event {
 	data := ev.Data
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	return map[string]any{
-		"id": ev.ID, "event": ev.Type, "business_id": ev.Owner,
-		"timestamp": ev.Timestamp, "data": data, "created_at": ev.CreatedAt,
+	return events.Event{
+		Event: webhooks.Event{
+			ID: ev.ID, Type: ev.Type, BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data,
+		},
+		CreatedAt: ev.CreatedAt,
 	}
 }
 

@@ -42,7 +42,7 @@ func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
 }
 
 func (s *Service) getWebhooks(rc *httpapi.Ctx) (any, error) {
-	view := func(w *store.Webhook) map[string]any { return webhookView(w, rc.Now) }
+	view := func(w *store.Webhook) webhooks.Subscription { return webhookView(w, rc.Now) }
 	return httpapi.ReadOrList(rc, rc.Store.Webhooks, "webhook subscription", "webhooks", nil, view)
 }
 
@@ -143,7 +143,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	secret := s.NewSigningSecret()
 	w.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: w.CreatedAt}}
 	v := webhookView(w, rc.Now)
-	v["secret"] = secret
+	v.Secret = secret
 	return httpapi.Created(v), nil
 }
 
@@ -230,7 +230,7 @@ func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {
 	w.Secrets = kept
 	w.UpdatedAt = rc.Now.UTC()
 	v := webhookView(w, rc.Now)
-	v["secret"] = secret
+	v.Secret = secret
 	return v, nil
 }
 
@@ -248,43 +248,29 @@ func activeSecrets(w *store.Webhook, at time.Time) []string {
 
 // webhookView is a subscription as the API shows it: never a secret, never
 // a custom header value (each saved header name maps to null, which sent
-// back keeps the value).
-func webhookView(w *store.Webhook, now time.Time) map[string]any {
-	headers := map[string]any{}
+// back keeps the value), the rotated-out secrets still signing at now.
+// Every stored subscription has a current secret (the create gives it one
+// before anything shows it), hence a secret_created_at.
+func webhookView(w *store.Webhook, now time.Time) webhooks.Subscription {
+	headers := make(map[string]*string, len(w.CustomHeaders))
 	for name := range w.CustomHeaders {
 		headers[name] = nil
 	}
-	var template any
-	if w.Template != nil {
-		template = w.Template
-	}
-	v := map[string]any{
-		"id":               w.ID,
-		"business_id":      w.Owner,
-		"webhook_url":      w.URL,
-		"events":           w.Events,
-		"description":      w.Description,
-		"is_active":        w.Active,
-		"preset":           httpapi.Nullable(w.Preset),
-		"payload_template": template,
-		"custom_headers":   headers,
-		"http_method":      w.HTTPMethod,
-		"body_format":      w.BodyFormat,
-		"created_at":       w.CreatedAt,
-		"updated_at":       w.UpdatedAt,
-	}
-	var rotating []map[string]any
+	rotating := []webhooks.RotatedSecret{}
 	for _, sec := range w.Secrets {
 		if !sec.ExpiresAt.IsZero() && sec.ExpiresAt.After(now) {
-			rotating = append(rotating, map[string]any{"created_at": sec.CreatedAt, "expires_at": sec.ExpiresAt})
+			rotating = append(rotating, webhooks.RotatedSecret{CreatedAt: sec.CreatedAt, ExpiresAt: sec.ExpiresAt})
 		}
 	}
-	if len(w.Secrets) > 0 {
-		v["secret_created_at"] = w.Secrets[0].CreatedAt
+	v := webhooks.Subscription{
+		ID: w.ID, BusinessID: w.Owner, WebhookURL: w.URL, Events: w.Events,
+		Description: w.Description, IsActive: w.Active, Preset: httpapi.Strp(w.Preset),
+		PayloadTemplate: w.Template, CustomHeaders: headers,
+		HTTPMethod: w.HTTPMethod, BodyFormat: w.BodyFormat,
+		PreviousSecrets: rotating, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
-	v["previous_secrets"] = rotating
-	if rotating == nil {
-		v["previous_secrets"] = []any{}
+	if len(w.Secrets) > 0 {
+		v.SecretCreatedAt = w.Secrets[0].CreatedAt
 	}
 	return v
 }

@@ -37,7 +37,8 @@ func Reachable[T store.Record](rc *Ctx, t *store.Table[T], id, what string) (T, 
 // ReadOrList answers the GET of a resource in the ?id= style: one record
 // (404 when the caller does not reach it), or a page of the records of the
 // caller's businesses (or of business_id), newest first, filtered by match.
-func ReadOrList[T store.Record](rc *Ctx, t *store.Table[T], what, key string, match func(T) bool, view func(T) map[string]any) (any, error) {
+// view makes the record's answer (one wire type per shape, V).
+func ReadOrList[T store.Record, V any](rc *Ctx, t *store.Table[T], what, key string, match func(T) bool, view func(T) V) (any, error) {
 	if id := rc.Query("id"); id != "" {
 		r, err := Reachable(rc, t, id, what)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/runs"
+	runsapi "github.com/voiceagent/voiceagent-go/runs"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -266,8 +266,8 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	return runValidation(p.errors, p.warnings, len(p.body.Touches)), nil
 }
 
-func runValidation(errs, warns []httpapi.FieldError, touches int) runs.Validation {
-	return runs.Validation{Valid: len(errs) == 0, Errors: errorDetails(errs), Warnings: errorDetails(warns), Touches: touches}
+func runValidation(errs, warns []httpapi.FieldError, touches int) runsapi.Validation {
+	return runsapi.Validation{Valid: len(errs) == 0, Errors: errorDetails(errs), Warnings: errorDetails(warns), Touches: touches}
 }
 
 // errorDetails are field errors as the SDK's details: [] when none.
@@ -477,7 +477,7 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	run.UpdatedAt = rc.Now.UTC()
-	return runs.Deleted{Success: true, ID: run.ID, CanceledTouches: canceled}, nil
+	return runsapi.Deleted{Success: true, ID: run.ID, CanceledTouches: canceled}, nil
 }
 
 // RunView is a communication run as the API shows it.
