@@ -8,9 +8,8 @@ import (
 	"unicode"
 
 	catalogapi "github.com/voiceagent/voiceagent-go/catalog"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // sentFields decodes the top level of a validated body, so handlers can

@@ -11,11 +11,10 @@ import (
 	"time"
 
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/webhooks"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // approvalCallbackAllowed checks a callback_url when the request is made:

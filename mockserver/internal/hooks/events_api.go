@@ -6,10 +6,9 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/events"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // maxReplayEvents bounds the events one POST /v1/events/replay re-delivers.

@@ -9,11 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/webhooks"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Bounds of payload templates beyond the schema's (at most 100 fields).

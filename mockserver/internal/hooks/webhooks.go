@@ -7,10 +7,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
 // Subscription defaults and bounds.

@@ -7,8 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"golang.org/x/time/rate"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // RateLimiter keeps one token bucket per rule and caller (key, session or,

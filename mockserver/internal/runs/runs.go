@@ -11,11 +11,10 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	runsapi "github.com/voiceagent/voiceagent-go/runs"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	runsapi "github.com/voiceagent/voiceagent-go/runs"
 )
 
 // States of a communication run and of its touches (see docs/mockserver.md, section Communication runs).
