@@ -26,27 +26,21 @@ type Index[T Record] interface {
 // record (a lead's phone, a lead's lower-cased email), oldest created_at
 // first. A record whose key is "" is not indexed.
 //
-// The index remembers, by record id, the owner, key and created_at under
-// which it holds each record. So adding a record that is already indexed
-// moves it to its current key instead of adding a second entry, and removing
-// a record finds it where it was indexed even when its fields were changed
-// without Table.Update.
+// The index keeps nothing per record but its place in a list, so it costs
+// no memory beyond that. A record is found where its key, owner and
+// created_at say: change them through Table.Update (or Delete the record
+// and Put it again), never behind the table's back, or the record stays
+// listed under its old key.
 type KeyIndex[T Record] struct {
 	key   func(T) string
 	byKey map[string]map[string][]T // owner -> key -> records, oldest first
-	at    map[string]keyEntry       // record id -> where the record is indexed
-}
-
-// keyEntry is where a KeyIndex holds one record.
-type keyEntry struct {
-	owner, key string
-	created    time.Time
+	n     int
 }
 
 // NewKeyIndex returns an empty index of records by key(r); attach it to a
 // table with Table.AddIndex.
 func NewKeyIndex[T Record](key func(T) string) *KeyIndex[T] {
-	return &KeyIndex[T]{key: key, byKey: map[string]map[string][]T{}, at: map[string]keyEntry{}}
+	return &KeyIndex[T]{key: key, byKey: map[string]map[string][]T{}}
 }
 
 // Lookup returns the owner's records whose key is key, oldest first (nil
@@ -59,74 +53,66 @@ func (x *KeyIndex[T]) Lookup(owner, key string) []T {
 }
 
 // Len returns the number of indexed records.
-func (x *KeyIndex[T]) Len() int { return len(x.at) }
+func (x *KeyIndex[T]) Len() int { return x.n }
 
 func (x *KeyIndex[T]) add(r T) {
-	id := r.RecordID()
-	e := keyEntry{owner: r.RecordOwner(), key: x.key(r), created: r.RecordCreated()}
-	if old, ok := x.at[id]; ok {
-		if old.owner == e.owner && old.key == e.key && old.created.Equal(e.created) {
-			// Already indexed there: keep the one entry, holding r.
-			list := x.byKey[old.owner][old.key]
-			if i := findByID(list, id, old.created); i >= 0 {
-				list[i] = r
-			}
-			return
-		}
-		x.drop(id, old)
-	}
-	if e.key == "" {
+	key := x.key(r)
+	if key == "" {
 		return
 	}
-	m := x.byKey[e.owner]
+	owner, id, created := r.RecordOwner(), r.RecordID(), r.RecordCreated()
+	m := x.byKey[owner]
 	if m == nil {
 		m = map[string][]T{}
-		x.byKey[e.owner] = m
+		x.byKey[owner] = m
 	}
-	list := m[e.key]
+	list := m[key]
+	if i := findByID(list, id, created); i >= 0 {
+		list[i] = r // already indexed here: one entry, holding r
+		return
+	}
 	i := len(list)
-	if i > 0 && list[i-1].RecordCreated().After(e.created) {
-		i = sort.Search(len(list), func(j int) bool { return list[j].RecordCreated().After(e.created) })
+	if i > 0 && list[i-1].RecordCreated().After(created) {
+		i = sort.Search(len(list), func(j int) bool { return list[j].RecordCreated().After(created) })
 	}
 	list = append(list, r)
 	copy(list[i+1:], list[i:])
 	list[i] = r
-	m[e.key] = list
-	x.at[id] = e
+	m[key] = list
+	x.n++
 }
 
 func (x *KeyIndex[T]) remove(r T) {
-	id := r.RecordID()
-	if e, ok := x.at[id]; ok {
-		x.drop(id, e)
+	key := x.key(r)
+	if key == "" {
+		return
 	}
-}
-
-// drop takes the record with the id out of where e says it is.
-func (x *KeyIndex[T]) drop(id string, e keyEntry) {
-	delete(x.at, id)
-	m := x.byKey[e.owner]
-	list := m[e.key]
-	if i := findByID(list, id, e.created); i >= 0 {
-		copy(list[i:], list[i+1:])
-		var zero T
-		list[len(list)-1] = zero
-		list = list[:len(list)-1]
+	owner := r.RecordOwner()
+	m := x.byKey[owner]
+	list := m[key]
+	i := findByID(list, r.RecordID(), r.RecordCreated())
+	if i < 0 {
+		return
 	}
+	copy(list[i:], list[i+1:])
+	var zero T
+	list[len(list)-1] = zero
+	list = list[:len(list)-1]
+	x.n--
 	if len(list) == 0 {
-		delete(m, e.key)
+		delete(m, key)
 		if len(m) == 0 {
-			delete(x.byKey, e.owner)
+			delete(x.byKey, owner)
 		}
 	} else {
-		m[e.key] = list
+		m[key] = list
 	}
 }
 
 // findByID returns the position of the record with the id in list, ordered
 // by created_at, where it was put with created_at created; -1 when absent.
-// It searches around created first and falls back to a full scan, for a
-// record whose created_at was changed since.
+// It searches around created first and falls back to a scan of the list,
+// for a record whose created_at was changed since.
 func findByID[T Record](list []T, id string, created time.Time) int {
 	i := sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(created) })
 	for ; i < len(list) && list[i].RecordCreated().Equal(created); i++ {
