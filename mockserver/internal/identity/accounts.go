@@ -92,11 +92,8 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	if spec.ForwardTo != "" {
 		b.RingFirstSeconds = 20
 	}
-	b.ID = s.IDs.UUID()
-	b.Owner = b.ID
-	b.CreatedAt = st.Businesses.Stamp(now)
 	b.Members[out.User.ID] = store.RoleOwner
-	st.AddBusiness(b)
+	st.InsertBusiness(b, now)
 	out.Business = b
 	s.Emit(st, b.ID, "workspace.created", now, workspaceView(b))
 

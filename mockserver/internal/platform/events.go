@@ -35,13 +35,7 @@ func (s *Platform) Emit(st *store.Store, businessID, eventType string, at time.T
 	if err != nil {
 		raw = []byte("null")
 	}
-	ev := &store.Event{
-		Base:      store.Base{ID: s.IDs.UUID(), Owner: businessID, CreatedAt: st.Events.Stamp(at)},
-		Type:      eventType,
-		Timestamp: at.UTC(),
-		Data:      raw,
-	}
-	st.Events.Put(ev)
+	ev := st.Events.Insert(&store.Event{Type: eventType, Timestamp: at.UTC(), Data: raw}, businessID, at)
 	s.Bus.mu.Lock()
 	subs := s.Bus.subs
 	s.Bus.mu.Unlock()

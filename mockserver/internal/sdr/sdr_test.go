@@ -100,7 +100,7 @@ func TestConfigViewOfDefaults(t *testing.T) {
 	st := store.NewWithIDs(func() string { return "11111111-1111-4111-8111-111111111111" })
 	b := &store.Business{Name: "Acme", Timezone: "Europe/Paris"}
 	b.ID = "22222222-2222-4222-8222-222222222222"
-	st.AddBusiness(b)
+	st.InsertBusiness(b, time.Time{})
 
 	raw, err := json.Marshal(SDRConfigView(st, SDRConfigOf(st, b.ID)))
 	require.NoError(t, err)

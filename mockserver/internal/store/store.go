@@ -3,6 +3,7 @@ package store
 import (
 	"reflect"
 	"sync/atomic"
+	"time"
 )
 
 // Store is the whole state of one mock server. Resources add their tables
@@ -181,15 +182,20 @@ func New() *Store {
 	return s
 }
 
-// AddBusiness stores a new business and indexes its members and partner.
-func (s *Store) AddBusiness(b *Business) {
-	s.Businesses.Put(b)
+// InsertBusiness stores a new business created at now, its own owner (with
+// a new id unless it has one), and indexes its members and partner.
+func (s *Store) InsertBusiness(b *Business, now time.Time) *Business {
+	if b.ID == "" {
+		b.ID = s.Businesses.nextID()
+	}
+	s.Businesses.Insert(b, b.ID, now)
 	for userID := range b.Members {
 		s.userBusinesses[userID] = append(s.userBusinesses[userID], b.ID)
 	}
 	if b.PartnerID != "" {
 		s.partnerBusinesses[b.PartnerID] = append(s.partnerBusinesses[b.PartnerID], b.ID)
 	}
+	return b
 }
 
 // AddMember gives a user a role on a business.

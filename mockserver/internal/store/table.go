@@ -92,12 +92,20 @@ func (t *Table[T]) Insert(r T, owner string, now time.Time) T {
 		if t.next == nil {
 			panic(fmt.Sprintf("store: Insert of a %T without an id into a table without an id source (make the store with NewWithIDs, or call SetIDSource)", r))
 		}
-		b.ID = t.next()
+		b.ID = t.nextID()
 	}
 	b.Owner = owner
 	b.CreatedAt = t.Stamp(now)
 	t.Put(r)
 	return r
+}
+
+// nextID is a new id from the table's id source.
+func (t *Table[T]) nextID() string {
+	if t.next == nil {
+		panic("store: no id source (make the store with NewWithIDs, or call SetIDSource)")
+	}
+	return t.next()
 }
 
 // Put inserts r, or replaces the record with the same id. r keeps the id,
