@@ -41,12 +41,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	concurrency := fs.Int("concurrency", 8, "concurrent keep-alive connections")
 	records := fs.Int("records", 10_000, "leads seeded in the store before the run")
 	rounds := fs.Int("rounds", 1, "alternate the mock and the bare handler this many times per scenario")
+	bench := benchFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *duration <= 0 || *duration > 10*time.Minute || *concurrency < 1 || *concurrency > 1024 ||
 		*rounds < 1 || *rounds > 100 || *records < 1 || *records > 1_000_000 {
 		return fmt.Errorf("-duration must be in (0, 10m], -concurrency in [1, 1024], -rounds in [1, 100] and -records in [1, 1000000]")
+	}
+	if *bench.on {
+		return runBench(ctx, fs, bench, out)
 	}
 
 	srv, fx, err := loadgen.Setup(*records)
