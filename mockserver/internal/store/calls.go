@@ -32,6 +32,7 @@ type QualityDimensions struct {
 // Call is a phone call, outbound or inbound. Owner is its business.
 type Call struct {
 	Base
+	encodable
 	ConversationID string
 	Status         string
 	Direction      string

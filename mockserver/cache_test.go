@@ -1,0 +1,116 @@
+package mockserver
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// TestListsShowEveryChange changes leads, calls and agents through each
+// path that changes them (write routes, inbound calls and texts, the call
+// simulation on the clock, governed updates, personas, fixtures), reading
+// GET /v1/leads, /v1/calls and /v1/agents before and after each: every
+// read copies the kept encodings of unchanged records, and the cache check
+// (TestMain) compares each with a fresh one, so a path that changes a
+// record without dropping its encoding fails here. The reads also show
+// each change.
+func TestListsShowEveryChange(t *testing.T) {
+	srv, acct := startWithAccount(t, WithStartTime(afternoonET), WithRateLimits(false))
+	key := bearer(acct.APIKey)
+	staleBefore, checkedBefore := len(store.StaleEncodings()), store.CheckedEncodings()
+	read := func(path string) string {
+		t.Helper()
+		r := rawDo(t, http.MethodGet, srv.URL+path, "", key...)
+		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+		return string(r.body)
+	}
+	lists := func() string { return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") }
+	do := func(method, path, body string, want int, header ...string) map[string]any {
+		t.Helper()
+		r := rawDo(t, method, srv.URL+path, body, append(key, header...)...)
+		require.Equal(t, want, r.status, "%s %s: %s", method, path, r.body)
+		return r.json
+	}
+
+	steps := []struct {
+		name  string
+		do    func()
+		shows []string // what the lists show afterwards
+	}{
+		{"inbound texts make leads", func() {
+			for i := range 3 {
+				_, err := srv.InboundSMS(acct.PhoneNumber, fmt.Sprintf("+1555123000%d", i), "Hi, this is Jane Doe, I would like a quote")
+				require.NoError(t, err)
+			}
+		}, []string{`"phone":"+15551230000"`}},
+		{"calls placed", func() {
+			for _, to := range []string{"+15551230000", "+15005550001", "+15005550002"} {
+				do(http.MethodPost, "/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"`+to+`","name":"Jane"}`, http.StatusCreated)
+			}
+		}, []string{`"status":"queued"`}},
+		{"the clock answers the calls", func() { srv.Advance(5 * time.Second) }, []string{`"status":"in-progress"`}},
+		{"the clock ends them", func() { srv.Advance(10 * time.Minute) }, []string{`"status":"completed"`, `"status":"failed"`, `"status":"contacted"`}},
+		{"an inbound call answered", func() {
+			_, err := srv.InboundCall(InboundCall{To: acct.PhoneNumber, From: "+15551230001", Caller: Caller{Name: "Ann Lee", Said: "I need to book an appointment"}})
+			require.NoError(t, err)
+			srv.Advance(time.Hour)
+		}, []string{`"name":"Ann Lee"`, `"status":"ended"`}},
+		{"an inbound call missed, with a voicemail", func() {
+			no := false
+			_, err := srv.InboundCall(InboundCall{To: acct.PhoneNumber, From: "+15551230002", Answered: &no, Voicemail: "Call me back, this is Bo Chen"})
+			require.NoError(t, err)
+			srv.Advance(time.Hour)
+		}, []string{`"status":"no-answer"`, `"summary":"Voicemail from`}},
+		{"a lead patched", func() {
+			srv.platform.Mu.RLock()
+			l := srv.platform.Store.LeadByPhone(acct.BusinessID, "+15551230000")
+			srv.platform.Mu.RUnlock()
+			do(http.MethodPatch, "/v1/leads", `{"id":"`+l.ID+`","status":"qualified","name":"Patched Name"}`, http.StatusOK)
+		}, []string{`"name":"Patched Name"`, `"status":"qualified"`}},
+		{"the agent renamed (leads and calls show its name)", func() {
+			do(http.MethodPatch, "/v1/agents", `{"id":"`+acct.AgentID+`","name":"Renamed Agent"}`, http.StatusOK)
+		}, []string{`"agent_name":"Renamed Agent"`}},
+		{"its SMS prompt updated", func() {
+			do(http.MethodPost, "/v1/sms/update-prompt", `{"agent_id":"`+acct.AgentID+`","sms_prompt":"Be brief."}`, http.StatusOK)
+		}, nil},
+		{"a persona loaded", func() {
+			do(http.MethodPost, "/v1/agents/persona", `{"agent_id":"`+acct.AgentID+`","persona":{"lead_name":"Pat","scenario":"a test"}}`, http.StatusOK)
+		}, nil},
+		{"a governed rename", func() {
+			do(http.MethodPost, "/v1/governed-updates", `{"intent":"agent.patch","target":{"agent_id":"`+acct.AgentID+
+				`"},"payload":{"name":"Governed Agent"},"idempotency_key":"cache-gov","authority":{"mode":"system_policy"}}`, http.StatusOK)
+		}, []string{`"agent_name":"Governed Agent"`, `"name":"Governed Agent"`}},
+		{"a second agent", func() {
+			do(http.MethodPost, "/v1/agents", `{"business_id":"`+acct.BusinessID+`","name":"Second","system_prompt":"Hi"}`, http.StatusCreated)
+		}, []string{`"name":"Second"`}},
+		{"a text sent", func() {
+			do(http.MethodPost, "/v1/sms/send", `{"from_agent_id":"`+acct.AgentID+`","to":"+15551230001","message":"Thanks!"}`, http.StatusOK)
+		}, nil},
+		{"fixtures", func() {
+			_, err := srv.SeedLeads(acct.BusinessID, []LeadFixture{{Name: "Seeded Lead", Phone: "+15551239999"}})
+			require.NoError(t, err)
+			_, err = srv.SeedCalls(acct.BusinessID, []CallFixture{{To: "+15551239999", Duration: 42, Summary: "Seeded call"}})
+			require.NoError(t, err)
+		}, []string{`"name":"Seeded Lead"`, `"summary":"Seeded call"`}},
+	}
+	lists()
+	for _, st := range steps {
+		lists() // keeps every encoding
+		st.do()
+		got := lists()
+		for _, want := range st.shows {
+			assert.Contains(t, got, want, "after %s", st.name)
+		}
+		if stale := store.StaleEncodings()[staleBefore:]; len(stale) > 0 {
+			t.Errorf("after %s: %d stale encodings served, the first: %.600s", st.name, len(stale), stale[0])
+			staleBefore += len(stale)
+		}
+	}
+	assert.Greater(t, store.CheckedEncodings()-checkedBefore, int64(100), "the reads copied kept encodings, and the check compared them")
+}
