@@ -114,3 +114,47 @@ func TestListsShowEveryChange(t *testing.T) {
 	}
 	assert.Greater(t, store.CheckedEncodings()-checkedBefore, int64(100), "the reads copied kept encodings, and the check compared them")
 }
+
+// TestListsAfterAResetShowOnlyTheNewState fills the lists (and their kept
+// encodings), resets the server and does it again with another agent
+// name: the lists show the new records only (and the cache check of
+// TestMain compares every kept item read).
+func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
+	fill := func(srv *TestServer, agentName string) (string, *Account) {
+		t.Helper()
+		acct, err := srv.NewAccount(AccountOptions{})
+		require.NoError(t, err)
+		key := bearer(acct.APIKey)
+		do := func(method, path, body string, want int) {
+			t.Helper()
+			r := rawDo(t, method, srv.URL+path, body, key...)
+			require.Equal(t, want, r.status, "%s %s: %s", method, path, r.body)
+		}
+		do(http.MethodPatch, "/v1/agents", `{"id":"`+acct.AgentID+`","name":"`+agentName+`"}`, http.StatusOK)
+		_, err = srv.InboundSMS(acct.PhoneNumber, "+15551230000", "Hi, this is "+agentName+" calling, I would like a quote")
+		require.NoError(t, err)
+		do(http.MethodPost, "/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"+15551230000"}`, http.StatusCreated)
+		srv.Advance(10 * time.Minute)
+		var got string
+		for range 2 { // the second read copies the kept encodings
+			got = ""
+			for _, path := range []string{"/v1/leads?limit=100", "/v1/calls?limit=100", "/v1/agents"} {
+				r := rawDo(t, http.MethodGet, srv.URL+path, "", key...)
+				require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+				got += string(r.body)
+			}
+		}
+		return got, acct
+	}
+	srv := Start(t, WithStartTime(afternoonET), WithRateLimits(false), WithIDSeed(18))
+	before, old := fill(srv, "Before Reset")
+	assert.Contains(t, before, `"agent_name":"Before Reset"`)
+	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
+	require.Equal(t, http.StatusOK, r.status)
+	after, acct := fill(srv, "After Reset")
+	assert.NotContains(t, after, "Before Reset")
+	assert.Contains(t, after, `"agent_name":"After Reset"`)
+	assert.Contains(t, after, `"business_id":"`+acct.BusinessID+`"`)
+	assert.NotContains(t, after, old.BusinessID)
+	assert.NotContains(t, after, old.AgentID)
+}

@@ -363,3 +363,49 @@ func BenchmarkLeadPageJSON(b *testing.B) {
 		}
 	})
 }
+
+// TestEncodedPagesFollowTheirAgent reads the lead and call pages (kept
+// encodings after the first read) after each change of the agent they
+// name: renamed through Update, replaced through Put, deleted. Each read
+// must equal encoding/json's answer for the store as it is then: a kept
+// item never shows the agent as it was.
+func TestEncodedPagesFollowTheirAgent(t *testing.T) {
+	t.Parallel()
+	st, a := testStore()
+	var ls []*store.Lead
+	var cs []*store.Call
+	for i := range 12 {
+		l, c := testLead(i), testCall(i)
+		st.Leads.Put(l)
+		st.Calls.Put(c)
+		ls, cs = append(ls, l), append(cs, c)
+	}
+	check := func(step string) {
+		t.Helper()
+		wantLeads, wantCalls := []leads.Lead{}, []calls.Call{}
+		for i := range ls {
+			wantLeads, wantCalls = append(wantLeads, sdkLead(st, ls[i])), append(wantCalls, sdkCall(st, cs[i]))
+		}
+		for range 2 { // built or kept, then kept
+			got, err := jsonview.EncodeJSON(httpapi.EncodedPage[*store.Lead]{Key: "leads", Records: ls,
+				Table: st.Leads, Dep: st.Agents.Version(), Encode: leadItemEncoder(st)})
+			require.NoError(t, err)
+			assert.Equal(t, stdJSON(t, leadPage{Leads: wantLeads})+"\n", string(got), "leads after %s", step)
+			got, err = jsonview.EncodeJSON(httpapi.EncodedPage[*store.Call]{Key: "calls", Records: cs,
+				Table: st.Calls, Dep: st.Agents.Version(), Encode: callItemEncoder(st)})
+			require.NoError(t, err)
+			assert.Equal(t, stdJSON(t, callPage{Calls: wantCalls})+"\n", string(got), "calls after %s", step)
+		}
+	}
+	check("the first read")
+	st.Agents.Update(a, func(a *store.Agent) { a.Name = "Renamed" })
+	check("a rename")
+	b := &store.Agent{Name: "Replaced", VendorAssistantID: a.VendorAssistantID, Status: a.Status}
+	b.ID, b.Owner, b.CreatedAt = a.ID, a.Owner, a.CreatedAt
+	st.Agents.Put(b)
+	check("a replacement")
+	require.True(t, st.Agents.Delete(a.ID))
+	check("a delete")
+	assert.Nil(t, sdkLead(st, ls[0]).AgentName, "the lead names no agent any more")
+	assert.Equal(t, "Placed by", sdkCall(st, cs[1]).AgentName, "the call shows the name it was placed with")
+}
