@@ -74,7 +74,7 @@ func fillUsage(s *Server, owner string, n int) time.Time {
 		e := &store.UsageEntry{Endpoint: "/v1/leads", Method: http.MethodGet, StatusCode: http.StatusOK}
 		e.ID = "u" + strconv.Itoa(i)
 		e.Owner = owner
-		e.CreatedAt = s.httpapi.Usage.T.Stamp(at.Add(time.Duration(i) * time.Second))
+		e.CreatedAt = s.httpapi.Usage.T.Stamp(owner, at.Add(time.Duration(i)*time.Second))
 		s.httpapi.Usage.T.Put(e)
 		if i == n/2 {
 			mid = e.CreatedAt

@@ -48,6 +48,9 @@ type Server struct {
 
 	stop     context.CancelFunc
 	stopOnce sync.Once
+	// baseURL is the API's base URL once Start listens ("" for a server
+	// that listens nowhere: Client calls it in-process).
+	baseURL string
 }
 
 // Option configures a Server.
@@ -85,7 +88,11 @@ func WithIDSeed(seed uint64) Option { return func(c *options) { c.IDSeed = &seed
 // loopback (off by default).
 func WithExternalWebhooks(on bool) Option { return func(c *options) { c.ExternalWebhooks = on } }
 
-// WithFaults installs fault injection rules from the start.
+// WithFaults installs fault injection rules from the start. The rules are
+// checked as POST /_mock/faults checks them, and New panics on one that
+// could never fire (a path no route has, a rule with no effect). Rules
+// scoped to a tenant (BusinessID) are added once the account exists:
+// Account.AddFault.
 func WithFaults(rules ...FaultRule) Option {
 	return func(c *options) { c.faults = append(c.faults, rules...) }
 }
@@ -139,7 +146,7 @@ func New(opts ...Option) *Server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := platform.New(o.Config)
-	s := &Server{platform: p, httpapi: httpapi.New(p, o.faults), hooks: hooks.New(p), stop: cancel}
+	s := &Server{platform: p, httpapi: httpapi.New(p), hooks: hooks.New(p), stop: cancel}
 	s.telephony = telephony.New(p, s.hooks)
 	s.catalog = catalog.New(p)
 	s.identity = identity.New(p, s.httpapi, s.telephony)
@@ -152,8 +159,13 @@ func New(opts ...Option) *Server {
 	s.httpapi.Bind(o.extraRoutes, s.httpapi.Handlers(), s.identity.Handlers(), s.telephony.Handlers(),
 		s.hooks.Handlers(), s.catalog.Handlers(), s.runs.Handlers(), s.governance.Handlers(),
 		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers())
+	for _, f := range o.faults {
+		if _, err := s.httpapi.AddFault(f); err != nil {
+			panic("mockserver: WithFaults: " + err.Error())
+		}
+	}
 	if o.Speed > 0 {
-		go p.Clock.Follow(ctx, o.Speed, 50*time.Millisecond)
+		go p.Clocks.Follow(ctx, o.Speed, 50*time.Millisecond)
 	}
 	return s
 }
@@ -167,12 +179,15 @@ func (s *Server) Close() {
 	})
 }
 
-// Now returns the simulated time.
-func (s *Server) Now() time.Time { return s.platform.Clock.Now() }
+// Now returns the base simulated time: the time of a tenant that has never
+// moved its own clock (see Account.Now).
+func (s *Server) Now() time.Time { return s.platform.Clocks.Base().Now() }
 
-// Advance moves the simulated clock forward by d, running every simulated
-// process that falls due on the way, and returns the new time.
-func (s *Server) Advance(d time.Duration) time.Time { return s.platform.Clock.Advance(d) }
+// Advance moves the base simulated time, and every tenant's clock with it,
+// forward by d, running every simulated process that falls due on the way,
+// and returns the new base time. To move one test's time without touching
+// the others', use Account.Advance.
+func (s *Server) Advance(d time.Duration) time.Time { return s.platform.Clocks.Advance(d) }
 
 // Reset drops all state: records, pending simulations, idempotency keys,
 // rate limit windows, the journal, the outbox and fault rules.
@@ -198,5 +213,6 @@ func Start(t testing.TB, opts ...Option) *TestServer {
 		s.Close()
 		hs.Close()
 	})
+	s.baseURL = hs.URL + "/api"
 	return &TestServer{Server: s, HTTP: hs, URL: hs.URL + "/api", AdminURL: hs.URL + "/_mock"}
 }

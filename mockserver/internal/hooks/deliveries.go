@@ -149,7 +149,8 @@ func (s *Service) EnqueueCallWebhook(st *store.Store, c *store.Call, ev *store.E
 // their answer, so one Advance covers a whole stretch of the schedule. The
 // caller holds the write lock.
 func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Delivery {
-	now := s.Clock.Now()
+	tenant := st.TenantOf(d.BusinessID)
+	now := s.Now(tenant)
 	d.ID = s.IDs.UUID()
 	if d.MessageID == "" {
 		d.MessageID = d.ID
@@ -160,7 +161,7 @@ func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Deliv
 	st.Deliveries.Add(d)
 	s.deliveryUpdated(st, d, nil)
 	first := make(chan struct{})
-	cancelSecond := s.scheduleSecondAttempt(now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
+	cancelSecond := s.scheduleSecondAttempt(tenant, now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
 	att, ok := s.prepareAttempt(st, d, 1, now)
 	if !ok {
 		close(first)
@@ -203,7 +204,7 @@ func (s *Service) retryAttempt(st *store.Store, d *store.Delivery, n int, at tim
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if !s.recordAttempt(st, d, att, res) {
-		s.Clock.Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
+		s.Clocks.Of(st.TenantOf(d.BusinessID)).Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
 	}
 }
 
@@ -698,7 +699,7 @@ func (s *Service) EmitEvent(businessID, eventType string, data any) (string, err
 	if data == nil {
 		data = map[string]any{}
 	}
-	return s.Emit(s.Store, businessID, eventType, s.Clock.Now(), data).ID, nil
+	return s.Emit(s.Store, businessID, eventType, s.Now(s.Store.TenantOf(businessID)), data).ID, nil
 }
 
 func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {

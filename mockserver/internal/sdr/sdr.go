@@ -350,7 +350,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 	}
 	c.st.SDRMails.Insert(m, l.Owner, c.now)
 	id := m.ID
-	s.Schedule(c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
+	s.Schedule(c.st.TenantOf(l.Owner), c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
 }
 
@@ -815,7 +815,7 @@ func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
 	schedule := func(at time.Time) {
 		next := at.UTC()
 		cfg.NextRunAt = &next
-		s.Schedule(at, tick)
+		s.Schedule(s.Store.TenantOf(businessID), at, tick)
 	}
 	tick = func(now time.Time) {
 		cur, ok := s.Store.SDRConfigs[businessID]
