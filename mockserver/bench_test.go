@@ -82,3 +82,19 @@ func fillUsage(s *Server, owner string, n int) time.Time {
 	}
 	return mid
 }
+
+// BenchmarkStartWithAccount is what a server per test costs: a server on
+// a loopback port, one account, and closing both (the figure the README
+// quotes).
+func BenchmarkStartWithAccount(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		srv := New()
+		hs := httptest.NewServer(srv)
+		if _, err := srv.NewAccount(AccountOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		hs.Close()
+		srv.Close()
+	}
+}

@@ -60,18 +60,38 @@ type Option func(*options)
 // pipeline's fault rules and test routes.
 type options struct {
 	platform.Config
+	wall        func() time.Time // WithWallClock
 	faults      []FaultRule
 	extraRoutes []*httpapi.Route // test-only routes (withRoutes)
 }
 
-// WithStartTime sets the simulated clock's starting time (default: the real
-// time when the server is created).
+// WithStartTime sets the simulated clock's starting time: the base time
+// every tenant starts at (default: DaytimeStart of the wall clock's date).
 func WithStartTime(t time.Time) Option { return func(c *options) { c.Start = t } }
 
 // WithRealtime makes the simulated clock follow real time at speed (1 = real
-// time, 60 = a minute per second). By default the clock moves only when a
-// test advances it.
+// time, 60 = a minute per second), starting at the wall clock's time unless
+// WithStartTime says otherwise. By default the clock starts at
+// DaytimeStart and moves only when a test advances it.
 func WithRealtime(speed float64) Option { return func(c *options) { c.Speed = speed } }
+
+// WithWallClock sets where the server reads the real time when it starts:
+// the date of the default start (DaytimeStart), and the start of a
+// WithRealtime clock. A test injects a wall clock to run the server as if
+// it started at any hour (3 a.m. in New York, say); the default is
+// time.Now.
+func WithWallClock(now func() time.Time) Option { return func(c *options) { c.wall = now } }
+
+// DaytimeStart is the default start of the simulated clock for a server
+// whose wall clock reads wall: 19:00 UTC of wall's date (UTC), daytime in
+// every US time zone (09:00 in Honolulu, 11:00 in Los Angeles, 14:00 in New
+// York in winter), so a test that texts a consenting number right after it
+// starts passes at any hour the suite runs; quiet hours apply only where a
+// test moves its own clock into them.
+func DaytimeStart(wall time.Time) time.Time {
+	y, m, d := wall.UTC().Date()
+	return time.Date(y, m, d, 19, 0, 0, 0, time.UTC)
+}
 
 // WithRateLimits switches the API's rate limits on (default) or off.
 func WithRateLimits(on bool) Option { return func(c *options) { c.RateLimits = on } }
@@ -133,8 +153,7 @@ func withRoutes(rts ...*httpapi.Route) Option {
 
 // New returns a Server with an empty store.
 func New(opts ...Option) *Server {
-	o := options{Config: platform.Config{
-		Start:        time.Now(),
+	o := options{wall: time.Now, Config: platform.Config{
 		RateLimits:   true,
 		RateScale:    1,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -143,6 +162,13 @@ func New(opts ...Option) *Server {
 	}}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.Start.IsZero() {
+		if o.Speed > 0 {
+			o.Start = o.wall()
+		} else {
+			o.Start = DaytimeStart(o.wall())
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := platform.New(o.Config)

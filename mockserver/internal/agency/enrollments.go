@@ -204,7 +204,7 @@ func (s *Service) issueOwnerLink(rc *httpapi.Ctx, pt *store.Partner, sess *store
 	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: rc.Now.UTC()}
 	link := appBaseURL + "/owner/enrollment?" + url.Values{"partnerId": {pt.ID}, "sessionId": {sess.ID}, "token": {token}}.Encode()
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
-		Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
+		BusinessID: rc.Tenant, Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
 		Subject: pt.Brand.Name + " asks you to review your phone agent setup",
 		Body:    "Review and approve what " + pt.Brand.Name + " will set up for you: " + link,
 		Link:    link,

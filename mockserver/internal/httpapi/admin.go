@@ -154,9 +154,15 @@ func (s *API) adminRequests(rc *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	method, path := strings.ToUpper(rc.Query("method")), rc.Query("path")
+	method, path, tenant := strings.ToUpper(rc.Query("method")), rc.Query("path"), ""
+	if id := rc.Query("business_id"); id != "" {
+		if tenant, err = s.TenantOfBusiness(id); err != nil {
+			return nil, err
+		}
+	}
 	match := func(e *JournalEntry) bool {
-		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path))
+		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path)) &&
+			(tenant == "" || e.BusinessID == tenant)
 	}
 	poll(func(ctx context.Context) { s.WaitRequests(ctx, match) })
 	return map[string]any{"requests": s.Journal.List(match)}, nil

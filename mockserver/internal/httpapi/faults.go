@@ -111,8 +111,8 @@ func (s *API) checkFault(r *FaultRule) error {
 	if r.Target == FaultTargetRequest && r.Status == 0 && r.LatencyMS == 0 && !r.Drop && !r.Truncate && r.RetryAfter == nil {
 		return Invalid("the fault rule does nothing: give it a status, latency_ms, drop or truncate (or a dependency target)")
 	}
-	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
-		return InvalidField("status", "must be an HTTP status from 100 to 599")
+	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
+		return InvalidField("status", "must be an error status from 400 to 599")
 	}
 	if r.Probability < 0 || r.Probability > 1 {
 		return InvalidField("probability", "must be from 0 to 1")

@@ -177,8 +177,11 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", reqID)
 	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery), Time: start.UTC()}
 	resp, rt, p, fault := s.handle(r, reqID)
-	if p != nil && p.Key != nil {
-		rec.KeyPrefix = p.Key.Prefix
+	if p != nil {
+		if p.Key != nil {
+			rec.KeyPrefix = p.Key.Prefix
+		}
+		rec.BusinessID = p.Tenant
 	}
 	rec.Status = resp.Status
 	rec.Replayed = resp.Header.Get(HeaderIdempotentReplayed) == "true"

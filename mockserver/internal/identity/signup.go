@@ -346,7 +346,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		answer["replay_token"] = ch.ReplayToken
 	}
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
-		Channel: "email", To: sp.email, From: "no-reply@voiceagent.example",
+		BusinessID: b.ID, Channel: "email", To: sp.email, From: "no-reply@voiceagent.example",
 		Subject: "Welcome to voiceagent: sign in to " + b.Name,
 		Body:    "Your workspace " + b.Name + " is ready. Sign in within 15 minutes with this one-time link: " + magic,
 		Link:    magic,

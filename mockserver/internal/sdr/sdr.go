@@ -369,7 +369,7 @@ func (s *Service) sendSDRMail(st *store.Store, now time.Time, id string) {
 	}
 	at := now.UTC()
 	m.Status, m.SentAt = store.SDREmailSent, &at
-	s.SendOutbox(st, now, store.OutboxMessage{Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
+	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: m.Owner, Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
 	if l, ok := st.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
 		l.Status = store.LeadContacted
 		l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)

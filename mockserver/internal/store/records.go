@@ -171,13 +171,16 @@ type Event struct {
 // the API (OTP codes, magic links, SDR emails). Owner is "outbox".
 type OutboxMessage struct {
 	Base
-	Channel string // email or sms
-	To      string
-	From    string
-	Subject string
-	Body    string
-	OTPCode string
-	Link    string
+	// BusinessID is the business the message was sent for ("" for a
+	// signup code, sent before any business exists).
+	BusinessID string
+	Channel    string // email or sms
+	To         string
+	From       string
+	Subject    string
+	Body       string
+	OTPCode    string
+	Link       string
 }
 
 // Assistant is an agent's twin at the simulated voice provider: what the

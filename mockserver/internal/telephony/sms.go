@@ -125,7 +125,7 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 	case store.ConsentOptedOut:
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
 	}
 	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, fmt.Sprintf(
@@ -230,7 +230,7 @@ func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*stor
 		return m, fault
 	}
 	s.Emit(st, a.Owner, "sms.sent", now, smsView(m))
-	s.SendOutbox(st, now, store.OutboxMessage{Channel: "sms", To: req.To, From: from, Body: req.Body})
+	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: a.Owner, Channel: "sms", To: req.To, From: from, Body: req.Body})
 	if lead != nil {
 		s.touchLead(st, now, lead, true)
 	}
