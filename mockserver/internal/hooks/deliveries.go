@@ -730,6 +730,6 @@ func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	if body.Data == nil {
 		body.Data = map[string]any{}
 	}
-	ev := s.Emit(rc.Store, body.BusinessID, body.Event, rc.Now, body.Data)
+	ev := s.Emit(rc.Store, body.BusinessID, body.Event, s.Now(rc.Store.TenantOf(body.BusinessID)), body.Data)
 	return httpapi.Created(eventView(ev)), nil
 }

@@ -833,7 +833,7 @@ func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
 // runScheduledAll runs the pipeline of every enabled business now, as the
 // scheduled runner does, in business id order. The caller holds the write
 // lock.
-func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrapi.RunResult {
+func (s *Service) runScheduledAll(st *store.Store) []*sdrapi.RunResult {
 	ids := make([]string, 0, len(st.SDRConfigs))
 	for id, cfg := range st.SDRConfigs {
 		if cfg.Enabled {
@@ -844,7 +844,9 @@ func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrapi.RunR
 	out := make([]*sdrapi.RunResult, 0, len(ids))
 	for _, id := range ids {
 		if b, ok := st.Businesses.Get(id); ok {
-			out = append(out, s.runSDR(newSDRCtx(st, now, b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
+			// Each business runs at its tenant's time: its business hours
+			// and cadence are those of the clock its tests advanced.
+			out = append(out, s.runSDR(newSDRCtx(st, s.Now(b.Tenant), b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
 		}
 	}
 	return out
@@ -877,11 +879,11 @@ func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	if got == "" || got != s.cronSecretLocked() {
 		return nil, httpapi.Unauthorized("the scheduled runner is internal: it needs the platform's internal secret, not an API key or a session")
 	}
-	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
+	return map[string]any{"runs": s.runScheduledAll(rc.Store)}, nil
 }
 
 // adminSDRCron is POST /_mock/sdr/cron: what the scheduled runner's route
 // does, through the admin API.
 func (s *Service) adminSDRCron(rc *httpapi.Ctx) (any, error) {
-	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
+	return map[string]any{"runs": s.runScheduledAll(rc.Store)}, nil
 }
