@@ -146,6 +146,7 @@ func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
 		}
 		return got, acct
 	}
+	defer noStaleEncodings(t, len(store.StaleEncodings()))
 	srv := Start(t, WithStartTime(afternoonET), WithRateLimits(false), WithIDSeed(18))
 	before, old := fill(srv, "Before Reset")
 	assert.Contains(t, before, `"agent_name":"Before Reset"`)
@@ -157,4 +158,69 @@ func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
 	assert.Contains(t, after, `"business_id":"`+acct.BusinessID+`"`)
 	assert.NotContains(t, after, old.BusinessID)
 	assert.NotContains(t, after, old.AgentID)
+}
+
+// TestListsFollowEachTenantsClock places calls in two tenants, reads both
+// tenants' lists (keeping their items), and advances one tenant's clock
+// at a time: the calls, and the leads they contact, change in that tenant
+// only, and each tenant's lists show its own state after every step (the
+// cache check of TestMain compares every kept item read).
+func TestListsFollowEachTenantsClock(t *testing.T) {
+	defer noStaleEncodings(t, len(store.StaleEncodings()))
+	srv := Start(t, WithStartTime(afternoonET), WithRateLimits(false))
+	var accts [2]*Account
+	for i := range accts {
+		acct, err := srv.NewAccount(AccountOptions{BusinessName: fmt.Sprint("Tenant ", i)})
+		require.NoError(t, err)
+		accts[i] = acct
+		for j := range 2 {
+			to := fmt.Sprintf("+1555123%d00%d", i, j)
+			_, err := srv.InboundSMS(acct.PhoneNumber, to, "Hi, this is Jane Doe, I would like a quote")
+			require.NoError(t, err)
+			r := rawDo(t, http.MethodPost, srv.URL+"/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"`+to+`"}`, bearer(acct.APIKey)...)
+			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		}
+	}
+	lists := func(acct *Account) string {
+		t.Helper()
+		var got string
+		for range 2 { // the second read copies the kept items
+			got = ""
+			for _, path := range []string{"/v1/leads?limit=100", "/v1/calls?limit=100", "/v1/agents"} {
+				r := rawDo(t, http.MethodGet, srv.URL+path, "", bearer(acct.APIKey)...)
+				require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+				got += string(r.body)
+			}
+		}
+		return got
+	}
+	for _, acct := range accts {
+		got := lists(acct)
+		assert.Contains(t, got, `"status":"queued"`)
+		assert.NotContains(t, got, `"status":"completed"`)
+	}
+	accts[0].Advance(10 * time.Minute)
+	first, second := lists(accts[0]), lists(accts[1])
+	assert.Contains(t, first, `"status":"completed"`, "the first tenant's calls ended on its clock")
+	assert.Contains(t, first, `"status":"contacted"`, "and contacted its leads")
+	assert.NotContains(t, first, `"status":"queued"`)
+	assert.Contains(t, second, `"status":"queued"`, "the second tenant's clock did not move")
+	assert.NotContains(t, second, `"status":"completed"`)
+	assert.NotContains(t, second, `"status":"contacted"`)
+
+	accts[1].Advance(10 * time.Minute)
+	second = lists(accts[1])
+	assert.Contains(t, second, `"status":"completed"`)
+	assert.Contains(t, second, `"status":"contacted"`)
+	assert.NotContains(t, second, `"status":"queued"`)
+	assert.Equal(t, first, lists(accts[0]), "the second tenant's clock changed nothing of the first's")
+}
+
+// noStaleEncodings fails t when the cache check found stale kept items
+// since it had found before.
+func noStaleEncodings(t *testing.T, before int) {
+	t.Helper()
+	if stale := store.StaleEncodings()[before:]; len(stale) > 0 {
+		t.Errorf("%d stale kept items served, the first: %.600s", len(stale), stale[0])
+	}
 }
