@@ -70,7 +70,12 @@ func TestCachedRecordsChangeOnlyThroughUpdate(t *testing.T) {
 func TestMutationCheckFindsEveryKindOfChange(t *testing.T) {
 	src := `package x
 
-import "github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
 
 func bad(st *store.Store, l *store.Lead, c *store.Call, a *store.Agent) {
 	got, _ := st.Leads.Get("x")
@@ -93,6 +98,12 @@ func bad(st *store.Store, l *store.Lead, c *store.Call, a *store.Agent) {
 	st.Leads.Update(got, func(l *store.Lead) { helper(l) }) // fine
 	helper(got)                       // BAD 6: helper changes it
 	*got.Email = "e"                  // BAD 7: through a pointer field
+	ag, _ := st.Agents.Get("a")
+	maps.Copy(ag.Metadata, map[string]any{}) // BAD 10: a map field, in place
+	maps.DeleteFunc(ag.VendorConfig, nil)    // BAD 11
+	_ = json.Unmarshal(nil, got.Name)        // BAD 12: through a pointer field
+	_ = maps.Clone(ag.Metadata)              // fine: reads
+	st.Agents.Update(ag, func(a *store.Agent) { maps.Copy(a.Metadata, map[string]any{}) }) // fine
 }
 
 func helper(l *store.Lead) { l.Notes = nil }
@@ -441,7 +452,7 @@ func (c *mutationCheck) write(p *checkedPackage, e ast.Expr, frames []*frame) {
 // change a record they are given.
 func (c *mutationCheck) call(p *checkedPackage, call *ast.CallExpr, frames []*frame) {
 	if id, ok := call.Fun.(*ast.Ident); ok && len(call.Args) > 0 {
-		if b, ok := p.info.Uses[id].(*types.Builtin); ok && (b.Name() == "delete" || b.Name() == "clear") {
+		if b, ok := p.info.Uses[id].(*types.Builtin); ok && (b.Name() == "delete" || b.Name() == "clear" || b.Name() == "copy") {
 			c.write(p, call.Args[0], frames)
 			return
 		}
@@ -449,6 +460,12 @@ func (c *mutationCheck) call(p *checkedPackage, call *ast.CallExpr, frames []*fr
 	fn, recvExpr := callee(p.info, call)
 	if fn == nil {
 		return
+	}
+	if fn.Pkg() != nil {
+		if idx, ok := stdMutators[fn.Pkg().Path()+"."+fn.Name()]; ok && idx < len(call.Args) {
+			c.write(p, call.Args[idx], frames)
+			return
+		}
 	}
 	for idx := range c.mutates[fn.FullName()] {
 		var arg ast.Expr
@@ -464,6 +481,16 @@ func (c *mutationCheck) call(p *checkedPackage, call *ast.CallExpr, frames []*fr
 		c.sites++
 		c.changes(p, call, ast.Unparen(arg), frames, "passes to "+fn.Name()+", which changes")
 	}
+}
+
+// stdMutators are the standard library's functions that change what an
+// argument holds (the index of the argument), a map, slice or pointer
+// field of a record when it is one.
+var stdMutators = map[string]int{
+	"maps.Copy": 0, "maps.DeleteFunc": 0,
+	"slices.Sort": 0, "slices.SortFunc": 0, "slices.SortStableFunc": 0, "slices.Reverse": 0,
+	"sort.Strings": 0, "sort.Ints": 0, "sort.Slice": 0, "sort.SliceStable": 0, "sort.Sort": 0, "sort.Stable": 0,
+	"encoding/json.Unmarshal": 1,
 }
 
 // callee is the function a call calls statically, and the receiver
