@@ -22,6 +22,8 @@ type API struct {
 	FaultSet *FaultSet
 	// Usage is the usage log.
 	Usage *UsageLog
+	// keyHashes remembers the hashes of keys that authenticated.
+	keyHashes keyHashes
 }
 
 // New returns the pipeline of engine p; each part registers how a reset

@@ -79,7 +79,11 @@ func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*store.Agent
+	n := 0
+	for _, o := range owners {
+		n += rc.Store.Agents.Count(o)
+	}
+	out := make([]*store.Agent, 0, n)
 	rc.Store.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
 		out = append(out, a)
 		return true
