@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -28,18 +30,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
-
-// mainEnv makes the test binary run the command's main instead of the
-// tests (see TestMain), so tests can start the real process.
-const mainEnv = "VOICEAGENT_MOCK_TEST_RUN_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
 type syncBuffer struct {
@@ -305,11 +295,12 @@ func TestEnvironmentVariablesConfigureTheServer(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 	assert.Equal(t, "https://editor.swagger.io", resp.Header.Get("Access-Control-Allow-Origin"))
 
-	// Rate limits off: more reads than the limit of 300 a minute pass.
-	c := s.clientForKey(s.key(t))
-	for range 310 {
-		_, err := c.Numbers.List(s.ctx, nil)
-		require.NoError(t, err)
+	// Rate limits off: more reads than the limit of 300 a minute pass (raw
+	// requests: the SDK's own client-side limiter would pace them).
+	key := s.key(t)
+	for i := range 310 {
+		status, _ := httpJSON(t, http.MethodGet, s.base+"/v1/numbers", "", "Authorization", "Bearer "+key)
+		require.Equal(t, http.StatusOK, status, "request %d", i+1)
 	}
 }
 
@@ -431,56 +422,149 @@ func TestFixturesFileLoadsAccountsAndPrintsTheirKeys(t *testing.T) {
 	assert.Equal(t, 42, calls.Data[0].Duration)
 }
 
-// The real process: exit codes, output streams and the environment as a
-// shell sees them.
-func TestTheProcess(t *testing.T) {
-	command := func(env []string, args ...string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append([]string{mainEnv + "=1", "PATH=" + os.Getenv("PATH")}, env...)
-		return cmd
-	}
-	exitCode := func(err error) int {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		require.NoError(t, err)
-		return 0
-	}
+// binDir holds the binary buildBinary builds; TestMain removes it.
+var binDir string
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary builds the command with the go tool (which go test puts first
+// on PATH), once per test run, and returns the executable's path.
+var buildBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "voiceagent-mock-test-")
+	if err != nil {
+		return "", err
+	}
+	binDir = dir
+	bin := filepath.Join(dir, "voiceagent-mock")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// binary is a built voiceagent-mock, run with only the given environment.
+func binary(t *testing.T, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	bin, err := buildBinary()
+	require.NoError(t, err)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	return cmd
+}
+
+// exitCode is the exit code of a finished command.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	require.NoError(t, err)
+	return 0
+}
+
+// runBinary runs the built command to its end: exit code, stdout, stderr.
+func runBinary(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := command(nil, "-help")
+	cmd := binary(t, env, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	assert.Equal(t, 0, exitCode(cmd.Run()))
-	assert.Contains(t, stdout.String(), "Usage: voiceagent-mock")
-	assert.Empty(t, stderr.String())
+	return exitCode(t, cmd.Run()), stdout.String(), stderr.String()
+}
 
-	stdout.Reset()
-	stderr.Reset()
-	cmd = command([]string{"VOICEAGENT_MOCK_SPEED=-5"}, "-seed", "none")
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	assert.Equal(t, 2, exitCode(cmd.Run()))
-	assert.Contains(t, stderr.String(), "voiceagent-mock: -speed must be 0")
-	assert.NotContains(t, stdout.String(), "listening")
+// The built binary as a shell sees it: -help and -version exit 0 on
+// stdout; bad flags and variables exit 2 on stderr before it listens.
+func TestTheBinaryHelpVersionAndBadInput(t *testing.T) {
+	code, stdout, stderr := runBinary(t, nil, "-help")
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(stdout, "Usage: voiceagent-mock [flags]"), stdout)
+	assert.Contains(t, stdout, "[$VOICEAGENT_MOCK_START]")
+	assert.Empty(t, stderr, "no \"flag: help requested\"")
 
-	// A start configured by the environment, health, and SIGINT: exit 0.
-	cmd = command([]string{"VOICEAGENT_MOCK_ADDR=127.0.0.1:0", "VOICEAGENT_MOCK_SEED=none"})
+	code, stdout, stderr = runBinary(t, nil, "-version")
+	assert.Equal(t, 0, code)
+	assert.Regexp(t, `^voiceagent-mock v\S+ \(go\S+\)\n$`, stdout)
+	assert.Empty(t, stderr)
+
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		why  string
+	}{
+		{nil, []string{"-seed", "bogus"}, `voiceagent-mock: -seed must be demo or none, not "bogus"`},
+		{nil, []string{"-speed", "-5"}, "voiceagent-mock: -speed must be 0"},
+		{nil, []string{"-seed", "none", "stray"}, `unexpected argument "stray"`},
+		{nil, []string{"-start", "yesterday"}, `-start "yesterday" is not an RFC 3339 time`},
+		{[]string{"VOICEAGENT_MOCK_SPEED=-5"}, []string{"-seed", "none"}, "voiceagent-mock: -speed must be 0"},
+		{[]string{"VOICEAGENT_MOCK_CORS=editor.swagger.io"}, nil, "-cors:"},
+	} {
+		code, stdout, stderr = runBinary(t, tc.env, tc.args...)
+		assert.Equal(t, 2, code, "%v %v", tc.env, tc.args)
+		assert.Contains(t, stderr, tc.why)
+		assert.NotContains(t, stdout, "listening", "%v %v: nothing served", tc.env, tc.args)
+	}
+}
+
+// The built binary serves: configured by the environment alone, it says
+// how its clock runs, answers health with its -version, logs with -v to
+// stderr, keeps the demo key over a reset, and exits 0 on SIGTERM.
+func TestTheBinaryServes(t *testing.T) {
+	_, version, _ := runBinary(t, nil, "-version")
+	cmd := binary(t, []string{
+		"VOICEAGENT_MOCK_ADDR=127.0.0.1:0",
+		"VOICEAGENT_MOCK_START=2026-03-10T16:00:00Z",
+		"VOICEAGENT_MOCK_V=true",
+	})
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	lines := bufio.NewScanner(pipe)
-	var admin string
-	for admin == "" && lines.Scan() {
-		if a, ok := strings.CutPrefix(lines.Text(), "admin API: "); ok {
+	var out []string
+	var admin, base, key string
+	for key == "" && lines.Scan() {
+		l := lines.Text()
+		out = append(out, l)
+		if a, ok := strings.CutPrefix(l, "admin API: "); ok {
 			admin = a
 		}
+		if b, ok := strings.CutPrefix(l, "base URL: "); ok {
+			base = b
+		}
+		if k, ok := strings.CutPrefix(l, "export VOICEAGENT_API_KEY="); ok {
+			key = k
+		}
 	}
-	require.NotEmpty(t, admin, "the process printed the admin API's address")
+	require.NotEmpty(t, key, "the binary printed the demo key: %q", out)
 	go func() { _, _ = io.Copy(io.Discard, pipe) }()
+	assert.Contains(t, out, "clock: frozen at 2026-03-10T16:00:00Z; only POST /_mock/clock/advance moves it")
+
 	status, health := httpJSON(t, http.MethodGet, admin+"/health", "")
 	assert.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "ok", health["status"])
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	assert.Equal(t, 0, exitCode(cmd.Wait()))
+	assert.Equal(t, strings.Fields(version)[1], health["version"], "health and -version agree")
+	status, clock := httpJSON(t, http.MethodGet, admin+"/clock", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "2026-03-10T16:00:00Z", clock["now"])
+
+	status, _ = httpJSON(t, http.MethodGet, base+"/v1/agents", "", "Authorization", "Bearer voiceagent_live_nope")
+	assert.Equal(t, http.StatusUnauthorized, status)
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "error_code=unauthorized") }, 5*time.Second, 10*time.Millisecond)
+
+	status, _ = httpJSON(t, http.MethodPost, admin+"/reset", "")
+	assert.Equal(t, http.StatusOK, status)
+	status, _ = httpJSON(t, http.MethodGet, base+"/v1/agents", "", "Authorization", "Bearer "+key)
+	assert.Equal(t, http.StatusOK, status, "the printed key survives a reset")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 0, exitCode(t, cmd.Wait()))
 }
