@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -567,4 +568,17 @@ func TestTheBinaryServes(t *testing.T) {
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	assert.Equal(t, 0, exitCode(t, cmd.Wait()))
+}
+
+// The README's flags table lists every flag with its environment variable.
+func TestTheREADMEListsEveryFlag(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	readme := string(raw)
+	_, fs, err := parseConfig([]string{"-help"}, envOf())
+	require.ErrorIs(t, err, flag.ErrHelp)
+	fs.VisitAll(func(f *flag.Flag) {
+		assert.Regexp(t, `(?m)^\| `+"`"+`-`+regexp.QuoteMeta(f.Name)+"[` ].*\\| `"+envName(f.Name)+"` \\|", readme,
+			"README.md's flags table has a row for -%s and its variable", f.Name)
+	})
 }
