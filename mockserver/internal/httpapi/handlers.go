@@ -12,5 +12,6 @@ func (s *API) Handlers() Handlers {
 		"reset":                   s.adminReset,
 		"getHealth":               s.adminHealth,
 		"getAdminOpenAPIDocument": s.adminOpenAPI,
+		"listTenants":             s.adminTenants,
 	}
 }

@@ -45,6 +45,9 @@ type ProvisionSpec struct {
 	// the number, the key and the session of an account provisioned before
 	// (a seed account made again after a reset) instead of new ones.
 	Preset *Account
+	// Tenant is the tenant the new business joins (an agency's client
+	// joins the agency's); "" makes it a tenant of its own.
+	Tenant string
 }
 
 // Provisioned is what Provision created. Key, APIKey and Session are
@@ -93,6 +96,7 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		Phone:              spec.Phone,
 		ForwardTo:          spec.ForwardTo,
 		SubscriptionStatus: "active",
+		Tenant:             spec.Tenant,
 		TrialEndsAt:        now.Add(trialDuration).UTC(),
 		Timezone:           "America/New_York",
 	}
@@ -334,7 +338,7 @@ func (s *Service) provisionAccount(opts AccountOptions, preset *Account) (*Accou
 	if partnerID != "" {
 		s.Store.RegisterPartner(partnerID, code)
 	}
-	pr := s.Provision(s.Store, s.Clock.Now(), ProvisionSpec{
+	pr := s.Provision(s.Store, s.Now(""), ProvisionSpec{
 		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
 		PartnerID: partnerID, Preset: preset,
 	})
