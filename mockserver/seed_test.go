@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,9 +61,19 @@ func TestResetKeepsTheSeedAccounts(t *testing.T) {
 		`{"business_id":"`+demo.BusinessID+`","webhook_url":"https://crm.example/hooks"}`, bearer(demo.APIKey)...)
 	require.Equal(t, http.StatusCreated, created.status, "%s", created.body)
 
+	demo.Advance(time.Hour)
+	require.True(t, demo.Now().After(srv.Now()))
+
 	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	assert.Equal(t, map[string]any{"reset": true, "seed_accounts": float64(1)}, r.json)
+
+	// It is a tenant again, its clock back at the base time.
+	tenants := srv.Tenants()
+	require.Len(t, tenants, 1)
+	assert.Equal(t, demo.BusinessID, tenants[0].BusinessID)
+	assert.Equal(t, srv.Now(), tenants[0].Now)
+	assert.Equal(t, srv.Now(), demo.Now())
 
 	// The seed account is back as it was: the same key, business, agent,
 	// number and session; what it made, and other accounts, are gone.

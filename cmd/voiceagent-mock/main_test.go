@@ -561,6 +561,20 @@ func TestTheBinaryServes(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, status)
 	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "error_code=unauthorized") }, 5*time.Second, 10*time.Millisecond)
 
+	// -v logs webhook attempts too.
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(recv.Close)
+	_, caps := httpJSON(t, http.MethodGet, base+"/v1/capabilities", "", "Authorization", "Bearer "+key)
+	business := caps["workspaces"].([]any)[0].(map[string]any)["id"].(string)
+	status, _ = httpJSON(t, http.MethodPost, base+"/v1/webhooks",
+		`{"business_id":"`+business+`","webhook_url":"`+recv.URL+`/hook","events":["lead.created"]}`, "Authorization", "Bearer "+key)
+	require.Equal(t, http.StatusCreated, status)
+	status, _ = httpJSON(t, http.MethodPost, admin+"/events", `{"business_id":"`+business+`","event":"lead.created"}`)
+	require.Equal(t, http.StatusCreated, status)
+	require.Eventually(t, func() bool {
+		return regexp.MustCompile(`mockserver webhook attempt" .*event=lead.created attempt=1 .*status=200`).MatchString(stderr.String())
+	}, 10*time.Second, 10*time.Millisecond, "stderr: %s", &stderr)
+
 	status, _ = httpJSON(t, http.MethodPost, admin+"/reset", "")
 	assert.Equal(t, http.StatusOK, status)
 	status, _ = httpJSON(t, http.MethodGet, base+"/v1/agents", "", "Authorization", "Bearer "+key)
