@@ -51,6 +51,22 @@ import (
 // envPrefix starts the environment variable of every flag.
 const envPrefix = "VOICEAGENT_MOCK_"
 
+// fixedWallClock, when set at link time (go build -ldflags "-X
+// main.fixedWallClock=2026-01-15T08:00:00Z"), is the wall clock the server
+// reads instead of the real one: the date of its default start and the
+// start of -realtime. It exists so the command's own tests can run the
+// binary as if it started at any hour; it is not configuration (-start is).
+var fixedWallClock string
+
+func init() {
+	if fixedWallClock == "" {
+		return
+	}
+	if _, err := time.Parse(time.RFC3339, fixedWallClock); err != nil {
+		panic("voiceagent-mock: main.fixedWallClock is set at link time but is not an RFC 3339 time: " + err.Error())
+	}
+}
+
 // Exit codes.
 const (
 	exitOK      = 0
@@ -320,6 +336,9 @@ func (cfg *config) options(logw io.Writer) []mockserver.Option {
 	opts := []mockserver.Option{
 		mockserver.WithRateLimits(cfg.rateLimits),
 		mockserver.WithExternalWebhooks(cfg.external),
+	}
+	if wall, err := time.Parse(time.RFC3339, fixedWallClock); err == nil {
+		opts = append(opts, mockserver.WithWallClock(func() time.Time { return wall }))
 	}
 	if !cfg.start.IsZero() {
 		opts = append(opts, mockserver.WithStartTime(cfg.start))

@@ -434,20 +434,34 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// buildBinary builds the command with the go tool (which go test puts first
-// on PATH), once per test run, and returns the executable's path.
-var buildBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "voiceagent-mock-test-")
-	if err != nil {
-		return "", err
+// goBuild builds the command with the go tool (which go test puts first on
+// PATH) into the test run's binary directory, under name, with extra build
+// flags, and returns the executable's path.
+func goBuild(name string, flags ...string) (string, error) {
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "voiceagent-mock-test-")
+		if err != nil {
+			return "", err
+		}
+		binDir = dir
 	}
-	binDir = dir
-	bin := filepath.Join(dir, "voiceagent-mock")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	bin := filepath.Join(binDir, name)
+	args := append(append([]string{"build", "-o", bin}, flags...), ".")
+	out, err := exec.Command("go", args...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// buildMu keeps goBuild's binDir set once when tests build in parallel.
+var buildMu sync.Mutex
+
+// buildBinary builds the command once per test run.
+var buildBinary = sync.OnceValues(func() (string, error) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	return goBuild("voiceagent-mock")
 })
 
 // binary is a built voiceagent-mock, run with only the given environment.

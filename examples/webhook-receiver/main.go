@@ -211,7 +211,7 @@ func runAgainstMock(ctx context.Context, out *syncWriter) error {
 	if err != nil {
 		return err
 	}
-	c := client.New(acct.APIKey, voiceagent.WithBaseURL(srv.BaseURL))
+	c := acct.Client()
 	out.say("Started an in-process mock server at %s with business %s (number %s)", srv.BaseURL, acct.BusinessID, acct.PhoneNumber)
 
 	rv, err := newReceiver(out, true)
