@@ -24,6 +24,8 @@ type API struct {
 	Usage *UsageLog
 	// keyHashes remembers the hashes of keys that authenticated.
 	keyHashes keyHashes
+
+	cors *corsPolicy // nil: the API answers no cross-origin request
 }
 
 // New returns the pipeline of engine p; each part registers how a reset
@@ -36,6 +38,7 @@ func New(p *platform.Platform) *API {
 		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
 		Idem:     newIdempotencyStore(),
+		cors:     newCORS(p.Config.CORSOrigins),
 	}
 	p.OnReset(a.Usage.Reset)
 	p.OnReset(a.Journal.Reset)
