@@ -230,7 +230,7 @@ func finishCall(st *store.Store, now time.Time, c *store.Call, status string, du
 	c.Duration = duration
 	c.EndedAt = &at
 	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
-	c.RecordingURL = RecordingURLBase + c.ID + ".mp3"
+	c.Recorded = true
 	st.AddCallMinutes(c.Owner, duration)
 }
 
@@ -256,7 +256,7 @@ func (s *Service) completeOutbound(st *store.Store, c *store.Call, now time.Time
 	if c.WebhookURL != "" {
 		s.hooks.EnqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
 			Event: ev.Type, CallID: c.ID, Status: c.Status, Duration: c.Duration,
-			RecordingURL: c.RecordingURL, Summary: c.Summary, Timestamp: ev.Timestamp,
+			RecordingURL: RecordingURL(c), Summary: c.Summary, Timestamp: ev.Timestamp,
 		})
 	}
 	s.CallEnded(st, now, c)
@@ -394,7 +394,7 @@ func callDetail(st *store.Store, c *store.Call) map[string]any {
 	}
 	v["business_id"] = c.Owner
 	v["lead_id"] = httpapi.Nullable(c.LeadID)
-	v["recording_url"] = httpapi.Nullable(c.RecordingURL)
+	v["recording_url"] = httpapi.Nullable(RecordingURL(c))
 	v["transcript"] = httpapi.Nullable(c.Transcript)
 	if c.Quality != nil {
 		v["quality_dimensions"] = c.Quality
