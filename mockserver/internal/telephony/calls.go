@@ -318,7 +318,10 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	}
 	since := rc.Now.Add(-time.Duration(days) * 24 * time.Hour)
 	agentID := rc.Query("agent_id")
-	out := []calls.Transcript{}
+	out := make([]calls.Transcript, 0, min(pq.Limit, 64))
+	// The summaries the page points to, one allocation for the page (its
+	// capacity is never exceeded, so the pointers stay valid).
+	summaries := make([]string, 0, pq.Limit)
 	more := false
 	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
 		if c.CreatedAt.Before(since) {
@@ -331,11 +334,16 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 			more = true
 			return false
 		}
-		out = append(out, calls.Transcript{
+		t := calls.Transcript{
 			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
 			AgentName: agentName(rc.Store, c), Status: c.Status, Duration: c.Duration,
-			Summary: httpapi.Strp(c.Summary), Transcript: c.Transcript, CreatedAt: c.CreatedAt,
-		})
+			Transcript: c.Transcript, CreatedAt: c.CreatedAt,
+		}
+		if c.Summary != "" {
+			summaries = append(summaries, c.Summary)
+			t.Summary = &summaries[len(summaries)-1]
+		}
+		out = append(out, t)
 		return true
 	})
 	return transcriptPage{Transcripts: out, HasMore: more}, nil
