@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"strings"
+	"math"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // maxWait bounds ?wait= on the long-polling admin routes.
@@ -60,17 +62,53 @@ func (s *API) adminAdvance(rc *Ctx) (any, error) {
 	return map[string]any{"now": now, "pending": s.Clock.Pending()}, nil
 }
 
+// JournalPage is the answer of GET /_mock/requests.
+type JournalPage struct {
+	// Requests are the matching entries, oldest first: the first Limit
+	// after After when it is given, the newest Limit otherwise.
+	Requests []JournalEntry `json:"requests"`
+	// Count is how many kept entries match, however many are listed.
+	Count int `json:"count"`
+	// LatestSeq is the Seq of the newest entry (0: none yet), to read or
+	// wait for what comes after it.
+	LatestSeq int64 `json:"latest_seq"`
+}
+
+// journalLimit is how many entries GET /_mock/requests lists by default.
+const journalLimit = 100
+
 func (s *API) adminRequests(rc *Ctx) (any, error) {
+	if err := rc.OnlyQuery("after", "business_id", "limit", "method", "path", "status", "wait"); err != nil {
+		return nil, err
+	}
 	poll, err := rc.LongPoll()
 	if err != nil {
 		return nil, err
 	}
-	method, path := strings.ToUpper(rc.Query("method")), rc.Query("path")
-	match := func(e *JournalEntry) bool {
-		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path))
+	f := RequestFilter{Method: rc.Query("method"), Path: rc.Query("path"), BusinessID: rc.Query("business_id")}
+	if f.BusinessID != "" && uuid.Validate(f.BusinessID) != nil {
+		return nil, InvalidField("business_id", "must be a UUID")
 	}
-	poll(func(ctx context.Context) { s.WaitRequests(ctx, match) })
-	return map[string]any{"requests": s.Journal.List(match)}, nil
+	if f.Status, err = rc.IntQuery("status", 0, 100, 599); err != nil {
+		return nil, err
+	}
+	after, err := rc.IntQuery("after", 0, 0, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := rc.IntQuery("limit", journalLimit, 0, max(s.Journal.Size(), journalLimit))
+	if err != nil {
+		return nil, err
+	}
+	f.After = int64(after)
+	forward := rc.Query("after") != ""
+	if !forward && rc.Query("wait") != "" {
+		// Waiting is for what comes next: after the newest entry of now.
+		f.After, forward = s.Journal.Latest(), true
+	}
+	poll(func(ctx context.Context) { s.WaitRequests(ctx, f.Match) })
+	entries, count := s.Journal.Find(f.Match, limit, forward)
+	return JournalPage{Requests: entries, Count: count, LatestSeq: s.Journal.Latest()}, nil
 }
 
 func (s *API) adminListFaults(rc *Ctx) (any, error) {
