@@ -49,6 +49,7 @@ var Table = []Route{
 	key(GET, "/api/v1/usage", "listUsage", wire.ScopeBillingRead),
 
 	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
+	admin(GET, "/_mock/calls", "listAllCalls"),
 	admin(GET, "/_mock/consent", "getConsent"),
 	admin(POST, "/_mock/consent", "setConsent").body("mockConsent").lock(LockWrite),
 	admin(POST, "/_mock/dnc", "setDnc").body("mockDNC").lock(LockWrite),
