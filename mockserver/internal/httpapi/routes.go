@@ -136,6 +136,11 @@ var Table = []Route{
 
 	// Fixtures.
 	admin(POST, "/_mock/fixtures", "loadFixtures").body("mockFixtures").lock(LockWrite),
+
+	// The dashboard: a page, its script and its style sheet.
+	admin(GET, "/_mock/ui", "getDashboard").lock(LockNone),
+	admin(GET, "/_mock/ui/app.css", "getDashboardStyle").lock(LockNone),
+	admin(GET, "/_mock/ui/app.js", "getDashboardScript").lock(LockNone),
 }
 
 // Methods, for the table.
