@@ -33,6 +33,8 @@ func TestAdminCallsListsEveryTenantsCalls(t *testing.T) {
 		return r.json["id"].(string)
 	}
 	first := place(a, "+15551230001")
+	// Stamps are in each tenant's own time: b's clock runs a second ahead.
+	b.Advance(time.Second)
 	second := place(b, "+15551230002")
 
 	ids, states := adminCalls(t, srv, "")
@@ -65,4 +67,6 @@ func TestAdminCallsListsEveryTenantsCalls(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, r.status, q)
 		assert.Equal(t, "invalid_request", r.code(), q)
 	}
+	unknown := rawDo(t, http.MethodGet, srv.AdminURL+"/calls?business_id=00000000-0000-4000-8000-000000000000", "")
+	assert.Equal(t, http.StatusNotFound, unknown.status)
 }

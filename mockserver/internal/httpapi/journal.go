@@ -28,8 +28,8 @@ type JournalEntry struct {
 	Query     string `json:"query,omitempty"`
 	Status    int    `json:"status"`
 	KeyPrefix string `json:"key_prefix,omitempty"`
-	// BusinessID is the tenant the request was made for: the root business
-	// of the caller's account (empty for unauthenticated requests).
+	// BusinessID is the caller's tenant: the root business of the
+	// caller's account (empty for unauthenticated requests).
 	BusinessID string    `json:"business_id,omitempty"`
 	Time       time.Time `json:"time"`
 	DurationMS float64   `json:"duration_ms"`

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -28,7 +26,7 @@ func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	c, apiErr := s.inboundCallLocked(rc.Store, rc.Now, in)
+	c, apiErr := s.inboundCallLocked(rc.Store, in)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -44,7 +42,7 @@ func (s *Service) InboundCall(in InboundCall) (string, error) {
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	c, apiErr := s.inboundCallLocked(s.Store, s.Clock.Now(), in)
+	c, apiErr := s.inboundCallLocked(s.Store, in)
 	if apiErr != nil {
 		return "", apiErr
 	}
@@ -62,7 +60,7 @@ func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	out, apiErr := s.inboundSMSLocked(rc.Store, rc.Now, in.To, in.From, in.Body)
+	out, apiErr := s.inboundSMSLocked(rc.Store, in.To, in.From, in.Body)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -77,7 +75,7 @@ func (s *Service) InboundSMS(to, from, body string) (InboundSMS, error) {
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	out, apiErr := s.inboundSMSLocked(s.Store, s.Clock.Now(), to, from, body)
+	out, apiErr := s.inboundSMSLocked(s.Store, to, from, body)
 	if apiErr != nil {
 		return InboundSMS{}, apiErr
 	}
@@ -327,15 +325,16 @@ func (s *Service) adminCalls(rc *httpapi.Ctx) (any, error) {
 	if status != "" && !slices.Contains(callStates, status) {
 		return nil, httpapi.InvalidField("status", "must be one of %s", strings.Join(callStates, ", "))
 	}
-	owners := rc.Store.Calls.Owners()
+	var tenant string
 	if id := rc.Query("business_id"); id != "" {
-		if uuid.Validate(id) != nil {
-			return nil, httpapi.InvalidField("business_id", "must be a UUID")
+		// Any business of a tenant selects the tenant's calls.
+		if tenant = rc.Store.TenantOf(id); tenant == "" {
+			return nil, httpapi.NotFound("business not found: " + id)
 		}
-		owners = []string{id}
 	}
-	page, more := rc.Store.Calls.Page(owners, time.Time{}, limit, func(c *store.Call) bool {
-		return status == "" || c.Status == status || (status == "active" && activeCall(c))
+	page, more := rc.Store.Calls.Page(rc.Store.Calls.Owners(), time.Time{}, limit, func(c *store.Call) bool {
+		return (tenant == "" || rc.Store.TenantOf(c.Owner) == tenant) &&
+			(status == "" || c.Status == status || (status == "active" && activeCall(c)))
 	})
 	out := make([]map[string]any, len(page))
 	for i, c := range page {
