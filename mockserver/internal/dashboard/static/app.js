@@ -7,7 +7,6 @@
 const state = {
   tenant: '',          // the selected tenant's business id ('' all)
   tenants: [],         // [{business_id, business_name, email, now}] (GET /_mock/tenants)
-  tenantsRoute: true,  // false when the server has no GET /_mock/tenants
   names: new Map(),    // business id -> name, for the tables
   journal: [],         // entries shown, newest first
   journalSeq: 0,       // the newest seq read
@@ -83,6 +82,14 @@ function time(t) {
   return String(t).replace('T', ' ').replace(/\.\d+/, '').replace('Z', '');
 }
 
+// when is a table cell's time: the date above the time of day, so that
+// narrow columns stay readable.
+function when(t) {
+  if (!t) return '';
+  const [date, clock] = time(t).split(' ');
+  return el('time', { datetime: t }, date, el('br'), clock);
+}
+
 function short(id) { return id ? String(id).slice(0, 8) : ''; }
 
 function tenantName(id) {
@@ -144,16 +151,7 @@ function headerLines(h) {
 // --- Tenants and clocks ---------------------------------------------------
 
 async function loadTenants() {
-  let tenants = [];
-  if (state.tenantsRoute) {
-    try {
-      tenants = (await api('GET', '/_mock/tenants')).tenants || [];
-    } catch (e) {
-      if (e.status !== 404) throw e;
-      state.tenantsRoute = false; // an older server: one clock for all
-    }
-  }
-  const clock = await api('GET', '/_mock/clock');
+  const [{ tenants }, clock] = await Promise.all([api('GET', '/_mock/tenants'), api('GET', '/_mock/clock')]);
   $('base-now').textContent = time(clock.now);
   $('base-now').setAttribute('datetime', clock.now);
   state.tenants = tenants;
@@ -174,7 +172,7 @@ async function loadTenants() {
       tbody.append(el('tr', { 'data-business': t.business_id },
         el('th', { scope: 'row' }, label, t.email ? el('div', { class: 'note' }, t.email) : null),
         el('td', { class: 'mono' }, t.business_id || '—'),
-        el('td', {}, el('time', { datetime: t.now }, time(t.now))),
+        el('td', {}, when(t.now)),
         el('td', {}, el('div', { class: 'buttons' }, buttons))));
     }
   });
@@ -210,17 +208,16 @@ async function advance(businessID, seconds, label) {
 async function loadCalls() {
   const data = await api('GET', '/_mock/calls' + query({ business_id: state.tenant, limit: 50 }));
   render('calls', $('calls-body'), data.calls, (tbody) => {
-    if (!data.calls.length) emptyRow(tbody, 8, 'No calls yet.');
+    if (!data.calls.length) emptyRow(tbody, 6, 'No calls yet.');
     for (const c of data.calls) {
       tbody.append(el('tr', { 'data-call': c.id, 'data-state': c.status },
-        el('td', {}, time(c.created_at)),
+        el('td', {}, when(c.created_at)),
         el('td', {}, tenantName(c.business_id)),
-        el('td', {}, c.direction),
-        el('td', { class: 'mono' }, c.to),
-        el('td', { class: 'mono' }, c.from || ''),
+        el('td', {}, el('span', { class: 'mono' }, c.to),
+          el('div', { class: 'note' }, `${c.direction}${c.from ? ' from ' + c.from : ''}`)),
         el('td', {}, stateBadge(c.status), c.error ? el('div', { class: 'note' }, c.error) : null),
         el('td', { class: 'num' }, c.duration ? `${c.duration} s` : ''),
-        el('td', {}, time(c.ended_at))));
+        el('td', {}, when(c.ended_at))));
     }
   });
 }
@@ -326,7 +323,7 @@ async function loadOutbox() {
     if (!msgs.length) emptyRow(tbody, 7, 'Nothing sent yet.');
     for (const m of msgs) {
       tbody.append(el('tr', { 'data-message': m.id },
-        el('td', {}, time(m.created_at)),
+        el('td', {}, when(m.created_at)),
         el('td', {}, m.channel),
         el('td', { class: 'mono' }, m.to),
         el('td', {}, m.subject || ''),
@@ -349,7 +346,7 @@ async function loadDeliveries() {
       const open = state.expanded.has(key);
       const last = d.attempts.length ? d.attempts[d.attempts.length - 1] : null;
       tbody.append(el('tr', { 'data-delivery': d.id, 'data-state': d.status },
-        el('td', {}, time(d.created_at)),
+        el('td', {}, when(d.created_at)),
         el('td', {}, d.event || d.kind, d.replay_of ? el('div', { class: 'note' }, `replay of ${short(d.replay_of)}`) : null),
         el('td', { class: 'path mono' }, d.attempts.length ? d.attempts[0].url : d.kind),
         el('td', {}, stateBadge(d.status)),
