@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -65,7 +66,8 @@ func artifactDir(t *testing.T) string {
 // it loads the page, sees a request the test makes appear in the journal
 // without a reload and opens its bodies, advances one tenant's clock with
 // its button and sees that tenant's call complete, replays the call's
-// webhook delivery with its button, adds and removes a fault rule with the
+// webhook delivery with its button, works buttons with the keyboard,
+// narrows the page to one tenant, adds and removes a fault rule with the
 // form, and saves a screenshot (dashboard.png).
 func TestBrowserDashboard(t *testing.T) {
 	browser := findBrowser(t)
@@ -216,6 +218,22 @@ func TestBrowserDashboard(t *testing.T) {
 	)
 	assert.Contains(t, text(replayRow), "replay of")
 	assert.Contains(t, text(fmt.Sprintf(`#del-%s-detail`, replay.ID)), call.ID, "the body")
+
+	// The keyboard works the buttons, and focus stays put while a table
+	// refreshes: Enter on Globex's "+1 min", then Tab to "+10 min" and
+	// Space.
+	do("advance Globex with the keyboard",
+		chromedp.Focus(chromedp.CSS(globexRow+` button[data-advance="60"]`)),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(globexRow+` time[datetime^="2026-06-05T19:01:00"]`)),
+		chromedp.KeyEvent(kb.Tab),
+		chromedp.KeyEvent(" "),
+		chromedp.WaitVisible(chromedp.CSS(globexRow+` time[datetime^="2026-06-05T19:11:00"]`)),
+	)
+	focused, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.activeElement.getAttribute('aria-label')`))
+	require.NoError(t, err)
+	assert.Equal(t, "Advance Globex Dental by 10 minutes", focused)
+	assert.Equal(t, start.Add(11*time.Minute), globex.Now())
 
 	// The tenant selector narrows the panels to one tenant.
 	selectTenant := func(id string) chromedp.Action[chromedp.Void] {

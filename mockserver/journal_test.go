@@ -259,6 +259,11 @@ func TestTheJournalRefusesUnknownAndBadFilters(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, r.status, q)
 		assert.Equal(t, "invalid_request", r.code(), q)
 	}
+	// A well-formed id of no business is not an empty match: it is a
+	// mistake, as on the outbox and the deliveries.
+	r = rawDo(t, http.MethodGet, srv.AdminURL+"/requests?business_id=00000000-0000-4000-8000-000000000000", "")
+	assert.Equal(t, http.StatusNotFound, r.status)
+	assert.Equal(t, "not_found", r.code())
 }
 
 func TestTheJournalWaitsForNewEntriesOnly(t *testing.T) {
