@@ -98,6 +98,7 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(out, "voiceagent mock server listening\nbase URL: %s/api\nadmin API: %s/_mock\n", base, base)
+	fmt.Fprintf(out, "dashboard: %s/_mock/ui\n", base)
 	switch *seed {
 	case "demo":
 		acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Demo Business", Email: "demo@example.com"})
