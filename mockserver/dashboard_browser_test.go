@@ -10,10 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
@@ -133,6 +135,50 @@ func TestBrowserDashboard(t *testing.T) {
 		require.NoError(t, err, "the time of %s", row)
 		return attrs["datetime"]
 	}
+
+	// Uncaught exceptions and console errors of the page fail the test.
+	var (
+		pageErrorsMu sync.Mutex
+		pageErrors   []string
+	)
+	pageError := func(text string) {
+		pageErrorsMu.Lock()
+		defer pageErrorsMu.Unlock()
+		pageErrors = append(pageErrors, text)
+	}
+	exceptions := chromedp.Events(bctx, cdpruntime.ExceptionThrown)
+	consoleCalls := chromedp.Events(bctx, cdpruntime.ConsoleAPICalled)
+	go func() {
+		for ev, err := range exceptions {
+			if err != nil {
+				return
+			}
+			text := ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				text += " " + ev.ExceptionDetails.Exception.Description
+			}
+			pageError(text)
+		}
+	}()
+	go func() {
+		for ev, err := range consoleCalls {
+			if err != nil {
+				return
+			}
+			if ev.Type == cdpruntime.ConsoleAPICalledTypeError {
+				args := []string{}
+				for _, a := range ev.Args {
+					args = append(args, a.Description+string(a.Value))
+				}
+				pageError("console.error: " + strings.Join(args, " "))
+			}
+		}
+	}()
+	defer func() {
+		pageErrorsMu.Lock()
+		defer pageErrorsMu.Unlock()
+		assert.Empty(t, pageErrors, "errors in the page")
+	}()
 
 	// The page loads and lists both tenants with their clocks.
 	acmeRow := fmt.Sprintf(`#tenants-body tr[data-business="%s"]`, acme.BusinessID)

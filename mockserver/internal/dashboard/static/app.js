@@ -90,6 +90,9 @@ function when(t) {
   return el('time', { datetime: t }, date, el('br'), clock);
 }
 
+// clip shortens text to n characters, marking the cut.
+function clip(text, n) { return text.length > n ? text.slice(0, n) + '…' : text; }
+
 function short(id) { return id ? String(id).slice(0, 8) : ''; }
 
 function tenantName(id) {
@@ -206,10 +209,10 @@ async function advance(businessID, seconds, label) {
 // --- Calls ----------------------------------------------------------------
 
 async function loadCalls() {
-  const data = await api('GET', '/_mock/calls' + query({ business_id: state.tenant, limit: 50 }));
-  render('calls', $('calls-body'), data.calls, (tbody) => {
-    if (!data.calls.length) emptyRow(tbody, 6, 'No calls yet.');
-    for (const c of data.calls) {
+  const calls = (await api('GET', '/_mock/calls' + query({ business_id: state.tenant, limit: 50 }))).calls || [];
+  render('calls', $('calls-body'), calls, (tbody) => {
+    if (!calls.length) emptyRow(tbody, 6, 'No calls yet.');
+    for (const c of calls) {
       tbody.append(el('tr', { 'data-call': c.id, 'data-state': c.status },
         el('td', {}, when(c.created_at)),
         el('td', {}, tenantName(c.business_id)),
@@ -235,7 +238,7 @@ async function startJournal() {
   state.journalAbort = ctl;
   try {
     const page = await api('GET', '/_mock/requests' + journalParams({ limit: 100 }), undefined, ctl.signal);
-    state.journal = page.requests.slice().reverse();
+    state.journal = (page.requests || []).slice().reverse();
     state.journalSeq = page.latest_seq;
     $('journal-count').textContent = `(${page.count} matching)`;
     renderJournal(new Set());
@@ -260,6 +263,7 @@ async function pollJournal(ctl) {
       }
       // Read on after the last entry listed when the page was full, else
       // after the newest entry of all (the others did not match).
+      page.requests = page.requests || [];
       const full = page.requests.length >= 200;
       state.journalSeq = full ? page.requests[page.requests.length - 1].seq : page.latest_seq;
       if (page.requests.length) {
@@ -318,7 +322,7 @@ function exchange(e) {
 
 async function loadOutbox() {
   const data = await api('GET', '/_mock/outbox' + query({ business_id: state.tenant }));
-  const msgs = data.messages.slice().reverse().slice(0, 100);
+  const msgs = (data.messages || []).slice().reverse().slice(0, 100);
   render('outbox', $('outbox-body'), msgs, (tbody) => {
     if (!msgs.length) emptyRow(tbody, 7, 'Nothing sent yet.');
     for (const m of msgs) {
@@ -329,7 +333,7 @@ async function loadOutbox() {
         el('td', {}, m.subject || ''),
         el('td', {}, m.otp_code ? el('code', { class: 'otp' }, m.otp_code) : ''),
         el('td', {}, m.link ? el('a', { href: m.link, target: '_blank', rel: 'noopener noreferrer' }, 'open link') : ''),
-        el('td', {}, el('details', {}, el('summary', {}, m.body.length > 40 ? m.body.slice(0, 40) + '…' : m.body), el('pre', {}, m.body)))));
+        el('td', {}, el('details', {}, el('summary', {}, clip(m.body || '', 40)), el('pre', {}, m.body || '')))));
     }
   });
 }
@@ -338,10 +342,11 @@ async function loadOutbox() {
 
 async function loadDeliveries() {
   const data = await api('GET', '/_mock/deliveries' + query({ business_id: state.tenant }));
-  const ds = data.deliveries.slice().reverse().slice(0, 100);
+  const ds = (data.deliveries || []).slice().reverse().slice(0, 100);
   render('deliveries', $('deliveries-body'), ds, (tbody) => {
     if (!ds.length) emptyRow(tbody, 6, 'No deliveries yet.');
     for (const d of ds) {
+      d.attempts = d.attempts || [];
       const key = `del-${d.id}`;
       const open = state.expanded.has(key);
       const last = d.attempts.length ? d.attempts[d.attempts.length - 1] : null;
@@ -372,13 +377,13 @@ function deliveryDetail(d) {
     el('td', { class: 'num' }, a.attempt),
     el('td', {}, time(a.at)),
     el('td', {}, a.status_code ? statusBadge(a.status_code) : ''),
-    el('td', {}, a.error || ''),
+    el('td', {}, a.error || '', a.response ? el('div', { class: 'mono' }, clip(a.response, 200)) : null),
     el('td', { class: 'num' }, a.duration_ms !== undefined ? Number(a.duration_ms).toFixed(1) : '')));
   return el('div', {},
     el('p', { class: 'mono' }, `id ${d.id} · webhook-id ${d.message_id || ''} · ${d.kind}`),
     el('table', {},
       el('caption', { class: 'visually-hidden' }, 'Attempts of this delivery'),
-      el('thead', {}, el('tr', {}, ['Attempt', 'At (simulated)', 'Answer', 'Error', 'ms'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('thead', {}, el('tr', {}, ['Attempt', 'At (simulated)', 'Answer', 'Error or answer body', 'ms'].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows.length ? rows : el('tr', { class: 'empty' }, el('td', { colspan: 5 }, 'No attempt yet.')))),
     el('h3', {}, 'Body'),
     el('pre', {}, prettyBody(d.body)));
@@ -398,7 +403,7 @@ async function replay(id) {
 
 async function loadFaults() {
   const data = await api('GET', '/_mock/faults');
-  const rules = data.faults.filter((f) => !state.tenant || !f.business_id || f.business_id === state.tenant);
+  const rules = (data.faults || []).filter((f) => !state.tenant || !f.business_id || f.business_id === state.tenant);
   render('faults', $('faults-body'), rules, (tbody) => {
     if (!rules.length) emptyRow(tbody, 9, 'No fault rules.');
     for (const f of rules) {
