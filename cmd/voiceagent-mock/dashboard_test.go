@@ -15,9 +15,9 @@ import (
 // from its embedded files, and the journal counts a request for a black-box
 // assertion.
 func TestStandaloneServesTheDashboardAndTheJournal(t *testing.T) {
-	_, addr, out, stop := startRun(t, "-seed", "none")
-	defer stop()
-	assert.Contains(t, out.String(), "dashboard: http://"+addr+"/_mock/ui\n")
+	s := startRun(t, nil, "-seed", "none")
+	addr := s.addr
+	assert.Contains(t, s.out.String(), "dashboard: http://"+addr+"/_mock/ui\n")
 
 	get := func(path string) (*http.Response, []byte) {
 		t.Helper()
@@ -53,4 +53,5 @@ func TestStandaloneServesTheDashboardAndTheJournal(t *testing.T) {
 
 	resp, body = get("/_mock/requests?stauts=401")
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "a misspelt filter never passes: %s", body)
+	assert.Equal(t, 0, s.stop())
 }
