@@ -105,7 +105,7 @@ func TestBrowserDashboard(t *testing.T) {
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
-		chromedp.WindowSize(1440, 1000),
+		chromedp.WindowSize(1280, 800), // a laptop screen,
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	)
@@ -337,6 +337,8 @@ func TestBrowserDashboard(t *testing.T) {
 		chromedp.Click(chromedp.CSS(fmt.Sprintf(`#deliveries-body tr[data-delivery="%s"] button[aria-expanded]`, hooks[0].ID))),
 		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#del-%s-detail`, hooks[0].ID))),
 	)
+	_, err = chromedp.Run(bctx, chromedp.Evaluate[bool](`document.querySelectorAll('.scroll').forEach((e) => { e.scrollTop = 0; }); true`))
+	require.NoError(t, err)
 	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
 	out := filepath.Join(artifactDir(t), "dashboard.png")

@@ -173,8 +173,8 @@ async function loadTenants() {
         onclick: () => advance(t.business_id, secs, label),
       }, text));
       tbody.append(el('tr', { 'data-business': t.business_id },
-        el('th', { scope: 'row' }, label, t.email ? el('div', { class: 'note' }, t.email) : null),
-        el('td', { class: 'mono' }, t.business_id || '—'),
+        el('th', { scope: 'row' }, label, t.email ? el('div', { class: 'note' }, t.email) : null,
+          t.business_id ? el('div', { class: 'mono id' }, t.business_id) : el('div', { class: 'note' }, 'the base time; advancing moves every clock')),
         el('td', {}, when(t.now)),
         el('td', {}, el('div', { class: 'buttons' }, buttons))));
     }
@@ -324,16 +324,15 @@ async function loadOutbox() {
   const data = await api('GET', '/_mock/outbox' + query({ business_id: state.tenant }));
   const msgs = (data.messages || []).slice().reverse().slice(0, 100);
   render('outbox', $('outbox-body'), msgs, (tbody) => {
-    if (!msgs.length) emptyRow(tbody, 7, 'Nothing sent yet.');
+    if (!msgs.length) emptyRow(tbody, 5, 'Nothing sent yet.');
     for (const m of msgs) {
       tbody.append(el('tr', { 'data-message': m.id },
         el('td', {}, when(m.created_at)),
-        el('td', {}, m.channel),
-        el('td', { class: 'mono' }, m.to),
-        el('td', {}, m.subject || ''),
+        el('td', {}, el('span', { class: 'mono' }, m.to), el('div', { class: 'note' }, m.channel === 'sms' ? 'text' : m.channel)),
         el('td', {}, m.otp_code ? el('code', { class: 'otp' }, m.otp_code) : ''),
         el('td', {}, m.link ? el('a', { href: m.link, target: '_blank', rel: 'noopener noreferrer' }, 'open link') : ''),
-        el('td', {}, el('details', {}, el('summary', {}, clip(m.body || '', 40)), el('pre', {}, m.body || '')))));
+        el('td', {}, m.subject ? el('strong', {}, m.subject) : null,
+          el('details', {}, el('summary', {}, clip(m.body || '', 60)), el('pre', {}, m.body || '')))));
     }
   });
 }
