@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -235,4 +236,15 @@ func copyDir(t *testing.T, name string) string {
 	})
 	require.NoError(t, err)
 	return dst
+}
+
+// missingTool stops a test that needs a tool the machine lacks: it skips, with why, on a
+// developer's machine, and fails under CI=true, where .ci/run installs every tool the tests
+// need, so that a missing install step cannot pass unnoticed.
+func missingTool(t *testing.T, why string) {
+	t.Helper()
+	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+		t.Fatal("CI=true, and a tool is missing (.ci/run should have installed it): " + why)
+	}
+	t.Skip(why)
 }

@@ -1,6 +1,8 @@
 package gentest
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,13 +31,22 @@ func goCommand(t *testing.T) string {
 // program, and runs the scenario against the mock.
 func TestOapiCodegenClient(t *testing.T) {
 	start := time.Now()
-	s := newScenario(t)
 	dir := copyDir(t, "oapi-codegen")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "openapi.yaml"), s.doc, 0o644))
-
 	goCmd := goCommand(t)
 	// The module of its own, pinned by its go.mod and go.sum: nothing here may rewrite them.
-	env := append(s.env(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	// The generator and the client's runtime come from the module proxy (or the module cache).
+	dl := exec.Command(goCmd, "mod", "download")
+	dl.Dir, dl.Env = dir, env
+	if out, err := dl.CombinedOutput(); err != nil {
+		missingTool(t, fmt.Sprintf("oapi-codegen and its runtime could not be downloaded (go mod download: %v: %s): "+
+			"they come from the Go module proxy (GOPROXY) or the module cache; with the proxy reachable, run "+
+			"go mod download in internal/gentest/testdata/oapi-codegen and the test again", err, bytes.TrimSpace(out)))
+	}
+
+	s := newScenario(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "openapi.yaml"), s.doc, 0o644))
+	env = append(s.env(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	run(t, dir, env, goCmd, "tool", "oapi-codegen", "-config", "oapi-codegen.yaml", "openapi.yaml")
 	gen, err := os.ReadFile(filepath.Join(dir, "voiceagent", "voiceagent.gen.go"))
 	require.NoError(t, err)

