@@ -48,9 +48,9 @@ func npmInstall(t *testing.T, npm, dir string) {
 
 // TestTypeScriptClients generates TypeScript clients from the served document with two
 // generators: openapi-typescript (types, requests sent with openapi-fetch) and
-// @hey-api/openapi-ts (an SDK of its own). tsc compiles both scenarios in strict mode; each
-// runs against a mock server of its own; every answer the openapi-fetch scenario received is
-// then type-checked against the generated types.
+// @hey-api/openapi-ts (an SDK of its own). tsc compiles both scenarios, and the README's
+// example, in strict mode; each scenario runs against a mock server of its own; every answer
+// the openapi-fetch scenario received is then type-checked against the generated types.
 func TestTypeScriptClients(t *testing.T) {
 	node, npm := nodeTools(t)
 	start := time.Now()
@@ -62,6 +62,7 @@ func TestTypeScriptClients(t *testing.T) {
 	bin := filepath.Join(dir, "node_modules", ".bin")
 	run(t, dir, os.Environ(), filepath.Join(bin, "openapi-typescript"), "openapi.yaml", "--output", "schema.d.ts")
 	run(t, dir, os.Environ(), filepath.Join(bin, "openapi-ts"), "--input", "openapi.yaml", "--output", "hey", "--silent")
+	writeReadmeSnippet(t, dir)
 	run(t, dir, os.Environ(), filepath.Join(bin, "tsc"), "-p", ".")
 
 	t.Run("openapi-fetch", func(t *testing.T) {
@@ -98,4 +99,20 @@ func typeCheckAnswers(t *testing.T, dir string, exchanges []exchange) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "answers.ts"), []byte(ts.String()), 0o644))
 	run(t, dir, os.Environ(), filepath.Join(dir, "node_modules", ".bin", "tsc"), "-p", ".", "--noEmit")
 	t.Logf("%d answers type-check", n)
+}
+
+// writeReadmeSnippet writes the README's TypeScript example (its one ts code block) as
+// readme.ts, with the two names it takes from its reader declared, so that tsc compiles it
+// against the generated types with the scenarios.
+func writeReadmeSnippet(t *testing.T, dir string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(readme), "\n```ts\n")
+	require.True(t, ok, "README.md has a ts code block (how to generate a TypeScript client)")
+	block, _, ok := strings.Cut(rest, "\n```\n")
+	require.True(t, ok, "README.md's ts code block ends")
+	require.Contains(t, block, "./schema.js", "the README's example uses the types openapi-typescript wrote")
+	prelude := "declare const process: { env: Record<string, string | undefined> };\ndeclare const callId: string;\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "readme.ts"), []byte(prelude+block+"\n"), 0o644))
 }
