@@ -24,14 +24,14 @@ type API struct {
 	Usage *UsageLog
 }
 
-// New returns the pipeline of engine p with its start-up fault rules; each
-// part registers how a reset drops its state.
-func New(p *platform.Platform, faults []FaultRule) *API {
+// New returns the pipeline of engine p; each part registers how a reset
+// drops its state.
+func New(p *platform.Platform) *API {
 	a := &API{
 		Platform: p,
 		Journal:  newJournal(p.Config.JournalSize),
 		Usage:    newUsageLog(p.IDs.UUID),
-		FaultSet: newFaultSet(faults, p.IDs.Float64),
+		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
 		Idem:     newIdempotencyStore(),
 	}

@@ -11,13 +11,15 @@ import (
 // JournalEntry is one API request as the journal (GET /_mock/requests)
 // keeps it.
 type JournalEntry struct {
-	Seq        int64     `json:"seq"`
-	RequestID  string    `json:"request_id"`
-	Method     string    `json:"method"`
-	Path       string    `json:"path"`
-	Query      string    `json:"query,omitempty"`
-	Status     int       `json:"status"`
-	KeyPrefix  string    `json:"key_prefix,omitempty"`
+	Seq       int64  `json:"seq"`
+	RequestID string `json:"request_id"`
+	Method    string `json:"method"`
+	Path      string `json:"path"`
+	Query     string `json:"query,omitempty"`
+	Status    int    `json:"status"`
+	KeyPrefix string `json:"key_prefix,omitempty"`
+	// BusinessID is the caller's tenant: its account's root business.
+	BusinessID string    `json:"business_id,omitempty"`
 	Time       time.Time `json:"time"`
 	DurationMS float64   `json:"duration_ms"`
 	Replayed   bool      `json:"idempotent_replayed,omitempty"`
