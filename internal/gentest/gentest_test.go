@@ -144,7 +144,7 @@ func (s *scenario) env() []string {
 		"VOICEAGENT_BASE_URL="+s.baseURL,
 		"VOICEAGENT_API_KEY="+s.acct.APIKey,
 		"VOICEAGENT_MOCK_ADMIN_URL="+s.srv.AdminURL,
-		"VOICEAGENT_BUSINESS_ID=",
+		"VOICEAGENT_BUSINESS_ID="+s.acct.BusinessID,
 		"VOICEAGENT_CALL_TO="+callTo,
 	)
 }
@@ -174,6 +174,8 @@ func (s *scenario) checkResult(t *testing.T, out []byte) {
 
 	call, err := s.sdk.Calls.Get(context.Background(), r.CallID)
 	require.NoError(t, err, "the call the scenario created exists")
+	assert.GreaterOrEqual(t, s.acct.Now().Sub(s.srv.Now()), 900*time.Second,
+		"the scenario advanced its account's clock (its tenant), not the base time")
 	assert.Equal(t, "completed", r.CallStatus, "the clock moved past the call's end")
 	assert.Equal(t, call.Status, r.CallStatus)
 	assert.GreaterOrEqual(t, r.CallDuration, 30)
