@@ -22,6 +22,8 @@ type API struct {
 	FaultSet *FaultSet
 	// Usage is the usage log.
 	Usage *UsageLog
+
+	cors *corsPolicy // nil: the API answers no cross-origin request
 }
 
 // New returns the pipeline of engine p; each part registers how a reset
@@ -34,6 +36,7 @@ func New(p *platform.Platform) *API {
 		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
 		Idem:     newIdempotencyStore(),
+		cors:     newCORS(p.Config.CORSOrigins),
 	}
 	p.OnReset(a.Usage.Reset)
 	p.OnReset(a.Journal.Reset)

@@ -175,6 +175,9 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.IDs.UUID()
 	w.Header().Set("X-Request-Id", reqID)
+	if s.cors != nil && strings.HasPrefix(r.URL.Path, APIPrefix+"/") && s.cors.apply(w, r) {
+		return // a preflight, answered: not an API request, so not journaled
+	}
 	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery), Time: start.UTC()}
 	resp, rt, p, fault := s.handle(r, reqID)
 	if p != nil {
@@ -200,7 +203,7 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.Usage.Record(s, p, r, resp)
 		}
 	}
-	s.logRequest(r, &rec, start)
+	s.logRequest(r, &rec, resp.Code, start)
 	if mangled {
 		fault.apply(w, resp)
 	} else {
@@ -217,18 +220,23 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const HeaderIdempotentReplayed = "Idempotent-Replayed"
 
 // logRequest writes a request's journal line to the WithLogger logger at
-// debug level (admin requests included): what the journal keeps, so
-// never a key (its prefix only), a body, a header value, nor a secret
-// query value.
-func (s *API) logRequest(r *http.Request, rec *JournalEntry, start time.Time) {
+// debug level (admin requests included): what the journal keeps, and the
+// error code of an error answer, so never a key (its prefix only), a body,
+// a header value, nor a secret query value.
+func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start time.Time) {
 	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
 	}
-	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request",
+	attrs := []slog.Attr{
 		slog.String("request_id", rec.RequestID), slog.String("method", rec.Method), slog.String("path", rec.Path),
-		slog.String("query", rec.Query), slog.Int("status", rec.Status), slog.String("key_prefix", rec.KeyPrefix),
-		slog.Bool("replayed", rec.Replayed), slog.String("fault", rec.Fault),
-		slog.Duration("duration", time.Since(start)))
+		slog.String("query", rec.Query), slog.Int("status", rec.Status),
+	}
+	if code != "" {
+		attrs = append(attrs, slog.String("error_code", code))
+	}
+	attrs = append(attrs, slog.String("key_prefix", rec.KeyPrefix), slog.Bool("replayed", rec.Replayed),
+		slog.String("fault", rec.Fault), slog.Duration("duration", time.Since(start)))
+	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request", attrs...)
 }
 
 // handle runs the pipeline up to the encoded answer.
