@@ -17,6 +17,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -57,6 +59,7 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	approvalHosts := fs.String("approval-callback-hosts", "", "comma-separated hosts approval request callback_url may name (*.example.com for subdomains); loopback is always allowed")
 	verbose := fs.Bool("v", false, "log every request")
 	fixtures := fs.String("fixtures", "", "load accounts, leads and calls from this JSON file (see mockserver.Fixtures)")
+	adminToken := fs.String("admin-token", "", "require this token on the admin API (Authorization: Bearer); one is generated when listening beyond loopback")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +84,20 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	if *verbose {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
+	// The address is resolved before the server is made: beyond loopback
+	// the admin API needs a token.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	token, generated, err := adminTokenFor(ln.Addr(), *adminToken)
+	if err != nil {
+		return err
+	}
+	if token != "" {
+		opts = append(opts, mockserver.WithAdminToken(token))
+	}
 	srv := mockserver.New(opts...)
 	defer srv.Close()
 
@@ -92,12 +109,9 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 			return err
 		}
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(out, "voiceagent mock server listening\nbase URL: %s/api\nadmin API: %s/_mock\n", base, base)
+	printAdminToken(out, token, generated)
 	switch *seed {
 	case "demo":
 		acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Demo Business", Email: "demo@example.com"})
@@ -119,7 +133,8 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 		}
 	}
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// Read, write and idle timeouts; Shutdown answers open long polls.
+	hs := srv.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	if ready != nil {
@@ -127,7 +142,9 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 	}
 	select {
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Shutdown drains: long polls answer at once, other requests in
+		// flight finish; then the command exits 0.
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return hs.Shutdown(shutdown)
 	case err := <-errc:
@@ -136,4 +153,36 @@ func run(ctx context.Context, args []string, out io.Writer, ready chan<- string)
 		}
 		return err
 	}
+}
+
+// adminTokenFor is the admin token of a server listening on addr: the
+// -admin-token flag's, or a generated one when the server listens beyond
+// loopback (generated then reports true); "" on loopback without the flag.
+func adminTokenFor(addr net.Addr, flagToken string) (token string, generated bool, err error) {
+	if flagToken != "" {
+		return flagToken, false, nil
+	}
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return "", false, nil
+	}
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", false, err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), true, nil
+}
+
+// printAdminToken says how the admin API is protected: the token on a line
+// of its own ("admin token: ..."), and a warning when it was generated
+// because the server listens beyond loopback.
+func printAdminToken(out io.Writer, token string, generated bool) {
+	if token == "" {
+		return
+	}
+	if generated {
+		fmt.Fprintln(out, "warning: listening beyond loopback: the admin API (/_mock) can reset state, mint keys and read codes;")
+		fmt.Fprintln(out, "warning: it now requires this generated token (set your own with -admin-token)")
+	}
+	fmt.Fprintf(out, "admin token: %s\n", token)
+	fmt.Fprintln(out, "admin requests send: Authorization: Bearer <admin token>")
 }

@@ -182,6 +182,7 @@ func (f *FaultRule) AsError() *Error {
 		msg = "injected fault " + f.ID
 	}
 	e := NewError(status, code, msg)
+	e.Transient = f.Target != "" && f.Target != FaultTargetRequest // a dependency's failure changes nothing
 	switch {
 	case f.RetryAfter != nil:
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(*f.RetryAfter)}}

@@ -105,7 +105,8 @@ type Ctx struct {
 	Body      []byte
 	Now       time.Time // the simulated time when the request arrived
 	ClientIP  string
-	q         url.Values // the parsed query, once asked for
+	q         url.Values          // the parsed query, once asked for
+	writer    http.ResponseWriter // the request's writer (nil for scheduled work), for LongPoll's deadlines
 }
 
 // ScheduledCtx is the context of work the clock runs at now on behalf of an
@@ -162,8 +163,8 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.IDs.UUID()
 	w.Header().Set("X-Request-Id", reqID)
-	rec := journalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery), Time: start.UTC()}
-	resp, rt, p, fault := s.handle(r, reqID)
+	resp, rt, p, fault := s.handle(w, r, reqID)
+	rec := newJournalEntry(r, rt, reqID, start)
 	if p != nil && p.Key != nil {
 		rec.KeyPrefix = p.Key.Prefix
 	}
@@ -177,11 +178,11 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// client that has its answer finds its request in both.
 	// Every request but the admin API's is journaled, unknown paths included
 	// (a client calling a wrong path shows up there).
-	if (rt == nil && !strings.HasPrefix(r.URL.Path, AdminPrefix+"/")) || (rt != nil && rt.Auth != AuthAdmin) {
+	if (rt == nil && !IsAdminPath(r.URL.Path)) || (rt != nil && rt.Auth != AuthAdmin) {
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		s.Journal.add(rec)
 		if p != nil && resp.Status > 0 {
-			s.Usage.Record(s, p, r, resp)
+			s.Usage.Record(s, p, rt, resp)
 		}
 	}
 	s.logRequest(r, &rec, start)
@@ -201,9 +202,10 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const HeaderIdempotentReplayed = "Idempotent-Replayed"
 
 // logRequest writes a request's journal line to the WithLogger logger at
-// debug level (admin requests included): what the journal keeps, so
-// never a key (its prefix only), a body, a header value, nor a secret
-// query value.
+// debug level (admin requests included): one line of what the journal
+// keeps, so never a key (its prefix only), a body, a header value, nor a
+// secret query value, and the method, path and query cut as the journal
+// cuts them (MaxJournalField).
 func (s *API) logRequest(r *http.Request, rec *JournalEntry, start time.Time) {
 	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
@@ -216,13 +218,18 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, start time.Time) {
 }
 
 // handle runs the pipeline up to the encoded answer.
-func (s *API) handle(r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule) {
+func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.Config.Logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
 			resp = ErrorResponse(Internal())
 		}
 	}()
+	if IsAdminPath(r.URL.Path) {
+		if apiErr := s.guardAdmin(r); apiErr != nil {
+			return ErrorResponse(apiErr), nil, nil, nil
+		}
+	}
 	rt, apiErr := s.handlerFor(r)
 	if apiErr != nil {
 		return ErrorResponse(apiErr), nil, nil, nil
@@ -230,12 +237,17 @@ func (s *API) handle(r *http.Request, reqID string) (resp *Response, rt *Route, 
 	if rt.Auth != AuthAdmin {
 		fault = s.FaultSet.Match("request", r.Method, r.URL.Path)
 		if fault != nil {
+			if fault.LatencyMS > 0 {
+				// A made-up slow answer, like a long poll, may outlast the
+				// server's timeouts.
+				ExtendDeadlines(w, time.Duration(fault.LatencyMS)*time.Millisecond)
+			}
 			if resp, done := fault.before(r.Context()); done {
 				return resp, rt, nil, fault
 			}
 		}
 	}
-	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clock.Now(), ClientIP: clientIP(r)}
+	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clock.Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
 		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
 		if err != nil {
@@ -332,28 +344,6 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// secretParams are query parameters whose values never reach the journal.
-var secretParams = []string{"token"}
-
-// redactQuery is a raw query as the journal keeps it: as sent, or
-// re-encoded with secret values replaced when it may hold one.
-func redactQuery(raw string) string {
-	secret := false
-	for _, name := range secretParams {
-		secret = secret || strings.Contains(raw, name)
-	}
-	if !secret {
-		return raw
-	}
-	q, _ := url.ParseQuery(raw)
-	for _, name := range secretParams {
-		if _, ok := q[name]; ok {
-			q.Set(name, "REDACTED")
-		}
-	}
-	return q.Encode()
 }
 
 // String names an auth mode as Route.Auth does.

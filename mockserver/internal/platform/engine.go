@@ -26,6 +26,13 @@ type Config struct {
 	MaxBodyBytes     int64
 	JournalSize      int
 	Hooks            hookConfig
+	Limits           Limits // what the server's own logs keep (zero: the defaults)
+
+	// AdminToken, when set, is required by the admin API (Authorization:
+	// Bearer, or the password of Basic auth); AdminHosts are Host names
+	// the admin API answers besides loopback ones (WithAdminHosts).
+	AdminToken string
+	AdminHosts []string
 
 	ApprovalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
 }
@@ -34,6 +41,21 @@ type Config struct {
 type hookConfig struct {
 	Timeout time.Duration
 	LogSize int
+}
+
+// Limits bound the logs the server keeps for itself (the records users
+// create are state and are not bounded). A zero field takes its default;
+// docs/mockserver.md, section Limits and retention, lists them.
+type Limits struct {
+	JournalBytes       int64 // the request journal's bytes (JournalSize bounds its entries)
+	UsagePerUser       int   // usage log entries kept per user
+	UsageEntries       int   // usage log entries kept in all
+	EventsPerBusiness  int   // event log entries kept per business
+	Events             int   // event log entries kept in all
+	EventBytes         int64 // the event log's bytes
+	DeliveryBytes      int64 // the delivery log's bytes (Hooks.LogSize bounds its deliveries)
+	IdempotencyRecords int   // idempotency records kept
+	IdempotencyBytes   int64 // the idempotency records' bytes
 }
 
 // Schedule runs fn under the write lock once the clock reaches at.

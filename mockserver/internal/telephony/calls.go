@@ -75,7 +75,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
 func ErrMagicCallFailed(to string) *httpapi.Error {
-	return httpapi.NewError(http.StatusInternalServerError, wire.CodeCallFailed,
+	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
