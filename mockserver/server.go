@@ -248,6 +248,37 @@ func (s *Server) HTTPServer() *http.Server {
 // Start calls it when the test ends.
 func (s *Server) Drain() { s.httpapi.Drain() }
 
+// LogUsage is what the logs the server keeps for itself hold at one moment:
+// entries and the bytes they count against their caps (docs/mockserver.md,
+// "Limits and retention"). The records users create are not in it.
+type LogUsage struct {
+	JournalEntries     int   // request journal entries
+	JournalBytes       int64 // and their bytes (JournalEntry.Bytes)
+	UsageEntries       int   // usage log entries
+	IdempotencyRecords int   // idempotency records
+	IdempotencyBytes   int64 // and their bytes
+	Events             int   // event log entries
+	EventBytes         int64 // and their bytes
+	Deliveries         int   // delivery log entries
+	DeliveryBytes      int64 // and their bytes
+}
+
+// LogUsage reports what the server's own logs hold now: a load test watches
+// them reach their caps and stay there.
+func (s *Server) LogUsage() LogUsage {
+	var u LogUsage
+	u.JournalEntries, u.JournalBytes = s.httpapi.Journal.Usage()
+	u.IdempotencyRecords, u.IdempotencyBytes = s.httpapi.Idem.Usage()
+	s.httpapi.Usage.Mu.RLock()
+	u.UsageEntries = s.httpapi.Usage.T.Len()
+	s.httpapi.Usage.Mu.RUnlock()
+	s.platform.Mu.RLock()
+	u.Events, u.EventBytes = s.platform.Store.Events.Len(), s.platform.Store.Events.RetainedBytes()
+	u.Deliveries, u.DeliveryBytes = s.platform.Store.Deliveries.Usage()
+	s.platform.Mu.RUnlock()
+	return u
+}
+
 // Close stops the server's background work (clock following, deliveries).
 // It does not close listeners: that is the caller's (or Start's) job.
 func (s *Server) Close() {
