@@ -664,3 +664,33 @@ func TestCustomHeadersAreRefusedAtWriteTime(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, r.status, "a tab, UTF-8 and 4 KB pass: %s", r.body)
 	assert.Empty(t, srv.Deliveries(DeliveryFilter{}), "nothing was delivered")
 }
+
+// TestTheOutboxKeepsTheNewestMessages: every text sent lands in the
+// outbox, which keeps the newest WithOutboxSize messages; a reset keeps
+// the bound.
+func TestTheOutboxKeepsTheNewestMessages(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t, WithOutboxSize(3), WithRateLimits(false), WithStartTime(afternoonET))
+	send := func(acct *Account, n int) {
+		require.NoError(t, srv.SetConsent(acct.BusinessID, "+15551230001", ConsentOptedIn))
+		for i := range n {
+			r := rawDo(t, http.MethodPost, srv.URL+"/v1/sms/send", fmt.Sprintf(`{"from_agent_id":%q,"to":"+15551230001","message":"text %d"}`, acct.AgentID, i), bearer(acct.APIKey)...)
+			require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		}
+	}
+	send(acct, 5)
+	var bodies []string
+	for _, m := range srv.Outbox("") {
+		bodies = append(bodies, m.Body)
+	}
+	require.Len(t, bodies, 3, "%q", bodies)
+	assert.Contains(t, bodies, "text 4")
+	assert.NotContains(t, bodies, "text 1")
+	assert.Equal(t, 3, srv.LogUsage().Outbox)
+
+	srv.Reset()
+	acct, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	send(acct, 5)
+	assert.Len(t, srv.Outbox(""), 3, "the bound holds after a reset")
+}

@@ -150,6 +150,10 @@ func WithIdempotencyLimit(records int, bytes int64) Option {
 	return func(c *options) { c.Limits.IdempotencyRecords, c.Limits.IdempotencyBytes = records, bytes }
 }
 
+// WithOutboxSize sets how many messages the outbox (GET /_mock/outbox:
+// codes, links, texts, emails) keeps (default 10,000); the oldest go first.
+func WithOutboxSize(n int) Option { return func(c *options) { c.Limits.Outbox = n } }
+
 // WithAdminToken makes the admin API (/_mock) require token, as
 // "Authorization: Bearer <token>" (or as the password of Basic auth, which
 // a browser asks for). With a token the admin API answers any Host name;
@@ -261,6 +265,7 @@ type LogUsage struct {
 	EventBytes         int64 // and their bytes
 	Deliveries         int   // delivery log entries
 	DeliveryBytes      int64 // and their bytes
+	Outbox             int   // outbox messages
 }
 
 // LogUsage reports what the server's own logs hold now: a load test watches
@@ -275,6 +280,7 @@ func (s *Server) LogUsage() LogUsage {
 	s.platform.Mu.RLock()
 	u.Events, u.EventBytes = s.platform.Store.Events.Len(), s.platform.Store.Events.RetainedBytes()
 	u.Deliveries, u.DeliveryBytes = s.platform.Store.Deliveries.Usage()
+	u.Outbox = s.platform.Store.Outbox.Len()
 	s.platform.Mu.RUnlock()
 	return u
 }

@@ -56,6 +56,21 @@ type Limits struct {
 	DeliveryBytes      int64 // the delivery log's bytes (Hooks.LogSize bounds its deliveries)
 	IdempotencyRecords int   // idempotency records kept
 	IdempotencyBytes   int64 // the idempotency records' bytes
+	Outbox             int   // outbox messages kept
+}
+
+// DefaultOutboxSize is how many messages the outbox (GET /_mock/outbox)
+// keeps by default: the newest, the oldest dropped first.
+const DefaultOutboxSize = 10_000
+
+// boundLogs bounds the logs the store keeps for the server itself (the
+// outbox); New and ResetState call it on each new store.
+func (s *Platform) boundLogs() {
+	n := s.Config.Limits.Outbox
+	if n <= 0 {
+		n = DefaultOutboxSize
+	}
+	s.Store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
 }
 
 // Schedule runs fn under the write lock once the clock reaches at.
@@ -167,6 +182,7 @@ func (s *Platform) ResetState() {
 	defer s.Mu.Unlock()
 	s.Store.Drop()
 	s.Store = store.NewWithIDs(s.IDs.UUID)
+	s.boundLogs()
 	s.Clock.Reset()
 	for _, fn := range s.resets {
 		fn()
