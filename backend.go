@@ -385,6 +385,9 @@ func buildURL(base, path string, q any) (string, error) {
 	if len(vals) == 0 {
 		return u, nil
 	}
+	if err := checkIDs(path, vals); err != nil {
+		return "", err
+	}
 	if !strings.ContainsAny(u, "?#") {
 		return u + "?" + vals.Encode(), nil // the common case: nothing to merge
 	}
@@ -398,6 +401,23 @@ func buildURL(base, path string, q any) (string, error) {
 	}
 	parsed.RawQuery = existing.Encode()
 	return parsed.String(), nil
+}
+
+// checkIDs refuses a query that names a record by an empty id (an id
+// parameter, or one whose name ends in _id, present without a value):
+// GET /v1/calls?id= would otherwise read the list, not a record.
+func checkIDs(path string, vals url.Values) error {
+	for name, vs := range vals {
+		if name != "id" && !strings.HasSuffix(name, "_id") {
+			continue
+		}
+		for _, v := range vs {
+			if v == "" {
+				return fmt.Errorf("%w: the %s of %s must not be empty (nothing was sent)", ErrEmptyID, name, path)
+			}
+		}
+	}
+	return nil
 }
 
 // IDQuery is the query of a request that names one record by id (?id=):

@@ -2,6 +2,7 @@ package voiceagent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -91,6 +92,11 @@ func (e *Error) Is(target error) bool {
 	}
 	return t.Code == e.Code && (t.StatusCode == 0 || t.StatusCode == e.StatusCode)
 }
+
+// ErrEmptyID is the error of a call that names a record by an empty id
+// (calls.Get(ctx, ""), ...): the SDK refuses it before sending anything.
+// Match it with errors.Is(err, voiceagent.ErrEmptyID).
+var ErrEmptyID = errors.New("voiceagent: empty id")
 
 // Sentinel errors for errors.Is; they match any *Error with the same code.
 var (

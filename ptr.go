@@ -19,3 +19,12 @@ func Float64(f float64) *float64 { return &f }
 
 // Time returns a pointer to t.
 func Time(t time.Time) *time.Time { return &t }
+
+// Deref returns *p, or fallback when p is nil: a nil-safe read of an
+// optional field (voiceagent.Deref(lead.Name, "")).
+func Deref[T any](p *T, fallback T) T {
+	if p == nil {
+		return fallback
+	}
+	return *p
+}

@@ -447,7 +447,11 @@ func TestErrors(t *testing.T) {
 	assert.NoError(t, err, "https on loopback is allowed")
 
 	_, err = env.Client.Calls.Get(ctx, "nope")
-	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
+	assert.ErrorIs(t, err, voiceagent.ErrInvalidRequest, "a malformed id")
+	_, err = env.Client.Calls.Get(ctx, "7c9e6679-7425-40de-944b-e07fc1f90ae7")
+	assert.ErrorIs(t, err, voiceagent.ErrNotFound, "a well-formed id of no call")
+	_, err = env.Client.Calls.Get(ctx, "")
+	assert.ErrorIs(t, err, voiceagent.ErrEmptyID, "refused before sending")
 	otherCall, err := env.ClientFor(other.APIKey).Calls.Create(ctx, &calls.CreateParams{AgentID: other.AgentID, To: "+15557770052"})
 	require.NoError(t, err)
 	_, err = env.Client.Calls.Get(ctx, otherCall.ID)

@@ -260,9 +260,11 @@ func TestRevokeErrors(t *testing.T) {
 	_, err = dash.Keys.Revoke(ctx, k.ID)
 	apiErr(t, err, http.StatusNotFound, voiceagent.CodeNotFound)
 	_, err = dash.Keys.Revoke(ctx, "nope")
+	apiErr(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
+	_, err = dash.Keys.Revoke(ctx, "7c9e6679-7425-40de-944b-e07fc1f90ae7")
 	apiErr(t, err, http.StatusNotFound, voiceagent.CodeNotFound)
 	_, err = dash.Keys.Revoke(ctx, "")
-	apiErr(t, err, http.StatusBadRequest, voiceagent.CodeBadRequest)
+	assert.ErrorIs(t, err, voiceagent.ErrEmptyID)
 
 	_, err = env.ClientFor(k.Value).Numbers.List(ctx, nil)
 	require.NoError(t, err, "the other tenant's key still works")

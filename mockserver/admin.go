@@ -10,11 +10,13 @@ import (
 // LoadFixtures provisions the accounts of f (as NewAccount) and stores
 // their leads and calls. An invalid record stops the load with an error
 // naming it; the accounts before it stay.
-func (s *Server) LoadFixtures(f Fixtures) ([]*Account, error) { return s.fixtures.LoadFixtures(f) }
+func (s *Server) LoadFixtures(f Fixtures) ([]*Account, error) {
+	return s.accounts(s.fixtures.LoadFixtures(f))
+}
 
 // LoadFixturesFile reads a fixtures file (JSON, see Fixtures) and loads it.
 func (s *Server) LoadFixturesFile(path string) ([]*Account, error) {
-	return s.fixtures.LoadFixturesFile(path)
+	return s.accounts(s.fixtures.LoadFixturesFile(path))
 }
 
 // SeedCalls stores finished calls in a business as given, oldest first,
@@ -63,11 +65,22 @@ func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Deliv
 	return s.hooks.WaitDeliveryCount(ctx, n, match)
 }
 
-// AddFault installs a fault injection rule and returns it with its id.
-func (s *Server) AddFault(f FaultRule) FaultRule { return s.httpapi.AddFault(f) }
+// AddFault installs a fault injection rule and returns it with its id. A
+// rule that does nothing, or names a path no route of the API has, is
+// refused with an error (as POST /_mock/faults answers 400). With
+// BusinessID set the rule fires only on requests of that business's
+// tenant: Account.AddFault sets it for you.
+func (s *Server) AddFault(f FaultRule) (FaultRule, error) { return s.httpapi.AddFault(f) }
+
+// RemoveFault removes one fault injection rule and reports whether it
+// existed.
+func (s *Server) RemoveFault(id string) bool { return s.httpapi.FaultSet.Remove(id) }
 
 // ClearFaults removes every fault injection rule.
 func (s *Server) ClearFaults() { s.httpapi.ClearFaults() }
+
+// Tenants returns every tenant of the server, oldest first, with its time.
+func (s *Server) Tenants() []Tenant { return s.httpapi.Tenants() }
 
 // Faults returns the fault injection rules, with how often each fired.
 func (s *Server) Faults() []FaultRule { return s.httpapi.Faults() }
@@ -98,7 +111,11 @@ func (s *Server) WaitRequests(ctx context.Context, match func(*JournalEntry) boo
 // an intake agent, a number, a key and a session. Every account is its own
 // tenant, so parallel tests can share one server.
 func (s *Server) NewAccount(opts AccountOptions) (*Account, error) {
-	return s.identity.NewAccount(opts)
+	a, err := s.identity.NewAccount(opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.account(a), nil
 }
 
 // Outbox returns the messages sent to an address or number ("" for all),

@@ -147,7 +147,7 @@ func TestAdminClock(t *testing.T) {
 	assert.Zero(t, clock.Pending)
 
 	var ranAt time.Time
-	srv.platform.Schedule(start.Add(time.Minute), func(now time.Time) { ranAt = now })
+	srv.platform.Schedule("", start.Add(time.Minute), func(now time.Time) { ranAt = now })
 	require.NoError(t, json.Unmarshal(rawDo(t, http.MethodGet, srv.AdminURL+"/clock", "").body, &clock))
 	assert.Equal(t, 1, clock.Pending)
 
@@ -211,7 +211,7 @@ func TestAdminResetDropsAllState(t *testing.T) {
 	srv, acct := startWithAccount(t)
 	rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	srv.AddFault(FaultRule{Path: "/v1/voices", Status: 500})
-	srv.platform.Schedule(srv.Now().Add(time.Hour), func(time.Time) {})
+	srv.platform.Schedule("", srv.Now().Add(time.Hour), func(time.Time) {})
 
 	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
 	require.Equal(t, http.StatusOK, r.status)

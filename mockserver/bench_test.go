@@ -74,11 +74,27 @@ func fillUsage(s *Server, owner string, n int) time.Time {
 		e := &store.UsageEntry{Endpoint: "/v1/leads", Method: http.MethodGet, StatusCode: http.StatusOK}
 		e.ID = "u" + strconv.Itoa(i)
 		e.Owner = owner
-		e.CreatedAt = s.httpapi.Usage.T.Stamp(at.Add(time.Duration(i) * time.Second))
+		e.CreatedAt = s.httpapi.Usage.T.Stamp(owner, at.Add(time.Duration(i)*time.Second))
 		s.httpapi.Usage.T.Put(e)
 		if i == n/2 {
 			mid = e.CreatedAt
 		}
 	}
 	return mid
+}
+
+// BenchmarkStartWithAccount is what a server per test costs: a server on
+// a loopback port, one account, and closing both (the figure the README
+// quotes).
+func BenchmarkStartWithAccount(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		srv := New()
+		hs := httptest.NewServer(srv)
+		if _, err := srv.NewAccount(AccountOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		hs.Close()
+		srv.Close()
+	}
 }

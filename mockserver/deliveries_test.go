@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,4 +141,20 @@ func TestSecretsAreRepeatableWithAnIDSeed(t *testing.T) {
 	first := secret()
 	assert.Regexp(t, `^whsec_[A-Za-z0-9+/]{32}$`, first)
 	assert.Equal(t, first, secret())
+}
+
+// An event emitted through the admin API happens at its business's tenant
+// time, not at the base time, like every event the tenant's requests make.
+func TestAdminEventsHappenAtTheTenantsTime(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.Start(t)
+	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+	require.NoError(t, err)
+	tenantNow := acct.Advance(90 * time.Minute)
+	require.True(t, tenantNow.After(srv.Now()))
+
+	status, ev := call(t, http.MethodPost, srv.AdminURL+"/events", "",
+		`{"business_id":"`+acct.BusinessID+`","event":"lead.created"}`)
+	require.Equal(t, http.StatusCreated, status, ev)
+	assert.Equal(t, tenantNow.UTC().Format(time.RFC3339), ev["created_at"])
 }

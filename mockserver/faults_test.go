@@ -57,10 +57,16 @@ func TestFaultAdminAPI(t *testing.T) {
 
 func TestFaultsMatchMethodAndPathAndNeverTheAdminAPI(t *testing.T) {
 	t.Parallel()
-	srv, acct := startWithAccount(t, WithFaults(FaultRule{Method: "POST", Path: "/v1/agents", Status: 500}, FaultRule{Status: 502, Path: "/_mock/clock"}))
-	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...).status, "another method")
+	srv, acct := startWithAccount(t, WithFaults(FaultRule{Method: "POST", Path: "/v1/agents", Status: 500}, FaultRule{Status: 502, Path: "/v1/*"}))
+	assert.Equal(t, http.StatusBadGateway, rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...).status, "another method: the catch-all rule")
 	assert.Equal(t, http.StatusInternalServerError, rawDo(t, http.MethodPost, srv.URL+"/v1/agents", "{}", bearer(acct.APIKey)...).status)
 	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.AdminURL+"/clock", "").status, "the admin API is never faulted")
+	// A rule for the admin API could never fire: it is refused.
+	r := rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"status":502,"path":"/_mock/clock"}`)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, string(r.body), "no route of the API matches")
+	assert.PanicsWithValue(t, "mockserver: WithFaults: 400 invalid_request: path: no route of the API matches /api/_mock/clock: the rule would never fire (see GET /api/openapi.yaml for the routes)",
+		func() { New(WithFaults(FaultRule{Status: 502, Path: "/_mock/clock"})) })
 	// A status fault answers before authentication: the handler never runs.
 	assert.Equal(t, http.StatusInternalServerError, rawDo(t, http.MethodPost, srv.URL+"/v1/agents", "{}").status)
 }

@@ -212,7 +212,7 @@ func BenchmarkListKeys(b *testing.B) {
 	}
 	s.platform.Mu.Lock()
 	for range 999 {
-		s.identity.IssueKey(s.platform.Store, s.platform.Clock.Now(), acct.UserID, "k", wire.KeyDefaultScopes, "", "")
+		s.identity.IssueKey(s.platform.Store, acct.Now(), acct.UserID, "k", wire.KeyDefaultScopes, "", "")
 	}
 	s.platform.Mu.Unlock()
 	b.ReportAllocs()

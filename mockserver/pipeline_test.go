@@ -255,8 +255,9 @@ func TestIDSeedMakesIDsAndKeysRepeatable(t *testing.T) {
 	}
 	a1, b1, req1 := run(42)
 	a2, b2, req2 := run(42)
-	assert.Equal(t, a1, a2)
-	assert.Equal(t, b1, b2)
+	fields := func(a *Account) Account { c := *a; c.srv = nil; return c } // the servers differ
+	assert.Equal(t, fields(a1), fields(a2))
+	assert.Equal(t, fields(b1), fields(b2))
 	assert.Equal(t, req1, req2, "request ids too")
 	assert.NotEqual(t, a1.APIKey, b1.APIKey)
 	assert.Regexp(t, `^voiceagent_live_[0-9A-Za-z]{40}$`, a1.APIKey)

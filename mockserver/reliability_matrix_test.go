@@ -95,7 +95,7 @@ func (m *matrixKeys) key(scopes []string, businessID string) string {
 		return k
 	}
 	m.s.platform.Mu.Lock()
-	k, _ := m.s.identity.IssueKey(m.s.platform.Store, m.s.platform.Clock.Now(), m.userID, "matrix", scopes, businessID, "")
+	k, _ := m.s.identity.IssueKey(m.s.platform.Store, m.s.Now(), m.userID, "matrix", scopes, businessID, "")
 	m.s.platform.Mu.Unlock()
 	m.keys[id] = k
 	return k

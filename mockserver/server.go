@@ -49,6 +49,9 @@ type Server struct {
 
 	stop     context.CancelFunc
 	stopOnce sync.Once
+	// baseURL is the API's base URL once Start listens ("" for a server
+	// that listens nowhere: Client calls it in-process).
+	baseURL string
 }
 
 // Option configures a Server.
@@ -58,18 +61,38 @@ type Option func(*options)
 // pipeline's fault rules and test routes.
 type options struct {
 	platform.Config
+	wall        func() time.Time // WithWallClock
 	faults      []FaultRule
 	extraRoutes []*httpapi.Route // test-only routes (withRoutes)
 }
 
-// WithStartTime sets the simulated clock's starting time (default: the real
-// time when the server is created).
+// WithStartTime sets the simulated clock's starting time: the base time
+// every tenant starts at (default: DaytimeStart of the wall clock's date).
 func WithStartTime(t time.Time) Option { return func(c *options) { c.Start = t } }
 
 // WithRealtime makes the simulated clock follow real time at speed (1 = real
-// time, 60 = a minute per second). By default the clock moves only when a
-// test advances it.
+// time, 60 = a minute per second), starting at the wall clock's time unless
+// WithStartTime says otherwise. By default the clock starts at
+// DaytimeStart and moves only when a test advances it.
 func WithRealtime(speed float64) Option { return func(c *options) { c.Speed = speed } }
+
+// WithWallClock sets where the server reads the real time when it starts:
+// the date of the default start (DaytimeStart), and the start of a
+// WithRealtime clock. A test injects a wall clock to run the server as if
+// it started at any hour (3 a.m. in New York, say); the default is
+// time.Now.
+func WithWallClock(now func() time.Time) Option { return func(c *options) { c.wall = now } }
+
+// DaytimeStart is the default start of the simulated clock for a server
+// whose wall clock reads wall: 19:00 UTC of wall's date (UTC), daytime in
+// every US time zone (09:00 in Honolulu, 11:00 in Los Angeles, 14:00 in New
+// York in winter), so a test that texts a consenting number right after it
+// starts passes at any hour the suite runs; quiet hours apply only where a
+// test moves its own clock into them.
+func DaytimeStart(wall time.Time) time.Time {
+	y, m, d := wall.UTC().Date()
+	return time.Date(y, m, d, 19, 0, 0, 0, time.UTC)
+}
 
 // WithRateLimits switches the API's rate limits on (default) or off.
 func WithRateLimits(on bool) Option { return func(c *options) { c.RateLimits = on } }
@@ -86,7 +109,11 @@ func WithIDSeed(seed uint64) Option { return func(c *options) { c.IDSeed = &seed
 // loopback (off by default).
 func WithExternalWebhooks(on bool) Option { return func(c *options) { c.ExternalWebhooks = on } }
 
-// WithFaults installs fault injection rules from the start.
+// WithFaults installs fault injection rules from the start. The rules are
+// checked as POST /_mock/faults checks them, and New panics on one that
+// could never fire (a path no route has, a rule with no effect). Rules
+// scoped to a tenant (BusinessID) are added once the account exists:
+// Account.AddFault.
 func WithFaults(rules ...FaultRule) Option {
 	return func(c *options) { c.faults = append(c.faults, rules...) }
 }
@@ -182,8 +209,7 @@ func withRoutes(rts ...*httpapi.Route) Option {
 
 // New returns a Server with an empty store.
 func New(opts ...Option) *Server {
-	o := options{Config: platform.Config{
-		Start:        time.Now(),
+	o := options{wall: time.Now, Config: platform.Config{
 		RateLimits:   true,
 		RateScale:    1,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -193,9 +219,16 @@ func New(opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.Start.IsZero() {
+		if o.Speed > 0 {
+			o.Start = o.wall()
+		} else {
+			o.Start = DaytimeStart(o.wall())
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := platform.New(o.Config)
-	s := &Server{platform: p, httpapi: httpapi.New(p, o.faults), hooks: hooks.New(p), stop: cancel}
+	s := &Server{platform: p, httpapi: httpapi.New(p), hooks: hooks.New(p), stop: cancel}
 	s.telephony = telephony.New(p, s.hooks)
 	s.catalog = catalog.New(p)
 	s.identity = identity.New(p, s.httpapi, s.telephony)
@@ -208,8 +241,13 @@ func New(opts ...Option) *Server {
 	s.httpapi.Bind(o.extraRoutes, s.httpapi.Handlers(), s.identity.Handlers(), s.telephony.Handlers(),
 		s.hooks.Handlers(), s.catalog.Handlers(), s.runs.Handlers(), s.governance.Handlers(),
 		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers())
+	for _, f := range o.faults {
+		if _, err := s.httpapi.AddFault(f); err != nil {
+			panic("mockserver: WithFaults: " + err.Error())
+		}
+	}
 	if o.Speed > 0 {
-		go p.Clock.Follow(ctx, o.Speed, 50*time.Millisecond)
+		go p.Clocks.Follow(ctx, o.Speed, 50*time.Millisecond)
 	}
 	return s
 }
@@ -294,12 +332,15 @@ func (s *Server) Close() {
 	})
 }
 
-// Now returns the simulated time.
-func (s *Server) Now() time.Time { return s.platform.Clock.Now() }
+// Now returns the base simulated time: the time of a tenant that has never
+// moved its own clock (see Account.Now).
+func (s *Server) Now() time.Time { return s.platform.Clocks.Base().Now() }
 
-// Advance moves the simulated clock forward by d, running every simulated
-// process that falls due on the way, and returns the new time.
-func (s *Server) Advance(d time.Duration) time.Time { return s.platform.Clock.Advance(d) }
+// Advance moves the base simulated time, and every tenant's clock with it,
+// forward by d, running every simulated process that falls due on the way,
+// and returns the new base time. To move one test's time without touching
+// the others', use Account.Advance.
+func (s *Server) Advance(d time.Duration) time.Time { return s.platform.Clocks.Advance(d) }
 
 // Reset drops all state: records, pending simulations, idempotency keys,
 // rate limit windows, the journal, the outbox and fault rules.
@@ -326,5 +367,6 @@ func Start(t testing.TB, opts ...Option) *TestServer {
 		s.Close()
 		hs.Close()
 	})
+	s.baseURL = hs.URL + "/api"
 	return &TestServer{Server: s, HTTP: hs, URL: hs.URL + "/api", AdminURL: hs.URL + "/_mock"}
 }

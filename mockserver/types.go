@@ -14,9 +14,10 @@ import (
 // the domains that use them (internal packages); these names are the ones to
 // use.
 
-// Account is a ready tenant: what NewAccount and POST /_mock/accounts
-// answer.
-type Account = identity.Account
+// Tenant is one tenant as Server.Tenants and GET /_mock/tenants show it:
+// its root business, the business's name, the owner's email and the
+// tenant's time.
+type Tenant = httpapi.TenantView
 
 // AccountOptions says what NewAccount creates. Empty fields get defaults:
 // business "Test Business", a unique example email, and every scope of the

@@ -601,10 +601,19 @@ func TestUpsertAccessRules(t *testing.T) {
 	_, err = env.ClientFor(noScope.APIKey).Webhooks.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 
-	var apiErr *voiceagent.Error
-	err = env.Client.Webhooks.Delete(ctx, "")
-	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, voiceagent.CodeBadRequest, apiErr.Code, "DELETE without id is a missing parameter")
+	assert.ErrorIs(t, env.Client.Webhooks.Delete(ctx, ""), voiceagent.ErrEmptyID, "the SDK refuses an empty id before sending")
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, env.Server.URL+"/v1/webhooks?id=", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+env.Account.APIKey)
+	res, err := env.HTTPClient().Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var body struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&body))
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, "DELETE with an empty id over raw HTTP")
+	assert.Equal(t, voiceagent.CodeBadRequest, body.Error.Code, "%+v", body)
 }
 
 func TestSecretsAndHeaderValuesNeverAppearInAnswers(t *testing.T) {

@@ -198,6 +198,7 @@ func TestREADMEEndpointTablesMatchTheServer(t *testing.T) {
 
 	clientType := reflect.TypeOf(&client.Client{})
 	serverType := reflect.TypeOf(&mockserver.Server{})
+	accountType := reflect.TypeOf(&mockserver.Account{})
 	mentioned := map[string]bool{}
 	for _, r := range rows {
 		if !served[r.method+" "+r.path] && !strings.Contains(r.refs, "pending") {
@@ -210,9 +211,9 @@ func TestREADMEEndpointTablesMatchTheServer(t *testing.T) {
 		}
 		for _, ref := range refs {
 			mentioned[ref] = true
-			root, ok := map[string]reflect.Type{"c": clientType, "srv": serverType}[strings.Split(ref, ".")[0]]
+			root, ok := map[string]reflect.Type{"c": clientType, "srv": serverType, "acct": accountType}[strings.Split(ref, ".")[0]]
 			if !ok || !resolve(root, ref) {
-				t.Errorf("%s: %s names no method (c. is a *client.Client, srv. a *mockserver.Server)", r, ref)
+				t.Errorf("%s: %s names no method (c. is a *client.Client, srv. a *mockserver.Server, acct. a *mockserver.Account)", r, ref)
 			}
 		}
 	}

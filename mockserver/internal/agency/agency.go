@@ -200,7 +200,7 @@ func (cs *cmdState) operationOwner(p *httpapi.Principal) string {
 // rejected with the error its guards give then) is recorded on the
 // operation.
 func (s *Service) scheduleRetry(r *retainedCmd, from time.Time) {
-	s.Schedule(from.Add(agencyRetryEvery), func(now time.Time) {
+	s.Schedule(r.principal.Tenant, from.Add(agencyRetryEvery), func(now time.Time) {
 		op, ok := s.Store.AgencyOperations.Get(r.opID)
 		if !ok || op.Status != "pending" {
 			return

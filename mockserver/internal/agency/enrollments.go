@@ -204,7 +204,7 @@ func (s *Service) issueOwnerLink(rc *httpapi.Ctx, pt *store.Partner, sess *store
 	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: rc.Now.UTC()}
 	link := appBaseURL + "/owner/enrollment?" + url.Values{"partnerId": {pt.ID}, "sessionId": {sess.ID}, "token": {token}}.Encode()
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
-		Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
+		BusinessID: rc.Tenant, Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
 		Subject: pt.Brand.Name + " asks you to review your phone agent setup",
 		Body:    "Review and approve what " + pt.Brand.Name + " will set up for you: " + link,
 		Link:    link,
@@ -539,7 +539,7 @@ func (s *Service) enrollCommit(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 		sess.Receipts = append(sess.Receipts, s.enrollEntry(rc, sess, v, i))
 	}
 	if s.settle(sess) {
-		s.scheduleWaiting(sess.ID, rc.Now)
+		s.scheduleWaiting(rc.Tenant, sess.ID, rc.Now)
 	}
 	s.touch(rc.Now, sess)
 	return &httpapi.Respond{Status: http.StatusAccepted, Body: s.receipt(rc, cs, map[string]any{
@@ -559,9 +559,9 @@ func (s *Service) settle(sess *store.EnrollmentSession) (waiting bool) {
 }
 
 // scheduleWaiting retries the waiting clients of a session every
-// agencyRetryEvery until none waits.
-func (s *Service) scheduleWaiting(sessID string, from time.Time) {
-	s.Schedule(from.Add(agencyRetryEvery), func(now time.Time) {
+// agencyRetryEvery of tenant's clock until none waits.
+func (s *Service) scheduleWaiting(tenant, sessID string, from time.Time) {
+	s.Schedule(tenant, from.Add(agencyRetryEvery), func(now time.Time) {
 		sess, ok := s.Store.Enrollments.Get(sessID)
 		if !ok || sess.State != sessEnrolling {
 			return
@@ -583,7 +583,7 @@ func (s *Service) scheduleWaiting(sessID string, from time.Time) {
 			changed = changed || nr.State != clientWaiting
 		}
 		if s.settle(sess) {
-			s.scheduleWaiting(sessID, now)
+			s.scheduleWaiting(tenant, sessID, now)
 		}
 		if changed {
 			sess.Revision, sess.UpdatedAt = s.IDs.UUID(), now.UTC()
@@ -679,6 +679,7 @@ func (s *Service) enrollEntry(rc *httpapi.Ctx, sess *store.EnrollmentSession, v 
 		}
 		pr := s.identity.Provision(st, now, identity.ProvisionSpec{
 			BusinessName: e.NewClient.Name, Email: s.clientOwnerEmail(st, sess, e), PartnerID: sess.Owner, NoCredentials: true,
+			Tenant: rc.Tenant,
 		})
 		st.ClientsByRef[sess.Owner+"\x00"+p.externalRef] = pr.Business.ID
 		if _, member := pr.Business.Members[sess.EnrolledBy]; !member {

@@ -144,7 +144,7 @@ func (s *Service) profileInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	pt.Invites = append(pt.Invites, inv)
 	link := appBaseURL + "/agency/invite?" + url.Values{"partnerId": {pt.ID}, "token": {token}}.Encode()
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
-		Channel: "email", To: email, From: "no-reply@voiceagent.example",
+		BusinessID: rc.Tenant, Channel: "email", To: email, From: "no-reply@voiceagent.example",
 		Subject: "You are invited to join " + pt.Brand.Name,
 		Body:    "You are invited to join " + pt.Brand.Name + " as " + body.Role + ". Accept the invitation: " + link,
 		Link:    link,

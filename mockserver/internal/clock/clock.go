@@ -1,12 +1,12 @@
-// Package clock is the mock server's simulated clock: the time every record
-// and every simulated process uses, and a scheduler of tasks that run when
-// the clock reaches them. Tests move the clock with Advance; the standalone
-// server can also let it follow real time at some speed.
+// Package clock is the mock server's simulated time: a clock per tenant
+// (Tenants), each the server's base time plus the tenant's own offset, with a
+// scheduler of tasks that run when the clock reaches them. Tests move a
+// tenant's clock, or every clock, with Advance; the standalone server can
+// also let every clock follow real time at some speed.
 package clock
 
 import (
 	"container/heap"
-	"context"
 	"sync"
 	"time"
 )
@@ -85,24 +85,6 @@ func (c *Clock) Reset() {
 		t.index = -1
 	}
 	c.tasks = nil
-}
-
-// Follow moves the clock with real time at speed (1 = real time) until ctx
-// ends, running due tasks as it goes.
-func (c *Clock) Follow(ctx context.Context, speed float64, tick time.Duration) {
-	last := time.Now()
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case real := <-t.C:
-			step := time.Duration(float64(real.Sub(last)) * speed)
-			last = real
-			c.runUntil(c.Now().Add(step))
-		}
-	}
 }
 
 func (c *Clock) runUntil(target time.Time) time.Time {

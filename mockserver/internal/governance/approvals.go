@@ -103,7 +103,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	// restricted to another business of the same user does not see it.
 	rc.Store.ApprovalRequests.Insert(a, biz, rc.Now)
 	a.UpdatedAt = a.CreatedAt
-	s.Schedule(a.ExpiresAt, func(now time.Time) {
+	s.Schedule(rc.Store.TenantOf(biz), a.ExpiresAt, func(now time.Time) {
 		if a, ok := s.Store.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
 			s.decideApproval(s.Store, a, now, approvalExpired, "nobody decided before expires_at")
 		}

@@ -181,7 +181,9 @@ func (s *Service) EnqueueCallWebhook(st *store.Store, c *store.Call, ev *store.E
 // their answer, so one Advance covers a whole stretch of the schedule. The
 // caller holds the write lock.
 func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Delivery {
-	now := s.Clock.Now()
+	tenant := st.TenantOf(d.BusinessID)
+	d.Tenant = tenant
+	now := s.Now(tenant)
 	d.ID = s.IDs.UUID()
 	if d.MessageID == "" {
 		d.MessageID = d.ID
@@ -192,7 +194,7 @@ func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Deliv
 	st.Deliveries.Add(d)
 	s.deliveryUpdated(st, d, nil)
 	first := make(chan struct{})
-	cancelSecond := s.scheduleSecondAttempt(now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
+	cancelSecond := s.scheduleSecondAttempt(tenant, now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
 	att, ok := s.prepareAttempt(st, d, 1, now)
 	if !ok {
 		close(first)
@@ -235,7 +237,7 @@ func (s *Service) retryAttempt(st *store.Store, d *store.Delivery, n int, at tim
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if !s.recordAttempt(st, d, att, res) {
-		s.Clock.Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
+		s.Clocks.Of(st.TenantOf(d.BusinessID)).Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
 	}
 }
 
@@ -481,6 +483,8 @@ type Delivery struct {
 	// Reason says why a delivery was canceled.
 	Reason    string    `json:"reason,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+
+	tenant string // BusinessID's tenant, for DeliveryFilter.Tenant
 }
 
 // DeliveryAttempt is one HTTP request of a delivery.
@@ -513,9 +517,13 @@ type DeliveryFilter struct {
 	CallID            string
 	ApprovalRequestID string
 	BusinessID        string
-	EventID           string
-	Event             string
-	Status            string
+	// Tenant keeps the deliveries of every business of a tenant (its root
+	// business id: GET /_mock/deliveries?business_id= names any business
+	// of the tenant).
+	Tenant  string
+	EventID string
+	Event   string
+	Status  string
 	// MinAttempts keeps deliveries with at least this many attempts made.
 	MinAttempts int
 }
@@ -528,6 +536,7 @@ func (f DeliveryFilter) Match(d *Delivery) bool {
 		(f.CallID == "" || d.CallID == f.CallID) &&
 		(f.ApprovalRequestID == "" || d.ApprovalRequestID == f.ApprovalRequestID) &&
 		(f.BusinessID == "" || d.BusinessID == f.BusinessID) &&
+		(f.Tenant == "" || d.tenant == f.Tenant) &&
 		(f.EventID == "" || d.EventID == f.EventID) &&
 		(f.Event == "" || d.Event == f.Event) &&
 		(f.Status == "" || d.Status == f.Status) &&
@@ -547,7 +556,7 @@ func fillDeliveryView(v *Delivery, d *store.Delivery) {
 	attempts := v.Attempts[:0]
 	*v = Delivery{
 		ID: d.ID, Kind: d.Kind, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, CallID: d.CallID,
-		ApprovalRequestID: d.ApprovalRequestID, BusinessID: d.BusinessID,
+		ApprovalRequestID: d.ApprovalRequestID, BusinessID: d.BusinessID, tenant: d.Tenant,
 		EventID: d.EventID, Event: d.EventType, ContentType: d.ContentType, Body: string(d.Body),
 		Status: d.Status, ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
 	}
@@ -671,8 +680,13 @@ func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
 	}
 	f := DeliveryFilter{
 		Kind: rc.Query("kind"), SubscriptionID: rc.Query("subscription_id"), CallID: rc.Query("call_id"),
-		ApprovalRequestID: rc.Query("approval_request_id"), BusinessID: rc.Query("business_id"),
-		EventID: rc.Query("event_id"), Event: rc.Query("event"), Status: rc.Query("status"),
+		ApprovalRequestID: rc.Query("approval_request_id"),
+		EventID:           rc.Query("event_id"), Event: rc.Query("event"), Status: rc.Query("status"),
+	}
+	if id := rc.Query("business_id"); id != "" {
+		if f.Tenant, err = rc.API.TenantOfBusiness(id); err != nil {
+			return nil, err
+		}
 	}
 	if f.MinAttempts, err = rc.IntQuery("min_attempts", 0, 0, maxDeliveryAttempts); err != nil {
 		return nil, err
@@ -731,7 +745,7 @@ func (s *Service) EmitEvent(businessID, eventType string, data any) (string, err
 	if data == nil {
 		data = map[string]any{}
 	}
-	return s.Emit(s.Store, businessID, eventType, s.Clock.Now(), data).ID, nil
+	return s.Emit(s.Store, businessID, eventType, s.Now(s.Store.TenantOf(businessID)), data).ID, nil
 }
 
 func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
@@ -749,6 +763,6 @@ func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	if body.Data == nil {
 		body.Data = map[string]any{}
 	}
-	ev := s.Emit(rc.Store, body.BusinessID, body.Event, rc.Now, body.Data)
+	ev := s.Emit(rc.Store, body.BusinessID, body.Event, s.Now(rc.Store.TenantOf(body.BusinessID)), body.Data)
 	return httpapi.Created(eventView(ev)), nil
 }

@@ -213,13 +213,13 @@ func (s *Service) doOutbound(req OutboundRequest) outboundResult {
 }
 
 // scheduleSecondAttempt puts the second attempt of an outbound delivery on
-// the clock, webhookRetrySchedule[1] after the first attempt started at now: when it
+// its tenant's clock, webhookRetrySchedule[1] after the first attempt started at now: when it
 // falls due it waits until first is closed (the first attempt's outcome is
 // recorded) and then runs second, which does nothing when the first
 // attempt succeeded. So the schedule never depends on how fast a receiver
 // answers. It returns the task's cancel.
-func (s *Service) scheduleSecondAttempt(now time.Time, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
-	return s.Clock.Schedule(now.Add(webhookRetrySchedule[1]), func(at time.Time) {
+func (s *Service) scheduleSecondAttempt(tenant string, now time.Time, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
+	return s.Clocks.Of(tenant).Schedule(now.Add(webhookRetrySchedule[1]), func(at time.Time) {
 		select {
 		case <-first:
 		case <-s.Outbound.ctx.Done():

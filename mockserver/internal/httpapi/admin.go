@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // MaxWait bounds ?wait= on the long-polling admin routes; a long poll may
@@ -79,19 +81,105 @@ func ExtendDeadlines(w http.ResponseWriter, d time.Duration) {
 // (http.Server.RegisterOnShutdown), and its shutdown waits for no poll.
 func (s *API) Drain() { s.drain() }
 
+// ClockView is what GET /_mock/clock and POST /_mock/clock/advance answer:
+// a tenant's time (or the base time), and how many simulated processes
+// wait on its clock (on every clock for the base).
+type ClockView struct {
+	Now        time.Time `json:"now"`
+	BusinessID string    `json:"business_id,omitempty"`
+	Pending    int       `json:"pending"`
+}
+
+// TenantOfBusiness returns the tenant that owns a business: 400 when id is
+// not a UUID, 404 when no such business exists.
+func (s *API) TenantOfBusiness(id string) (string, error) {
+	if !IsUUID(id) {
+		return "", InvalidField("business_id", "must be a UUID")
+	}
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	t := s.Store.TenantOf(id)
+	if t == "" {
+		return "", NotFound("business not found: " + id)
+	}
+	return t, nil
+}
+
+// clockView is the time of tenant ("" the base).
+func (s *API) clockView(tenant, businessID string) ClockView {
+	if tenant == "" {
+		return ClockView{Now: s.Clocks.Base().Now(), Pending: s.Clocks.Pending()}
+	}
+	c := s.Clocks.Of(tenant)
+	return ClockView{Now: c.Now(), BusinessID: businessID, Pending: c.Pending()}
+}
+
 func (s *API) adminClock(rc *Ctx) (any, error) {
-	return map[string]any{"now": s.Clock.Now(), "pending": s.Clock.Pending()}, nil
+	var tenant string
+	id := rc.Query("business_id")
+	if id != "" {
+		var err error
+		if tenant, err = s.TenantOfBusiness(id); err != nil {
+			return nil, err
+		}
+	}
+	return s.clockView(tenant, id), nil
 }
 
 func (s *API) adminAdvance(rc *Ctx) (any, error) {
 	var body struct {
-		Seconds float64 `json:"seconds"`
+		Seconds    float64 `json:"seconds"`
+		BusinessID string  `json:"business_id"`
 	}
 	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	now := s.Clock.Advance(time.Duration(body.Seconds * float64(time.Second)))
-	return map[string]any{"now": now, "pending": s.Clock.Pending()}, nil
+	d := time.Duration(body.Seconds * float64(time.Second))
+	if body.BusinessID == "" {
+		s.Clocks.Advance(d)
+		return s.clockView("", ""), nil
+	}
+	tenant, err := s.TenantOfBusiness(body.BusinessID)
+	if err != nil {
+		return nil, err
+	}
+	s.Clocks.Of(tenant).Advance(d)
+	return s.clockView(tenant, body.BusinessID), nil
+}
+
+// TenantView is one tenant as GET /_mock/tenants shows it: its root
+// business, the business's name, the owner's email and the tenant's time.
+type TenantView struct {
+	BusinessID   string    `json:"business_id"`
+	BusinessName string    `json:"business_name"`
+	Email        string    `json:"email"`
+	Now          time.Time `json:"now"`
+	Pending      int       `json:"pending"`
+}
+
+// Tenants returns every tenant, oldest first.
+func (s *API) Tenants() []TenantView {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	out := []TenantView{}
+	for _, id := range s.Store.Tenants() {
+		b, ok := s.Store.Businesses.Get(id)
+		if !ok {
+			continue
+		}
+		v := TenantView{BusinessID: id, BusinessName: b.Name}
+		if u, ok := s.Store.Users.Get(b.OwnerUserID); ok {
+			v.Email = u.Email
+		}
+		c := s.Clocks.Of(id)
+		v.Now, v.Pending = c.Now(), c.Pending()
+		out = append(out, v)
+	}
+	return out
+}
+
+func (s *API) adminTenants(rc *Ctx) (any, error) {
+	return map[string]any{"tenants": s.Tenants()}, nil
 }
 
 func (s *API) adminRequests(rc *Ctx) (any, error) {
@@ -99,9 +187,15 @@ func (s *API) adminRequests(rc *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	method, path := strings.ToUpper(rc.Query("method")), rc.Query("path")
+	method, path, tenant := strings.ToUpper(rc.Query("method")), rc.Query("path"), ""
+	if id := rc.Query("business_id"); id != "" {
+		if tenant, err = s.TenantOfBusiness(id); err != nil {
+			return nil, err
+		}
+	}
 	match := func(e *JournalEntry) bool {
-		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path))
+		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path)) &&
+			(tenant == "" || e.BusinessID == tenant)
 	}
 	poll(func(ctx context.Context) { s.WaitRequests(ctx, match) })
 	return map[string]any{"requests": s.Journal.List(match)}, nil
@@ -116,16 +210,37 @@ func (s *API) adminAddFault(rc *Ctx) (any, error) {
 	if err := rc.Decode(&f); err != nil {
 		return nil, err
 	}
-	return Created(s.FaultSet.add(f)), nil
+	f, err := s.AddFault(f)
+	if err != nil {
+		return nil, err
+	}
+	return Created(f), nil
 }
 
+// adminClearFaults removes one rule (?id=) or every rule.
 func (s *API) adminClearFaults(rc *Ctx) (any, error) {
+	if id, ok := rc.Request.URL.Query()["id"]; ok {
+		if len(id) != 1 || id[0] == "" {
+			return nil, NewError(http.StatusBadRequest, wire.CodeBadRequest, "the id query parameter is empty: send ?id=<fault id>, or leave it out to remove every rule")
+		}
+		if !s.FaultSet.Remove(id[0]) {
+			return nil, NotFound("fault rule not found: " + id[0])
+		}
+		return map[string]any{"removed": id[0]}, nil
+	}
 	s.FaultSet.Reset()
 	return map[string]any{"cleared": true}, nil
 }
 
-// AddFault installs a fault injection rule and returns it with its id.
-func (s *API) AddFault(f FaultRule) FaultRule { return s.FaultSet.add(f) }
+// AddFault checks a fault injection rule, installs it and returns it with
+// its id. A rule that does nothing, names no route of the API, or names a
+// business that does not exist is refused with a 400 or 404 *Error.
+func (s *API) AddFault(f FaultRule) (FaultRule, error) {
+	if err := s.checkFault(&f); err != nil {
+		return FaultRule{}, err
+	}
+	return s.FaultSet.add(f), nil
+}
 
 // Faults returns the fault injection rules, with how often each fired.
 func (s *API) Faults() []FaultRule { return s.FaultSet.List() }

@@ -30,15 +30,15 @@ type API struct {
 	drain    context.CancelFunc
 }
 
-// New returns the pipeline of engine p with its start-up fault rules; each
-// part registers how a reset drops its state.
-func New(p *platform.Platform, faults []FaultRule) *API {
+// New returns the pipeline of engine p; each part registers how a reset
+// drops its state.
+func New(p *platform.Platform) *API {
 	lim := p.Config.Limits
 	a := &API{
 		Platform: p,
 		Journal:  newJournal(p.Config.JournalSize, lim.JournalBytes),
 		Usage:    newUsageLog(p.IDs.UUID, lim.UsagePerUser, lim.UsageEntries),
-		FaultSet: newFaultSet(faults, p.IDs.Float64),
+		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
 		Idem:     newIdempotencyStore(lim.IdempotencyRecords, lim.IdempotencyBytes),
 	}

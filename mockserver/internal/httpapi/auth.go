@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -28,6 +29,10 @@ type Principal struct {
 	Session *store.Session // nil for a key
 	// Businesses are the ids the caller reaches, oldest first.
 	Businesses []string
+	// Tenant is the tenant the caller acts in (the root business of its
+	// account; "" for a user without a business): its clock and its
+	// scoped faults apply to the request.
+	Tenant string
 }
 
 // OwnerID is the id idempotency keys, usage and rate limits are kept under.
@@ -125,15 +130,27 @@ func (s *API) authenticate(rc *Ctx) *Error {
 	if mode != AuthSession {
 		if h := rc.Request.Header.Get("Authorization"); h != "" {
 			var apiErr *Error
-			if p, apiErr = s.keyPrincipal(st, rc, h); apiErr != nil {
+			if p, apiErr = s.keyPrincipal(st, h); apiErr != nil {
+				return apiErr
+			}
+			p.Tenant = principalTenant(st, p)
+			if apiErr := p.keyExpired(s.Clocks.Now(p.Tenant)); apiErr != nil {
 				return apiErr
 			}
 		}
 	}
 	if p == nil && mode != AuthKey {
 		if c, err := rc.Request.Cookie(SessionCookie); err == nil {
-			p = s.sessionPrincipal(st, rc, c.Value)
+			if p = s.sessionPrincipal(st, c.Value); p != nil {
+				p.Tenant = principalTenant(st, p)
+				if !s.Clocks.Now(p.Tenant).Before(p.Session.ExpiresAt) {
+					p = nil // expired on its tenant's clock
+				}
+			}
 		}
+	}
+	if p != nil {
+		rc.Tenant, rc.Now = p.Tenant, s.Clocks.Now(p.Tenant)
 	}
 	if p == nil {
 		switch mode {
@@ -153,7 +170,7 @@ func (s *API) authenticate(rc *Ctx) *Error {
 	return nil
 }
 
-func (s *API) keyPrincipal(st *store.Store, rc *Ctx, header string) (*Principal, *Error) {
+func (s *API) keyPrincipal(st *store.Store, header string) (*Principal, *Error) {
 	// The scheme is case-insensitive (RFC 9110 section 11.1).
 	scheme, raw, ok := strings.Cut(header, " ")
 	raw = strings.TrimSpace(raw)
@@ -168,14 +185,10 @@ func (s *API) keyPrincipal(st *store.Store, rc *Ctx, header string) (*Principal,
 	if !k.Active {
 		return nil, Unauthorized("this API key has been revoked")
 	}
-	if k.ExpiresAt != nil && !rc.Now.Before(*k.ExpiresAt) {
-		return nil, Unauthorized("this API key has expired")
-	}
 	u, ok := st.Users.Get(k.Owner)
 	if !ok {
 		return nil, Unauthorized("the key's account no longer exists")
 	}
-	k.LastUsed.Store(rc.Now.UnixNano())
 	p := &Principal{User: u, Key: k}
 	switch {
 	case k.PartnerID != "":
@@ -191,9 +204,33 @@ func (s *API) keyPrincipal(st *store.Store, rc *Ctx, header string) (*Principal,
 	return p, nil
 }
 
-func (s *API) sessionPrincipal(st *store.Store, rc *Ctx, token string) *Principal {
+// keyExpired checks a key's expiry on its tenant's time now, and marks
+// the key used.
+func (p *Principal) keyExpired(now time.Time) *Error {
+	k := p.Key
+	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
+		return Unauthorized("this API key has expired")
+	}
+	k.LastUsed.Store(now.UnixNano())
+	return nil
+}
+
+// principalTenant is the tenant a caller acts in: that of the first
+// business it reaches, else of its user's first business ("" when it has
+// none).
+func principalTenant(st *store.Store, p *Principal) string {
+	if len(p.Businesses) > 0 {
+		return st.TenantOf(p.Businesses[0])
+	}
+	if bs := st.BusinessesOf(p.User.ID); len(bs) > 0 {
+		return st.TenantOf(bs[0])
+	}
+	return ""
+}
+
+func (s *API) sessionPrincipal(st *store.Store, token string) *Principal {
 	sess, ok := st.SessionsByToken[token]
-	if !ok || !rc.Now.Before(sess.ExpiresAt) {
+	if !ok {
 		return nil
 	}
 	u, ok := st.Users.Get(sess.Owner)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,8 +40,15 @@ const (
 // Other targets make a simulated dependency fail while the handler runs: the
 // handler turns the failure into the answer the real service gives (for
 // example vendor_error for the voice provider).
+//
+// BusinessID scopes the rule to one tenant: it fires only on requests of
+// the tenant that owns that business (by key or session), so parallel tests
+// on one server each inject their own faults. A scoped request rule acts
+// once the caller is known (after authentication); an unscoped one acts
+// before.
 type FaultRule struct {
 	ID          string  `json:"id"`
+	BusinessID  string  `json:"business_id,omitempty"`
 	Method      string  `json:"method,omitempty"`
 	Path        string  `json:"path,omitempty"`
 	Target      string  `json:"target,omitempty"`
@@ -56,6 +64,8 @@ type FaultRule struct {
 	// RetryAfter is the Retry-After of the answer, in seconds.
 	RetryAfter *int `json:"retry_after,omitempty"`
 	Fired      int  `json:"fired"`
+
+	tenant string // BusinessID's tenant
 }
 
 // FaultSet holds the fault injection rules and matches requests to them.
@@ -68,15 +78,93 @@ type FaultSet struct {
 	chance func() float64
 }
 
-// newFaultSet returns a set holding rules; chance draws the probability of probabilistic rules.
-func newFaultSet(rules []FaultRule, chance func() float64) *FaultSet {
-	fs := &FaultSet{chance: chance}
-	for _, r := range rules {
-		fs.add(r)
-	}
-	return fs
+// newFaultSet returns an empty set; chance draws the probability of
+// probabilistic rules.
+func newFaultSet(chance func() float64) *FaultSet {
+	return &FaultSet{chance: chance}
 }
 
+// faultTargets are the targets a rule may name.
+var faultTargets = []string{FaultTargetRequest, FaultTargetVoiceProvider, FaultTargetStorage, FaultTargetSMSProvider, FaultTargetDependency}
+
+// normalize fills a rule's defaults: the request target, the /api prefix
+// of its path, an upper-case method.
+func (r *FaultRule) normalize() {
+	if r.Target == "" {
+		r.Target = FaultTargetRequest
+	}
+	if r.Path != "" && !strings.HasPrefix(r.Path, APIPrefix+"/") && r.Path != APIPrefix+"*" {
+		r.Path = APIPrefix + r.Path
+	}
+	r.Method = strings.ToUpper(r.Method)
+}
+
+// checkFault refuses a rule that could never fire or that does nothing: an
+// unknown target, a request rule with no effect, a path (and method) no
+// route of the API has, a status or probability out of range, a business
+// that is not a UUID or does not exist. It fills in the rule's tenant.
+func (s *API) checkFault(r *FaultRule) error {
+	r.normalize()
+	if !slices.Contains(faultTargets, r.Target) {
+		return InvalidField("target", "must be one of %s", strings.Join(faultTargets, ", "))
+	}
+	if r.Target == FaultTargetRequest && r.Status == 0 && r.LatencyMS == 0 && !r.Drop && !r.Truncate && r.RetryAfter == nil {
+		return Invalid("the fault rule does nothing: give it a status, latency_ms, drop or truncate (or a dependency target)")
+	}
+	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
+		return InvalidField("status", "must be an error status from 400 to 599")
+	}
+	if r.Probability < 0 || r.Probability > 1 {
+		return InvalidField("probability", "must be from 0 to 1")
+	}
+	if r.LatencyMS < 0 || r.Times < 0 {
+		return Invalid("latency_ms and times must not be negative")
+	}
+	if r.Path != "" || r.Method != "" {
+		if !s.routeMatches(r.Method, r.Path) {
+			what := r.Path
+			if r.Method != "" {
+				what = r.Method + " " + cmpOr(r.Path, "any path")
+			}
+			return InvalidField("path", "no route of the API matches %s: the rule would never fire (see GET /api/openapi.yaml for the routes)", what)
+		}
+	}
+	r.tenant = ""
+	if r.BusinessID != "" {
+		t, err := s.TenantOfBusiness(r.BusinessID)
+		if err != nil {
+			return err
+		}
+		r.tenant = t
+	}
+	return nil
+}
+
+// routeMatches reports whether some route of the API (not the admin API)
+// has method ("" any) and a path that pattern matches ("" any).
+func (s *API) routeMatches(method, pattern string) bool {
+	for path, methods := range s.Routes {
+		if !strings.HasPrefix(path, APIPrefix+"/") || !pathMatches(pattern, path) {
+			continue
+		}
+		if method == "" {
+			return true
+		}
+		if _, ok := methods[method]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// add installs a checked rule.
 func (fs *FaultSet) add(r FaultRule) FaultRule {
 	fs.Mu.Lock()
 	defer fs.Mu.Unlock()
@@ -84,16 +172,22 @@ func (fs *FaultSet) add(r FaultRule) FaultRule {
 	if r.ID == "" {
 		r.ID = "fault_" + strconv.Itoa(fs.seq)
 	}
-	if r.Target == "" {
-		r.Target = FaultTargetRequest
-	}
-	if r.Path != "" && !strings.HasPrefix(r.Path, APIPrefix+"/") {
-		r.Path = APIPrefix + r.Path
-	}
-	r.Method = strings.ToUpper(r.Method)
 	r.Fired = 0
 	fs.Rules = append(fs.Rules, &r)
 	return r
+}
+
+// Remove removes the rule with the id and reports whether there was one.
+func (fs *FaultSet) Remove(id string) bool {
+	fs.Mu.Lock()
+	defer fs.Mu.Unlock()
+	for i, r := range fs.Rules {
+		if r.ID == id {
+			fs.Rules = slices.Delete(fs.Rules, i, i+1)
+			return true
+		}
+	}
+	return false
 }
 
 // List returns the rules, oldest first.
@@ -114,13 +208,30 @@ func (fs *FaultSet) Reset() {
 	fs.Rules = nil
 }
 
-// Match returns a copy of the first rule for target that matches and fires
-// (probability and remaining times permitting), or nil.
-func (fs *FaultSet) Match(target, method, path string) *FaultRule {
+// Which rules a match considers: the unscoped ones (before the caller is
+// known), a tenant's scoped ones (once it is), or both (in a handler).
+type faultScope int
+
+const (
+	unscopedRules faultScope = iota
+	scopedRules
+	allRules
+)
+
+// Match returns a copy of the first rule for target that matches a request
+// of tenant and fires (probability and remaining times permitting), or nil.
+// scope says which rules it considers.
+func (fs *FaultSet) Match(target, method, path, tenant string, scope faultScope) *FaultRule {
 	fs.Mu.Lock()
 	defer fs.Mu.Unlock()
 	for _, r := range fs.Rules {
 		if r.Target != target || (r.Method != "" && r.Method != method) || !pathMatches(r.Path, path) {
+			continue
+		}
+		switch {
+		case r.tenant == "" && scope == scopedRules:
+			continue
+		case r.tenant != "" && (scope == unscopedRules || r.tenant != tenant):
 			continue
 		}
 		if r.Times > 0 && r.Fired >= r.Times {
@@ -149,6 +260,16 @@ func pathMatches(pattern, path string) bool {
 // before applies the parts of a request fault that act before the handler:
 // the delay, and a made-up answer (done reports that the handler must not
 // run).
+// beforeOn is before for request r answered by w: a latency first moves
+// the connection's deadlines past it, since a made-up slow answer, like a
+// long poll, may outlast the server's timeouts.
+func (f *FaultRule) beforeOn(w http.ResponseWriter, r *http.Request) (resp *Response, done bool) {
+	if f.LatencyMS > 0 {
+		ExtendDeadlines(w, time.Duration(f.LatencyMS)*time.Millisecond)
+	}
+	return f.before(r.Context())
+}
+
 func (f *FaultRule) before(ctx context.Context) (resp *Response, done bool) {
 	if f.LatencyMS > 0 {
 		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
@@ -224,7 +345,7 @@ func (f *FaultRule) apply(w http.ResponseWriter, resp *Response) {
 // DependencyFault reports whether a simulated dependency of the current
 // request fails, as an API error for the handler to return.
 func (rc *Ctx) DependencyFault(target string) *Error {
-	f := rc.API.FaultSet.Match(target, rc.Request.Method, rc.Request.URL.Path)
+	f := rc.API.FaultSet.Match(target, rc.Request.Method, rc.Request.URL.Path, rc.Tenant, allRules)
 	if f == nil {
 		return nil
 	}

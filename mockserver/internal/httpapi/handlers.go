@@ -10,5 +10,6 @@ func (s *API) Handlers() Handlers {
 		"addFault":     s.adminAddFault,
 		"listRequests": s.adminRequests,
 		"reset":        s.adminReset,
+		"listTenants":  s.adminTenants,
 	}
 }

@@ -29,13 +29,15 @@ const (
 // JournalEntry is one API request as the journal (GET /_mock/requests)
 // keeps it.
 type JournalEntry struct {
-	Seq        int64     `json:"seq"`
-	RequestID  string    `json:"request_id"`
-	Method     string    `json:"method"`
-	Path       string    `json:"path"`
-	Query      string    `json:"query,omitempty"`
-	Status     int       `json:"status"`
-	KeyPrefix  string    `json:"key_prefix,omitempty"`
+	Seq       int64  `json:"seq"`
+	RequestID string `json:"request_id"`
+	Method    string `json:"method"`
+	Path      string `json:"path"`
+	Query     string `json:"query,omitempty"`
+	Status    int    `json:"status"`
+	KeyPrefix string `json:"key_prefix,omitempty"`
+	// BusinessID is the caller's tenant: its account's root business.
+	BusinessID string    `json:"business_id,omitempty"`
 	Time       time.Time `json:"time"`
 	DurationMS float64   `json:"duration_ms"`
 	Replayed   bool      `json:"idempotent_replayed,omitempty"`
@@ -51,7 +53,7 @@ const journalEntryOverhead = int64(unsafe.Sizeof(JournalEntry{}))
 // entry (a string or a []byte, such as a body) adds its length here, so
 // that entries of any size are counted by what they hold.
 func (e *JournalEntry) Bytes() int64 {
-	return journalEntryOverhead + int64(len(e.RequestID)+len(e.Method)+len(e.Path)+len(e.Query)+len(e.KeyPrefix)+len(e.Fault))
+	return journalEntryOverhead + int64(len(e.RequestID)+len(e.Method)+len(e.Path)+len(e.Query)+len(e.KeyPrefix)+len(e.BusinessID)+len(e.Fault))
 }
 
 type journalEntry = JournalEntry

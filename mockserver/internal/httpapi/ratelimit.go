@@ -14,18 +14,20 @@ import (
 
 // RateLimiter keeps one token bucket per rule and caller (key, session or,
 // for signup, client IP): a bucket holds the rule's limit and refills over
-// its window. Time is real time plus the simulated clock's advances.
+// its window. Time is real time plus the advances of the caller's tenant's
+// clock.
 type RateLimiter struct {
 	On    bool
 	scale float64
-	now   func() time.Time
+	now   func(tenant string) time.Time
 
 	Mu      sync.Mutex
 	Buckets map[string]*rate.Limiter
 }
 
-// newRateLimiter returns the limiter: on switches limits on, scale multiplies them, now is the time windows are measured on.
-func newRateLimiter(on bool, scale float64, now func() time.Time) *RateLimiter {
+// newRateLimiter returns the limiter: on switches limits on, scale
+// multiplies them, now is the time a tenant's windows are measured on.
+func newRateLimiter(on bool, scale float64, now func(tenant string) time.Time) *RateLimiter {
 	if scale <= 0 {
 		scale = 1
 	}
@@ -74,7 +76,7 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	}
 	l.Mu.Unlock()
 
-	now := l.now()
+	now := l.now(rc.Tenant)
 	allowed := b.AllowN(now, 1)
 	tokens := b.TokensAt(now)
 	h := http.Header{}

@@ -103,10 +103,15 @@ type Ctx struct {
 	Principal *Principal // nil on unauthenticated routes
 	RequestID string
 	Body      []byte
-	Now       time.Time // the simulated time when the request arrived
-	ClientIP  string
-	q         url.Values          // the parsed query, once asked for
-	writer    http.ResponseWriter // the request's writer (nil for scheduled work), for LongPoll's deadlines
+	// Now is the simulated time when the request arrived: its tenant's
+	// time once the caller is known (the base time before, and for
+	// requests of no tenant).
+	Now time.Time
+	// Tenant is the caller's tenant ("" none; see Principal.Tenant).
+	Tenant   string
+	ClientIP string
+	q        url.Values          // the parsed query, once asked for
+	writer   http.ResponseWriter // the request's writer (nil for scheduled work), for LongPoll's deadlines
 }
 
 // ScheduledCtx is the context of work the clock runs at now on behalf of an
@@ -116,9 +121,17 @@ type Ctx struct {
 // request. The caller holds the state lock, as every scheduled task does.
 func (a *API) ScheduledCtx(route *Route, p *Principal, method string, u url.URL, body []byte, now time.Time) *Ctx {
 	return &Ctx{
-		API: a, Store: a.Store, Route: route, Principal: p, Body: body, Now: now,
+		API: a, Store: a.Store, Route: route, Principal: p, Body: body, Now: now, Tenant: tenantOf(p),
 		Request: &http.Request{Method: method, URL: &u, Header: http.Header{}},
 	}
+}
+
+// tenantOf is p's tenant ("" for no caller).
+func tenantOf(p *Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.Tenant
 }
 
 // Query returns a query parameter. The query is parsed once per request.
@@ -165,8 +178,11 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", reqID)
 	resp, rt, p, fault := s.handle(w, r, reqID)
 	rec := newJournalEntry(r, rt, reqID, start)
-	if p != nil && p.Key != nil {
-		rec.KeyPrefix = p.Key.Prefix
+	if p != nil {
+		if p.Key != nil {
+			rec.KeyPrefix = p.Key.Prefix
+		}
+		rec.BusinessID = p.Tenant
 	}
 	rec.Status = resp.Status
 	rec.Replayed = resp.Header.Get(HeaderIdempotentReplayed) == "true"
@@ -235,19 +251,14 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		return ErrorResponse(apiErr), nil, nil, nil
 	}
 	if rt.Auth != AuthAdmin {
-		fault = s.FaultSet.Match("request", r.Method, r.URL.Path)
+		fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
 		if fault != nil {
-			if fault.LatencyMS > 0 {
-				// A made-up slow answer, like a long poll, may outlast the
-				// server's timeouts.
-				ExtendDeadlines(w, time.Duration(fault.LatencyMS)*time.Millisecond)
-			}
-			if resp, done := fault.before(r.Context()); done {
+			if resp, done := fault.beforeOn(w, r); done {
 				return resp, rt, nil, fault
 			}
 		}
 	}
-	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clock.Now(), ClientIP: clientIP(r), writer: w}
+	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
 		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
 		if err != nil {
@@ -261,6 +272,17 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		rc.Body = body
 	}
 	if apiErr := s.authenticate(rc); apiErr != nil {
+		return ErrorResponse(apiErr), rt, rc.Principal, fault
+	}
+	if fault == nil && rc.Tenant != "" {
+		// The caller's tenant's own rules act once the caller is known.
+		if fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
+			if resp, done := fault.beforeOn(w, r); done {
+				return resp, rt, rc.Principal, fault
+			}
+		}
+	}
+	if apiErr := rc.checkIDParams(); apiErr != nil {
 		return ErrorResponse(apiErr), rt, rc.Principal, fault
 	}
 	if h, apiErr := s.Limits.check(rc); apiErr != nil {

@@ -31,6 +31,7 @@ var Table = []Route{
 	admin(POST, "/_mock/faults", "addFault").body("mockFault").lock(LockNone),
 	admin(GET, "/_mock/requests", "listRequests").lock(LockNone),
 	admin(POST, "/_mock/reset", "reset").lock(LockNone),
+	admin(GET, "/_mock/tenants", "listTenants").lock(LockNone),
 
 	// Identity: signup and dashboard links, keys, account reads, the OpenAPI documents, accounts and the outbox.
 	admin(POST, "/_mock/accounts", "createAccount").body("mockAccount").lock(LockWrite),

@@ -23,7 +23,7 @@ func every(skip string) Handlers {
 	return hs
 }
 
-func newAPI() *API { return New(platform.New(platform.Config{}), nil) }
+func newAPI() *API { return New(platform.New(platform.Config{})) }
 
 func TestBindGivesEveryRouteItsHandlerAndLimit(t *testing.T) {
 	a := newAPI()

@@ -83,7 +83,7 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
 	}
 	u.Mu.Lock()
 	defer u.Mu.Unlock()
-	u.T.Insert(e, p.OwnerID(), s.Clock.Now())
+	u.T.Insert(e, p.OwnerID(), s.Clocks.Now(p.Tenant))
 }
 
 // Page is one page of a user's usage log, newest first.

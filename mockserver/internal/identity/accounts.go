@@ -41,6 +41,9 @@ type ProvisionSpec struct {
 	// NoCredentials provisions no key and no session (a client business an
 	// agency enrolls: its owner signs in on their own).
 	NoCredentials bool
+	// Tenant is the tenant the new business joins (an agency's client
+	// joins the agency's); "" makes it a tenant of its own.
+	Tenant string
 }
 
 // Provisioned is what Provision created. Key, APIKey and Session are
@@ -86,6 +89,7 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		Phone:              spec.Phone,
 		ForwardTo:          spec.ForwardTo,
 		SubscriptionStatus: "active",
+		Tenant:             spec.Tenant,
 		TrialEndsAt:        now.Add(trialDuration).UTC(),
 		Timezone:           "America/New_York",
 	}
@@ -242,7 +246,7 @@ func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
 		partnerID, code = s.IDs.UUID(), "ref_"+s.IDs.Token(5)
 		s.Store.RegisterPartner(partnerID, code)
 	}
-	pr := s.Provision(s.Store, s.Clock.Now(), ProvisionSpec{
+	pr := s.Provision(s.Store, s.Now(""), ProvisionSpec{
 		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
 		PartnerID: partnerID,
 	})

@@ -11,31 +11,35 @@ import (
 // OutboxMessage is an email or SMS the platform sent to a person outside the
 // API: signup codes and links, SDR emails, owner notifications.
 type OutboxMessage struct {
-	ID        string    `json:"id"`
-	Channel   string    `json:"channel"`
-	To        string    `json:"to"`
-	From      string    `json:"from"`
-	Subject   string    `json:"subject,omitempty"`
-	Body      string    `json:"body"`
-	OTPCode   string    `json:"otp_code,omitempty"`
-	Link      string    `json:"link,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	ID string `json:"id"`
+	// BusinessID is the business the message was sent for (absent for a
+	// signup code, sent before the business exists).
+	BusinessID string    `json:"business_id,omitempty"`
+	Channel    string    `json:"channel"`
+	To         string    `json:"to"`
+	From       string    `json:"from"`
+	Subject    string    `json:"subject,omitempty"`
+	Body       string    `json:"body"`
+	OTPCode    string    `json:"otp_code,omitempty"`
+	Link       string    `json:"link,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // Outbox returns the messages sent to an address or number ("" for all),
 // oldest first.
-func (s *Service) Outbox(to string) []OutboxMessage {
+func (s *Service) Outbox(to string) []OutboxMessage { return s.OutboxOf("", to) }
+
+// OutboxOf returns the messages sent for the businesses of tenant ("" any
+// tenant, and messages of none) to an address or number ("" for all),
+// oldest first.
+func (s *Service) OutboxOf(tenant, to string) []OutboxMessage {
 	s.Mu.RLock()
 	defer s.Mu.RUnlock()
-	return s.outboxLocked(to)
-}
-
-func (s *Service) outboxLocked(to string) []OutboxMessage {
 	out := []OutboxMessage{}
 	for _, m := range s.Store.Outbox.Owned("outbox") {
-		if to == "" || strings.EqualFold(m.To, to) {
+		if (to == "" || strings.EqualFold(m.To, to)) && (tenant == "" || s.Store.TenantOf(m.BusinessID) == tenant) {
 			out = append(out, OutboxMessage{
-				ID: m.ID, Channel: m.Channel, To: m.To, From: m.From, Subject: m.Subject,
+				ID: m.ID, BusinessID: m.BusinessID, Channel: m.Channel, To: m.To, From: m.From, Subject: m.Subject,
 				Body: m.Body, OTPCode: m.OTPCode, Link: m.Link, CreatedAt: m.CreatedAt,
 			})
 		}
@@ -65,7 +69,14 @@ func (s *Service) adminOutbox(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	to := rc.Query("to")
-	poll(func(ctx context.Context) { s.WaitOutbox(ctx, to, nil) })
-	return map[string]any{"messages": s.Outbox(to)}, nil
+	to, tenant := rc.Query("to"), ""
+	if id := rc.Query("business_id"); id != "" {
+		if tenant, err = rc.API.TenantOfBusiness(id); err != nil {
+			return nil, err
+		}
+	}
+	poll(func(ctx context.Context) {
+		s.OutboxNotifier.Wait(ctx, func() bool { return len(s.OutboxOf(tenant, to)) > 0 })
+	})
+	return map[string]any{"messages": s.OutboxOf(tenant, to)}, nil
 }

@@ -143,7 +143,7 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 		State:     store.ChallengePending,
 	}
 	rc.Store.Challenges.Insert(ch, "signup", rc.Now)
-	s.Schedule(ch.ExpiresAt.Add(challengeRetention), func(time.Time) { s.Store.Challenges.Delete(ch.ID) })
+	s.Schedule("", ch.ExpiresAt.Add(challengeRetention), func(time.Time) { s.Store.Challenges.Delete(ch.ID) })
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
 		Channel: "email", To: strings.ToLower(strings.TrimSpace(f.Email)), From: "no-reply@voiceagent.example",
 		Subject: "Your voiceagent verification code",
@@ -346,7 +346,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		answer["replay_token"] = ch.ReplayToken
 	}
 	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
-		Channel: "email", To: sp.email, From: "no-reply@voiceagent.example",
+		BusinessID: b.ID, Channel: "email", To: sp.email, From: "no-reply@voiceagent.example",
 		Subject: "Welcome to voiceagent: sign in to " + b.Name,
 		Body:    "Your workspace " + b.Name + " is ready. Sign in within 15 minutes with this one-time link: " + magic,
 		Link:    magic,
@@ -357,12 +357,20 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 	return httpapi.Created(answer), nil
 }
 
+// linkTenant is the tenant whose clock a link expires on: its user's.
+func (s *Service) linkTenant(st *store.Store, l *store.MagicLink) string {
+	if t := st.TenantOfOwner(l.UserID); t != l.UserID {
+		return t
+	}
+	return ""
+}
+
 // newLink stores a link token for a user, forgotten a day after it expires
 // (until then it answers "expired").
 func (s *Service) newLink(st *store.Store, now time.Time, kind, userID string, ttl time.Duration) string {
 	l := &store.MagicLink{Token: s.IDs.Token(24), Kind: kind, UserID: userID, ExpiresAt: now.Add(ttl).UTC()}
 	st.MagicLinks[l.Token] = l
-	s.Schedule(l.ExpiresAt.Add(linkRetention), func(time.Time) { delete(s.Store.MagicLinks, l.Token) })
+	s.Schedule(s.linkTenant(st, l), l.ExpiresAt.Add(linkRetention), func(time.Time) { delete(s.Store.MagicLinks, l.Token) })
 	return l.Token
 }
 
@@ -378,13 +386,14 @@ func (s *Service) exchangeMagicLink(rc *httpapi.Ctx) (any, error) {
 		return nil, httpapi.Unauthorized("this sign-in link is invalid or was already used")
 	}
 	delete(rc.Store.MagicLinks, token)
-	if !rc.Now.Before(l.ExpiresAt) {
+	now := s.Now(s.linkTenant(rc.Store, l))
+	if !now.Before(l.ExpiresAt) {
 		return nil, httpapi.Unauthorized("this sign-in link expired")
 	}
 	if _, ok := rc.Store.Users.Get(l.UserID); !ok {
 		return nil, httpapi.Unauthorized("the link's account no longer exists")
 	}
-	sess := s.newSession(rc.Store, rc.Now, l.UserID)
+	sess := s.newSession(rc.Store, now, l.UserID)
 	c := &http.Cookie{
 		Name: httpapi.SessionCookie, Value: sess.Token, Path: "/", Expires: sess.ExpiresAt,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: rc.Request.TLS != nil,
@@ -404,7 +413,7 @@ func (s *Service) passwordSetupLink(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	l, ok := rc.Store.MagicLinks[token]
-	if !ok || l.Kind != "password_setup" || !rc.Now.Before(l.ExpiresAt) {
+	if !ok || l.Kind != "password_setup" || !s.Now(s.linkTenant(rc.Store, l)).Before(l.ExpiresAt) {
 		return nil, httpapi.Unauthorized("this password setup link is invalid or expired")
 	}
 	u, ok := rc.Store.Users.Get(l.UserID)

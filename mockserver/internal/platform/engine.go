@@ -73,19 +73,25 @@ func (s *Platform) boundLogs() {
 	s.Store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
 }
 
-// Schedule runs fn under the write lock once the clock reaches at.
-func (s *Platform) Schedule(at time.Time, fn func(now time.Time)) (cancel func()) {
-	return s.Clock.Schedule(at, func(now time.Time) {
+// Schedule runs fn under the write lock once tenant's clock reaches at ("":
+// the base clock, for work of no tenant). fn receives the tenant's time.
+func (s *Platform) Schedule(tenant string, at time.Time, fn func(now time.Time)) (cancel func()) {
+	return s.Clocks.Of(tenant).Schedule(at, func(now time.Time) {
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
 		fn(now)
 	})
 }
 
-// LimiterNow is the time rate-limit windows are measured on: real time plus
-// however far tests advanced the simulated clock, so a test can wait out a
-// window or advance past it.
-func (s *Platform) LimiterNow() time.Time { return time.Now().Add(s.Clock.Offset()) }
+// Now returns tenant's simulated time ("": the base time).
+func (s *Platform) Now(tenant string) time.Time { return s.Clocks.Now(tenant) }
+
+// LimiterNow is the time tenant's rate-limit windows are measured on: real
+// time plus however far tests advanced the tenant's clock, so a test can
+// wait out a window or advance past it.
+func (s *Platform) LimiterNow(tenant string) time.Time {
+	return time.Now().Add(s.Clocks.Of(tenant).Offset())
+}
 
 // IDGen makes ids and secrets from a ChaCha8 stream (a cryptographically
 // strong generator): seeded from crypto/rand by default, from the seed with
@@ -175,7 +181,7 @@ func (s *Platform) SendOutbox(st *store.Store, now time.Time, m store.OutboxMess
 func (s *Platform) OnReset(fn func()) { s.resets = append(s.resets, fn) }
 
 // ResetState drops all state: it gives the server a new store, drops the
-// clock's pending simulations and runs every registered reset, all under
+// tenants' clocks and every pending simulation, and runs every registered reset, all under
 // the write lock.
 func (s *Platform) ResetState() {
 	s.Mu.Lock()
@@ -183,7 +189,7 @@ func (s *Platform) ResetState() {
 	s.Store.Drop()
 	s.Store = store.NewWithIDs(s.IDs.UUID)
 	s.boundLogs()
-	s.Clock.Reset()
+	s.Clocks.Reset()
 	for _, fn := range s.resets {
 		fn()
 	}

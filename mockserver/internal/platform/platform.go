@@ -1,5 +1,5 @@
 // Package platform is the engine every domain of the mock server shares: the
-// state lock, the store, the simulated clock, ids, the outbox, the event bus,
+// state lock, the store, the tenants' simulated clocks, ids, the outbox, the event bus,
 // and the typed hooks (a call ended, a text was delivered, a finished call's
 // knowledge note) through which one domain reacts to another.
 //
@@ -27,8 +27,9 @@ type Platform struct {
 	// Store is the whole state; Reset replaces it.
 	Store *store.Store
 
-	// Clock is the simulated clock and its scheduler.
-	Clock *clock.Clock
+	// Clocks are the simulated clocks and their schedulers: a base time
+	// and one clock per tenant (see Now and Schedule).
+	Clocks *clock.Tenants
 	// IDs makes ids, keys, codes and secrets.
 	IDs *IDGen
 	// OutboxNotifier is notified of every message the platform sends to a
@@ -47,7 +48,7 @@ func New(cfg Config) *Platform {
 	p := &Platform{
 		Config: cfg,
 		Store:  store.NewWithIDs(ids.UUID),
-		Clock:  clock.New(cfg.Start),
+		Clocks: clock.NewTenants(cfg.Start),
 		IDs:    ids,
 		Bus:    newEventBus(),
 	}

@@ -354,7 +354,7 @@ func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 	run.UpdatedAt = run.CreatedAt
 	for i, t := range run.Touches {
 		runID, idx := run.ID, i
-		s.Schedule(t.ExecuteAt, func(now time.Time) { s.runTouch(s.Store, runID, idx, now) })
+		s.Schedule(rc.Store.TenantOf(b.BusinessID), t.ExecuteAt, func(now time.Time) { s.runTouch(s.Store, runID, idx, now) })
 	}
 	return httpapi.Created(RunView(run)), nil
 }

@@ -350,7 +350,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 	}
 	c.st.SDRMails.Insert(m, l.Owner, c.now)
 	id := m.ID
-	s.Schedule(c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
+	s.Schedule(c.st.TenantOf(l.Owner), c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
 }
 
@@ -369,7 +369,7 @@ func (s *Service) sendSDRMail(st *store.Store, now time.Time, id string) {
 	}
 	at := now.UTC()
 	m.Status, m.SentAt = store.SDREmailSent, &at
-	s.SendOutbox(st, now, store.OutboxMessage{Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
+	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: m.Owner, Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
 	if l, ok := st.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
 		l.Status = store.LeadContacted
 		l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
@@ -815,7 +815,7 @@ func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
 	schedule := func(at time.Time) {
 		next := at.UTC()
 		cfg.NextRunAt = &next
-		s.Schedule(at, tick)
+		s.Schedule(s.Store.TenantOf(businessID), at, tick)
 	}
 	tick = func(now time.Time) {
 		cur, ok := s.Store.SDRConfigs[businessID]
@@ -833,7 +833,7 @@ func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
 // runScheduledAll runs the pipeline of every enabled business now, as the
 // scheduled runner does, in business id order. The caller holds the write
 // lock.
-func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrapi.RunResult {
+func (s *Service) runScheduledAll(st *store.Store) []*sdrapi.RunResult {
 	ids := make([]string, 0, len(st.SDRConfigs))
 	for id, cfg := range st.SDRConfigs {
 		if cfg.Enabled {
@@ -844,7 +844,9 @@ func (s *Service) runScheduledAll(st *store.Store, now time.Time) []*sdrapi.RunR
 	out := make([]*sdrapi.RunResult, 0, len(ids))
 	for _, id := range ids {
 		if b, ok := st.Businesses.Get(id); ok {
-			out = append(out, s.runSDR(newSDRCtx(st, now, b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
+			// Each business runs at its tenant's time: its business hours
+			// and cadence are those of the clock its tests advanced.
+			out = append(out, s.runSDR(newSDRCtx(st, s.Now(b.Tenant), b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
 		}
 	}
 	return out
@@ -877,11 +879,11 @@ func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	if got == "" || got != s.cronSecretLocked() {
 		return nil, httpapi.Unauthorized("the scheduled runner is internal: it needs the platform's internal secret, not an API key or a session")
 	}
-	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
+	return map[string]any{"runs": s.runScheduledAll(rc.Store)}, nil
 }
 
 // adminSDRCron is POST /_mock/sdr/cron: what the scheduled runner's route
 // does, through the admin API.
 func (s *Service) adminSDRCron(rc *httpapi.Ctx) (any, error) {
-	return map[string]any{"runs": s.runScheduledAll(rc.Store, rc.Now)}, nil
+	return map[string]any{"runs": s.runScheduledAll(rc.Store)}, nil
 }

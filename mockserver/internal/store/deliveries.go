@@ -39,6 +39,7 @@ type Delivery struct {
 	// subscription's URL is read at each attempt).
 	URL           string
 	BusinessID    string
+	Tenant        string // the business's tenant (its root business)
 	EventID       string
 	EventType     string
 	ContentType   string

@@ -30,32 +30,34 @@ func TestInsertGivesIDOwnerAndStrictlyIncreasingCreatedAt(t *testing.T) {
 
 	a := tb.Insert(&rec{n: 1}, "biz", local)
 	b := tb.Insert(&rec{n: 2}, "biz", local)        // frozen clock
-	c := tb.Insert(&rec{n: 3}, "other", t0.Add(-1)) // clock going back
-	assert.Equal(t, []string{"id1", "id2", "id3"}, []string{a.ID, b.ID, c.ID})
-	assert.Equal(t, []string{"biz", "biz", "other"}, []string{a.Owner, b.Owner, c.Owner})
+	c := tb.Insert(&rec{n: 3}, "biz", t0.Add(-1))   // clock going back
+	d := tb.Insert(&rec{n: 4}, "other", t0.Add(-1)) // another owner keeps its own time
+	assert.Equal(t, []string{"id1", "id2", "id3", "id4"}, []string{a.ID, b.ID, c.ID, d.ID})
+	assert.Equal(t, []string{"biz", "biz", "biz", "other"}, []string{a.Owner, b.Owner, c.Owner, d.Owner})
 	assert.Equal(t, t0, a.CreatedAt, "the first stamp is now, in UTC")
 	assert.Equal(t, time.UTC, a.CreatedAt.Location())
 	assert.True(t, b.CreatedAt.After(a.CreatedAt))
 	assert.True(t, c.CreatedAt.After(b.CreatedAt))
-	assert.Equal(t, 3, tb.Len())
-	assert.Equal(t, []*rec{a, b}, tb.Owned("biz"))
+	assert.Equal(t, t0.Add(-1), d.CreatedAt)
+	assert.Equal(t, 4, tb.Len())
+	assert.Equal(t, []*rec{a, b, c}, tb.Owned("biz"))
 	got, ok := tb.Get("id3")
 	require.True(t, ok)
 	assert.Same(t, c, got)
 
 	// An explicit id is kept and the source is not called; owner and
 	// created_at are set all the same.
-	d := tb.Insert(&rec{Base: Base{ID: "mine", Owner: "ignored"}}, "biz", t0)
-	assert.Equal(t, "mine", d.ID)
-	assert.Equal(t, "biz", d.Owner)
-	assert.True(t, d.CreatedAt.After(c.CreatedAt))
-	assert.Equal(t, 3, *calls)
+	e := tb.Insert(&rec{Base: Base{ID: "mine", Owner: "ignored"}}, "biz", t0)
+	assert.Equal(t, "mine", e.ID)
+	assert.Equal(t, "biz", e.Owner)
+	assert.True(t, e.CreatedAt.After(c.CreatedAt))
+	assert.Equal(t, 4, *calls)
 	got, ok = tb.Get("mine")
 	require.True(t, ok)
-	assert.Same(t, d, got)
+	assert.Same(t, e, got)
 
 	// Stamp and Insert share one sequence.
-	assert.True(t, tb.Stamp(t0).After(d.CreatedAt))
+	assert.True(t, tb.Stamp("biz", t0).After(e.CreatedAt))
 }
 
 func TestInsertWithoutIDSourcePanics(t *testing.T) {
@@ -110,7 +112,7 @@ func TestLeadUpdateReindexesPhoneAndEmail(t *testing.T) {
 
 func TestLeadPutAndDeleteMaintainIndexes(t *testing.T) {
 	st := New()
-	l := &Lead{Base: Base{ID: "l1", Owner: "biz", CreatedAt: st.Leads.Stamp(t0)}, Phone: sp("+15550001"), Email: sp("a@x.com")}
+	l := &Lead{Base: Base{ID: "l1", Owner: "biz", CreatedAt: st.Leads.Stamp("biz", t0)}, Phone: sp("+15550001"), Email: sp("a@x.com")}
 	st.Leads.Put(l)
 	assert.Same(t, l, st.LeadByPhone("biz", "+15550001"))
 	assert.Same(t, l, st.LeadByEmail("biz", "A@X.COM"))
@@ -185,7 +187,7 @@ func TestUpdateMovesARecordWhoseOwnerOrCreatedAtChanges(t *testing.T) {
 	b := tb.Insert(&rec{}, "biz", t0)
 	tb.Update(a, func(r *rec) { r.CreatedAt = b.CreatedAt.Add(time.Hour) })
 	assert.Equal(t, []*rec{b, a}, tb.Owned("biz"))
-	assert.True(t, tb.Stamp(t0).After(a.CreatedAt), "later stamps stay after it")
+	assert.True(t, tb.Stamp("biz", t0).After(a.CreatedAt), "later stamps stay after it")
 	tb.Update(b, func(r *rec) { r.Owner = "other" })
 	assert.Equal(t, []*rec{a}, tb.Owned("biz"))
 	assert.Equal(t, []*rec{b}, tb.Owned("other"))

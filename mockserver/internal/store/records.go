@@ -46,10 +46,14 @@ const (
 // Business is a workspace. Owner is the business's own id.
 type Business struct {
 	Base
-	Name               string
-	OwnerUserID        string
-	Members            map[string]string // user id -> role
-	PartnerID          string            // the partner that created it, if any
+	Name        string
+	OwnerUserID string
+	Members     map[string]string // user id -> role
+	PartnerID   string            // the partner that created it, if any
+	// Tenant is the root business of the account the business belongs to
+	// (its own id for an account's first business): the tenant whose
+	// clock, faults and filters apply to it.
+	Tenant             string
 	BusinessType       string
 	Website            string
 	Phone              string
@@ -167,13 +171,16 @@ type Event struct {
 // the API (OTP codes, magic links, SDR emails). Owner is "outbox".
 type OutboxMessage struct {
 	Base
-	Channel string // email or sms
-	To      string
-	From    string
-	Subject string
-	Body    string
-	OTPCode string
-	Link    string
+	// BusinessID is the business the message was sent for ("" for a
+	// signup code, sent before any business exists).
+	BusinessID string
+	Channel    string // email or sms
+	To         string
+	From       string
+	Subject    string
+	Body       string
+	OTPCode    string
+	Link       string
 }
 
 // Assistant is an agent's twin at the simulated voice provider: what the

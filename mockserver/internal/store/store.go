@@ -77,6 +77,7 @@ type Store struct {
 
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
+	tenants           []string // root businesses, oldest first
 	telIdx            *telephonyIndexes
 	// dropped is set by Drop when a reset replaced the store.
 	dropped atomic.Bool
@@ -95,7 +96,10 @@ func NewWithIDs(next func() string) *Store {
 }
 
 // idSourced is what every *Table is, whatever its record type.
-type idSourced interface{ SetIDSource(next func() string) }
+type idSourced interface {
+	SetIDSource(next func() string)
+	SetStampGroup(group func(owner string) string)
+}
 
 // tables returns every table of the store: the exported *Table fields of
 // Store and of the structs it embeds (AgencyTables, SDRTables).
@@ -175,18 +179,29 @@ func New() *Store {
 
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
-		telIdx:            newTelephonyIndexes(),
+
+		telIdx: newTelephonyIndexes(),
 	}
 	s.Leads.AddIndex(s.telIdx.leadsByPhone)
 	s.Leads.AddIndex(s.telIdx.leadsByEmail)
+	for _, t := range s.tables() {
+		t.SetStampGroup(s.TenantOfOwner)
+	}
 	return s
 }
 
 // InsertBusiness stores a new business created at now, its own owner (with
-// a new id unless it has one), and indexes its members and partner.
+// a new id unless it has one), and indexes its members and partner. A
+// business without a Tenant is a tenant of its own.
 func (s *Store) InsertBusiness(b *Business, now time.Time) *Business {
 	if b.ID == "" {
 		b.ID = s.Businesses.nextID()
+	}
+	if b.Tenant == "" {
+		b.Tenant = b.ID
+	}
+	if b.Tenant == b.ID {
+		s.tenants = append(s.tenants, b.ID)
 	}
 	s.Businesses.Insert(b, b.ID, now)
 	for userID := range b.Members {
@@ -230,3 +245,33 @@ func (s *Store) BusinessesOf(userID string) []string { return s.userBusinesses[u
 func (s *Store) BusinessesOfPartner(partnerID string) []string {
 	return s.partnerBusinesses[partnerID]
 }
+
+// TenantOf returns the tenant of a business: the root business of the
+// account that owns it ("" for an unknown business).
+func (s *Store) TenantOf(businessID string) string {
+	if b, ok := s.Businesses.Get(businessID); ok {
+		return b.Tenant
+	}
+	return ""
+}
+
+// TenantOfOwner is the tenant of a record's owner: the tenant of a
+// business, or of a user's first business; any other owner is its own. It
+// is also the tables' stamp group.
+// Records of one tenant share a clock, so their created_at stamps are
+// strictly increasing across the tenant's businesses, and a page over
+// several of them never skips or repeats a record.
+func (s *Store) TenantOfOwner(owner string) string {
+	if t := s.TenantOf(owner); t != "" {
+		return t
+	}
+	if bs := s.userBusinesses[owner]; len(bs) > 0 {
+		if t := s.TenantOf(bs[0]); t != "" {
+			return t
+		}
+	}
+	return owner
+}
+
+// Tenants returns the root businesses of every tenant, oldest first.
+func (s *Store) Tenants() []string { return s.tenants }

@@ -27,9 +27,10 @@ type Record interface {
 
 // Table holds records by id and, per owner, in ascending created_at order, so
 // a page read costs O(log n + page) whatever the table's size. Created_at
-// values stamped by Stamp are strictly increasing across the whole table, so
-// a cursor walk never skips or repeats a record, even while records are
-// added.
+// values stamped by Stamp are strictly increasing per stamp group (by
+// default an owner; in a store, a tenant: the owners whose clocks are one),
+// so a cursor walk over the records of owners of one group never skips or
+// repeats one, even while records are added.
 //
 // New records go in with Insert, which gives them an id (from the table's id
 // source, see SetIDSource), their owner and a created_at. A record changes
@@ -39,8 +40,11 @@ type Record interface {
 type Table[T Record] struct {
 	byID    map[string]T // nil in a log table
 	byOwner map[string][]T
-	last    time.Time
-	n       int
+	// last is the latest created_at per stamp group; group maps an owner
+	// to its group (nil: each owner is its own).
+	last  map[string]time.Time
+	group func(owner string) string
+	n     int
 	// next gives the ids of inserted records without one (nil: none).
 	next func() string
 	// indexes are kept right by Put, Insert, Delete and Update.
@@ -61,15 +65,54 @@ func NewLogTable[T Record]() *Table[T] {
 	return &Table[T]{byOwner: map[string][]T{}}
 }
 
-// Stamp returns the created_at for a new record at now: now itself, or one
-// nanosecond after the table's last stamp when now is not later.
-func (t *Table[T]) Stamp(now time.Time) time.Time {
+// Stamp returns the created_at for a new record of owner at now: now
+// itself, or one nanosecond after the latest stamp of the owner's stamp
+// group (and of the owner's own records) when now is not later.
+func (t *Table[T]) Stamp(owner string, now time.Time) time.Time {
 	now = now.UTC()
-	if !now.After(t.last) {
-		now = t.last.Add(time.Nanosecond)
+	last := t.lastOf(owner)
+	if list := t.byOwner[owner]; len(list) > 0 {
+		last = later(last, list[len(list)-1].RecordCreated())
 	}
-	t.last = now
+	if !now.After(last) {
+		now = last.Add(time.Nanosecond)
+	}
+	t.setLast(owner, now)
 	return now
+}
+
+// SetStampGroup makes group the function that maps an owner to its stamp
+// group: created_at stamps are strictly increasing across the owners of a
+// group. A store groups the owners of a tenant (see Store.TenantOf).
+func (t *Table[T]) SetStampGroup(group func(owner string) string) { t.group = group }
+
+// groupOf is owner's stamp group.
+func (t *Table[T]) groupOf(owner string) string {
+	if t.group == nil {
+		return owner
+	}
+	return t.group(owner)
+}
+
+// lastOf is the latest stamp of owner's group.
+func (t *Table[T]) lastOf(owner string) time.Time { return t.last[t.groupOf(owner)] }
+
+// setLast records created as a stamp of owner's group if it is the latest.
+func (t *Table[T]) setLast(owner string, created time.Time) {
+	g := t.groupOf(owner)
+	if cur, ok := t.last[g]; !ok || created.After(cur) {
+		if t.last == nil {
+			t.last = map[string]time.Time{}
+		}
+		t.last[g] = created
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // SetIDSource makes next the source of the ids Insert gives to records that
@@ -97,7 +140,7 @@ func (t *Table[T]) Insert(r T, owner string, now time.Time) T {
 		b.ID = t.nextID()
 	}
 	b.Owner = owner
-	b.CreatedAt = t.Stamp(now)
+	b.CreatedAt = t.Stamp(owner, now)
 	t.Put(r)
 	return r
 }
@@ -143,9 +186,7 @@ func (t *Table[T]) insertOwned(r T) {
 	copy(list[i+1:], list[i:])
 	list[i] = r
 	t.byOwner[r.RecordOwner()] = list
-	if created.After(t.last) {
-		t.last = created
-	}
+	t.setLast(r.RecordOwner(), created)
 }
 
 // Update applies change to r, a record of the table, keeping the table's

@@ -20,21 +20,30 @@ func mkrec(id, owner string, created time.Time, n int) *rec {
 	return &rec{Base: Base{ID: id, Owner: owner, CreatedAt: created}, n: n}
 }
 
-func TestStampIsStrictlyIncreasingEvenOnAFrozenClock(t *testing.T) {
+func TestStampIsStrictlyIncreasingPerOwnerEvenOnAFrozenClock(t *testing.T) {
 	tb := NewTable[*rec]()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	a, b := tb.Stamp(now), tb.Stamp(now)
-	assert.True(t, b.After(a))
-	assert.Equal(t, now, a)
-	assert.True(t, tb.Stamp(now.Add(-time.Hour)).After(b))
+	a := mkrec("a", "biz", tb.Stamp("biz", now), 0)
+	tb.Put(a)
+	b := mkrec("b", "biz", tb.Stamp("biz", now), 0)
+	tb.Put(b)
+	assert.True(t, b.CreatedAt.After(a.CreatedAt))
+	assert.Equal(t, now, a.CreatedAt)
+	assert.True(t, tb.Stamp("biz", now.Add(-time.Hour)).After(b.CreatedAt))
+
+	// Another owner's clock may be behind: its records keep their own time
+	// rather than being pushed after the first owner's.
+	earlier := now.Add(-24 * time.Hour)
+	assert.Equal(t, earlier, tb.Stamp("other", earlier))
 }
 
 func TestPageWalksTwoOwnersNewestFirstWithoutGapsOrRepeats(t *testing.T) {
 	tb := NewTable[*rec]()
+	tb.SetStampGroup(func(string) string { return "one tenant" })
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 25 {
 		owner := []string{"a", "b", "c"}[i%3]
-		tb.Put(mkrec(fmt.Sprint(i), owner, tb.Stamp(now), i))
+		tb.Put(mkrec(fmt.Sprint(i), owner, tb.Stamp(owner, now), i))
 	}
 	var seen []int
 	var after time.Time
@@ -48,7 +57,7 @@ func TestPageWalksTwoOwnersNewestFirstWithoutGapsOrRepeats(t *testing.T) {
 		}
 		after = page[len(page)-1].CreatedAt
 		// A record added during the walk is newer than the cursor: not seen.
-		tb.Put(mkrec("new"+fmt.Sprint(len(seen)), "a", tb.Stamp(now), 1000))
+		tb.Put(mkrec("new"+fmt.Sprint(len(seen)), "a", tb.Stamp("a", now), 1000))
 	}
 	var want []int
 	for i := 24; i >= 0; i-- {
@@ -62,7 +71,7 @@ func TestPageWalksTwoOwnersNewestFirstWithoutGapsOrRepeats(t *testing.T) {
 func TestPutReplacesAndDeleteRemoves(t *testing.T) {
 	tb := NewTable[*rec]()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := mkrec("x", "a", tb.Stamp(now), 0)
+	r := mkrec("x", "a", tb.Stamp("a", now), 0)
 	tb.Put(r)
 	tb.Put(mkrec("x", "a", r.CreatedAt, 7))
 	require.Equal(t, 1, tb.Len())
@@ -85,7 +94,7 @@ func BenchmarkPage(b *testing.B) {
 			tb := NewTable[*rec]()
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			for i := range n {
-				tb.Put(mkrec(fmt.Sprint(i), "biz", tb.Stamp(now), i))
+				tb.Put(mkrec(fmt.Sprint(i), "biz", tb.Stamp("biz", now), i))
 			}
 			mid := tb.Owned("biz")[n/2].CreatedAt
 			b.ReportAllocs()

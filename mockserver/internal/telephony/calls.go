@@ -164,15 +164,15 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 
 	switch c.To {
 	case magicCallNoAnswer:
-		s.scheduleCall(c.ID, now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+		s.scheduleCall(st, c, now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
 			s.failCall(st, now, c, "no_answer")
 		})
 	case magicCallBusy:
-		s.scheduleCall(c.ID, now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
+		s.scheduleCall(st, c, now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
 			s.failCall(st, now, c, "busy")
 		})
 	default:
-		s.scheduleCall(c.ID, now.Add(outboundRingTime), s.answerOutbound)
+		s.scheduleCall(st, c, now.Add(outboundRingTime), s.answerOutbound)
 	}
 	return c, nil
 }
@@ -189,10 +189,11 @@ func BusinessNumber(st *store.Store, a *store.Agent) string {
 	return ""
 }
 
-// scheduleCall runs step on a call when the clock reaches at, unless the
-// call is gone (reset) or already finished.
-func (s *Service) scheduleCall(id string, at time.Time, step func(st *store.Store, c *store.Call, now time.Time)) {
-	s.Schedule(at, func(now time.Time) {
+// scheduleCall runs step on call c when its tenant's clock reaches at,
+// unless the call is gone (reset) or already finished.
+func (s *Service) scheduleCall(st *store.Store, c *store.Call, at time.Time, step func(st *store.Store, c *store.Call, now time.Time)) {
+	id := c.ID
+	s.Schedule(st.TenantOf(c.Owner), at, func(now time.Time) {
 		if c, ok := s.Store.Calls.Get(id); ok && !c.Ended() {
 			step(s.Store, c, now)
 		}
@@ -205,7 +206,7 @@ func (s *Service) scheduleCall(id string, at time.Time, step func(st *store.Stor
 func (s *Service) answerOutbound(st *store.Store, c *store.Call, now time.Time) {
 	s.startCall(st, now, c)
 	d := min(c.PlannedDuration, c.MaxDuration)
-	s.scheduleCall(c.ID, now.Add(time.Duration(d)*time.Second), s.completeOutbound)
+	s.scheduleCall(st, c, now.Add(time.Duration(d)*time.Second), s.completeOutbound)
 }
 
 func (s *Service) startCall(st *store.Store, now time.Time, c *store.Call) {

@@ -43,12 +43,14 @@ type Caller struct {
 
 // inboundCallLocked starts an inbound call: the call rings (call.received),
 // the caller's number gains SMS consent (unless it opted out), and the
-// clock takes it on. The caller holds the write lock.
-func (s *Service) inboundCallLocked(st *store.Store, now time.Time, in InboundCall) (*store.Call, *httpapi.Error) {
+// clock of the number's tenant takes it on. The caller holds the write
+// lock.
+func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Call, *httpapi.Error) {
 	n, ok := st.NumbersByPhone[in.To]
 	if !ok {
 		return nil, httpapi.NotFound("no agent answers " + in.To + ": it is not a platform number")
 	}
+	now := s.Now(st.TenantOf(n.Owner))
 	a, ok := st.Agents.Get(n.AgentID)
 	if !ok {
 		return nil, httpapi.NotFound("the number " + in.To + " has no agent")
@@ -93,7 +95,7 @@ func (s *Service) inboundCallLocked(st *store.Store, now time.Time, in InboundCa
 	s.Emit(st, c.Owner, "call.received", now, callDetail(st, c))
 
 	if !c.Answered {
-		s.scheduleCall(c.ID, now.Add(noAnswerRingTime), s.missInbound)
+		s.scheduleCall(st, c, now.Add(noAnswerRingTime), s.missInbound)
 		return c, nil
 	}
 	ring := inboundRingTime
@@ -102,10 +104,10 @@ func (s *Service) inboundCallLocked(st *store.Store, now time.Time, in InboundCa
 		// answers when nobody picks up.
 		ring = time.Duration(b.RingFirstSeconds) * time.Second
 	}
-	s.scheduleCall(c.ID, now.Add(ring), func(st *store.Store, c *store.Call, now time.Time) {
+	s.scheduleCall(st, c, now.Add(ring), func(st *store.Store, c *store.Call, now time.Time) {
 		s.startCall(st, now, c)
 		d := min(c.PlannedDuration, c.MaxDuration)
-		s.scheduleCall(c.ID, now.Add(time.Duration(d)*time.Second), s.endInbound)
+		s.scheduleCall(st, c, now.Add(time.Duration(d)*time.Second), s.endInbound)
 	})
 	return c, nil
 }

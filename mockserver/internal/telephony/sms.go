@@ -125,7 +125,7 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 	case store.ConsentOptedOut:
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number")
+		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
 	}
 	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, fmt.Sprintf(
@@ -230,12 +230,12 @@ func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*stor
 		return m, fault
 	}
 	s.Emit(st, a.Owner, "sms.sent", now, smsView(m))
-	s.SendOutbox(st, now, store.OutboxMessage{Channel: "sms", To: req.To, From: from, Body: req.Body})
+	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: a.Owner, Channel: "sms", To: req.To, From: from, Body: req.Body})
 	if lead != nil {
 		s.touchLead(st, now, lead, true)
 	}
 	id := m.ID
-	s.Schedule(now.Add(smsDeliveryDelay), func(now time.Time) {
+	s.Schedule(st.TenantOf(a.Owner), now.Add(smsDeliveryDelay), func(now time.Time) {
 		if m, ok := s.Store.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
 			m.Status = store.SMSDelivered
 			m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
@@ -359,13 +359,14 @@ type InboundSMS struct {
 // other opt-out keywords) revokes consent, START (and the other opt-in
 // keywords) restores it, any other text grants it unless the number opted
 // out. The text joins the lead's thread (a lead is created for a new number
-// unless the text is a keyword) and sms.received is emitted. The caller
-// holds the write lock.
-func (s *Service) inboundSMSLocked(st *store.Store, now time.Time, to, from, body string) (InboundSMS, *httpapi.Error) {
+// unless the text is a keyword) and sms.received is emitted, at the time of
+// the number's tenant. The caller holds the write lock.
+func (s *Service) inboundSMSLocked(st *store.Store, to, from, body string) (InboundSMS, *httpapi.Error) {
 	n, ok := st.NumbersByPhone[to]
 	if !ok {
 		return InboundSMS{}, httpapi.NotFound(to + " is not a platform number")
 	}
+	now := s.Now(st.TenantOf(n.Owner))
 	biz := n.Owner
 	kw := strings.ToUpper(strings.TrimSpace(body))
 	isStop, isStart := slices.Contains(stopKeywords, kw), slices.Contains(startKeywords, kw)

@@ -23,7 +23,7 @@ func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	c, apiErr := s.inboundCallLocked(rc.Store, rc.Now, in)
+	c, apiErr := s.inboundCallLocked(rc.Store, in)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -39,7 +39,7 @@ func (s *Service) InboundCall(in InboundCall) (string, error) {
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	c, apiErr := s.inboundCallLocked(s.Store, s.Clock.Now(), in)
+	c, apiErr := s.inboundCallLocked(s.Store, in)
 	if apiErr != nil {
 		return "", apiErr
 	}
@@ -57,7 +57,7 @@ func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	out, apiErr := s.inboundSMSLocked(rc.Store, rc.Now, in.To, in.From, in.Body)
+	out, apiErr := s.inboundSMSLocked(rc.Store, in.To, in.From, in.Body)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -72,7 +72,7 @@ func (s *Service) InboundSMS(to, from, body string) (InboundSMS, error) {
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
-	out, apiErr := s.inboundSMSLocked(s.Store, s.Clock.Now(), to, from, body)
+	out, apiErr := s.inboundSMSLocked(s.Store, to, from, body)
 	if apiErr != nil {
 		return InboundSMS{}, apiErr
 	}
