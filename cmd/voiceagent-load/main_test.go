@@ -41,13 +41,13 @@ func TestSoakPrintsReadingsAndVerdictsPerPhase(t *testing.T) {
 		"-concurrency", "2", "-records", "50", "-flood", "5", "-flood-query", "200000"}, &out))
 	s := out.String()
 	for _, want := range []string{
-		"GET /v1/leads?limit=100 for 300ms", "POST /v1/calls for 300ms",
-		"after warm-up (", "throughput: ", " bytes per call over ", "the server's own logs at the end:",
+		"GET /v1/leads?limit=100 for 300ms", "POST /v1/calls for 300ms", "-- warm-up over: ",
+		"RSS: ", "throughput: ", " bytes per request over ", "the bytes per request are the bytes per call", "the server's own logs at the end:",
 		"flood: 5 answered, 0 failed", "journal: ", "GET /_mock/requests: ",
 	} {
 		assert.Contains(t, s, want)
 	}
-	assert.Regexp(t, `(?m)^\s+[0-9.]+m?s\s+\d+\s+\d+\s+\d+\.\d\s+`, s, "readings with RSS")
+	assert.Regexp(t, `(?m)^\s+[0-9.]+m?s\s+\d+\s+\d+\s+\d+\.\d\s+\d+\.\d\s+`, s, "readings with CPU and RSS")
 	assert.NotRegexp(t, `(?m) errors: [1-9]|, [1-9]\d* errors$`, s, "no errors")
 }
 

@@ -52,72 +52,90 @@ func runSoak(ctx context.Context, cfg soakConfig, srv *mockserver.Server, base s
 }
 
 // soakDrive runs one scenario for the phase's time and prints its readings
-// and verdicts: RSS growth after the warm-up, the end's throughput as a
-// share of the start's, and (record != "") the live heap each created
-// record adds after the warm-up, when the server's own logs are full.
+// and verdicts. The warm-up and the rest are two drives with a pause
+// between them, in which the live heap is measured with no request in
+// flight (and again at the end): the verdicts are the RSS growth after the
+// warm-up, the end's throughput as a share of the start's (per second and
+// per CPU second, which stays meaningful when other work shares the
+// cores), and (record != "") the live heap each created record added after
+// the warm-up, once the server's own logs are full.
 func soakDrive(ctx context.Context, cfg soakConfig, srv *mockserver.Server, base, key string, sc loadgen.Scenario, record string, out io.Writer) error {
-	fmt.Fprintf(out, "\n%s for %s\n", sc.Name, cfg.duration)
-	const row = "%6s %10s %7s %7s %7s %8s %9s %12s %8s %7s %6s\n"
-	fmt.Fprintf(out, row, "t", "requests", "req/s", "RSS MB", "heap MB", "journal", "usage log", "idem records", "idem MB", "events", "errors")
-	var (
-		warm       *loadgen.Reading // the first reading after the warm-up
-		warmHeap   uint64
-		warmLogs   mockserver.LogUsage
-		maxRSS     int64
-		firstRPS   float64
-		lastRPS    float64
-		lastUsage  mockserver.LogUsage
-		afterWarmN int
-	)
-	drive, cancel := context.WithTimeout(ctx, cfg.duration)
-	defer cancel()
-	end := loadgen.Soak(drive, base, key, sc, cfg.concurrency, cfg.maxRequests, cfg.interval, func(r loadgen.Reading) {
-		u := srv.LogUsage()
-		lastUsage = u
-		fmt.Fprintf(out, row, r.Elapsed.Round(min(cfg.interval, time.Second)), fmt.Sprint(r.Requests), fmt.Sprintf("%.0f", r.RPS),
-			fmt.Sprintf("%.1f", mb(r.RSS)), fmt.Sprintf("%.1f", mb(int64(r.HeapInUse))), fmt.Sprint(u.JournalEntries), fmt.Sprint(u.UsageEntries),
-			fmt.Sprint(u.IdempotencyRecords), fmt.Sprintf("%.1f", mb(u.IdempotencyBytes)), fmt.Sprint(u.Events), fmt.Sprint(r.Errors))
-		if r.Elapsed < cfg.warmup {
-			return
-		}
-		if warm == nil {
-			warm = &r
-			firstRPS = r.RPS
-			if record != "" {
-				warmHeap = loadgen.LiveHeap()
-				warmLogs = srv.LogUsage()
+	fmt.Fprintf(out, "\n%s for %s (warm-up %s)\n", sc.Name, cfg.duration, cfg.warmup)
+	const row = "%7s %10s %7s %9s %7s %7s %8s %9s %12s %8s %7s %6s\n"
+	fmt.Fprintf(out, row, "t", "requests", "req/s", "cpu µs/req", "RSS MB", "heap MB", "journal", "usage log", "idem records", "idem MB", "events", "errors")
+	type stage struct {
+		readings []loadgen.Reading
+		cpu      []time.Duration // process CPU time per request over each reading's span
+		end      loadgen.Reading
+	}
+	var offset loadgen.Reading // the warm-up's totals, added to the main drive's readings
+	drive := func(d time.Duration, limit int64) stage {
+		var st stage
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		cpu0, n0 := loadgen.CPUTime(), int64(0)
+		st.end = loadgen.Soak(ctx, base, key, sc, cfg.concurrency, limit, cfg.interval, func(r loadgen.Reading) {
+			cpu := loadgen.CPUTime()
+			perReq := time.Duration(0)
+			if n := r.Requests - n0; n > 0 {
+				perReq = (cpu - cpu0) / time.Duration(n)
 			}
-			return
-		}
-		afterWarmN++
+			cpu0, n0 = cpu, r.Requests
+			u := srv.LogUsage()
+			t := offset.Elapsed + r.Elapsed
+			fmt.Fprintf(out, row, t.Round(min(cfg.interval, time.Second)), fmt.Sprint(offset.Requests+r.Requests), fmt.Sprintf("%.0f", r.RPS),
+				fmt.Sprintf("%.1f", float64(perReq)/1e3), fmt.Sprintf("%.1f", mb(r.RSS)), fmt.Sprintf("%.1f", mb(int64(r.HeapInUse))),
+				fmt.Sprint(u.JournalEntries), fmt.Sprint(u.UsageEntries), fmt.Sprint(u.IdempotencyRecords), fmt.Sprintf("%.1f", mb(u.IdempotencyBytes)),
+				fmt.Sprint(u.Events), fmt.Sprint(offset.Errors+r.Errors))
+			if r.Span >= cfg.interval/2 { // not the stub of an interval at the end
+				st.readings = append(st.readings, r)
+				st.cpu = append(st.cpu, perReq)
+			}
+		})
+		return st
+	}
+
+	warm := drive(cfg.warmup, cfg.maxRequests)
+	offset = warm.end
+	warmHeap, warmLogs, warmRSS := loadgen.LiveHeap(), srv.LogUsage(), loadgen.RSS()
+	fmt.Fprintf(out, "-- warm-up over: %d requests; live heap %.1f MB, RSS %.1f MB (measured between the drives)\n",
+		warm.end.Requests, mb(int64(warmHeap)), mb(warmRSS))
+	limit := int64(0)
+	if cfg.maxRequests > 0 {
+		limit = max(cfg.maxRequests-warm.end.Requests, 1)
+	}
+	rest := drive(max(cfg.duration-cfg.warmup, cfg.interval), limit)
+	endHeap, endLogs := loadgen.LiveHeap(), srv.LogUsage()
+
+	total := warm.end.Requests + rest.end.Requests
+	elapsed := warm.end.Elapsed + rest.end.Elapsed
+	fmt.Fprintf(out, "%s: %d requests in %s (%.0f req/s), %d errors\n", sc.Name, total, elapsed.Round(time.Second),
+		float64(total)/elapsed.Seconds(), warm.end.Errors+rest.end.Errors)
+	if total == 0 {
+		return fmt.Errorf("no request was answered (%d errors)", warm.end.Errors+rest.end.Errors)
+	}
+	maxRSS := warmRSS
+	for _, r := range rest.readings {
 		maxRSS = max(maxRSS, r.RSS)
-		if r.Span >= cfg.interval/2 { // not the stub of an interval at the end
-			lastRPS = r.RPS
-		}
-	})
-	if end.Requests == 0 {
-		return fmt.Errorf("no request was answered (%d errors)", end.Errors)
 	}
-	fmt.Fprintf(out, "%s: %d requests in %s (%.0f req/s), %d errors\n", sc.Name, end.Requests, end.Elapsed.Round(time.Second),
-		float64(end.Requests)/end.Elapsed.Seconds(), end.Errors)
-	if warm == nil || afterWarmN == 0 {
-		fmt.Fprintf(out, "verdict: the phase ended before two readings after the warm-up (%s); run it longer\n", cfg.warmup)
-		return nil
+	fmt.Fprintf(out, "RSS: %.1f MB after the warm-up, at most %.1f MB over the next %d requests: %+.1f MB\n",
+		mb(warmRSS), mb(maxRSS), rest.end.Requests, mb(maxRSS-warmRSS))
+	if n := len(rest.readings); n >= 2 {
+		first, last := rest.readings[0], rest.readings[n-1]
+		fmt.Fprintf(out, "throughput: %.0f req/s after the warm-up, %.0f req/s at the end: %.0f%%; CPU per request %s then %s: %.0f%% of the start's throughput per CPU second\n",
+			first.RPS, last.RPS, 100*last.RPS/first.RPS, rest.cpu[0].Round(time.Microsecond/10), rest.cpu[n-1].Round(time.Microsecond/10),
+			100*float64(rest.cpu[0])/float64(max(rest.cpu[n-1], 1)))
+	} else {
+		fmt.Fprintf(out, "throughput: fewer than two readings after the warm-up; run the phase longer than -warmup plus two -interval\n")
 	}
-	maxRSS = max(maxRSS, warm.RSS)
-	fmt.Fprintf(out, "after warm-up (%d requests): RSS %.1f MB, at most %.1f MB over the next %d requests: %+.1f MB\n",
-		warm.Requests, mb(warm.RSS), mb(maxRSS), end.Requests-warm.Requests, mb(maxRSS-warm.RSS))
-	if firstRPS > 0 {
-		fmt.Fprintf(out, "throughput: %.0f req/s after warm-up, %.0f req/s at the end: %.0f%%\n", firstRPS, lastRPS, 100*lastRPS/firstRPS)
-	}
+	n := max(rest.end.Requests, 1)
+	fmt.Fprintf(out, "live heap: %.1f MB after the warm-up, %.1f MB at the end: %+d bytes per request over %d requests\n",
+		mb(int64(warmHeap)), mb(int64(endHeap)), (int64(endHeap)-int64(warmHeap))/n, rest.end.Requests)
 	if record != "" {
-		heap := loadgen.LiveHeap()
-		n := end.Requests - warm.Requests
-		fmt.Fprintf(out, "live heap: %.1f MB after warm-up, %.1f MB at the end: %d bytes per %s over %d %ss\n",
-			mb(int64(warmHeap)), mb(int64(heap)), (int64(heap)-int64(warmHeap))/max(n, 1), record, n, record)
-		fmt.Fprintf(out, "the server's own logs after warm-up: %s\n", logLine(warmLogs))
-		fmt.Fprintf(out, "the server's own logs at the end:     %s\n", logLine(lastUsage))
+		fmt.Fprintf(out, "(each request places one %s: the bytes per request are the bytes per %s)\n", record, record)
 	}
+	fmt.Fprintf(out, "the server's own logs after the warm-up: %s\n", logLine(warmLogs))
+	fmt.Fprintf(out, "the server's own logs at the end:        %s\n", logLine(endLogs))
 	return nil
 }
 
