@@ -485,15 +485,27 @@ func TestErrors(t *testing.T) {
 
 func TestExternalWebhooksNeedTheOption(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t, mockserver.WithExternalWebhooks(true))
-	_, err := env.Client.Calls.Create(context.Background(), &calls.CreateParams{
-		AgentID: env.Account.AgentID, To: "+15557770060", WebhookURL: voiceagent.String("https://hooks.example.com/x"),
-	})
-	assert.NoError(t, err)
-	_, err = env.Client.Calls.Create(context.Background(), &calls.CreateParams{
-		AgentID: env.Account.AgentID, To: "+15557770060", WebhookURL: voiceagent.String("http://hooks.example.com/x"),
-	})
-	assert.ErrorIs(t, err, voiceagent.ErrInvalidRequest, "plain http never leaves loopback")
+	create := func(env *testenv.Env, url string) error {
+		_, err := env.Client.Calls.Create(context.Background(), &calls.CreateParams{
+			AgentID: env.Account.AgentID, To: "+15557770060", WebhookURL: voiceagent.String(url),
+		})
+		return err
+	}
+	local := newEnv(t)
+	for _, url := range []string{"https://hooks.example.com/x", "http://receiver:3000/hook"} {
+		err := create(local, url)
+		assert.ErrorIs(t, err, voiceagent.ErrInvalidRequest, url)
+		assert.ErrorContains(t, err, "-allow-external-webhooks", "the refusal says what would allow it")
+	}
+	assert.NoError(t, create(local, "http://127.0.0.1:9/hook"))
+
+	// With the option: https and http receivers elsewhere (docker compose).
+	ext := newEnv(t, mockserver.WithExternalWebhooks(true))
+	assert.NoError(t, create(ext, "https://hooks.example.com/x"))
+	assert.NoError(t, create(ext, "http://receiver:3000/hook"))
+	err := create(ext, "ftp://receiver/hook")
+	assert.ErrorIs(t, err, voiceagent.ErrInvalidRequest)
+	assert.ErrorContains(t, err, `the scheme must be https (or http), not "ftp"`)
 }
 
 func TestListFiltersAndFields(t *testing.T) {

@@ -44,11 +44,13 @@ func (s *Server) EmitEvent(businessID string, eventType string, data any) (strin
 	return s.hooks.EmitEvent(businessID, eventType, data)
 }
 
-// ReplayDelivery sends a failed (or canceled) delivery again: a new
+// ReplayDelivery sends any delivery again, whatever its status: a new
 // delivery with the same message id (webhook-id) and body, with a fresh
 // retry schedule, to the subscription as it is now (or to the call's
 // webhook_url, or the approval request's callback_url, signed with its
-// secret; the request's callback status follows the replay).
+// secret; the request's callback status follows the replay). A replay of a
+// succeeded delivery is a duplicate by its webhook-id: what a receiver's
+// deduplication must acknowledge without acting twice.
 func (s *Server) ReplayDelivery(id string) (Delivery, error) { return s.hooks.ReplayDelivery(id) }
 
 // WaitDeliveries waits until at least one delivery matches (nil: any), or
@@ -112,6 +114,19 @@ func (s *Server) WaitRequests(ctx context.Context, match func(*JournalEntry) boo
 // tenant, so parallel tests can share one server.
 func (s *Server) NewAccount(opts AccountOptions) (*Account, error) {
 	a, err := s.identity.NewAccount(opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.account(a), nil
+}
+
+// SeedAccount is NewAccount for an account the server keeps: every Reset
+// (and POST /_mock/reset without ?seed=none) provisions it again with the
+// same ids, number, key and session, so a key handed out at start keeps
+// working. The standalone binary's demo account is one; a server without
+// seed accounts is left empty by a reset.
+func (s *Server) SeedAccount(opts AccountOptions) (*Account, error) {
+	a, err := s.identity.SeedAccount(opts)
 	if err != nil {
 		return nil, err
 	}

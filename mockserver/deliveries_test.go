@@ -39,18 +39,24 @@ func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
 }
 
 // The admin routes let test suites in any language drive and inspect
-// deliveries: emit an event, long-poll the log, replay a failed delivery.
+// deliveries: emit an event, long-poll the log, replay a failed delivery
+// and a succeeded one.
 func TestDeliveryAdminRoutes(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.Start(t)
 	acct, err := srv.NewAccount(mockserver.AccountOptions{})
 	require.NoError(t, err)
 	var fail atomic.Bool
+	var received atomic.Int64
+	var lastID atomic.Value
 	fail.Store(true)
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if fail.Load() {
 			w.WriteHeader(http.StatusInternalServerError)
+			return
 		}
+		lastID.Store(r.Header.Get("webhook-id"))
+		received.Add(1)
 	}))
 	t.Cleanup(recv.Close)
 
@@ -93,9 +99,26 @@ func TestDeliveryAdminRoutes(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	require.Len(t, out["deliveries"], 1)
 
+	// Any delivery is replayable: a succeeded one goes out once more, the
+	// same message (webhook-id) as the receiver already acknowledged.
+	before := received.Load()
+	status, again := call(t, http.MethodPost, srv.AdminURL+"/deliveries/replay", "", `{"delivery_id":"`+replay["id"].(string)+`"}`)
+	require.Equal(t, http.StatusCreated, status, again)
+	assert.Equal(t, replay["id"], again["replay_of"])
+	assert.Equal(t, replay["message_id"], again["message_id"])
+	status, out = call(t, http.MethodGet, srv.AdminURL+"/deliveries?wait=10s&count=2&status=succeeded&event_id="+evID, "", "")
+	require.Equal(t, http.StatusOK, status)
+	require.Len(t, out["deliveries"], 2)
+	assert.Equal(t, before+1, received.Load())
+	assert.Equal(t, evID, lastID.Load(), "the replay carries the event's webhook-id")
+
+	// Except a subscription's once the subscription is gone: 409.
+	status, _ = call(t, http.MethodDelete, srv.URL+"/v1/webhooks?id="+sub["id"].(string), acct.APIKey, "")
+	require.Equal(t, http.StatusOK, status)
 	status, out = call(t, http.MethodPost, srv.AdminURL+"/deliveries/replay", "", `{"delivery_id":"`+replay["id"].(string)+`"}`)
-	assert.Equal(t, http.StatusConflict, status, "a succeeded delivery is not replayed")
+	assert.Equal(t, http.StatusConflict, status, "no subscription to deliver to")
 	assert.Equal(t, "conflict", out["error"].(map[string]any)["code"])
+	assert.Contains(t, out["error"].(map[string]any)["message"], "subscription exists and is active")
 	status, _ = call(t, http.MethodPost, srv.AdminURL+"/deliveries/replay", "", `{"delivery_id":"nope"}`)
 	assert.Equal(t, http.StatusNotFound, status)
 	status, _ = call(t, http.MethodGet, srv.AdminURL+"/deliveries?status=lost", "", "")

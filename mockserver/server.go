@@ -2,8 +2,12 @@ package mockserver
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -64,6 +68,7 @@ type options struct {
 	wall        func() time.Time // WithWallClock
 	faults      []FaultRule
 	extraRoutes []*httpapi.Route // test-only routes (withRoutes)
+	errs        []error          // invalid options (CheckOptions)
 }
 
 // WithStartTime sets the simulated clock's starting time: the base time
@@ -106,8 +111,55 @@ func WithRateLimitScale(f float64) Option { return func(c *options) { c.RateScal
 func WithIDSeed(seed uint64) Option { return func(c *options) { c.IDSeed = &seed } }
 
 // WithExternalWebhooks lets the server deliver webhooks to hosts outside
-// loopback (off by default).
+// loopback, and over http:// too (receivers in other containers, such as
+// http://receiver:3000/hook in docker compose). Off by default: the server
+// calls https:// and http:// receivers on loopback hosts only.
 func WithExternalWebhooks(on bool) Option { return func(c *options) { c.ExternalWebhooks = on } }
+
+// WithWebhookCA trusts certs, besides the system's roots, for https
+// receivers (subscription deliveries, per-call webhooks, approval
+// callbacks): a receiver whose certificate a private CA issued. Receivers
+// on loopback hosts are not verified at all (test servers' self-signed
+// certificates work as is).
+func WithWebhookCA(certs ...*x509.Certificate) Option {
+	return func(c *options) {
+		for _, cert := range certs {
+			if cert == nil {
+				c.errs = append(c.errs, errors.New("mockserver: WithWebhookCA: a nil certificate"))
+				continue
+			}
+			c.Hooks.CAs = append(c.Hooks.CAs, cert)
+		}
+	}
+}
+
+// WithCORS lets web pages on origins call the API under /api (an API
+// explorer such as Swagger UI or Scalar, a web app in development): the
+// server answers their preflight requests and adds the CORS headers to
+// the API's answers. An origin is scheme://host[:port]
+// ("https://editor.swagger.io", "http://localhost:3000"), or "*" for any.
+// Credentials are never allowed (keys travel in the Authorization header,
+// which needs none), and the admin API (/_mock) stays same-origin. Off by
+// default. An invalid origin makes New panic (CheckOptions reports it).
+func WithCORS(origins ...string) Option {
+	return func(c *options) {
+		for _, o := range origins {
+			n, err := httpapi.NormalizeOrigin(o)
+			if err != nil {
+				c.errs = append(c.errs, fmt.Errorf("mockserver: WithCORS: %w", err))
+				continue
+			}
+			c.CORSOrigins = append(c.CORSOrigins, n)
+		}
+	}
+}
+
+// withOutboundDial replaces how the server connects to receivers: a hook
+// for this package's tests (a named host served on loopback), never
+// exported.
+func withOutboundDial(dial func(ctx context.Context, network, address string) (net.Conn, error)) Option {
+	return func(c *options) { c.Hooks.Dial = dial }
+}
 
 // WithFaults installs fault injection rules from the start. The rules are
 // checked as POST /_mock/faults checks them, and New panics on one that
@@ -130,7 +182,8 @@ func WithJournalSize(n int) Option { return func(c *options) { c.JournalSize = n
 
 // WithApprovalCallbackHosts sets the hosts approval request callback_url may
 // name (exact host names, or "*.example.com" for any subdomain). Loopback
-// hosts are always allowed, over http too, for test receivers. The default
+// hosts are always allowed, over http too, for test receivers (listed
+// hosts over http only with WithExternalWebhooks(true)). The default
 // list is empty: only loopback receivers. A host outside loopback is only
 // ever connected to with WithExternalWebhooks(true); otherwise its callback
 // is recorded as not_sent.
@@ -207,8 +260,16 @@ func withRoutes(rts ...*httpapi.Route) Option {
 	return func(c *options) { c.extraRoutes = append(c.extraRoutes, rts...) }
 }
 
-// New returns a Server with an empty store.
-func New(opts ...Option) *Server {
+// CheckOptions reports the options New would refuse (an origin WithCORS
+// cannot use, a nil certificate), without making a server: a program that
+// builds options from its input checks them first.
+func CheckOptions(opts ...Option) error {
+	_, err := applyOptions(opts)
+	return err
+}
+
+// applyOptions applies opts over the defaults.
+func applyOptions(opts []Option) (options, error) {
 	o := options{wall: time.Now, Config: platform.Config{
 		RateLimits:   true,
 		RateScale:    1,
@@ -225,6 +286,16 @@ func New(opts ...Option) *Server {
 		} else {
 			o.Start = DaytimeStart(o.wall())
 		}
+	}
+	return o, errors.Join(o.errs...)
+}
+
+// New returns a Server with an empty store. It panics on an invalid option
+// (see CheckOptions).
+func New(opts ...Option) *Server {
+	o, err := applyOptions(opts)
+	if err != nil {
+		panic(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := platform.New(o.Config)
@@ -343,8 +414,22 @@ func (s *Server) Now() time.Time { return s.platform.Clocks.Base().Now() }
 func (s *Server) Advance(d time.Duration) time.Time { return s.platform.Clocks.Advance(d) }
 
 // Reset drops all state: records, pending simulations, idempotency keys,
-// rate limit windows, the journal, the outbox and fault rules.
-func (s *Server) Reset() { s.platform.ResetState() }
+// rate limit windows, the journal, the outbox and fault rules; then it
+// provisions the seed accounts (SeedAccount) again, with the same ids,
+// number, key and session. A server without seed accounts is left empty.
+func (s *Server) Reset() { s.platform.ResetState(true) }
+
+// ResetEmpty is Reset without the seed accounts (POST
+// /_mock/reset?seed=none): the server is left empty. The next Reset
+// provisions them again.
+func (s *Server) ResetEmpty() { s.platform.ResetState(false) }
+
+// Version returns the mock server's version: the module's version from the
+// build information (v1.2.3, or a pseudo-version for a build from a
+// commit), or for a build from a checkout that records none the SDK's
+// version with -devel and the commit when known. GET /_mock/health and the
+// binary's -version answer it.
+func Version() string { return httpapi.Version() }
 
 // TestServer is a Server listening on a loopback port for a test.
 type TestServer struct {

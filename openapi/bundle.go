@@ -20,8 +20,19 @@ import (
 //go:embed openapi.yaml
 var Document []byte
 
-// refPrefix starts every reference of openapi.yaml to a schema file.
-const refPrefix = "schemas/"
+// refPrefix starts every reference of openapi.yaml to a schema file;
+// adminRefPrefix every reference of admin.yaml to one.
+const (
+	refPrefix      = "schemas/"
+	adminRefPrefix = "adminschemas/"
+)
+
+// AdminDocument is admin.yaml as written: the OpenAPI 3.1 description of the mock server's admin
+// API (/_mock), whose request bodies reference the files of adminschemas/ by relative path. Over
+// HTTP, use [BundledAdmin] (what the mock server serves at GET /_mock/openapi.yaml).
+//
+//go:embed admin.yaml
+var AdminDocument []byte
 
 // ComponentName returns the name under components/schemas that [Bundled] gives to a schema of
 // schemas/ (def empty) or to one of its $defs: "callCreate", "communicationRunCreate.touch",
@@ -35,7 +46,20 @@ func ComponentName(schema, def string) string {
 
 // bundledTree is openapi.yaml with every schema file it references, directly or through another
 // schema, copied under components/schemas, and every reference rewritten to point there.
-var bundledTree = sync.OnceValues(func() (*yaml.Node, error) { return bundle(Document) })
+var bundledTree = sync.OnceValues(func() (*yaml.Node, error) {
+	return bundle(Document, "openapi.yaml", refPrefix, Schema)
+})
+
+// bundledAdminTree is admin.yaml bundled the same way: the admin schemas it references and the
+// API's schemas those reference (common.json) copied under components/schemas.
+var bundledAdminTree = sync.OnceValues(func() (*yaml.Node, error) {
+	return bundle(AdminDocument, "admin.yaml", adminRefPrefix, func(name string) ([]byte, bool) {
+		if raw, ok := AdminSchema(name); ok {
+			return raw, true
+		}
+		return Schema(name)
+	})
+})
 
 // Bundled returns the self-contained document: openapi.yaml with the request body schemas copied
 // under components/schemas and every reference internal. Each schema of schemas/ that the
@@ -43,8 +67,18 @@ var bundledTree = sync.OnceValues(func() (*yaml.Node, error) { return bundle(Doc
 // and $defs, and each of the $defs referenced, directly or through another component, the
 // component [ComponentName](name, def). serverURL, when not empty, becomes the first entry of
 // servers (the mock server passes its own base URL, so API explorers try requests against it).
-func Bundled(serverURL string) ([]byte, error) {
-	root, err := bundledTree()
+func Bundled(serverURL string) ([]byte, error) { return encodeBundled(bundledTree, serverURL) }
+
+// BundledAdmin returns admin.yaml self-contained, as [Bundled] does openapi.yaml: the admin body
+// schemas (and the shared definitions they use) copied under components/schemas, serverURL, when
+// not empty, the first entry of servers. The mock server serves it at GET /_mock/openapi.yaml.
+func BundledAdmin(serverURL string) ([]byte, error) {
+	return encodeBundled(bundledAdminTree, serverURL)
+}
+
+// encodeBundled encodes a bundled tree as YAML with serverURL first in its servers.
+func encodeBundled(tree func() (*yaml.Node, error), serverURL string) ([]byte, error) {
+	root, err := tree()
 	if err != nil {
 		return nil, err
 	}
@@ -124,23 +158,24 @@ func lookup(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// bundle does the work of [Bundled] on the source document src.
-func bundle(src []byte) (*yaml.Node, error) {
+// bundle does the work of [Bundled] on the source document src (called name in errors), whose
+// references to schema files start with prefix; schema reads a schema file by name.
+func bundle(src []byte, name, prefix string, schema func(string) ([]byte, bool)) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, fmt.Errorf("openapi: parsing openapi.yaml: %w", err)
+		return nil, fmt.Errorf("openapi: parsing %s: %w", name, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("openapi: openapi.yaml is not a mapping")
+		return nil, fmt.Errorf("openapi: %s is not a mapping", name)
 	}
-	b := &bundler{files: map[string]*schemaFile{}, queued: map[string]bool{}}
+	b := &bundler{files: map[string]*schemaFile{}, queued: map[string]bool{}, schema: schema}
 	b.rewrite(&doc, func(ref string) (string, error) {
-		file, ok := strings.CutPrefix(ref, refPrefix)
+		file, ok := strings.CutPrefix(ref, prefix)
 		if !ok {
 			if strings.HasPrefix(ref, "#") {
 				return ref, nil
 			}
-			return "", fmt.Errorf("reference %q is neither internal nor to %s", ref, refPrefix)
+			return "", fmt.Errorf("reference %q is neither internal nor to %s", ref, prefix)
 		}
 		return b.fileRef("", file)
 	})
@@ -150,7 +185,7 @@ func bundle(src []byte) (*yaml.Node, error) {
 	comps := lookup(doc.Content[0], "components")
 	schemas := lookup(comps, "schemas")
 	if schemas == nil {
-		return nil, fmt.Errorf("openapi: openapi.yaml has no components/schemas")
+		return nil, fmt.Errorf("openapi: %s has no components/schemas", name)
 	}
 	added := map[string]*yaml.Node{}
 	for len(b.queue) > 0 {
@@ -183,6 +218,7 @@ type bundler struct {
 	queued map[string]bool
 	queue  []string
 	err    error
+	schema func(name string) ([]byte, bool) // reads a schema file
 }
 
 // schemaFile is a schema of schemas/ split into its root (without $id, $schema and $defs) and
@@ -202,8 +238,8 @@ func (b *bundler) fileRef(from, ref string) (string, error) {
 		if !ok || strings.ContainsAny(n, "/\\") {
 			return "", fmt.Errorf("reference %q is not to a schema file", ref)
 		}
-		if _, ok := Schema(n); !ok {
-			return "", fmt.Errorf("reference %q names no schema of schemas/", ref)
+		if _, ok := b.schema(n); !ok {
+			return "", fmt.Errorf("reference %q names no schema file", ref)
 		}
 		name = n
 	}
@@ -254,7 +290,7 @@ func (b *bundler) file(name string) (*schemaFile, error) {
 	if f, ok := b.files[name]; ok {
 		return f, nil
 	}
-	raw, _ := Schema(name)
+	raw, _ := b.schema(name)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("openapi: parsing schema %s: %w", name, err)

@@ -179,10 +179,10 @@ func TestBundleRejectsForeignReferences(t *testing.T) {
 		"openapi: 3.1.0\nx:\n  $ref: 'schemas/callCreate.json'\n",
 		"- not a mapping\n",
 	} {
-		_, err := bundle([]byte(src))
+		_, err := bundle([]byte(src), "openapi.yaml", refPrefix, Schema)
 		assert.Error(t, err, src)
 	}
-	_, err := bundle([]byte("openapi: 3.1.0\ncomponents:\n  schemas: {}\nx:\n  $ref: 'schemas/callCreate.json'\n"))
+	_, err := bundle([]byte("openapi: 3.1.0\ncomponents:\n  schemas: {}\nx:\n  $ref: 'schemas/callCreate.json'\n"), "openapi.yaml", refPrefix, Schema)
 	assert.NoError(t, err)
 }
 
@@ -207,4 +207,51 @@ func TestBundledHasNoUnusedComponents(t *testing.T) {
 			assert.True(t, used["components/"+kind+"/"+name], "components/%s/%s is never referenced", kind, name)
 		}
 	}
+}
+
+// TestBundledAdminIsSelfContained checks the admin document the mock serves at
+// GET /_mock/openapi.yaml: every reference internal and resolving, the admin body schemas (and
+// the shared definitions they use) bundled as written, the serving mock first among the servers.
+func TestBundledAdminIsSelfContained(t *testing.T) {
+	const self = "http://127.0.0.1:8099"
+	raw, err := BundledAdmin(self)
+	require.NoError(t, err)
+	var parsed map[string]any
+	require.NoError(t, yaml.Unmarshal(raw, &parsed))
+	doc := normal(t, parsed).(map[string]any)
+	var all []string
+	refs(doc, &all)
+	require.NotEmpty(t, all)
+	for _, r := range all {
+		frag, ok := strings.CutPrefix(r, "#")
+		if !assert.True(t, ok, "external reference %q in the bundled admin document", r) {
+			continue
+		}
+		_, found := pointer(doc, frag)
+		assert.True(t, found, "reference %q resolves to nothing", r)
+	}
+	comps := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, name := range AdminSchemaNames() {
+		raw, _ := AdminSchema(name)
+		var src map[string]any
+		require.NoError(t, json.Unmarshal(raw, &src), name)
+		delete(src, "$id")
+		delete(src, "$schema")
+		delete(src, "$defs")
+		assert.Equal(t, transform(name, src), comps[name], name)
+	}
+	assert.Contains(t, comps, "common.uuid", "the shared definitions the admin schemas use come along")
+	assert.Equal(t, self, doc["servers"].([]any)[0].(map[string]any)["url"], "the serving mock comes first")
+
+	var plain map[string]any
+	require.NoError(t, yaml.Unmarshal(AdminDocument, &plain))
+	var want, got []string
+	for p := range plain["paths"].(map[string]any) {
+		want = append(want, p)
+	}
+	for p := range doc["paths"].(map[string]any) {
+		got = append(got, p)
+	}
+	assert.ElementsMatch(t, want, got, "every path of admin.yaml")
+	assert.Contains(t, got, "/_mock/health")
 }

@@ -46,7 +46,10 @@
 //   - [Handler] does it all as an [http.Handler]: body size cap, verification,
 //     deduplication through a [DedupeStore] (in memory by default), dispatch
 //     by event type ([Handler.On]), and the status codes the platform's
-//     retries expect.
+//     retries expect. Make it before the subscription (which needs its URL)
+//     and give it the secret the subscription's create answer brings with
+//     [Handler.SetSecrets]; until then it answers signed deliveries 503,
+//     which the platform retries.
 //
 // [Sign] and [SignHeaders] produce signatures: the mock server signs its
 // deliveries with them, and receivers use them to build signed requests in

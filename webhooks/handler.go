@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -72,7 +75,7 @@ func WithErrorLog(l *slog.Logger) HandlerOption {
 // verified. The ids of unsigned deliveries are deduplicated apart from those
 // of signed ones ("unsigned:" + id in the [DedupeStore]), so a forged unsigned
 // request cannot make the Handler skip a genuine signed delivery. With this
-// option, [NewHandler] accepts an empty list of secrets.
+// option, a Handler without secrets accepts unsigned per-call webhooks.
 func WithUnsignedCallWebhooks(allow bool) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.allowUnsigned = allow })
 }
@@ -131,10 +134,17 @@ func DeliveryFromContext(ctx context.Context) (DeliveryInfo, bool) {
 //     again: handlers should be idempotent for their own side effects.
 //
 // Only 2xx answers stop the platform's retries. Handlers receive the
-// request's context, which carries a [DeliveryInfo]. Registering handlers is
-// safe while the Handler is serving.
+// request's context, which carries a [DeliveryInfo]. Registering handlers and
+// changing the secrets ([Handler.SetSecrets]) are safe while the Handler is
+// serving.
+//
+// A Handler can be made before the subscription exists: the subscription
+// needs the receiver's URL, and the secret exists only once the subscription
+// does. Until [Handler.SetSecrets] gives it one, it answers signed
+// deliveries 503, which the platform retries on its schedule.
 type Handler struct {
-	v             *verifier // nil when built without secrets
+	v             atomic.Pointer[verifier] // nil until the Handler has secrets
+	verifyCfg     verifyConfig
 	maxBodyBytes  int64
 	store         DedupeStore
 	log           *slog.Logger
@@ -147,11 +157,13 @@ type Handler struct {
 	raw   []func(context.Context, []byte) error
 }
 
-// NewHandler returns a Handler that verifies deliveries against secrets (the
-// subscription's signing secrets, with or without the "whsec_" prefix; give
-// the old and the new one while rotating). It fails with [ErrInvalidSecret]
-// when a secret is malformed, or when secrets is empty without
-// [WithUnsignedCallWebhooks].
+// NewHandler returns a Handler that verifies deliveries against secrets: the
+// subscription's signing secrets as the platform issues them, "whsec_"
+// followed by the standard base64 of the key (24 random bytes; Standard
+// Webhooks allows 24 to 64); give the old and the new one while rotating.
+// It fails with [ErrInvalidSecret], saying why, when a secret is not of
+// that form. secrets may be empty when the subscription does not exist yet:
+// give them with [Handler.SetSecrets] once it does.
 func NewHandler(secrets []string, opts ...HandlerOption) (*Handler, error) {
 	cfg := handlerConfig{verify: defaultVerifyConfig(), maxBodyBytes: DefaultMaxBodyBytes}
 	for _, o := range opts {
@@ -160,18 +172,17 @@ func NewHandler(secrets []string, opts ...HandlerOption) (*Handler, error) {
 		}
 	}
 	h := &Handler{
+		verifyCfg:     cfg.verify,
 		maxBodyBytes:  cfg.maxBodyBytes,
 		store:         cfg.store,
 		log:           cfg.log,
 		allowUnsigned: cfg.allowUnsigned,
 		on:            make(map[string][]func(context.Context, *Event) error),
 	}
-	if len(secrets) > 0 || !cfg.allowUnsigned {
-		keys, err := decodeSecrets(secrets)
-		if err != nil {
+	if len(secrets) > 0 {
+		if err := h.SetSecrets(secrets...); err != nil {
 			return nil, err
 		}
-		h.v = &verifier{keys: keys, cfg: cfg.verify}
 	}
 	if h.store == nil {
 		h.store = NewMemoryDedupeStore(0, 0)
@@ -180,6 +191,55 @@ func NewHandler(secrets []string, opts ...HandlerOption) (*Handler, error) {
 		h.log = slog.Default()
 	}
 	return h, nil
+}
+
+// SetSecrets replaces the secrets deliveries are verified against (of the
+// form [NewHandler] takes): the secret of a subscription created after the
+// Handler, or the old and the new one while rotating, then the new one
+// alone. Requests already being verified finish with the secrets they
+// started with. It fails with [ErrInvalidSecret], saying why, and keeps the
+// secrets it had, when a secret is malformed or none is given.
+func (h *Handler) SetSecrets(secrets ...string) error {
+	if len(secrets) == 0 {
+		return fmt.Errorf("%w: no secret given", ErrInvalidSecret)
+	}
+	keys := make([][]byte, len(secrets))
+	for i, s := range secrets {
+		k, err := decodeHandlerSecret(s, i)
+		if err != nil {
+			return err
+		}
+		keys[i] = k
+	}
+	h.v.Store(&verifier{keys: keys, cfg: h.verifyCfg})
+	return nil
+}
+
+// Sizes of a signing secret's key that a Handler accepts: Standard
+// Webhooks' range (the platform issues [SecretBytes]).
+const (
+	minSecretBytes = 24
+	maxSecretBytes = 64
+)
+
+// decodeHandlerSecret returns the key of secret i as a Handler takes it:
+// "whsec_" followed by the standard base64 of 24 to 64 bytes. The error
+// says what is wrong without showing the secret.
+func decodeHandlerSecret(secret string, i int) ([]byte, error) {
+	b64, ok := strings.CutPrefix(strings.TrimSpace(secret), SecretPrefix)
+	if !ok {
+		return nil, fmt.Errorf("%w: secret %d does not start with %q: give the subscription's signing secret as the platform issued it (%s followed by base64)",
+			ErrInvalidSecret, i, SecretPrefix, SecretPrefix)
+	}
+	key, err := base64.StdEncoding.Strict().DecodeString(b64)
+	if err != nil {
+		return nil, fmt.Errorf("%w: secret %d is not %s followed by standard base64", ErrInvalidSecret, i, SecretPrefix)
+	}
+	if len(key) < minSecretBytes || len(key) > maxSecretBytes {
+		return nil, fmt.Errorf("%w: secret %d holds a key of %d bytes; a signing secret's key has %d to %d (the platform's: %d)",
+			ErrInvalidSecret, i, len(key), minSecretBytes, maxSecretBytes, SecretBytes)
+	}
+	return key, nil
 }
 
 // On registers fn for deliveries of the standard body whose event type is
@@ -334,7 +394,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info.Attempt = n
 	}
 	signed := signatureHeader(r.Header) != ""
-	unsignedOK := h.allowUnsigned && kind == kindCall && (!signed || h.v == nil)
+	v := h.v.Load()
+	unsignedOK := h.allowUnsigned && kind == kindCall && (!signed || v == nil)
 	switch {
 	case unsignedOK:
 		info.ID = header(r.Header, canonID, HeaderID)
@@ -345,12 +406,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if ts, err := parseTimestamp(header(r.Header, canonTimestamp, HeaderTimestamp)); err == nil && ts > 0 {
 			info.Timestamp = time.Unix(ts, 0)
 		}
-	case h.v == nil:
+	case v == nil && signed:
+		// The subscription's secret is not known yet: the platform retries.
+		w.Header().Set("Retry-After", "5")
+		h.reject(ctx, w, http.StatusServiceUnavailable, "no signing secret yet", header(r.Header, canonID, HeaderID),
+			errors.New("webhooks: the handler has no secrets yet (Handler.SetSecrets)"))
+		return
+	case v == nil:
 		h.reject(ctx, w, http.StatusUnauthorized, "invalid signature", header(r.Header, canonID, HeaderID),
-			errors.New("webhooks: handler has no secrets and accepts only unsigned per-call webhooks"))
+			errors.New("webhooks: an unsigned request, and the handler has no secrets"))
 		return
 	default:
-		id, ts, err := h.v.verify(body, r.Header)
+		id, ts, err := v.verify(body, r.Header)
 		if err != nil {
 			code, msg := verifyStatus(err)
 			h.reject(ctx, w, code, msg, header(r.Header, canonID, HeaderID), err)

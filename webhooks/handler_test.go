@@ -3,6 +3,7 @@ package webhooks
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,15 +58,100 @@ func eventBody(id, typ string) []byte {
 const callCompletedBody = `{"event":"call.completed","call_id":"c1","status":"completed","duration":95,"recording_url":"https://rec.example/c1.mp3","summary":"ok","timestamp":"2025-01-02T03:04:05Z"}`
 
 func TestNewHandlerSecrets(t *testing.T) {
+	for name, tc := range map[string]struct {
+		secret string
+		why    string
+	}{
+		"nope":              {"nope", `secret 0 does not start with "whsec_"`},
+		"raw base64":        {strings.TrimPrefix(testSecret, SecretPrefix), `does not start with "whsec_"`},
+		"an API key":        {"voiceagent_live_" + strings.Repeat("a", 40), `does not start with "whsec_"`},
+		"not base64":        {"whsec_***", "is not whsec_ followed by standard base64"},
+		"unpadded base64":   {"whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "is not whsec_ followed by standard base64"},
+		"short key":         {"whsec_nope", "a key of 3 bytes"},
+		"empty key":         {"whsec_", "a key of 0 bytes"},
+		"key over 64 bytes": {SecretPrefix + base64.StdEncoding.EncodeToString(make([]byte, 65)), "a key of 65 bytes"},
+	} {
+		_, err := NewHandler([]string{testSecret, tc.secret})
+		assert.ErrorIs(t, err, ErrInvalidSecret, name)
+		assert.ErrorContains(t, err, strings.Replace(tc.why, "secret 0", "secret 1", 1), name)
+		if len(tc.secret) > len(SecretPrefix)+4 {
+			assert.NotContains(t, err.Error(), tc.secret[len(SecretPrefix):], "%s: the error never shows the secret", name)
+		}
+	}
+	for _, ok := range []string{testSecret, " " + testSecret2 + "\n", SecretPrefix + base64.StdEncoding.EncodeToString(make([]byte, 64))} {
+		_, err := NewHandler([]string{ok})
+		assert.NoError(t, err, ok)
+	}
 	_, err := NewHandler(nil)
-	assert.ErrorIs(t, err, ErrInvalidSecret)
-	_, err = NewHandler([]string{"whsec_***"})
-	assert.ErrorIs(t, err, ErrInvalidSecret)
-	_, err = NewHandler([]string{testSecret, "nope!"}, WithUnsignedCallWebhooks(true))
-	assert.ErrorIs(t, err, ErrInvalidSecret)
+	assert.NoError(t, err, "the secrets may come later (SetSecrets)")
 	_, err = NewHandler(nil, WithUnsignedCallWebhooks(true), nil)
 	assert.NoError(t, err)
 	assert.Panics(t, func() { newHandler(t, []string{testSecret}).On("x", nil) })
+}
+
+// A receiver is made before its subscription (which needs the receiver's
+// URL, and whose answer brings the secret): until SetSecrets gives it the
+// secret it answers signed deliveries 503, which the platform retries.
+func TestHandlerSecretsCanComeLater(t *testing.T) {
+	h := newHandler(t, nil)
+	var processed atomic.Int32
+	h.OnAny(func(context.Context, *Event) error { processed.Add(1); return nil })
+
+	code, body := serve(h, delivery(t, "msg_early", eventBody("e1", EventLeadCreated)))
+	assert.Equal(t, http.StatusServiceUnavailable, code, body)
+	assert.JSONEq(t, `{"status":"error","error":"no signing secret yet"}`, body)
+	unsigned := httptest.NewRequest(http.MethodPost, "/hooks", bytes.NewReader(eventBody("e1", EventLeadCreated)))
+	code, _ = serve(h, unsigned)
+	assert.Equal(t, http.StatusUnauthorized, code, "an unsigned request is refused, secret or not")
+
+	assert.ErrorIs(t, h.SetSecrets(), ErrInvalidSecret, "no secret")
+	assert.ErrorIs(t, h.SetSecrets("nope"), ErrInvalidSecret)
+	require.NoError(t, h.SetSecrets(testSecret))
+	code, body = serve(h, delivery(t, "msg_early", eventBody("e1", EventLeadCreated)))
+	assert.Equal(t, http.StatusOK, code, body)
+	assert.EqualValues(t, 1, processed.Load())
+
+	// Rotation: the old and the new secret, then the new one alone. A
+	// refused SetSecrets keeps the secrets the Handler had.
+	signedWith := func(secret, id string) *http.Request {
+		b := eventBody(id, EventLeadCreated)
+		req := httptest.NewRequest(http.MethodPost, "/hooks", bytes.NewReader(b))
+		for k, v := range signed(t, []string{secret}, id, time.Now(), b) {
+			req.Header[k] = v
+		}
+		return req
+	}
+	require.NoError(t, h.SetSecrets(testSecret, testSecret2))
+	code, _ = serve(h, signedWith(testSecret2, "msg_new"))
+	assert.Equal(t, http.StatusOK, code)
+	require.NoError(t, h.SetSecrets(testSecret2))
+	assert.Error(t, h.SetSecrets(testSecret, "whsec_***"))
+	code, _ = serve(h, signedWith(testSecret, "msg_old"))
+	assert.Equal(t, http.StatusUnauthorized, code, "the old secret is retired")
+	code, _ = serve(h, signedWith(testSecret2, "msg_new2"))
+	assert.Equal(t, http.StatusOK, code)
+}
+
+// SetSecrets while deliveries are being verified (run with -race).
+func TestHandlerSetSecretsWhileServing(t *testing.T) {
+	h := newHandler(t, []string{testSecret})
+	h.OnAny(func(context.Context, *Event) error { return nil })
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 50 {
+				code, body := serve(h, delivery(t, fmt.Sprintf("msg_%d_%d", i, j), eventBody("e", EventLeadCreated)))
+				assert.Equal(t, http.StatusOK, code, body)
+			}
+		}()
+	}
+	for range 100 {
+		require.NoError(t, h.SetSecrets(testSecret2, testSecret))
+		require.NoError(t, h.SetSecrets(testSecret))
+	}
+	wg.Wait()
 }
 
 func TestHandlerDispatch(t *testing.T) {
@@ -459,11 +545,11 @@ func TestHandlerCallWebhook(t *testing.T) {
 		code, _ = serve(h, unsigned("", failed))
 		assert.Equal(t, http.StatusBadRequest, code)
 		// Standard bodies are never accepted unsigned, nor signed when the
-		// handler has no secret to check them with.
+		// handler has no secret to check them with (yet: 503, retried).
 		code, _ = serve(h, unsigned("msg_e", string(eventBody("e", EventLeadCreated))))
 		assert.Equal(t, http.StatusUnauthorized, code)
 		code, _ = serve(h, delivery(t, "msg_e", eventBody("e", EventLeadCreated)))
-		assert.Equal(t, http.StatusUnauthorized, code)
+		assert.Equal(t, http.StatusServiceUnavailable, code)
 		assert.Zero(t, events.Load())
 		assert.Len(t, got, 1)
 	})

@@ -65,7 +65,9 @@ var (
 	// behind).
 	ErrTimestampTooNew = errors.New("webhooks: message timestamp too new")
 	// ErrInvalidSecret means no secret was given, or a secret is not
-	// "whsec_" (optional) followed by standard base64 of a non-empty key.
+	// "whsec_" (optional) followed by standard base64 of a non-empty key. A
+	// [Handler] is stricter: it wants the prefix, and a key of 24 to 64
+	// bytes.
 	ErrInvalidSecret = errors.New("webhooks: invalid signing secret")
 )
 

@@ -148,8 +148,9 @@ type UpsertParams struct {
 	ID string `json:"id,omitempty"`
 	// BusinessID whose events are delivered. Required.
 	BusinessID string `json:"business_id"`
-	// WebhookURL is the receiver: https://, or http:// on loopback hosts.
-	// Required.
+	// WebhookURL is the receiver: https:// (the mock server also takes
+	// http:// on loopback hosts, and on any host when it runs with
+	// -allow-external-webhooks). Required.
 	WebhookURL string `json:"webhook_url"`
 	// Events to deliver (the Event constants); default every event type.
 	Events      []string `json:"events,omitempty"`

@@ -3,7 +3,6 @@ package webhooks_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -35,25 +34,13 @@ func ExampleService_Upsert() {
 	defer stop()
 	ctx := context.Background()
 
-	// A receiver: the Handler verifies signatures and deduplicates. Its
-	// secret comes from the create answer, so it is mounted once known.
+	// A receiver: the Handler verifies signatures and deduplicates. It is
+	// made first, without a secret (the subscription needs its URL); the
+	// create answer brings the secret, given with SetSecrets. Until then it
+	// answers signed deliveries 503, which the platform retries.
 	var mu sync.Mutex
 	var got []string
-	var h http.Handler
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	defer receiver.Close()
-
-	sub, err := c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
-		BusinessID: acct.BusinessID,
-		WebhookURL: receiver.URL + "/hooks/voiceagent",
-		Events:     []string{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceReady},
-	})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("secret issued:", strings.HasPrefix(sub.Secret, "whsec_")) // store it now: it is shown once
-
-	wh, err := webhooks.NewHandler([]string{sub.Secret})
+	wh, err := webhooks.NewHandler(nil)
 	if err != nil {
 		panic(err)
 	}
@@ -67,7 +54,22 @@ func ExampleService_Upsert() {
 		got = append(got, e.Type+" "+w.Name)
 		return nil
 	})
-	h = wh
+	receiver := httptest.NewServer(wh)
+	defer receiver.Close()
+
+	sub, err := c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
+		BusinessID: acct.BusinessID,
+		WebhookURL: receiver.URL + "/hooks/voiceagent",
+		Events:     []string{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceReady},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("secret issued:", strings.HasPrefix(sub.Secret, "whsec_")) // store it now: it is shown once
+
+	if err := wh.SetSecrets(sub.Secret); err != nil {
+		panic(err)
+	}
 
 	// The account's provisioning happened before the subscription: replay it.
 	since := time.Now().Add(-time.Hour)

@@ -102,8 +102,8 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	o.say("Accounts: the agency's admin ann@brightline.example and the client's owner %s", o.ownerEmail)
-	o.agency = client.New(ann.APIKey, voiceagent.WithBaseURL(base))
-	o.owner = client.New(joe.APIKey, voiceagent.WithBaseURL(base))
+	o.agency = ann.Client()
+	o.owner = joe.Client()
 	o.ownerLink = func(ctx context.Context) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()

@@ -11,9 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agency"
-	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/internal/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
@@ -93,7 +91,7 @@ func TestAgencyOnboardingAgainstAGivenService(t *testing.T) {
 	assert.Contains(t, err.Error(), "reading the owner link")
 	assert.Contains(t, out.String(), "Already an agency: Brightline Agency")
 
-	c := client.New(ann.APIKey, voiceagent.WithBaseURL(srv.URL))
+	c := ann.Client()
 	n := 0
 	for inst, err := range c.Agency.Installations.All(ctx, nil) {
 		require.NoError(t, err)

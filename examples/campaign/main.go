@@ -113,7 +113,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	k.businessID = acct.BusinessID
-	k.c = client.New(acct.APIKey, voiceagent.WithBaseURL(base))
+	k.c = acct.Client()
 	leadIDs, err := k.srv.SeedLeads(acct.BusinessID, patients)
 	if err != nil {
 		return fmt.Errorf("seeding patients: %w", err)

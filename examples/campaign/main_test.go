@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/internal/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
@@ -93,7 +92,7 @@ func startService(t *testing.T) (*mockserver.TestServer, *mockserver.Account, *c
 	old := pollEvery
 	pollEvery = 10 * time.Millisecond
 	t.Cleanup(func() { pollEvery = old })
-	return srv, acct, client.New(acct.APIKey, voiceagent.WithBaseURL(srv.URL))
+	return srv, acct, acct.Client()
 }
 
 // Without CAMPAIGN_TO the program validates and previews, and creates

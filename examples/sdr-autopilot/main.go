@@ -105,7 +105,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	a.businessID = a.acct.BusinessID
-	a.c = client.New(a.acct.APIKey, voiceagent.WithBaseURL(base))
+	a.c = a.acct.Client()
 	a.say("Business Brightside Solar (%s), number %s", a.businessID, a.acct.PhoneNumber)
 	return a.againstMock(ctx)
 }

@@ -88,7 +88,7 @@ func startService(t *testing.T) (*mockserver.TestServer, *mockserver.Account, *c
 	exampletest.UseService(t, srv.URL, acct.APIKey)
 	t.Setenv("VOICEAGENT_BUSINESS_ID", "")
 	t.Setenv("SDR_AUTOPILOT_LIVE", "")
-	return srv, acct, client.New(acct.APIKey, voiceagent.WithBaseURL(srv.URL))
+	return srv, acct, acct.Client()
 }
 
 // Without SDR_AUTOPILOT_LIVE the program changes nothing: the pipeline

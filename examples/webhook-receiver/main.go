@@ -93,26 +93,28 @@ func run(ctx context.Context, w io.Writer) error {
 	return runAgainstMock(ctx, out)
 }
 
-// receiver is the example's HTTP server: the webhooks.Handler, installed
-// once the subscription (and so its secret) exists, behind a middleware that
-// prints each delivery and its answer.
+// receiver is the example's HTTP server: the webhooks.Handler behind a
+// middleware that prints each delivery and its answer. It is made before
+// the subscription, whose secret it gets with SetSecrets.
 type receiver struct {
 	out       *syncWriter
-	handler   atomic.Pointer[webhooks.Handler]
+	handler   *webhooks.Handler
 	processed atomic.Int64
 	answers   sync.Map // answer status ("processed", "duplicate", "401", ...) -> *atomic.Int64
 }
 
-// install builds the Handler for the subscription's secret and registers
-// what the program does with each event type. failFirst makes the first
+// newReceiver builds the Handler, still without a secret (the subscription
+// that issues it needs the receiver's URL first), and registers what the
+// program does with each event type. failFirst makes the first
 // call.completed delivery fail, to show a retry.
-func (rv *receiver) install(secret string, failFirst bool) (*webhooks.Handler, error) {
+func newReceiver(out *syncWriter, failFirst bool) (*receiver, error) {
 	// The middleware prints every answer; the Handler's own log of refused
 	// deliveries would repeat it.
-	h, err := webhooks.NewHandler([]string{secret}, webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h, err := webhooks.NewHandler(nil, webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		return nil, err
 	}
+	rv := &receiver{out: out, handler: h}
 	var failed atomic.Bool
 	h.On(webhooks.EventLeadCreated, func(ctx context.Context, e *webhooks.Event) error {
 		lead, err := e.Lead()
@@ -138,8 +140,7 @@ func (rv *receiver) install(secret string, failFirst bool) (*webhooks.Handler, e
 		rv.processed.Add(1)
 		return nil
 	})
-	rv.handler.Store(h)
-	return h, nil
+	return rv, nil
 }
 
 // ServeHTTP prints the delivery, passes it to the Handler, and prints the
@@ -149,16 +150,10 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	h := rv.handler.Load()
-	if h == nil {
-		// A delivery can arrive before the subscription's answer (and so
-		// its secret) did: the platform retries it.
-		rv.out.say("  <- %s before the secret is known: answered 503", orDash(r.Header.Get(webhooks.HeaderEvent)))
-		http.Error(w, "not ready", http.StatusServiceUnavailable)
-		return
-	}
+	// A delivery can arrive before the subscription's answer (and so its
+	// secret) did: the Handler answers it 503, and the platform retries.
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
+	rv.handler.ServeHTTP(rec, r)
 	var answer struct{ Status, Error string }
 	_ = json.Unmarshal(rec.Body.Bytes(), &answer)
 	label := answer.Status
@@ -188,9 +183,9 @@ func (rv *receiver) count(label string) int64 {
 	return 0
 }
 
-// subscribe creates the subscription and installs the Handler with its
+// subscribe creates the subscription and gives the receiver's Handler its
 // secret.
-func subscribe(ctx context.Context, out *syncWriter, c *client.Client, rv *receiver, businessID, url string, failFirst bool) (*webhooks.Subscription, error) {
+func subscribe(ctx context.Context, out *syncWriter, c *client.Client, rv *receiver, businessID, url string) (*webhooks.Subscription, error) {
 	sub, err := c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
 		BusinessID:  businessID,
 		WebhookURL:  url,
@@ -201,7 +196,7 @@ func subscribe(ctx context.Context, out *syncWriter, c *client.Client, rv *recei
 		return nil, fmt.Errorf("subscribing: %w", err)
 	}
 	// The secret is in this answer only: a real receiver stores it now.
-	if _, err := rv.install(sub.Secret, failFirst); err != nil {
+	if err := rv.handler.SetSecrets(sub.Secret); err != nil {
 		return nil, err
 	}
 	out.say("Subscribed %s to %v (subscription %s, secret %s…, shown once)", url, sub.Events, sub.ID, sub.Secret[:10])
@@ -216,15 +211,18 @@ func runAgainstMock(ctx context.Context, out *syncWriter) error {
 	if err != nil {
 		return err
 	}
-	c := client.New(acct.APIKey, voiceagent.WithBaseURL(srv.BaseURL))
+	c := acct.Client()
 	out.say("Started an in-process mock server at %s with business %s (number %s)", srv.BaseURL, acct.BusinessID, acct.PhoneNumber)
 
-	rv := &receiver{out: out}
+	rv, err := newReceiver(out, true)
+	if err != nil {
+		return err
+	}
 	hs := httptest.NewServer(rv)
 	defer hs.Close()
 	url := hs.URL + receiverPath
 	out.say("Receiver listening at %s", url)
-	sub, err := subscribe(ctx, out, c, rv, acct.BusinessID, url, true)
+	sub, err := subscribe(ctx, out, c, rv, acct.BusinessID, url)
 	if err != nil {
 		return err
 	}
@@ -339,13 +337,16 @@ func runAgainstService(ctx context.Context, out *syncWriter, base, key string) e
 	if err != nil {
 		return err
 	}
-	rv := &receiver{out: out}
+	rv, err := newReceiver(out, false)
+	if err != nil {
+		return err
+	}
 	hs := &http.Server{Handler: rv, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
 	defer hs.Close()
 	out.say("Using %s; receiver listening on %s%s", base, ln.Addr(), receiverPath)
 
-	sub, err := subscribe(ctx, out, c, rv, business.ID, url, false)
+	sub, err := subscribe(ctx, out, c, rv, business.ID, url)
 	if err != nil {
 		return err
 	}

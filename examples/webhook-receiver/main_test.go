@@ -12,8 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/internal/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -86,7 +84,7 @@ func TestWebhookReceiverAgainstAGivenService(t *testing.T) {
 	assert.Contains(t, s, "answered 200 processed")
 	assert.Contains(t, s, "Processed 1 events.")
 	assert.Contains(t, s, "Deleted the subscription.")
-	c := client.New(acct.APIKey, voiceagent.WithBaseURL(srv.URL))
+	c := acct.Client()
 	page, err := c.Webhooks.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Empty(t, page.Data, "the subscription is deleted when the receiver stops")

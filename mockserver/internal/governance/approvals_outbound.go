@@ -18,19 +18,16 @@ import (
 )
 
 // approvalCallbackAllowed checks a callback_url when the request is made:
-// https on the allowed host list (WithApprovalCallbackHosts), or http or
-// https on a loopback host.
+// a receiver the server may save (hooks.CheckReceiver: https, or http on a
+// loopback host or, with WithExternalWebhooks(true), on any host) whose host
+// is loopback or on the allowed host list (WithApprovalCallbackHosts).
 func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return httpapi.InvalidField("/callback_url", "must be an absolute URL")
+	if err := s.hooks.CheckReceiver(raw); err != nil {
+		return httpapi.InvalidField("/callback_url", "%v", err)
 	}
+	u, _ := url.Parse(raw) // CheckReceiver parsed it
 	host := strings.ToLower(u.Hostname())
-	loop := hooks.IsLoopbackHost(host)
-	if u.Scheme != "https" && (u.Scheme != "http" || !loop) {
-		return httpapi.InvalidField("/callback_url", "must be https (http only for loopback test receivers)")
-	}
-	if loop {
+	if hooks.IsLoopbackHost(host) {
 		return nil
 	}
 	for _, h := range s.Config.ApprovalCallbackHosts {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -79,7 +80,7 @@ type DeliveryKind struct {
 func (s *Service) startDeliveries() {
 	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}}
 	s.Outbound.timeout = s.Config.Hooks.Timeout
-	s.Outbound.init(s.Config.ExternalWebhooks)
+	s.initOutbound()
 	s.resetLogs()
 	s.OnReset(s.resetLogs)
 	s.RegisterDeliveryKind(store.DeliverySubscription, DeliveryKind{Request: subscriptionAttempt})
@@ -265,13 +266,23 @@ func (s *Service) sendAttempt(att preparedAttempt) (outboundResult, bool) {
 	return s.postOutboundWait(att.req)
 }
 
-// CheckTarget parses a receiver URL and applies allowedTarget.
-func (s *Service) CheckTarget(raw string) error {
+// CheckTarget parses a receiver URL and tells whether the server may call
+// it now (allowedTarget), saying why not.
+func (s *Service) CheckTarget(raw string) error { return s.checkURL(raw, false) }
+
+// CheckReceiver tells whether a receiver URL may be saved (a
+// subscription's webhook_url, an approval request's callback_url), saying
+// why not: the rules of CheckTarget, except that
+// an https host outside loopback is accepted without
+// WithExternalWebhooks(true) (its deliveries fail, saying why).
+func (s *Service) CheckReceiver(raw string) error { return s.checkURL(raw, true) }
+
+func (s *Service) checkURL(raw string, saving bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %q is not a URL", errTargetRefused, raw)
 	}
-	return s.allowedTarget(u)
+	return s.allowedTarget(u, saving)
 }
 
 // preparedAttempt is an attempt built under the lock, ready to post.
@@ -341,6 +352,7 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
 	})
 	st.Deliveries.Recount(d)
+	s.logAttempt(d, att, res, errText)
 	if st.Dropped() || d.Status != store.DeliveryPending {
 		return true
 	}
@@ -355,6 +367,38 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 	s.deliveryUpdated(st, d, &d.Attempts[len(d.Attempts)-1])
 	return d.Status != store.DeliveryPending
 }
+
+// logAttempt writes an attempt to the WithLogger logger at debug level (the
+// binary's -v): the delivery, the attempt, the receiver (its URL without
+// the query, which may hold a token) and the outcome; never a header or a
+// body.
+func (s *Service) logAttempt(d *store.Delivery, att preparedAttempt, res outboundResult, errText string) {
+	ctx := context.Background()
+	if !s.Config.Logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	receiver := att.req.URL
+	if u, err := url.Parse(receiver); err == nil {
+		u.RawQuery, u.Fragment, u.User = "", "", nil
+		receiver = u.String()
+	}
+	if len(receiver) > maxLoggedURL {
+		receiver = receiver[:maxLoggedURL] + "..."
+	}
+	attrs := []slog.Attr{
+		slog.String("delivery_id", d.ID), slog.String("kind", d.Kind), slog.String("event", d.EventType),
+		slog.Int("attempt", att.n), slog.String("method", att.req.Method), slog.String("receiver", receiver),
+		slog.Int("status", res.status),
+	}
+	if errText != "" {
+		attrs = append(attrs, slog.String("error", errText))
+	}
+	attrs = append(attrs, slog.Duration("duration", res.duration))
+	s.Config.Logger.LogAttrs(ctx, slog.LevelDebug, "mockserver webhook attempt", attrs...)
+}
+
+// maxLoggedURL caps the receiver URL in a log line.
+const maxLoggedURL = 200
 
 // deliveryUpdated is the engine's outcome hook: it runs when a delivery
 // starts (att nil) and after each attempt is recorded, so the record a
@@ -631,16 +675,19 @@ var (
 	// ErrDeliveryNotFound is a delivery id the log does not hold (never
 	// made, or pushed out of the ring buffer).
 	ErrDeliveryNotFound = errors.New("mockserver: no such delivery in the log")
-	// ErrDeliveryNotReplayable is a delivery that is pending or succeeded,
-	// or a subscription delivery whose subscription is gone or inactive.
-	ErrDeliveryNotReplayable = errors.New("mockserver: only failed or canceled deliveries are replayable (a subscription's to an existing active subscription)")
+	// ErrDeliveryNotReplayable is a subscription delivery whose
+	// subscription is gone or inactive.
+	ErrDeliveryNotReplayable = errors.New("mockserver: a subscription's delivery is replayable only while the subscription exists and is active")
 )
 
-// ReplayDelivery sends a failed (or canceled) delivery again: a new
+// ReplayDelivery sends any delivery again, whatever its status: a new
 // delivery with the same message id (webhook-id) and body, with a fresh
 // retry schedule, to the subscription as it is now (or to the call's
 // webhook_url, or the approval request's callback_url, signed with its
-// secret; the request's callback status follows the replay).
+// secret; the request's callback status follows the replay). A replay of a
+// succeeded delivery is a duplicate by its webhook-id, which is how a test
+// checks that a receiver deduplicates; a pending delivery keeps its own
+// schedule beside its replay's.
 func (s *Service) ReplayDelivery(id string) (Delivery, error) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
@@ -656,9 +703,6 @@ func (s *Service) replayDeliveryLocked(id string) (*store.Delivery, error) {
 	old, ok := st.Deliveries.Get(id)
 	if !ok {
 		return nil, ErrDeliveryNotFound
-	}
-	if old.Status != store.DeliveryFailed && old.Status != store.DeliveryCanceled {
-		return nil, ErrDeliveryNotReplayable
 	}
 	if old.Kind == store.DeliverySubscription {
 		if w, ok := st.Webhooks.Get(old.SubscriptionID); !ok || !w.Active {
@@ -724,7 +768,7 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 		return nil, httpapi.NotFound("delivery not found: " + body.DeliveryID)
 	case err != nil:
 		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict,
-			"only a failed or canceled delivery can be replayed (a subscription's to an existing active subscription)")
+			"a subscription's delivery can be replayed only while the subscription exists and is active")
 	}
 	return httpapi.Created(deliveryView(d)), nil
 }

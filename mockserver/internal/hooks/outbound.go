@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -32,30 +33,39 @@ const (
 // errTargetRefused wraps every refusal of allowedTarget.
 var errTargetRefused = errors.New("receiver not allowed")
 
-// allowedTarget is the one check of a receiver URL the mock will call:
-// https:// URLs, and http:// URLs on loopback hosts (localhost, *.localhost,
-// 127.0.0.0/8, ::1). Hosts outside loopback are refused unless the server
-// runs with WithExternalWebhooks(true) (flag -allow-external-webhooks). No
-// DNS lookup happens here; the dialer checks the address it connects to.
-func (s *Service) allowedTarget(u *url.URL) error {
-	if u == nil || u.Host == "" || u.Hostname() == "" {
-		return fmt.Errorf("%w: the URL must be absolute, with a host", errTargetRefused)
+// loopbackHosts names the loopback hosts in refusals.
+const loopbackHosts = "localhost, 127.0.0.1, [::1]"
+
+// allowedTarget is the one check of a receiver URL the mock will call, and
+// its refusals say in words why: an absolute https or http URL with a host
+// and no user or password; http only on a loopback host (localhost,
+// *.localhost, 127.0.0.0/8, ::1), or on any host when the server runs with
+// WithExternalWebhooks(true) (-allow-external-webhooks), for receivers in
+// other containers (http://receiver:3000/hook); and a host outside loopback
+// only with that option. When saving is set (the URL is being saved, not
+// called) the last rule is left out: an https receiver elsewhere may be
+// saved, and its deliveries fail saying why. No DNS lookup happens here;
+// the dialer checks the address it connects to.
+func (s *Service) allowedTarget(u *url.URL, saving bool) error {
+	if u == nil || u.Host == "" || u.Hostname() == "" || u.Opaque != "" {
+		return fmt.Errorf("%w: the URL must be absolute, with a host (such as https://example.com/hooks)", errTargetRefused)
 	}
 	if u.User != nil {
-		return fmt.Errorf("%w: the URL may not carry credentials", errTargetRefused)
+		return fmt.Errorf("%w: the URL may not carry a user name or password (put a token in its path, or use a custom header)", errTargetRefused)
 	}
 	loopback := IsLoopbackHost(u.Hostname())
+	external := s.Config.ExternalWebhooks
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !loopback {
-			return fmt.Errorf("%w: http is only allowed on loopback hosts; use https", errTargetRefused)
+		if !loopback && !external {
+			return fmt.Errorf("%w: http:// is only called on loopback hosts (%s); use https://, or start the mock server with -allow-external-webhooks (WithExternalWebhooks(true)) to call http:// receivers on other hosts, such as http://receiver:3000/hook in docker compose", errTargetRefused, loopbackHosts)
 		}
 	default:
-		return fmt.Errorf("%w: the scheme must be https (or http on loopback)", errTargetRefused)
+		return fmt.Errorf("%w: the scheme must be https (or http), not %q", errTargetRefused, u.Scheme)
 	}
-	if !loopback && !s.Config.ExternalWebhooks {
-		return fmt.Errorf("%w: the mock server only calls loopback hosts unless started with -allow-external-webhooks (WithExternalWebhooks(true))", errTargetRefused)
+	if !loopback && !external && !saving {
+		return fmt.Errorf("%w: host %s is outside loopback, and the mock server only calls loopback hosts (%s) unless started with -allow-external-webhooks (WithExternalWebhooks(true))", errTargetRefused, u.Hostname(), loopbackHosts)
 	}
 	return nil
 }
@@ -104,19 +114,37 @@ type OutboundPoster struct {
 	timeout time.Duration
 }
 
-func (p *OutboundPoster) init(external bool) {
+// init makes the poster's clients once: the dialer refuses addresses
+// outside loopback unless external is set (and dial, a test's hook,
+// replaces it when set); https receivers are verified against the
+// system's roots and cas.
+func (p *OutboundPoster) init(external bool, cas []*x509.Certificate, dial func(ctx context.Context, network, address string) (net.Conn, error)) {
 	p.once.Do(func() {
 		p.ctx, p.cancel = context.WithCancel(context.Background())
 		p.sem = make(chan struct{}, outboundConcurrency)
 		if p.timeout <= 0 {
 			p.timeout = outboundTimeout
 		}
+		var roots *x509.CertPool // nil: the system's
+		if len(cas) > 0 {
+			var err error
+			if roots, err = x509.SystemCertPool(); err != nil {
+				roots = x509.NewCertPool()
+			}
+			for _, c := range cas {
+				roots.AddCert(c)
+			}
+		}
 		newClient := func(insecure bool) *http.Client {
 			d := &net.Dialer{Timeout: p.timeout, Control: dialGuard(external)}
+			dialContext := d.DialContext
+			if dial != nil {
+				dialContext = dial
+			}
 			return &http.Client{
 				Transport: &http.Transport{
-					DialContext:         d.DialContext,
-					TLSClientConfig:     &tls.Config{InsecureSkipVerify: insecure}, //nolint:gosec // loopback test receivers only
+					DialContext:         dialContext,
+					TLSClientConfig:     &tls.Config{InsecureSkipVerify: insecure, RootCAs: roots}, //nolint:gosec // loopback test receivers only
 					TLSHandshakeTimeout: p.timeout,
 					MaxIdleConnsPerHost: outboundConcurrency, // one kept-alive connection per worker
 					IdleConnTimeout:     30 * time.Second,
@@ -149,9 +177,14 @@ func dialGuard(external bool) func(network, address string, c syscall.RawConn) e
 	}
 }
 
+// initOutbound makes the poster's clients with the server's configuration.
+func (s *Service) initOutbound() {
+	s.Outbound.init(s.Config.ExternalWebhooks, s.Config.Hooks.CAs, s.Config.Hooks.Dial)
+}
+
 // Close stops the poster: attempts in flight end, no new one starts.
 func (p *OutboundPoster) Close() {
-	p.init(false)
+	p.init(false, nil, nil)
 	p.cancel()
 }
 
@@ -162,7 +195,7 @@ func (p *OutboundPoster) Close() {
 // After Close, done is not called.
 func (s *Service) postOutbound(req OutboundRequest, done func(outboundResult)) {
 	p := &s.Outbound
-	p.init(s.Config.ExternalWebhooks)
+	s.initOutbound()
 	go func() {
 		select {
 		case p.sem <- struct{}{}:
@@ -203,6 +236,9 @@ func (s *Service) doOutbound(req OutboundRequest) outboundResult {
 		var ue *url.Error
 		if errors.As(err, &ue) && ue.Timeout() {
 			return outboundResult{err: fmt.Sprintf("timeout: no answer within %s", p.timeout), duration: time.Since(start)}
+		}
+		if ue != nil {
+			err = ue.Err // the attempt records the URL apart; its query may hold a token
 		}
 		return outboundResult{err: err.Error(), duration: time.Since(start)}
 	}

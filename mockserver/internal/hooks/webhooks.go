@@ -88,6 +88,9 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	}
 
 	// Check everything before changing anything.
+	if err := s.CheckReceiver(body.WebhookURL); err != nil {
+		return nil, httpapi.InvalidField("/webhook_url", "%v", err)
+	}
 	var template *webhooks.PayloadTemplate
 	_, templateSent := sent["payload_template"]
 	if templateSent && body.Template != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
 // MaxWait bounds ?wait= on the long-polling admin routes; a long poll may
@@ -17,9 +18,44 @@ const (
 	LongPollGrace = 10 * time.Second
 )
 
+// adminReset drops all state and provisions the seed accounts again (the
+// binary's demo account, with the key it printed), unless ?seed=none.
 func (s *API) adminReset(rc *Ctx) (any, error) {
-	s.ResetState()
-	return map[string]any{"reset": true}, nil
+	reseed := true
+	switch rc.Query("seed") {
+	case "":
+	case "none":
+		reseed = false
+	default:
+		return nil, InvalidField("seed", "must be none (leave the server empty), or absent (provision the seed accounts again)")
+	}
+	n := s.ResetState(reseed)
+	return map[string]any{"reset": true, "seed_accounts": n}, nil
+}
+
+// adminHealth answers once the server is serving: its status and version.
+func (s *API) adminHealth(rc *Ctx) (any, error) {
+	return map[string]any{"status": "ok", "version": Version()}, nil
+}
+
+// adminOpenAPI serves the admin API's own OpenAPI document (admin.yaml,
+// self-contained), with this server first among its servers.
+func (s *API) adminOpenAPI(rc *Ctx) (any, error) {
+	b, err := openapi.BundledAdmin(rc.SelfURL())
+	if err != nil {
+		return nil, err
+	}
+	return &RawBody{ContentType: "application/yaml", Body: b}, nil
+}
+
+// SelfURL is the root URL (scheme and host, no path) under which the
+// request reached the server, for documents that name the server itself.
+func (rc *Ctx) SelfURL() string {
+	scheme := "http"
+	if rc.Request.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + rc.Request.Host
 }
 
 // waitParam parses ?wait= (a Go duration such as 5s, at most a minute).

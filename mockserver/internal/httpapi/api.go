@@ -28,6 +28,8 @@ type API struct {
 	// draining ends when Drain is called: open long polls answer.
 	draining context.Context
 	drain    context.CancelFunc
+
+	cors *corsPolicy // nil: the API answers no cross-origin request
 }
 
 // New returns the pipeline of engine p; each part registers how a reset
@@ -41,6 +43,7 @@ func New(p *platform.Platform) *API {
 		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
 		Idem:     newIdempotencyStore(lim.IdempotencyRecords, lim.IdempotencyBytes),
+		cors:     newCORS(p.Config.CORSOrigins),
 	}
 	a.draining, a.drain = context.WithCancel(context.Background())
 	p.OnReset(a.Usage.Reset)

@@ -99,6 +99,9 @@ type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	// Code is the error code of an error answer ("" for a success), for
+	// the log.
+	Code string
 	// pooled, when set, is the pooled buffer body lives in: the pipeline
 	// hands it back (free) once the answer is written.
 	pooled *[]byte
@@ -116,7 +119,7 @@ func (r *Response) free() {
 
 // withHeader returns a copy of the answer with h added to its headers.
 func (r *Response) withHeader(h http.Header) *Response {
-	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, pooled: r.pooled, transient: r.transient}
+	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled, transient: r.transient}
 	if c.Header == nil {
 		c.Header = http.Header{}
 	}
@@ -164,7 +167,7 @@ func ErrorResponse(e *Error) *Response {
 	if h == nil {
 		h = http.Header{}
 	}
-	return &Response{Status: e.Status, Header: h, Body: body, transient: e.Transient}
+	return &Response{Status: e.Status, Header: h, Body: body, Code: e.Code, transient: e.Transient}
 }
 
 // writeResponse writes a finished answer.

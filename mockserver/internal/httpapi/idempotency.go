@@ -104,7 +104,7 @@ func idemKeys(owner, key string) (name string, seal [32]byte) {
 // sealAnswer returns a copy of resp whose body is sealed with key.
 func sealAnswer(resp *Response, key [32]byte, nonce []byte) *Response {
 	gcm := newGCM(key)
-	return &Response{Status: resp.Status, Header: resp.Header.Clone(), Body: gcm.Seal(nonce, nonce, resp.Body, nil)}
+	return &Response{Status: resp.Status, Header: resp.Header.Clone(), Body: gcm.Seal(nonce, nonce, resp.Body, nil), Code: resp.Code}
 }
 
 // openAnswer returns a copy of a sealed answer with its body opened.
@@ -118,7 +118,7 @@ func openAnswer(sealed *Response, key [32]byte) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Status: sealed.Status, Header: sealed.Header.Clone(), Body: body}, nil
+	return &Response{Status: sealed.Status, Header: sealed.Header.Clone(), Body: body, Code: sealed.Code}, nil
 }
 
 func newGCM(key [32]byte) cipher.AEAD {

@@ -176,6 +176,9 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.IDs.UUID()
 	w.Header().Set("X-Request-Id", reqID)
+	if s.cors != nil && strings.HasPrefix(r.URL.Path, APIPrefix+"/") && s.cors.apply(w, r) {
+		return // a preflight, answered: not an API request, so not journaled
+	}
 	resp, rt, p, fault := s.handle(w, r, reqID)
 	rec := newJournalEntry(r, rt, reqID, start)
 	if p != nil {
@@ -201,7 +204,7 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.Usage.Record(s, p, rt, resp)
 		}
 	}
-	s.logRequest(r, &rec, start)
+	s.logRequest(r, &rec, resp.Code, start)
 	if mangled {
 		fault.apply(w, resp)
 	} else {
@@ -219,18 +222,23 @@ const HeaderIdempotentReplayed = "Idempotent-Replayed"
 
 // logRequest writes a request's journal line to the WithLogger logger at
 // debug level (admin requests included): one line of what the journal
-// keeps, so never a key (its prefix only), a body, a header value, nor a
-// secret query value, and the method, path and query cut as the journal
-// cuts them (MaxJournalField).
-func (s *API) logRequest(r *http.Request, rec *JournalEntry, start time.Time) {
+// keeps, and the error code of an error answer, so never a key (its prefix
+// only), a body, a header value, nor a secret query value, and the method,
+// path and query cut as the journal cuts them (MaxJournalField).
+func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start time.Time) {
 	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
 	}
-	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request",
+	attrs := []slog.Attr{
 		slog.String("request_id", rec.RequestID), slog.String("method", rec.Method), slog.String("path", rec.Path),
-		slog.String("query", rec.Query), slog.Int("status", rec.Status), slog.String("key_prefix", rec.KeyPrefix),
-		slog.Bool("replayed", rec.Replayed), slog.String("fault", rec.Fault),
-		slog.Duration("duration", time.Since(start)))
+		slog.String("query", rec.Query), slog.Int("status", rec.Status),
+	}
+	if code != "" {
+		attrs = append(attrs, slog.String("error_code", code))
+	}
+	attrs = append(attrs, slog.String("key_prefix", rec.KeyPrefix), slog.Bool("replayed", rec.Replayed),
+		slog.String("fault", rec.Fault), slog.Duration("duration", time.Since(start)))
+	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request", attrs...)
 }
 
 // handle runs the pipeline up to the encoded answer.

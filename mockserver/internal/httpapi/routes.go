@@ -23,11 +23,13 @@ import (
 // add an endpoint: a line here, its handler, and its entry in its domain's
 // Handlers.
 var Table = []Route{
-	// The pipeline's own admin routes: reset, clock, journal, faults.
+	// The pipeline's own admin routes: health, the admin API's document, reset, clock, journal, faults.
 	admin(GET, "/_mock/clock", "getClock").lock(LockNone),
 	admin(POST, "/_mock/clock/advance", "advanceClock").body("mockClockAdvance").lock(LockNone),
 	admin(DELETE, "/_mock/faults", "clearFaults").lock(LockNone),
 	admin(GET, "/_mock/faults", "listFaults").lock(LockNone),
+	admin(GET, "/_mock/health", "getHealth").lock(LockNone),
+	admin(GET, "/_mock/openapi.yaml", "getAdminOpenAPIDocument").lock(LockNone),
 	admin(POST, "/_mock/faults", "addFault").body("mockFault").lock(LockNone),
 	admin(GET, "/_mock/requests", "listRequests").lock(LockNone),
 	admin(POST, "/_mock/reset", "reset").lock(LockNone),

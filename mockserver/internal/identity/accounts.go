@@ -41,6 +41,10 @@ type ProvisionSpec struct {
 	// NoCredentials provisions no key and no session (a client business an
 	// agency enrolls: its owner signs in on their own).
 	NoCredentials bool
+	// Preset, when set, gives the tenant the user, business and agent ids,
+	// the number, the key and the session of an account provisioned before
+	// (a seed account made again after a reset) instead of new ones.
+	Preset *Account
 	// Tenant is the tenant the new business joins (an agency's client
 	// joins the agency's); "" makes it a tenant of its own.
 	Tenant string
@@ -76,6 +80,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	} else {
 		out.User = &store.User{Email: email, EmailConfirmed: true}
 		out.User.ID = s.IDs.UUID() // a user owns itself
+		if spec.Preset != nil {
+			out.User.ID = spec.Preset.UserID
+		}
 		st.Users.Insert(out.User, out.User.ID, now)
 		st.UsersByEmail[email] = out.User
 	}
@@ -97,6 +104,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		b.RingFirstSeconds = 20
 	}
 	b.Members[out.User.ID] = store.RoleOwner
+	if spec.Preset != nil {
+		b.ID = spec.Preset.BusinessID
+	}
 	st.InsertBusiness(b, now)
 	out.Business = b
 	s.Emit(st, b.ID, "workspace.created", now, workspaceView(b))
@@ -114,6 +124,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		LeadCollection: true,
 		Intake:         true,
 	}
+	if spec.Preset != nil {
+		a.ID = spec.Preset.AgentID
+	}
 	st.Agents.Insert(a, b.ID, now)
 	a.UpdatedAt = a.CreatedAt
 	s.telephony.CreateAssistant(st, a)
@@ -121,7 +134,11 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	if spec.NumberFails {
 		out.FailedStep = "phone_number"
 	} else {
-		out.Number = s.assignNumber(st, now, b, a)
+		phone := ""
+		if spec.Preset != nil {
+			phone = spec.Preset.PhoneNumber
+		}
+		out.Number = s.assignNumber(st, now, b, a, phone)
 	}
 
 	if !spec.NoCredentials {
@@ -133,8 +150,14 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		if name == "" {
 			name = "Default Key"
 		}
-		out.APIKey, out.Key = s.IssueKey(st, now, out.User.ID, name, scopes, "", "")
-		out.Session = s.newSession(st, now, out.User.ID)
+		if spec.Preset != nil {
+			out.APIKey = spec.Preset.APIKey
+			out.Key = s.insertKey(st, now, out.User.ID, out.APIKey, name, scopes, "", "")
+			out.Session = s.insertSession(st, now, out.User.ID, spec.Preset.Session)
+		} else {
+			out.APIKey, out.Key = s.IssueKey(st, now, out.User.ID, name, scopes, "", "")
+			out.Session = s.newSession(st, now, out.User.ID)
+		}
 	}
 	if out.FailedStep != "" {
 		s.Emit(st, b.ID, "workspace.provisioning_failed", now, failedWorkspace{workspaceView(b), out.FailedStep})
@@ -149,6 +172,12 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 // partner key.
 func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, scopes []string, businessID, partnerID string) (string, *store.APIKey) {
 	value := httpapi.KeyPrefix + s.IDs.Base62(httpapi.KeyRandomLen)
+	return value, s.insertKey(st, now, userID, value, name, scopes, businessID, partnerID)
+}
+
+// insertKey stores a key of the given value for a user (IssueKey, or a
+// seed account's key made again after a reset).
+func (s *Service) insertKey(st *store.Store, now time.Time, userID, value, name string, scopes []string, businessID, partnerID string) *store.APIKey {
 	k := &store.APIKey{
 		Hash:       httpapi.HashKey(value),
 		Prefix:     value[:httpapi.KeyShownLen],
@@ -160,22 +189,33 @@ func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, 
 	}
 	st.Keys.Insert(k, userID, now)
 	st.KeysByHash[k.Hash] = k
-	return value, k
+	return k
 }
 
 // newSession opens a dashboard session for a user.
 func (s *Service) newSession(st *store.Store, now time.Time, userID string) *store.Session {
-	sess := &store.Session{Token: "sess_" + s.IDs.Token(24), ExpiresAt: now.Add(sessionTTL)}
+	return s.insertSession(st, now, userID, "sess_"+s.IDs.Token(24))
+}
+
+// insertSession stores a dashboard session with the given token.
+func (s *Service) insertSession(st *store.Store, now time.Time, userID, token string) *store.Session {
+	sess := &store.Session{Token: token, ExpiresAt: now.Add(sessionTTL)}
 	st.Sessions.Insert(sess, userID, now)
 	st.SessionsByToken[sess.Token] = sess
 	return sess
 }
 
-// assignNumber takes the next number of the pool for an agent and emits
-// phone_number.assigned.
-func (s *Service) assignNumber(st *store.Store, now time.Time, b *store.Business, a *store.Agent) *store.Number {
-	phone := fmt.Sprintf("+1%d", numberPoolStart+st.NextNumber)
-	st.NextNumber++
+// assignNumber gives an agent a number and emits phone_number.assigned: phone
+// when it is not empty (a seed account's number made again after a reset),
+// otherwise the next number of the pool that nobody holds.
+func (s *Service) assignNumber(st *store.Store, now time.Time, b *store.Business, a *store.Agent, phone string) *store.Number {
+	for phone == "" {
+		next := fmt.Sprintf("+1%d", numberPoolStart+st.NextNumber)
+		st.NextNumber++
+		if st.NumbersByPhone[next] == nil {
+			phone = next
+		}
+	}
 	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
 	st.Numbers.Insert(n, b.ID, now)
 	st.NumbersByPhone[phone] = n
@@ -220,18 +260,65 @@ type Account struct {
 // an intake agent, a number, a key and a session. Every account is its own
 // tenant, so parallel tests can share one server.
 func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
-	for _, sc := range opts.Scopes {
-		if !wire.IsScope(sc) && sc != wire.ScopeAll {
-			return nil, errors.New("mockserver: unknown scope " + sc)
-		}
+	if err := checkScopes(opts.Scopes); err != nil {
+		return nil, err
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	return s.NewAccountLocked(opts), nil
 }
 
+// checkScopes refuses a scope the API does not have.
+func checkScopes(scopes []string) error {
+	for _, sc := range scopes {
+		if !wire.IsScope(sc) && sc != wire.ScopeAll {
+			return errors.New("mockserver: unknown scope " + sc)
+		}
+	}
+	return nil
+}
+
 // NewAccountLocked is NewAccount for a caller that holds the write lock.
 func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
+	acct, _ := s.provisionAccount(opts, nil)
+	return acct
+}
+
+// seedAccount is an account SeedAccount made: its options with every
+// default filled in, and what it was given.
+type seedAccount struct {
+	opts AccountOptions
+	acct Account
+}
+
+// SeedAccount is NewAccount for an account the server keeps: every reset
+// (unless asked to leave the server empty) provisions it again with the
+// same ids, number, key and session, so a key printed at start keeps
+// working. The standalone binary's demo account is one.
+func (s *Service) SeedAccount(opts AccountOptions) (*Account, error) {
+	if err := checkScopes(opts.Scopes); err != nil {
+		return nil, err
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	acct, resolved := s.provisionAccount(opts, nil)
+	s.seeds = append(s.seeds, seedAccount{opts: resolved, acct: *acct})
+	return acct, nil
+}
+
+// reseed provisions every seed account again (after a reset) and reports
+// how many. The caller holds the write lock.
+func (s *Service) reseed() int {
+	for i := range s.seeds {
+		s.provisionAccount(s.seeds[i].opts, &s.seeds[i].acct)
+	}
+	return len(s.seeds)
+}
+
+// provisionAccount provisions an account with opts (the defaults filled
+// in, as it returns them), or again as preset when preset is not nil. The
+// caller holds the write lock.
+func (s *Service) provisionAccount(opts AccountOptions, preset *Account) (*Account, AccountOptions) {
 	if opts.BusinessName == "" {
 		opts.BusinessName = "Test Business"
 	}
@@ -242,13 +329,18 @@ func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
 		opts.Scopes = wire.AllScopes
 	}
 	var partnerID, code string
-	if opts.Partner {
+	switch {
+	case opts.Partner && preset != nil:
+		partnerID, code = preset.PartnerID, preset.ReferralCode
+	case opts.Partner:
 		partnerID, code = s.IDs.UUID(), "ref_"+s.IDs.Token(5)
+	}
+	if partnerID != "" {
 		s.Store.RegisterPartner(partnerID, code)
 	}
 	pr := s.Provision(s.Store, s.Now(""), ProvisionSpec{
 		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
-		PartnerID: partnerID,
+		PartnerID: partnerID, Preset: preset,
 	})
 	if opts.Operator {
 		pr.User.Operator = true
@@ -265,7 +357,7 @@ func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
 		Session:      pr.Session.Token,
 		PartnerID:    partnerID,
 		ReferralCode: code,
-	}
+	}, opts
 }
 
 // workspaceView is a business as GET /v1/capabilities and the workspace.*

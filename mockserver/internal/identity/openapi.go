@@ -1,24 +1,16 @@
 package identity
 
 import (
-	"net/http"
-
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
 // selfBaseURL is the base URL (ending with /api) the request reached the
 // server under, so the served document's first server is this mock.
-func selfBaseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host + httpapi.APIPrefix
-}
+func selfBaseURL(rc *httpapi.Ctx) string { return rc.SelfURL() + httpapi.APIPrefix }
 
 func (s *Service) getOpenAPIYAML(rc *httpapi.Ctx) (any, error) {
-	b, err := openapi.Bundled(selfBaseURL(rc.Request))
+	b, err := openapi.Bundled(selfBaseURL(rc))
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +18,7 @@ func (s *Service) getOpenAPIYAML(rc *httpapi.Ctx) (any, error) {
 }
 
 func (s *Service) getOpenAPIJSON(rc *httpapi.Ctx) (any, error) {
-	b, err := openapi.BundledJSON(selfBaseURL(rc.Request))
+	b, err := openapi.BundledJSON(selfBaseURL(rc))
 	if err != nil {
 		return nil, err
 	}

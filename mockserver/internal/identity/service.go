@@ -15,10 +15,12 @@ type Service struct {
 	*platform.Platform
 	httpapi   *httpapi.API
 	telephony *telephony.Service
+	seeds     []seedAccount // SeedAccount's, guarded by Mu
 }
 
 // New returns the identity domain of engine p; provisioning makes agents and numbers through tel.
 func New(p *platform.Platform, api *httpapi.API, tel *telephony.Service) *Service {
 	s := &Service{Platform: p, httpapi: api, telephony: tel}
+	p.OnReseed(s.reseed)
 	return s
 }

@@ -1,10 +1,13 @@
 package platform
 
 import (
+	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -35,12 +38,21 @@ type Config struct {
 	AdminHosts []string
 
 	ApprovalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
+	// CORSOrigins are the origins the API answers cross-origin (WithCORS),
+	// normalized; none: CORS is off.
+	CORSOrigins []string
 }
 
 // hookConfig is the configuration of subscription deliveries.
 type hookConfig struct {
 	Timeout time.Duration
 	LogSize int
+	// CAs are certificates trusted for https receivers besides the
+	// system's (WithWebhookCA, -webhook-ca).
+	CAs []*x509.Certificate
+	// Dial, when set, replaces the dialer's connect (the loopback guard
+	// still runs first): a hook for tests that reach a named host.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // Limits bound the logs the server keeps for itself (the records users
@@ -180,10 +192,19 @@ func (s *Platform) SendOutbox(st *store.Store, now time.Time, m store.OutboxMess
 // state of its own registers how to drop it where it is created.
 func (s *Platform) OnReset(fn func()) { s.resets = append(s.resets, fn) }
 
+// OnReseed registers fn with ResetState as a seeder: it runs after every
+// reset has, under the same write lock, unless the reset is asked to leave
+// the server empty, and returns how many accounts it provisioned. The seed
+// accounts (mockserver's SeedAccount, the binary's demo account) come back
+// this way.
+func (s *Platform) OnReseed(fn func() int) { s.reseeds = append(s.reseeds, fn) }
+
 // ResetState drops all state: it gives the server a new store, drops the
-// tenants' clocks and every pending simulation, and runs every registered reset, all under
-// the write lock.
-func (s *Platform) ResetState() {
+// tenants' clocks and every pending simulation, and runs every registered
+// reset, then, when reseed is set, every seeder; all under the write lock,
+// so no request sees the server between the two. It returns how many
+// accounts the seeders provisioned.
+func (s *Platform) ResetState(reseed bool) (seeded int) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.Store.Drop()
@@ -193,6 +214,12 @@ func (s *Platform) ResetState() {
 	for _, fn := range s.resets {
 		fn()
 	}
+	if reseed {
+		for _, fn := range s.reseeds {
+			seeded += fn()
+		}
+	}
+	return seeded
 }
 
 // engineHooks are the typed hooks the domains subscribe to: a lower layer

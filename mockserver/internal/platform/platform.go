@@ -38,8 +38,9 @@ type Platform struct {
 	// Bus carries every platform event to its subscribers.
 	Bus *EventBus
 
-	on     engineHooks
-	resets []func()
+	on      engineHooks
+	resets  []func()
+	reseeds []func() int
 }
 
 // New returns the engine of a server with an empty store.
