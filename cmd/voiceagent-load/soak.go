@@ -121,10 +121,14 @@ func soakDrive(ctx context.Context, cfg soakConfig, srv *mockserver.Server, base
 	fmt.Fprintf(out, "RSS: %.1f MB after the warm-up, at most %.1f MB over the next %d requests: %+.1f MB\n",
 		mb(warmRSS), mb(maxRSS), rest.end.Requests, mb(maxRSS-warmRSS))
 	if n := len(rest.readings); n >= 2 {
-		first, last := rest.readings[0], rest.readings[n-1]
-		fmt.Fprintf(out, "throughput: %.0f req/s after the warm-up, %.0f req/s at the end: %.0f%%; CPU per request %s then %s: %.0f%% of the start's throughput per CPU second\n",
-			first.RPS, last.RPS, 100*last.RPS/first.RPS, rest.cpu[0].Round(time.Microsecond/10), rest.cpu[n-1].Round(time.Microsecond/10),
-			100*float64(rest.cpu[0])/float64(max(rest.cpu[n-1], 1)))
+		// The first and the last quarter of the readings (one at least),
+		// so that one slow interval on shared cores is not the verdict.
+		q := max(n/4, 1)
+		startRPS, startCPU := window(rest.readings[:q], rest.cpu[:q])
+		endRPS, endCPU := window(rest.readings[n-q:], rest.cpu[n-q:])
+		fmt.Fprintf(out, "throughput: %.0f req/s over the first %d readings after the warm-up, %.0f req/s over the last %d: %.0f%%; CPU per request %s then %s: %.0f%% of the start's throughput per CPU second\n",
+			startRPS, q, endRPS, q, 100*endRPS/startRPS, startCPU.Round(time.Microsecond/10), endCPU.Round(time.Microsecond/10),
+			100*float64(startCPU)/float64(max(endCPU, 1)))
 	} else {
 		fmt.Fprintf(out, "throughput: fewer than two readings after the warm-up; run the phase longer than -warmup plus two -interval\n")
 	}
@@ -169,6 +173,15 @@ func soakFlood(ctx context.Context, cfg soakConfig, srv *mockserver.Server, base
 	fmt.Fprintf(out, "journal: %d entries, %.1f MB kept; GET /_mock/requests: %.1f MB in %s; RSS %.1f MB after it\n",
 		u.JournalEntries, mb(u.JournalBytes), mb(n), time.Since(readStart).Round(time.Millisecond), mb(read))
 	return nil
+}
+
+// window is the mean throughput and CPU per request of some readings.
+func window(rs []loadgen.Reading, cpu []time.Duration) (rps float64, perReq time.Duration) {
+	for i, r := range rs {
+		rps += r.RPS
+		perReq += cpu[i]
+	}
+	return rps / float64(len(rs)), perReq / time.Duration(len(rs))
 }
 
 // logLine shows the server's own logs on one line.
