@@ -88,10 +88,16 @@ func (s *Server) Tenants() []Tenant { return s.httpapi.Tenants() }
 func (s *Server) Faults() []FaultRule { return s.httpapi.Faults() }
 
 // Requests returns the journaled requests, oldest first, for which match
-// (nil: all) reports true.
+// (nil: all) reports true. Pass RequestFilter{...}.Match to filter as GET
+// /_mock/requests does; len of the answer is the count to assert on.
 func (s *Server) Requests(match func(*JournalEntry) bool) []JournalEntry {
 	return s.httpapi.Requests(match)
 }
+
+// LatestRequestSeq returns the Seq of the newest journal entry (0 when none
+// was journaled yet). Read it before the requests to wait for, and wait
+// with RequestFilter{After: seq}.Match so that older ones do not count.
+func (s *Server) LatestRequestSeq() int64 { return s.httpapi.Journal.Latest() }
 
 // ServeHTTP implements http.Handler: the one pipeline every request takes.
 //
@@ -104,7 +110,9 @@ func (s *Server) Requests(match func(*JournalEntry) bool) []JournalEntry {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.httpapi.ServeHTTP(w, r) }
 
 // WaitRequests waits until at least one journaled request matches, or ctx
-// ends, and returns the matching ones.
+// ends, and returns the matching ones, oldest first. Requests already
+// journaled count: to wait for new ones only, match with
+// RequestFilter{After: seq}.Match, seq from LatestRequestSeq.
 func (s *Server) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) []JournalEntry {
 	return s.httpapi.WaitRequests(ctx, match)
 }

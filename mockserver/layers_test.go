@@ -16,7 +16,7 @@ import (
 var layers = []string{
 	"clock", "watch", "jsonview", "store", "platform", "httpapi",
 	"hooks", "telephony", "catalog", "identity", "runs", "governance",
-	"agency", "sdr", "analytics", "fixtures",
+	"agency", "sdr", "analytics", "fixtures", "dashboard",
 }
 
 // TestDependenciesPointDown keeps the layers apart: no internal package of

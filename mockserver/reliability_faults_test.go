@@ -185,7 +185,7 @@ func runFaultWorkload(t *testing.T, n int, rules ...mockserver.FaultRule) {
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	want := int64(ops + fired)
-	srv.WaitRequests(wctx, func(e *mockserver.JournalEntry) bool { return e.Seq >= want-1 })
+	srv.WaitRequests(wctx, func(e *mockserver.JournalEntry) bool { return e.Seq >= want })
 	attempts := len(srv.Requests(nil))
 	assert.GreaterOrEqual(t, attempts, int(want), "every fault cost an attempt")
 	t.Logf("%d operations, %d attempts, %d faults of %d kinds", ops, attempts, fired, kinds)

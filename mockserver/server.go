@@ -17,6 +17,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/agency"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/analytics"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/dashboard"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/fixtures"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/governance"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
@@ -311,7 +312,7 @@ func New(opts ...Option) *Server {
 	s.fixtures = fixtures.New(p, s.identity)
 	s.httpapi.Bind(o.extraRoutes, s.httpapi.Handlers(), s.identity.Handlers(), s.telephony.Handlers(),
 		s.hooks.Handlers(), s.catalog.Handlers(), s.runs.Handlers(), s.governance.Handlers(),
-		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers())
+		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers(), dashboard.Handlers())
 	for _, f := range o.faults {
 		if _, err := s.httpapi.AddFault(f); err != nil {
 			panic("mockserver: WithFaults: " + err.Error())

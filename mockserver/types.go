@@ -81,8 +81,23 @@ type InboundCall = telephony.InboundCall
 type InboundSMS = telephony.InboundSMS
 
 // JournalEntry is one API request as the journal (GET /_mock/requests)
-// keeps it.
+// keeps it: what was asked and answered, headers and bodies included
+// (each body capped at JournalBodyCap), secrets redacted (see the guide's
+// "Request journal").
 type JournalEntry = httpapi.JournalEntry
+
+// JournalMessage is the headers and body of a journaled request or answer.
+type JournalMessage = httpapi.JournalMessage
+
+// JournalBodyCap is how much of each request and response body a journal
+// entry keeps: the first 16 KiB, marked Truncated when the body was longer.
+const JournalBodyCap = httpapi.JournalBodyCap
+
+// RequestFilter selects journal entries as the filters of GET
+// /_mock/requests do: method, path (with or without /api; a trailing *
+// matches a prefix), status, tenant and sequence. Empty fields match
+// everything; pass its Match method to Requests and WaitRequests.
+type RequestFilter = httpapi.RequestFilter
 
 // LeadFixture is a lead to store as given (Server.SeedLeads, fixtures
 // files): no events, no lead collection. Empty fields are absent; see the

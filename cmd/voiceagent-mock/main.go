@@ -454,6 +454,7 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(out, "voiceagent mock server %s listening\nbase URL: %s/api\nadmin API: %s/_mock\n%s\n",
 		mockserver.Version(), base, base, clockLine)
+	fmt.Fprintf(out, "dashboard: %s/_mock/ui\n", base)
 	printAdminToken(out, cfg)
 	if len(cfg.cors) > 0 {
 		fmt.Fprintf(out, "CORS: web pages of %s may call the API under /api (never with credentials)\n", strings.Join(cfg.cors, ", "))

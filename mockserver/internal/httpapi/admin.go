@@ -2,8 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"math"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
@@ -218,23 +218,56 @@ func (s *API) adminTenants(rc *Ctx) (any, error) {
 	return map[string]any{"tenants": s.Tenants()}, nil
 }
 
+// JournalPage is the answer of GET /_mock/requests.
+type JournalPage struct {
+	// Requests are the matching entries, oldest first: the first Limit
+	// after After when it is given, the newest Limit otherwise.
+	Requests []JournalEntry `json:"requests"`
+	// Count is how many kept entries match, however many are listed.
+	Count int `json:"count"`
+	// LatestSeq is the Seq of the newest entry (0: none yet), to read or
+	// wait for what comes after it.
+	LatestSeq int64 `json:"latest_seq"`
+}
+
+// journalLimit is how many entries GET /_mock/requests lists by default.
+const journalLimit = 100
+
 func (s *API) adminRequests(rc *Ctx) (any, error) {
+	if err := rc.OnlyQuery("after", "business_id", "limit", "method", "path", "status", "wait"); err != nil {
+		return nil, err
+	}
 	poll, err := rc.LongPoll()
 	if err != nil {
 		return nil, err
 	}
-	method, path, tenant := strings.ToUpper(rc.Query("method")), rc.Query("path"), ""
+	f := RequestFilter{Method: rc.Query("method"), Path: rc.Query("path")}
 	if id := rc.Query("business_id"); id != "" {
-		if tenant, err = s.TenantOfBusiness(id); err != nil {
+		// Any business of a tenant selects the tenant's requests.
+		if f.BusinessID, err = s.TenantOfBusiness(id); err != nil {
 			return nil, err
 		}
 	}
-	match := func(e *JournalEntry) bool {
-		return (method == "" || e.Method == method) && (path == "" || pathMatches(path, e.Path)) &&
-			(tenant == "" || e.BusinessID == tenant)
+	if f.Status, err = rc.IntQuery("status", 0, 100, 599); err != nil {
+		return nil, err
 	}
-	poll(func(ctx context.Context) { s.WaitRequests(ctx, match) })
-	return map[string]any{"requests": s.Journal.List(match)}, nil
+	after, err := rc.IntQuery("after", 0, 0, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := rc.IntQuery("limit", journalLimit, 0, max(s.Journal.Size(), journalLimit))
+	if err != nil {
+		return nil, err
+	}
+	f.After = int64(after)
+	forward := rc.Query("after") != ""
+	if !forward && rc.Query("wait") != "" {
+		// Waiting is for what comes next: after the newest entry of now.
+		f.After, forward = s.Journal.Latest(), true
+	}
+	poll(func(ctx context.Context) { s.WaitRequests(ctx, f.Match) })
+	entries, count := s.Journal.Find(f.Match, limit, forward)
+	return JournalPage{Requests: entries, Count: count, LatestSeq: s.Journal.Latest()}, nil
 }
 
 func (s *API) adminListFaults(rc *Ctx) (any, error) {

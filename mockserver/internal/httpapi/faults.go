@@ -93,9 +93,7 @@ func (r *FaultRule) normalize() {
 	if r.Target == "" {
 		r.Target = FaultTargetRequest
 	}
-	if r.Path != "" && !strings.HasPrefix(r.Path, APIPrefix+"/") && r.Path != APIPrefix+"*" {
-		r.Path = APIPrefix + r.Path
-	}
+	r.Path = apiPath(r.Path)
 	r.Method = strings.ToUpper(r.Method)
 }
 
@@ -247,6 +245,21 @@ func (fs *FaultSet) Match(target, method, path, tenant string, scope faultScope)
 	return nil
 }
 
+// apiPath is a path pattern of a fault rule or a journal filter as the
+// pipeline matches it: users may leave out the /api prefix ("/v1/calls",
+// "/v1/*"), which it adds; "" stays "" (any path).
+func apiPath(p string) string {
+	if p == "" || p == APIPrefix || strings.HasPrefix(p, APIPrefix+"/") || strings.HasPrefix(p, APIPrefix+"*") {
+		return p
+	}
+	if !strings.HasPrefix(p, "/") && p != "*" {
+		p = "/" + p
+	}
+	return APIPrefix + p
+}
+
+// pathMatches reports whether a path matches a pattern: exact, or a prefix
+// when the pattern ends with "*"; "" matches every path.
 func pathMatches(pattern, path string) bool {
 	if pattern == "" {
 		return true

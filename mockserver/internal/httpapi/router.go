@@ -142,6 +142,27 @@ func (rc *Ctx) Query(name string) string {
 	return rc.q.Get(name)
 }
 
+// OnlyQuery refuses a query naming a parameter that is not one of names
+// with 400 bad_request naming it: a filter a route does not know would
+// otherwise be ignored, and a test asserting on it would pass by mistake.
+func (rc *Ctx) OnlyQuery(names ...string) error {
+	if rc.q == nil {
+		rc.q = rc.Request.URL.Query()
+	}
+	var unknown []string
+	for name := range rc.q {
+		if !slices.Contains(names, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return NewError(http.StatusBadRequest, wire.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
+		strings.Join(unknown, ", "), strings.Join(names, ", ")))
+}
+
 // RequireQuery returns a query parameter or a bad_request error.
 func (rc *Ctx) RequireQuery(name string) (string, error) {
 	v := rc.Query(name)
@@ -179,7 +200,7 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cors != nil && strings.HasPrefix(r.URL.Path, APIPrefix+"/") && s.cors.apply(w, r) {
 		return // a preflight, answered: not an API request, so not journaled
 	}
-	resp, rt, p, fault := s.handle(w, r, reqID)
+	resp, rt, p, fault, body := s.handle(w, r, reqID)
 	rec := newJournalEntry(r, rt, reqID, start)
 	if p != nil {
 		if p.Key != nil {
@@ -198,6 +219,8 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every request but the admin API's is journaled, unknown paths included
 	// (a client calling a wrong path shows up there).
 	if (rt == nil && !IsAdminPath(r.URL.Path)) || (rt != nil && rt.Auth != AuthAdmin) {
+		rec.Request = journalMessage(r.Header, body)
+		rec.Response = journalAnswer(resp, reqID)
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		s.Journal.add(rec)
 		if p != nil && resp.Status > 0 {
@@ -241,8 +264,9 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request", attrs...)
 }
 
-// handle runs the pipeline up to the encoded answer.
-func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule) {
+// handle runs the pipeline up to the encoded answer; body is the request
+// body it read.
+func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule, body []byte) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.Config.Logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
@@ -251,50 +275,50 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	}()
 	if IsAdminPath(r.URL.Path) {
 		if apiErr := s.guardAdmin(r); apiErr != nil {
-			return ErrorResponse(apiErr), nil, nil, nil
+			return ErrorResponse(apiErr), nil, nil, nil, nil
 		}
 	}
 	rt, apiErr := s.handlerFor(r)
 	if apiErr != nil {
-		return ErrorResponse(apiErr), nil, nil, nil
+		return ErrorResponse(apiErr), nil, nil, nil, nil
 	}
 	if rt.Auth != AuthAdmin {
 		fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
 		if fault != nil {
 			if resp, done := fault.beforeOn(w, r); done {
-				return resp, rt, nil, fault
+				return resp, rt, nil, fault, nil
 			}
 		}
 	}
 	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
-		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
+		read, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
 				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
-					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, nil, fault
+					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, nil, fault, nil
 			}
-			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, nil, fault
+			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, nil, fault, nil
 		}
-		rc.Body = body
+		rc.Body, body = read, read
 	}
 	if apiErr := s.authenticate(rc); apiErr != nil {
-		return ErrorResponse(apiErr), rt, rc.Principal, fault
+		return ErrorResponse(apiErr), rt, rc.Principal, fault, body
 	}
 	if fault == nil && rc.Tenant != "" {
 		// The caller's tenant's own rules act once the caller is known.
 		if fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
 			if resp, done := fault.beforeOn(w, r); done {
-				return resp, rt, rc.Principal, fault
+				return resp, rt, rc.Principal, fault, body
 			}
 		}
 	}
 	if apiErr := rc.checkIDParams(); apiErr != nil {
-		return ErrorResponse(apiErr), rt, rc.Principal, fault
+		return ErrorResponse(apiErr), rt, rc.Principal, fault, body
 	}
 	if h, apiErr := s.Limits.check(rc); apiErr != nil {
-		return ErrorResponse(apiErr), rt, rc.Principal, fault
+		return ErrorResponse(apiErr), rt, rc.Principal, fault, body
 	} else if h != nil {
 		// On a copy: the answer may be an idempotency record that
 		// concurrent replays read.
@@ -302,10 +326,10 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	}
 	if r.Method == http.MethodPost && rt.Auth != AuthAdmin {
 		if key := r.Header.Get("Idempotency-Key"); key != "" {
-			return s.Idem.do(rc, key, func() *Response { return s.run(rc) }), rt, rc.Principal, fault
+			return s.Idem.do(rc, key, func() *Response { return s.run(rc) }), rt, rc.Principal, fault, body
 		}
 	}
-	return s.run(rc), rt, rc.Principal, fault
+	return s.run(rc), rt, rc.Principal, fault, body
 }
 
 // run calls the handler under the store lock and encodes its answer.

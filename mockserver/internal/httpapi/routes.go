@@ -52,6 +52,7 @@ var Table = []Route{
 	key(GET, "/api/v1/usage", "listUsage", wire.ScopeBillingRead),
 
 	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
+	admin(GET, "/_mock/calls", "listAllCalls"),
 	admin(GET, "/_mock/consent", "getConsent"),
 	admin(POST, "/_mock/consent", "setConsent").body("mockConsent").lock(LockWrite),
 	admin(POST, "/_mock/dnc", "setDnc").body("mockDNC").lock(LockWrite),
@@ -138,6 +139,11 @@ var Table = []Route{
 
 	// Fixtures.
 	admin(POST, "/_mock/fixtures", "loadFixtures").body("mockFixtures").lock(LockWrite),
+
+	// The dashboard: a page, its script and its style sheet.
+	admin(GET, "/_mock/ui", "getDashboard").lock(LockNone),
+	admin(GET, "/_mock/ui/app.css", "getDashboardStyle").lock(LockNone),
+	admin(GET, "/_mock/ui/app.js", "getDashboardScript").lock(LockNone),
 }
 
 // Methods, for the table.

@@ -283,6 +283,15 @@ func (t *Table[T]) Len() int { return t.n }
 // Count returns the number of records of one owner.
 func (t *Table[T]) Count(owner string) int { return len(t.byOwner[owner]) }
 
+// Owners returns the owners that hold records, in no particular order.
+func (t *Table[T]) Owners() []string {
+	out := make([]string, 0, len(t.byOwner))
+	for o := range t.byOwner {
+		out = append(out, o)
+	}
+	return out
+}
+
 // Owned returns the records of one owner, oldest first. The slice is the
 // table's own: do not modify it.
 func (t *Table[T]) Owned(owner string) []T { return t.byOwner[owner] }

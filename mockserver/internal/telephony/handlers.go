@@ -12,6 +12,7 @@ func (s *Service) Handlers() httpapi.Handlers {
 		"inboundSms":      s.adminInboundSMS,
 		"getPromptAudit":  s.adminPromptAudit,
 		"getProviderCall": s.adminProviderCall,
+		"listAllCalls":    s.adminCalls,
 		"getAgents":       s.getAgents,
 		"updateAgent":     s.UpdateAgent,
 		"createAgent":     s.createAgent,

@@ -1,6 +1,8 @@
 package telephony
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -296,4 +298,46 @@ func (s *Service) MinutesUsed(businessID string) int {
 	s.Mu.RLock()
 	defer s.Mu.RUnlock()
 	return s.Store.MinutesUsed(businessID)
+}
+
+// callStates are the values of GET /_mock/calls?status=: a call state, or
+// active for the calls still running (queued, ringing, in progress).
+var callStates = []string{"active", store.CallQueued, store.CallRinging, store.CallInProgress, store.CallCompleted, store.CallFailed, store.CallEnded, store.CallNoAnswer}
+
+// activeCall reports whether a call is still running.
+func activeCall(c *store.Call) bool {
+	return c.Status == store.CallQueued || c.Status == store.CallRinging || c.Status == store.CallInProgress
+}
+
+// adminCalls is GET /_mock/calls: the calls of every tenant (or of one
+// business), newest first, as GET /v1/calls?id= shows each; for the
+// dashboard and for suites that watch calls across accounts.
+func (s *Service) adminCalls(rc *httpapi.Ctx) (any, error) {
+	if err := rc.OnlyQuery("business_id", "status", "limit"); err != nil {
+		return nil, err
+	}
+	limit, err := rc.IntQuery("limit", 50, 1, 500)
+	if err != nil {
+		return nil, err
+	}
+	status := rc.Query("status")
+	if status != "" && !slices.Contains(callStates, status) {
+		return nil, httpapi.InvalidField("status", "must be one of %s", strings.Join(callStates, ", "))
+	}
+	var tenant string
+	if id := rc.Query("business_id"); id != "" {
+		// Any business of a tenant selects the tenant's calls.
+		if tenant = rc.Store.TenantOf(id); tenant == "" {
+			return nil, httpapi.NotFound("business not found: " + id)
+		}
+	}
+	page, more := rc.Store.Calls.Page(rc.Store.Calls.Owners(), time.Time{}, limit, func(c *store.Call) bool {
+		return (tenant == "" || rc.Store.TenantOf(c.Owner) == tenant) &&
+			(status == "" || c.Status == status || (status == "active" && activeCall(c)))
+	})
+	out := make([]map[string]any, len(page))
+	for i, c := range page {
+		out[i] = callDetail(rc.Store, c)
+	}
+	return map[string]any{"calls": out, "has_more": more}, nil
 }

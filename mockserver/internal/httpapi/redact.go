@@ -1,0 +1,270 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// What the journal never keeps: the secrets a request or its answer may
+// carry are replaced before an entry is stored, so neither GET
+// /_mock/requests, the dashboard nor a Go test reading the journal sees
+// them. The rules are in docs/mockserver.md, section "Request journal".
+
+// redactedValue replaces a secret in a body or a header value.
+const redactedValue = "[redacted]"
+
+// secretMembers are JSON members whose values the journal never keeps, at
+// any depth of a body: every string and number inside them is replaced
+// (object member names are kept, so custom_headers still shows which
+// headers were set). The outbox is where tests read OTP codes; the
+// journal does not repeat them.
+var secretMembers = []string{"custom_headers", "otp_code", "password", "replay_token", "secret", "secrets", "session", "token"}
+
+// maySecretMember reports whether a body may name one of secretMembers: a
+// quoted name, or a \u escape (a member name may be written with escapes).
+// One pass over the quotes: most bodies have none of the names, and the
+// journal checks every body.
+func maySecretMember(body []byte) bool {
+	if bytes.IndexByte(body, '\\') >= 0 && bytes.Contains(body, []byte(`\u`)) {
+		return true
+	}
+	for {
+		i := bytes.IndexByte(body, '"')
+		if i < 0 {
+			return false
+		}
+		body = body[i+1:]
+		if len(body) == 0 {
+			return false
+		}
+		switch body[0] {
+		case 'c', 'o', 'p', 'r', 's', 't':
+			for _, m := range secretMembers {
+				if len(body) > len(m) && body[len(m)] == '"' && string(body[:len(m)]) == m {
+					return true
+				}
+			}
+		}
+	}
+}
+
+// Secret values recognised wherever they appear, in bodies and header
+// values: API keys (their shown prefix is kept), signing secrets, and
+// secret parameters of URLs (the signup's dashboard_magic_link).
+var (
+	keyValue    = regexp.MustCompile(`voiceagent_live_[0-9A-Za-z]{40}`)
+	signingKey  = regexp.MustCompile(`whsec_[0-9A-Za-z+/]+=*`)
+	secretInURL = regexp.MustCompile(`([?&](?:` + strings.Join(secretParams, "|") + `)=)[^&"'\s\\#]+`)
+)
+
+// redactValues replaces the secret values that keyValue, signingKey and
+// secretInURL recognise in s.
+func redactValues(s string) string {
+	if strings.Contains(s, KeyPrefix) {
+		s = keyValue.ReplaceAllStringFunc(s, func(k string) string { return k[:KeyShownLen] + redactedValue })
+	}
+	if strings.Contains(s, "whsec_") {
+		s = signingKey.ReplaceAllString(s, "whsec_"+redactedValue)
+	}
+	for _, p := range secretParams {
+		if strings.Contains(s, p+"=") {
+			s = secretInURL.ReplaceAllString(s, "${1}REDACTED")
+			break
+		}
+	}
+	return s
+}
+
+// redactMembersOf is body with the values of secretMembers replaced when
+// it may name one. cut says body is the start of a longer body: a JSON
+// text that ends early is redacted up to where it ends. A body naming a
+// member that is not valid JSON is replaced whole. The secret values
+// redactValues finds are left to the caller.
+func redactMembersOf(body []byte, cut bool) []byte {
+	if !maySecretMember(body) {
+		return body
+	}
+	out, err := redactMembers(body, cut)
+	if err != nil {
+		return []byte(redactedValue + " (not valid JSON, and may name a secret member)")
+	}
+	return out
+}
+
+// redactMembers rewrites a JSON text with the values of secretMembers
+// replaced, keeping the order of members (the text comes out compact).
+// With cut, the text may end early: the token it ends in is kept as it is
+// unless it is a secret member's.
+func redactMembers(body []byte, cut bool) ([]byte, error) {
+	type frame struct {
+		object, wantKey, secret bool
+		n                       int // values (members) written so far
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var out bytes.Buffer
+	var stack []frame
+	pending := false // the next value is a secret member's
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if !cut || !errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, err
+			}
+			if !pending && (len(stack) == 0 || !stack[len(stack)-1].secret) {
+				out.Write(body[dec.InputOffset():])
+			}
+			break
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			out.WriteByte(byte(d))
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.wantKey {
+			name, _ := tok.(string)
+			if top.n > 0 {
+				out.WriteByte(',')
+			}
+			top.n++
+			writeJSONString(&out, name)
+			out.WriteByte(':')
+			top.wantKey = false
+			pending = top.secret || slices.Contains(secretMembers, name)
+			continue
+		}
+		secret := pending || (top != nil && top.secret)
+		pending = false
+		if top != nil {
+			if top.object {
+				top.wantKey = true
+			} else {
+				if top.n > 0 {
+					out.WriteByte(',')
+				}
+				top.n++
+			}
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(v))
+			stack = append(stack, frame{object: v == '{', wantKey: v == '{', secret: secret})
+		case string:
+			if secret {
+				v = redactedValue
+			}
+			writeJSONString(&out, v)
+		case json.Number:
+			if secret {
+				writeJSONString(&out, redactedValue)
+			} else {
+				out.WriteString(v.String())
+			}
+		case bool:
+			if v {
+				out.WriteString("true")
+			} else {
+				out.WriteString("false")
+			}
+		case nil:
+			out.WriteString("null")
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// writeJSONString writes s as a JSON string, without escaping HTML
+// characters (the journal shows bodies as they were).
+func writeJSONString(out *bytes.Buffer, s string) {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	out.Truncate(out.Len() - 1)
+}
+
+// redactHeaders copies h as the journal keeps it: credentials replaced
+// (Authorization and Proxy-Authorization keep their scheme and a key's
+// shown prefix, cookies their names, X-PAYMENT nothing), and the secret
+// values redactValues finds replaced in every other header. extra room is
+// left for headers the caller adds. Values that need no change share h's
+// slices, which nobody changes once a request is answered.
+func redactHeaders(h http.Header, extra int) http.Header {
+	out := make(http.Header, len(h)+extra)
+	for name, vs := range h {
+		var c []string
+		for i, v := range vs {
+			var r string
+			switch name {
+			case "Authorization", "Proxy-Authorization":
+				r = redactCredentials(v)
+			case "Cookie", "Set-Cookie":
+				r = redactCookies(v, name == "Set-Cookie")
+			case "X-Payment":
+				r = redactedValue
+			default:
+				r = redactValues(v)
+			}
+			if r != v && c == nil {
+				c = slices.Clone(vs)
+			}
+			if c != nil {
+				c[i] = r
+			}
+		}
+		if c == nil {
+			c = vs
+		}
+		out[name] = c
+	}
+	return out
+}
+
+// redactCredentials keeps an Authorization value's scheme and, for an API
+// key, its shown prefix.
+func redactCredentials(v string) string {
+	scheme, cred, ok := strings.Cut(v, " ")
+	if !ok {
+		return redactedValue
+	}
+	if cred = strings.TrimSpace(cred); keyValue.MatchString(cred) && len(cred) == len(KeyPrefix)+KeyRandomLen {
+		return scheme + " " + cred[:KeyShownLen] + redactedValue
+	}
+	return scheme + " " + redactedValue
+}
+
+// redactCookies keeps the names of a Cookie value, or the name and the
+// attributes of a Set-Cookie value, never a cookie's value.
+func redactCookies(v string, set bool) string {
+	parts := strings.Split(v, ";")
+	for i, p := range parts {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok || (set && i > 0 && isCookieAttribute(name)) {
+			continue // Path=/, Expires=..., Max-Age=...: not secrets
+		}
+		parts[i] = name + "=" + redactedValue
+	}
+	return strings.Join(parts, ";")
+}
+
+// isCookieAttribute reports whether name is an attribute of a Set-Cookie
+// value rather than a cookie.
+func isCookieAttribute(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "path", "domain", "expires", "max-age", "samesite", "priority":
+		return true
+	}
+	return false
+}

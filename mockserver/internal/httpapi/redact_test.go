@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestJournalBodyRedactsSecretMembersAtAnyDepth(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"otp_code":"123456","email":"a@example.com"}`, `{"otp_code":"[redacted]","email":"a@example.com"}`},
+		{`{"otp_code":123456}`, `{"otp_code":"[redacted]"}`},
+		{`{"a":{"b":[{"token":"t1"},{"x":"kept"}]}}`, `{"a":{"b":[{"token":"[redacted]"},{"x":"kept"}]}}`},
+		{`{"custom_headers":{"X-A":"v1","X-B":null}}`, `{"custom_headers":{"X-A":"[redacted]","X-B":null}}`},
+		{`{"secrets":["s1",{"secret":"s2","expires":1}],"n":1.50}`, `{"secrets":["[redacted]",{"secret":"[redacted]","expires":"[redacted]"}],"n":1.50}`},
+		{`{"otp\u005fcode":"654321"}`, `{"otp_code":"[redacted]"}`},
+		{`{ "secret" : "s" , "keep" : [ true , false , null ] }`, `{"secret":"[redacted]","keep":[true,false,null]}`},
+		{`{"note":"<b>&</b>","token":"x"}`, `{"note":"<b>&</b>","token":"[redacted]"}`},
+		{`{"secret_created_at":"2026-01-01T00:00:00Z"}`, `{"secret_created_at":"2026-01-01T00:00:00Z"}`},
+		{`[1,2,{"password":"p"}]`, `[1,2,{"password":"[redacted]"}]`},
+	}
+	for _, c := range cases {
+		got, truncated := journalBody([]byte(c.in))
+		assert.Equal(t, c.want, got, c.in)
+		assert.False(t, truncated)
+	}
+
+	// A body naming a secret member that does not parse is not kept.
+	got, _ := journalBody([]byte(`{"otp_code":"123456"`))
+	assert.NotContains(t, got, "123456")
+	assert.Contains(t, got, "[redacted]")
+
+	// A long body is redacted in the part the journal keeps.
+	got, truncated := journalBody([]byte(`{"otp_code":"999111","pad":"` + strings.Repeat("x", 40_000) + `","token":"t"}`))
+	assert.True(t, truncated)
+	assert.True(t, strings.HasPrefix(got, `{"otp_code":"[redacted]","pad":"xxx`), got[:40])
+	assert.Len(t, got, JournalBodyCap, "the value the cap cuts is kept up to the cap")
+	assert.NotContains(t, got, "999111")
+	got, _ = journalBody([]byte(`{"pad":"` + strings.Repeat("x", JournalBodyCap) + `","token":"t"}`))
+	assert.Len(t, got, JournalBodyCap)
+	got, _ = journalBody([]byte(`{"pad":"` + strings.Repeat("x", JournalBodyCap-20) + `","token":"` + strings.Repeat("s", 1000) + `"}`))
+	assert.NotContains(t, got, "sss", "a secret value the cap cuts is not kept either")
+
+	// A body without secret members is kept byte for byte (not re-encoded).
+	same := "{ \"a\" : 1 ,\n \"b\": \"<x>\" }"
+	got, _ = journalBody([]byte(same))
+	assert.Equal(t, same, got)
+}
+
+func TestJournalBodyRedactsSecretValuesAnywhere(t *testing.T) {
+	key := KeyPrefix + strings.Repeat("a1B2", 10)
+	in := `key ` + key + ` secret whsec_QUJDREVGR0hJSktMTU5PUFFSU1RVVldY== link https://x.example/api/auth/magic?token=abc123&x=1`
+	got, _ := journalBody([]byte(in))
+	assert.NotContains(t, got, key)
+	assert.Contains(t, got, key[:KeyShownLen]+"[redacted]")
+	assert.Contains(t, got, "whsec_[redacted] link")
+	assert.Contains(t, got, "?token=REDACTED&x=1")
+
+	// A key straddling the cap is still found whole, then the text is cut.
+	long := strings.Repeat("x", JournalBodyCap-30) + key + strings.Repeat("y", 100)
+	got, truncated := journalBody([]byte(long))
+	assert.True(t, truncated)
+	assert.Len(t, got, JournalBodyCap)
+	assert.True(t, strings.HasSuffix(got, key[:KeyShownLen]+"[redacted]"))
+	assert.NotContains(t, got, key[KeyShownLen:KeyShownLen+10], "no part of the secret part of the key")
+
+	// Cut at a character boundary.
+	got, truncated = journalBody([]byte(strings.Repeat("€", JournalBodyCap)))
+	assert.True(t, truncated)
+	assert.True(t, utf8.ValidString(got))
+	assert.Equal(t, JournalBodyCap-JournalBodyCap%3, len(got))
+}
+
+func TestJournalHeadersKeepNamesNotCredentials(t *testing.T) {
+	key := KeyPrefix + strings.Repeat("Zz09", 10)
+	h := http.Header{
+		"Authorization":       {"Bearer " + key},
+		"Proxy-Authorization": {"Basic dXNlcjpwYXNz"},
+		"Cookie":              {"voiceagent_session=sess_abc; theme=dark"},
+		"Set-Cookie":          {"voiceagent_session=sess_abc; Path=/; Max-Age=60; HttpOnly"},
+		"X-Payment":           {"proof"},
+		"X-Api-Key":           {key},
+		"Idempotency-Key":     {"k-1"},
+	}
+	got := redactHeaders(h, 0)
+	assert.Equal(t, "Bearer "+key[:KeyShownLen]+"[redacted]", got.Get("Authorization"))
+	assert.Equal(t, "Basic [redacted]", got.Get("Proxy-Authorization"))
+	assert.Equal(t, "voiceagent_session=[redacted]; theme=[redacted]", got.Get("Cookie"))
+	assert.Equal(t, "voiceagent_session=[redacted]; Path=/; Max-Age=60; HttpOnly", got.Get("Set-Cookie"))
+	assert.Equal(t, "[redacted]", got.Get("X-Payment"))
+	assert.Equal(t, key[:KeyShownLen]+"[redacted]", got.Get("X-Api-Key"))
+	assert.Equal(t, "k-1", got.Get("Idempotency-Key"))
+	assert.Equal(t, "Bearer "+key, h.Get("Authorization"), "the request's own headers are left alone")
+	assert.Equal(t, "[redacted]", redactCredentials("garbage"))
+	b, err := json.Marshal(got)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "sess_abc")
+}
+
+func TestAPIPathAddsThePrefixOnce(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "/v1/calls": "/api/v1/calls", "/api/v1/calls": "/api/v1/calls", "v1/calls": "/api/v1/calls",
+		"/v1/*": "/api/v1/*", "/api/*": "/api/*", "/api": "/api", "*": "/api*", "/openapi.yaml": "/api/openapi.yaml",
+	} {
+		assert.Equal(t, want, apiPath(in), in)
+	}
+	assert.True(t, pathMatches(apiPath("/v1/num*"), "/api/v1/numbers"))
+	assert.True(t, RequestFilter{Path: "/v1/calls"}.Match(&JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
+	assert.False(t, RequestFilter{Path: "/v1/calls", After: 1}.Match(&JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
+}
