@@ -96,8 +96,13 @@ var shared = sync.OnceValues(func() (*Checker, error) {
 
 // IgnoredRequestHeaders are request headers a client may send that no operation declares: the
 // SDK's X-Voiceagent-Retry-Count says which attempt a request is (for the client's own logs and
-// for support; the API ignores it). Strict mode reports every other undeclared header.
-var IgnoredRequestHeaders = []string{"X-Voiceagent-Retry-Count"}
+// for support; the API ignores it), and the fetch metadata headers (Sec-Fetch-*) that browsers
+// and Node.js's fetch add to every request on their own, like User-Agent. Strict mode reports
+// every other undeclared header.
+var IgnoredRequestHeaders = []string{
+	"X-Voiceagent-Retry-Count",
+	"Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-Dest", "Sec-Fetch-User",
+}
 
 // options are the validator's settings: formats asserted (uuid, date-time, email, uri), and
 // strict mode, which reports what the document does not declare even where JSON Schema would

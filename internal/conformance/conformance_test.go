@@ -286,14 +286,18 @@ func TestSourceDocumentResolvesFileReferences(t *testing.T) {
 }
 
 // TestDocumentConventions checks what every operation of the document must have: a unique
-// operationId, a default response, X-Request-Id on every response, JSON bodies on every JSON
-// answer, and the Idempotency-Key header on every POST.
+// operationId, a summary and a description (Spectral's oas ruleset asks for both), a default
+// response, X-Request-Id on every response, JSON bodies on every JSON answer, and the
+// Idempotency-Key header on every POST; and that the document names a contact.
 func TestDocumentConventions(t *testing.T) {
 	t.Parallel()
 	doc, err := conformance.Document()
 	require.NoError(t, err)
 	model, err := doc.BuildV3Model()
 	require.NoError(t, err)
+	if assert.NotNil(t, model.Model.Info.Contact, "info.contact") {
+		assert.NotEmpty(t, model.Model.Info.Contact.URL, "info.contact.url")
+	}
 	ids := map[string]string{}
 	for path, item := range model.Model.Paths.PathItems.FromOldest() {
 		for method, op := range item.GetOperations().FromOldest() {
@@ -303,6 +307,7 @@ func TestDocumentConventions(t *testing.T) {
 				ids[op.OperationId] = name
 			}
 			assert.NotEmpty(t, op.Summary, name)
+			assert.NotEmpty(t, strings.TrimSpace(op.Description), "%s: no description", name)
 			require.NotNil(t, op.Responses, name)
 			assert.NotNil(t, op.Responses.Default, "%s: no default response", name)
 			for code, resp := range op.Responses.Codes.FromOldest() {
