@@ -3,7 +3,6 @@ package mockserver
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,7 +120,7 @@ func TestUsagePricesPlacedCallsAndSentTexts(t *testing.T) {
 	p.User, _ = srv.platform.Store.Users.Get(acct.UserID)
 	srv.platform.Mu.RUnlock()
 	record := func(method, path string, status int, body string) {
-		srv.httpapi.Usage.Record(srv.httpapi, p, httptest.NewRequest(method, path, nil), &httpapi.Response{Status: status, Header: http.Header{}, Body: []byte(body)})
+		srv.httpapi.Usage.Record(srv.httpapi, p, &httpapi.Route{Method: method, Path: path}, &httpapi.Response{Status: status, Header: http.Header{}, Body: []byte(body)})
 	}
 	record("POST", "/api/v1/calls", 201, `{"id":"call-1","status":"queued"}`)
 	record("POST", "/api/v1/calls", 500, `{"error":{"code":"call_failed","message":"x"}}`)

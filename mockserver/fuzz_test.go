@@ -98,7 +98,7 @@ func FuzzRequestBodies(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, body string) {
 		rt := writes[int(pick)%len(writes)]
-		req := httptest.NewRequest(rt.Method, rt.Path, bytes.NewBufferString(body))
+		req := localRequest(rt.Method, rt.Path, bytes.NewBufferString(body))
 		req.Header.Set("Authorization", "Bearer "+acct.APIKey)
 		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: acct.Session})
 		rec := httptest.NewRecorder()
@@ -135,7 +135,7 @@ func FuzzQueries(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, query string) {
 		rt := reads[int(pick)%len(reads)]
-		req := httptest.NewRequest(rt.Method, rt.Path, nil)
+		req := localRequest(rt.Method, rt.Path, nil)
 		req.URL.RawQuery = query
 		req.Header.Set("Authorization", "Bearer "+acct.APIKey)
 		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: acct.Session})

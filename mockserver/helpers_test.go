@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -67,6 +68,17 @@ func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
 	r := rawResp{status: resp.StatusCode, header: resp.Header, body: data}
 	_ = json.Unmarshal(data, &r.json)
 	return r
+}
+
+// localRequest is httptest.NewRequest as a client on loopback sends it
+// (Host 127.0.0.1, a JSON body), so that the admin API answers it too.
+func localRequest(method, target string, body io.Reader) *http.Request {
+	req := httptest.NewRequest(method, target, body)
+	req.Host = "127.0.0.1"
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req
 }
 
 // checkedClient is an HTTP client whose exchanges with the API are checked

@@ -350,7 +350,7 @@ func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 			}
 			classes[fmt.Sprint(rt.Auth)]++
 			for _, creds := range []bool{false, true} {
-				req := httptest.NewRequest(rt.Method, rt.Path, strings.NewReader(big))
+				req := localRequest(rt.Method, rt.Path, strings.NewReader(big))
 				if creds {
 					req.Header.Set("Authorization", "Bearer "+acct.APIKey)
 					req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: acct.Session})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -195,6 +196,61 @@ func WithApprovalCallbackHosts(hosts ...string) Option {
 // keeps (default 10,000): a ring buffer, the oldest dropped first.
 func WithDeliveryLogSize(n int) Option { return func(c *options) { c.Hooks.LogSize = n } }
 
+// WithDeliveryLogBytes bounds the delivery log in bytes (default 32 MiB):
+// each delivery counts its body and its attempts with their headers,
+// errors and answers; the oldest go first.
+func WithDeliveryLogBytes(n int64) Option { return func(c *options) { c.Limits.DeliveryBytes = n } }
+
+// WithJournalBytes bounds the request journal in bytes (default 32 MiB):
+// each entry counts its strings (JournalEntry.Bytes); the oldest go first.
+// WithJournalSize bounds its entries.
+func WithJournalBytes(n int64) Option { return func(c *options) { c.Limits.JournalBytes = n } }
+
+// WithUsageLogSize sets how many usage log entries (GET /v1/usage) are
+// kept per user (default 10,000) and in all (default 100,000); the oldest
+// go first.
+func WithUsageLogSize(perUser, total int) Option {
+	return func(c *options) { c.Limits.UsagePerUser, c.Limits.UsageEntries = perUser, total }
+}
+
+// WithEventLogSize sets how many events the event log (GET /v1/events,
+// replays) keeps per business (default 10,000) and in all (default
+// 100,000); the oldest go first.
+func WithEventLogSize(perBusiness, total int) Option {
+	return func(c *options) { c.Limits.EventsPerBusiness, c.Limits.Events = perBusiness, total }
+}
+
+// WithEventLogBytes bounds the event log in bytes (default 32 MiB): each
+// event counts its data; the oldest go first.
+func WithEventLogBytes(n int64) Option { return func(c *options) { c.Limits.EventBytes = n } }
+
+// WithIdempotencyLimit bounds the idempotency records: at most records
+// records (default 100,000) and bytes bytes of answers (default 32 MiB);
+// past either, the oldest are forgotten before their 24 hours.
+func WithIdempotencyLimit(records int, bytes int64) Option {
+	return func(c *options) { c.Limits.IdempotencyRecords, c.Limits.IdempotencyBytes = records, bytes }
+}
+
+// WithOutboxSize sets how many messages the outbox (GET /_mock/outbox:
+// codes, links, texts, emails) keeps (default 10,000); the oldest go first.
+func WithOutboxSize(n int) Option { return func(c *options) { c.Limits.Outbox = n } }
+
+// WithAdminToken makes the admin API (/_mock) require token, as
+// "Authorization: Bearer <token>" (or as the password of Basic auth, which
+// a browser asks for). With a token the admin API answers any Host name;
+// without one (the default, for a server on loopback) it answers only
+// loopback names and WithAdminHosts. The standalone binary sets one when
+// it listens beyond loopback.
+func WithAdminToken(token string) Option { return func(c *options) { c.AdminToken = token } }
+
+// WithAdminHosts adds Host names (a name, or name:port) the admin API
+// answers without an admin token, besides loopback names: for a server
+// reached by another name on a trusted network (a container's service
+// name).
+func WithAdminHosts(hosts ...string) Option {
+	return func(c *options) { c.AdminHosts = append(c.AdminHosts, hosts...) }
+}
+
 // WithWebhookTimeout bounds each outbound webhook attempt in real time
 // (default 10s); a receiver slower than that fails the attempt.
 func WithWebhookTimeout(d time.Duration) Option { return func(c *options) { c.Hooks.Timeout = d } }
@@ -268,6 +324,77 @@ func New(opts ...Option) *Server {
 	return s
 }
 
+// Timeouts of the HTTP server HTTPServer makes (the standalone binary's).
+const (
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds reading a whole request, body included: a body
+	// sent slower is cut off.
+	ReadTimeout = 30 * time.Second
+	// WriteTimeout bounds a request from its headers to the end of its
+	// answer. Long polls (?wait=, at most 60 s) and fault latencies move
+	// their own deadlines to their wait plus 10 s.
+	WriteTimeout = 2 * time.Minute
+	// IdleTimeout closes keep-alive connections idle that long.
+	IdleTimeout = 2 * time.Minute
+)
+
+// HTTPServer returns an http.Server that serves s as the standalone binary
+// does: with ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout,
+// and s.Drain registered with RegisterOnShutdown, so that its Shutdown
+// answers open long polls at once instead of waiting for them. Set its
+// Addr, or call its Serve with a listener.
+func (s *Server) HTTPServer() *http.Server {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+	}
+	hs.RegisterOnShutdown(s.Drain)
+	return hs
+}
+
+// Drain makes every open long poll (?wait= on the admin API) answer now,
+// with what it has, and later ones answer without waiting: the server is
+// shutting down. HTTPServer registers it with the HTTP server's shutdown;
+// Start calls it when the test ends.
+func (s *Server) Drain() { s.httpapi.Drain() }
+
+// LogUsage is what the logs the server keeps for itself hold at one moment:
+// entries and the bytes they count against their caps (docs/mockserver.md,
+// "Limits and retention"). The records users create are not in it.
+type LogUsage struct {
+	JournalEntries     int   // request journal entries
+	JournalBytes       int64 // and their bytes (JournalEntry.Bytes)
+	UsageEntries       int   // usage log entries
+	IdempotencyRecords int   // idempotency records
+	IdempotencyBytes   int64 // and their bytes
+	Events             int   // event log entries
+	EventBytes         int64 // and their bytes
+	Deliveries         int   // delivery log entries
+	DeliveryBytes      int64 // and their bytes
+	Outbox             int   // outbox messages
+}
+
+// LogUsage reports what the server's own logs hold now: a load test watches
+// them reach their caps and stay there.
+func (s *Server) LogUsage() LogUsage {
+	var u LogUsage
+	u.JournalEntries, u.JournalBytes = s.httpapi.Journal.Usage()
+	u.IdempotencyRecords, u.IdempotencyBytes = s.httpapi.Idem.Usage()
+	s.httpapi.Usage.Mu.RLock()
+	u.UsageEntries = s.httpapi.Usage.T.Len()
+	s.httpapi.Usage.Mu.RUnlock()
+	s.platform.Mu.RLock()
+	u.Events, u.EventBytes = s.platform.Store.Events.Len(), s.platform.Store.Events.RetainedBytes()
+	u.Deliveries, u.DeliveryBytes = s.platform.Store.Deliveries.Usage()
+	u.Outbox = s.platform.Store.Outbox.Len()
+	s.platform.Mu.RUnlock()
+	return u
+}
+
 // Close stops the server's background work (clock following, deliveries).
 // It does not close listeners: that is the caller's (or Start's) job.
 func (s *Server) Close() {
@@ -322,6 +449,7 @@ func Start(t testing.TB, opts ...Option) *TestServer {
 	s := New(opts...)
 	hs := httptest.NewServer(s)
 	t.Cleanup(func() {
+		s.Drain() // hs.Close waits for requests in flight: long polls answer now
 		s.Close()
 		hs.Close()
 	})

@@ -236,6 +236,10 @@ func WithNow(now func() time.Time) VerifyOption {
 	})
 }
 
+// strictBase64 decodes v1 signatures: standard base64 in its one
+// canonical spelling.
+var strictBase64 = base64.StdEncoding.Strict()
+
 // verifier holds decoded keys so a Handler decodes its secrets once.
 type verifier struct {
 	keys [][]byte
@@ -373,7 +377,10 @@ func (v *verifier) verify(body []byte, h http.Header) (string, time.Time, error)
 		if len(sig) != base64.StdEncoding.EncodedLen(sha256.Size) {
 			continue
 		}
-		n, err := base64.StdEncoding.Decode(buf[:], []byte(sig))
+		// Strict: the unused low bits of the last character must be zero,
+		// so a signature has one spelling (the lenient decoder accepts
+		// four for a 32-byte digest).
+		n, err := strictBase64.Decode(buf[:], []byte(sig))
 		if err != nil || n != sha256.Size {
 			continue
 		}

@@ -118,6 +118,31 @@ func TestVerifyRoundTrip(t *testing.T) {
 	require.NoError(t, Verify([]byte{}, h, []string{testSecret}, at(testTime)))
 }
 
+// TestVerifyAcceptsOneSpellingOfASignature checks that a signature verifies
+// only in its canonical base64: a 32-byte digest leaves two bits of the
+// last character unused, and a lenient decoder accepted all four values
+// of them (FuzzVerify found it; its input is in the corpus).
+func TestVerifyAcceptsOneSpellingOfASignature(t *testing.T) {
+	h := signed(t, []string{testSecret}, testMsgID, testTime, testBody)
+	sig := h.Get(HeaderSignature)
+	require.True(t, strings.HasSuffix(sig, "="), sig)
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	last := strings.IndexByte(alphabet, sig[len(sig)-2])
+	verified := 0
+	for low := range 4 {
+		spelling := sig[:len(sig)-2] + string(alphabet[last&^3|low]) + "="
+		h.Set(HeaderSignature, spelling)
+		err := Verify(testBody, h, []string{testSecret}, at(testTime))
+		if spelling == sig {
+			assert.NoError(t, err)
+			verified++
+			continue
+		}
+		assert.ErrorIs(t, err, ErrInvalidSignature, spelling)
+	}
+	assert.Equal(t, 1, verified)
+}
+
 func TestVerifyErrors(t *testing.T) {
 	good := signed(t, []string{testSecret}, testMsgID, testTime, testBody)
 	with := func(k, v string) http.Header {

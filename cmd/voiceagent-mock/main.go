@@ -27,7 +27,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"flag"
@@ -126,6 +128,10 @@ type config struct {
 	cors          []string
 	verbose       bool
 	version       bool
+	// adminToken guards the admin API (-admin-token, or generated when the
+	// server listens beyond loopback: adminTokenGenerated).
+	adminToken          string
+	adminTokenGenerated bool
 }
 
 // badInput is an error of the input that only shows once it is read (a
@@ -158,6 +164,7 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 	fs.StringVar(&cors, "cors", "", "comma-separated `origins` whose web pages may call the API under /api (scheme://host[:port], or * for any); the admin API stays same-origin")
 	fs.BoolVar(&cfg.verbose, "v", false, "log every request (with the error code of error answers) and every webhook attempt to stderr")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
+	fs.StringVar(&cfg.adminToken, "admin-token", "", "require this `token` on the admin API (Authorization: Bearer); one is generated and printed when -addr is beyond loopback")
 
 	if err := fs.Parse(args); err != nil {
 		return nil, fs, err
@@ -217,7 +224,53 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 		}
 		cfg.webhookCAs = certs
 	}
+	if cfg.adminToken == "" && beyondLoopback(cfg.addr) {
+		if cfg.adminToken, err = generateToken(); err != nil {
+			return nil, fs, err
+		}
+		cfg.adminTokenGenerated = true
+	}
 	return cfg, fs, nil
+}
+
+// beyondLoopback reports whether a server listening on addr (host:port)
+// can be reached from beyond loopback: every interface (no host, 0.0.0.0,
+// ::), an address that is not loopback, or a name other than localhost
+// (which may resolve anywhere).
+func beyondLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return !ip.IsLoopback()
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host != "localhost" && !strings.HasSuffix(host, ".localhost")
+}
+
+// generateToken is a random admin token: 24 bytes, base64url.
+func generateToken() (string, error) {
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// printAdminToken says how the admin API is protected: the token on a line
+// of its own ("admin token: ..."), and a warning when it was generated
+// because the server listens beyond loopback.
+func printAdminToken(out io.Writer, cfg *config) {
+	if cfg.adminToken == "" {
+		return
+	}
+	if cfg.adminTokenGenerated {
+		fmt.Fprintln(out, "warning: listening beyond loopback: the admin API (/_mock) can reset state, mint keys and read codes;")
+		fmt.Fprintln(out, "warning: it now requires this generated token (set your own with -admin-token)")
+	}
+	fmt.Fprintf(out, "admin token: %s\n", cfg.adminToken)
+	fmt.Fprintln(out, "admin requests send: Authorization: Bearer <admin token>")
 }
 
 // applyEnv sets every flag the command line did not set from its
@@ -358,6 +411,9 @@ func (cfg *config) options(logw io.Writer) []mockserver.Option {
 	if len(cfg.webhookCAs) > 0 {
 		opts = append(opts, mockserver.WithWebhookCA(cfg.webhookCAs...))
 	}
+	if cfg.adminToken != "" {
+		opts = append(opts, mockserver.WithAdminToken(cfg.adminToken))
+	}
 	if cfg.verbose {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
@@ -399,6 +455,7 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	fmt.Fprintf(out, "voiceagent mock server %s listening\nbase URL: %s/api\nadmin API: %s/_mock\n%s\n",
 		mockserver.Version(), base, base, clockLine)
 	fmt.Fprintf(out, "dashboard: %s/_mock/ui\n", base)
+	printAdminToken(out, cfg)
 	if len(cfg.cors) > 0 {
 		fmt.Fprintf(out, "CORS: web pages of %s may call the API under /api (never with credentials)\n", strings.Join(cfg.cors, ", "))
 	}
@@ -421,7 +478,8 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 		}
 	}
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// Read, write and idle timeouts; Shutdown answers open long polls.
+	hs := srv.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	if ready != nil {
@@ -429,7 +487,9 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	}
 	select {
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Shutdown drains: long polls answer at once, other requests in
+		// flight finish; then the command exits 0.
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return hs.Shutdown(shutdown)
 	case err := <-errc:

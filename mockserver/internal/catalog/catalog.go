@@ -262,7 +262,7 @@ func knowledgeWords(k *store.KnowledgeEntry) map[string]int {
 // inbound caller said).
 func (s *Service) startCatalog() {
 	s.OnCallKnowledge(func(st *store.Store, c *store.Call) string {
-		about := strings.Join([]string{c.Context, c.Caller.Said, c.Caller.Intent}, " ")
+		about := strings.Join([]string{c.Context, c.CallerInfo().Said, c.CallerInfo().Intent}, " ")
 		return knowledgeNote(st, c.Owner, about)
 	})
 }

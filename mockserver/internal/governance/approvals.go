@@ -121,8 +121,8 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 // its outcome copied onto the request.
 func (s *Service) startApprovals() {
 	s.OnCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
-		if c.Ref.ApprovalRequestID != "" {
-			s.approvalCallEnded(st, now, c.Ref.ApprovalRequestID, telephony.CallTouchEnd(c))
+		if id := c.Touch().ApprovalRequestID; id != "" {
+			s.approvalCallEnded(st, now, id, telephony.CallTouchEnd(c))
 		}
 	})
 	s.hooks.RegisterDeliveryKind(store.DeliveryApprovalCallback, hooks.DeliveryKind{

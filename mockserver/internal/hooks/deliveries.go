@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -80,8 +81,8 @@ func (s *Service) startDeliveries() {
 	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}}
 	s.Outbound.timeout = s.Config.Hooks.Timeout
 	s.initOutbound()
-	s.resetDeliveryLog()
-	s.OnReset(s.resetDeliveryLog)
+	s.resetLogs()
+	s.OnReset(s.resetLogs)
 	s.RegisterDeliveryKind(store.DeliverySubscription, DeliveryKind{Request: subscriptionAttempt})
 	s.RegisterDeliveryKind(store.DeliveryCallWebhook, DeliveryKind{Request: callWebhookAttempt})
 	s.Bus.Subscribe(s.deliverEvent)
@@ -93,15 +94,46 @@ func (s *Service) RegisterDeliveryKind(kind string, k DeliveryKind) {
 	s.engine.kinds[kind] = k
 }
 
-// resetDeliveryLog gives the store an empty delivery log of the configured
-// size. The caller holds the write lock (or owns the store).
-func (s *Service) resetDeliveryLog() {
+// Defaults of the event log's bounds (WithEventLogSize).
+const (
+	DefaultEventsPerBusiness = 10_000   // the newest events kept per business
+	DefaultEvents            = 100_000  // the newest events kept in all
+	DefaultEventBytes        = 32 << 20 // the bytes of the events kept (EventBytes)
+)
+
+// eventOverhead is what an event costs besides its type and data: the
+// record, its id, its slots in the table's id index, owner list and
+// retention queue.
+const eventOverhead = int64(unsafe.Sizeof(store.Event{})) + 36 + 64
+
+// EventBytes is what an event counts against the event log's byte bound.
+func EventBytes(ev *store.Event) int64 { return eventOverhead + int64(len(ev.Type)+len(ev.Data)) }
+
+// resetLogs bounds the store's event log and gives it an empty delivery
+// log, as configured (Config.Limits, Config.Hooks.LogSize). The caller
+// holds the write lock (or owns the store).
+func (s *Service) resetLogs() {
 	size := s.Config.Hooks.LogSize
 	if size <= 0 {
 		size = store.DefaultDeliveryLogSize
 	}
-	s.Store.Deliveries = store.NewDeliveryLog(size)
+	lim := s.Config.Limits
+	s.Store.Deliveries = store.NewDeliveryLog(size, lim.DeliveryBytes)
+	s.Store.Events.SetRetention(store.Retention[*store.Event]{
+		PerOwner: orDefault(lim.EventsPerBusiness, DefaultEventsPerBusiness),
+		Total:    orDefault(lim.Events, DefaultEvents),
+		MaxBytes: int64(orDefault(int(lim.EventBytes), DefaultEventBytes)),
+		Cost:     EventBytes,
+	})
 	s.engine.notify.Notify()
+}
+
+// orDefault is n, or def when n is not positive.
+func orDefault(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 // deliverEvent is the bus subscriber: one delivery per active subscription
@@ -319,6 +351,7 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 		N: att.n, At: att.at, SentAt: att.wall, URL: att.req.URL, Method: att.req.Method, Headers: att.shown,
 		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
 	})
+	st.Deliveries.Recount(d)
 	s.logAttempt(d, att, res, errText)
 	if st.Dropped() || d.Status != store.DeliveryPending {
 		return true

@@ -10,8 +10,13 @@ import (
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
-// maxWait bounds ?wait= on the long-polling admin routes.
-const maxWait = 60 * time.Second
+// MaxWait bounds ?wait= on the long-polling admin routes; a long poll may
+// hold its connection LongPollGrace longer than its wait (the server's read
+// and write timeouts are extended that far for it).
+const (
+	MaxWait       = 60 * time.Second
+	LongPollGrace = 10 * time.Second
+)
 
 // adminReset drops all state and provisions the seed accounts again (the
 // binary's demo account, with the key it printed), unless ?seed=none.
@@ -60,29 +65,57 @@ func (rc *Ctx) waitParam() (time.Duration, error) {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 || d > maxWait {
-		return 0, InvalidField("wait", "must be a duration such as 5s, at most %s", maxWait)
+	if err != nil || d < 0 || d > MaxWait {
+		return 0, InvalidField("wait", "must be a duration such as 5s, at most %s", MaxWait)
 	}
 	return d, nil
 }
 
 // LongPoll parses ?wait= and returns poll, which runs wait (one of the
-// Wait helpers) with a context that ends after that duration; without
-// ?wait= poll does nothing. A long-polling admin route parses first and
-// polls last, after its other parameters are checked.
+// Wait helpers) with a context that ends after that duration, when the
+// client goes away, or when the server drains (Drain: it is shutting
+// down); without ?wait= poll does nothing. A long-polling admin route
+// parses first and polls last, after its other parameters are checked.
+//
+// A long poll is the one request allowed past the server's read and write
+// timeouts: poll moves the connection's deadlines to the wait plus
+// LongPollGrace (so at most 70 s).
 func (rc *Ctx) LongPoll() (poll func(wait func(context.Context)), err error) {
 	d, err := rc.waitParam()
 	if err != nil {
 		return nil, err
 	}
 	return func(wait func(context.Context)) {
-		if d > 0 {
-			ctx, cancel := context.WithTimeout(rc.Request.Context(), d)
-			defer cancel()
-			wait(ctx)
+		if d <= 0 {
+			return
 		}
+		if rc.writer != nil {
+			ExtendDeadlines(rc.writer, d)
+		}
+		ctx, cancel := context.WithTimeout(rc.Request.Context(), d)
+		defer cancel()
+		stop := context.AfterFunc(rc.API.draining, cancel)
+		defer stop()
+		wait(ctx)
 	}, nil
 }
+
+// ExtendDeadlines lets the request answered by w take d plus
+// LongPollGrace from now, past the server's read and write timeouts: a
+// long poll, or the latency of a fault. (Without its read deadline moved,
+// the server's read timeout would also end the request's context.) Writers
+// without deadlines (httptest's recorder) have nothing to extend.
+func ExtendDeadlines(w http.ResponseWriter, d time.Duration) {
+	c := http.NewResponseController(w)
+	deadline := time.Now().Add(d + LongPollGrace)
+	_ = c.SetReadDeadline(deadline)
+	_ = c.SetWriteDeadline(deadline)
+}
+
+// Drain makes every open long poll answer now, with what it has, and
+// later ones answer at once: the server is shutting down
+// (http.Server.RegisterOnShutdown), and its shutdown waits for no poll.
+func (s *API) Drain() { s.drain() }
 
 // ClockView is what GET /_mock/clock and POST /_mock/clock/advance answer:
 // a tenant's time (or the base time), and how many simulated processes

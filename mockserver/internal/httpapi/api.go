@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"context"
+
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 )
 
@@ -25,21 +27,27 @@ type API struct {
 	// keyHashes remembers the hashes of keys that authenticated.
 	keyHashes keyHashes
 
+	// draining ends when Drain is called: open long polls answer.
+	draining context.Context
+	drain    context.CancelFunc
+
 	cors *corsPolicy // nil: the API answers no cross-origin request
 }
 
 // New returns the pipeline of engine p; each part registers how a reset
 // drops its state.
 func New(p *platform.Platform) *API {
+	lim := p.Config.Limits
 	a := &API{
 		Platform: p,
-		Journal:  newJournal(p.Config.JournalSize),
-		Usage:    newUsageLog(p.IDs.UUID),
+		Journal:  newJournal(p.Config.JournalSize, lim.JournalBytes),
+		Usage:    newUsageLog(p.IDs.UUID, lim.UsagePerUser, lim.UsageEntries),
 		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
-		Idem:     newIdempotencyStore(),
+		Idem:     newIdempotencyStore(lim.IdempotencyRecords, lim.IdempotencyBytes),
 		cors:     newCORS(p.Config.CORSOrigins),
 	}
+	a.draining, a.drain = context.WithCancel(context.Background())
 	p.OnReset(a.Usage.Reset)
 	p.OnReset(a.Journal.Reset)
 	p.OnReset(a.FaultSet.Reset)

@@ -24,6 +24,12 @@ type Error struct {
 	extra   map[string]any // more members of "error" (recovery_paths, nextAllowedAt)
 	Top     map[string]any // members beside "error" (signup's provisioning_failed)
 	Header  http.Header
+	// Transient marks the failure of a dependency (the voice provider, the
+	// carrier, storage, an injected dependency fault) that changed
+	// nothing: a 5xx answer so marked is not remembered under the
+	// request's Idempotency-Key, so a retry runs again (DESIGN section 3,
+	// "Idempotency and failures").
+	Transient bool
 }
 
 // Error implements error.
@@ -40,6 +46,14 @@ func (e *Error) With(key string, v any) *Error {
 		e.extra = map[string]any{}
 	}
 	e.extra[key] = v
+	return e
+}
+
+// DependencyError is the failure of a dependency that changed nothing
+// (Transient): a retry with the same Idempotency-Key runs again.
+func DependencyError(status int, code, message string) *Error {
+	e := NewError(status, code, message)
+	e.Transient = true
 	return e
 }
 
@@ -91,6 +105,8 @@ type Response struct {
 	// pooled, when set, is the pooled buffer body lives in: the pipeline
 	// hands it back (free) once the answer is written.
 	pooled *[]byte
+	// transient is Error.Transient of an error answer.
+	transient bool
 }
 
 // free hands a pooled body's buffer back; the body must not be used after.
@@ -103,7 +119,7 @@ func (r *Response) free() {
 
 // withHeader returns a copy of the answer with h added to its headers.
 func (r *Response) withHeader(h http.Header) *Response {
-	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled}
+	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled, transient: r.transient}
 	if c.Header == nil {
 		c.Header = http.Header{}
 	}
@@ -151,7 +167,7 @@ func ErrorResponse(e *Error) *Response {
 	if h == nil {
 		h = http.Header{}
 	}
-	return &Response{Status: e.Status, Header: h, Body: body, Code: e.Code}
+	return &Response{Status: e.Status, Header: h, Body: body, Code: e.Code, transient: e.Transient}
 }
 
 // writeResponse writes a finished answer.

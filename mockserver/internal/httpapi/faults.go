@@ -273,6 +273,16 @@ func pathMatches(pattern, path string) bool {
 // before applies the parts of a request fault that act before the handler:
 // the delay, and a made-up answer (done reports that the handler must not
 // run).
+// beforeOn is before for request r answered by w: a latency first moves
+// the connection's deadlines past it, since a made-up slow answer, like a
+// long poll, may outlast the server's timeouts.
+func (f *FaultRule) beforeOn(w http.ResponseWriter, r *http.Request) (resp *Response, done bool) {
+	if f.LatencyMS > 0 {
+		ExtendDeadlines(w, time.Duration(f.LatencyMS)*time.Millisecond)
+	}
+	return f.before(r.Context())
+}
+
 func (f *FaultRule) before(ctx context.Context) (resp *Response, done bool) {
 	if f.LatencyMS > 0 {
 		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
@@ -306,6 +316,7 @@ func (f *FaultRule) AsError() *Error {
 		msg = "injected fault " + f.ID
 	}
 	e := NewError(status, code, msg)
+	e.Transient = f.Target != "" && f.Target != FaultTargetRequest // a dependency's failure changes nothing
 	switch {
 	case f.RetryAfter != nil:
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(*f.RetryAfter)}}

@@ -12,20 +12,37 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
-// idempotencyTTL is how long a key is remembered (on the simulated clock).
+// Bounds of the idempotency records (WithIdempotencyLimit).
 const (
-	idempotencyTTL       = 24 * time.Hour
-	maxIdempotencyKeyLen = 255
+	// IdempotencyTTL is how long a key is remembered: 24 hours of its
+	// tenant's simulated time, and 24 hours of real time, whichever ends
+	// first.
+	IdempotencyTTL = 24 * time.Hour
+	// DefaultIdempotencyRecords and DefaultIdempotencyBytes bound the
+	// records kept: past either, the oldest go.
+	DefaultIdempotencyRecords = 100_000
+	DefaultIdempotencyBytes   = 32 << 20
+	maxIdempotencyKeyLen      = 255
 )
 
 // IdempotencyStore remembers the answer of every POST that carried an
 // Idempotency-Key, per key owner (the caller's user, or the client IP on
-// unauthenticated routes), for 24 hours. A replay with the same method, path
-// and body gets the first answer with Idempotent-Replayed: true; a different
-// request with the same key gets 409 idempotency_conflict. A second request
-// arriving while the first is still running waits for its answer. Answers
-// made up by fault injection or rate limiting are never remembered: the
-// handler did not run, so a retry must run it.
+// unauthenticated routes), for IdempotencyTTL. A replay with the same
+// method, path and body gets the first answer with Idempotent-Replayed:
+// true; a different request with the same key gets 409
+// idempotency_conflict. A second request arriving while the first is still
+// running waits for its answer.
+//
+// An answer is remembered only when the request changed state or failed
+// for good (DESIGN section 3): answers made up by fault injection or rate
+// limiting (the handler did not run) and 5xx answers of a dependency that
+// failed and changed nothing (Error.Transient: vendor_error,
+// sms_send_failed, call_failed, an injected dependency fault) are not, so
+// a retry runs the handler again.
+//
+// Records expire on the simulated clock of the request's tenant (Ctx.Now)
+// and on real time, and the store keeps at most maxRecords records and
+// maxBytes bytes (idemEntry.cost): past either, the oldest go first.
 //
 // The store keeps no secret in the clear: an answer may carry a key value
 // (POST /v1/keys, signup) or a signing secret, so a record is filed under
@@ -36,14 +53,44 @@ const (
 type IdempotencyStore struct {
 	Mu      sync.Mutex
 	Entries map[string]*idemEntry
-	inserts int
+	// order holds the records in the order they were made, from head on
+	// (records since dropped stay until they reach the head or the queue
+	// is compacted).
+	order []*idemEntry
+	head  int
+	bytes int64
+
+	maxRecords int
+	maxBytes   int64
+	// WallNow is the real clock of real-time expiry (time.Now; tests
+	// replace it).
+	WallNow func() time.Time
 }
 
 type idemEntry struct {
+	key         string // the name it is filed under
 	fingerprint [32]byte
 	done        chan struct{}
 	resp        *Response // the answer, its body sealed
-	expires     time.Time
+	expires     time.Time // on the tenant's simulated clock
+	wallExpires time.Time // in real time
+	cost        int64     // what it counts against maxBytes, once answered
+}
+
+// idemEntryOverhead is what a record costs besides its answer's bytes: the
+// entry, its map slot and name, the answer's struct and header map.
+const idemEntryOverhead = 320
+
+// answerCost is what a sealed answer counts against the byte bound.
+func answerCost(resp *Response) int64 {
+	n := int64(idemEntryOverhead + len(resp.Body))
+	for k, vs := range resp.Header {
+		n += int64(len(k))
+		for _, v := range vs {
+			n += int64(len(v))
+		}
+	}
+	return n
 }
 
 // idemKeys derives, from the owner and the Idempotency-Key, the name a
@@ -86,9 +133,17 @@ func newGCM(key [32]byte) cipher.AEAD {
 	return gcm
 }
 
-// newIdempotencyStore returns an empty store of idempotency records.
-func newIdempotencyStore() *IdempotencyStore {
-	return &IdempotencyStore{Entries: map[string]*idemEntry{}}
+// newIdempotencyStore returns an empty store of idempotency records
+// keeping at most maxRecords records and maxBytes bytes (the defaults when
+// not positive).
+func newIdempotencyStore(maxRecords int, maxBytes int64) *IdempotencyStore {
+	if maxRecords <= 0 {
+		maxRecords = DefaultIdempotencyRecords
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultIdempotencyBytes
+	}
+	return &IdempotencyStore{Entries: map[string]*idemEntry{}, maxRecords: maxRecords, maxBytes: maxBytes, WallNow: time.Now}
 }
 
 // Reset drops every record.
@@ -96,6 +151,28 @@ func (st *IdempotencyStore) Reset() {
 	st.Mu.Lock()
 	defer st.Mu.Unlock()
 	st.Entries = map[string]*idemEntry{}
+	st.order, st.head, st.bytes = nil, 0, 0
+}
+
+// Usage returns how many records the store keeps and their bytes.
+func (st *IdempotencyStore) Usage() (records int, bytes int64) {
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
+	return len(st.Entries), st.bytes
+}
+
+// expired reports whether a finished record is past its time at the
+// tenant's now or in real time.
+func (e *idemEntry) expired(now, wall time.Time) bool {
+	return e.resp != nil && (!now.Before(e.expires) || !wall.Before(e.wallExpires))
+}
+
+// forgetLocked drops a record if it is still the one filed under its name.
+func (st *IdempotencyStore) forgetLocked(e *idemEntry) {
+	if st.Entries[e.key] == e {
+		delete(st.Entries, e.key)
+		st.bytes -= e.cost
+	}
 }
 
 func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Response {
@@ -110,15 +187,18 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 	fp := sha256.Sum256([]byte(rc.Request.Method + " " + rc.Request.URL.Path + "?" + rc.Request.URL.RawQuery + "\x00" + string(rc.Body)))
 
 	st.Mu.Lock()
+	wall := st.WallNow()
 	e := st.Entries[k]
-	if e != nil && e.resp != nil && !rc.Now.Before(e.expires) {
-		delete(st.Entries, k)
+	if e != nil && e.expired(rc.Now, wall) {
+		st.forgetLocked(e)
 		e = nil
 	}
 	if e == nil {
-		e = &idemEntry{fingerprint: fp, done: make(chan struct{}), expires: rc.Now.Add(idempotencyTTL)}
+		e = &idemEntry{key: k, fingerprint: fp, done: make(chan struct{}),
+			expires: rc.Now.Add(IdempotencyTTL), wallExpires: wall.Add(IdempotencyTTL)}
 		st.Entries[k] = e
-		st.purgeLocked(rc.Now)
+		st.order = append(st.order, e)
+		st.trimLocked(wall)
 		st.Mu.Unlock()
 		nonce := make([]byte, 12)
 		rc.API.IDs.Read(nonce)
@@ -148,6 +228,8 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 // handler panics, the answer recorded is the 500 internal_error the client
 // gets, so that duplicates waiting for it and later retries are answered
 // instead of waiting forever; the panic goes on to the pipeline's recover.
+// A transient 5xx (Error.Transient) is handed to the duplicates already
+// waiting but not kept: the next request with the key runs again.
 func (st *IdempotencyStore) runFirst(e *idemEntry, seal [32]byte, nonce []byte, run func() *Response) *Response {
 	var resp *Response
 	defer func() {
@@ -157,6 +239,13 @@ func (st *IdempotencyStore) runFirst(e *idemEntry, seal [32]byte, nonce []byte, 
 		sealed := sealAnswer(resp, seal, nonce)
 		st.Mu.Lock()
 		e.resp = sealed
+		if resp.transient && resp.Status >= http.StatusInternalServerError {
+			st.forgetLocked(e)
+		} else if st.Entries[e.key] == e {
+			e.cost = answerCost(sealed)
+			st.bytes += e.cost
+			st.trimLocked(st.WallNow())
+		}
 		st.Mu.Unlock()
 		close(e.done)
 	}()
@@ -164,16 +253,31 @@ func (st *IdempotencyStore) runFirst(e *idemEntry, seal [32]byte, nonce []byte, 
 	return resp
 }
 
-// purgeLocked drops expired entries every 1,000 inserts, so memory stays
-// bounded by a day's keys.
-func (st *IdempotencyStore) purgeLocked(now time.Time) {
-	st.inserts++
-	if st.inserts%1000 != 0 {
-		return
-	}
-	for k, e := range st.Entries {
-		if e.resp != nil && !now.Before(e.expires) {
-			delete(st.Entries, k)
+// trimLocked drops the oldest records while the store is past its bounds
+// or their real time is over (records are made in real-time order, so
+// those are the oldest too); records expired on a tenant's clock go when
+// next looked up, or with the oldest. The newest record always stays.
+func (st *IdempotencyStore) trimLocked(wall time.Time) {
+	for st.head < len(st.order)-1 {
+		e := st.order[st.head]
+		if st.Entries[e.key] == e && len(st.Entries) <= st.maxRecords && st.bytes <= st.maxBytes &&
+			(e.resp == nil || wall.Before(e.wallExpires)) {
+			break
 		}
+		st.order[st.head] = nil
+		st.head++
+		st.forgetLocked(e)
+	}
+	// Compact when dropped records are most of the queue.
+	if queued := len(st.order) - st.head; st.head > 1024 && st.head > queued {
+		st.order, st.head = append([]*idemEntry(nil), st.order[st.head:]...), 0
+	} else if queued > 1024 && queued > 2*len(st.Entries) {
+		kept := make([]*idemEntry, 0, 2*len(st.Entries))
+		for _, e := range st.order[st.head:] {
+			if st.Entries[e.key] == e {
+				kept = append(kept, e)
+			}
+		}
+		st.order, st.head = kept, 0
 	}
 }

@@ -3,10 +3,13 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
@@ -15,6 +18,18 @@ import (
 // entry keeps: the first 16 KiB (cut at a character boundary), marked
 // truncated when the body was longer.
 const JournalBodyCap = 16 << 10
+
+// Journal limits: what the journal keeps by default, and how much of a
+// request line it keeps.
+const (
+	// DefaultJournalBytes is the default byte budget of the journal
+	// (WithJournalBytes): 32 MiB of entries, each counted by Bytes.
+	DefaultJournalBytes = 32 << 20
+	// MaxJournalField is how many bytes of a request's method, path and
+	// query the journal (and the -v log line) keeps; the rest is cut
+	// and replaced by a marker saying how many bytes were cut.
+	MaxJournalField = 2 << 10
+)
 
 // JournalEntry is one API request as the journal (GET /_mock/requests)
 // keeps it: what was asked and answered, secrets redacted (see
@@ -93,11 +108,17 @@ func journalBody(body []byte) (text string, truncated bool) {
 	return s[:n], true
 }
 
-// Bytes is about how much memory the entry holds: its strings, headers
-// and bodies.
-func (e *JournalEntry) Bytes() int {
-	n := 200 + len(e.RequestID) + len(e.Method) + len(e.Path) + len(e.Query) + len(e.KeyPrefix) + len(e.BusinessID) + len(e.Fault)
-	return n + e.Request.bytes() + e.Response.bytes()
+// journalEntryOverhead is what an entry costs besides the bytes of its
+// strings: the struct itself, as the journal's ring stores it.
+const journalEntryOverhead = int64(unsafe.Sizeof(JournalEntry{}))
+
+// Bytes is what the entry counts against the journal's byte budget
+// (WithJournalBytes): the struct and every string it keeps, headers and
+// bodies included. A field added to the entry adds its length here, so
+// that entries of any size are counted by what they hold.
+func (e *JournalEntry) Bytes() int64 {
+	n := len(e.RequestID) + len(e.Method) + len(e.Path) + len(e.Query) + len(e.KeyPrefix) + len(e.BusinessID) + len(e.Fault)
+	return journalEntryOverhead + int64(n+e.Request.bytes()+e.Response.bytes())
 }
 
 func (m *JournalMessage) bytes() int {
@@ -136,33 +157,60 @@ func (f RequestFilter) Match(e *JournalEntry) bool {
 		(f.BusinessID == "" || e.BusinessID == f.BusinessID)
 }
 
-// Journal is a ring buffer of the last requests (admin routes excluded).
+// Journal is a ring buffer of the last requests (admin routes excluded),
+// bounded both in entries and in bytes (JournalEntry.Bytes): adding an
+// entry drops the oldest ones until both bounds hold again. The newest
+// entry is always kept.
 type Journal struct {
-	Mu   sync.Mutex
-	Buf  []JournalEntry
-	next int64 // sequence of the next entry
-	n    watch.Notifier
+	Mu  sync.Mutex
+	Buf []JournalEntry
+	// first and next are the sequences of the oldest kept entry and of
+	// the next entry (from 1); the entries of first..next-1 are in Buf.
+	first, next int64
+	bytes       int64 // the Bytes of the kept entries
+	maxBytes    int64
+	n           watch.Notifier
 }
 
-// newJournal returns a journal keeping the last size requests.
-func newJournal(size int) *Journal {
-	return &Journal{Buf: make([]JournalEntry, max(size, 1)), next: 1}
+// newJournal returns a journal keeping the last size requests within
+// maxBytes (DefaultJournalBytes when maxBytes <= 0).
+func newJournal(size int, maxBytes int64) *Journal {
+	if maxBytes <= 0 {
+		maxBytes = DefaultJournalBytes
+	}
+	return &Journal{Buf: make([]JournalEntry, max(size, 1)), first: 1, next: 1, maxBytes: maxBytes}
 }
 
 func (j *Journal) add(e JournalEntry) {
+	cost := e.Bytes()
 	j.Mu.Lock()
+	size := int64(len(j.Buf))
+	for j.next > j.first && (j.next-j.first >= size || j.bytes+cost > j.maxBytes) {
+		old := &j.Buf[j.first%size]
+		j.bytes -= old.Bytes()
+		*old = JournalEntry{} // let go of its strings
+		j.first++
+	}
 	e.Seq = j.next
-	j.Buf[j.next%int64(len(j.Buf))] = e
+	j.Buf[j.next%size] = e
 	j.next++
+	j.bytes += cost
 	j.Mu.Unlock()
 	j.n.Notify()
+}
+
+// Usage returns how many entries the journal keeps and their bytes.
+func (j *Journal) Usage() (entries int, bytes int64) {
+	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	return int(j.next - j.first), j.bytes
 }
 
 // Reset empties the journal; sequence numbers start again from 1.
 func (j *Journal) Reset() {
 	j.Mu.Lock()
 	j.Buf = make([]JournalEntry, len(j.Buf))
-	j.next = 1
+	j.first, j.next, j.bytes = 1, 1, 0
 	j.Mu.Unlock()
 	j.n.Notify()
 }
@@ -193,10 +241,9 @@ func (j *Journal) List(match func(*JournalEntry) bool) []JournalEntry {
 func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([]JournalEntry, int) {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	oldest := max(j.next-int64(len(j.Buf)), 1)
 	count := 0
 	var seqs []int64
-	for seq := oldest; seq < j.next; seq++ {
+	for seq := j.first; seq < j.next; seq++ {
 		e := &j.Buf[seq%int64(len(j.Buf))]
 		if match != nil && !match(e) {
 			continue
@@ -233,4 +280,96 @@ func (s *API) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) 
 		return n > 0
 	})
 	return s.Journal.List(match)
+}
+
+// newJournalEntry is request r (answered by route rt, nil when none
+// matched) as the journal and the log keep it: its method, path and query
+// cut to MaxJournalField bytes, secret query values redacted, and no
+// string sharing memory with the request (a kept substring would keep the
+// whole request line alive).
+func newJournalEntry(r *http.Request, rt *Route, reqID string, start time.Time) JournalEntry {
+	e := JournalEntry{RequestID: reqID, Time: start.UTC()}
+	if rt != nil {
+		e.Method, e.Path = rt.Method, rt.Path // the route's own strings
+	} else {
+		e.Method, e.Path = Truncate(r.Method, MaxJournalField), Truncate(r.URL.Path, MaxJournalField)
+	}
+	if r.URL.RawQuery != "" {
+		e.Query = Truncate(RedactQuery(r.URL.RawQuery), MaxJournalField)
+	}
+	return e
+}
+
+// Truncate returns s in a string of its own (sharing no memory with s),
+// cut to at most limit bytes at a UTF-8 boundary and followed by a
+// marker saying how many bytes were cut, when s is longer.
+func Truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return strings.Clone(s)
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " bytes cut]"
+}
+
+// secretParams are query parameters whose values neither the journal nor
+// the log keeps. Names match case-insensitively after percent-decoding,
+// as the server reads them: ?%74oken= is ?token=.
+var secretParams = []string{"token", "access_token", "api_key", "password", "secret"}
+
+// maxSecretParamLen bounds the names RedactQuery decodes: a longer name is
+// none of secretParams, however it is encoded.
+const maxSecretParamLen = 64
+
+// RedactQuery is a raw query as the journal and the log keep it: as sent,
+// but with the value of every secret parameter (secretParams, matched
+// after percent-decoding) replaced by REDACTED. It is the one redaction of
+// queries.
+func RedactQuery(raw string) string {
+	var out []byte // nil until a secret is found
+	start := 0
+	for i := 0; i <= len(raw); i++ {
+		if i < len(raw) && raw[i] != '&' {
+			continue
+		}
+		pair := raw[start:i]
+		name, _, hasValue := strings.Cut(pair, "=")
+		if hasValue && isSecretParam(name) {
+			if out == nil {
+				out = append(make([]byte, 0, len(raw)), raw[:start]...)
+			}
+			out = append(append(out, name...), "=REDACTED"...)
+		} else if out != nil {
+			out = append(out, pair...)
+		}
+		if out != nil && i < len(raw) {
+			out = append(out, '&')
+		}
+		start = i + 1
+	}
+	if out == nil {
+		return raw
+	}
+	return string(out)
+}
+
+// isSecretParam reports whether a raw (percent-encoded) query parameter
+// name is one of secretParams.
+func isSecretParam(name string) bool {
+	if len(name) > maxSecretParamLen {
+		return false
+	}
+	if strings.ContainsAny(name, "%+") {
+		if dec, err := url.QueryUnescape(name); err == nil {
+			name = dec
+		}
+	}
+	for _, s := range secretParams {
+		if strings.EqualFold(name, s) {
+			return true
+		}
+	}
+	return false
 }

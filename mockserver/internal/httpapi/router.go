@@ -110,7 +110,8 @@ type Ctx struct {
 	// Tenant is the caller's tenant ("" none; see Principal.Tenant).
 	Tenant   string
 	ClientIP string
-	q        url.Values // the parsed query, once asked for
+	q        url.Values          // the parsed query, once asked for
+	writer   http.ResponseWriter // the request's writer (nil for scheduled work), for LongPoll's deadlines
 }
 
 // ScheduledCtx is the context of work the clock runs at now on behalf of an
@@ -202,8 +203,8 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cors != nil && strings.HasPrefix(r.URL.Path, APIPrefix+"/") && s.cors.apply(w, r) {
 		return // a preflight, answered: not an API request, so not journaled
 	}
-	rec := JournalEntry{RequestID: reqID, Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery), Time: start.UTC()}
-	resp, rt, p, fault, body := s.handle(r, reqID)
+	resp, rt, p, fault, body := s.handle(w, r, reqID)
+	rec := newJournalEntry(r, rt, reqID, start)
 	if p != nil {
 		if p.Key != nil {
 			rec.KeyPrefix = p.Key.Prefix
@@ -220,13 +221,13 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// client that has its answer finds its request in both.
 	// Every request but the admin API's is journaled, unknown paths included
 	// (a client calling a wrong path shows up there).
-	if (rt == nil && !strings.HasPrefix(r.URL.Path, AdminPrefix+"/")) || (rt != nil && rt.Auth != AuthAdmin) {
+	if (rt == nil && !IsAdminPath(r.URL.Path)) || (rt != nil && rt.Auth != AuthAdmin) {
 		rec.Request = journalMessage(r.Header, body)
 		rec.Response = journalAnswer(resp, reqID)
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		s.Journal.add(rec)
 		if p != nil && resp.Status > 0 {
-			s.Usage.Record(s, p, r, resp)
+			s.Usage.Record(s, p, rt, resp)
 		}
 	}
 	s.logRequest(r, &rec, resp.Code, start)
@@ -246,9 +247,10 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const HeaderIdempotentReplayed = "Idempotent-Replayed"
 
 // logRequest writes a request's journal line to the WithLogger logger at
-// debug level (admin requests included): what the journal keeps, and the
-// error code of an error answer, so never a key (its prefix only), a body,
-// a header value, nor a secret query value.
+// debug level (admin requests included): one line of what the journal
+// keeps, and the error code of an error answer, so never a key (its prefix
+// only), a body, a header value, nor a secret query value, and the method,
+// path and query cut as the journal cuts them (MaxJournalField).
 func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start time.Time) {
 	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
@@ -267,13 +269,18 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 
 // handle runs the pipeline up to the encoded answer; body is the request
 // body it read.
-func (s *API) handle(r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule, body []byte) {
+func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule, body []byte) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.Config.Logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
 			resp = ErrorResponse(Internal())
 		}
 	}()
+	if IsAdminPath(r.URL.Path) {
+		if apiErr := s.guardAdmin(r); apiErr != nil {
+			return ErrorResponse(apiErr), nil, nil, nil, nil
+		}
+	}
 	rt, apiErr := s.handlerFor(r)
 	if apiErr != nil {
 		return ErrorResponse(apiErr), nil, nil, nil, nil
@@ -281,12 +288,12 @@ func (s *API) handle(r *http.Request, reqID string) (resp *Response, rt *Route, 
 	if rt.Auth != AuthAdmin {
 		fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
 		if fault != nil {
-			if resp, done := fault.before(r.Context()); done {
+			if resp, done := fault.beforeOn(w, r); done {
 				return resp, rt, nil, fault, nil
 			}
 		}
 	}
-	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r)}
+	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
 		read, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
 		if err != nil {
@@ -305,7 +312,7 @@ func (s *API) handle(r *http.Request, reqID string) (resp *Response, rt *Route, 
 	if fault == nil && rc.Tenant != "" {
 		// The caller's tenant's own rules act once the caller is known.
 		if fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
-			if resp, done := fault.before(r.Context()); done {
+			if resp, done := fault.beforeOn(w, r); done {
 				return resp, rt, rc.Principal, fault, body
 			}
 		}
@@ -394,28 +401,6 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// secretParams are query parameters whose values never reach the journal.
-var secretParams = []string{"token"}
-
-// redactQuery is a raw query as the journal keeps it: as sent, or
-// re-encoded with secret values replaced when it may hold one.
-func redactQuery(raw string) string {
-	secret := false
-	for _, name := range secretParams {
-		secret = secret || strings.Contains(raw, name)
-	}
-	if !secret {
-		return raw
-	}
-	q, _ := url.ParseQuery(raw)
-	for _, name := range secretParams {
-		if _, ok := q[name]; ok {
-			q.Set(name, "REDACTED")
-		}
-	}
-	return q.Encode()
 }
 
 // String names an auth mode as Route.Auth does.

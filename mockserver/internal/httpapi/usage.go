@@ -17,19 +17,34 @@ var usagePrices = map[string]int{
 	"POST /v1/sms/send": 1,
 }
 
-// UsageLog keeps one entry per authenticated API request, per user. It has
+// Defaults of the usage log's bounds (WithUsageLogSize).
+const (
+	DefaultUsagePerUser = 10_000  // the newest entries kept per user
+	DefaultUsageEntries = 100_000 // the newest entries kept in all
+)
+
+// UsageLog keeps one entry per authenticated API request, per user: the
+// newest perUser entries of each user, and the newest total in all. It has
 // its own lock because reads (which hold only the store's read lock) write
 // to it.
 type UsageLog struct {
-	Mu  sync.RWMutex
-	T   *store.Table[*store.UsageEntry]
-	ids func() string
+	Mu             sync.RWMutex
+	T              *store.Table[*store.UsageEntry]
+	ids            func() string
+	perUser, total int
 }
 
 // newUsageLog returns an empty usage log whose entries take their ids from
-// ids.
-func newUsageLog(ids func() string) *UsageLog {
-	u := &UsageLog{ids: ids}
+// ids, keeping perUser entries per user and total in all (the defaults when
+// not positive).
+func newUsageLog(ids func() string, perUser, total int) *UsageLog {
+	if perUser <= 0 {
+		perUser = DefaultUsagePerUser
+	}
+	if total <= 0 {
+		total = DefaultUsageEntries
+	}
+	u := &UsageLog{ids: ids, perUser: perUser, total: total}
 	u.Reset()
 	return u
 }
@@ -40,22 +55,24 @@ func (u *UsageLog) Reset() {
 	defer u.Mu.Unlock()
 	u.T = store.NewLogTable[*store.UsageEntry]()
 	u.T.SetIDSource(u.ids)
+	u.T.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
 }
 
-// Record adds a request of p and its answer to the log.
-func (u *UsageLog) Record(s *API, p *Principal, r *http.Request, resp *Response) {
-	endpoint := strings.TrimPrefix(r.URL.Path, APIPrefix)
+// Record adds a request of p on route rt and its answer to the log. The
+// entry keeps the route's own strings, none of the request's.
+func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
+	endpoint := strings.TrimPrefix(rt.Path, APIPrefix)
 	e := &store.UsageEntry{
 		Endpoint:   endpoint,
-		Method:     r.Method,
+		Method:     rt.Method,
 		StatusCode: resp.Status,
 	}
 	if p.Key != nil {
 		e.BusinessID = p.Key.BusinessID
 	}
 	if resp.Status < 300 {
-		e.CostCents = usagePrices[r.Method+" "+endpoint]
-		if r.Method == http.MethodPost && endpoint == "/v1/calls" {
+		e.CostCents = usagePrices[rt.Method+" "+endpoint]
+		if rt.Method == http.MethodPost && endpoint == "/v1/calls" {
 			var created struct {
 				ID string `json:"id"`
 			}

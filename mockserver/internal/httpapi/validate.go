@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/openapi"
@@ -106,7 +107,31 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 	var details []FieldError
 	seen := map[string]bool{}
 	var walk func(u jsonschema.OutputUnit)
+	add := func(d FieldError) {
+		if k := d.Path + d.Message; !seen[k] {
+			seen[k] = true
+			details = append(details, d)
+		}
+	}
+	// A name refused by propertyNames: the detailed output says only that
+	// a pattern or a "not" failed at the name, not which name it was; the
+	// error tree does. (Its own instance location is unreliable, the
+	// library reuses the slice: the object is its parent's location.)
+	var names func(c *jsonschema.ValidationError, parent []string)
+	names = func(c *jsonschema.ValidationError, parent []string) {
+		if k, ok := c.ErrorKind.(*kind.PropertyNames); ok {
+			add(FieldError{Path: jsonPointer(parent), Message: fmt.Sprintf("the name %q is not allowed here", k.Property)})
+			return
+		}
+		for _, cause := range c.Causes {
+			names(cause, c.InstanceLocation)
+		}
+	}
+	names(ve, nil)
 	walk = func(u jsonschema.OutputUnit) {
+		if strings.Contains(u.KeywordLocation, "/propertyNames") {
+			return // named above
+		}
 		if len(u.Errors) == 0 && u.Error != nil {
 			path := u.InstanceLocation
 			if path == "" {
@@ -116,10 +141,7 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 			if msg == "false schema" {
 				msg = "not allowed here"
 			}
-			if k := path + msg; !seen[k] {
-				seen[k] = true
-				details = append(details, FieldError{Path: path, Message: msg})
-			}
+			add(FieldError{Path: path, Message: msg})
 		}
 		for _, c := range u.Errors {
 			walk(c)
@@ -142,6 +164,21 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 	e := NewError(http.StatusBadRequest, code, "request body failed validation: "+strings.Join(msgs, "; "))
 	e.Details = details
 	return e
+}
+
+// jsonPointer is an instance location as a JSON pointer ("/" for the
+// root).
+func jsonPointer(tokens []string) string {
+	if len(tokens) == 0 {
+		return "/"
+	}
+	esc := strings.NewReplacer("~", "~0", "/", "~1")
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(esc.Replace(t))
+	}
+	return b.String()
 }
 
 // DecodeLoose decodes JSON that decode already validated, for handlers that

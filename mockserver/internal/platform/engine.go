@@ -29,6 +29,13 @@ type Config struct {
 	MaxBodyBytes     int64
 	JournalSize      int
 	Hooks            hookConfig
+	Limits           Limits // what the server's own logs keep (zero: the defaults)
+
+	// AdminToken, when set, is required by the admin API (Authorization:
+	// Bearer, or the password of Basic auth); AdminHosts are Host names
+	// the admin API answers besides loopback ones (WithAdminHosts).
+	AdminToken string
+	AdminHosts []string
 
 	ApprovalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
 	// CORSOrigins are the origins the API answers cross-origin (WithCORS),
@@ -46,6 +53,36 @@ type hookConfig struct {
 	// Dial, when set, replaces the dialer's connect (the loopback guard
 	// still runs first): a hook for tests that reach a named host.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// Limits bound the logs the server keeps for itself (the records users
+// create are state and are not bounded). A zero field takes its default;
+// docs/mockserver.md, section Limits and retention, lists them.
+type Limits struct {
+	JournalBytes       int64 // the request journal's bytes (JournalSize bounds its entries)
+	UsagePerUser       int   // usage log entries kept per user
+	UsageEntries       int   // usage log entries kept in all
+	EventsPerBusiness  int   // event log entries kept per business
+	Events             int   // event log entries kept in all
+	EventBytes         int64 // the event log's bytes
+	DeliveryBytes      int64 // the delivery log's bytes (Hooks.LogSize bounds its deliveries)
+	IdempotencyRecords int   // idempotency records kept
+	IdempotencyBytes   int64 // the idempotency records' bytes
+	Outbox             int   // outbox messages kept
+}
+
+// DefaultOutboxSize is how many messages the outbox (GET /_mock/outbox)
+// keeps by default: the newest, the oldest dropped first.
+const DefaultOutboxSize = 10_000
+
+// boundLogs bounds the logs the store keeps for the server itself (the
+// outbox); New and ResetState call it on each new store.
+func (s *Platform) boundLogs() {
+	n := s.Config.Limits.Outbox
+	if n <= 0 {
+		n = DefaultOutboxSize
+	}
+	s.Store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
 }
 
 // Schedule runs fn under the write lock once tenant's clock reaches at ("":
@@ -172,6 +209,7 @@ func (s *Platform) ResetState(reseed bool) (seeded int) {
 	defer s.Mu.Unlock()
 	s.Store.Drop()
 	s.Store = store.NewWithIDs(s.IDs.UUID)
+	s.boundLogs()
 	s.Clocks.Reset()
 	for _, fn := range s.resets {
 		fn()

@@ -46,11 +46,13 @@ type Platform struct {
 // New returns the engine of a server with an empty store.
 func New(cfg Config) *Platform {
 	ids := newIDGen(cfg.IDSeed)
-	return &Platform{
+	p := &Platform{
 		Config: cfg,
 		Store:  store.NewWithIDs(ids.UUID),
 		Clocks: clock.NewTenants(cfg.Start),
 		IDs:    ids,
 		Bus:    newEventBus(),
 	}
+	p.boundLogs()
+	return p
 }

@@ -37,8 +37,8 @@ const (
 // touches make (an approval request's call is not a run's).
 func (s *Service) startRuns() {
 	s.OnCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
-		if c.Ref.ApprovalRequestID == "" && c.Ref.CommunicationRunID != "" {
-			s.runTouchEnded(st, now, c.Ref, telephony.CallTouchEnd(c))
+		if ref := c.Touch(); ref.ApprovalRequestID == "" && ref.CommunicationRunID != "" {
+			s.runTouchEnded(st, now, ref, telephony.CallTouchEnd(c))
 		}
 	})
 	s.OnTextDelivered(func(st *store.Store, now time.Time, m *store.SMSMessage) {

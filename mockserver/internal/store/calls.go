@@ -58,8 +58,9 @@ type Call struct {
 	StartedAt       *time.Time
 	EndedAt         *time.Time
 	UpdatedAt       time.Time
-	// Caller is what an inbound caller says (set by the admin route).
-	Caller CallerInput
+	// Caller is what an inbound caller says (set by the admin route; nil
+	// on outbound calls: CallerInfo).
+	Caller *CallerInput
 	// Answered is false for an inbound call nobody picks up.
 	Answered bool
 	// Recorded is set when the call has a recording, whose URL derives
@@ -67,8 +68,35 @@ type Call struct {
 	Recorded bool
 	// Provider is what the simulated voice provider received.
 	Provider ProviderCall
-	// Ref is the run touch or approval request that placed the call.
-	Ref TouchRef
+	// Ref is the run touch or approval request that placed the call (nil:
+	// none; Touch).
+	Ref *TouchRef
+}
+
+// CallerInfo is what an inbound caller says (the zero value when the call
+// has none).
+func (c *Call) CallerInfo() CallerInput {
+	if c.Caller == nil {
+		return CallerInput{}
+	}
+	return *c.Caller
+}
+
+// Touch is the run touch or approval request that placed the call (the
+// zero value when none did).
+func (c *Call) Touch() TouchRef {
+	if c.Ref == nil {
+		return TouchRef{}
+	}
+	return *c.Ref
+}
+
+// RefTo is ref as Call.Ref keeps it: nil for the zero value.
+func RefTo(ref TouchRef) *TouchRef {
+	if ref == (TouchRef{}) {
+		return nil
+	}
+	return &ref
 }
 
 // CallerInput is what an inbound caller tells the agent.
@@ -80,17 +108,65 @@ type CallerInput struct {
 	Intent string `json:"intent,omitempty"`
 }
 
-// ProviderCall is what the simulated voice provider received for a call:
-// the assistant, the numbers, the opening line, the prompt with the
-// enrichment variables filled in, and the variables themselves.
+// ProviderCall is what the simulated voice provider received for a call
+// besides what the call itself keeps (its numbers, opening line and
+// context): the assistant, the prompt with the enrichment variables filled
+// in, and the variables themselves.
 type ProviderCall struct {
-	AssistantID  string
-	From, To     string
-	FirstMessage string
-	Prompt       string
-	Context      string
-	Variables    map[string]any
-	MaxDuration  int
+	AssistantID string
+	Prompt      string
+	Variables   CallVariables
+}
+
+// CallVariables are the enrichment variables a call's prompt receives,
+// kept as fields: a map per call would cost more than the rest of the
+// call. Map gives them as the provider sees them.
+type CallVariables struct {
+	BusinessName  string
+	BusinessPhone string // "" is null
+	TimeOfDay     string
+	Name          string // "" is absent, or null when the call has a lead
+	// The lead_* variables, present when Lead is set.
+	LeadStatus            string
+	LeadSource            *string
+	LeadScore             int32
+	InteractionCount      int32
+	DaysSinceFirstContact int32
+	// Lead is set when the call has a lead: name and the lead_* variables
+	// are then present.
+	Lead bool
+}
+
+// Map returns the variables by name, as the prompt's {{name}} placeholders
+// and the provider see them: business_name, business_phone and
+// time_of_day always; name when given or when the call has a lead;
+// lead_score, lead_status, interaction_count, days_since_first_contact and
+// lead_source with a lead.
+func (v *CallVariables) Map() map[string]any {
+	m := map[string]any{
+		"business_name":  v.BusinessName,
+		"business_phone": nil,
+		"time_of_day":    v.TimeOfDay,
+	}
+	if v.BusinessPhone != "" {
+		m["business_phone"] = v.BusinessPhone
+	}
+	if v.Name != "" {
+		m["name"] = v.Name
+	} else if v.Lead {
+		m["name"] = nil
+	}
+	if v.Lead {
+		m["lead_score"] = int(v.LeadScore)
+		m["lead_status"] = v.LeadStatus
+		m["interaction_count"] = int(v.InteractionCount)
+		m["days_since_first_contact"] = int(v.DaysSinceFirstContact)
+		m["lead_source"] = nil
+		if v.LeadSource != nil {
+			m["lead_source"] = *v.LeadSource
+		}
+	}
+	return m
 }
 
 // Ended reports whether the call reached a final state.

@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // Delivery states.
 const (
@@ -64,47 +67,123 @@ type DeliveryAttempt struct {
 	Response   string // the start of the receiver's answer
 }
 
-// DefaultDeliveryLogSize is how many deliveries the log keeps by default.
-const DefaultDeliveryLogSize = 10_000
+// Defaults of the delivery log's bounds.
+const (
+	DefaultDeliveryLogSize  = 10_000   // deliveries kept
+	DefaultDeliveryLogBytes = 32 << 20 // bytes kept (DeliveryBytes)
+)
 
-// DeliveryLog is a ring buffer of the newest deliveries: when it is full,
-// adding one drops the oldest.
+// deliveryOverhead and attemptOverhead are what a delivery and an attempt
+// cost besides the bytes of their strings: their structs, a header map,
+// the log's slot and index entry.
+const (
+	deliveryOverhead = int64(unsafe.Sizeof(Delivery{})) + 64
+	attemptOverhead  = int64(unsafe.Sizeof(DeliveryAttempt{})) + 48
+)
+
+// DeliveryBytes is what a delivery counts against the delivery log's byte
+// bound: its struct, its strings and body, and each attempt with its URL,
+// headers, error and the receiver's answer.
+func DeliveryBytes(d *Delivery) int64 {
+	n := deliveryOverhead + int64(len(d.ID)+len(d.Kind)+len(d.MessageID)+len(d.SubscriptionID)+len(d.CallID)+
+		len(d.ApprovalRequestID)+len(d.URL)+len(d.BusinessID)+len(d.EventID)+len(d.EventType)+len(d.ContentType)+
+		len(d.Body)+len(d.Status)+len(d.ReplayOf)+len(d.Reason))
+	for i := range d.Attempts {
+		a := &d.Attempts[i]
+		n += attemptOverhead + int64(len(a.URL)+len(a.Method)+len(a.Error)+len(a.Response))
+		for k, v := range a.Headers {
+			n += int64(len(k) + len(v) + 16)
+		}
+	}
+	return n
+}
+
+// DeliveryLog is a ring buffer of the newest deliveries, bounded in
+// deliveries and in bytes (DeliveryBytes, counted when a delivery is added
+// and again when it grows, Recount): past either bound, the oldest go. The
+// newest delivery always stays.
 type DeliveryLog struct {
 	buf  []*Delivery
-	next int // total deliveries ever added
-	byID map[string]*Delivery
+	cost []int64
+	// first and next are the sequences of the oldest kept delivery and of
+	// the next one; the deliveries of first..next-1 are in buf.
+	first, next int
+	byID        map[string]int // sequence by id
+	bytes       int64
+	maxBytes    int64
 }
 
-// NewDeliveryLog returns an empty log keeping size deliveries (at least 1).
-func NewDeliveryLog(size int) *DeliveryLog {
-	return &DeliveryLog{buf: make([]*Delivery, max(size, 1)), byID: map[string]*Delivery{}}
+// NewDeliveryLog returns an empty log keeping size deliveries (at least 1)
+// within maxBytes (DefaultDeliveryLogBytes when not positive).
+func NewDeliveryLog(size int, maxBytes int64) *DeliveryLog {
+	if maxBytes <= 0 {
+		maxBytes = DefaultDeliveryLogBytes
+	}
+	size = max(size, 1)
+	return &DeliveryLog{buf: make([]*Delivery, size), cost: make([]int64, size), byID: map[string]int{}, maxBytes: maxBytes}
 }
 
-// Cap returns how many deliveries the log keeps.
+// Cap returns how many deliveries the log keeps at most.
 func (l *DeliveryLog) Cap() int { return len(l.buf) }
 
-// Add appends d, dropping the oldest delivery when the log is full.
+// Usage returns how many deliveries the log keeps and their bytes.
+func (l *DeliveryLog) Usage() (deliveries int, bytes int64) { return l.next - l.first, l.bytes }
+
+// Add appends d, dropping the oldest deliveries past the bounds.
 func (l *DeliveryLog) Add(d *Delivery) {
-	i := l.next % len(l.buf)
-	if old := l.buf[i]; old != nil {
-		delete(l.byID, old.ID)
+	if l.next-l.first == len(l.buf) {
+		l.dropOldest()
 	}
-	l.buf[i] = d
-	l.byID[d.ID] = d
+	i := l.next % len(l.buf)
+	l.buf[i], l.cost[i] = d, DeliveryBytes(d)
+	l.byID[d.ID] = l.next
+	l.bytes += l.cost[i]
 	l.next++
+	l.trim()
+}
+
+// Recount counts a kept delivery's bytes again after it changed (an
+// attempt was recorded), dropping the oldest deliveries past the bound.
+func (l *DeliveryLog) Recount(d *Delivery) {
+	seq, ok := l.byID[d.ID]
+	if !ok {
+		return
+	}
+	i := seq % len(l.buf)
+	c := DeliveryBytes(d)
+	l.bytes += c - l.cost[i]
+	l.cost[i] = c
+	l.trim()
+}
+
+// trim drops the oldest deliveries while the log is past its byte bound.
+func (l *DeliveryLog) trim() {
+	for l.bytes > l.maxBytes && l.next-l.first > 1 {
+		l.dropOldest()
+	}
+}
+
+func (l *DeliveryLog) dropOldest() {
+	i := l.first % len(l.buf)
+	delete(l.byID, l.buf[i].ID)
+	l.bytes -= l.cost[i]
+	l.buf[i], l.cost[i] = nil, 0
+	l.first++
 }
 
 // Get returns a kept delivery by id.
 func (l *DeliveryLog) Get(id string) (*Delivery, bool) {
-	d, ok := l.byID[id]
-	return d, ok
+	seq, ok := l.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return l.buf[seq%len(l.buf)], true
 }
 
 // Each calls fn for every kept delivery, oldest first, until fn returns
 // false.
 func (l *DeliveryLog) Each(fn func(*Delivery) bool) {
-	first := max(l.next-len(l.buf), 0)
-	for n := first; n < l.next; n++ {
+	for n := l.first; n < l.next; n++ {
 		if !fn(l.buf[n%len(l.buf)]) {
 			return
 		}

@@ -151,7 +151,7 @@ func New() *Store {
 		Outbox:          NewTable[*OutboxMessage](),
 		Challenges:      NewTable[*SignupChallenge](),
 		Webhooks:        NewTable[*Webhook](),
-		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize),
+		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize, DefaultDeliveryLogBytes),
 		Calls:           NewTable[*Call](),
 		Leads:           NewTable[*Lead](),
 		SMSMessages:     NewTable[*SMSMessage](),

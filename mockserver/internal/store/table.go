@@ -53,6 +53,8 @@ type Table[T Record] struct {
 	version uint64
 	// cache keeps the records' encodings (AppendEncoded).
 	cache *encCache
+	// ret bounds a log table (SetRetention; nil: unbounded).
+	ret *retained[T]
 }
 
 // NewTable returns an empty table.
@@ -170,11 +172,7 @@ func (t *Table[T]) Put(r T) {
 	if t.byID != nil {
 		id := r.RecordID()
 		if old, ok := t.byID[id]; ok {
-			t.remove(old)
-			t.n--
-			for _, x := range t.indexes {
-				x.remove(old)
-			}
+			t.drop(old)
 		}
 		t.byID[id] = r
 	}
@@ -182,6 +180,9 @@ func (t *Table[T]) Put(r T) {
 	t.insertOwned(r)
 	for _, x := range t.indexes {
 		x.add(r)
+	}
+	if t.ret != nil {
+		t.retain(r)
 	}
 }
 
@@ -258,14 +259,7 @@ func (t *Table[T]) Get(id string) (T, bool) {
 func (t *Table[T]) Delete(id string) bool {
 	r, ok := t.byID[id]
 	if ok {
-		t.version++
-		dropEncoding(r)
-		t.remove(r)
-		delete(t.byID, id)
-		t.n--
-		for _, x := range t.indexes {
-			x.remove(r)
-		}
+		t.drop(r)
 	}
 	return ok
 }
@@ -279,7 +273,16 @@ func (t *Table[T]) removeAt(owner string, created time.Time, id string) {
 	i := sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(created) })
 	for ; i < len(list); i++ {
 		if list[i].RecordID() == id {
-			t.byOwner[owner] = append(list[:i], list[i+1:]...)
+			if i == 0 {
+				// The oldest (a log's usual drop): no copy; the slot is
+				// cleared so the record can be collected, and appends
+				// reallocate the list without the dropped front.
+				var zero T
+				list[0] = zero
+				t.byOwner[owner] = list[1:]
+			} else {
+				t.byOwner[owner] = append(list[:i], list[i+1:]...)
+			}
 			break
 		}
 	}

@@ -153,7 +153,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Store.Assistants, a.VendorAssistantID)
-		return nil, httpapi.NewError(http.StatusInternalServerError, wire.CodeInternalError,
+		return nil, httpapi.DependencyError(http.StatusInternalServerError, wire.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
 	rc.Store.Agents.Insert(a, body.BusinessID, rc.Now)

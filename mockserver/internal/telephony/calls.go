@@ -77,7 +77,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
 func ErrMagicCallFailed(to string) *httpapi.Error {
-	return httpapi.NewError(http.StatusInternalServerError, wire.CodeCallFailed,
+	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
@@ -143,14 +143,14 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 		Context:        oc.Context,
 		WebhookURL:     oc.WebhookURL,
 		MaxDuration:    maxDur,
-		Ref:            oc.Ref,
+		Ref:            store.RefTo(oc.Ref),
 	}
 	if lead != nil {
 		c.LeadID = lead.ID
 	}
 	vars := callVariables(now, b, c.From, lead, name)
-	if v, ok := vars["name"].(string); ok && c.Name == "" {
-		c.Name = v
+	if c.Name == "" {
+		c.Name = vars.Name
 	}
 	c.FirstMessage = fillVariables(outboundOpening(oc.FirstMessage, a, b, c.Name), vars)
 	prompt := httpapi.FirstNonEmpty(a.OutboundPrompt, a.InboundPrompt)
@@ -158,8 +158,7 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 		prompt += "\n\nContext: " + c.Context
 	}
 	c.Provider = store.ProviderCall{
-		AssistantID: a.VendorAssistantID, From: c.From, To: c.To, FirstMessage: c.FirstMessage,
-		Prompt: fillVariables(prompt, vars), Context: c.Context, Variables: vars, MaxDuration: maxDur,
+		AssistantID: a.VendorAssistantID, Prompt: fillVariables(prompt, vars), Variables: vars,
 	}
 	c.PlannedDuration = simulatedDuration(c.To)
 	st.Calls.Insert(c, a.Owner, now)
@@ -420,5 +419,5 @@ func callDetail(st *store.Store, c *store.Call) map[string]any {
 	v["started_at"] = c.StartedAt
 	v["ended_at"] = c.EndedAt
 	v["updated_at"] = c.UpdatedAt
-	return touchRefFields(c.Ref, v)
+	return touchRefFields(c.Touch(), v)
 }

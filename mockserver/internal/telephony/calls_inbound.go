@@ -67,7 +67,7 @@ func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Cal
 		Name:           in.Caller.Name,
 		FirstMessage:   httpapi.FirstNonEmpty(a.FirstMessage, DefaultGreeting),
 		MaxDuration:    DefaultMaxDuration,
-		Caller: store.CallerInput{Name: in.Caller.Name, Email: in.Caller.Email, Phone: in.Caller.Phone,
+		Caller: &store.CallerInput{Name: in.Caller.Name, Email: in.Caller.Email, Phone: in.Caller.Phone,
 			Said: in.Caller.Said, Intent: in.Caller.Intent},
 		Answered:        in.Answered == nil || *in.Answered,
 		Voicemail:       in.Voicemail,
@@ -85,8 +85,7 @@ func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Cal
 	}
 	vars := callVariables(now, b, in.To, lead, in.Caller.Name)
 	c.Provider = store.ProviderCall{
-		AssistantID: a.VendorAssistantID, From: in.From, To: in.To, FirstMessage: c.FirstMessage,
-		Prompt: fillVariables(a.InboundPrompt, vars), Variables: vars, MaxDuration: c.MaxDuration,
+		AssistantID: a.VendorAssistantID, Prompt: fillVariables(a.InboundPrompt, vars), Variables: vars,
 	}
 	st.Calls.Insert(c, n.Owner, now)
 	c.UpdatedAt = c.CreatedAt
@@ -123,7 +122,7 @@ func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
 		a = &store.Agent{Name: c.AgentName, FirstMessage: c.FirstMessage}
 	}
 	b, _ := st.Businesses.Get(c.Owner)
-	info := extractLead(c.Caller, c.From)
+	info := extractLead(c.CallerInfo(), c.From)
 	capped := c.PlannedDuration > c.MaxDuration
 	transferTo := ""
 	if !capped && info.intent == intentHuman && a.TransferEnabled && a.TransferPhoneNumber != "" {
@@ -164,7 +163,7 @@ func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
 // voicemail when the caller left one (voicemail.received). The lead is
 // collected either way, then call.failed.
 func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
-	in := c.Caller
+	in := c.CallerInfo()
 	source := sourceMissedCall
 	if c.Voicemail != "" {
 		source = sourceVoicemail

@@ -125,36 +125,26 @@ func timeOfDay(t time.Time, loc *time.Location) string {
 // lead_score, lead_status, interaction_count, days_since_first_contact and
 // lead_source; always: business_name, business_phone and time_of_day; name
 // also when the request gives one.
-func callVariables(now time.Time, b *store.Business, from string, lead *store.Lead, name string) map[string]any {
-	v := map[string]any{
-		"business_name":  b.Name,
-		"business_phone": httpapi.Nullable(from),
-		"time_of_day":    timeOfDay(now, BusinessLocation(b)),
-	}
-	if name == "" && lead != nil && lead.Name != nil {
-		name = *lead.Name
-	}
-	if name != "" {
-		v["name"] = name
-	}
+func callVariables(now time.Time, b *store.Business, from string, lead *store.Lead, name string) store.CallVariables {
+	v := store.CallVariables{BusinessName: b.Name, BusinessPhone: from, TimeOfDay: timeOfDay(now, BusinessLocation(b)), Name: name}
 	if lead != nil {
-		if _, ok := v["name"]; !ok {
-			v["name"] = nil
+		if v.Name == "" && lead.Name != nil {
+			v.Name = *lead.Name
 		}
-		v["lead_score"] = lead.Score
-		v["lead_status"] = lead.Status
-		v["interaction_count"] = lead.Interactions
-		v["days_since_first_contact"] = int(now.Sub(lead.CreatedAt) / (24 * time.Hour))
-		v["lead_source"] = httpapi.DerefOrNil(lead.Source)
+		v.Lead = true
+		v.LeadScore, v.LeadStatus, v.InteractionCount = int32(lead.Score), lead.Status, int32(lead.Interactions)
+		v.DaysSinceFirstContact = int32(now.Sub(lead.CreatedAt) / (24 * time.Hour))
+		v.LeadSource = lead.Source
 	}
 	return v
 }
 
 // fillVariables replaces {{name}} placeholders in text with the variables.
-func fillVariables(text string, vars map[string]any) string {
+func fillVariables(text string, v store.CallVariables) string {
 	if !strings.Contains(text, "{{") {
 		return text
 	}
+	vars := v.Map()
 	pairs := make([]string, 0, 2*len(vars))
 	for k, v := range vars {
 		s := ""
@@ -215,7 +205,7 @@ func outboundConversation(c *store.Call, b *store.Business, capped bool) (transc
 // inboundConversation writes the transcript and summary of an answered
 // inbound call from what the caller said and what lead collection found.
 func inboundConversation(c *store.Call, a *store.Agent, b *store.Business, info leadInfo, transferTo string, capped bool) (transcript, summary string) {
-	said := httpapi.FirstNonEmpty(c.Caller.Said, "Hi, I have a question.")
+	said := httpapi.FirstNonEmpty(c.CallerInfo().Said, "Hi, I have a question.")
 	lines := []string{"Agent: " + httpapi.FirstNonEmpty(a.FirstMessage, DefaultGreeting), "Caller: " + said}
 	if info.name != "" {
 		lines = append(lines, "Agent: Thanks for calling "+b.Name+". May I have your name?", "Caller: It's "+info.name+".")

@@ -173,7 +173,7 @@ func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, a
 
 // ErrCarrierRejected is the carrier's failure on the magic failing number.
 func ErrCarrierRejected(to string) *httpapi.Error {
-	return httpapi.NewError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
+	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
 }
 
 // SMSRequest is one outbound text.
@@ -269,7 +269,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 		req.Lead = l
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
-		req.CarrierFault = httpapi.NewError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
+		req.CarrierFault = httpapi.DependencyError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
 	m, apiErr := s.SendSMS(rc.Store, rc.Now, req)
 	if apiErr != nil {

@@ -1,7 +1,6 @@
 package telephony
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -224,8 +223,8 @@ func (s *Service) ProviderCall(callID string) (ProviderCall, bool) {
 func providerCallView(c *store.Call) ProviderCall {
 	p := c.Provider
 	return ProviderCall{
-		CallID: c.ID, AssistantID: p.AssistantID, From: p.From, To: p.To, FirstMessage: p.FirstMessage,
-		Prompt: p.Prompt, Context: p.Context, Variables: maps.Clone(p.Variables), MaxDuration: p.MaxDuration,
+		CallID: c.ID, AssistantID: p.AssistantID, From: c.From, To: c.To, FirstMessage: c.FirstMessage,
+		Prompt: p.Prompt, Context: c.Context, Variables: p.Variables.Map(), MaxDuration: c.MaxDuration,
 	}
 }
 

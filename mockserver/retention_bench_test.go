@@ -1,0 +1,103 @@
+package mockserver
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// recordBytes creates n records with make (the i-th by make(i)) on a
+// server whose own logs (journal, usage log, event log, outbox) are kept at
+// one entry unless opts say otherwise, and returns the live heap each
+// record added (after a collection): the record, its indexes and what its
+// creation keeps besides the logs (timers on the clock).
+func recordBytes(b *testing.B, n int, opts []Option, make func(s *Server, acct *Account, i int)) float64 {
+	b.Helper()
+	opts = append([]Option{WithStartTime(afternoonET), WithRateLimits(false), WithJournalSize(1), WithUsageLogSize(1, 1),
+		WithEventLogSize(1, 1), WithOutboxSize(1)}, opts...)
+	s := New(opts...)
+	b.Cleanup(s.Close)
+	acct, err := s.NewAccount(AccountOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	make(s, acct, -1) // warm: first-use allocations are not a record's
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	for i := range n {
+		make(s, acct, i)
+	}
+	return float64(int64(heap())-int64(before)) / float64(n)
+}
+
+// serve sends one request through the pipeline and fails unless it
+// answers want.
+func serve(b *testing.B, s *Server, key, method, path, body string, want int) {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != want {
+		b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+	}
+}
+
+// BenchmarkRecordBytes reports the live heap that each record users create
+// takes, made as users make them (target: under 1 KiB each; DESIGN
+// section 4, "Bounded memory"): a call placed with POST /v1/calls (with its
+// pending progress on the clock), a text sent with POST /v1/sms/send, an
+// inbound text from a new number (a lead and the message), and an event
+// (the event log is bounded: at most 32 MiB). The server's own logs are
+// kept at their smallest so that only records count. Run it on purpose:
+//
+//	go test ./mockserver -run '^$' -bench BenchmarkRecordBytes -benchtime 1x
+func BenchmarkRecordBytes(b *testing.B) {
+	const n = 5000
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		make func(s *Server, acct *Account, i int)
+	}{
+		{"call", nil, func(s *Server, acct *Account, i int) {
+			serve(b, s, acct.APIKey, http.MethodPost, "/api/v1/calls",
+				fmt.Sprintf(`{"agent_id":%q,"to":"+1555%07d","name":"Caller %d"}`, acct.AgentID, i+1, i), http.StatusCreated)
+		}},
+		{"text", nil, func(s *Server, acct *Account, i int) {
+			if i < 0 {
+				if err := s.SetConsent(acct.BusinessID, "+15551230001", ConsentOptedIn); err != nil {
+					b.Fatal(err)
+				}
+			}
+			serve(b, s, acct.APIKey, http.MethodPost, "/api/v1/sms/send",
+				fmt.Sprintf(`{"from_agent_id":%q,"to":"+15551230001","message":"Your appointment %d is confirmed."}`, acct.AgentID, i), http.StatusOK)
+		}},
+		{"inbound-text-lead", nil, func(s *Server, acct *Account, i int) {
+			if _, err := s.InboundSMS(acct.PhoneNumber, fmt.Sprintf("+1555%07d", i+1), "Hi, I would like a quote"); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"event", []Option{WithEventLogSize(10_000, 10_000)}, func(s *Server, acct *Account, i int) {
+			if _, err := s.EmitEvent(acct.BusinessID, "lead.created", map[string]any{"id": fmt.Sprintf("lead-%d", i), "status": "new"}); err != nil {
+				b.Fatal(err)
+			}
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			per := recordBytes(b, n, tc.opts, tc.make)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+			}
+			b.ReportMetric(per, "B/record")
+		})
+	}
+}
