@@ -615,6 +615,14 @@ func TestTranscripts(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, wide.Data, 2)
 	assert.Equal(t, old.ID, wide.Data[1].CallID)
+	for _, tr := range wide.Data { // each item shows its own call's summary
+		c, err := env.Client.Calls.Get(ctx, tr.CallID)
+		require.NoError(t, err)
+		require.NotNil(t, c.Summary)
+		require.NotNil(t, tr.Summary)
+		assert.Equal(t, *c.Summary, *tr.Summary)
+	}
+	assert.NotEqual(t, *wide.Data[0].Summary, *wide.Data[1].Summary)
 	byAgent, err := env.Client.Calls.ListTranscripts(ctx, &calls.TranscriptListParams{Days: 90, AgentID: "00000000-0000-4000-8000-000000000000"})
 	require.NoError(t, err)
 	assert.Empty(t, byAgent.Data)

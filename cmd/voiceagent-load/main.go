@@ -50,6 +50,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	concurrency := fs.Int("concurrency", 8, "concurrent keep-alive connections")
 	records := fs.Int("records", 10_000, "leads seeded in the store before the run")
 	rounds := fs.Int("rounds", 1, "alternate the mock and the bare handler this many times per scenario")
+	bench := benchFlags(fs)
 	soak := fs.Duration("soak", 0, "instead: a soak of this long per phase, printing RSS, heap and throughput over time")
 	phases := fs.String("phases", "reads,writes,flood", "soak phases, in order: reads (GET /v1/leads?limit=100), writes (POST /v1/calls), flood (huge unauthenticated queries)")
 	warmup := fs.Duration("warmup", 30*time.Second, "soak: the start of each phase that its verdicts leave out")
@@ -85,6 +86,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *duration <= 0 || *duration > 10*time.Minute || *concurrency < 1 || *concurrency > 1024 ||
 		*rounds < 1 || *rounds > 100 || *records < 1 || *records > 1_000_000 {
 		return fmt.Errorf("-duration must be in (0, 10m], -concurrency in [1, 1024], -rounds in [1, 100] and -records in [1, 1000000]")
+	}
+	if *bench.on {
+		return runBench(ctx, fs, bench, out)
 	}
 
 	srv, fx, err := loadgen.Setup(*records)

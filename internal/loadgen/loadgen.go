@@ -34,13 +34,22 @@ type Scenario struct {
 	Body func(i int64) []byte
 	// Read marks the scenarios the throughput target applies to.
 	Read bool
+	// Route is the route's path ("" when not given), Key the API key to
+	// send instead of the fixtures' one, Session a dashboard session to
+	// send instead of a key (the routes that take a session only).
+	Route, Key, Session string
+	// Lua is a wrk request function sending the scenario's requests, for
+	// scenarios whose requests vary ("" for one fixed GET).
+	Lua string
 }
 
 // Fixtures are the tenant and records the scenarios use.
 type Fixtures struct {
 	APIKey     string
 	BusinessID string
-	AgentID    string
+	// Session is the account's dashboard session.
+	Session string
+	AgentID string
 	// LeadIDs are the seeded leads, oldest first.
 	LeadIDs []string
 }
@@ -57,7 +66,7 @@ func Setup(leads int) (*mockserver.Server, *Fixtures, error) {
 		srv.Close()
 		return nil, nil, err
 	}
-	fx := &Fixtures{APIKey: acct.APIKey, BusinessID: acct.BusinessID, AgentID: acct.AgentID}
+	fx := &Fixtures{APIKey: acct.APIKey, BusinessID: acct.BusinessID, AgentID: acct.AgentID, Session: acct.Session}
 	for i := range leads {
 		in, err := srv.InboundSMS(acct.PhoneNumber, callerNumber(int64(i)), "Hi, I would like a quote")
 		if err != nil {
@@ -142,7 +151,14 @@ func Request(base, key string, sc Scenario, i int64) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
+	switch {
+	case sc.Session != "":
+		req.Header.Set("Cookie", "voiceagent_session="+sc.Session)
+	case sc.Key != "":
+		req.Header.Set("Authorization", "Bearer "+sc.Key)
+	default:
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

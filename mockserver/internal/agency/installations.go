@@ -472,10 +472,12 @@ func (s *Service) applyFactsToAgent(st *store.Store, now time.Time, agentID stri
 	for _, q := range f.Faqs {
 		p.WriteString("\nQ: " + q.Question + " A: " + q.Answer)
 	}
-	a.InboundPrompt, a.UpdatedAt = p.String(), now.UTC()
-	if f.Fallback != nil && f.Fallback.Mode == "transfer" && f.Fallback.Phone != "" {
-		a.TransferEnabled, a.TransferPhoneNumber = true, f.Fallback.Phone
-	}
+	st.Agents.Update(a, func(a *store.Agent) {
+		a.InboundPrompt, a.UpdatedAt = p.String(), now.UTC()
+		if f.Fallback != nil && f.Fallback.Mode == "transfer" && f.Fallback.Phone != "" {
+			a.TransferEnabled, a.TransferPhoneNumber = true, f.Fallback.Phone
+		}
+	})
 	s.telephony.SyncAssistant(st, a)
 }
 

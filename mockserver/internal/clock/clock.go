@@ -13,7 +13,7 @@ import (
 
 // Clock is a simulated clock with a scheduler. It is safe for concurrent use.
 type Clock struct {
-	mu     sync.Mutex
+	mu     sync.RWMutex // read-locked by Now and Offset, on every request
 	now    time.Time
 	offset time.Duration // time moved by Advance (not by real-time following)
 	tasks  taskHeap
@@ -26,16 +26,16 @@ func New(start time.Time) *Clock { return &Clock{now: start.UTC()} }
 
 // Now returns the simulated time.
 func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return c.now
 }
 
 // Offset returns how far Advance has moved the clock in total, so that
 // windows measured on real time (rate limits) can be moved by tests too.
 func (c *Clock) Offset() time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return c.offset
 }
 

@@ -62,26 +62,28 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 		first, source = *p.Opener, agents.FirstMessageFromOpener
 	}
 	prompt := personaPrompt(&p)
-	a.InboundPrompt, a.OutboundPrompt = prompt, prompt
-	a.FirstMessage, a.OutboundFirstMessage = first, first
-	if body.Voice != nil {
-		a.Voice = *body.Voice
-		a.VoiceCatalogID = ""
-	}
-	if m := body.Model; m != nil {
-		httpapi.Set(&a.Model.Provider, strPtr(m["provider"]))
-		httpapi.Set(&a.Model.Model, strPtr(m["model"]))
-		if t, ok := m["temperature"].(float64); ok {
-			a.Model.Temperature = t
-		}
-	}
 	persona := maps.Clone(sent.Persona)
 	persona["loaded_at"] = rc.Now.UTC()
-	if a.Metadata == nil {
-		a.Metadata = map[string]any{}
-	}
-	a.Metadata["persona"] = persona
-	a.UpdatedAt = rc.Now.UTC()
+	rc.Store.Agents.Update(a, func(a *store.Agent) {
+		a.InboundPrompt, a.OutboundPrompt = prompt, prompt
+		a.FirstMessage, a.OutboundFirstMessage = first, first
+		if body.Voice != nil {
+			a.Voice = *body.Voice
+			a.VoiceCatalogID = ""
+		}
+		if m := body.Model; m != nil {
+			httpapi.Set(&a.Model.Provider, strPtr(m["provider"]))
+			httpapi.Set(&a.Model.Model, strPtr(m["model"]))
+			if t, ok := m["temperature"].(float64); ok {
+				a.Model.Temperature = t
+			}
+		}
+		if a.Metadata == nil {
+			a.Metadata = map[string]any{}
+		}
+		a.Metadata["persona"] = persona
+		a.UpdatedAt = rc.Now.UTC()
+	})
 	s.telephony.SyncAssistant(rc.Store, a)
 	return agents.PersonaLoaded{
 		AgentID: a.ID, VendorAssistantID: a.VendorAssistantID, Loaded: true,

@@ -24,6 +24,8 @@ type API struct {
 	FaultSet *FaultSet
 	// Usage is the usage log.
 	Usage *UsageLog
+	// keyHashes remembers the hashes of keys that authenticated.
+	keyHashes keyHashes
 
 	// draining ends when Drain is called: open long polls answer.
 	draining context.Context

@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"strconv"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -50,16 +52,55 @@ func (rc *Ctx) ListQuery(def, maxLimit int) (PageQuery, []string, error) {
 // the owners, newest first, filtered by match (nil: all) and shown by view,
 // and whether more follow.
 func ListPage[T store.Record, V any](t *store.Table[T], owners []string, pq PageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
-	before := pq.After
-	if !pq.Until.IsZero() && (before.IsZero() || pq.Until.Before(before)) {
-		before = pq.Until
-	}
-	recs, more := t.PageBetween(owners, pq.Since, before, pq.Limit, match)
+	recs, more := PageRecords(t, owners, pq, match)
 	out := make([]V, len(recs))
 	for i, r := range recs {
 		out[i] = view(r)
 	}
 	return out, more
+}
+
+// PageRecords is ListPage without views: the page's records themselves.
+func PageRecords[T store.Record](t *store.Table[T], owners []string, pq PageQuery, match func(T) bool) ([]T, bool) {
+	before := pq.After
+	if !pq.Until.IsZero() && (before.IsZero() || pq.Until.Before(before)) {
+		before = pq.Until
+	}
+	return t.PageBetween(owners, pq.Since, before, pq.Limit, match)
+}
+
+// EncodedPage is a list answer, {"<key>": [...], "has_more": more} (or
+// {"<key>": [...]} when Unpaged), whose items are the records' encodings
+// kept by their table (store.AppendEncoded): a page read copies bytes.
+// Encode appends a record's item, built only from the record and from
+// what Dep versions (see store.AppendEncoded).
+type EncodedPage[T store.Cached] struct {
+	Key     string
+	Records []T
+	More    bool
+	Unpaged bool
+	Table   *store.Table[T]
+	Dep     uint64
+	Encode  func(b []byte, r T) []byte
+}
+
+// AppendJSON implements jsonview.JSONAppender.
+func (p EncodedPage[T]) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = jsonview.AppendJSONString(b, p.Key)
+	b = append(b, ':', '[')
+	for i, r := range p.Records {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = store.AppendEncoded(p.Table, r, p.Dep, p.Encode, b)
+	}
+	b = append(b, ']')
+	if !p.Unpaged {
+		b = append(b, `,"has_more":`...)
+		b = strconv.AppendBool(b, p.More)
+	}
+	return append(b, '}')
 }
 
 // TimeQuery parses an ISO 8601 timestamp query parameter: RFC 3339 (with

@@ -136,6 +136,9 @@ func tenantOf(p *Principal) string {
 
 // Query returns a query parameter. The query is parsed once per request.
 func (rc *Ctx) Query(name string) string {
+	if rc.Request.URL.RawQuery == "" {
+		return "" // without parsing (and a map) for nothing
+	}
 	if rc.q == nil {
 		rc.q = rc.Request.URL.Query()
 	}

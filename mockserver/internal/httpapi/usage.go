@@ -81,9 +81,13 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
 			}
 		}
 	}
+	// The clock and the id source have locks of their own: not under the
+	// log's, which every request takes.
+	now, owner := s.Clocks.Now(p.Tenant), p.OwnerID()
+	e.ID = u.ids()
 	u.Mu.Lock()
 	defer u.Mu.Unlock()
-	u.T.Insert(e, p.OwnerID(), s.Clocks.Now(p.Tenant))
+	u.T.Insert(e, owner, now)
 }
 
 // Page is one page of a user's usage log, newest first.

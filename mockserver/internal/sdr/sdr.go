@@ -371,8 +371,10 @@ func (s *Service) sendSDRMail(st *store.Store, now time.Time, id string) {
 	m.Status, m.SentAt = store.SDREmailSent, &at
 	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: m.Owner, Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
 	if l, ok := st.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
-		l.Status = store.LeadContacted
-		l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+		st.Leads.Update(l, func(l *store.Lead) {
+			l.Status = store.LeadContacted
+			l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+		})
 		s.telephony.Rescore(st, now, l)
 	}
 	s.Emit(st, m.Owner, "lead_email.sent", now, sdrMailView(m))

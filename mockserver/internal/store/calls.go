@@ -32,6 +32,7 @@ type QualityDimensions struct {
 // Call is a phone call, outbound or inbound. Owner is its business.
 type Call struct {
 	Base
+	encodable
 	ConversationID string
 	Status         string
 	Direction      string
@@ -49,7 +50,6 @@ type Call struct {
 	PlannedDuration int
 	Duration        int
 	Summary         string
-	RecordingURL    string
 	Transcript      string
 	Quality         *QualityDimensions
 	Error           string // reason of a failed call (no_answer, busy)
@@ -63,6 +63,9 @@ type Call struct {
 	Caller *CallerInput
 	// Answered is false for an inbound call nobody picks up.
 	Answered bool
+	// Recorded is set when the call has a recording, whose URL derives
+	// from the call's id (a flag, not a string per call).
+	Recorded bool
 	// Provider is what the simulated voice provider received.
 	Provider ProviderCall
 	// Ref is the run touch or approval request that placed the call (nil:

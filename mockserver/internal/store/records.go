@@ -116,6 +116,7 @@ type Model struct {
 // Agent is a voice agent. Owner is its business.
 type Agent struct {
 	Base
+	encodable
 	Name                 string
 	VendorAssistantID    string
 	Status               string

@@ -126,6 +126,8 @@ func (t *Table[T]) holds(rec T) bool {
 // drop removes a record the table holds, in a log table too (which Delete
 // cannot do, having no id index).
 func (t *Table[T]) drop(rec T) {
+	t.version++
+	dropEncoding(rec)
 	t.remove(rec)
 	if t.byID != nil {
 		delete(t.byID, rec.RecordID())

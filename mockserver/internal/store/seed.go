@@ -20,3 +20,17 @@ func (t *Table[T]) FreeStamp(owner string, at time.Time) time.Time {
 		at = at.Add(time.Nanosecond)
 	}
 }
+
+// InsertAt stores a new record r of owner that has a created_at of its own
+// (a fixture's): at, or the first nanosecond after it that no record of
+// the owner has (FreeStamp), where Insert would stamp it now. r gets an id
+// as Insert gives one. It returns r.
+func (t *Table[T]) InsertAt(r T, owner string, at time.Time) T {
+	b := r.base()
+	if b.ID == "" {
+		b.ID = t.nextID()
+	}
+	b.Owner, b.CreatedAt = owner, t.FreeStamp(owner, at)
+	t.Put(r)
+	return r
+}

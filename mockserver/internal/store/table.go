@@ -49,21 +49,31 @@ type Table[T Record] struct {
 	next func() string
 	// indexes are kept right by Put, Insert, Delete and Update.
 	indexes []Index[T]
+	// version counts the table's changes (Version).
+	version uint64
+	// cache keeps the records' encodings (AppendEncoded).
+	cache *encCache
 	// ret bounds a log table (SetRetention; nil: unbounded).
 	ret *retained[T]
 }
 
 // NewTable returns an empty table.
 func NewTable[T Record]() *Table[T] {
-	return &Table[T]{byID: map[string]T{}, byOwner: map[string][]T{}}
+	return &Table[T]{byID: map[string]T{}, byOwner: map[string][]T{}, cache: &encCache{max: CacheBytes}}
 }
 
 // NewLogTable returns an empty table for an append-only log that is never
 // read by id (the usage log): Get and Delete find nothing and Put does not
 // replace, which saves an id index entry per record.
 func NewLogTable[T Record]() *Table[T] {
-	return &Table[T]{byOwner: map[string][]T{}}
+	return &Table[T]{byOwner: map[string][]T{}, cache: &encCache{max: CacheBytes}}
 }
+
+// Version counts the changes of the table's records: Insert, Put, Update
+// and Delete each move it. An encoding of another record that shows this
+// table's records (a lead shows its agent's name) is kept with the
+// version it was built at (AppendEncoded's dep).
+func (t *Table[T]) Version() uint64 { return t.version }
 
 // Stamp returns the created_at for a new record of owner at now: now
 // itself, or one nanosecond after the latest stamp of the owner's stamp
@@ -157,6 +167,8 @@ func (t *Table[T]) nextID() string {
 // owner and created_at it has (see Insert to have them set). The table's
 // indexes take out the replaced record and add r.
 func (t *Table[T]) Put(r T) {
+	t.version++
+	dropEncoding(r)
 	if t.byID != nil {
 		id := r.RecordID()
 		if old, ok := t.byID[id]; ok {
@@ -201,6 +213,8 @@ func (t *Table[T]) insertOwned(r T) {
 func (t *Table[T]) Update(r T, change func(T)) {
 	b := r.base()
 	id, owner, created := b.ID, b.Owner, b.CreatedAt
+	t.version++
+	defer dropEncoding(r)
 	if t.byID != nil {
 		if cur, ok := t.byID[id]; !ok || cur.base() != b {
 			change(r)

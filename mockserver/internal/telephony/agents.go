@@ -79,13 +79,20 @@ func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []AgentListView{}
+	n := 0
+	for _, o := range owners {
+		n += rc.Store.Agents.Count(o)
+	}
+	out := make([]*store.Agent, 0, n)
 	rc.Store.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
-		out = append(out, AgentListItem(a))
+		out = append(out, a)
 		return true
 	})
-	return jsonview.ListAnswer[AgentListView]{Key: "agents", Items: out}, nil
+	return httpapi.EncodedPage[*store.Agent]{Key: "agents", Records: out, Unpaged: true, Table: rc.Store.Agents, Encode: appendAgentItem}, nil
 }
+
+// appendAgentItem appends an agent as GET /v1/agents shows it.
+func appendAgentItem(b []byte, a *store.Agent) []byte { return AgentListItem(a).AppendJSON(b) }
 
 func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	var body struct {
@@ -203,57 +210,59 @@ func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
 			return nil, e
 		}
 	}
-	httpapi.Set(&a.Name, body.Name)
-	httpapi.Set(&a.InboundPrompt, body.SystemPrompt) // legacy alias; inbound_prompt wins
-	httpapi.Set(&a.InboundPrompt, body.InboundPrompt)
-	httpapi.Set(&a.OutboundPrompt, body.OutboundPrompt)
-	httpapi.Set(&a.SMSPrompt, body.SMSPrompt)
-	httpapi.Set(&a.FirstMessage, body.FirstMessage)
-	httpapi.Set(&a.OutboundFirstMessage, body.OutboundFirstMessage)
-	if _, ok := sent["outbound_llm"]; ok {
-		a.OutboundLLM = body.OutboundLLM
-	}
-	if _, ok := sent["sms_llm"]; ok {
-		a.SMSLLM = body.SMSLLM
-	}
-	if body.VoiceCatalogID != nil {
-		a.Voice, _ = catalogVoice(*body.VoiceCatalogID)
-		a.VoiceCatalogID = *body.VoiceCatalogID
-	}
-	if body.Voice != nil {
-		a.Voice = *body.Voice
-	}
-	if body.Model != nil {
-		a.Model = *body.Model
-	}
-	if body.Metadata != nil {
-		if a.Metadata == nil {
-			a.Metadata = map[string]any{}
-		}
-		maps.Copy(a.Metadata, body.Metadata)
-	}
-	if body.MaxDuration != nil {
-		a.MaxDuration = *body.MaxDuration
-	}
 	var ignored []string
-	if body.VendorConfig != nil {
-		if a.VendorConfig == nil {
-			a.VendorConfig = map[string]any{}
+	rc.Store.Agents.Update(a, func(a *store.Agent) {
+		httpapi.Set(&a.Name, body.Name)
+		httpapi.Set(&a.InboundPrompt, body.SystemPrompt) // legacy alias; inbound_prompt wins
+		httpapi.Set(&a.InboundPrompt, body.InboundPrompt)
+		httpapi.Set(&a.OutboundPrompt, body.OutboundPrompt)
+		httpapi.Set(&a.SMSPrompt, body.SMSPrompt)
+		httpapi.Set(&a.FirstMessage, body.FirstMessage)
+		httpapi.Set(&a.OutboundFirstMessage, body.OutboundFirstMessage)
+		if _, ok := sent["outbound_llm"]; ok {
+			a.OutboundLLM = body.OutboundLLM
 		}
-		for k, v := range body.VendorConfig {
-			if slices.Contains(vendorConfigKeys, k) {
-				a.VendorConfig[k] = v
-			} else {
-				ignored = append(ignored, k)
+		if _, ok := sent["sms_llm"]; ok {
+			a.SMSLLM = body.SMSLLM
+		}
+		if body.VoiceCatalogID != nil {
+			a.Voice, _ = catalogVoice(*body.VoiceCatalogID)
+			a.VoiceCatalogID = *body.VoiceCatalogID
+		}
+		if body.Voice != nil {
+			a.Voice = *body.Voice
+		}
+		if body.Model != nil {
+			a.Model = *body.Model
+		}
+		if body.Metadata != nil {
+			if a.Metadata == nil {
+				a.Metadata = map[string]any{}
 			}
+			maps.Copy(a.Metadata, body.Metadata)
 		}
-		slices.Sort(ignored)
-	}
-	if body.TransferEnabled != nil {
-		a.TransferEnabled = *body.TransferEnabled
-	}
-	httpapi.Set(&a.TransferPhoneNumber, body.TransferPhoneNumber)
-	a.UpdatedAt = rc.Now.UTC()
+		if body.MaxDuration != nil {
+			a.MaxDuration = *body.MaxDuration
+		}
+		if body.VendorConfig != nil {
+			if a.VendorConfig == nil {
+				a.VendorConfig = map[string]any{}
+			}
+			for k, v := range body.VendorConfig {
+				if slices.Contains(vendorConfigKeys, k) {
+					a.VendorConfig[k] = v
+				} else {
+					ignored = append(ignored, k)
+				}
+			}
+			slices.Sort(ignored)
+		}
+		if body.TransferEnabled != nil {
+			a.TransferEnabled = *body.TransferEnabled
+		}
+		httpapi.Set(&a.TransferPhoneNumber, body.TransferPhoneNumber)
+		a.UpdatedAt = rc.Now.UTC()
+	})
 	if syncsProvider {
 		s.SyncAssistant(rc.Store, a)
 	}

@@ -2,11 +2,13 @@ package telephony
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -210,37 +212,42 @@ func (s *Service) answerOutbound(st *store.Store, c *store.Call, now time.Time) 
 }
 
 func (s *Service) startCall(st *store.Store, now time.Time, c *store.Call) {
-	at := now.UTC()
-	c.Status = store.CallInProgress
-	c.StartedAt = &at
-	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	st.Calls.Update(c, func(c *store.Call) {
+		at := now.UTC()
+		c.Status = store.CallInProgress
+		c.StartedAt = &at
+		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	})
 	s.Emit(st, c.Owner, "call.started", now, callDetail(st, c))
 }
 
-// finishCall sets what every finished conversation has.
-func (s *Service) finishCall(st *store.Store, now time.Time, c *store.Call, status string, duration int) {
+// finishCall sets what every finished conversation has. It changes c:
+// call it in Calls.Update's change function.
+func finishCall(st *store.Store, now time.Time, c *store.Call, status string, duration int) {
 	at := now.UTC()
 	c.Status = status
 	c.Duration = duration
 	c.EndedAt = &at
 	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
-	c.RecordingURL = RecordingURLBase + c.ID + ".mp3"
+	c.Recorded = true
 	st.AddCallMinutes(c.Owner, duration)
 }
 
 func (s *Service) completeOutbound(st *store.Store, c *store.Call, now time.Time) {
 	b, _ := st.Businesses.Get(c.Owner)
 	capped := c.PlannedDuration > c.MaxDuration
-	s.finishCall(st, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
-	c.Transcript, c.Summary = outboundConversation(c, b, capped)
-	if note := s.CallKnowledgeNote(st, c); note != "" {
-		c.Summary += " " + note
-	}
-	c.Quality = qualityFor(c.To, 0, capped)
-	c.EndedReason = "completed"
-	if capped {
-		c.EndedReason = "max_duration"
-	}
+	st.Calls.Update(c, func(c *store.Call) {
+		finishCall(st, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
+		c.Transcript, c.Summary = outboundConversation(c, b, capped)
+		if note := s.CallKnowledgeNote(st, c); note != "" {
+			c.Summary += " " + note
+		}
+		c.Quality = qualityFor(c.To, 0, capped)
+		c.EndedReason = "completed"
+		if capped {
+			c.EndedReason = "max_duration"
+		}
+	})
 	if l, ok := st.Leads.Get(c.LeadID); ok {
 		s.touchLead(st, now, l, true)
 	}
@@ -248,7 +255,7 @@ func (s *Service) completeOutbound(st *store.Store, c *store.Call, now time.Time
 	if c.WebhookURL != "" {
 		s.hooks.EnqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
 			Event: ev.Type, CallID: c.ID, Status: c.Status, Duration: c.Duration,
-			RecordingURL: c.RecordingURL, Summary: c.Summary, Timestamp: ev.Timestamp,
+			RecordingURL: RecordingURL(c), Summary: c.Summary, Timestamp: ev.Timestamp,
 		})
 	}
 	s.CallEnded(st, now, c)
@@ -256,12 +263,14 @@ func (s *Service) completeOutbound(st *store.Store, c *store.Call, now time.Time
 
 // failCall ends an outbound call that never connected.
 func (s *Service) failCall(st *store.Store, now time.Time, c *store.Call, reason string) {
-	at := now.UTC()
-	c.Status = store.CallFailed
-	c.Error = reason
-	c.EndedReason = reason
-	c.EndedAt = &at
-	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	st.Calls.Update(c, func(c *store.Call) {
+		at := now.UTC()
+		c.Status = store.CallFailed
+		c.Error = reason
+		c.EndedReason = reason
+		c.EndedAt = &at
+		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	})
 	ev := s.Emit(st, c.Owner, "call.failed", now, callDetail(st, c))
 	if c.WebhookURL != "" {
 		s.hooks.EnqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
@@ -284,16 +293,11 @@ func (s *Service) getCalls(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	agentID, status := rc.Query("agent_id"), rc.Query("status")
-	items, more := httpapi.ListPage(rc.Store.Calls, owners, pq, func(c *store.Call) bool {
+	recs, more := httpapi.PageRecords(rc.Store.Calls, owners, pq, func(c *store.Call) bool {
 		return (agentID == "" || c.AgentID == agentID) && (status == "" || c.Status == status)
-	}, func(c *store.Call) calls.Call { return callListItem(rc.Store, c) })
-	return callPage{Calls: items, HasMore: more}, nil
-}
-
-// callPage is the answer of GET /v1/calls.
-type callPage struct {
-	Calls   []calls.Call `json:"calls"`
-	HasMore bool         `json:"has_more"`
+	})
+	return httpapi.EncodedPage[*store.Call]{Key: "calls", Records: recs, More: more, Table: rc.Store.Calls,
+		Dep: rc.Store.Agents.Version(), Encode: callItemEncoder(rc.Store)}, nil
 }
 
 // transcriptPage is the answer of GET /v1/transcripts.
@@ -313,7 +317,10 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	}
 	since := rc.Now.Add(-time.Duration(days) * 24 * time.Hour)
 	agentID := rc.Query("agent_id")
-	out := []calls.Transcript{}
+	out := make([]calls.Transcript, 0, min(pq.Limit, 64))
+	// The summaries the page points to, one allocation for the page (its
+	// capacity is never exceeded, so the pointers stay valid).
+	summaries := make([]string, 0, pq.Limit)
 	more := false
 	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
 		if c.CreatedAt.Before(since) {
@@ -326,11 +333,16 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 			more = true
 			return false
 		}
-		out = append(out, calls.Transcript{
+		t := calls.Transcript{
 			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
 			AgentName: agentName(rc.Store, c), Status: c.Status, Duration: c.Duration,
-			Summary: readOnlyNullable(&c.Summary), Transcript: c.Transcript, CreatedAt: c.CreatedAt,
-		})
+			Transcript: c.Transcript, CreatedAt: c.CreatedAt,
+		}
+		if c.Summary != "" {
+			summaries = append(summaries, c.Summary)
+			t.Summary = &summaries[len(summaries)-1]
+		}
+		out = append(out, t)
 		return true
 	})
 	return transcriptPage{Transcripts: out, HasMore: more}, nil
@@ -345,24 +357,36 @@ func agentName(st *store.Store, c *store.Call) string {
 	return c.AgentName
 }
 
-// readOnlyNullable is p, or nil when *p is "": a JSON string or null that
-// points into a record, for answers encoded under the lock they were read
-// with (GET pages), which saves a copy per item.
-func readOnlyNullable(p *string) *string {
-	if *p == "" {
-		return nil
-	}
-	return p
-}
-
-// callListItem is a call in GET /v1/calls: the spec's list fields and the
-// quickstart's direction and summary. Its summary points into the record
-// (readOnlyNullable).
-func callListItem(st *store.Store, c *store.Call) calls.Call {
-	return calls.Call{
-		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status,
-		Duration: c.Duration, AgentID: c.AgentID, AgentName: agentName(st, c),
-		CreatedAt: c.CreatedAt, Direction: c.Direction, Summary: readOnlyNullable(&c.Summary),
+// callItemEncoder appends a call as GET /v1/calls shows it: the spec's
+// list fields and the quickstart's direction and summary, exactly what
+// encoding/json writes for the same calls.Call (TestAppendersMatchEncodingJSON).
+// What it shows besides the call is its agent's current name: the
+// encodings it makes are kept with the agents' version.
+func callItemEncoder(st *store.Store) func(b []byte, c *store.Call) []byte {
+	return func(b []byte, c *store.Call) []byte {
+		b = append(b, `{"id":`...)
+		b = jsonview.AppendJSONString(b, c.ID)
+		b = append(b, `,"conversation_id":`...)
+		b = jsonview.AppendJSONString(b, c.ConversationID)
+		b = append(b, `,"status":`...)
+		b = jsonview.AppendJSONString(b, c.Status)
+		b = append(b, `,"duration":`...)
+		b = strconv.AppendInt(b, int64(c.Duration), 10)
+		b = append(b, `,"agent_id":`...)
+		b = jsonview.AppendJSONString(b, c.AgentID)
+		b = append(b, `,"agent_name":`...)
+		b = jsonview.AppendJSONString(b, agentName(st, c))
+		b = append(b, `,"created_at":`...)
+		b = jsonview.AppendJSONTime(b, c.CreatedAt)
+		b = append(b, `,"direction":`...)
+		b = jsonview.AppendJSONString(b, c.Direction)
+		b = append(b, `,"summary":`...)
+		if c.Summary == "" {
+			b = append(b, "null"...)
+		} else {
+			b = jsonview.AppendJSONString(b, c.Summary)
+		}
+		return append(b, '}')
 	}
 }
 
@@ -377,7 +401,7 @@ func callDetail(st *store.Store, c *store.Call) map[string]any {
 	}
 	v["business_id"] = c.Owner
 	v["lead_id"] = httpapi.Nullable(c.LeadID)
-	v["recording_url"] = httpapi.Nullable(c.RecordingURL)
+	v["recording_url"] = httpapi.Nullable(RecordingURL(c))
 	v["transcript"] = httpapi.Nullable(c.Transcript)
 	if c.Quality != nil {
 		v["quality_dimensions"] = c.Quality

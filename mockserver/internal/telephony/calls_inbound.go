@@ -128,25 +128,27 @@ func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
 	if !capped && info.intent == intentHuman && a.TransferEnabled && a.TransferPhoneNumber != "" {
 		transferTo = a.TransferPhoneNumber
 	}
-	s.finishCall(st, now, c, store.CallEnded, min(c.PlannedDuration, c.MaxDuration))
-	c.Transcript, c.Summary = inboundConversation(c, a, b, info, transferTo, capped)
-	if note := s.CallKnowledgeNote(st, c); note != "" {
-		c.Summary += " " + note
-	}
-	c.Quality = qualityFor(c.From, len(info.captured())-1, capped) // the caller's number is always known
-	switch {
-	case capped:
-		c.EndedReason = "max_duration"
-	case transferTo != "":
-		c.EndedReason = "transferred"
-	default:
-		c.EndedReason = "completed"
-	}
-	if info.name != "" {
-		c.Name = info.name
-	}
+	st.Calls.Update(c, func(c *store.Call) {
+		finishCall(st, now, c, store.CallEnded, min(c.PlannedDuration, c.MaxDuration))
+		c.Transcript, c.Summary = inboundConversation(c, a, b, info, transferTo, capped)
+		if note := s.CallKnowledgeNote(st, c); note != "" {
+			c.Summary += " " + note
+		}
+		c.Quality = qualityFor(c.From, len(info.captured())-1, capped) // the caller's number is always known
+		switch {
+		case capped:
+			c.EndedReason = "max_duration"
+		case transferTo != "":
+			c.EndedReason = "transferred"
+		default:
+			c.EndedReason = "completed"
+		}
+		if info.name != "" {
+			c.Name = info.name
+		}
+	})
 	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, SourceInboundCall)
-	c.LeadID = lead.ID
+	st.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
 	if transferTo != "" {
 		s.Emit(st, c.Owner, webhooks.EventConversationHandoff, now, webhooks.HandoffData{
 			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
@@ -166,25 +168,27 @@ func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
 	if c.Voicemail != "" {
 		source = sourceVoicemail
 		in.Said = httpapi.FirstNonEmpty(in.Said, c.Voicemail)
-		s.finishCall(st, now, c, store.CallNoAnswer, voicemailDuration(c.Voicemail))
-		c.Transcript = "Caller: " + c.Voicemail
-		c.EndedReason = "voicemail"
-	} else {
-		at := now.UTC()
-		c.Status = store.CallNoAnswer
-		c.EndedAt = &at
-		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
-		c.EndedReason = "no_answer"
 	}
 	info := extractLead(in, c.From)
-	if c.Voicemail != "" {
-		c.Summary = "Voicemail from " + httpapi.FirstNonEmpty(info.name, c.From) + ": " + truncate(c.Voicemail, 160)
-	}
-	if info.name != "" {
-		c.Name = info.name
-	}
+	st.Calls.Update(c, func(c *store.Call) {
+		if c.Voicemail != "" {
+			finishCall(st, now, c, store.CallNoAnswer, voicemailDuration(c.Voicemail))
+			c.Transcript = "Caller: " + c.Voicemail
+			c.EndedReason = "voicemail"
+			c.Summary = "Voicemail from " + httpapi.FirstNonEmpty(info.name, c.From) + ": " + truncate(c.Voicemail, 160)
+		} else {
+			at := now.UTC()
+			c.Status = store.CallNoAnswer
+			c.EndedAt = &at
+			c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+			c.EndedReason = "no_answer"
+		}
+		if info.name != "" {
+			c.Name = info.name
+		}
+	})
 	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, source)
-	c.LeadID = lead.ID
+	st.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
 	if c.Voicemail != "" {
 		s.Emit(st, c.Owner, "voicemail.received", now, callDetail(st, c))
 	}

@@ -20,6 +20,15 @@ const DefaultMaxDuration = 600
 // recording_url is this, the call's id and ".mp3".
 const RecordingURLBase = "https://recordings.voiceagent.example/"
 
+// RecordingURL is the recording_url of a call: RecordingURLBase, its id
+// and ".mp3" when it has a recording, else "".
+func RecordingURL(c *store.Call) string {
+	if !c.Recorded {
+		return ""
+	}
+	return RecordingURLBase + c.ID + ".mp3"
+}
+
 // Simulated call timings (docs/mockserver.md, section Call states).
 const (
 	outboundRingTime     = 2 * time.Second  // queued -> in-progress (or busy)

@@ -150,7 +150,7 @@ func LeadScore(l *store.Lead) int {
 // Rescore recomputes a lead's score and emits lead.scored when it changed.
 func (s *Service) Rescore(st *store.Store, now time.Time, l *store.Lead) {
 	if sc := LeadScore(l); sc != l.Score {
-		l.Score = sc
+		st.Leads.Update(l, func(l *store.Lead) { l.Score = sc })
 		s.Emit(st, l.Owner, "lead.scored", now, LeadDetail(st, l))
 	}
 }
@@ -168,16 +168,16 @@ func (s *Service) collectLead(st *store.Store, now time.Time, businessID, agentI
 		l = st.LeadByEmail(businessID, info.email)
 	}
 	if l == nil {
-		l = &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID, Interactions: 1}
-		applyLeadInfo(l, info)
-		l.Score = LeadScore(l)
-		st.Leads.Insert(l, businessID, now)
-		l.UpdatedAt = l.CreatedAt
-		l.LastContactAt = &l.CreatedAt
-		view := LeadDetail(st, l)
+		nl := &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID, Interactions: 1}
+		applyLeadInfo(nl, info)
+		nl.Score = LeadScore(nl)
+		st.Leads.Insert(nl, businessID, now)
+		nl.UpdatedAt = nl.CreatedAt
+		nl.LastContactAt = &nl.CreatedAt
+		view := LeadDetail(st, nl)
 		s.Emit(st, businessID, "lead.created", now, view)
 		s.Emit(st, businessID, "lead.scored", now, view)
-		return l
+		return nl
 	}
 	st.Leads.Update(l, func(l *store.Lead) { applyLeadInfo(l, info) })
 	s.touchLead(st, now, l, false)
@@ -208,13 +208,15 @@ func applyLeadInfo(l *store.Lead, info leadInfo) {
 // outbound contact moves a new lead to contacted. The caller holds the
 // write lock.
 func (s *Service) touchLead(st *store.Store, now time.Time, l *store.Lead, outbound bool) {
-	l.Interactions++
-	at := now.UTC()
-	l.LastContactAt = &at
-	if outbound && l.Status == store.LeadNew {
-		l.Status = store.LeadContacted
-	}
-	l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+	st.Leads.Update(l, func(l *store.Lead) {
+		l.Interactions++
+		at := now.UTC()
+		l.LastContactAt = &at
+		if outbound && l.Status == store.LeadNew {
+			l.Status = store.LeadContacted
+		}
+		l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+	})
 	s.Rescore(st, now, l)
 }
 
@@ -247,8 +249,7 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 			(phone == "" || (l.Phone != nil && *l.Phone == phone)) &&
 			(email == "" || (l.Email != nil && strings.EqualFold(*l.Email, email)))
 	}
-	view := func(l *store.Lead) LeadListView { return LeadListItem(rc.Store, l) }
-	var items []LeadListView
+	var recs []*store.Lead
 	var more bool
 	if phone != "" || email != "" {
 		// Exact lookups read the index, not the table.
@@ -260,18 +261,27 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 				cands = append(cands, rc.Store.LeadsByEmail(o, email)...)
 			}
 		}
-		items, more = pageOf(cands, pq, match, view)
+		recs, more = pageOf(cands, pq, match)
 	} else {
-		items, more = httpapi.ListPage(rc.Store.Leads, owners, pq, match, view)
+		recs, more = httpapi.PageRecords(rc.Store.Leads, owners, pq, match)
 	}
-	return jsonview.PageAnswer[LeadListView]{Key: "leads", Items: items, More: more}, nil
+	return httpapi.EncodedPage[*store.Lead]{Key: "leads", Records: recs, More: more, Table: rc.Store.Leads,
+		Dep: rc.Store.Agents.Version(), Encode: leadItemEncoder(rc.Store)}, nil
 }
 
-// pageOf pages a small candidate set (from an index) like httpapi.ListPage
-// does a table: newest first, before the cursor, filtered.
-func pageOf[T store.Record, V any](cands []T, pq httpapi.PageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
+// leadItemEncoder appends a lead as GET /v1/leads shows it. What it shows
+// besides the lead is its agent's name: the encodings it makes are kept
+// with the agents' version.
+func leadItemEncoder(st *store.Store) func(b []byte, l *store.Lead) []byte {
+	return func(b []byte, l *store.Lead) []byte { return LeadListItem(st, l).AppendJSON(b) }
+}
+
+// pageOf pages a small candidate set (from an index) like
+// httpapi.PageRecords does a table: newest first, before the cursor,
+// filtered.
+func pageOf[T store.Record](cands []T, pq httpapi.PageQuery, match func(T) bool) ([]T, bool) {
 	slices.SortFunc(cands, func(a, b T) int { return b.RecordCreated().Compare(a.RecordCreated()) })
-	out := []V{}
+	var out []T
 	for _, r := range cands {
 		if !pq.After.IsZero() && !r.RecordCreated().Before(pq.After) {
 			continue
@@ -282,7 +292,7 @@ func pageOf[T store.Record, V any](cands []T, pq httpapi.PageQuery, match func(T
 		if len(out) == pq.Limit {
 			return out, true
 		}
-		out = append(out, view(r))
+		out = append(out, r)
 	}
 	return out, false
 }
@@ -301,12 +311,12 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields := map[string]**string{
-		"name": &l.Name, "first_name": &l.FirstName, "last_name": &l.LastName,
-		"email": &l.Email, "phone": &l.Phone, "source": &l.Source, "notes": &l.Notes,
-		"address": &l.Address, "city": &l.City, "state": &l.State, "zip": &l.Zip,
-	}
 	rc.Store.Leads.Update(l, func(l *store.Lead) {
+		fields := map[string]**string{
+			"name": &l.Name, "first_name": &l.FirstName, "last_name": &l.LastName,
+			"email": &l.Email, "phone": &l.Phone, "source": &l.Source, "notes": &l.Notes,
+			"address": &l.Address, "city": &l.City, "state": &l.State, "zip": &l.Zip,
+		}
 		for name, raw := range sent {
 			if dst, ok := fields[name]; ok {
 				var v *string
@@ -317,8 +327,8 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 		if raw, ok := sent["status"]; ok {
 			_ = json.Unmarshal(raw, &l.Status)
 		}
+		l.UpdatedAt = httpapi.Later(l.UpdatedAt, rc.Now)
 	})
-	l.UpdatedAt = httpapi.Later(l.UpdatedAt, rc.Now)
 	s.Rescore(rc.Store, rc.Now, l)
 	return LeadDetail(rc.Store, l), nil
 }
@@ -433,7 +443,8 @@ func LeadListItem(st *store.Store, l *store.Lead) LeadListView {
 		AgentID: httpapi.Strp(l.AgentID), BusinessID: l.Owner, CreatedAt: jsonview.Stamp(l.CreatedAt), UpdatedAt: jsonview.Stamp(l.UpdatedAt),
 	}
 	if a, ok := st.Agents.Get(l.AgentID); ok {
-		v.AgentName = &a.Name
+		name := a.Name
+		v.AgentName = &name
 	}
 	return v
 }

@@ -300,8 +300,10 @@ func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
 		e.ActorKey = rc.Principal.Key.Prefix
 	}
 	rc.Store.PromptAudits.Insert(e, a.Owner, rc.Now)
-	a.SMSPrompt = body.SMSPrompt
-	a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
+	rc.Store.Agents.Update(a, func(a *store.Agent) {
+		a.SMSPrompt = body.SMSPrompt
+		a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
+	})
 	return sms.PromptUpdated{Success: true, AgentID: a.ID, Message: "SMS prompt updated"}, nil
 }
 

@@ -12,16 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/leads"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// The hot list reads (GET /v1/leads, GET /v1/agents) write their JSON with
-// hand-written appenders (LeadListView, AgentListView). These tests hold
+// The hot list reads (GET /v1/leads, GET /v1/calls, GET /v1/agents) write
+// their JSON with hand-written appenders (LeadListView, callItemEncoder,
+// AgentListView), kept on the records by their tables. These tests hold
 // them to the SDK's types: what an appender writes must be, byte for byte,
 // what encoding/json writes (without HTML escaping) for the SDK type built
-// from the same record (leads.Lead, agents.Agent), members in the same
+// from the same record (leads.Lead, calls.Call, agents.Agent), members in the same
 // order. The SDK types are built here from the store records, not from the
 // views, so a field the view maps wrongly shows up too.
 
@@ -117,12 +120,47 @@ func sdkAgent(a *store.Agent) agents.Agent {
 	return v
 }
 
-// leadPage and agentList are the answers of GET /v1/leads and GET
-// /v1/agents with the SDK's item types, members in the order the
-// appenders write them.
+// testCall is the i-th call of the tests: awkward strings in its
+// members, every other one with a summary, every third one of an agent
+// that is gone (its name as placed shows).
+func testCall(i int) *store.Call {
+	at := time.Date(2026, 6, 5, 14, 3, 4, i*1000+7, time.UTC)
+	c := &store.Call{ConversationID: "conv_" + awkwardStrings[i%len(awkwardStrings)], Status: store.CallCompleted,
+		Direction: store.DirectionOutbound, AgentID: "agent-1", AgentName: "Placed by", Duration: i * 7}
+	c.ID, c.Owner, c.CreatedAt = fmt.Sprint("call-", i), "biz", at
+	if i%2 == 0 {
+		c.Summary = awkwardStrings[(i+1)%len(awkwardStrings)] + " summary"
+	}
+	if i%3 == 0 {
+		c.AgentID = "agent-gone"
+	}
+	return c
+}
+
+// sdkCall is the list form of a call as the SDK type.
+func sdkCall(st *store.Store, c *store.Call) calls.Call {
+	v := calls.Call{ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Duration: c.Duration,
+		AgentID: c.AgentID, AgentName: c.AgentName, CreatedAt: c.CreatedAt, Direction: c.Direction}
+	if a, ok := st.Agents.Get(c.AgentID); ok {
+		v.AgentName = a.Name
+	}
+	if c.Summary != "" {
+		summary := c.Summary
+		v.Summary = &summary
+	}
+	return v
+}
+
+// leadPage, callPage and agentList are the answers of GET /v1/leads, GET
+// /v1/calls and GET /v1/agents with the SDK's item types, members in the
+// order the appenders write them.
 type (
 	leadPage struct {
 		Leads   []leads.Lead `json:"leads"`
+		HasMore bool         `json:"has_more"`
+	}
+	callPage struct {
+		Calls   []calls.Call `json:"calls"`
 		HasMore bool         `json:"has_more"`
 	}
 	agentList struct {
@@ -166,6 +204,69 @@ func TestAppendersMatchEncodingJSON(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, stdJSON(t, agentList{Agents: append([]agents.Agent{}, wantAgents[:n]...)})+"\n", string(got))
 	}
+
+	encodeCall := callItemEncoder(st)
+	for i := range 40 {
+		c := testCall(i)
+		assert.Equal(t, stdJSON(t, sdkCall(st, c)), string(encodeCall(nil, c)), "call %d", i)
+	}
+}
+
+// TestEncodedPagesMatchEncodingJSON compares the list answers made of kept
+// encodings (GET /v1/leads, /v1/calls, /v1/agents) with encoding/json's
+// for the SDK types, read twice (built, then copied), empty and full.
+func TestEncodedPagesMatchEncodingJSON(t *testing.T) {
+	t.Parallel()
+	st, a := testStore()
+	var ls []*store.Lead
+	var cs []*store.Call
+	wantLeads, wantCalls := []leads.Lead{}, []calls.Call{}
+	for i := range 30 {
+		l, c := testLead(i), testCall(i)
+		st.Leads.Put(l)
+		st.Calls.Put(c)
+		ls, cs = append(ls, l), append(cs, c)
+		wantLeads, wantCalls = append(wantLeads, sdkLead(st, l)), append(wantCalls, sdkCall(st, c))
+	}
+	for _, n := range []int{0, 30} {
+		for range 2 {
+			got, err := jsonview.EncodeJSON(httpapi.EncodedPage[*store.Lead]{Key: "leads", Records: ls[:n], More: n > 0,
+				Table: st.Leads, Dep: st.Agents.Version(), Encode: leadItemEncoder(st)})
+			require.NoError(t, err)
+			assert.Equal(t, stdJSON(t, leadPage{Leads: wantLeads[:n], HasMore: n > 0})+"\n", string(got))
+			got, err = jsonview.EncodeJSON(httpapi.EncodedPage[*store.Call]{Key: "calls", Records: cs[:n], More: n > 0,
+				Table: st.Calls, Dep: st.Agents.Version(), Encode: callItemEncoder(st)})
+			require.NoError(t, err)
+			assert.Equal(t, stdJSON(t, callPage{Calls: wantCalls[:n], HasMore: n > 0})+"\n", string(got))
+		}
+	}
+	for _, n := range []int{0, 1} {
+		got, err := jsonview.EncodeJSON(httpapi.EncodedPage[*store.Agent]{Key: "agents", Records: []*store.Agent{a}[:n],
+			Unpaged: true, Table: st.Agents, Encode: appendAgentItem})
+		require.NoError(t, err)
+		assert.Equal(t, stdJSON(t, agentList{Agents: []agents.Agent{sdkAgent(a)}[:n]})+"\n", string(got))
+	}
+}
+
+// FuzzCallListItem holds the call list appender to calls.Call for any
+// strings in its string members.
+func FuzzCallListItem(f *testing.F) {
+	for i, s := range awkwardStrings {
+		f.Add(s, awkwardStrings[(i+1)%len(awkwardStrings)], i%2 == 0)
+	}
+	st, _ := testStore()
+	encode := callItemEncoder(st)
+	f.Fuzz(func(t *testing.T, s1, s2 string, withAgent bool) {
+		c := testCall(1)
+		c.ConversationID, c.Summary, c.Status, c.Direction, c.AgentName = s1, s2, s2, s1, s2
+		c.AgentID = "agent-gone"
+		if withAgent {
+			c.AgentID = "agent-1"
+		}
+		if got, want := string(encode(nil, c)), stdJSON(t, sdkCall(st, c)); got != want {
+			t.Fatalf("appender wrote\n%s\ncalls.Call encodes as\n%s", got, want)
+		}
+	})
 }
 
 // TestLeadDetailView checks the detail form of a lead, which writes its own
@@ -237,6 +338,21 @@ func BenchmarkLeadPageJSON(b *testing.B) {
 			}
 		}
 	})
+	b.Run("kept", func(b *testing.B) {
+		b.ReportAllocs()
+		var recs []*store.Lead
+		for i := range 100 {
+			l := testLead(i)
+			st.Leads.Put(l)
+			recs = append(recs, l)
+		}
+		page := httpapi.EncodedPage[*store.Lead]{Key: "leads", Records: recs, More: true, Table: st.Leads, Encode: leadItemEncoder(st)}
+		for range b.N {
+			if _, err := jsonview.EncodeJSON(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()
 		page := leadPage{Leads: sdk, HasMore: true}
@@ -246,4 +362,50 @@ func BenchmarkLeadPageJSON(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestEncodedPagesFollowTheirAgent reads the lead and call pages (kept
+// encodings after the first read) after each change of the agent they
+// name: renamed through Update, replaced through Put, deleted. Each read
+// must equal encoding/json's answer for the store as it is then: a kept
+// item never shows the agent as it was.
+func TestEncodedPagesFollowTheirAgent(t *testing.T) {
+	t.Parallel()
+	st, a := testStore()
+	var ls []*store.Lead
+	var cs []*store.Call
+	for i := range 12 {
+		l, c := testLead(i), testCall(i)
+		st.Leads.Put(l)
+		st.Calls.Put(c)
+		ls, cs = append(ls, l), append(cs, c)
+	}
+	check := func(step string) {
+		t.Helper()
+		wantLeads, wantCalls := []leads.Lead{}, []calls.Call{}
+		for i := range ls {
+			wantLeads, wantCalls = append(wantLeads, sdkLead(st, ls[i])), append(wantCalls, sdkCall(st, cs[i]))
+		}
+		for range 2 { // built or kept, then kept
+			got, err := jsonview.EncodeJSON(httpapi.EncodedPage[*store.Lead]{Key: "leads", Records: ls,
+				Table: st.Leads, Dep: st.Agents.Version(), Encode: leadItemEncoder(st)})
+			require.NoError(t, err)
+			assert.Equal(t, stdJSON(t, leadPage{Leads: wantLeads})+"\n", string(got), "leads after %s", step)
+			got, err = jsonview.EncodeJSON(httpapi.EncodedPage[*store.Call]{Key: "calls", Records: cs,
+				Table: st.Calls, Dep: st.Agents.Version(), Encode: callItemEncoder(st)})
+			require.NoError(t, err)
+			assert.Equal(t, stdJSON(t, callPage{Calls: wantCalls})+"\n", string(got), "calls after %s", step)
+		}
+	}
+	check("the first read")
+	st.Agents.Update(a, func(a *store.Agent) { a.Name = "Renamed" })
+	check("a rename")
+	b := &store.Agent{Name: "Replaced", VendorAssistantID: a.VendorAssistantID, Status: a.Status}
+	b.ID, b.Owner, b.CreatedAt = a.ID, a.Owner, a.CreatedAt
+	st.Agents.Put(b)
+	check("a replacement")
+	require.True(t, st.Agents.Delete(a.ID))
+	check("a delete")
+	assert.Nil(t, sdkLead(st, ls[0]).AgentName, "the lead names no agent any more")
+	assert.Equal(t, "Placed by", sdkCall(st, cs[1]).AgentName, "the call shows the name it was placed with")
 }

@@ -1,0 +1,226 @@
+package mockserver
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// TestListsShowEveryChange changes leads, calls and agents through each
+// path that changes them (write routes, inbound calls and texts, the call
+// simulation on the clock, governed updates, personas, fixtures), reading
+// GET /v1/leads, /v1/calls and /v1/agents before and after each: every
+// read copies the kept encodings of unchanged records, and the cache check
+// (TestMain) compares each with a fresh one, so a path that changes a
+// record without dropping its encoding fails here. The reads also show
+// each change.
+func TestListsShowEveryChange(t *testing.T) {
+	srv, acct := startWithAccount(t, WithStartTime(afternoonET), WithRateLimits(false))
+	key := bearer(acct.APIKey)
+	staleBefore, checkedBefore := len(store.StaleEncodings()), store.CheckedEncodings()
+	read := func(path string) string {
+		t.Helper()
+		r := rawDo(t, http.MethodGet, srv.URL+path, "", key...)
+		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+		return string(r.body)
+	}
+	lists := func() string { return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") }
+	do := func(method, path, body string, want int, header ...string) map[string]any {
+		t.Helper()
+		r := rawDo(t, method, srv.URL+path, body, append(key, header...)...)
+		require.Equal(t, want, r.status, "%s %s: %s", method, path, r.body)
+		return r.json
+	}
+
+	steps := []struct {
+		name  string
+		do    func()
+		shows []string // what the lists show afterwards
+	}{
+		{"inbound texts make leads", func() {
+			for i := range 3 {
+				_, err := srv.InboundSMS(acct.PhoneNumber, fmt.Sprintf("+1555123000%d", i), "Hi, this is Jane Doe, I would like a quote")
+				require.NoError(t, err)
+			}
+		}, []string{`"phone":"+15551230000"`}},
+		{"calls placed", func() {
+			for _, to := range []string{"+15551230000", "+15005550001", "+15005550002"} {
+				do(http.MethodPost, "/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"`+to+`","name":"Jane"}`, http.StatusCreated)
+			}
+		}, []string{`"status":"queued"`}},
+		{"the clock answers the calls", func() { srv.Advance(5 * time.Second) }, []string{`"status":"in-progress"`}},
+		{"the clock ends them", func() { srv.Advance(10 * time.Minute) }, []string{`"status":"completed"`, `"status":"failed"`, `"status":"contacted"`}},
+		{"an inbound call answered", func() {
+			_, err := srv.InboundCall(InboundCall{To: acct.PhoneNumber, From: "+15551230001", Caller: Caller{Name: "Ann Lee", Said: "I need to book an appointment"}})
+			require.NoError(t, err)
+			srv.Advance(time.Hour)
+		}, []string{`"name":"Ann Lee"`, `"status":"ended"`}},
+		{"an inbound call missed, with a voicemail", func() {
+			no := false
+			_, err := srv.InboundCall(InboundCall{To: acct.PhoneNumber, From: "+15551230002", Answered: &no, Voicemail: "Call me back, this is Bo Chen"})
+			require.NoError(t, err)
+			srv.Advance(time.Hour)
+		}, []string{`"status":"no-answer"`, `"summary":"Voicemail from`}},
+		{"a lead patched", func() {
+			srv.platform.Mu.RLock()
+			l := srv.platform.Store.LeadByPhone(acct.BusinessID, "+15551230000")
+			srv.platform.Mu.RUnlock()
+			do(http.MethodPatch, "/v1/leads", `{"id":"`+l.ID+`","status":"qualified","name":"Patched Name"}`, http.StatusOK)
+		}, []string{`"name":"Patched Name"`, `"status":"qualified"`}},
+		{"the agent renamed (leads and calls show its name)", func() {
+			do(http.MethodPatch, "/v1/agents", `{"id":"`+acct.AgentID+`","name":"Renamed Agent"}`, http.StatusOK)
+		}, []string{`"agent_name":"Renamed Agent"`}},
+		{"its SMS prompt updated", func() {
+			do(http.MethodPost, "/v1/sms/update-prompt", `{"agent_id":"`+acct.AgentID+`","sms_prompt":"Be brief."}`, http.StatusOK)
+		}, nil},
+		{"a persona loaded", func() {
+			do(http.MethodPost, "/v1/agents/persona", `{"agent_id":"`+acct.AgentID+`","persona":{"lead_name":"Pat","scenario":"a test"}}`, http.StatusOK)
+		}, nil},
+		{"a governed rename", func() {
+			do(http.MethodPost, "/v1/governed-updates", `{"intent":"agent.patch","target":{"agent_id":"`+acct.AgentID+
+				`"},"payload":{"name":"Governed Agent"},"idempotency_key":"cache-gov","authority":{"mode":"system_policy"}}`, http.StatusOK)
+		}, []string{`"agent_name":"Governed Agent"`, `"name":"Governed Agent"`}},
+		{"a second agent", func() {
+			do(http.MethodPost, "/v1/agents", `{"business_id":"`+acct.BusinessID+`","name":"Second","system_prompt":"Hi"}`, http.StatusCreated)
+		}, []string{`"name":"Second"`}},
+		{"a text sent", func() {
+			do(http.MethodPost, "/v1/sms/send", `{"from_agent_id":"`+acct.AgentID+`","to":"+15551230001","message":"Thanks!"}`, http.StatusOK)
+		}, nil},
+		{"fixtures", func() {
+			_, err := srv.SeedLeads(acct.BusinessID, []LeadFixture{{Name: "Seeded Lead", Phone: "+15551239999"}})
+			require.NoError(t, err)
+			_, err = srv.SeedCalls(acct.BusinessID, []CallFixture{{To: "+15551239999", Duration: 42, Summary: "Seeded call"}})
+			require.NoError(t, err)
+		}, []string{`"name":"Seeded Lead"`, `"summary":"Seeded call"`}},
+	}
+	lists()
+	for _, st := range steps {
+		lists() // keeps every encoding
+		st.do()
+		got := lists()
+		for _, want := range st.shows {
+			assert.Contains(t, got, want, "after %s", st.name)
+		}
+		if stale := store.StaleEncodings()[staleBefore:]; len(stale) > 0 {
+			t.Errorf("after %s: %d stale encodings served, the first: %.600s", st.name, len(stale), stale[0])
+			staleBefore += len(stale)
+		}
+	}
+	assert.Greater(t, store.CheckedEncodings()-checkedBefore, int64(100), "the reads copied kept encodings, and the check compared them")
+}
+
+// TestListsAfterAResetShowOnlyTheNewState fills the lists (and their kept
+// encodings), resets the server and does it again with another agent
+// name: the lists show the new records only (and the cache check of
+// TestMain compares every kept item read).
+func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
+	fill := func(srv *TestServer, agentName string) (string, *Account) {
+		t.Helper()
+		acct, err := srv.NewAccount(AccountOptions{})
+		require.NoError(t, err)
+		key := bearer(acct.APIKey)
+		do := func(method, path, body string, want int) {
+			t.Helper()
+			r := rawDo(t, method, srv.URL+path, body, key...)
+			require.Equal(t, want, r.status, "%s %s: %s", method, path, r.body)
+		}
+		do(http.MethodPatch, "/v1/agents", `{"id":"`+acct.AgentID+`","name":"`+agentName+`"}`, http.StatusOK)
+		_, err = srv.InboundSMS(acct.PhoneNumber, "+15551230000", "Hi, this is "+agentName+" calling, I would like a quote")
+		require.NoError(t, err)
+		do(http.MethodPost, "/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"+15551230000"}`, http.StatusCreated)
+		srv.Advance(10 * time.Minute)
+		var got string
+		for range 2 { // the second read copies the kept encodings
+			got = ""
+			for _, path := range []string{"/v1/leads?limit=100", "/v1/calls?limit=100", "/v1/agents"} {
+				r := rawDo(t, http.MethodGet, srv.URL+path, "", key...)
+				require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+				got += string(r.body)
+			}
+		}
+		return got, acct
+	}
+	defer noStaleEncodings(t, len(store.StaleEncodings()))
+	srv := Start(t, WithStartTime(afternoonET), WithRateLimits(false), WithIDSeed(18))
+	before, old := fill(srv, "Before Reset")
+	assert.Contains(t, before, `"agent_name":"Before Reset"`)
+	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
+	require.Equal(t, http.StatusOK, r.status)
+	after, acct := fill(srv, "After Reset")
+	assert.NotContains(t, after, "Before Reset")
+	assert.Contains(t, after, `"agent_name":"After Reset"`)
+	assert.Contains(t, after, `"business_id":"`+acct.BusinessID+`"`)
+	assert.NotContains(t, after, old.BusinessID)
+	assert.NotContains(t, after, old.AgentID)
+}
+
+// TestListsFollowEachTenantsClock places calls in two tenants, reads both
+// tenants' lists (keeping their items), and advances one tenant's clock
+// at a time: the calls, and the leads they contact, change in that tenant
+// only, and each tenant's lists show its own state after every step (the
+// cache check of TestMain compares every kept item read).
+func TestListsFollowEachTenantsClock(t *testing.T) {
+	defer noStaleEncodings(t, len(store.StaleEncodings()))
+	srv := Start(t, WithStartTime(afternoonET), WithRateLimits(false))
+	var accts [2]*Account
+	for i := range accts {
+		acct, err := srv.NewAccount(AccountOptions{BusinessName: fmt.Sprint("Tenant ", i)})
+		require.NoError(t, err)
+		accts[i] = acct
+		for j := range 2 {
+			to := fmt.Sprintf("+1555123%d00%d", i, j)
+			_, err := srv.InboundSMS(acct.PhoneNumber, to, "Hi, this is Jane Doe, I would like a quote")
+			require.NoError(t, err)
+			r := rawDo(t, http.MethodPost, srv.URL+"/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"`+to+`"}`, bearer(acct.APIKey)...)
+			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		}
+	}
+	lists := func(acct *Account) string {
+		t.Helper()
+		var got string
+		for range 2 { // the second read copies the kept items
+			got = ""
+			for _, path := range []string{"/v1/leads?limit=100", "/v1/calls?limit=100", "/v1/agents"} {
+				r := rawDo(t, http.MethodGet, srv.URL+path, "", bearer(acct.APIKey)...)
+				require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+				got += string(r.body)
+			}
+		}
+		return got
+	}
+	for _, acct := range accts {
+		got := lists(acct)
+		assert.Contains(t, got, `"status":"queued"`)
+		assert.NotContains(t, got, `"status":"completed"`)
+	}
+	accts[0].Advance(10 * time.Minute)
+	first, second := lists(accts[0]), lists(accts[1])
+	assert.Contains(t, first, `"status":"completed"`, "the first tenant's calls ended on its clock")
+	assert.Contains(t, first, `"status":"contacted"`, "and contacted its leads")
+	assert.NotContains(t, first, `"status":"queued"`)
+	assert.Contains(t, second, `"status":"queued"`, "the second tenant's clock did not move")
+	assert.NotContains(t, second, `"status":"completed"`)
+	assert.NotContains(t, second, `"status":"contacted"`)
+
+	accts[1].Advance(10 * time.Minute)
+	second = lists(accts[1])
+	assert.Contains(t, second, `"status":"completed"`)
+	assert.Contains(t, second, `"status":"contacted"`)
+	assert.NotContains(t, second, `"status":"queued"`)
+	assert.Equal(t, first, lists(accts[0]), "the second tenant's clock changed nothing of the first's")
+}
+
+// noStaleEncodings fails t when the cache check found stale kept items
+// since it had found before.
+func noStaleEncodings(t *testing.T, before int) {
+	t.Helper()
+	if stale := store.StaleEncodings()[before:]; len(stale) > 0 {
+		t.Errorf("%d stale kept items served, the first: %.600s", len(stale), stale[0])
+	}
+}

@@ -1,0 +1,160 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// The encoded list items of hot records (leads, calls, agents) are kept on
+// the records, so that a page read is a copy of bytes. A record's encoding
+// is built on the first read that needs it (under the read lock: readers
+// build concurrently, which is safe since nothing changes a record under
+// the read lock) and dropped by every change: Update, Put and Delete drop
+// it, and nothing may change a record otherwise, which
+// TestCachedRecordsChangeOnlyThroughUpdate checks in every package of the
+// mock server.
+//
+// An encoding may also show other records (a lead shows its agent's
+// name): it is kept with a version of what it shows besides its record
+// (Table.Version of the other table) and is built again when that
+// version moved.
+//
+// Each table keeps at most CacheBytes of encodings (first in, first
+// dropped), so the cache costs a pointer per record, however many records
+// a server holds.
+
+// Cached is a record whose table may keep its encoding (AppendEncoded):
+// a record type of the store that embeds encodable. Such a record changes
+// only through Table.Update (or before it is inserted), which
+// TestCachedRecordsChangeOnlyThroughUpdate holds every package of the
+// mock server to.
+type Cached interface {
+	Record
+	// slot returns the record's encodable.
+	slot() *encodable
+}
+
+// encodable is embedded in the records whose encodings are kept (leads,
+// calls, agents): it holds the record's kept encoding, nil when none.
+type encodable struct {
+	enc atomic.Pointer[encoding]
+}
+
+func (e *encodable) slot() *encodable { return e }
+
+// dropEncoding drops r's kept encoding, if it has one: r changed.
+func dropEncoding(r any) {
+	if c, ok := r.(interface{ slot() *encodable }); ok {
+		c.slot().enc.Store(nil)
+	}
+}
+
+// CacheBytes bounds the encodings a table keeps (16 MiB: some 40,000 leads
+// or calls); beyond it the oldest are dropped, to be built again when read.
+const CacheBytes = 16 << 20
+
+// encoding is a record's cached encoding and the version of the other
+// records it shows.
+type encoding struct {
+	b   []byte
+	dep uint64
+}
+
+// encCache is a table's cache bookkeeping: the encodings kept, oldest
+// first, and their size.
+type encCache struct {
+	mu    sync.Mutex
+	kept  []keptEncoding // a queue: kept[head:] are kept
+	head  int
+	bytes int
+	max   int
+}
+
+// keptEncoding is an encoding in the queue and the record holding it.
+type keptEncoding struct {
+	on  *encodable
+	enc *encoding
+}
+
+// admit queues an encoding just set on a record, and drops the oldest
+// while the cache holds more than its bound.
+func (c *encCache) admit(on *encodable, e *encoding) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.kept = append(c.kept, keptEncoding{on, e})
+	c.bytes += cap(e.b)
+	for c.bytes > c.max && c.head < len(c.kept) {
+		k := c.kept[c.head]
+		c.kept[c.head] = keptEncoding{}
+		c.head++
+		c.bytes -= cap(k.enc.b)
+		k.on.enc.CompareAndSwap(k.enc, nil) // unless already rebuilt or dropped
+	}
+	if c.head > len(c.kept)/2 && c.head > 1024 {
+		n := copy(c.kept, c.kept[c.head:])
+		clear(c.kept[n:])
+		c.kept, c.head = c.kept[:n], 0
+	}
+}
+
+// checkCache, when set, makes Encoded build every encoding again and
+// compare it with the kept one (SetCacheCheck).
+var checkCache atomic.Bool
+
+// checked counts the kept encodings the check compared.
+var checked atomic.Int64
+
+// staleMu guards stale.
+var staleMu sync.Mutex
+
+// stale describes the kept encodings that differed from a fresh build.
+var stale []string
+
+// SetCacheCheck makes every read of a kept encoding build it again and
+// compare: a kept encoding that differs (a record changed without Update,
+// or the encoding shows something its version does not cover) is served
+// fresh and reported by StaleEncodings. For tests: the mock server's test
+// suite runs with it on.
+func SetCacheCheck(on bool) { checkCache.Store(on) }
+
+// StaleEncodings returns what SetCacheCheck found: one line per kept
+// encoding that differed from a fresh build.
+func StaleEncodings() []string {
+	staleMu.Lock()
+	defer staleMu.Unlock()
+	return append([]string(nil), stale...)
+}
+
+// CheckedEncodings counts the kept encodings SetCacheCheck compared.
+func CheckedEncodings() int64 { return checked.Load() }
+
+// AppendEncoded appends the encoding of r, a record of t, to dst: the
+// kept one, or one built by build (and kept) when r has none or its was
+// built with another dep, the version of the other records the encoding
+// shows (0 when none). build must append exactly what the record shows
+// now, and only from r and what dep covers.
+//
+// AppendEncoded may be called under the read lock, concurrently.
+func AppendEncoded[T Cached](t *Table[T], r T, dep uint64, build func(b []byte, r T) []byte, dst []byte) []byte {
+	b := r.slot()
+	if e := b.enc.Load(); e != nil && e.dep == dep {
+		if checkCache.Load() {
+			checked.Add(1)
+			if fresh := build(nil, r); !bytes.Equal(fresh, e.b) {
+				staleMu.Lock()
+				stale = append(stale, fmt.Sprintf("%T %s: kept %s, now %s", r, r.RecordID(), e.b, fresh))
+				staleMu.Unlock()
+				return append(dst, fresh...)
+			}
+		}
+		return append(dst, e.b...)
+	}
+	start := len(dst)
+	dst = build(dst, r)
+	e := &encoding{b: bytes.Clone(dst[start:]), dep: dep}
+	b.enc.Store(e)
+	t.cache.admit(b, e)
+	return dst
+}
