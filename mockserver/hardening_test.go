@@ -41,14 +41,7 @@ func hostDo(t testing.TB, method, url, host, contentType, body string, header ..
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	r := rawResp{status: resp.StatusCode, header: resp.Header, body: data}
-	_ = json.Unmarshal(data, &r.json)
-	return r
+	return sendRaw(t, http.DefaultClient, req)
 }
 
 // TestTheAdminAPIRefusesDNSRebinding: a page on evil.example whose name

@@ -60,6 +60,13 @@ func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
 	if strings.Contains(url, "/_test/") {
 		c = http.DefaultClient // routes the test added (withRoutes): not the API
 	}
+	return sendRaw(t, c, req)
+}
+
+// sendRaw sends req with c and reads the whole answer; an answer that is a
+// JSON object is decoded.
+func sendRaw(t testing.TB, c *http.Client, req *http.Request) rawResp {
+	t.Helper()
 	resp, err := c.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()

@@ -2,7 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,16 +199,9 @@ func NewHandler(secrets []string, opts ...HandlerOption) (*Handler, error) {
 // started with. It fails with [ErrInvalidSecret], saying why, and keeps the
 // secrets it had, when a secret is malformed or none is given.
 func (h *Handler) SetSecrets(secrets ...string) error {
-	if len(secrets) == 0 {
-		return fmt.Errorf("%w: no secret given", ErrInvalidSecret)
-	}
-	keys := make([][]byte, len(secrets))
-	for i, s := range secrets {
-		k, err := decodeHandlerSecret(s, i)
-		if err != nil {
-			return err
-		}
-		keys[i] = k
+	keys, err := decodeSecrets(secrets, decodeHandlerSecret)
+	if err != nil {
+		return err
 	}
 	h.v.Store(&verifier{keys: keys, cfg: h.verifyCfg})
 	return nil
@@ -231,7 +223,7 @@ func decodeHandlerSecret(secret string, i int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: secret %d does not start with %q: give the subscription's signing secret as the platform issued it (%s followed by base64)",
 			ErrInvalidSecret, i, SecretPrefix, SecretPrefix)
 	}
-	key, err := base64.StdEncoding.Strict().DecodeString(b64)
+	key, err := strictBase64.DecodeString(b64)
 	if err != nil {
 		return nil, fmt.Errorf("%w: secret %d is not %s followed by standard base64", ErrInvalidSecret, i, SecretPrefix)
 	}

@@ -95,14 +95,15 @@ func decodeSecret(secret string, i int) ([]byte, error) {
 	return key, nil
 }
 
-// decodeSecrets decodes every secret; at least one is required.
-func decodeSecrets(secrets []string) ([][]byte, error) {
+// decodeSecrets decodes every secret with decode (given the secret and
+// its index); at least one is required.
+func decodeSecrets(secrets []string, decode func(secret string, i int) ([]byte, error)) ([][]byte, error) {
 	if len(secrets) == 0 {
 		return nil, fmt.Errorf("%w: no secret given", ErrInvalidSecret)
 	}
 	keys := make([][]byte, len(secrets))
 	for i, s := range secrets {
-		k, err := decodeSecret(s, i)
+		k, err := decode(s, i)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +264,7 @@ func Verify(body []byte, h http.Header, secrets []string, opts ...VerifyOption) 
 			o.applyVerify(&cfg)
 		}
 	}
-	keys, err := decodeSecrets(secrets)
+	keys, err := decodeSecrets(secrets, decodeSecret)
 	if err != nil {
 		return err
 	}

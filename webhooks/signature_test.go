@@ -446,7 +446,7 @@ func BenchmarkVerify(b *testing.B) {
 	})
 	b.Run("handler verifier", func(b *testing.B) {
 		h := signed(b, []string{testSecret}, testMsgID, testTime, body)
-		keys, _ := decodeSecrets([]string{testSecret})
+		keys, _ := decodeSecrets([]string{testSecret}, decodeSecret)
 		v := &verifier{keys: keys, cfg: verifyConfig{tolerance: DefaultTolerance, now: func() time.Time { return testTime }}}
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))

@@ -266,7 +266,7 @@ func benchWrite(ctx context.Context, drive loadgen.Driver, n int, duration time.
 		return m, "", 0, 0, 0, err
 	}
 	seeded := time.Since(start)
-	heapSeeded := liveHeap()
+	heapSeeded := loadgen.LiveHeap()
 	url, stop, err := loadgen.Serve(srv)
 	if err != nil {
 		return m, "", 0, 0, 0, err
@@ -282,18 +282,10 @@ func benchWrite(ctx context.Context, drive loadgen.Driver, n int, duration time.
 		m = m.Add(d)
 		each = append(each, fmt.Sprintf("%.0f", d.RPS()))
 	}
-	return m, strings.Join(each, " "), seeded, heapSeeded, liveHeap(), nil
+	return m, strings.Join(each, " "), seeded, heapSeeded, loadgen.LiveHeap(), nil
 }
 
-// liveHeap is the heap in use after a collection.
-func liveHeap() uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
-func mib(n uint64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
+func mib(n uint64) string { return fmt.Sprintf("%.0f MiB", mb(int64(n))) }
 
 func metOrNot(ok bool) string {
 	if ok {

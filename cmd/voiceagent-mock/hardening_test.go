@@ -13,19 +13,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// adminGet sends GET path to the admin API with an optional bearer token.
+// adminGet sends GET url to the admin API with an optional bearer token and
+// answers the status.
 func adminGet(t *testing.T, url, token string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	require.NoError(t, err)
+	var header []string
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		header = []string{"Authorization", "Bearer " + token}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	status, _ := httpJSON(t, http.MethodGet, url, "", header...)
+	return status
 }
 
 // TestAdminTokenFlagGuardsTheAdminAPI: with -admin-token (or its

@@ -119,7 +119,8 @@ func (s *started) key(t *testing.T) string {
 	return m[1]
 }
 
-// get answers a GET on the admin API or the API, decoded.
+// httpJSON sends one request (header: name, value pairs) and answers its
+// status and its decoded JSON body.
 func httpJSON(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestDocumentIsGeneratorFriendly(t *testing.T) {
 		switch n.Kind {
 		case yaml.DocumentNode, yaml.SequenceNode:
 			for i, c := range n.Content {
-				walk(c, at+"/"+itoa(i), false)
+				walk(c, at+"/"+strconv.Itoa(i), false)
 			}
 			return
 		case yaml.MappingNode:
@@ -76,7 +77,7 @@ func TestDocumentIsGeneratorFriendly(t *testing.T) {
 				}
 			case schema && slices.Contains(schemaLists, k) && v.Kind == yaml.SequenceNode:
 				for j, c := range v.Content {
-					walkSchema(c, here+"/"+itoa(j))
+					walkSchema(c, here+"/"+strconv.Itoa(j))
 				}
 			case k == "schema" || (k == "additionalProperties" && v.Kind == yaml.MappingNode):
 				walkSchema(v, here)
@@ -90,14 +91,6 @@ func TestDocumentIsGeneratorFriendly(t *testing.T) {
 		}
 	}
 	walk(&doc, "#", false)
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }
 
 // TestReadByIDAnswersNarrowSimply checks the convention of the operations that list records, or

@@ -170,23 +170,24 @@ func (s *API) authenticate(rc *Ctx) *Error {
 				return apiErr
 			}
 			p.Tenant = principalTenant(st, p)
-			if apiErr := p.keyExpired(s.Clocks.Now(p.Tenant)); apiErr != nil {
+			now := s.Clocks.Now(p.Tenant)
+			if apiErr := p.keyExpired(now); apiErr != nil {
 				return apiErr
 			}
+			rc.Tenant, rc.Now = p.Tenant, now
 		}
 	}
 	if p == nil && mode != AuthKey {
 		if c, err := rc.Request.Cookie(SessionCookie); err == nil {
 			if p = s.sessionPrincipal(st, c.Value); p != nil {
 				p.Tenant = principalTenant(st, p)
-				if !s.Clocks.Now(p.Tenant).Before(p.Session.ExpiresAt) {
+				if now := s.Clocks.Now(p.Tenant); now.Before(p.Session.ExpiresAt) {
+					rc.Tenant, rc.Now = p.Tenant, now
+				} else {
 					p = nil // expired on its tenant's clock
 				}
 			}
 		}
-	}
-	if p != nil {
-		rc.Tenant, rc.Now = p.Tenant, s.Clocks.Now(p.Tenant)
 	}
 	if p == nil {
 		switch mode {

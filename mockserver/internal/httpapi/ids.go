@@ -42,7 +42,7 @@ func (rc *Ctx) checkIDParams() *Error {
 					"the id query parameter is empty: send ?id=<uuid> to read one record, or leave it out to list")
 			case v == "":
 			case !IsUUID(v):
-				return InvalidField(name, "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7, not %q", truncate(v, 64))
+				return InvalidField(name, "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7, not %q", Truncate(v, 64))
 			}
 		}
 	}
@@ -69,12 +69,4 @@ func IsUUID(s string) bool {
 		}
 	}
 	return true
-}
-
-// truncate cuts s to at most n bytes, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

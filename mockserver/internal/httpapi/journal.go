@@ -164,6 +164,9 @@ func (f RequestFilter) Match(e *JournalEntry) bool {
 type Journal struct {
 	Mu  sync.Mutex
 	Buf []JournalEntry
+	// costs[i] is the Bytes of Buf[i], kept so that evicting an entry
+	// does not measure it again under the lock.
+	costs []int64
 	// first and next are the sequences of the oldest kept entry and of
 	// the next entry (from 1); the entries of first..next-1 are in Buf.
 	first, next int64
@@ -178,7 +181,8 @@ func newJournal(size int, maxBytes int64) *Journal {
 	if maxBytes <= 0 {
 		maxBytes = DefaultJournalBytes
 	}
-	return &Journal{Buf: make([]JournalEntry, max(size, 1)), first: 1, next: 1, maxBytes: maxBytes}
+	size = max(size, 1)
+	return &Journal{Buf: make([]JournalEntry, size), costs: make([]int64, size), first: 1, next: 1, maxBytes: maxBytes}
 }
 
 func (j *Journal) add(e JournalEntry) {
@@ -186,13 +190,14 @@ func (j *Journal) add(e JournalEntry) {
 	j.Mu.Lock()
 	size := int64(len(j.Buf))
 	for j.next > j.first && (j.next-j.first >= size || j.bytes+cost > j.maxBytes) {
-		old := &j.Buf[j.first%size]
-		j.bytes -= old.Bytes()
-		*old = JournalEntry{} // let go of its strings
+		i := j.first % size
+		j.bytes -= j.costs[i]
+		j.Buf[i] = JournalEntry{} // let go of its strings
 		j.first++
 	}
 	e.Seq = j.next
 	j.Buf[j.next%size] = e
+	j.costs[j.next%size] = cost
 	j.next++
 	j.bytes += cost
 	j.Mu.Unlock()
@@ -210,6 +215,7 @@ func (j *Journal) Usage() (entries int, bytes int64) {
 func (j *Journal) Reset() {
 	j.Mu.Lock()
 	j.Buf = make([]JournalEntry, len(j.Buf))
+	clear(j.costs)
 	j.first, j.next, j.bytes = 1, 1, 0
 	j.Mu.Unlock()
 	j.n.Notify()
