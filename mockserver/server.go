@@ -26,6 +26,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/sdr"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
@@ -384,9 +385,7 @@ func (s *Server) LogUsage() LogUsage {
 	var u LogUsage
 	u.JournalEntries, u.JournalBytes = s.httpapi.Journal.Usage()
 	u.IdempotencyRecords, u.IdempotencyBytes = s.httpapi.Idem.Usage()
-	s.httpapi.Usage.Mu.RLock()
-	u.UsageEntries = s.httpapi.Usage.T.Len()
-	s.httpapi.Usage.Mu.RUnlock()
+	s.httpapi.Usage.Flushed(func(t *store.Table[*store.UsageEntry]) { u.UsageEntries = t.Len() })
 	s.platform.Mu.RLock()
 	u.Events, u.EventBytes = s.platform.Store.Events.Len(), s.platform.Store.Events.RetainedBytes()
 	u.Deliveries, u.DeliveryBytes = s.platform.Store.Deliveries.Usage()

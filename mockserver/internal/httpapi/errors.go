@@ -107,6 +107,10 @@ type Response struct {
 	pooled *[]byte
 	// transient is Error.Transient of an error answer.
 	transient bool
+	// plain reports that the body holds nothing the journal redacts (a
+	// page of screened items, see EncodedPage): the journal keeps it as
+	// it is, without looking for secrets again.
+	plain bool
 }
 
 // free hands a pooled body's buffer back; the body must not be used after.
@@ -119,7 +123,7 @@ func (r *Response) free() {
 
 // withHeader returns a copy of the answer with h added to its headers.
 func (r *Response) withHeader(h http.Header) *Response {
-	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled, transient: r.transient}
+	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled, transient: r.transient, plain: r.plain}
 	if c.Header == nil {
 		c.Header = http.Header{}
 	}
@@ -170,6 +174,9 @@ func ErrorResponse(e *Error) *Response {
 	return &Response{Status: e.Status, Header: h, Body: body, Code: e.Code, transient: e.Transient}
 }
 
+// defaultContentType is the Content-Type of answers that set none.
+const defaultContentType = "application/json"
+
 // writeResponse writes a finished answer.
 func writeResponse(w http.ResponseWriter, resp *Response) {
 	h := w.Header()
@@ -177,7 +184,7 @@ func writeResponse(w http.ResponseWriter, resp *Response) {
 		h[k] = vs
 	}
 	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", "application/json")
+		h.Set("Content-Type", defaultContentType)
 	}
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(resp.Body)

@@ -66,25 +66,66 @@ type JournalMessage struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// journalMessage is a request as the journal keeps it: secrets redacted,
-// the body capped.
-func journalMessage(h http.Header, body []byte) JournalMessage {
-	m := JournalMessage{Header: redactHeaders(h, 0), BodyBytes: len(body)}
-	m.Body, m.Truncated = journalBody(body)
-	return m
+// journalRecord is an entry as the journal keeps it until it is read: its
+// headers, redacted, as name and value pairs (appendRedactedHeaders)
+// rather than maps, which would cost every request more than the rest of
+// its entry. The first read makes the maps (entry).
+type journalRecord struct {
+	JournalEntry
+	// reqHeader and respHeader are the headers of the request and of
+	// the answer (besides Content-Type and X-Request-Id, which entry
+	// adds), until the entry's maps are made.
+	reqHeader, respHeader []string
+	made                  bool // the entry's header maps are made
 }
 
-// journalAnswer is an answer as the journal keeps it, with the headers
-// writeResponse adds.
-func journalAnswer(resp *Response, reqID string) JournalMessage {
-	h := redactHeaders(resp.Header, 2)
-	if h.Get("Content-Type") == "" {
-		h["Content-Type"] = []string{"application/json"}
+// newJournalRecord is e, a request r (with body) and its answer, as the
+// journal keeps them: secrets redacted, bodies capped.
+func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) journalRecord {
+	rec := journalRecord{JournalEntry: e}
+	rec.reqHeader = appendRedactedHeaders(make([]string, 0, 2*len(r.Header)), r.Header)
+	if len(resp.Header) > 0 {
+		rec.respHeader = appendRedactedHeaders(make([]string, 0, 2*len(resp.Header)), resp.Header)
 	}
-	h["X-Request-Id"] = []string{reqID}
-	m := JournalMessage{Header: h, BodyBytes: len(resp.Body)}
-	m.Body, m.Truncated = journalBody(resp.Body)
-	return m
+	rec.Request = JournalMessage{BodyBytes: len(body)}
+	rec.Request.Body, rec.Request.Truncated = journalBody(body)
+	rec.Response = JournalMessage{BodyBytes: len(resp.Body)}
+	if resp.plain {
+		window := resp.Body[:min(len(resp.Body), JournalBodyCap+utf8.UTFMax)]
+		rec.Response.Body, rec.Response.Truncated = capBody(string(window), len(window) < len(resp.Body))
+	} else {
+		rec.Response.Body, rec.Response.Truncated = journalBody(resp.Body)
+	}
+	return rec
+}
+
+// entry returns the record's entry, its header maps made (once): the
+// answer's with the headers writeResponse adds.
+func (r *journalRecord) entry() *JournalEntry {
+	if !r.made {
+		r.Request.Header = headerOf(r.reqHeader, 0)
+		h := headerOf(r.respHeader, 2)
+		if h.Get("Content-Type") == "" {
+			h["Content-Type"] = []string{defaultContentType}
+		}
+		h["X-Request-Id"] = []string{r.RequestID}
+		r.Response.Header = h
+		r.reqHeader, r.respHeader, r.made = nil, nil, true
+	}
+	return &r.JournalEntry
+}
+
+// bytes is what the record counts against the journal's byte budget: its
+// entry's Bytes, the headers counted as pairs until the maps are made.
+func (r *journalRecord) bytes() int64 {
+	n := r.JournalEntry.Bytes()
+	for _, s := range r.reqHeader {
+		n += int64(len(s) + 16)
+	}
+	for _, s := range r.respHeader {
+		n += int64(len(s) + 16)
+	}
+	return n
 }
 
 // journalBody is the text of a body as the journal keeps it: redacted (see
@@ -97,7 +138,13 @@ func journalBody(body []byte) (text string, truncated bool) {
 	}
 	window := body[:min(len(body), JournalBodyCap+256)]
 	cut := len(window) < len(body)
-	s := redactValues(string(redactMembersOf(window, cut)))
+	return capBody(redactValues(string(redactMembersOf(window, cut))), cut)
+}
+
+// capBody is s, the (redacted) start of a body, as the journal keeps it:
+// cut to JournalBodyCap bytes at a character boundary, and whether it is
+// not the whole body (cut: s already is not).
+func capBody(s string, cut bool) (text string, truncated bool) {
 	if len(s) <= JournalBodyCap {
 		return s, cut
 	}
@@ -163,7 +210,7 @@ func (f RequestFilter) Match(e *JournalEntry) bool {
 // entry is always kept.
 type Journal struct {
 	Mu  sync.Mutex
-	Buf []JournalEntry
+	Buf []journalRecord
 	// costs[i] is the Bytes of Buf[i], kept so that evicting an entry
 	// does not measure it again under the lock.
 	costs []int64
@@ -182,17 +229,17 @@ func newJournal(size int, maxBytes int64) *Journal {
 		maxBytes = DefaultJournalBytes
 	}
 	size = max(size, 1)
-	return &Journal{Buf: make([]JournalEntry, size), costs: make([]int64, size), first: 1, next: 1, maxBytes: maxBytes}
+	return &Journal{Buf: make([]journalRecord, size), costs: make([]int64, size), first: 1, next: 1, maxBytes: maxBytes}
 }
 
-func (j *Journal) add(e JournalEntry) {
-	cost := e.Bytes()
+func (j *Journal) add(e journalRecord) {
+	cost := e.bytes()
 	j.Mu.Lock()
 	size := int64(len(j.Buf))
 	for j.next > j.first && (j.next-j.first >= size || j.bytes+cost > j.maxBytes) {
 		i := j.first % size
 		j.bytes -= j.costs[i]
-		j.Buf[i] = JournalEntry{} // let go of its strings
+		j.Buf[i] = journalRecord{} // let go of its strings
 		j.first++
 	}
 	e.Seq = j.next
@@ -214,7 +261,7 @@ func (j *Journal) Usage() (entries int, bytes int64) {
 // Reset empties the journal; sequence numbers start again from 1.
 func (j *Journal) Reset() {
 	j.Mu.Lock()
-	j.Buf = make([]JournalEntry, len(j.Buf))
+	j.Buf = make([]journalRecord, len(j.Buf))
 	clear(j.costs)
 	j.first, j.next, j.bytes = 1, 1, 0
 	j.Mu.Unlock()
@@ -250,8 +297,7 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([
 	count := 0
 	var seqs []int64
 	for seq := j.first; seq < j.next; seq++ {
-		e := &j.Buf[seq%int64(len(j.Buf))]
-		if match != nil && !match(e) {
+		if match != nil && !match(j.Buf[seq%int64(len(j.Buf))].entry()) {
 			continue
 		}
 		count++
@@ -264,7 +310,7 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([
 	}
 	out := make([]JournalEntry, len(seqs))
 	for i, seq := range seqs {
-		out[i] = j.Buf[seq%int64(len(j.Buf))]
+		out[i] = *j.Buf[seq%int64(len(j.Buf))].entry()
 	}
 	return out, count
 }

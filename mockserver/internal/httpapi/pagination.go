@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -86,6 +87,14 @@ type EncodedPage[T store.Cached] struct {
 
 // AppendJSON implements jsonview.JSONAppender.
 func (p EncodedPage[T]) AppendJSON(b []byte) []byte {
+	b, _ = p.appendScreened(b)
+	return b
+}
+
+// appendScreened implements screenedAnswer: each item is screened once,
+// when its encoding is built, and the screen is kept with it.
+func (p EncodedPage[T]) appendScreened(b []byte) ([]byte, bool) {
+	plain := !slices.Contains(secretMembers, p.Key)
 	b = append(b, '{')
 	b = jsonview.AppendJSONString(b, p.Key)
 	b = append(b, ':', '[')
@@ -93,14 +102,16 @@ func (p EncodedPage[T]) AppendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = store.AppendEncoded(p.Table, r, p.Dep, p.Encode, b)
+		var itemPlain bool
+		b, itemPlain = store.AppendEncoded(p.Table, r, p.Dep, p.Encode, plainForJournal, b)
+		plain = plain && itemPlain
 	}
 	b = append(b, ']')
 	if !p.Unpaged {
 		b = append(b, `,"has_more":`...)
 		b = strconv.AppendBool(b, p.More)
 	}
-	return append(b, '}')
+	return append(b, '}'), plain
 }
 
 // TimeQuery parses an ISO 8601 timestamp query parameter: RFC 3339 (with

@@ -63,9 +63,40 @@ var (
 	secretInURL = regexp.MustCompile(`([?&](?:` + strings.Join(secretParams, "|") + `)=)[^&"'\s\\#]+`)
 )
 
+// mayHoldSecretValue reports whether s may hold a value redactValues
+// replaces: each has an underscore (keys, signing secrets) or an equals
+// sign (URL parameters), which most header values lack.
+func mayHoldSecretValue(s string) bool {
+	return strings.IndexByte(s, '_') >= 0 || strings.IndexByte(s, '=') >= 0
+}
+
+// holdsSecretValue reports whether redactValues would change s.
+func holdsSecretValue(s []byte) bool {
+	if bytes.IndexByte(s, '_') < 0 && bytes.IndexByte(s, '=') < 0 {
+		return false
+	}
+	if bytes.Contains(s, []byte(KeyPrefix)) && keyValue.Match(s) || bytes.Contains(s, []byte("whsec_")) && signingKey.Match(s) {
+		return true
+	}
+	return bytes.IndexByte(s, '=') >= 0 && secretInURL.Match(s)
+}
+
+// plainForJournal reports whether the journal keeps b as it is: b names
+// none of secretMembers and holds none of the values redactValues
+// replaces. A JSON text made of plain texts joined by commas, inside
+// brackets and braces, and members not named in secretMembers, is plain
+// too (no secret member name or value spans a comma or a bracket), so
+// the items of a page are screened one by one (EncodedPage).
+func plainForJournal(b []byte) bool {
+	return !maySecretMember(b) && !holdsSecretValue(b)
+}
+
 // redactValues replaces the secret values that keyValue, signingKey and
 // secretInURL recognise in s.
 func redactValues(s string) string {
+	if !mayHoldSecretValue(s) {
+		return s
+	}
 	if strings.Contains(s, KeyPrefix) {
 		s = keyValue.ReplaceAllStringFunc(s, func(k string) string { return k[:KeyShownLen] + redactedValue })
 	}
@@ -195,41 +226,38 @@ func writeJSONString(out *bytes.Buffer, s string) {
 	out.Truncate(out.Len() - 1)
 }
 
-// redactHeaders copies h as the journal keeps it: credentials replaced
-// (Authorization and Proxy-Authorization keep their scheme and a key's
-// shown prefix, cookies their names, X-PAYMENT nothing), and the secret
-// values redactValues finds replaced in every other header. extra room is
-// left for headers the caller adds. Values that need no change share h's
-// slices, which nobody changes once a request is answered.
-func redactHeaders(h http.Header, extra int) http.Header {
-	out := make(http.Header, len(h)+extra)
+// appendRedactedHeaders appends to pairs the name and the value of each
+// value of h as the journal keeps it: credentials replaced (Authorization
+// and Proxy-Authorization keep their scheme and a key's shown prefix,
+// cookies their names, X-PAYMENT nothing), and the secret values
+// redactValues finds replaced in every other header.
+func appendRedactedHeaders(pairs []string, h http.Header) []string {
 	for name, vs := range h {
-		var c []string
-		for i, v := range vs {
-			var r string
+		for _, v := range vs {
 			switch name {
 			case "Authorization", "Proxy-Authorization":
-				r = redactCredentials(v)
+				v = redactCredentials(v)
 			case "Cookie", "Set-Cookie":
-				r = redactCookies(v, name == "Set-Cookie")
+				v = redactCookies(v, name == "Set-Cookie")
 			case "X-Payment":
-				r = redactedValue
+				v = redactedValue
 			default:
-				r = redactValues(v)
+				v = redactValues(v)
 			}
-			if r != v && c == nil {
-				c = slices.Clone(vs)
-			}
-			if c != nil {
-				c[i] = r
-			}
+			pairs = append(pairs, name, v)
 		}
-		if c == nil {
-			c = vs
-		}
-		out[name] = c
 	}
-	return out
+	return pairs
+}
+
+// headerOf makes name and value pairs (appendRedactedHeaders) a header,
+// with room for extra more names.
+func headerOf(pairs []string, extra int) http.Header {
+	h := make(http.Header, len(pairs)/2+extra)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		h[pairs[i]] = append(h[pairs[i]], pairs[i+1])
+	}
+	return h
 }
 
 // redactCredentials keeps an Authorization value's scheme and, for an API
@@ -239,10 +267,25 @@ func redactCredentials(v string) string {
 	if !ok {
 		return redactedValue
 	}
-	if cred = strings.TrimSpace(cred); keyValue.MatchString(cred) && len(cred) == len(KeyPrefix)+KeyRandomLen {
+	if cred = strings.TrimSpace(cred); isKeyValue(cred) {
 		return scheme + " " + cred[:KeyShownLen] + redactedValue
 	}
 	return scheme + " " + redactedValue
+}
+
+// isKeyValue reports whether s is an API key and nothing else (keyValue
+// matching all of s), without a regular expression: it is checked on
+// every request's Authorization header.
+func isKeyValue(s string) bool {
+	if len(s) != len(KeyPrefix)+KeyRandomLen || !strings.HasPrefix(s, KeyPrefix) {
+		return false
+	}
+	for i := len(KeyPrefix); i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
 }
 
 // redactCookies keeps the names of a Cookie value, or the name and the

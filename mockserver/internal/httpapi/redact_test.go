@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -87,7 +88,7 @@ func TestJournalHeadersKeepNamesNotCredentials(t *testing.T) {
 		"X-Api-Key":           {key},
 		"Idempotency-Key":     {"k-1"},
 	}
-	got := redactHeaders(h, 0)
+	got := headerOf(appendRedactedHeaders(nil, h), 0)
 	assert.Equal(t, "Bearer "+key[:KeyShownLen]+"[redacted]", got.Get("Authorization"))
 	assert.Equal(t, "Basic [redacted]", got.Get("Proxy-Authorization"))
 	assert.Equal(t, "voiceagent_session=[redacted]; theme=[redacted]", got.Get("Cookie"))
@@ -100,6 +101,32 @@ func TestJournalHeadersKeepNamesNotCredentials(t *testing.T) {
 	b, err := json.Marshal(got)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "sess_abc")
+}
+
+func TestIsKeyValueIsTheKeyPatternOnAWholeValue(t *testing.T) {
+	whole := regexp.MustCompile(`^(?:` + keyValue.String() + `)$`)
+	key := KeyPrefix + strings.Repeat("aZ09", KeyRandomLen/4)
+	for _, s := range []string{
+		key, key[:len(key)-1], key + "x", key[:len(key)-1] + "-", key[:len(key)-1] + "é",
+		"voiceagent_test_" + key[len(KeyPrefix):], strings.ToUpper(key), "", KeyPrefix,
+	} {
+		assert.Equal(t, whole.MatchString(s), isKeyValue(s), "%q", s)
+	}
+	assert.True(t, isKeyValue(key))
+}
+
+func TestPlainForJournalIsWhatTheJournalKeepsAsItIs(t *testing.T) {
+	key := KeyPrefix + strings.Repeat("k", KeyRandomLen)
+	for _, body := range []string{
+		`{"id":"1","name":"Ann","created_at":"2026-01-01T00:00:00Z"}`,
+		`{"notes":"call back at 5"}`,
+		`{"token":"x"}`, `{"a":{"secret":1}}`, `{"n\u0061me":"x"}`,
+		`{"key":"` + key + `"}`, `{"s":"whsec_abc"}`, `{"link":"https://x.example/?token=abc"}`,
+		`{"link":"https://x.example/?page=2"}`, `{"snake_case":"a=b"}`,
+	} {
+		want, _ := journalBody([]byte(body))
+		assert.Equal(t, want == body, plainForJournal([]byte(body)), "%s", body)
+	}
 }
 
 func TestAPIPathAddsThePrefixOnce(t *testing.T) {

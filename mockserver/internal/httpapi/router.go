@@ -222,10 +222,8 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every request but the admin API's is journaled, unknown paths included
 	// (a client calling a wrong path shows up there).
 	if (rt == nil && !IsAdminPath(r.URL.Path)) || (rt != nil && rt.Auth != AuthAdmin) {
-		rec.Request = journalMessage(r.Header, body)
-		rec.Response = journalAnswer(resp, reqID)
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
-		s.Journal.add(rec)
+		s.Journal.add(newJournalRecord(rec, r, body, resp))
 		if p != nil && resp.Status > 0 {
 			s.Usage.Record(s, p, rt, resp)
 		}
@@ -383,7 +381,13 @@ func (s *API) run(rc *Ctx) *Response {
 	// it); other answers may be kept for idempotent replays.
 	var body []byte
 	var pooled *[]byte
-	if rc.Request.Method == http.MethodGet {
+	plain := false
+	if sa, ok := v.(screenedAnswer); ok && rc.Request.Method == http.MethodGet {
+		body, pooled = jsonview.AppendPooled(func(b []byte) []byte {
+			b, plain = sa.appendScreened(b)
+			return b
+		})
+	} else if rc.Request.Method == http.MethodGet {
 		body, pooled, err = jsonview.EncodePooled(v)
 	} else {
 		body, err = jsonview.EncodeJSON(v)
@@ -392,7 +396,13 @@ func (s *API) run(rc *Ctx) *Response {
 		s.Config.Logger.Error("mockserver: encoding answer", "path", rc.Request.URL.Path, "error", err)
 		return ErrorResponse(Internal())
 	}
-	return &Response{Status: status, Header: header, Body: body, pooled: pooled}
+	return &Response{Status: status, Header: header, Body: body, pooled: pooled, plain: plain}
+}
+
+// screenedAnswer is an answer that appends its own JSON and reports
+// whether it holds nothing the journal redacts (Response.plain).
+type screenedAnswer interface {
+	appendScreened(b []byte) ([]byte, bool)
 }
 
 func clientIP(r *http.Request) string {

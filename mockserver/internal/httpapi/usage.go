@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -27,12 +28,33 @@ const (
 // newest perUser entries of each user, and the newest total in all. It has
 // its own lock because reads (which hold only the store's read lock) write
 // to it.
+//
+// A request only queues its entry (under a lock held for an append); the
+// queue goes into the table, in the order it was queued, when it is long
+// (maxPendingUsage) and before every read, so that requests do not wait on
+// each other's table inserts and a read sees every request answered.
 type UsageLog struct {
+	// Mu guards T; take it through flushed (or Page), which first moves
+	// the queued entries in.
 	Mu             sync.RWMutex
 	T              *store.Table[*store.UsageEntry]
 	ids            func() string
 	perUser, total int
+
+	pendingMu sync.Mutex
+	pending   []pendingUsage
 }
+
+// pendingUsage is a queued entry: its owner and the time it was made at.
+type pendingUsage struct {
+	e     *store.UsageEntry
+	owner string
+	at    time.Time
+}
+
+// maxPendingUsage is how many entries wait in the queue at most before the
+// request that queues one more moves them all into the table.
+const maxPendingUsage = 256
 
 // newUsageLog returns an empty usage log whose entries take their ids from
 // ids, keeping perUser entries per user and total in all (the defaults when
@@ -53,6 +75,9 @@ func newUsageLog(ids func() string, perUser, total int) *UsageLog {
 func (u *UsageLog) Reset() {
 	u.Mu.Lock()
 	defer u.Mu.Unlock()
+	u.pendingMu.Lock()
+	u.pending = nil
+	u.pendingMu.Unlock()
 	u.T = store.NewLogTable[*store.UsageEntry]()
 	u.T.SetIDSource(u.ids)
 	u.T.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
@@ -82,19 +107,47 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
 		}
 	}
 	// The clock and the id source have locks of their own: not under the
-	// log's, which every request takes.
+	// queue's, which every request takes.
 	now, owner := s.Clocks.Now(p.Tenant), p.OwnerID()
 	e.ID = u.ids()
+	u.pendingMu.Lock()
+	u.pending = append(u.pending, pendingUsage{e, owner, now})
+	full := len(u.pending) >= maxPendingUsage
+	u.pendingMu.Unlock()
+	if full {
+		u.Mu.Lock()
+		u.flush()
+		u.Mu.Unlock()
+	}
+}
+
+// flush moves the queued entries into the table. The caller holds Mu for
+// writing.
+func (u *UsageLog) flush() {
+	u.pendingMu.Lock()
+	queued := u.pending
+	u.pending = make([]pendingUsage, 0, maxPendingUsage)
+	u.pendingMu.Unlock()
+	for _, q := range queued {
+		u.T.Insert(q.e, q.owner, q.at)
+	}
+}
+
+// Flushed calls read with the table holding every entry queued so far,
+// under the log's lock.
+func (u *UsageLog) Flushed(read func(t *store.Table[*store.UsageEntry])) {
 	u.Mu.Lock()
 	defer u.Mu.Unlock()
-	u.T.Insert(e, owner, now)
+	u.flush()
+	read(u.T)
 }
 
 // Page is one page of a user's usage log, newest first.
-func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) ([]account.UsageEntry, bool) {
-	u.Mu.RLock()
-	defer u.Mu.RUnlock()
-	return ListPage(u.T, []string{owner}, pq, match, usageView)
+func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) (items []account.UsageEntry, more bool) {
+	u.Flushed(func(t *store.Table[*store.UsageEntry]) {
+		items, more = ListPage(t, []string{owner}, pq, match, usageView)
+	})
+	return items, more
 }
 
 // usageView is a usage log entry as the API shows it: a struct rather than

@@ -251,6 +251,15 @@ func EncodePooled(v any) ([]byte, *[]byte, error) {
 	return b, bp, nil
 }
 
+// AppendPooled is EncodePooled for an answer that appendTo appends to a
+// pooled buffer (followed by a newline, as every encoding is).
+func AppendPooled(appendTo func(b []byte) []byte) ([]byte, *[]byte) {
+	bp := encodeBuffers.Get().(*[]byte)
+	b := append(appendTo((*bp)[:0]), '\n')
+	*bp = b[:0]
+	return b, bp
+}
+
 // encodeInto encodes v into the buffer *bp (growing it as needed) and
 // returns the encoding.
 func encodeInto(bp *[]byte, v any) ([]byte, error) {

@@ -60,6 +60,8 @@ const CacheBytes = 16 << 20
 type encoding struct {
 	b   []byte
 	dep uint64
+	// passed reports that the screen of AppendEncoded passed b.
+	passed bool
 }
 
 // encCache is a table's cache bookkeeping: the encodings kept, oldest
@@ -136,25 +138,37 @@ func CheckedEncodings() int64 { return checked.Load() }
 // shows (0 when none). build must append exactly what the record shows
 // now, and only from r and what dep covers.
 //
+// screen (nil: none) is a test of an encoding that is run once, when the
+// encoding is built, and kept with it: AppendEncoded reports whether the
+// encoding it appended passed it. Every call for a table passes the same
+// screen.
+//
 // AppendEncoded may be called under the read lock, concurrently.
-func AppendEncoded[T Cached](t *Table[T], r T, dep uint64, build func(b []byte, r T) []byte, dst []byte) []byte {
+func AppendEncoded[T Cached](t *Table[T], r T, dep uint64, build func(b []byte, r T) []byte, screen func([]byte) bool, dst []byte) ([]byte, bool) {
 	b := r.slot()
 	if e := b.enc.Load(); e != nil && e.dep == dep {
 		if checkCache.Load() {
 			checked.Add(1)
-			if fresh := build(nil, r); !bytes.Equal(fresh, e.b) {
+			fresh := build(nil, r)
+			passed := screen != nil && screen(fresh)
+			if !bytes.Equal(fresh, e.b) || passed != e.passed {
 				staleMu.Lock()
-				stale = append(stale, fmt.Sprintf("%T %s: kept %s, now %s", r, r.RecordID(), e.b, fresh))
+				line := fmt.Sprintf("%T %s: kept %s, now %s", r, r.RecordID(), e.b, fresh)
+				if passed != e.passed {
+					line += fmt.Sprintf(" (screen passed: kept %t, now %t)", e.passed, passed)
+				}
+				stale = append(stale, line)
 				staleMu.Unlock()
-				return append(dst, fresh...)
+				return append(dst, fresh...), passed
 			}
 		}
-		return append(dst, e.b...)
+		return append(dst, e.b...), e.passed
 	}
 	start := len(dst)
 	dst = build(dst, r)
 	e := &encoding{b: bytes.Clone(dst[start:]), dep: dep}
+	e.passed = screen != nil && screen(e.b)
 	b.enc.Store(e)
 	t.cache.admit(b, e)
-	return dst
+	return dst, e.passed
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"testing"
@@ -24,7 +25,7 @@ func TestAppendEncodedKeepsAnEncodingUntilTheRecordChanges(t *testing.T) {
 	builds := 0
 	enc := func(b []byte, l *Lead) []byte { builds++; return encodeLead(&agent)(b, l) }
 	l := st.Leads.Insert(&Lead{Status: LeadNew}, "biz", t0)
-	read := func(dep uint64) string { return string(AppendEncoded(st.Leads, l, dep, enc, []byte("x"))) }
+	read := func(dep uint64) string { return string(first(AppendEncoded(st.Leads, l, dep, enc, nil, []byte("x")))) }
 
 	assert.Equal(t, "xl1:new:Ann", read(0))
 	assert.Equal(t, "xl1:new:Ann", read(0))
@@ -48,6 +49,32 @@ func TestAppendEncodedKeepsAnEncodingUntilTheRecordChanges(t *testing.T) {
 
 	assert.True(t, st.Leads.Delete(l.ID))
 	assert.Nil(t, l.enc.Load(), "Delete drops it")
+}
+
+// first is the first of two results.
+func first[A, B any](a A, _ B) A { return a }
+
+func TestAppendEncodedScreensAnEncodingOnceWhenItIsBuilt(t *testing.T) {
+	next, _ := counter("l")
+	st := NewWithIDs(next)
+	agent := "Ann"
+	screens := 0
+	screen := func(b []byte) bool { screens++; return !bytes.Contains(b, []byte("lost")) }
+	l := st.Leads.Insert(&Lead{Status: LeadNew}, "biz", t0)
+	read := func() bool {
+		_, passed := AppendEncoded(st.Leads, l, 0, encodeLead(&agent), screen, nil)
+		return passed
+	}
+
+	assert.True(t, read())
+	assert.True(t, read(), "the kept encoding keeps its screen")
+	assert.Equal(t, 1, screens, "screened once, when built")
+	st.Leads.Update(l, func(l *Lead) { l.Status = LeadLost })
+	assert.False(t, read(), "a new encoding is screened again")
+	assert.False(t, read())
+	assert.Equal(t, 2, screens)
+	_, passed := AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil)
+	assert.False(t, passed, "no screen: not passed")
 }
 
 func TestTableVersionMovesOnEveryChange(t *testing.T) {
@@ -74,9 +101,9 @@ func TestCacheCheckFindsARecordChangedBehindTheTablesBack(t *testing.T) {
 	agent := "Ann"
 	l := st.Leads.Insert(&Lead{Base: Base{ID: "l1"}, Status: LeadNew}, "biz", t0)
 	before := len(StaleEncodings())
-	AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil)
+	AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil)
 	l.Status = LeadLost // what TestCachedRecordsChangeOnlyThroughUpdate forbids
-	got := AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil)
+	got, _ := AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil)
 	assert.Equal(t, "l1:lost:Ann", string(got), "served fresh")
 	stale := StaleEncodings()[before:]
 	require.Len(t, stale, 1)
@@ -95,7 +122,7 @@ func TestCacheKeepsAtMostItsBound(t *testing.T) {
 	for i := range 500 {
 		l := tb.Insert(&Lead{Base: Base{ID: fmt.Sprintf("lead-%03d", i)}}, "biz", t0)
 		leads = append(leads, l)
-		AppendEncoded(tb, l, 0, encodeLead(&agent), nil)
+		AppendEncoded(tb, l, 0, encodeLead(&agent), nil, nil)
 		assert.LessOrEqual(t, tb.cache.bytes, 1000)
 	}
 	kept := 0
@@ -124,7 +151,7 @@ func TestConcurrentReadersShareTheCache(t *testing.T) {
 			defer wg.Done()
 			for range 50 {
 				for _, l := range leads {
-					assert.Equal(t, l.ID+":new:Ann", string(AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil)))
+					assert.Equal(t, l.ID+":new:Ann", string(first(AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil))))
 				}
 			}
 		}()

@@ -113,6 +113,9 @@ func (t *Table[T]) holds(rec T) bool {
 		return ok && cur.base() == rec.base()
 	}
 	list := t.byOwner[rec.RecordOwner()]
+	if len(list) > 0 && list[0].base() == rec.base() {
+		return true // the oldest, which retention drops first
+	}
 	created := rec.RecordCreated()
 	i := sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(created) })
 	for ; i < len(list) && list[i].RecordCreated().Equal(created); i++ {

@@ -270,7 +270,10 @@ func (t *Table[T]) remove(r T) { t.removeAt(r.RecordOwner(), r.RecordCreated(), 
 // was put with created_at created.
 func (t *Table[T]) removeAt(owner string, created time.Time, id string) {
 	list := t.byOwner[owner]
-	i := sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(created) })
+	i := 0 // the oldest is a log's usual drop: no search for it
+	if len(list) > 0 && list[0].RecordID() != id {
+		i = sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(created) })
+	}
 	for ; i < len(list); i++ {
 		if list[i].RecordID() == id {
 			if i == 0 {
