@@ -68,40 +68,43 @@ type JournalMessage struct {
 
 // journalRecord is an entry as the journal keeps it until it is read: its
 // headers, redacted, as name and value pairs (appendRedactedHeaders)
-// rather than maps, which would cost every request more than the rest of
-// its entry. The first read makes the maps (entry).
+// rather than maps, and its bodies, redacted and capped, in the journal's
+// body ring rather than in strings of their own, which would cost every
+// request more than the rest of its entry. The first read makes the maps
+// and the strings (Journal.entry).
 type journalRecord struct {
 	JournalEntry
 	// reqHeader and respHeader are the headers of the request and of
 	// the answer (besides Content-Type and X-Request-Id, which entry
 	// adds), until the entry's maps are made.
 	reqHeader, respHeader []string
-	made                  bool // the entry's header maps are made
+	// reqBody and respBody are the bodies' texts in the ring, until the
+	// entry's strings are made.
+	reqBody, respBody bodyRef
+	made              bool // the entry's maps and strings are made
 }
 
 // newJournalRecord is e, a request r (with body) and its answer, as the
-// journal keeps them: secrets redacted, bodies capped.
-func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) journalRecord {
-	rec := journalRecord{JournalEntry: e}
+// journal keeps them: secrets redacted, bodies capped. It returns the
+// texts of the bodies for Journal.add to copy; the answer's may be in its
+// pooled buffer, so add must come before the answer is freed.
+func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) (rec journalRecord, texts [2][]byte) {
+	rec = journalRecord{JournalEntry: e}
 	rec.reqHeader = appendRedactedHeaders(make([]string, 0, 2*len(r.Header)), r.Header)
 	if len(resp.Header) > 0 {
 		rec.respHeader = appendRedactedHeaders(make([]string, 0, 2*len(resp.Header)), resp.Header)
 	}
 	rec.Request = JournalMessage{BodyBytes: len(body)}
-	rec.Request.Body, rec.Request.Truncated = journalBody(body)
+	texts[0], rec.Request.Truncated = journalText(body, false)
 	rec.Response = JournalMessage{BodyBytes: len(resp.Body)}
-	if resp.plain {
-		window := resp.Body[:min(len(resp.Body), JournalBodyCap+utf8.UTFMax)]
-		rec.Response.Body, rec.Response.Truncated = capBody(string(window), len(window) < len(resp.Body))
-	} else {
-		rec.Response.Body, rec.Response.Truncated = journalBody(resp.Body)
-	}
-	return rec
+	texts[1], rec.Response.Truncated = journalText(resp.Body, resp.plain)
+	return rec, texts
 }
 
-// entry returns the record's entry, its header maps made (once): the
-// answer's with the headers writeResponse adds.
-func (r *journalRecord) entry() *JournalEntry {
+// entry returns the record's entry, its maps and strings made (once): the
+// answer's headers with those writeResponse adds. The caller holds the
+// journal's lock.
+func (j *Journal) entry(r *journalRecord) *JournalEntry {
 	if !r.made {
 		r.Request.Header = headerOf(r.reqHeader, 0)
 		h := headerOf(r.respHeader, 2)
@@ -110,15 +113,17 @@ func (r *journalRecord) entry() *JournalEntry {
 		}
 		h["X-Request-Id"] = []string{r.RequestID}
 		r.Response.Header = h
-		r.reqHeader, r.respHeader, r.made = nil, nil, true
+		r.Request.Body, r.Response.Body = string(j.bodies.text(r.reqBody)), string(j.bodies.text(r.respBody))
+		r.reqHeader, r.respHeader, r.reqBody, r.respBody, r.made = nil, nil, bodyRef{}, bodyRef{}, true
 	}
 	return &r.JournalEntry
 }
 
 // bytes is what the record counts against the journal's byte budget: its
-// entry's Bytes, the headers counted as pairs until the maps are made.
+// entry's Bytes, the headers counted as pairs and the bodies as texts
+// until the entry is made.
 func (r *journalRecord) bytes() int64 {
-	n := r.JournalEntry.Bytes()
+	n := r.JournalEntry.Bytes() + int64(r.reqBody.n+r.respBody.n)
 	for _, s := range r.reqHeader {
 		n += int64(len(s) + 16)
 	}
@@ -128,31 +133,38 @@ func (r *journalRecord) bytes() int64 {
 	return n
 }
 
-// journalBody is the text of a body as the journal keeps it: redacted (see
-// redactBody), then cut to JournalBodyCap bytes at a character boundary.
-// Only a window a little longer than the cap is searched for secret
-// values, so that a secret cut at the boundary is still found whole.
-func journalBody(body []byte) (text string, truncated bool) {
+// journalText is the text of a body as the journal keeps it: redacted
+// (redactMembersOf, redactValues) unless plain says there is nothing to
+// redact, then cut to JournalBodyCap bytes at a character boundary, and
+// whether it is not the whole body. Only a window a little longer than
+// the cap is searched for secret values, so that a secret cut at the
+// boundary is still found whole. The text may share body's memory.
+func journalText(body []byte, plain bool) (text []byte, truncated bool) {
 	if len(body) == 0 {
-		return "", false
+		return nil, false
+	}
+	if plain {
+		window := body[:min(len(body), JournalBodyCap+utf8.UTFMax)]
+		return capText(window, len(window) < len(body))
 	}
 	window := body[:min(len(body), JournalBodyCap+256)]
 	cut := len(window) < len(body)
-	return capBody(redactValues(string(redactMembersOf(window, cut))), cut)
+	s := redactValues(string(redactMembersOf(window, cut)))
+	return capText(unsafe.Slice(unsafe.StringData(s), len(s)), cut) // read only
 }
 
-// capBody is s, the (redacted) start of a body, as the journal keeps it:
-// cut to JournalBodyCap bytes at a character boundary, and whether it is
-// not the whole body (cut: s already is not).
-func capBody(s string, cut bool) (text string, truncated bool) {
-	if len(s) <= JournalBodyCap {
-		return s, cut
+// capText is text, the (redacted) start of a body, cut to JournalBodyCap
+// bytes at a character boundary, and whether it is not the whole body
+// (cut: text already is not).
+func capText(text []byte, cut bool) ([]byte, bool) {
+	if len(text) <= JournalBodyCap {
+		return text, cut
 	}
 	n := JournalBodyCap
-	for n > 0 && !utf8.RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(text[n]) {
 		n--
 	}
-	return s[:n], true
+	return text[:n], true
 }
 
 // journalEntryOverhead is what an entry costs besides the bytes of its
@@ -214,6 +226,8 @@ type Journal struct {
 	// costs[i] is the Bytes of Buf[i], kept so that evicting an entry
 	// does not measure it again under the lock.
 	costs []int64
+	// bodies holds the texts of the bodies of the entries not yet read.
+	bodies bodyRing
 	// first and next are the sequences of the oldest kept entry and of
 	// the next entry (from 1); the entries of first..next-1 are in Buf.
 	first, next int64
@@ -229,26 +243,41 @@ func newJournal(size int, maxBytes int64) *Journal {
 		maxBytes = DefaultJournalBytes
 	}
 	size = max(size, 1)
-	return &Journal{Buf: make([]journalRecord, size), costs: make([]int64, size), first: 1, next: 1, maxBytes: maxBytes}
+	return &Journal{Buf: make([]journalRecord, size), costs: make([]int64, size), bodies: newBodyRing(maxBytes),
+		first: 1, next: 1, maxBytes: maxBytes}
 }
 
-func (j *Journal) add(e journalRecord) {
-	cost := e.bytes()
+// add keeps a record, copying the texts of its bodies (newJournalRecord)
+// into the body ring.
+func (j *Journal) add(e journalRecord, texts [2][]byte) {
+	j.keep(e, texts)
+	j.n.Notify()
+}
+
+func (j *Journal) keep(e journalRecord, texts [2][]byte) {
+	cost := e.bytes() + int64(len(texts[0])+len(texts[1]))
 	j.Mu.Lock()
+	defer j.Mu.Unlock()
+	// The ring's chunk about to be written again holds the bodies of
+	// entries up to reused: they go first, whatever the bounds.
+	var reused, r int64
+	e.reqBody, reused = j.bodies.put(texts[0], j.next)
+	e.respBody, r = j.bodies.put(texts[1], j.next)
+	reused = max(reused, r)
 	size := int64(len(j.Buf))
-	for j.next > j.first && (j.next-j.first >= size || j.bytes+cost > j.maxBytes) {
+	for j.next > j.first && (j.first <= reused || j.next-j.first >= size || j.bytes+cost > j.maxBytes) {
 		i := j.first % size
 		j.bytes -= j.costs[i]
 		j.Buf[i] = journalRecord{} // let go of its strings
 		j.first++
 	}
+	j.bodies.write(e.reqBody, texts[0])
+	j.bodies.write(e.respBody, texts[1])
 	e.Seq = j.next
 	j.Buf[j.next%size] = e
 	j.costs[j.next%size] = cost
 	j.next++
 	j.bytes += cost
-	j.Mu.Unlock()
-	j.n.Notify()
 }
 
 // Usage returns how many entries the journal keeps and their bytes.
@@ -263,6 +292,7 @@ func (j *Journal) Reset() {
 	j.Mu.Lock()
 	j.Buf = make([]journalRecord, len(j.Buf))
 	clear(j.costs)
+	j.bodies = newBodyRing(j.maxBytes)
 	j.first, j.next, j.bytes = 1, 1, 0
 	j.Mu.Unlock()
 	j.n.Notify()
@@ -297,7 +327,7 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([
 	count := 0
 	var seqs []int64
 	for seq := j.first; seq < j.next; seq++ {
-		if match != nil && !match(j.Buf[seq%int64(len(j.Buf))].entry()) {
+		if match != nil && !match(j.entry(&j.Buf[seq%int64(len(j.Buf))])) {
 			continue
 		}
 		count++
@@ -310,7 +340,7 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([
 	}
 	out := make([]JournalEntry, len(seqs))
 	for i, seq := range seqs {
-		out[i] = *j.Buf[seq%int64(len(j.Buf))].entry()
+		out[i] = *j.entry(&j.Buf[seq%int64(len(j.Buf))])
 	}
 	return out, count
 }

@@ -12,6 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// journalBody is a body as the journal keeps it, as a string.
+func journalBody(body []byte) (string, bool) {
+	text, truncated := journalText(body, false)
+	return string(text), truncated
+}
+
 func TestJournalBodyRedactsSecretMembersAtAnyDepth(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{`{"otp_code":"123456","email":"a@example.com"}`, `{"otp_code":"[redacted]","email":"a@example.com"}`},

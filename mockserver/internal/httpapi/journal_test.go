@@ -1,0 +1,75 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// journalOf adds n requests to j, the i-th answered with a body of its
+// own (of a size that varies, up to more than the cap), and returns the
+// bodies the journal should show.
+func journalOf(j *Journal, n int) []string {
+	var want []string
+	for i := range n {
+		size := 1 + (i*7919)%(JournalBodyCap+500)
+		body := []byte(fmt.Sprintf("%08d", i) + strings.Repeat("x", size))
+		r := httptest.NewRequest(http.MethodGet, "/api/v1/leads", nil)
+		r.Header.Set("X-Seq", fmt.Sprint(i))
+		rec, texts := newJournalRecord(JournalEntry{RequestID: fmt.Sprint(i)}, r, nil, &Response{Status: 200, Body: body, plain: true})
+		j.add(rec, texts)
+		want = append(want, string(body[:min(len(body), JournalBodyCap)]))
+	}
+	return want
+}
+
+func TestTheJournalReusesItsBodyRingAndShowsEveryKeptBody(t *testing.T) {
+	const budget = 512 << 10
+	j := newJournal(10_000, budget)
+	want := journalOf(j, 2_000)
+
+	entries, bytes := j.Usage()
+	assert.LessOrEqual(t, bytes, int64(budget))
+	assert.Greater(t, entries, 20, "a budget's worth of entries is kept")
+	assert.Len(t, j.bodies.chunks, j.bodies.max, "the ring has grown to its size and no further")
+	room := 0
+	for _, c := range j.bodies.chunks {
+		room += len(c)
+	}
+	assert.LessOrEqual(t, room, budget+2*ringChunk, "the ring holds about the budget")
+
+	got := j.List(nil)
+	require.Len(t, got, entries)
+	for _, e := range got {
+		i := int(e.Seq - 1)
+		require.Equal(t, want[i], e.Response.Body, "entry %d", e.Seq)
+		assert.Equal(t, len(want[i]) == JournalBodyCap, e.Response.Truncated)
+		assert.Equal(t, fmt.Sprint(i), e.Request.Header.Get("X-Seq"))
+		assert.Equal(t, e.RequestID, e.Response.Header.Get("X-Request-Id"))
+		assert.Equal(t, "application/json", e.Response.Header.Get("Content-Type"))
+	}
+
+	// Entries read are kept made; more requests still read back right.
+	want = append(want, journalOf(j, 500)...)
+	for _, e := range j.List(nil) {
+		require.Equal(t, want[e.Seq-1][8:], e.Response.Body[8:], "entry %d", e.Seq)
+	}
+}
+
+func TestTheJournalBodyRingStartsSmall(t *testing.T) {
+	j := newJournal(10_000, DefaultJournalBytes)
+	rec, texts := newJournalRecord(JournalEntry{}, httptest.NewRequest(http.MethodGet, "/", nil), nil, &Response{Status: 204})
+	j.add(rec, texts)
+	assert.Empty(t, j.bodies.chunks, "no bodies, no chunk")
+	assert.Empty(t, j.List(nil)[0].Response.Body)
+	journalOf(j, 3)
+	require.Len(t, j.bodies.chunks, 1)
+	assert.Equal(t, firstRingChunk, len(j.bodies.chunks[0]), "a server that journals little keeps little")
+	j.Reset()
+	assert.Empty(t, j.bodies.chunks)
+}
