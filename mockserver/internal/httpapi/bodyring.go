@@ -15,9 +15,11 @@ type bodyRing struct {
 	max    int // how many chunks the ring has at most
 }
 
-// bodyRef is where a text is in the ring.
+// bodyRef is where a text is in the ring, or the text itself when it is
+// bytes nobody changes (a kept page, see Response.shared).
 type bodyRef struct {
 	chunk, off, n int
+	kept          []byte
 }
 
 // The ring's chunks: the first is firstRingChunk bytes and each next one
@@ -70,7 +72,7 @@ func (r *bodyRing) put(text []byte, seq int64) (ref bodyRef, reused int64) {
 
 // write copies a text to where put placed it.
 func (r *bodyRing) write(ref bodyRef, text []byte) {
-	if ref.n == 0 {
+	if ref.n == 0 || ref.kept != nil {
 		return
 	}
 	copy(r.chunks[ref.chunk][ref.off:ref.off+ref.n], text)
@@ -79,8 +81,8 @@ func (r *bodyRing) write(ref bodyRef, text []byte) {
 // text returns the text at ref (nil for an empty one); it is valid until
 // the ring is written again.
 func (r *bodyRing) text(ref bodyRef) []byte {
-	if ref.n == 0 {
-		return nil
+	if ref.n == 0 || ref.kept != nil {
+		return ref.kept
 	}
 	return r.chunks[ref.chunk][ref.off : ref.off+ref.n]
 }

@@ -111,6 +111,9 @@ type Response struct {
 	// page of screened items, see EncodedPage): the journal keeps it as
 	// it is, without looking for secrets again.
 	plain bool
+	// shared reports that the body is bytes nobody changes (a kept
+	// page): the journal may keep it without a copy.
+	shared bool
 }
 
 // free hands a pooled body's buffer back; the body must not be used after.
@@ -123,7 +126,7 @@ func (r *Response) free() {
 
 // withHeader returns a copy of the answer with h added to its headers.
 func (r *Response) withHeader(h http.Header) *Response {
-	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled, transient: r.transient, plain: r.plain}
+	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled, transient: r.transient, plain: r.plain, shared: r.shared}
 	if c.Header == nil {
 		c.Header = http.Header{}
 	}

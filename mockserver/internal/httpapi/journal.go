@@ -98,6 +98,10 @@ func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Respon
 	texts[0], rec.Request.Truncated = journalText(body, false)
 	rec.Response = JournalMessage{BodyBytes: len(resp.Body)}
 	texts[1], rec.Response.Truncated = journalText(resp.Body, resp.plain)
+	if resp.shared && resp.plain {
+		// Bytes nobody changes: kept as they are, not copied.
+		rec.respBody, texts[1] = bodyRef{kept: texts[1], n: len(texts[1])}, nil
+	}
 	return rec, texts
 }
 
@@ -261,8 +265,12 @@ func (j *Journal) keep(e journalRecord, texts [2][]byte) {
 	// The ring's chunk about to be written again holds the bodies of
 	// entries up to reused: they go first, whatever the bounds.
 	var reused, r int64
-	e.reqBody, reused = j.bodies.put(texts[0], j.next)
-	e.respBody, r = j.bodies.put(texts[1], j.next)
+	if len(texts[0]) > 0 {
+		e.reqBody, reused = j.bodies.put(texts[0], j.next)
+	}
+	if len(texts[1]) > 0 {
+		e.respBody, r = j.bodies.put(texts[1], j.next)
+	}
 	reused = max(reused, r)
 	size := int64(len(j.Buf))
 	for j.next > j.first && (j.first <= reused || j.next-j.first >= size || j.bytes+cost > j.maxBytes) {

@@ -91,8 +91,31 @@ func (p EncodedPage[T]) AppendJSON(b []byte) []byte {
 	return b
 }
 
-// appendScreened implements screenedAnswer: each item is screened once,
-// when its encoding is built, and the screen is kept with it.
+// encode implements encodedAnswer: the table's kept page when the same
+// records are read again unchanged (store.KeptPage), else a page built in
+// a pooled buffer.
+func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared bool) {
+	variant := 0
+	if p.More {
+		variant |= 1
+	}
+	if p.Unpaged {
+		variant |= 2
+	}
+	body, plain, shared = store.KeptPage(p.Table, p.Records, p.Dep, p.Key, variant, func() ([]byte, bool) {
+		var passed bool
+		body, pooled = jsonview.AppendPooled(func(b []byte) []byte {
+			b, passed = p.appendScreened(b)
+			return b
+		})
+		return body, passed
+	})
+	return body, pooled, plain, shared
+}
+
+// appendScreened appends the page and reports whether it holds nothing
+// the journal redacts: each item is screened once, when its encoding is
+// built, and the screen is kept with it.
 func (p EncodedPage[T]) appendScreened(b []byte) ([]byte, bool) {
 	plain := !slices.Contains(secretMembers, p.Key)
 	b = append(b, '{')

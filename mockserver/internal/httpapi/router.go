@@ -381,12 +381,9 @@ func (s *API) run(rc *Ctx) *Response {
 	// it); other answers may be kept for idempotent replays.
 	var body []byte
 	var pooled *[]byte
-	plain := false
-	if sa, ok := v.(screenedAnswer); ok && rc.Request.Method == http.MethodGet {
-		body, pooled = jsonview.AppendPooled(func(b []byte) []byte {
-			b, plain = sa.appendScreened(b)
-			return b
-		})
+	plain, shared := false, false
+	if ea, ok := v.(encodedAnswer); ok && rc.Request.Method == http.MethodGet {
+		body, pooled, plain, shared = ea.encode()
 	} else if rc.Request.Method == http.MethodGet {
 		body, pooled, err = jsonview.EncodePooled(v)
 	} else {
@@ -396,13 +393,14 @@ func (s *API) run(rc *Ctx) *Response {
 		s.Config.Logger.Error("mockserver: encoding answer", "path", rc.Request.URL.Path, "error", err)
 		return ErrorResponse(Internal())
 	}
-	return &Response{Status: status, Header: header, Body: body, pooled: pooled, plain: plain}
+	return &Response{Status: status, Header: header, Body: body, pooled: pooled, plain: plain, shared: shared}
 }
 
-// screenedAnswer is an answer that appends its own JSON and reports
-// whether it holds nothing the journal redacts (Response.plain).
-type screenedAnswer interface {
-	appendScreened(b []byte) ([]byte, bool)
+// encodedAnswer is a GET answer that encodes itself: in a pooled buffer
+// (pooled) or as shared bytes nobody changes (shared), and whether it
+// holds nothing the journal redacts (Response.plain).
+type encodedAnswer interface {
+	encode() (body []byte, pooled *[]byte, plain, shared bool)
 }
 
 func clientIP(r *http.Request) string {

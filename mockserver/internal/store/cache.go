@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -171,4 +172,73 @@ func AppendEncoded[T Cached](t *Table[T], r T, dep uint64, build func(b []byte, 
 	b.enc.Store(e)
 	t.cache.admit(b, e)
 	return dst, e.passed
+}
+
+// A page of records read again unchanged (a client polling a list) is
+// answered with the bytes of its last reading: each table keeps the last
+// page read of its records, the records, the versions they were read at
+// and, once the same page has been built twice in a row, its encoding.
+// The records are compared one by one, so whatever query chose them, the
+// same records at the same versions encode to the same bytes.
+
+// keptPage is a table's last page: its records, the table's version and
+// the dep of their encodings, the caller's description of the rest of
+// the page (envelope), and the encoding once built twice in a row.
+type keptPage[T Record] struct {
+	version, dep uint64
+	envelope     string
+	variant      int
+	records      []T
+	body         []byte // nil until built twice in a row
+	passed       bool   // the screen of every item passed (AppendEncoded)
+}
+
+// same reports whether p is the page of records at the table's version v
+// and dep, with envelope and variant.
+func (p *keptPage[T]) same(v uint64, records []T, dep uint64, envelope string, variant int) bool {
+	if p.version != v || p.dep != dep || p.envelope != envelope || p.variant != variant || len(p.records) != len(records) {
+		return false
+	}
+	for i, r := range records {
+		if p.records[i].base() != r.base() {
+			return false
+		}
+	}
+	return true
+}
+
+// KeptPage returns the encoding of a page of records of t, built by build
+// from the records' encodings (AppendEncoded, with dep) and an envelope
+// that envelope and variant describe (a name, and which of its forms),
+// and whether every item passed the screen: the
+// kept one when the table's last page was the same records at the same
+// versions and has been built twice in a row, else build's (and then the
+// page is noted, or kept). A kept encoding is shared (kept reports it):
+// nobody may change it. build's may be in a buffer of build's own.
+//
+// KeptPage may be called under the read lock, concurrently.
+func KeptPage[T Cached](t *Table[T], records []T, dep uint64, envelope string, variant int, build func() ([]byte, bool)) (body []byte, passed, kept bool) {
+	last := t.page.Load()
+	if last != nil && last.body != nil && last.same(t.version, records, dep, envelope, variant) {
+		if checkCache.Load() {
+			checked.Add(1)
+			if fresh, passed := build(); !bytes.Equal(fresh, last.body) || passed != last.passed {
+				staleMu.Lock()
+				stale = append(stale, fmt.Sprintf("%T page of %d: kept %s, now %s", last.records, len(records), last.body, fresh))
+				staleMu.Unlock()
+				return fresh, passed, false
+			}
+		}
+		return last.body, last.passed, true
+	}
+	body, passed = build()
+	switch {
+	case last != nil && last.body == nil && last.same(t.version, records, dep, envelope, variant):
+		// Built twice in a row: keep it.
+		t.page.Store(&keptPage[T]{version: t.version, dep: dep, envelope: envelope, variant: variant, records: last.records,
+			body: bytes.Clone(body), passed: passed})
+	case last == nil || !last.same(t.version, records, dep, envelope, variant):
+		t.page.Store(&keptPage[T]{version: t.version, dep: dep, envelope: envelope, variant: variant, records: slices.Clone(records)})
+	}
+	return body, passed, false
 }

@@ -158,3 +158,68 @@ func TestConcurrentReadersShareTheCache(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestKeptPageAnswersTheSameRecordsReadAgainWithTheSameBytes(t *testing.T) {
+	next, _ := counter("l")
+	st := NewWithIDs(next)
+	agent := "Ann"
+	var recs []*Lead
+	for range 3 {
+		recs = append(recs, st.Leads.Insert(&Lead{Status: LeadNew}, "biz", t0))
+	}
+	builds := 0
+	page := func(records []*Lead, variant int) (string, bool) {
+		body, passed, kept := KeptPage(st.Leads, records, 0, "leads", variant, func() ([]byte, bool) {
+			builds++
+			var b []byte
+			for _, l := range records {
+				b, _ = AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, b)
+			}
+			return b, true
+		})
+		assert.True(t, passed)
+		return string(body), kept
+	}
+
+	body, kept := page(recs, 0)
+	assert.Equal(t, "l1:new:Annl2:new:Annl3:new:Ann", body)
+	assert.False(t, kept, "first read: noted")
+	_, kept = page(recs, 0)
+	assert.False(t, kept, "second read: built again, and kept")
+	body, kept = page(recs, 0)
+	assert.True(t, kept, "third read: the kept bytes")
+	assert.Equal(t, "l1:new:Annl2:new:Annl3:new:Ann", body)
+	assert.Equal(t, 2, builds)
+
+	_, kept = page(recs, 1)
+	assert.False(t, kept, "another variant of the envelope")
+	_, kept = page(recs[:2], 0)
+	assert.False(t, kept, "other records")
+
+	for range 2 {
+		page(recs, 0)
+	}
+	st.Leads.Update(recs[1], func(l *Lead) { l.Status = LeadLost })
+	body, kept = page(recs, 0)
+	assert.False(t, kept, "a change of the table")
+	assert.Equal(t, "l1:new:Annl2:lost:Annl3:new:Ann", body)
+}
+
+func TestCacheCheckFindsAKeptPageThatDiffers(t *testing.T) {
+	next, _ := counter("l")
+	st := NewWithIDs(next)
+	l := st.Leads.Insert(&Lead{Status: LeadNew}, "biz", t0)
+	shown := "a"
+	build := func() ([]byte, bool) { return []byte(shown), true }
+	for range 2 {
+		KeptPage(st.Leads, []*Lead{l}, 0, "leads", 0, build)
+	}
+	SetCacheCheck(true)
+	defer SetCacheCheck(false)
+	shown = "b" // what the page shows changed without the table's version
+	body, _, kept := KeptPage(st.Leads, []*Lead{l}, 0, "leads", 0, build)
+	assert.Equal(t, "b", string(body), "served fresh")
+	assert.False(t, kept)
+	require.NotEmpty(t, StaleEncodings())
+	assert.Contains(t, StaleEncodings()[len(StaleEncodings())-1], "kept a, now b")
+}

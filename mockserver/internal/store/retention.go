@@ -77,7 +77,15 @@ func (t *Table[T]) enforce(owner string) {
 	r := t.ret
 	if r.PerOwner > 0 && owner != "" {
 		for len(t.byOwner[owner]) > r.PerOwner {
-			t.drop(t.byOwner[owner][0])
+			oldest := t.byOwner[owner][0]
+			t.drop(oldest)
+			if r.head < len(r.queue) && r.queue[r.head].base() == oldest.base() {
+				// Also the oldest put (one owner's log): out of the
+				// queue now rather than by a compaction's search.
+				var zero T
+				r.queue[r.head] = zero
+				r.head++
+			}
 		}
 	}
 	for r.head < len(r.queue) && t.n > 1 &&

@@ -10,6 +10,7 @@ package store
 import (
 	"fmt"
 	"sort"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,6 +54,8 @@ type Table[T Record] struct {
 	version uint64
 	// cache keeps the records' encodings (AppendEncoded).
 	cache *encCache
+	// page is the last page read of the table's records (KeptPage).
+	page atomic.Pointer[keptPage[T]]
 	// ret bounds a log table (SetRetention; nil: unbounded).
 	ret *retained[T]
 }
