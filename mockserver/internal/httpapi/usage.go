@@ -13,10 +13,14 @@ import (
 
 // usagePrices is what an authenticated request costs in the usage log, in
 // cents: a placed call 10, a sent SMS 1, everything else 0.
-var usagePrices = map[string]int{
-	"POST /v1/calls":    10,
-	"POST /v1/sms/send": 1,
+var usagePrices = map[usageRoute]int{
+	{http.MethodPost, "/v1/calls"}:    10,
+	{http.MethodPost, "/v1/sms/send"}: 1,
 }
+
+// usageRoute is a method and an endpoint (a route's path without the API
+// prefix).
+type usageRoute struct{ method, endpoint string }
 
 // Defaults of the usage log's bounds (WithUsageLogSize).
 const (
@@ -96,7 +100,7 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
 		e.BusinessID = p.Key.BusinessID
 	}
 	if resp.Status < 300 {
-		e.CostCents = usagePrices[rt.Method+" "+endpoint]
+		e.CostCents = usagePrices[usageRoute{rt.Method, endpoint}]
 		if rt.Method == http.MethodPost && endpoint == "/v1/calls" {
 			var created struct {
 				ID string `json:"id"`

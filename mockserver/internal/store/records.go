@@ -151,6 +151,7 @@ type Number struct {
 // UsageEntry is one line of the API usage log. Owner is the key's user.
 type UsageEntry struct {
 	Base
+	logged
 	BusinessID string
 	Endpoint   string
 	Method     string

@@ -120,6 +120,9 @@ func (t *Table[T]) holds(rec T) bool {
 		cur, ok := t.byID[rec.RecordID()]
 		return ok && cur.base() == rec.base()
 	}
+	if l, ok := any(rec).(loggedRecord); ok {
+		return l.logMark().in
+	}
 	list := t.byOwner[rec.RecordOwner()]
 	if len(list) > 0 && list[0].base() == rec.base() {
 		return true // the oldest, which retention drops first
@@ -138,6 +141,9 @@ func (t *Table[T]) holds(rec T) bool {
 // cannot do, having no id index).
 func (t *Table[T]) drop(rec T) {
 	t.version++
+	if l, ok := any(rec).(loggedRecord); ok {
+		l.logMark().in = false
+	}
 	dropEncoding(rec)
 	t.remove(rec)
 	if t.byID != nil {
@@ -151,3 +157,14 @@ func (t *Table[T]) drop(rec T) {
 		t.ret.bytes -= t.ret.cost(rec)
 	}
 }
+
+// logged is embedded in the records of log tables (NewLogTable): it marks
+// whether the record is in its table, so that retention, which queues
+// the records it bounds, knows one is gone without a search (a log table
+// has no id index to look in).
+type logged struct{ in bool }
+
+func (l *logged) logMark() *logged { return l }
+
+// loggedRecord is a record that embeds logged.
+type loggedRecord interface{ logMark() *logged }

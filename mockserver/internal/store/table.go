@@ -180,6 +180,9 @@ func (t *Table[T]) Put(r T) {
 		t.byID[id] = r
 	}
 	t.n++
+	if l, ok := any(r).(loggedRecord); ok {
+		l.logMark().in = true
+	}
 	t.insertOwned(r)
 	for _, x := range t.indexes {
 		x.add(r)
