@@ -1,25 +1,28 @@
 package httpapi
 
-// bodyRing keeps the texts of the journal's bodies: chunks of bytes
-// written in turn and, once the ring holds the journal's byte budget,
-// written again from the first, so that journaling a body allocates
-// nothing once the ring is full. A record refers to its texts by place
-// (bodyRef) and a read copies them out. Before a chunk is written again,
-// the journal drops the entries whose texts it holds (put says which).
+// bodyRing keeps the texts of the journal's bodies in chunks of bytes,
+// so that journaling a body allocates nothing once the journal is warm:
+// a text goes at the end of the chunk being written; when it is full, the
+// next text goes into a chunk whose texts all belong to dropped entries,
+// or a new chunk while the ring holds less than the journal's byte budget,
+// or else the chunk with the oldest texts, whose entries the journal then
+// drops (put says up to which). A record keeps its texts as slices of a
+// chunk (bodyRef), valid until the chunk is written again, and a read
+// copies them out.
 type bodyRing struct {
 	chunks [][]byte
 	// newest[i] is the largest Seq of an entry with a text in chunks[i].
 	newest []int64
 	cur    int // the chunk being written
 	off    int // where the next text goes in it
-	max    int // how many chunks the ring has at most
+	room   int // the bytes of the chunks at most
 }
 
-// bodyRef is where a text is in the ring, or the text itself when it is
-// bytes nobody changes (a kept page, see Response.shared).
+// bodyRef is a text of the ring (a slice of a chunk), or the text itself
+// when it is bytes nobody changes (a kept page, see Response.shared).
 type bodyRef struct {
-	chunk, off, n int
-	kept          []byte
+	b    []byte
+	kept bool
 }
 
 // The ring's chunks: the first is firstRingChunk bytes and each next one
@@ -30,59 +33,57 @@ const (
 	ringChunk      = 1 << 20
 )
 
-// ringChunkSize is the size of chunk i.
-func ringChunkSize(i int) int { return min(firstRingChunk<<min(i, 8), ringChunk) }
-
-// newBodyRing returns a ring with room for maxBytes of texts besides the
+// newBodyRing returns a ring holding up to maxBytes of texts, and the
 // chunk being written.
 func newBodyRing(maxBytes int64) bodyRing {
-	n, room := 0, int64(0)
-	for room < maxBytes+ringChunk {
-		room += int64(ringChunkSize(n))
-		n++
-	}
-	return bodyRing{max: n}
+	return bodyRing{room: int(min(maxBytes, 1<<40)) + ringChunk}
 }
 
-// put places a text of entry seq: where it goes (nothing for an empty
-// text), and the Seq of the newest entry whose texts are where it goes
-// (0: none), which must be dropped before the text is written.
-func (r *bodyRing) put(text []byte, seq int64) (ref bodyRef, reused int64) {
+// put places a text of entry seq, the oldest entry kept being first:
+// where it goes (nothing for an empty text), and the Seq of the newest
+// entry whose texts are where it goes (0: none), which must be dropped
+// before the text is written.
+func (r *bodyRing) put(text []byte, seq, first int64) (ref bodyRef, reused int64) {
 	if len(text) == 0 {
 		return bodyRef{}, 0
 	}
 	if len(r.chunks) == 0 || r.off+len(text) > len(r.chunks[r.cur]) {
-		next := r.cur + 1
-		if len(r.chunks) == 0 || next == r.max {
-			next = 0
-		}
-		if next == len(r.chunks) {
-			r.chunks = append(r.chunks, make([]byte, ringChunkSize(next)))
-			r.newest = append(r.newest, 0)
-		} else {
-			reused = r.newest[next]
-		}
-		r.cur, r.off = next, 0
+		r.cur, reused = r.next(first)
+		r.off = 0
 	}
-	ref = bodyRef{chunk: r.cur, off: r.off, n: len(text)}
+	ref = bodyRef{b: r.chunks[r.cur][r.off : r.off+len(text) : r.off+len(text)]}
 	r.off += len(text)
 	r.newest[r.cur] = seq
 	return ref, reused
 }
 
-// write copies a text to where put placed it.
-func (r *bodyRing) write(ref bodyRef, text []byte) {
-	if ref.n == 0 || ref.kept != nil {
-		return
+// next chooses the chunk to write next (see bodyRing) and returns it with
+// the Seq of the newest entry whose texts it holds (0: none are kept).
+func (r *bodyRing) next(first int64) (int, int64) {
+	oldest, size := -1, 0
+	for i, c := range r.chunks {
+		size += len(c)
+		if i == r.cur && len(r.chunks) > 1 {
+			continue
+		}
+		if r.newest[i] < first {
+			return i, 0 // its entries are all dropped
+		}
+		if oldest < 0 || r.newest[i] < r.newest[oldest] {
+			oldest = i
+		}
 	}
-	copy(r.chunks[ref.chunk][ref.off:ref.off+ref.n], text)
+	if grow := min(firstRingChunk<<min(len(r.chunks), 8), ringChunk); oldest < 0 || size+grow <= r.room {
+		r.chunks = append(r.chunks, make([]byte, grow))
+		r.newest = append(r.newest, 0)
+		return len(r.chunks) - 1, 0
+	}
+	return oldest, r.newest[oldest]
 }
 
-// text returns the text at ref (nil for an empty one); it is valid until
-// the ring is written again.
-func (r *bodyRing) text(ref bodyRef) []byte {
-	if ref.n == 0 || ref.kept != nil {
-		return ref.kept
+// write copies a text to where put placed it.
+func (r *bodyRing) write(ref bodyRef, text []byte) {
+	if !ref.kept {
+		copy(ref.b, text)
 	}
-	return r.chunks[ref.chunk][ref.off : ref.off+ref.n]
 }

@@ -100,7 +100,7 @@ func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Respon
 	texts[1], rec.Response.Truncated = journalText(resp.Body, resp.plain)
 	if resp.shared && resp.plain {
 		// Bytes nobody changes: kept as they are, not copied.
-		rec.respBody, texts[1] = bodyRef{kept: texts[1], n: len(texts[1])}, nil
+		rec.respBody, texts[1] = bodyRef{b: texts[1], kept: true}, nil
 	}
 	return rec, texts
 }
@@ -117,7 +117,7 @@ func (j *Journal) entry(r *journalRecord) *JournalEntry {
 		}
 		h["X-Request-Id"] = []string{r.RequestID}
 		r.Response.Header = h
-		r.Request.Body, r.Response.Body = string(j.bodies.text(r.reqBody)), string(j.bodies.text(r.respBody))
+		r.Request.Body, r.Response.Body = string(r.reqBody.b), string(r.respBody.b)
 		r.reqHeader, r.respHeader, r.reqBody, r.respBody, r.made = nil, nil, bodyRef{}, bodyRef{}, true
 	}
 	return &r.JournalEntry
@@ -127,7 +127,7 @@ func (j *Journal) entry(r *journalRecord) *JournalEntry {
 // entry's Bytes, the headers counted as pairs and the bodies as texts
 // until the entry is made.
 func (r *journalRecord) bytes() int64 {
-	n := r.JournalEntry.Bytes() + int64(r.reqBody.n+r.respBody.n)
+	n := r.JournalEntry.Bytes() + int64(len(r.reqBody.b)+len(r.respBody.b))
 	for _, s := range r.reqHeader {
 		n += int64(len(s) + 16)
 	}
@@ -225,8 +225,11 @@ func (f RequestFilter) Match(e *JournalEntry) bool {
 // entry drops the oldest ones until both bounds hold again. The newest
 // entry is always kept.
 type Journal struct {
-	Mu  sync.Mutex
-	Buf []journalRecord
+	Mu sync.Mutex
+	// Buf holds the kept entries, the entry of Seq s at s % len(Buf); it
+	// grows as entries come, up to size.
+	Buf  []journalRecord
+	size int
 	// costs[i] is the Bytes of Buf[i], kept so that evicting an entry
 	// does not measure it again under the lock.
 	costs []int64
@@ -246,9 +249,7 @@ func newJournal(size int, maxBytes int64) *Journal {
 	if maxBytes <= 0 {
 		maxBytes = DefaultJournalBytes
 	}
-	size = max(size, 1)
-	return &Journal{Buf: make([]journalRecord, size), costs: make([]int64, size), bodies: newBodyRing(maxBytes),
-		first: 1, next: 1, maxBytes: maxBytes}
+	return &Journal{size: max(size, 1), bodies: newBodyRing(maxBytes), first: 1, next: 1, maxBytes: maxBytes}
 }
 
 // add keeps a record, copying the texts of its bodies (newJournalRecord)
@@ -266,15 +267,14 @@ func (j *Journal) keep(e journalRecord, texts [2][]byte) {
 	// entries up to reused: they go first, whatever the bounds.
 	var reused, r int64
 	if len(texts[0]) > 0 {
-		e.reqBody, reused = j.bodies.put(texts[0], j.next)
+		e.reqBody, reused = j.bodies.put(texts[0], j.next, j.first)
 	}
 	if len(texts[1]) > 0 {
-		e.respBody, r = j.bodies.put(texts[1], j.next)
+		e.respBody, r = j.bodies.put(texts[1], j.next, j.first)
 	}
 	reused = max(reused, r)
-	size := int64(len(j.Buf))
-	for j.next > j.first && (j.first <= reused || j.next-j.first >= size || j.bytes+cost > j.maxBytes) {
-		i := j.first % size
+	for j.next > j.first && (j.first <= reused || j.next-j.first >= int64(j.size) || j.bytes+cost > j.maxBytes) {
+		i := j.first % int64(len(j.Buf))
 		j.bytes -= j.costs[i]
 		j.Buf[i] = journalRecord{} // let go of its strings
 		j.first++
@@ -282,10 +282,26 @@ func (j *Journal) keep(e journalRecord, texts [2][]byte) {
 	j.bodies.write(e.reqBody, texts[0])
 	j.bodies.write(e.respBody, texts[1])
 	e.Seq = j.next
-	j.Buf[j.next%size] = e
-	j.costs[j.next%size] = cost
+	j.grow()
+	j.Buf[j.next%int64(len(j.Buf))] = e
+	j.costs[j.next%int64(len(j.Buf))] = cost
 	j.next++
 	j.bytes += cost
+}
+
+// grow makes room in Buf for one more entry when it is full and smaller
+// than the journal's size: a server that journals little keeps little.
+func (j *Journal) grow() {
+	kept := int(j.next - j.first)
+	if kept < len(j.Buf) || len(j.Buf) == j.size {
+		return
+	}
+	n := min(max(2*len(j.Buf), 64), j.size)
+	buf, costs := make([]journalRecord, n), make([]int64, n)
+	for seq := j.first; seq < j.next; seq++ {
+		buf[seq%int64(n)], costs[seq%int64(n)] = j.Buf[seq%int64(len(j.Buf))], j.costs[seq%int64(len(j.Buf))]
+	}
+	j.Buf, j.costs = buf, costs
 }
 
 // Usage returns how many entries the journal keeps and their bytes.
@@ -298,8 +314,7 @@ func (j *Journal) Usage() (entries int, bytes int64) {
 // Reset empties the journal; sequence numbers start again from 1.
 func (j *Journal) Reset() {
 	j.Mu.Lock()
-	j.Buf = make([]journalRecord, len(j.Buf))
-	clear(j.costs)
+	j.Buf, j.costs = nil, nil
 	j.bodies = newBodyRing(j.maxBytes)
 	j.first, j.next, j.bytes = 1, 1, 0
 	j.Mu.Unlock()
@@ -317,7 +332,7 @@ func (j *Journal) Latest() int64 {
 func (j *Journal) Size() int {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	return len(j.Buf)
+	return j.size
 }
 
 // List returns the kept entries, oldest first, that match.

@@ -130,7 +130,9 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
 func (u *UsageLog) flush() {
 	u.pendingMu.Lock()
 	queued := u.pending
-	u.pending = make([]pendingUsage, 0, maxPendingUsage)
+	if len(queued) > 0 {
+		u.pending = make([]pendingUsage, 0, len(queued))
+	}
 	u.pendingMu.Unlock()
 	for _, q := range queued {
 		u.T.Insert(q.e, q.owner, q.at)
@@ -140,6 +142,17 @@ func (u *UsageLog) flush() {
 // Flushed calls read with the table holding every entry queued so far,
 // under the log's lock.
 func (u *UsageLog) Flushed(read func(t *store.Table[*store.UsageEntry])) {
+	u.pendingMu.Lock()
+	queued := len(u.pending)
+	u.pendingMu.Unlock()
+	if queued == 0 {
+		// Nothing to move in (a request answered before this read
+		// queued its entry before its answer): readers share the lock.
+		u.Mu.RLock()
+		defer u.Mu.RUnlock()
+		read(u.T)
+		return
+	}
 	u.Mu.Lock()
 	defer u.Mu.Unlock()
 	u.flush()
