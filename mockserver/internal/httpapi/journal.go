@@ -153,6 +153,9 @@ func journalText(body []byte, plain bool) (text []byte, truncated bool) {
 	}
 	window := body[:min(len(body), JournalBodyCap+256)]
 	cut := len(window) < len(body)
+	if plainForJournal(window) {
+		return capText(window, cut) // nothing to redact: no copy to search
+	}
 	s := redactValues(string(redactMembersOf(window, cut)))
 	return capText(unsafe.Slice(unsafe.StringData(s), len(s)), cut) // read only
 }

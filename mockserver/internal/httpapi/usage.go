@@ -142,6 +142,18 @@ func (u *UsageLog) flush() {
 // Flushed calls read with the table holding every entry queued so far,
 // under the log's lock.
 func (u *UsageLog) Flushed(read func(t *store.Table[*store.UsageEntry])) {
+	if u.lockFlushed() {
+		defer u.Mu.RUnlock()
+	} else {
+		defer u.Mu.Unlock()
+	}
+	read(u.T)
+}
+
+// lockFlushed locks the log with every queued entry in the table: for
+// reading when nothing was queued (true), else for writing, after moving
+// the queue in (false).
+func (u *UsageLog) lockFlushed() (shared bool) {
 	u.pendingMu.Lock()
 	queued := len(u.pending)
 	u.pendingMu.Unlock()
@@ -149,22 +161,21 @@ func (u *UsageLog) Flushed(read func(t *store.Table[*store.UsageEntry])) {
 		// Nothing to move in (a request answered before this read
 		// queued its entry before its answer): readers share the lock.
 		u.Mu.RLock()
-		defer u.Mu.RUnlock()
-		read(u.T)
-		return
+		return true
 	}
 	u.Mu.Lock()
-	defer u.Mu.Unlock()
 	u.flush()
-	read(u.T)
+	return false
 }
 
 // Page is one page of a user's usage log, newest first.
-func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) (items []account.UsageEntry, more bool) {
-	u.Flushed(func(t *store.Table[*store.UsageEntry]) {
-		items, more = ListPage(t, []string{owner}, pq, match, usageView)
-	})
-	return items, more
+func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) ([]account.UsageEntry, bool) {
+	if u.lockFlushed() {
+		defer u.Mu.RUnlock()
+	} else {
+		defer u.Mu.Unlock()
+	}
+	return ListPage(u.T, []string{owner}, pq, match, usageView)
 }
 
 // usageView is a usage log entry as the API shows it: a struct rather than
