@@ -262,6 +262,8 @@ func (j *Journal) add(e journalRecord, texts [2][]byte) {
 	j.n.Notify()
 }
 
+// keep is add under the journal's lock: it drops the oldest entries the
+// bounds (and the body ring) call for, then stores e.
 func (j *Journal) keep(e journalRecord, texts [2][]byte) {
 	cost := e.bytes() + int64(len(texts[0])+len(texts[1]))
 	j.Mu.Lock()
