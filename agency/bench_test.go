@@ -2,9 +2,12 @@ package agency_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
 // BenchmarkFingerprintFacts measures the fingerprint of a facts object that
@@ -40,5 +43,30 @@ func BenchmarkEnrollFiftyClients(b *testing.B) {
 		if err != nil || len(r.Clients) != 50 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAgencyListPages measures a page of each agency list read (20
+// offers with a version each, 20 enrollment sessions with their client
+// receipts, 20 installations) through the mock's whole pipeline in-process:
+// routing, auth, the handler's views, JSON, usage log and journal.
+func BenchmarkAgencyListPages(b *testing.B) {
+	w := newWorld(b, mockserver.WithRateLimits(false))
+	for i := range 20 {
+		w.installed(fmt.Sprintf("bench-%d", i))
+	}
+	for _, list := range []string{"offers", "enrollments", "installations"} {
+		b.Run(list, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/api/v1/agency-"+list, nil)
+			req.Header.Set("Authorization", "Bearer "+w.env.Account.APIKey)
+			b.ReportAllocs()
+			for range b.N {
+				rec := httptest.NewRecorder()
+				w.env.Server.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Code, rec.Body.String())
+				}
+			}
+		})
 	}
 }

@@ -344,6 +344,12 @@ func timeOrNil(t time.Time) *time.Time {
 	return &t
 }
 
+// stampOrNull is t in UTC, or nil (shown as null) when t is zero: the
+// struct views' form of httpapi.TimeOrNull.
+func stampOrNull(t time.Time) *jsonview.Stamp {
+	return jsonview.StampPtr(timeOrNil(t))
+}
+
 // fingerprint is the SHA-256 of the canonical JSON of v (see package
 // internal/canonical), in 64 lowercase hex characters.
 func fingerprint(v any) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -281,13 +282,13 @@ func (s *Service) enrollPreview(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 		sess.State = sessPreviewed
 	}
 	s.touch(rc.Now, sess)
-	plan := make([]map[string]any, len(sess.Entries))
+	plan := make([]planItemJSON, len(sess.Entries))
 	for i, e := range sess.Entries {
 		p := classifyEntry(rc.Store, sess.Owner, e)
-		plan[i] = map[string]any{
-			"entry": i, "action": p.action, "businessId": httpapi.Nullable(p.businessID),
-			"externalRef": httpapi.Nullable(p.externalRef), "currentRevision": httpapi.Nullable(p.current),
-			"conflict": httpapi.Nullable(p.detail),
+		plan[i] = planItemJSON{
+			Entry: i, Action: p.action, BusinessID: httpapi.Strp(p.businessID),
+			ExternalRef: httpapi.Strp(p.externalRef), CurrentRevision: httpapi.Strp(p.current),
+			Conflict: httpapi.Strp(p.detail),
 		}
 	}
 	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
@@ -547,6 +548,17 @@ func (s *Service) enrollCommit(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	})}, nil
 }
 
+// planItemJSON is what enroll would do with one entry, as the preview's
+// receipt shows it.
+type planItemJSON struct {
+	Entry           int     `json:"entry"`
+	Action          string  `json:"action"`
+	BusinessID      *string `json:"businessId"`
+	ExternalRef     *string `json:"externalRef"`
+	CurrentRevision *string `json:"currentRevision"`
+	Conflict        *string `json:"conflict"`
+}
+
 // settle sets an enrolling session's state from its receipts and reports
 // whether clients are still waiting.
 func (s *Service) settle(sess *store.EnrollmentSession) (waiting bool) {
@@ -757,36 +769,81 @@ func (s *Service) getAgencyEnrollments(rc *httpapi.Ctx) (any, error) {
 	return map[string]any{"sessions": sessions, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "enrollments")}, nil
 }
 
+// sessionJSON is an enrollment session as reads and receipts show it, its
+// members in the order of the OpenAPI document's EnrollmentSession.
+type sessionJSON struct {
+	SessionID      string                  `json:"sessionId"`
+	PartnerID      string                  `json:"partnerId"`
+	OfferVersionID string                  `json:"offerVersionId"`
+	State          string                  `json:"state"`
+	SelfService    bool                    `json:"selfService"`
+	Revision       string                  `json:"revision"`
+	Fingerprint    string                  `json:"fingerprint"`
+	OwnerEmail     *string                 `json:"ownerEmail"`
+	Entries        []store.EnrollmentEntry `json:"entries"`
+	OwnerLink      ownerLinkJSON           `json:"ownerLink"`
+	OwnerApproval  *sdk.OwnerApproval      `json:"ownerApproval"`
+	Clients        []clientReceiptJSON     `json:"clients"`
+	CreatedAt      jsonview.Stamp          `json:"createdAt"`
+	UpdatedAt      jsonview.Stamp          `json:"updatedAt"`
+	EnrolledAt     *jsonview.Stamp         `json:"enrolledAt"`
+}
+
+// ownerLinkJSON is a session's owner link without its token.
+type ownerLinkJSON struct {
+	Status    string          `json:"status"`
+	IssuedAt  *jsonview.Stamp `json:"issuedAt"`
+	ClaimedAt *jsonview.Stamp `json:"claimedAt"`
+	ClaimedBy *string         `json:"claimedBy"`
+}
+
 // sessionView is an enrollment session: entries with their facts, the
 // owner link without its token, the owner approval and per-client receipts.
-func sessionView(sess *store.EnrollmentSession) map[string]any {
+func sessionView(sess *store.EnrollmentSession) *sessionJSON {
 	var approval *sdk.OwnerApproval
 	if a := sess.Approval; a != nil {
 		approval = &sdk.OwnerApproval{ApprovalID: a.ID, Fingerprint: a.Fingerprint, ApprovedBy: a.ApprovedBy, ApprovedAt: a.ApprovedAt}
 	}
 	l := sess.OwnerLink
-	return map[string]any{
-		"sessionId": sess.ID, "partnerId": sess.Owner, "offerVersionId": sess.OfferVersionID, "state": sess.State,
-		"selfService": sess.SelfService, "revision": sess.Revision, "fingerprint": sess.Fingerprint,
-		"ownerEmail": httpapi.Nullable(sess.OwnerEmail), "entries": sess.Entries,
-		"ownerLink": map[string]any{
-			"status": l.Status, "issuedAt": httpapi.TimeOrNull(l.IssuedAt), "claimedAt": httpapi.TimeOrNull(l.ClaimedAt),
-			"claimedBy": httpapi.Nullable(l.ClaimedBy),
+	return &sessionJSON{
+		SessionID: sess.ID, PartnerID: sess.Owner, OfferVersionID: sess.OfferVersionID, State: sess.State,
+		SelfService: sess.SelfService, Revision: sess.Revision, Fingerprint: sess.Fingerprint,
+		OwnerEmail: httpapi.Strp(sess.OwnerEmail), Entries: sess.Entries,
+		OwnerLink: ownerLinkJSON{
+			Status: l.Status, IssuedAt: stampOrNull(l.IssuedAt), ClaimedAt: stampOrNull(l.ClaimedAt),
+			ClaimedBy: httpapi.Strp(l.ClaimedBy),
 		},
-		"ownerApproval": approval, "clients": receiptViews(sess.Receipts),
-		"createdAt": sess.CreatedAt, "updatedAt": sess.UpdatedAt, "enrolledAt": httpapi.TimeOrNull(sess.EnrolledAt),
+		OwnerApproval: approval, Clients: receiptViews(sess.Receipts),
+		CreatedAt: jsonview.Stamp(sess.CreatedAt), UpdatedAt: jsonview.Stamp(sess.UpdatedAt), EnrolledAt: stampOrNull(sess.EnrolledAt),
 	}
 }
 
+// clientReceiptJSON is the outcome of one entry of an enroll (the OpenAPI
+// document's EnrollmentClientReceipt), as sessions and the enroll's receipt
+// show it.
+type clientReceiptJSON struct {
+	Entry              int            `json:"entry"`
+	State              string         `json:"state"`
+	Reason             *string        `json:"reason"`
+	Detail             *string        `json:"detail"`
+	BusinessID         *string        `json:"businessId"`
+	ExternalRef        *string        `json:"externalRef"`
+	ExistingBusinessID *string        `json:"existingBusinessId"`
+	InstallationID     *string        `json:"installationId"`
+	UpdateID           *string        `json:"updateId"`
+	Attempts           int            `json:"attempts"`
+	UpdatedAt          jsonview.Stamp `json:"updatedAt"`
+}
+
 // receiptViews are the per-client receipts of an enroll.
-func receiptViews(rs []*store.ClientReceipt) []map[string]any {
-	out := make([]map[string]any, len(rs))
+func receiptViews(rs []*store.ClientReceipt) []clientReceiptJSON {
+	out := make([]clientReceiptJSON, len(rs))
 	for i, r := range rs {
-		out[i] = map[string]any{
-			"entry": r.Entry, "state": r.State, "reason": httpapi.Nullable(r.Reason), "detail": httpapi.Nullable(r.Detail),
-			"businessId": httpapi.Nullable(r.BusinessID), "externalRef": httpapi.Nullable(r.ExternalRef),
-			"existingBusinessId": httpapi.Nullable(r.ExistingBusinessID), "installationId": httpapi.Nullable(r.InstallationID),
-			"updateId": httpapi.Nullable(r.UpdateID), "attempts": r.Attempts, "updatedAt": r.UpdatedAt,
+		out[i] = clientReceiptJSON{
+			Entry: r.Entry, State: r.State, Reason: httpapi.Strp(r.Reason), Detail: httpapi.Strp(r.Detail),
+			BusinessID: httpapi.Strp(r.BusinessID), ExternalRef: httpapi.Strp(r.ExternalRef),
+			ExistingBusinessID: httpapi.Strp(r.ExistingBusinessID), InstallationID: httpapi.Strp(r.InstallationID),
+			UpdateID: httpapi.Strp(r.UpdateID), Attempts: r.Attempts, UpdatedAt: jsonview.Stamp(r.UpdatedAt),
 		}
 	}
 	return out

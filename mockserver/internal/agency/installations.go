@@ -13,6 +13,7 @@ import (
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -154,7 +155,7 @@ func (s *Service) bump(inst *store.Installation, now time.Time) {
 type installStep struct {
 	name, label string
 	step        func(*store.Installation) *store.InstallStep
-	content     func(*store.Store, *store.Installation) map[string]any
+	content     func(*store.Store, *store.Installation) any
 	requires    func(*store.Installation) *httpapi.Error
 	onApprove   func(*store.Installation)
 }
@@ -481,18 +482,47 @@ func (s *Service) applyFactsToAgent(st *store.Store, now time.Time, agentID stri
 	s.telephony.SyncAssistant(st, a)
 }
 
+// routeContentJSON is what a route receipt shows and fingerprints (the
+// fingerprint is of its canonical JSON, whatever the members' order); an
+// absent facts part is null.
+type routeContentJSON struct {
+	InstallationID string          `json:"installationId"`
+	BusinessID     string          `json:"businessId"`
+	AgentID        string          `json:"agentId"`
+	PhoneNumber    *string         `json:"phoneNumber"`
+	Routing        json.RawMessage `json:"routing"`
+	Fallback       json.RawMessage `json:"fallback"`
+	IntakeCoverage json.RawMessage `json:"intakeCoverage"`
+}
+
 // routeContent is what a route receipt shows and fingerprints.
-func routeContent(st *store.Store, inst *store.Installation) map[string]any {
+func routeContent(st *store.Store, inst *store.Installation) any {
 	f := factsParts(inst.Facts)
-	return map[string]any{
-		"installationId": inst.ID, "businessId": inst.BusinessID, "agentId": inst.AgentID,
-		"phoneNumber": agentPhone(st, inst.AgentID), "routing": f["routing"], "fallback": f["fallback"],
-		"intakeCoverage": f["intakeCoverage"],
+	return &routeContentJSON{
+		InstallationID: inst.ID, BusinessID: inst.BusinessID, AgentID: inst.AgentID,
+		PhoneNumber: agentPhone(st, inst.AgentID), Routing: f["routing"], Fallback: f["fallback"],
+		IntakeCoverage: f["intakeCoverage"],
 	}
 }
 
+// handoffContentJSON is what a handoff shows and fingerprints (the
+// fingerprint is of its canonical JSON, whatever the members' order).
+type handoffContentJSON struct {
+	InstallationID          string               `json:"installationId"`
+	BusinessID              string               `json:"businessId"`
+	OwnerUserID             string               `json:"ownerUserId"`
+	OwnerEmail              string               `json:"ownerEmail"`
+	AgentID                 string               `json:"agentId"`
+	PhoneNumber             *string              `json:"phoneNumber"`
+	OfferVersionID          string               `json:"offerVersionId"`
+	Packages                []store.OfferPackage `json:"packages"`
+	RouteReceiptFingerprint string               `json:"routeReceiptFingerprint"`
+	CarePackage             *sdk.CarePackage     `json:"carePackage"`
+	Reporting               json.RawMessage      `json:"reporting"`
+}
+
 // handoffContent is what a handoff shows and fingerprints.
-func handoffContent(st *store.Store, inst *store.Installation) map[string]any {
+func handoffContent(st *store.Store, inst *store.Installation) any {
 	ownerID, ownerEmail := "", ""
 	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
 		ownerID = b.OwnerUserID
@@ -504,19 +534,19 @@ func handoffContent(st *store.Store, inst *store.Installation) map[string]any {
 	if v, ok := st.OfferVersions.Get(inst.OfferVersionID); ok {
 		packages = v.Packages
 	}
-	return map[string]any{
-		"installationId": inst.ID, "businessId": inst.BusinessID, "ownerUserId": ownerID, "ownerEmail": ownerEmail,
-		"agentId": inst.AgentID, "phoneNumber": agentPhone(st, inst.AgentID), "offerVersionId": inst.OfferVersionID,
-		"packages": packages, "routeReceiptFingerprint": inst.Route.Fingerprint, "carePackage": careView(inst.Care),
-		"reporting": factsParts(inst.Facts)["reporting"],
+	return &handoffContentJSON{
+		InstallationID: inst.ID, BusinessID: inst.BusinessID, OwnerUserID: ownerID, OwnerEmail: ownerEmail,
+		AgentID: inst.AgentID, PhoneNumber: agentPhone(st, inst.AgentID), OfferVersionID: inst.OfferVersionID,
+		Packages: packages, RouteReceiptFingerprint: inst.Route.Fingerprint, CarePackage: careView(inst.Care),
+		Reporting: factsParts(inst.Facts)["reporting"],
 	}
 }
 
-// agentPhone is the phone number of an agent, null when it has none (or
-// there is no agent).
-func agentPhone(st *store.Store, agentID string) any {
+// agentPhone is the phone number of an agent, nil (null) when it has none
+// (or there is no agent).
+func agentPhone(st *store.Store, agentID string) *string {
 	if a, ok := st.Agents.Get(agentID); ok {
-		return httpapi.Nullable(a.PhoneNumber)
+		return httpapi.Strp(a.PhoneNumber)
 	}
 	return nil
 }
@@ -529,7 +559,7 @@ func (s *Service) getAgencyInstallations(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	view := func(inst *store.Installation) map[string]any { return installationView(rc.Store, inst) }
+	view := func(inst *store.Installation) *installationJSON { return installationView(rc.Store, inst) }
 	if rc.Query("id") != "" {
 		inst, err := getByID(rc, rc.Store.Installations, pt.ID, "installation")
 		if err != nil {
@@ -544,13 +574,38 @@ func (s *Service) getAgencyInstallations(rc *httpapi.Ctx) (any, error) {
 	return map[string]any{"installations": items, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "installations")}, nil
 }
 
+// installationJSON is an installation as reads and receipts show it, its
+// members in the order of the OpenAPI document's Installation.
+type installationJSON struct {
+	InstallationID string             `json:"installationId"`
+	PartnerID      string             `json:"partnerId"`
+	BusinessID     string             `json:"businessId"`
+	BusinessName   string             `json:"businessName"`
+	AgentID        *string            `json:"agentId"`
+	PhoneNumber    *string            `json:"phoneNumber"`
+	SessionID      string             `json:"sessionId"`
+	OfferVersionID string             `json:"offerVersionId"`
+	State          string             `json:"state"`
+	Revision       string             `json:"revision"`
+	FactsRevision  string             `json:"factsRevision"`
+	Facts          json.RawMessage    `json:"facts"`
+	RouteReceipt   stepJSON           `json:"routeReceipt"`
+	Handoff        stepJSON           `json:"handoff"`
+	PendingUpdates int                `json:"pendingUpdates"`
+	Updates        []updateJSON       `json:"updates"`
+	CarePackage    *sdk.CarePackage   `json:"carePackage"`
+	ScenarioRuns   []*sdk.ScenarioRun `json:"scenarioRuns"`
+	CreatedAt      jsonview.Stamp     `json:"createdAt"`
+	UpdatedAt      jsonview.Stamp     `json:"updatedAt"`
+}
+
 // installationView is an installation as reads and receipts show it.
-func installationView(st *store.Store, inst *store.Installation) map[string]any {
+func installationView(st *store.Store, inst *store.Installation) *installationJSON {
 	name := ""
 	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
 		name = b.Name
 	}
-	updates := []map[string]any{}
+	updates := make([]updateJSON, 0, min(len(inst.Updates), agencyUpdatesShown))
 	pending := 0
 	for i := len(inst.Updates) - 1; i >= 0; i-- {
 		if inst.Updates[i].State == stepPending {
@@ -560,43 +615,68 @@ func installationView(st *store.Store, inst *store.Installation) map[string]any 
 			updates = append(updates, updateView(inst.Updates[i]))
 		}
 	}
-	runs := []*sdk.ScenarioRun{}
+	runs := make([]*sdk.ScenarioRun, 0, len(inst.Scenarios))
 	for i := len(inst.Scenarios) - 1; i >= 0; i-- {
 		runs = append(runs, scenarioRunView(inst.Scenarios[i]))
 	}
-	return map[string]any{
-		"installationId": inst.ID, "partnerId": inst.Owner, "businessId": inst.BusinessID, "businessName": name,
-		"agentId": httpapi.Nullable(inst.AgentID), "phoneNumber": agentPhone(st, inst.AgentID), "sessionId": inst.SessionID,
-		"offerVersionId": inst.OfferVersionID, "state": inst.State, "revision": inst.Revision,
-		"factsRevision": inst.FactsRevision, "facts": inst.Facts,
-		"routeReceipt": stepView(inst.Route), "handoff": stepView(inst.Handoff),
-		"pendingUpdates": pending, "updates": updates, "carePackage": careView(inst.Care), "scenarioRuns": runs,
-		"createdAt": inst.CreatedAt, "updatedAt": inst.UpdatedAt,
+	return &installationJSON{
+		InstallationID: inst.ID, PartnerID: inst.Owner, BusinessID: inst.BusinessID, BusinessName: name,
+		AgentID: httpapi.Strp(inst.AgentID), PhoneNumber: agentPhone(st, inst.AgentID), SessionID: inst.SessionID,
+		OfferVersionID: inst.OfferVersionID, State: inst.State, Revision: inst.Revision,
+		FactsRevision: inst.FactsRevision, Facts: inst.Facts,
+		RouteReceipt: stepView(inst.Route), Handoff: stepView(inst.Handoff),
+		PendingUpdates: pending, Updates: updates, CarePackage: careView(inst.Care), ScenarioRuns: runs,
+		CreatedAt: jsonview.Stamp(inst.CreatedAt), UpdatedAt: jsonview.Stamp(inst.UpdatedAt),
 	}
+}
+
+// stepJSON is a route receipt or handoff as installations show it (the
+// OpenAPI document's InstallStep): null members until it is previewed and
+// approved.
+type stepJSON struct {
+	State       string          `json:"state"`
+	Fingerprint *string         `json:"fingerprint"`
+	Content     json.RawMessage `json:"content"`
+	PreviewedAt *jsonview.Stamp `json:"previewedAt"`
+	ApprovedAt  *jsonview.Stamp `json:"approvedAt"`
+	ApprovedBy  *string         `json:"approvedBy"`
 }
 
 // stepView is a route receipt or handoff as installations show it.
-func stepView(st store.InstallStep) map[string]any {
-	var content any
+func stepView(st store.InstallStep) stepJSON {
+	var content json.RawMessage
 	if len(st.Content) > 0 {
 		content = st.Content
 	}
-	return map[string]any{
-		"state": st.State, "fingerprint": httpapi.Nullable(st.Fingerprint), "content": content,
-		"previewedAt": httpapi.TimeOrNull(st.PreviewedAt), "approvedAt": httpapi.TimeOrNull(st.ApprovedAt), "approvedBy": httpapi.Nullable(st.ApprovedBy),
+	return stepJSON{
+		State: st.State, Fingerprint: httpapi.Strp(st.Fingerprint), Content: content,
+		PreviewedAt: stampOrNull(st.PreviewedAt), ApprovedAt: stampOrNull(st.ApprovedAt), ApprovedBy: httpapi.Strp(st.ApprovedBy),
 	}
 }
 
+// updateJSON is a pending (or resolved) update as installations and the
+// resolve_update receipt show it (the OpenAPI document's
+// InstallationUpdate): choices, resolvedAt and resolvedBy are null until
+// it is resolved.
+type updateJSON struct {
+	UpdateID    string            `json:"updateId"`
+	Kind        string            `json:"kind"`
+	State       string            `json:"state"`
+	Parts       []string          `json:"parts"`
+	Proposed    json.RawMessage   `json:"proposed"`
+	Fingerprint string            `json:"fingerprint"`
+	Choices     map[string]string `json:"choices"`
+	CreatedAt   jsonview.Stamp    `json:"createdAt"`
+	ResolvedAt  *jsonview.Stamp   `json:"resolvedAt"`
+	ResolvedBy  *string           `json:"resolvedBy"`
+}
+
 // updateView is a pending (or resolved) update as installations show it.
-func updateView(u *store.PendingUpdate) map[string]any {
-	var choices any
-	if u.Choices != nil {
-		choices = u.Choices
-	}
-	return map[string]any{
-		"updateId": u.ID, "kind": u.Kind, "state": u.State, "parts": u.Parts, "proposed": u.Proposed,
-		"fingerprint": u.Fingerprint, "choices": choices, "createdAt": u.CreatedAt,
-		"resolvedAt": httpapi.TimeOrNull(u.ResolvedAt), "resolvedBy": httpapi.Nullable(u.ResolvedBy),
+func updateView(u *store.PendingUpdate) updateJSON {
+	return updateJSON{
+		UpdateID: u.ID, Kind: u.Kind, State: u.State, Parts: u.Parts, Proposed: u.Proposed,
+		Fingerprint: u.Fingerprint, Choices: u.Choices, CreatedAt: jsonview.Stamp(u.CreatedAt),
+		ResolvedAt: stampOrNull(u.ResolvedAt), ResolvedBy: httpapi.Strp(u.ResolvedBy),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -211,7 +212,7 @@ func (s *Service) getAgencyOffers(rc *httpapi.Ctx) (any, error) {
 		}
 		return offerView(rc.Store, o), nil
 	}
-	offers, more, err := agencyPage(rc, rc.Store.Offers, pt.ID, agencyOfferPage, func(o *store.Offer) map[string]any {
+	offers, more, err := agencyPage(rc, rc.Store.Offers, pt.ID, agencyOfferPage, func(o *store.Offer) *offerJSON {
 		return offerView(rc.Store, o)
 	})
 	if err != nil {
@@ -220,24 +221,44 @@ func (s *Service) getAgencyOffers(rc *httpapi.Ctx) (any, error) {
 	return map[string]any{"offers": offers, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "offers")}, nil
 }
 
+// offerJSON is an offer as reads and receipts show it, its members in the
+// order of the OpenAPI document's Offer.
+type offerJSON struct {
+	OfferID            string              `json:"offerId"`
+	PartnerID          string              `json:"partnerId"`
+	State              string              `json:"state"`
+	Name               string              `json:"name"`
+	Draft              json.RawMessage     `json:"draft"`
+	Fingerprint        string              `json:"fingerprint"`
+	Revision           string              `json:"revision"`
+	PublishedVersionID *string             `json:"publishedVersionId"`
+	Versions           []*sdk.OfferVersion `json:"versions"`
+	CreatedAt          jsonview.Stamp      `json:"createdAt"`
+	UpdatedAt          jsonview.Stamp      `json:"updatedAt"`
+	PreviewedAt        *jsonview.Stamp     `json:"previewedAt"`
+	PublishedAt        *jsonview.Stamp     `json:"publishedAt"`
+	ArchivedAt         *jsonview.Stamp     `json:"archivedAt"`
+}
+
 // offerView is an offer with its latest published versions.
-func offerView(st *store.Store, o *store.Offer) map[string]any {
-	versions := []*sdk.OfferVersion{}
+func offerView(st *store.Store, o *store.Offer) *offerJSON {
+	versions := make([]*sdk.OfferVersion, 0, min(len(o.Versions), agencyVersionsShown))
 	for i := len(o.Versions) - 1; i >= 0 && len(versions) < agencyVersionsShown; i-- {
 		if v, ok := st.OfferVersions.Get(o.Versions[i]); ok {
 			versions = append(versions, offerVersionView(v))
 		}
 	}
-	var published any
+	var published *string
 	if len(o.Versions) > 0 {
-		published = o.Versions[len(o.Versions)-1]
+		id := o.Versions[len(o.Versions)-1]
+		published = &id
 	}
-	return map[string]any{
-		"offerId": o.ID, "partnerId": o.Owner, "state": o.State, "name": o.Name, "draft": o.Draft,
-		"fingerprint": o.Fingerprint, "revision": o.Revision, "publishedVersionId": published,
-		"versions": versions, "createdAt": o.CreatedAt, "updatedAt": o.UpdatedAt,
-		"previewedAt": httpapi.TimeOrNull(o.PreviewedAt), "publishedAt": httpapi.TimeOrNull(o.PublishedAt),
-		"archivedAt": httpapi.TimeOrNull(o.ArchivedAt),
+	return &offerJSON{
+		OfferID: o.ID, PartnerID: o.Owner, State: o.State, Name: o.Name, Draft: o.Draft,
+		Fingerprint: o.Fingerprint, Revision: o.Revision, PublishedVersionID: published,
+		Versions: versions, CreatedAt: jsonview.Stamp(o.CreatedAt), UpdatedAt: jsonview.Stamp(o.UpdatedAt),
+		PreviewedAt: stampOrNull(o.PreviewedAt), PublishedAt: stampOrNull(o.PublishedAt),
+		ArchivedAt: stampOrNull(o.ArchivedAt),
 	}
 }
 
