@@ -3,7 +3,6 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	runsapi "github.com/voiceagent/voiceagent-go/runs"
@@ -479,33 +479,108 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 	return runsapi.Deleted{Success: true, ID: run.ID, CanceledTouches: canceled}, nil
 }
 
-// RunView is a communication run as the API shows it.
-func RunView(r *store.CommunicationRun) map[string]any {
-	touches := make([]map[string]any, len(r.Touches))
-	counts := map[string]int{touchScheduled: 0, touchRunning: 0, telephony.TouchCompleted: 0, telephony.TouchFailed: 0, touchSkipped: 0}
-	for i, t := range r.Touches {
-		touches[i] = touchView(t)
-		counts[t.Status]++
-	}
-	return map[string]any{
-		"id": r.ID, "business_id": r.Owner, "external_ref": r.ExternalRef, "status": r.Status,
-		"agent_id": r.AgentID, "assigned_number_id": r.AssignedNumberID,
-		"from_number": r.FromNumber, "from_number_id": r.FromNumberID,
-		"metadata": maps.Clone(r.Metadata), "touches": touches, "touch_counts": counts,
-		"idempotency_key": r.IdempotencyKey, "created_at": r.CreatedAt, "updated_at": r.UpdatedAt,
-		"started_at": r.StartedAt, "completed_at": r.CompletedAt,
+// Run is a communication run as the API shows it (GET
+// /v1/communication-runs, the create's answer), members in the order of
+// the OpenAPI document's CommunicationRun.
+type Run struct {
+	ID               string          `json:"id"`
+	BusinessID       string          `json:"business_id"`
+	ExternalRef      string          `json:"external_ref"`
+	Status           string          `json:"status"`
+	AgentID          string          `json:"agent_id"`
+	AssignedNumberID *string         `json:"assigned_number_id"`
+	FromNumber       string          `json:"from_number"`
+	FromNumberID     string          `json:"from_number_id"`
+	Metadata         map[string]any  `json:"metadata"`
+	Touches          []Touch         `json:"touches"`
+	TouchCounts      TouchCounts     `json:"touch_counts"`
+	IdempotencyKey   string          `json:"idempotency_key"`
+	CreatedAt        jsonview.Stamp  `json:"created_at"`
+	UpdatedAt        jsonview.Stamp  `json:"updated_at"`
+	StartedAt        *jsonview.Stamp `json:"started_at"`
+	CompletedAt      *jsonview.Stamp `json:"completed_at"`
+}
+
+// TouchCounts counts a run's touches per status. canceled appears only
+// when a touch was canceled (the run is being deleted).
+type TouchCounts struct {
+	Scheduled int `json:"scheduled"`
+	Running   int `json:"running"`
+	Completed int `json:"completed"`
+	Failed    int `json:"failed"`
+	Skipped   int `json:"skipped"`
+	Canceled  int `json:"canceled,omitempty"`
+}
+
+// add counts a touch of the status.
+func (c *TouchCounts) add(status string) {
+	switch status {
+	case touchScheduled:
+		c.Scheduled++
+	case touchRunning:
+		c.Running++
+	case telephony.TouchCompleted:
+		c.Completed++
+	case telephony.TouchFailed:
+		c.Failed++
+	case touchSkipped:
+		c.Skipped++
+	case touchCanceled:
+		c.Canceled++
 	}
 }
 
-func touchView(t *store.RunTouch) map[string]any {
-	return map[string]any{
-		"touch_id": t.TouchID, "channel": t.Channel, "target": t.Target,
-		"scheduled_at": t.ScheduledAt, "timing_window": t.TimingWindow,
-		"context": maps.Clone(t.Context), "metadata": maps.Clone(t.Metadata),
-		"message": t.Message, "sms_category": t.SMSCategory,
-		"status": t.Status, "execute_at": t.ExecuteAt, "started_at": t.StartedAt,
-		"completed_at": t.CompletedAt, "call_id": httpapi.Nullable(t.CallID), "message_sid": httpapi.Nullable(t.MessageSID),
-		"duration": t.Duration, "summary": httpapi.Nullable(t.Summary), "error": t.Error,
+// Touch is a touch of a run with its execution state, members in the
+// order of the OpenAPI document's RunTouch.
+type Touch struct {
+	TouchID      string              `json:"touch_id"`
+	Channel      string              `json:"channel"`
+	Target       store.RunTarget     `json:"target"`
+	ScheduledAt  jsonview.Stamp      `json:"scheduled_at"`
+	TimingWindow *store.TimingWindow `json:"timing_window"`
+	Context      map[string]any      `json:"context"`
+	Metadata     map[string]any      `json:"metadata"`
+	Message      *string             `json:"message"`
+	SMSCategory  *string             `json:"sms_category"`
+	Status       string              `json:"status"`
+	ExecuteAt    jsonview.Stamp      `json:"execute_at"`
+	StartedAt    *jsonview.Stamp     `json:"started_at"`
+	CompletedAt  *jsonview.Stamp     `json:"completed_at"`
+	CallID       *string             `json:"call_id"`
+	MessageSID   *string             `json:"message_sid"`
+	Duration     *int                `json:"duration"`
+	Summary      *string             `json:"summary"`
+	Error        *store.TouchError   `json:"error"`
+}
+
+// RunView is a communication run as the API shows it. The view shares the
+// run's maps and strings: it is encoded under the store lock.
+func RunView(r *store.CommunicationRun) Run {
+	v := Run{
+		ID: r.ID, BusinessID: r.Owner, ExternalRef: r.ExternalRef, Status: r.Status,
+		AgentID: r.AgentID, AssignedNumberID: r.AssignedNumberID,
+		FromNumber: r.FromNumber, FromNumberID: r.FromNumberID, Metadata: r.Metadata,
+		Touches: make([]Touch, len(r.Touches)), IdempotencyKey: r.IdempotencyKey,
+		CreatedAt: jsonview.Stamp(r.CreatedAt), UpdatedAt: jsonview.Stamp(r.UpdatedAt),
+		StartedAt: jsonview.StampPtr(r.StartedAt), CompletedAt: jsonview.StampPtr(r.CompletedAt),
+	}
+	for i, t := range r.Touches {
+		v.Touches[i] = touchView(t)
+		v.TouchCounts.add(t.Status)
+	}
+	return v
+}
+
+// touchView is a touch as its run's view shows it.
+func touchView(t *store.RunTouch) Touch {
+	return Touch{
+		TouchID: t.TouchID, Channel: t.Channel, Target: t.Target,
+		ScheduledAt: jsonview.Stamp(t.ScheduledAt), TimingWindow: t.TimingWindow,
+		Context: t.Context, Metadata: t.Metadata, Message: t.Message, SMSCategory: t.SMSCategory,
+		Status: t.Status, ExecuteAt: jsonview.Stamp(t.ExecuteAt), StartedAt: jsonview.StampPtr(t.StartedAt),
+		CompletedAt: jsonview.StampPtr(t.CompletedAt), CallID: httpapi.NullIfEmpty(&t.CallID),
+		MessageSID: httpapi.NullIfEmpty(&t.MessageSID), Duration: t.Duration,
+		Summary: httpapi.NullIfEmpty(&t.Summary), Error: t.Error,
 	}
 }
 
