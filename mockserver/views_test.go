@@ -200,6 +200,34 @@ func TestCommunicationRunViewMembers(t *testing.T) {
 	assert.Equal(t, runs[bareID], e.get("/v1/communication-runs?id="+bareID), "a list item and the read by id agree")
 }
 
+func TestCommunicationRunPreviewMembers(t *testing.T) {
+	t.Parallel()
+	e := newViewsEnv(t)
+	at := func(d time.Duration) string { return afternoonET.Add(d).Format(time.RFC3339) }
+	preview := e.do(http.MethodPost, "/v1/communication-runs/preview", `{"business_id":"`+e.acct.BusinessID+`","external_ref":"p","touches":[`+
+		`{"touch_id":"late","channel":"call","target":{"phone":"+15551230101","name":"Ann"},"scheduled_at":"`+at(time.Hour)+`"},`+
+		`{"touch_id":"early","channel":"sms","message":"Hi","sms_category":"marketing","target":{"phone":"+15551230102"},`+
+		`"scheduled_at":"`+at(-time.Hour)+`","timing_window":{"not_before":"`+at(0)+`"}}]}`, http.StatusOK).json
+	assertShape(t, `{"valid":"bool","business_id":"string","external_ref":"string","agent_id":"string","from_number":"string","from_number_id":"string",
+		"touches":[
+			{"touch_id":"string","channel":"string","to":"string","name":"null","scheduled_at":"string","execute_at":"string",
+			 "timing_window":{"not_before":"string","not_after":"null"},"message":"string","sms_category":"string"},
+			{"touch_id":"string","channel":"string","to":"string","name":"string","scheduled_at":"string","execute_at":"string",
+			 "timing_window":"null","message":"null","sms_category":"null"}],
+		"summary":{"touches":"number","calls":"number","sms":"number","first_at":"string","last_at":"string"},
+		"warnings":[{"path":"string","message":"string"}]}`, preview)
+	touches := preview["touches"].([]any)
+	assert.Equal(t, "early", touches[0].(map[string]any)["touch_id"], "in execution order")
+	assert.Equal(t, at(-time.Hour), touches[0].(map[string]any)["scheduled_at"])
+	assert.Equal(t, at(0), touches[0].(map[string]any)["execute_at"], "moved into the window")
+	assert.Equal(t, map[string]any{"touches": 2.0, "calls": 1.0, "sms": 1.0, "first_at": at(0), "last_at": at(time.Hour)}, preview["summary"])
+	assert.Equal(t, true, preview["valid"])
+
+	quiet := e.do(http.MethodPost, "/v1/communication-runs/preview", `{"business_id":"`+e.acct.BusinessID+`","external_ref":"q","touches":[`+
+		`{"touch_id":"t1","channel":"call","target":{"phone":"+15551230101"},"scheduled_at":"`+at(time.Hour)+`"}]}`, http.StatusOK).json
+	assert.Equal(t, []any{}, quiet["warnings"], "no warnings: [], not null")
+}
+
 // governedShape is the shape of a governed update.
 func governedShape(status map[string]string) string {
 	s := map[string]string{

@@ -287,14 +287,17 @@ func (s *Service) previewRun(rc *httpapi.Ctx) (any, error) {
 	if len(p.errors) > 0 {
 		return nil, p.invalid()
 	}
-	touches := make([]map[string]any, len(p.body.Touches))
-	calls, texts := 0, 0
+	v := runPreview{
+		Valid: true, BusinessID: p.body.BusinessID, ExternalRef: p.body.ExternalRef, AgentID: p.agent.ID,
+		FromNumber: p.number.PhoneNumber, FromNumberID: p.number.ID,
+		Touches: make([]previewTouch, len(p.body.Touches)), Warnings: httpapi.NonNil(p.warnings),
+	}
 	var first, last time.Time
 	for i, t := range p.body.Touches {
 		if t.Channel == "call" {
-			calls++
+			v.Summary.Calls++
 		} else {
-			texts++
+			v.Summary.SMS++
 		}
 		at := p.executeAt[i]
 		if first.IsZero() || at.Before(first) {
@@ -303,22 +306,54 @@ func (s *Service) previewRun(rc *httpapi.Ctx) (any, error) {
 		if at.After(last) {
 			last = at
 		}
-		touches[i] = map[string]any{
-			"touch_id": t.TouchID, "channel": t.Channel, "to": t.Target.Phone, "name": t.Target.Name,
-			"scheduled_at": t.ScheduledAt.UTC(), "execute_at": at, "timing_window": t.TimingWindow,
-			"message": t.Message, "sms_category": t.SMSCategory,
+		v.Touches[i] = previewTouch{
+			TouchID: t.TouchID, Channel: t.Channel, To: t.Target.Phone, Name: t.Target.Name,
+			ScheduledAt: jsonview.Stamp(t.ScheduledAt.UTC()), ExecuteAt: jsonview.Stamp(at), TimingWindow: t.TimingWindow,
+			Message: t.Message, SMSCategory: t.SMSCategory,
 		}
 	}
-	slices.SortStableFunc(touches, func(a, b map[string]any) int {
-		return a["execute_at"].(time.Time).Compare(b["execute_at"].(time.Time))
+	slices.SortStableFunc(v.Touches, func(a, b previewTouch) int {
+		return time.Time(a.ExecuteAt).Compare(time.Time(b.ExecuteAt))
 	})
-	return map[string]any{
-		"valid": true, "business_id": p.body.BusinessID, "external_ref": p.body.ExternalRef,
-		"agent_id": p.agent.ID, "from_number": p.number.PhoneNumber, "from_number_id": p.number.ID,
-		"touches":  touches,
-		"summary":  map[string]any{"touches": len(touches), "calls": calls, "sms": texts, "first_at": first, "last_at": last},
-		"warnings": httpapi.NonNil(p.warnings),
-	}, nil
+	v.Summary.Touches, v.Summary.FirstAt, v.Summary.LastAt = len(v.Touches), jsonview.Stamp(first), jsonview.Stamp(last)
+	return v, nil
+}
+
+// runPreview is the answer of POST /v1/communication-runs/preview, members
+// in the order of the OpenAPI document's CommunicationRunPreview.
+type runPreview struct {
+	Valid        bool                 `json:"valid"`
+	BusinessID   string               `json:"business_id"`
+	ExternalRef  string               `json:"external_ref"`
+	AgentID      string               `json:"agent_id"`
+	FromNumber   string               `json:"from_number"`
+	FromNumberID string               `json:"from_number_id"`
+	Touches      []previewTouch       `json:"touches"`
+	Summary      previewSummary       `json:"summary"`
+	Warnings     []httpapi.FieldError `json:"warnings"`
+}
+
+// previewTouch is a touch as the preview shows it, in execution order.
+type previewTouch struct {
+	TouchID      string              `json:"touch_id"`
+	Channel      string              `json:"channel"`
+	To           string              `json:"to"`
+	Name         *string             `json:"name"`
+	ScheduledAt  jsonview.Stamp      `json:"scheduled_at"`
+	ExecuteAt    jsonview.Stamp      `json:"execute_at"`
+	TimingWindow *store.TimingWindow `json:"timing_window"`
+	Message      *string             `json:"message"`
+	SMSCategory  *string             `json:"sms_category"`
+}
+
+// previewSummary counts a preview's touches and gives when the first and
+// the last run.
+type previewSummary struct {
+	Touches int            `json:"touches"`
+	Calls   int            `json:"calls"`
+	SMS     int            `json:"sms"`
+	FirstAt jsonview.Stamp `json:"first_at"`
+	LastAt  jsonview.Stamp `json:"last_at"`
 }
 
 // createRun stores the run and schedules its touches. The Idempotency-Key
