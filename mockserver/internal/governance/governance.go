@@ -11,6 +11,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
@@ -397,14 +398,43 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 	return GovernedView(g), nil
 }
 
-// GovernedView is a governed update as the API shows it.
-func GovernedView(g *store.GovernedUpdate) map[string]any {
-	return map[string]any{
-		"id": g.ID, "business_id": g.Owner, "intent": g.Intent, "status": g.Status, "dry_run": false,
-		"idempotency_key": g.IdempotencyKey, "target": g.Target, "payload": g.Payload,
-		"actor": g.Actor, "authority": g.Authority, "queue_for_approval": g.QueueForApproval,
-		"reason": g.Reason, "source_ref": g.SourceRef, "extra": g.Extra, "result": g.Result,
-		"error": g.Error, "decided_by": httpapi.Nullable(g.DecidedBy), "decided_at": g.DecidedAt,
-		"decision_note": g.DecisionNote, "created_at": g.CreatedAt, "updated_at": g.UpdatedAt,
+// GovernedUpdate is a governed update as the API shows it (GET
+// /v1/governed-updates, the answers of the submit and the decision),
+// members in the order of the OpenAPI document's GovernedUpdate.
+type GovernedUpdate struct {
+	ID               string          `json:"id"`
+	BusinessID       string          `json:"business_id"`
+	Intent           string          `json:"intent"`
+	Status           string          `json:"status"`
+	DryRun           bool            `json:"dry_run"`
+	IdempotencyKey   string          `json:"idempotency_key"`
+	Target           map[string]any  `json:"target"`
+	Payload          map[string]any  `json:"payload"`
+	Actor            map[string]any  `json:"actor"`
+	Authority        map[string]any  `json:"authority"`
+	QueueForApproval bool            `json:"queue_for_approval"`
+	Reason           *string         `json:"reason"`
+	SourceRef        *string         `json:"source_ref"`
+	Extra            map[string]any  `json:"extra"`
+	Result           any             `json:"result"`
+	Error            map[string]any  `json:"error"`
+	DecidedBy        *string         `json:"decided_by"`
+	DecidedAt        *jsonview.Stamp `json:"decided_at"`
+	DecisionNote     *string         `json:"decision_note"`
+	CreatedAt        jsonview.Stamp  `json:"created_at"`
+	UpdatedAt        jsonview.Stamp  `json:"updated_at"`
+}
+
+// GovernedView is a governed update as the API shows it (dry_run is always
+// false: a dry run is never stored). The view shares the update's maps and
+// strings: it is encoded under the store lock.
+func GovernedView(g *store.GovernedUpdate) GovernedUpdate {
+	return GovernedUpdate{
+		ID: g.ID, BusinessID: g.Owner, Intent: g.Intent, Status: g.Status,
+		IdempotencyKey: g.IdempotencyKey, Target: g.Target, Payload: g.Payload,
+		Actor: g.Actor, Authority: g.Authority, QueueForApproval: g.QueueForApproval,
+		Reason: g.Reason, SourceRef: g.SourceRef, Extra: g.Extra, Result: g.Result,
+		Error: g.Error, DecidedBy: httpapi.NullIfEmpty(&g.DecidedBy), DecidedAt: jsonview.StampPtr(g.DecidedAt),
+		DecisionNote: g.DecisionNote, CreatedAt: jsonview.Stamp(g.CreatedAt), UpdatedAt: jsonview.Stamp(g.UpdatedAt),
 	}
 }

@@ -16,6 +16,16 @@ func Nullable(s string) any {
 	return s
 }
 
+// NullIfEmpty is s for a struct view's nullable member, nil (null) when
+// *s is "". The view shares the record's string without a copy: views are
+// encoded under the store lock that reads the record, before it can change.
+func NullIfEmpty(s *string) *string {
+	if *s == "" {
+		return nil
+	}
+	return s
+}
+
 // Set copies *src into *dst when src is not nil.
 func Set[T any](dst *T, src *T) {
 	if src != nil {

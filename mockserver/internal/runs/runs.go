@@ -3,7 +3,6 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	runsapi "github.com/voiceagent/voiceagent-go/runs"
@@ -287,14 +287,17 @@ func (s *Service) previewRun(rc *httpapi.Ctx) (any, error) {
 	if len(p.errors) > 0 {
 		return nil, p.invalid()
 	}
-	touches := make([]map[string]any, len(p.body.Touches))
-	calls, texts := 0, 0
+	v := runPreview{
+		Valid: true, BusinessID: p.body.BusinessID, ExternalRef: p.body.ExternalRef, AgentID: p.agent.ID,
+		FromNumber: p.number.PhoneNumber, FromNumberID: p.number.ID,
+		Touches: make([]previewTouch, len(p.body.Touches)), Warnings: httpapi.NonNil(p.warnings),
+	}
 	var first, last time.Time
 	for i, t := range p.body.Touches {
 		if t.Channel == "call" {
-			calls++
+			v.Summary.Calls++
 		} else {
-			texts++
+			v.Summary.SMS++
 		}
 		at := p.executeAt[i]
 		if first.IsZero() || at.Before(first) {
@@ -303,22 +306,54 @@ func (s *Service) previewRun(rc *httpapi.Ctx) (any, error) {
 		if at.After(last) {
 			last = at
 		}
-		touches[i] = map[string]any{
-			"touch_id": t.TouchID, "channel": t.Channel, "to": t.Target.Phone, "name": t.Target.Name,
-			"scheduled_at": t.ScheduledAt.UTC(), "execute_at": at, "timing_window": t.TimingWindow,
-			"message": t.Message, "sms_category": t.SMSCategory,
+		v.Touches[i] = previewTouch{
+			TouchID: t.TouchID, Channel: t.Channel, To: t.Target.Phone, Name: t.Target.Name,
+			ScheduledAt: jsonview.Stamp(t.ScheduledAt.UTC()), ExecuteAt: jsonview.Stamp(at), TimingWindow: t.TimingWindow,
+			Message: t.Message, SMSCategory: t.SMSCategory,
 		}
 	}
-	slices.SortStableFunc(touches, func(a, b map[string]any) int {
-		return a["execute_at"].(time.Time).Compare(b["execute_at"].(time.Time))
+	slices.SortStableFunc(v.Touches, func(a, b previewTouch) int {
+		return time.Time(a.ExecuteAt).Compare(time.Time(b.ExecuteAt))
 	})
-	return map[string]any{
-		"valid": true, "business_id": p.body.BusinessID, "external_ref": p.body.ExternalRef,
-		"agent_id": p.agent.ID, "from_number": p.number.PhoneNumber, "from_number_id": p.number.ID,
-		"touches":  touches,
-		"summary":  map[string]any{"touches": len(touches), "calls": calls, "sms": texts, "first_at": first, "last_at": last},
-		"warnings": httpapi.NonNil(p.warnings),
-	}, nil
+	v.Summary.Touches, v.Summary.FirstAt, v.Summary.LastAt = len(v.Touches), jsonview.Stamp(first), jsonview.Stamp(last)
+	return v, nil
+}
+
+// runPreview is the answer of POST /v1/communication-runs/preview, members
+// in the order of the OpenAPI document's CommunicationRunPreview.
+type runPreview struct {
+	Valid        bool                 `json:"valid"`
+	BusinessID   string               `json:"business_id"`
+	ExternalRef  string               `json:"external_ref"`
+	AgentID      string               `json:"agent_id"`
+	FromNumber   string               `json:"from_number"`
+	FromNumberID string               `json:"from_number_id"`
+	Touches      []previewTouch       `json:"touches"`
+	Summary      previewSummary       `json:"summary"`
+	Warnings     []httpapi.FieldError `json:"warnings"`
+}
+
+// previewTouch is a touch as the preview shows it, in execution order.
+type previewTouch struct {
+	TouchID      string              `json:"touch_id"`
+	Channel      string              `json:"channel"`
+	To           string              `json:"to"`
+	Name         *string             `json:"name"`
+	ScheduledAt  jsonview.Stamp      `json:"scheduled_at"`
+	ExecuteAt    jsonview.Stamp      `json:"execute_at"`
+	TimingWindow *store.TimingWindow `json:"timing_window"`
+	Message      *string             `json:"message"`
+	SMSCategory  *string             `json:"sms_category"`
+}
+
+// previewSummary counts a preview's touches and gives when the first and
+// the last run.
+type previewSummary struct {
+	Touches int            `json:"touches"`
+	Calls   int            `json:"calls"`
+	SMS     int            `json:"sms"`
+	FirstAt jsonview.Stamp `json:"first_at"`
+	LastAt  jsonview.Stamp `json:"last_at"`
 }
 
 // createRun stores the run and schedules its touches. The Idempotency-Key
@@ -479,33 +514,108 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 	return runsapi.Deleted{Success: true, ID: run.ID, CanceledTouches: canceled}, nil
 }
 
-// RunView is a communication run as the API shows it.
-func RunView(r *store.CommunicationRun) map[string]any {
-	touches := make([]map[string]any, len(r.Touches))
-	counts := map[string]int{touchScheduled: 0, touchRunning: 0, telephony.TouchCompleted: 0, telephony.TouchFailed: 0, touchSkipped: 0}
-	for i, t := range r.Touches {
-		touches[i] = touchView(t)
-		counts[t.Status]++
-	}
-	return map[string]any{
-		"id": r.ID, "business_id": r.Owner, "external_ref": r.ExternalRef, "status": r.Status,
-		"agent_id": r.AgentID, "assigned_number_id": r.AssignedNumberID,
-		"from_number": r.FromNumber, "from_number_id": r.FromNumberID,
-		"metadata": maps.Clone(r.Metadata), "touches": touches, "touch_counts": counts,
-		"idempotency_key": r.IdempotencyKey, "created_at": r.CreatedAt, "updated_at": r.UpdatedAt,
-		"started_at": r.StartedAt, "completed_at": r.CompletedAt,
+// Run is a communication run as the API shows it (GET
+// /v1/communication-runs, the create's answer), members in the order of
+// the OpenAPI document's CommunicationRun.
+type Run struct {
+	ID               string          `json:"id"`
+	BusinessID       string          `json:"business_id"`
+	ExternalRef      string          `json:"external_ref"`
+	Status           string          `json:"status"`
+	AgentID          string          `json:"agent_id"`
+	AssignedNumberID *string         `json:"assigned_number_id"`
+	FromNumber       string          `json:"from_number"`
+	FromNumberID     string          `json:"from_number_id"`
+	Metadata         map[string]any  `json:"metadata"`
+	Touches          []Touch         `json:"touches"`
+	TouchCounts      TouchCounts     `json:"touch_counts"`
+	IdempotencyKey   string          `json:"idempotency_key"`
+	CreatedAt        jsonview.Stamp  `json:"created_at"`
+	UpdatedAt        jsonview.Stamp  `json:"updated_at"`
+	StartedAt        *jsonview.Stamp `json:"started_at"`
+	CompletedAt      *jsonview.Stamp `json:"completed_at"`
+}
+
+// TouchCounts counts a run's touches per status. canceled appears only
+// when a touch was canceled (the run is being deleted).
+type TouchCounts struct {
+	Scheduled int `json:"scheduled"`
+	Running   int `json:"running"`
+	Completed int `json:"completed"`
+	Failed    int `json:"failed"`
+	Skipped   int `json:"skipped"`
+	Canceled  int `json:"canceled,omitempty"`
+}
+
+// add counts a touch of the status.
+func (c *TouchCounts) add(status string) {
+	switch status {
+	case touchScheduled:
+		c.Scheduled++
+	case touchRunning:
+		c.Running++
+	case telephony.TouchCompleted:
+		c.Completed++
+	case telephony.TouchFailed:
+		c.Failed++
+	case touchSkipped:
+		c.Skipped++
+	case touchCanceled:
+		c.Canceled++
 	}
 }
 
-func touchView(t *store.RunTouch) map[string]any {
-	return map[string]any{
-		"touch_id": t.TouchID, "channel": t.Channel, "target": t.Target,
-		"scheduled_at": t.ScheduledAt, "timing_window": t.TimingWindow,
-		"context": maps.Clone(t.Context), "metadata": maps.Clone(t.Metadata),
-		"message": t.Message, "sms_category": t.SMSCategory,
-		"status": t.Status, "execute_at": t.ExecuteAt, "started_at": t.StartedAt,
-		"completed_at": t.CompletedAt, "call_id": httpapi.Nullable(t.CallID), "message_sid": httpapi.Nullable(t.MessageSID),
-		"duration": t.Duration, "summary": httpapi.Nullable(t.Summary), "error": t.Error,
+// Touch is a touch of a run with its execution state, members in the
+// order of the OpenAPI document's RunTouch.
+type Touch struct {
+	TouchID      string              `json:"touch_id"`
+	Channel      string              `json:"channel"`
+	Target       store.RunTarget     `json:"target"`
+	ScheduledAt  jsonview.Stamp      `json:"scheduled_at"`
+	TimingWindow *store.TimingWindow `json:"timing_window"`
+	Context      map[string]any      `json:"context"`
+	Metadata     map[string]any      `json:"metadata"`
+	Message      *string             `json:"message"`
+	SMSCategory  *string             `json:"sms_category"`
+	Status       string              `json:"status"`
+	ExecuteAt    jsonview.Stamp      `json:"execute_at"`
+	StartedAt    *jsonview.Stamp     `json:"started_at"`
+	CompletedAt  *jsonview.Stamp     `json:"completed_at"`
+	CallID       *string             `json:"call_id"`
+	MessageSID   *string             `json:"message_sid"`
+	Duration     *int                `json:"duration"`
+	Summary      *string             `json:"summary"`
+	Error        *store.TouchError   `json:"error"`
+}
+
+// RunView is a communication run as the API shows it. The view shares the
+// run's maps and strings: it is encoded under the store lock.
+func RunView(r *store.CommunicationRun) Run {
+	v := Run{
+		ID: r.ID, BusinessID: r.Owner, ExternalRef: r.ExternalRef, Status: r.Status,
+		AgentID: r.AgentID, AssignedNumberID: r.AssignedNumberID,
+		FromNumber: r.FromNumber, FromNumberID: r.FromNumberID, Metadata: r.Metadata,
+		Touches: make([]Touch, len(r.Touches)), IdempotencyKey: r.IdempotencyKey,
+		CreatedAt: jsonview.Stamp(r.CreatedAt), UpdatedAt: jsonview.Stamp(r.UpdatedAt),
+		StartedAt: jsonview.StampPtr(r.StartedAt), CompletedAt: jsonview.StampPtr(r.CompletedAt),
+	}
+	for i, t := range r.Touches {
+		v.Touches[i] = touchView(t)
+		v.TouchCounts.add(t.Status)
+	}
+	return v
+}
+
+// touchView is a touch as its run's view shows it.
+func touchView(t *store.RunTouch) Touch {
+	return Touch{
+		TouchID: t.TouchID, Channel: t.Channel, Target: t.Target,
+		ScheduledAt: jsonview.Stamp(t.ScheduledAt), TimingWindow: t.TimingWindow,
+		Context: t.Context, Metadata: t.Metadata, Message: t.Message, SMSCategory: t.SMSCategory,
+		Status: t.Status, ExecuteAt: jsonview.Stamp(t.ExecuteAt), StartedAt: jsonview.StampPtr(t.StartedAt),
+		CompletedAt: jsonview.StampPtr(t.CompletedAt), CallID: httpapi.NullIfEmpty(&t.CallID),
+		MessageSID: httpapi.NullIfEmpty(&t.MessageSID), Duration: t.Duration,
+		Summary: httpapi.NullIfEmpty(&t.Summary), Error: t.Error,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
@@ -380,12 +381,30 @@ func (s *Service) sendSDRMail(st *store.Store, now time.Time, id string) {
 	s.Emit(st, m.Owner, "lead_email.sent", now, sdrMailView(m))
 }
 
-// sdrMailView is an SDR email as lead_email.* events show it.
-func sdrMailView(m *store.SDRMail) map[string]any {
-	return map[string]any{
-		"id": m.ID, "lead_id": m.LeadID, "business_id": m.Owner, "to": m.To, "from": m.From,
-		"subject": m.Subject, "body": m.Body, "status": m.Status, "error": httpapi.Nullable(m.Error),
-		"created_at": m.CreatedAt, "sent_at": m.SentAt,
+// sdrMail is an SDR email as the lead_email.sent and lead_email.failed
+// events show it, members in the order of the OpenAPI document's
+// LeadEmail.
+type sdrMail struct {
+	ID         string          `json:"id"`
+	LeadID     string          `json:"lead_id"`
+	BusinessID string          `json:"business_id"`
+	To         string          `json:"to"`
+	From       string          `json:"from"`
+	Subject    string          `json:"subject"`
+	Body       string          `json:"body"`
+	Status     string          `json:"status"`
+	Error      *string         `json:"error"`
+	CreatedAt  jsonview.Stamp  `json:"created_at"`
+	SentAt     *jsonview.Stamp `json:"sent_at"`
+}
+
+// sdrMailView is an SDR email as lead_email.* events show it. It shares
+// the email's strings: the event encodes it at once, under the store lock.
+func sdrMailView(m *store.SDRMail) sdrMail {
+	return sdrMail{
+		ID: m.ID, LeadID: m.LeadID, BusinessID: m.Owner, To: m.To, From: m.From,
+		Subject: m.Subject, Body: m.Body, Status: m.Status, Error: httpapi.NullIfEmpty(&m.Error),
+		CreatedAt: jsonview.Stamp(m.CreatedAt), SentAt: jsonview.StampPtr(m.SentAt),
 	}
 }
 

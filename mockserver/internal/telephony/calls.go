@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -390,34 +391,57 @@ func callItemEncoder(st *store.Store) func(b []byte, c *store.Call) []byte {
 	}
 }
 
-// callDetail is a call in GET /v1/calls?id= and in call events. It stays a
-// map: calls.Call omits the detail members a list item lacks, where the
-// detail answers each of them, null when unset.
-func callDetail(st *store.Store, c *store.Call) map[string]any {
-	v := map[string]any{
-		"id": c.ID, "conversation_id": c.ConversationID, "status": c.Status,
-		"duration": c.Duration, "agent_id": c.AgentID, "agent_name": agentName(st, c),
-		"created_at": c.CreatedAt, "direction": c.Direction, "summary": httpapi.Nullable(c.Summary),
+// CallDetail is a call as GET /v1/calls?id=, GET /_mock/calls, POST
+// /_mock/inbound-call and the data of call.* and voicemail.received events
+// show it: every member of the OpenAPI document's CallDetail, null when
+// unset (where calls.Call omits the members a list item lacks), the list
+// item's members first in their order, and the reference members of a call
+// placed by a communication run touch or an approval request only when set.
+type CallDetail struct {
+	ID                string                   `json:"id"`
+	ConversationID    string                   `json:"conversation_id"`
+	Status            string                   `json:"status"`
+	Duration          int                      `json:"duration"`
+	AgentID           string                   `json:"agent_id"`
+	AgentName         string                   `json:"agent_name"`
+	CreatedAt         jsonview.Stamp           `json:"created_at"`
+	Direction         string                   `json:"direction"`
+	Summary           *string                  `json:"summary"`
+	BusinessID        string                   `json:"business_id"`
+	LeadID            *string                  `json:"lead_id"`
+	RecordingURL      *string                  `json:"recording_url"`
+	Transcript        *string                  `json:"transcript"`
+	QualityDimensions *store.QualityDimensions `json:"quality_dimensions"`
+	To                string                   `json:"to"`
+	From              *string                  `json:"from"`
+	Name              *string                  `json:"name"`
+	Context           *string                  `json:"context"`
+	MaxDuration       int                      `json:"max_duration"`
+	Error             *string                  `json:"error"`
+	EndedReason       *string                  `json:"ended_reason"`
+	Voicemail         *string                  `json:"voicemail"`
+	StartedAt         *jsonview.Stamp          `json:"started_at"`
+	EndedAt           *jsonview.Stamp          `json:"ended_at"`
+	UpdatedAt         jsonview.Stamp           `json:"updated_at"`
+	voiceagent.TouchRef
+}
+
+// callDetail is a call's detail view. Its nullable members are copies of
+// the call's strings: a call is a cached record, whose fields' addresses
+// are taken only in Calls.Update (store's
+// TestCachedRecordsChangeOnlyThroughUpdate).
+func callDetail(st *store.Store, c *store.Call) CallDetail {
+	return CallDetail{
+		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Duration: c.Duration,
+		AgentID: c.AgentID, AgentName: agentName(st, c), CreatedAt: jsonview.Stamp(c.CreatedAt),
+		Direction: c.Direction, Summary: httpapi.Strp(c.Summary), BusinessID: c.Owner,
+		LeadID: httpapi.Strp(c.LeadID), RecordingURL: httpapi.Strp(RecordingURL(c)),
+		Transcript: httpapi.Strp(c.Transcript), QualityDimensions: c.Quality, To: c.To,
+		From: httpapi.Strp(c.From), Name: httpapi.Strp(c.Name),
+		Context: httpapi.Strp(c.Context), MaxDuration: c.MaxDuration,
+		Error: httpapi.Strp(c.Error), EndedReason: httpapi.Strp(c.EndedReason),
+		Voicemail: httpapi.Strp(c.Voicemail), StartedAt: jsonview.StampPtr(c.StartedAt),
+		EndedAt: jsonview.StampPtr(c.EndedAt), UpdatedAt: jsonview.Stamp(c.UpdatedAt),
+		TouchRef: voiceagent.TouchRef(c.Touch()),
 	}
-	v["business_id"] = c.Owner
-	v["lead_id"] = httpapi.Nullable(c.LeadID)
-	v["recording_url"] = httpapi.Nullable(RecordingURL(c))
-	v["transcript"] = httpapi.Nullable(c.Transcript)
-	if c.Quality != nil {
-		v["quality_dimensions"] = c.Quality
-	} else {
-		v["quality_dimensions"] = nil
-	}
-	v["to"] = c.To
-	v["from"] = httpapi.Nullable(c.From)
-	v["name"] = httpapi.Nullable(c.Name)
-	v["context"] = httpapi.Nullable(c.Context)
-	v["max_duration"] = c.MaxDuration
-	v["error"] = httpapi.Nullable(c.Error)
-	v["ended_reason"] = httpapi.Nullable(c.EndedReason)
-	v["voicemail"] = httpapi.Nullable(c.Voicemail)
-	v["started_at"] = c.StartedAt
-	v["ended_at"] = c.EndedAt
-	v["updated_at"] = c.UpdatedAt
-	return touchRefFields(c.Touch(), v)
 }

@@ -13,7 +13,7 @@ import (
 // call and SMS simulators (calls.go, sms.go): the touches go through
 // PlaceOutboundCall and SendSMS like POST /v1/calls and POST /v1/sms/send,
 // with a store.TouchRef that the call or message keeps, shows in its views
-// and events (touchRefFields, smsView) and hands back when it ends (the
+// and events (CallDetail, smsView) and hands back when it ends (the
 // platform's CallEnded and TextDelivered hooks, to which packages runs and
 // governance subscribe).
 
@@ -111,19 +111,4 @@ func (s *Service) SendTouchText(st *store.Store, now time.Time, tm TouchSMS) (st
 		return "", err
 	}
 	return m.MessageSID, nil
-}
-
-// touchRefFields adds a call's or message's reference fields
-// (communication_run_id, external_ref, touch_id, approval_request_id) to its
-// view when they are set, so events match back to runs and approvals.
-func touchRefFields(ref store.TouchRef, into map[string]any) map[string]any {
-	for k, v := range map[string]string{
-		"communication_run_id": ref.CommunicationRunID, "external_ref": ref.ExternalRef,
-		"touch_id": ref.TouchID, "approval_request_id": ref.ApprovalRequestID,
-	} {
-		if v != "" {
-			into[k] = v
-		}
-	}
-	return into
 }

@@ -335,7 +335,7 @@ func (s *Service) adminCalls(rc *httpapi.Ctx) (any, error) {
 		return (tenant == "" || rc.Store.TenantOf(c.Owner) == tenant) &&
 			(status == "" || c.Status == status || (status == "active" && activeCall(c)))
 	})
-	out := make([]map[string]any, len(page))
+	out := make([]CallDetail, len(page))
 	for i, c := range page {
 		out[i] = callDetail(rc.Store, c)
 	}
