@@ -318,6 +318,14 @@ func TestBrowserDashboard(t *testing.T) {
 	var apiErr *voiceagent.Error
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 503, apiErr.StatusCode)
+	// The page re-renders the rule's row when its count of fired
+	// requests changes: wait for the count the server has, so that the
+	// button clicked is the one on the page.
+	fired := srv.Faults()[0].Fired
+	require.Positive(t, fired)
+	_, err = chromedp.Run(bctx, chromedp.Poll[bool](fmt.Sprintf(
+		`document.querySelector('#faults-body tr[data-fault="%s"] td:nth-child(7)')?.textContent === '%d'`, rules[0].ID, fired)))
+	require.NoError(t, err, "the page shows the rule fired %d times", fired)
 	do("remove the fault rule",
 		chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[data-remove-fault="%s"]`, rules[0].ID))),
 		chromedp.WaitNotPresent(chromedp.CSS(`#faults-body tr[data-fault]`)),

@@ -135,6 +135,23 @@ func TestPlainForJournalIsWhatTheJournalKeepsAsItIs(t *testing.T) {
 	}
 }
 
+func TestHoldsSecretValueFindsWhatTheExpressionsFind(t *testing.T) {
+	key := KeyPrefix + strings.Repeat("k", KeyRandomLen)
+	var inputs []string
+	for _, pre := range []string{"", "?", "&", "x", "/a?b=1&", "\n"} {
+		for _, p := range append(secretParams, "Token", "tokens", "my_token") {
+			for _, post := range []string{"", "v", "&", "\"", "'", " ", "\t", "\\", "#", "é", "=x", "\xff"} {
+				inputs = append(inputs, pre+p+"="+post, `{"a":"`+pre+p+"="+post+`"}`)
+			}
+		}
+	}
+	inputs = append(inputs, key, key[:len(key)-1], "whsec_", "whsec_a", "x=1 token", `{"a_b":"c=d"}`, "", "token=x?token=")
+	for _, in := range inputs {
+		want := keyValue.MatchString(in) || signingKey.MatchString(in) || secretInURL.MatchString(in)
+		assert.Equal(t, want, holdsSecretValue([]byte(in)), "%q", in)
+	}
+}
+
 func TestAPIPathAddsThePrefixOnce(t *testing.T) {
 	for in, want := range map[string]string{
 		"": "", "/v1/calls": "/api/v1/calls", "/api/v1/calls": "/api/v1/calls", "v1/calls": "/api/v1/calls",
