@@ -38,7 +38,7 @@ const (
 // (maxPendingUsage) and before every read, so that requests do not wait on
 // each other's table inserts and a read sees every request answered.
 type UsageLog struct {
-	// Mu guards T; take it through flushed (or Page), which first moves
+	// Mu guards T; take it through Flushed (or Page), which first moves
 	// the queued entries in.
 	Mu             sync.RWMutex
 	T              *store.Table[*store.UsageEntry]
