@@ -114,32 +114,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		var mock, bare loadgen.Result
-		lo, hi := 0.0, 0.0
-		for r := range *rounds {
-			m, err := loadgen.Drive(ctx, mockURL, fx.APIKey, sc, *duration, *concurrency)
-			if err != nil {
-				stopBare()
-				return fmt.Errorf("%s: mock: %w", sc.Name, err)
-			}
-			b, err := loadgen.Drive(ctx, bareURL, fx.APIKey, sc, *duration, *concurrency)
-			if err != nil {
-				stopBare()
-				return fmt.Errorf("%s: bare: %w", sc.Name, err)
-			}
-			ratio := m.RPS() / b.RPS()
-			if r == 0 || ratio < lo {
-				lo = ratio
-			}
-			if r == 0 || ratio > hi {
-				hi = ratio
-			}
-			mock, bare = mock.Merge(m), bare.Merge(b)
-		}
+		mock, bare, lo, hi, err := alternate(ctx, loadgen.GoDriver(*concurrency), mockURL, bareURL, fx.APIKey, sc, 0, *duration, *rounds)
 		stopBare()
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%.0f\t%s\t%s\t%.0f%%\t%.0f-%.0f%%\t%d\t\n", sc.Name,
-			mock.RPS(), round(mock.Quantile(0.5)), round(mock.Quantile(0.99)),
-			bare.RPS(), round(bare.Quantile(0.5)), round(bare.Quantile(0.99)),
+			mock.RPS(), round(mock.P50), round(mock.P99),
+			bare.RPS(), round(bare.P50), round(bare.P99),
 			100*mock.RPS()/bare.RPS(), 100*lo, 100*hi, mock.Errors+bare.Errors)
 	}
 	return tw.Flush()

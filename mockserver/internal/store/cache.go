@@ -122,6 +122,23 @@ var stale []string
 // suite runs with it on.
 func SetCacheCheck(on bool) { checkCache.Store(on) }
 
+// noteIfStale reports whether a kept encoding (and its screen) differs
+// from a fresh build, and notes the difference for StaleEncodings, what
+// naming what the encoding shows.
+func noteIfStale(what func() string, kept, fresh []byte, keptPassed, freshPassed bool) bool {
+	if bytes.Equal(kept, fresh) && keptPassed == freshPassed {
+		return false
+	}
+	line := fmt.Sprintf("%s: kept %s, now %s", what(), kept, fresh)
+	if keptPassed != freshPassed {
+		line += fmt.Sprintf(" (screen passed: kept %t, now %t)", keptPassed, freshPassed)
+	}
+	staleMu.Lock()
+	stale = append(stale, line)
+	staleMu.Unlock()
+	return true
+}
+
 // StaleEncodings returns what SetCacheCheck found: one line per kept
 // encoding that differed from a fresh build.
 func StaleEncodings() []string {
@@ -152,14 +169,7 @@ func AppendEncoded[T Cached](t *Table[T], r T, dep uint64, build func(b []byte, 
 			checked.Add(1)
 			fresh := build(nil, r)
 			passed := screen != nil && screen(fresh)
-			if !bytes.Equal(fresh, e.b) || passed != e.passed {
-				staleMu.Lock()
-				line := fmt.Sprintf("%T %s: kept %s, now %s", r, r.RecordID(), e.b, fresh)
-				if passed != e.passed {
-					line += fmt.Sprintf(" (screen passed: kept %t, now %t)", e.passed, passed)
-				}
-				stale = append(stale, line)
-				staleMu.Unlock()
+			if noteIfStale(func() string { return fmt.Sprintf("%T %s", r, r.RecordID()) }, e.b, fresh, e.passed, passed) {
 				return append(dst, fresh...), passed
 			}
 		}
@@ -222,10 +232,8 @@ func KeptPage[T Cached](t *Table[T], records []T, dep uint64, envelope string, v
 	if last != nil && last.body != nil && last.same(t.version, records, dep, envelope, variant) {
 		if checkCache.Load() {
 			checked.Add(1)
-			if fresh, passed := build(); !bytes.Equal(fresh, last.body) || passed != last.passed {
-				staleMu.Lock()
-				stale = append(stale, fmt.Sprintf("%T page of %d: kept %s, now %s", last.records, len(records), last.body, fresh))
-				staleMu.Unlock()
+			fresh, passed := build()
+			if noteIfStale(func() string { return fmt.Sprintf("%T page of %d", last.records, len(records)) }, last.body, fresh, last.passed, passed) {
 				return fresh, passed, false
 			}
 		}
