@@ -222,14 +222,6 @@ func (r Result) Quantile(q float64) time.Duration {
 	return r.Latencies[i]
 }
 
-// Merge adds another drive of the same scenario.
-func (r Result) Merge(o Result) Result {
-	out := Result{Requests: r.Requests + o.Requests, Errors: r.Errors + o.Errors, Elapsed: r.Elapsed + o.Elapsed}
-	out.Latencies = slices.Concat(r.Latencies, o.Latencies)
-	slices.Sort(out.Latencies)
-	return out
-}
-
 // CPUTime is the process's CPU time so far (user and system, every thread,
 // the garbage collector's included). Per request, it is the figure that
 // stays meaningful when the machine's cores are shared and wall time is
