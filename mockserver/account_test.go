@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -98,15 +99,17 @@ func TestUsageRecordsStatusesButNotUnauthenticatedRequests(t *testing.T) {
 	srv := Start(t)
 	acct, err := srv.NewAccount(AccountOptions{Scopes: []string{"billing:read", "numbers:read"}})
 	require.NoError(t, err)
-	rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
-	rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)  // 403
-	rawDo(t, http.MethodGet, srv.URL+"/v1/nothing", "", bearer(acct.APIKey)...) // 404, no route
-	rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "")                         // 401
+	numbers := rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
+	agents := rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...) // 403
+	rawDo(t, http.MethodGet, srv.URL+"/v1/nothing", "", bearer(acct.APIKey)...)          // 404, no route
+	rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "")                                  // 401
 	items, more := usageOf(t, srv, acct.APIKey, "?limit=500")
 	assert.False(t, more)
 	require.Len(t, items, 2)
-	assert.Equal(t, account.UsageEntry{ID: items[0].ID, Endpoint: "/v1/agents", Method: "GET", StatusCode: 403, CreatedAt: items[0].CreatedAt}, items[0])
-	assert.Equal(t, account.UsageEntry{ID: items[1].ID, Endpoint: "/v1/numbers", Method: "GET", StatusCode: 200, CreatedAt: items[1].CreatedAt}, items[1])
+	// An entry's id is its request's X-Request-Id.
+	assert.Equal(t, account.UsageEntry{ID: agents.header.Get("X-Request-Id"), Endpoint: "/v1/agents", Method: "GET", StatusCode: 403, CreatedAt: items[0].CreatedAt}, items[0])
+	assert.Equal(t, account.UsageEntry{ID: numbers.header.Get("X-Request-Id"), Endpoint: "/v1/numbers", Method: "GET", StatusCode: 200, CreatedAt: items[1].CreatedAt}, items[1])
+	assert.NotEmpty(t, items[0].ID)
 	assert.True(t, items[0].CreatedAt.After(items[1].CreatedAt))
 	r := rawDo(t, http.MethodGet, srv.URL+"/v1/usage?limit=0", "", bearer(acct.APIKey)...)
 	assert.Equal(t, "invalid_request", r.code())
@@ -119,8 +122,10 @@ func TestUsagePricesPlacedCallsAndSentTexts(t *testing.T) {
 	srv.platform.Mu.RLock()
 	p.User, _ = srv.platform.Store.Users.Get(acct.UserID)
 	srv.platform.Mu.RUnlock()
+	n := 0
 	record := func(method, path string, status int, body string) {
-		srv.httpapi.Usage.Record(srv.httpapi, p, &httpapi.Route{Method: method, Path: path}, &httpapi.Response{Status: status, Header: http.Header{}, Body: []byte(body)})
+		n++
+		srv.httpapi.Usage.Record(srv.httpapi, p, &httpapi.Route{Method: method, Path: path}, &httpapi.Response{Status: status, Header: http.Header{}, Body: []byte(body)}, fmt.Sprintf("request-%d", n))
 	}
 	record("POST", "/api/v1/calls", 201, `{"id":"call-1","status":"queued"}`)
 	record("POST", "/api/v1/calls", 500, `{"error":{"code":"call_failed","message":"x"}}`)

@@ -41,7 +41,7 @@ func New(p *platform.Platform) *API {
 	a := &API{
 		Platform: p,
 		Journal:  newJournal(p.Config.JournalSize, lim.JournalBytes),
-		Usage:    newUsageLog(p.IDs.UUID, lim.UsagePerUser, lim.UsageEntries),
+		Usage:    newUsageLog(lim.UsagePerUser, lim.UsageEntries),
 		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
 		Idem:     newIdempotencyStore(lim.IdempotencyRecords, lim.IdempotencyBytes),

@@ -28,7 +28,8 @@ type Principal struct {
 	User    *store.User
 	Key     *store.APIKey  // nil for a session
 	Session *store.Session // nil for a key
-	// Businesses are the ids the caller reaches, oldest first.
+	// Businesses are the ids the caller reaches, oldest first. The slice
+	// may be the store's: read it, do not change it.
 	Businesses []string
 	// Tenant is the tenant the caller acts in (the root business of its
 	// account; "" for a user without a business): its clock and its
@@ -232,15 +233,16 @@ func (s *API) keyPrincipal(st *store.Store, header string) (*Principal, *Error) 
 	p := &Principal{User: u, Key: k}
 	switch {
 	case k.PartnerID != "":
-		p.Businesses = slices.Clone(st.BusinessesOfPartner(k.PartnerID))
+		p.Businesses = st.BusinessesOfPartner(k.PartnerID)
 		if k.BusinessID != "" {
 			p.Businesses = intersect(p.Businesses, k.BusinessID)
 		}
 	case k.BusinessID != "":
-		p.Businesses = intersect(slices.Clone(st.BusinessesOf(u.ID)), k.BusinessID)
+		p.Businesses = intersect(st.BusinessesOf(u.ID), k.BusinessID)
 	default:
-		p.Businesses = slices.Clone(st.BusinessesOf(u.ID))
+		p.Businesses = st.BusinessesOf(u.ID)
 	}
+	p.Businesses = readOnly(p.Businesses)
 	return p, nil
 }
 
@@ -277,15 +279,22 @@ func (s *API) sessionPrincipal(st *store.Store, token string) *Principal {
 	if !ok {
 		return nil
 	}
-	return &Principal{User: u, Session: sess, Businesses: slices.Clone(st.BusinessesOf(u.ID))}
+	return &Principal{User: u, Session: sess, Businesses: readOnly(st.BusinessesOf(u.ID))}
 }
 
+// intersect is the part of ids that is only: a slice of ids, or nil.
 func intersect(ids []string, only string) []string {
-	if slices.Contains(ids, only) {
-		return []string{only}
+	if i := slices.Index(ids, only); i >= 0 {
+		return ids[i : i+1]
 	}
 	return nil
 }
+
+// readOnly is a store's list of business ids as a Principal keeps it:
+// the store's own slice, which the store never changes in place (it
+// appends past its end, or makes a new one), capped at its length so
+// that an append to it copies rather than writing into the store's.
+func readOnly(ids []string) []string { return ids[:len(ids):len(ids)] }
 
 // Business returns a business the caller reaches: 404 when it does not
 // exist, 403 when the caller does not reach it.

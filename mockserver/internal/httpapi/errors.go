@@ -180,6 +180,11 @@ func ErrorResponse(e *Error) *Response {
 // defaultContentType is the Content-Type of answers that set none.
 const defaultContentType = "application/json"
 
+// defaultContentTypeHeader is the header value of defaultContentType,
+// shared by every answer rather than made for each (net/http only reads
+// a header's values, and appends to a full slice copy it).
+var defaultContentTypeHeader = []string{defaultContentType}
+
 // writeResponse writes a finished answer.
 func writeResponse(w http.ResponseWriter, resp *Response) {
 	h := w.Header()
@@ -187,7 +192,7 @@ func writeResponse(w http.ResponseWriter, resp *Response) {
 		h[k] = vs
 	}
 	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", defaultContentType)
+		h["Content-Type"] = defaultContentTypeHeader // shared, as resp.Header's values are
 	}
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(resp.Body)

@@ -225,7 +225,7 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		s.Journal.add(newJournalRecord(rec, r, body, resp))
 		if p != nil && resp.Status > 0 {
-			s.Usage.Record(s, p, rt, resp)
+			s.Usage.Record(s, p, rt, resp, reqID)
 		}
 	}
 	s.logRequest(r, &rec, resp.Code, start)

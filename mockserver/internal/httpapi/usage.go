@@ -42,7 +42,6 @@ type UsageLog struct {
 	// the queued entries in.
 	Mu             sync.RWMutex
 	T              *store.Table[*store.UsageEntry]
-	ids            func() string
 	perUser, total int
 
 	pendingMu sync.Mutex
@@ -60,17 +59,16 @@ type pendingUsage struct {
 // request that queues one more moves them all into the table.
 const maxPendingUsage = 256
 
-// newUsageLog returns an empty usage log whose entries take their ids from
-// ids, keeping perUser entries per user and total in all (the defaults when
-// not positive).
-func newUsageLog(ids func() string, perUser, total int) *UsageLog {
+// newUsageLog returns an empty usage log keeping perUser entries per user
+// and total in all (the defaults when not positive).
+func newUsageLog(perUser, total int) *UsageLog {
 	if perUser <= 0 {
 		perUser = DefaultUsagePerUser
 	}
 	if total <= 0 {
 		total = DefaultUsageEntries
 	}
-	u := &UsageLog{ids: ids, perUser: perUser, total: total}
+	u := &UsageLog{perUser: perUser, total: total}
 	u.Reset()
 	return u
 }
@@ -83,15 +81,17 @@ func (u *UsageLog) Reset() {
 	u.pending = nil
 	u.pendingMu.Unlock()
 	u.T = store.NewLogTable[*store.UsageEntry]()
-	u.T.SetIDSource(u.ids)
 	u.T.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
 }
 
 // Record adds a request of p on route rt and its answer to the log. The
+// entry's id is the request's id (its X-Request-Id), so an entry, the
+// request's journal entry and the client's error name one request; the
 // entry keeps the route's own strings, none of the request's.
-func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
+func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response, requestID string) {
 	endpoint := strings.TrimPrefix(rt.Path, APIPrefix)
 	e := &store.UsageEntry{
+		Base:       store.Base{ID: requestID},
 		Endpoint:   endpoint,
 		Method:     rt.Method,
 		StatusCode: resp.Status,
@@ -110,10 +110,9 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response) {
 			}
 		}
 	}
-	// The clock and the id source have locks of their own: not under the
-	// queue's, which every request takes.
+	// The clock has a lock of its own: not under the queue's, which every
+	// request takes.
 	now, owner := s.Clocks.Now(p.Tenant), p.OwnerID()
-	e.ID = u.ids()
 	u.pendingMu.Lock()
 	u.pending = append(u.pending, pendingUsage{e, owner, now})
 	full := len(u.pending) >= maxPendingUsage

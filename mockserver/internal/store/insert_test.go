@@ -301,3 +301,21 @@ func BenchmarkLeadUpdate(b *testing.B) {
 		b.Fatal("lead not found by its phone")
 	}
 }
+
+func TestBusinessListsHandedOutNeverChange(t *testing.T) {
+	s := NewWithIDs(func() string { return "" })
+	n := 0
+	s.Businesses.SetIDSource(func() string { n++; return fmt.Sprint("biz", n) })
+	add := func() *Business {
+		return s.InsertBusiness(&Business{Members: map[string]string{"user": "owner"}, PartnerID: "partner"}, t0)
+	}
+	first, second := add(), add()
+	kept, keptOfPartner := s.BusinessesOf("user"), s.BusinessesOfPartner("partner")
+	require.Equal(t, []string{first.ID, second.ID}, kept)
+	s.RemoveMember(first, "user")
+	add()
+	s.RemoveMember(second, "user")
+	assert.Equal(t, []string{first.ID, second.ID}, kept, "a removal or an addition makes a new list or goes past the end")
+	assert.Equal(t, []string{first.ID, second.ID}, keptOfPartner)
+	assert.Equal(t, []string{"biz3"}, s.BusinessesOf("user"))
+}

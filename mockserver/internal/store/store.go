@@ -75,6 +75,10 @@ type Store struct {
 	// SDRTables hold the outbound-sales pipeline's configs, states and log.
 	SDRTables
 
+	// userBusinesses and partnerBusinesses are the business ids of a
+	// user and of a partner, oldest first. A slice handed out is never
+	// changed in place: an id is appended past its end, and a removal
+	// makes a new slice, so callers may keep one (a request's Principal).
 	userBusinesses    map[string][]string
 	partnerBusinesses map[string][]string
 	tenants           []string // root businesses, oldest first
