@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -48,11 +47,11 @@ type UsageLog struct {
 	pending   []pendingUsage
 }
 
-// pendingUsage is a queued entry: its owner and the time it was made at.
+// pendingUsage is a queued entry and its owner; the entry's CreatedAt
+// holds the time it was made at until the table stamps it.
 type pendingUsage struct {
 	e     *store.UsageEntry
 	owner string
-	at    time.Time
 }
 
 // maxPendingUsage is how many entries wait in the queue at most before the
@@ -112,9 +111,9 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response, reque
 	}
 	// The clock has a lock of its own: not under the queue's, which every
 	// request takes.
-	now, owner := s.Clocks.Now(p.Tenant), p.OwnerID()
+	e.CreatedAt = s.Clocks.Now(p.Tenant)
 	u.pendingMu.Lock()
-	u.pending = append(u.pending, pendingUsage{e, owner, now})
+	u.pending = append(u.pending, pendingUsage{e, p.OwnerID()})
 	full := len(u.pending) >= maxPendingUsage
 	u.pendingMu.Unlock()
 	if full {
@@ -133,8 +132,15 @@ func (u *UsageLog) flush() {
 		u.pending = make([]pendingUsage, 0, len(queued))
 	}
 	u.pendingMu.Unlock()
-	for _, q := range queued {
-		u.T.Insert(q.e, q.owner, q.at)
+	// Each run of entries of one owner (a load test's one user: the whole
+	// queue) goes in at once.
+	run := make([]*store.UsageEntry, 0, len(queued))
+	for i, q := range queued {
+		run = append(run, q.e)
+		if i+1 == len(queued) || queued[i+1].owner != q.owner {
+			u.T.InsertRun(q.owner, run)
+			run = run[:0]
+		}
 	}
 }
 

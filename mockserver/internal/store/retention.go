@@ -76,16 +76,8 @@ func (t *Table[T]) retain(rec T) {
 func (t *Table[T]) enforce(owner string) {
 	r := t.ret
 	if r.PerOwner > 0 && owner != "" {
-		for len(t.byOwner[owner]) > r.PerOwner {
-			oldest := t.byOwner[owner][0]
-			t.drop(oldest)
-			if r.head < len(r.queue) && r.queue[r.head].base() == oldest.base() {
-				// Also the oldest put (one owner's log): out of the
-				// queue now rather than by a compaction's search.
-				var zero T
-				r.queue[r.head] = zero
-				r.head++
-			}
+		if excess := len(t.byOwner[owner]) - r.PerOwner; excess > 0 {
+			t.dropOldest(owner, excess)
 		}
 	}
 	for r.head < len(r.queue) && t.n > 1 &&
@@ -137,15 +129,44 @@ func (t *Table[T]) holds(rec T) bool {
 	return false
 }
 
+// dropOldest drops the k oldest records of owner (k at most its count),
+// taking them out of its list at once rather than one by one; each one
+// that is also the oldest put leaves the retention's queue at once too
+// (one owner's log), rather than by a compaction's search.
+func (t *Table[T]) dropOldest(owner string, k int) {
+	r := t.ret
+	list := t.byOwner[owner]
+	var zero T
+	for i, rec := range list[:k] {
+		t.forget(rec)
+		list[i] = zero // collected now; appends reallocate without the front
+		if r.head < len(r.queue) && r.queue[r.head].base() == rec.base() {
+			r.queue[r.head] = zero
+			r.head++
+		}
+	}
+	if list = list[k:]; len(list) == 0 {
+		delete(t.byOwner, owner)
+	} else {
+		t.byOwner[owner] = list
+	}
+}
+
 // drop removes a record the table holds, in a log table too (which Delete
 // cannot do, having no id index).
 func (t *Table[T]) drop(rec T) {
+	t.forget(rec)
+	t.remove(rec)
+}
+
+// forget does what dropping rec does but take it out of its owner's list
+// (the caller's part).
+func (t *Table[T]) forget(rec T) {
 	t.version++
 	if l, ok := any(rec).(loggedRecord); ok {
 		l.logMark().in = false
 	}
 	dropEncoding(rec)
-	t.remove(rec)
 	if t.byID != nil {
 		delete(t.byID, rec.RecordID())
 	}
