@@ -1,8 +1,9 @@
 package httpapi
 
-// bodyRing keeps the texts of the journal's bodies in chunks of bytes,
-// so that journaling a body allocates nothing once the journal is warm:
-// a text goes at the end of the chunk being written; when it is full, the
+// bodyRing keeps the journal's texts (the headers and the bodies of its
+// entries) in chunks of bytes, so that journaling a request allocates
+// nothing once the journal is warm: a text goes at the end of the chunk
+// being written; when it is full, the
 // next text goes into a chunk whose texts all belong to dropped entries,
 // or a new chunk while the ring holds less than the journal's byte budget,
 // or else the chunk with the oldest texts, whose entries the journal then

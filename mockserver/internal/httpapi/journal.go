@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
 
@@ -67,42 +68,59 @@ type JournalMessage struct {
 }
 
 // journalRecord is an entry as the journal keeps it until it is read: its
-// headers, redacted, as name and value pairs (appendRedactedHeaders)
-// rather than maps, and its bodies, redacted and capped, in the journal's
-// body ring rather than in strings of their own, which would cost every
-// request more than the rest of its entry. The first read makes the maps
-// and the strings (Journal.entry).
+// headers, redacted, and its bodies, redacted and capped, as texts in the
+// journal's body ring rather than as maps and strings of their own, which
+// would cost every request more than the rest of its entry. The first
+// read makes the maps and the strings (Journal.entry).
 type journalRecord struct {
 	JournalEntry
-	// reqHeader and respHeader are the headers of the request and of
-	// the answer (besides Content-Type and X-Request-Id, which entry
-	// adds), until the entry's maps are made.
-	reqHeader, respHeader []string
-	// reqBody and respBody are the bodies' texts in the ring, until the
-	// entry's strings are made.
-	reqBody, respBody bodyRef
-	made              bool // the entry's maps and strings are made
+	// texts are, until the entry's maps and strings are made, the texts
+	// in the ring: the headers of the request and of the answer (besides
+	// Content-Type and X-Request-Id, which entry adds) as one header text
+	// (appendHeaderText: reqPairs pairs the request's, then respPairs
+	// the answer's), then the request's body and the answer's.
+	texts               [3]bodyRef
+	reqPairs, respPairs int
+	made                bool // the entry's maps and strings are made
 }
+
+// The texts of a journalRecord.
+const (
+	headerText = iota
+	requestText
+	responseText
+)
+
+// journalTexts are the texts newJournalRecord makes for Journal.add to
+// copy into the ring, and the pooled buffer the header text is in.
+type journalTexts struct {
+	texts  [3][]byte
+	pooled *[]byte
+}
+
+// release hands the header text's buffer back, once add has copied it.
+func (t journalTexts) release() { jsonview.ReleaseBuffer(t.pooled) }
 
 // newJournalRecord is e, a request r (with body) and its answer, as the
 // journal keeps them: secrets redacted, bodies capped. It returns the
-// texts of the bodies for Journal.add to copy; the answer's may be in its
-// pooled buffer, so add must come before the answer is freed.
-func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) (rec journalRecord, texts [2][]byte) {
+// texts for Journal.add to copy (the answer's may be in its pooled
+// buffer, so add must come before the answer is freed), to be released
+// after.
+func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) (rec journalRecord, t journalTexts) {
 	rec = journalRecord{JournalEntry: e}
-	rec.reqHeader = appendRedactedHeaders(make([]string, 0, 2*len(r.Header)), r.Header)
-	if len(resp.Header) > 0 {
-		rec.respHeader = appendRedactedHeaders(make([]string, 0, 2*len(resp.Header)), resp.Header)
-	}
+	t.pooled = jsonview.Buffer()
+	t.texts[headerText], rec.reqPairs = appendHeaderText((*t.pooled)[:0], r.Header)
+	t.texts[headerText], rec.respPairs = appendHeaderText(t.texts[headerText], resp.Header)
+	*t.pooled = t.texts[headerText][:0] // the buffer as it grew
 	rec.Request = JournalMessage{BodyBytes: len(body)}
-	texts[0], rec.Request.Truncated = journalText(body, false)
+	t.texts[requestText], rec.Request.Truncated = journalText(body, false)
 	rec.Response = JournalMessage{BodyBytes: len(resp.Body)}
-	texts[1], rec.Response.Truncated = journalText(resp.Body, resp.plain)
+	t.texts[responseText], rec.Response.Truncated = journalText(resp.Body, resp.plain)
 	if resp.shared && resp.plain {
 		// Bytes nobody changes: kept as they are, not copied.
-		rec.respBody, texts[1] = bodyRef{b: texts[1], kept: true}, nil
+		rec.texts[responseText], t.texts[responseText] = bodyRef{b: t.texts[responseText], kept: true}, nil
 	}
-	return rec, texts
+	return rec, t
 }
 
 // entry returns the record's entry, its maps and strings made (once): the
@@ -110,29 +128,26 @@ func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Respon
 // journal's lock.
 func (j *Journal) entry(r *journalRecord) *JournalEntry {
 	if !r.made {
-		r.Request.Header = headerOf(r.reqHeader, 0)
-		h := headerOf(r.respHeader, 2)
+		headers := r.texts[headerText].b
+		r.Request.Header, headers = headerOfText(headers, r.reqPairs, 0)
+		h, _ := headerOfText(headers, r.respPairs, 2)
 		if h.Get("Content-Type") == "" {
 			h["Content-Type"] = []string{defaultContentType}
 		}
 		h["X-Request-Id"] = []string{r.RequestID}
 		r.Response.Header = h
-		r.Request.Body, r.Response.Body = string(r.reqBody.b), string(r.respBody.b)
-		r.reqHeader, r.respHeader, r.reqBody, r.respBody, r.made = nil, nil, bodyRef{}, bodyRef{}, true
+		r.Request.Body, r.Response.Body = string(r.texts[requestText].b), string(r.texts[responseText].b)
+		r.texts, r.made = [3]bodyRef{}, true
 	}
 	return &r.JournalEntry
 }
 
 // bytes is what the record counts against the journal's byte budget: its
-// entry's Bytes, the headers counted as pairs and the bodies as texts
-// until the entry is made.
+// entry's Bytes and, until the entry is made, its texts.
 func (r *journalRecord) bytes() int64 {
-	n := r.JournalEntry.Bytes() + int64(len(r.reqBody.b)+len(r.respBody.b))
-	for _, s := range r.reqHeader {
-		n += int64(len(s) + 16)
-	}
-	for _, s := range r.respHeader {
-		n += int64(len(s) + 16)
+	n := r.JournalEntry.Bytes()
+	for _, t := range r.texts {
+		n += int64(len(t.b))
 	}
 	return n
 }
@@ -236,7 +251,8 @@ type Journal struct {
 	// costs[i] is the Bytes of Buf[i], kept so that evicting an entry
 	// does not measure it again under the lock.
 	costs []int64
-	// bodies holds the texts of the bodies of the entries not yet read.
+	// bodies holds the texts (headers and bodies) of the entries not
+	// yet read.
 	bodies bodyRing
 	// first and next are the sequences of the oldest kept entry and of
 	// the next entry (from 1); the entries of first..next-1 are in Buf.
@@ -255,37 +271,42 @@ func newJournal(size int, maxBytes int64) *Journal {
 	return &Journal{size: max(size, 1), bodies: newBodyRing(maxBytes), first: 1, next: 1, maxBytes: maxBytes}
 }
 
-// add keeps a record, copying the texts of its bodies (newJournalRecord)
-// into the body ring.
-func (j *Journal) add(e journalRecord, texts [2][]byte) {
-	j.keep(e, texts)
+// add keeps a record, copying its texts (newJournalRecord) into the ring,
+// and releases them.
+func (j *Journal) add(e journalRecord, t journalTexts) {
+	j.keep(e, &t.texts)
+	t.release()
 	j.n.Notify()
 }
 
 // keep is add under the journal's lock: it drops the oldest entries the
 // bounds (and the body ring) call for, then stores e.
-func (j *Journal) keep(e journalRecord, texts [2][]byte) {
-	cost := e.bytes() + int64(len(texts[0])+len(texts[1]))
+func (j *Journal) keep(e journalRecord, texts *[3][]byte) {
+	cost := e.bytes()
+	for _, t := range texts {
+		cost += int64(len(t))
+	}
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	// The ring's chunk about to be written again holds the bodies of
+	// The ring's chunk about to be written again holds the texts of
 	// entries up to reused: they go first, whatever the bounds.
-	var reused, r int64
-	if len(texts[0]) > 0 {
-		e.reqBody, reused = j.bodies.put(texts[0], j.next, j.first)
+	var reused int64
+	for i, t := range texts {
+		if len(t) > 0 {
+			var r int64
+			e.texts[i], r = j.bodies.put(t, j.next, j.first)
+			reused = max(reused, r)
+		}
 	}
-	if len(texts[1]) > 0 {
-		e.respBody, r = j.bodies.put(texts[1], j.next, j.first)
-	}
-	reused = max(reused, r)
 	for j.next > j.first && (j.first <= reused || j.next-j.first >= int64(j.size) || j.bytes+cost > j.maxBytes) {
 		i := j.first % int64(len(j.Buf))
 		j.bytes -= j.costs[i]
 		j.Buf[i] = journalRecord{} // let go of its strings
 		j.first++
 	}
-	j.bodies.write(e.reqBody, texts[0])
-	j.bodies.write(e.respBody, texts[1])
+	for i, t := range texts {
+		j.bodies.write(e.texts[i], t)
+	}
 	e.Seq = j.next
 	j.grow()
 	j.Buf[j.next%int64(len(j.Buf))] = e
@@ -417,11 +438,20 @@ func Truncate(s string, limit int) string {
 	if len(s) <= limit {
 		return strings.Clone(s)
 	}
+	return string(appendTruncated(nil, s, limit))
+}
+
+// appendTruncated appends s to b as Truncate cuts it.
+func appendTruncated[S ~string | ~[]byte](b []byte, s S, limit int) []byte {
+	if len(s) <= limit {
+		return append(b, s...)
+	}
 	cut := limit
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " bytes cut]"
+	b = append(append(b, s[:cut]...), "…["...)
+	return append(strconv.AppendInt(b, int64(len(s)-cut), 10), " bytes cut]"...)
 }
 
 // secretParams are query parameters whose values neither the journal nor

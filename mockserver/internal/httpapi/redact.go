@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -249,51 +250,99 @@ func writeJSONString(out *bytes.Buffer, s string) {
 	out.Truncate(out.Len() - 1)
 }
 
-// appendRedactedHeaders appends to pairs the name and the value of each
-// value of h as the journal keeps it: credentials replaced (Authorization
-// and Proxy-Authorization keep their scheme and a key's shown prefix,
-// cookies their names, X-PAYMENT nothing), and the secret values
-// redactValues finds replaced in every other header.
-func appendRedactedHeaders(pairs []string, h http.Header) []string {
+// appendHeaderText appends to text the name and the value of each value
+// of h as the journal keeps them (see appendRedactedValue), each one
+// preceded by its length (headerLen), and returns it with the number of
+// pairs appended. A name or a redacted value is cut as Truncate cuts it
+// at MaxJournalField bytes, and the pairs stop before the text appended
+// would pass maxHeaderText bytes, so that it fits the journal's ring,
+// which keeps headers as such texts (headerOfText reads them back).
+func appendHeaderText(text []byte, h http.Header) ([]byte, int) {
+	start, pairs := len(text), 0
 	for name, vs := range h {
 		for _, v := range vs {
-			switch name {
-			case "Authorization", "Proxy-Authorization":
-				v = redactCredentials(v)
-			case "Cookie", "Set-Cookie":
-				v = redactCookies(v, name == "Set-Cookie")
-			case "X-Payment":
-				v = redactedValue
-			default:
-				v = redactValues(v)
+			before := len(text)
+			text = appendTruncated(binary.LittleEndian.AppendUint32(text, 0), name, MaxJournalField)
+			text = endHeaderString(text, before)
+			at := len(text)
+			text = appendRedactedValue(binary.LittleEndian.AppendUint32(text, 0), name, v)
+			if redacted := text[at+headerLen:]; len(redacted) > MaxJournalField {
+				// Cut after redacting, so that no secret is cut in two.
+				text = appendTruncated(text[:at+headerLen], string(redacted), MaxJournalField)
 			}
-			pairs = append(pairs, name, v)
+			text = endHeaderString(text, at)
+			if len(text)-start > maxHeaderText {
+				return text[:before], pairs
+			}
+			pairs++
 		}
 	}
-	return pairs
+	return text, pairs
 }
 
-// headerOf makes name and value pairs (appendRedactedHeaders) a header,
-// with room for extra more names.
-func headerOf(pairs []string, extra int) http.Header {
-	h := make(http.Header, len(pairs)/2+extra)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		h[pairs[i]] = append(h[pairs[i]], pairs[i+1])
+// maxHeaderText bounds the header text of a request or an answer the
+// journal keeps (16 KiB).
+const maxHeaderText = JournalBodyCap
+
+// endHeaderString writes the length of the string appended to text after
+// its length's place at at.
+func endHeaderString(text []byte, at int) []byte {
+	binary.LittleEndian.PutUint32(text[at:], uint32(len(text)-at-headerLen))
+	return text
+}
+
+// headerLen is the size of the length before each string of a header
+// text.
+const headerLen = 4
+
+// headerOfText makes pairs name and value pairs of a header text
+// (appendHeaderText) a header, with room for extra more names, and
+// returns the rest of the text.
+func headerOfText(text []byte, pairs, extra int) (http.Header, []byte) {
+	h := make(http.Header, pairs+extra)
+	next := func() string {
+		n := int(binary.LittleEndian.Uint32(text))
+		s := string(text[headerLen : headerLen+n])
+		text = text[headerLen+n:]
+		return s
 	}
-	return h
+	for range pairs {
+		name := next()
+		h[name] = append(h[name], next())
+	}
+	return h, text
 }
 
-// redactCredentials keeps an Authorization value's scheme and, for an API
-// key, its shown prefix.
-func redactCredentials(v string) string {
+// appendRedactedValue appends a header value as the journal keeps it:
+// credentials replaced (Authorization and Proxy-Authorization keep their
+// scheme and a key's shown prefix, cookies their names, X-PAYMENT
+// nothing), and the secret values redactValues finds replaced in every
+// other header.
+func appendRedactedValue(text []byte, name, v string) []byte {
+	switch name {
+	case "Authorization", "Proxy-Authorization":
+		return appendRedactedCredentials(text, v)
+	case "Cookie", "Set-Cookie":
+		return append(text, redactCookies(v, name == "Set-Cookie")...)
+	case "X-Payment":
+		return append(text, redactedValue...)
+	default:
+		return append(text, redactValues(v)...)
+	}
+}
+
+// appendRedactedCredentials appends an Authorization value with its
+// scheme and, for an API key, its shown prefix kept.
+func appendRedactedCredentials(text []byte, v string) []byte {
 	scheme, cred, ok := strings.Cut(v, " ")
 	if !ok {
-		return redactedValue
+		return append(text, redactedValue...)
 	}
+	text = append(append(text, scheme...), ' ')
 	if cred = strings.TrimSpace(cred); isKeyValue(cred) {
-		return scheme + " " + cred[:KeyShownLen] + redactedValue
+		text = append(text, cred[:KeyShownLen]...)
 	}
-	return scheme + " " + redactedValue
+	return append(text, redactedValue...)
 }
 
 // isKeyValue reports whether s is an API key and nothing else (keyValue

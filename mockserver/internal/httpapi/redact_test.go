@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,7 +96,10 @@ func TestJournalHeadersKeepNamesNotCredentials(t *testing.T) {
 		"X-Api-Key":           {key},
 		"Idempotency-Key":     {"k-1"},
 	}
-	got := headerOf(appendRedactedHeaders(nil, h), 0)
+	text, pairs := appendHeaderText(nil, h)
+	got, rest := headerOfText(text, pairs, 0)
+	assert.Empty(t, rest, "the text holds the pairs and nothing else")
+	assert.Equal(t, 7, pairs)
 	assert.Equal(t, "Bearer "+key[:KeyShownLen]+"[redacted]", got.Get("Authorization"))
 	assert.Equal(t, "Basic [redacted]", got.Get("Proxy-Authorization"))
 	assert.Equal(t, "voiceagent_session=[redacted]; theme=[redacted]", got.Get("Cookie"))
@@ -103,7 +108,8 @@ func TestJournalHeadersKeepNamesNotCredentials(t *testing.T) {
 	assert.Equal(t, key[:KeyShownLen]+"[redacted]", got.Get("X-Api-Key"))
 	assert.Equal(t, "k-1", got.Get("Idempotency-Key"))
 	assert.Equal(t, "Bearer "+key, h.Get("Authorization"), "the request's own headers are left alone")
-	assert.Equal(t, "[redacted]", redactCredentials("garbage"))
+	assert.Equal(t, "[redacted]", string(appendRedactedCredentials(nil, "garbage")))
+	assert.Equal(t, "Bearer [redacted]", string(appendRedactedCredentials(nil, "Bearer not-a-key")))
 	b, err := json.Marshal(got)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "sess_abc")
@@ -162,4 +168,50 @@ func TestAPIPathAddsThePrefixOnce(t *testing.T) {
 	assert.True(t, pathMatches(apiPath("/v1/num*"), "/api/v1/numbers"))
 	assert.True(t, RequestFilter{Path: "/v1/calls"}.Match(&JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
 	assert.False(t, RequestFilter{Path: "/v1/calls", After: 1}.Match(&JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
+}
+
+func TestJournalHeadersAreCutAfterTheyAreRedacted(t *testing.T) {
+	key := KeyPrefix + strings.Repeat("Ab12", 10)
+	long := strings.Repeat("x ", (MaxJournalField-36)/2) + key + " " + strings.Repeat("y", 500)
+	h := http.Header{"X-Long": {long}, strings.Repeat("N", MaxJournalField+5): {"v"}}
+	text, pairs := appendHeaderText(nil, h)
+	require.Equal(t, 2, pairs)
+	got, _ := headerOfText(text, pairs, 0)
+	v := got.Get("X-Long")
+	assert.NotContains(t, v, key[KeyShownLen:36], "the key straddling the cut is redacted, not cut in two")
+	assert.True(t, strings.HasPrefix(v, strings.Repeat("x ", (MaxJournalField-36)/2)+key[:KeyShownLen]+"[redacted]"))
+	assert.Contains(t, v, " bytes cut]")
+	assert.LessOrEqual(t, len(v), MaxJournalField+len("…[9999 bytes cut]"))
+	for name := range got {
+		if name != "X-Long" {
+			assert.Equal(t, Truncate(strings.Repeat("N", MaxJournalField+5), MaxJournalField), name)
+		}
+	}
+}
+
+func TestJournalHeaderTextsStayWithinTheirBound(t *testing.T) {
+	h := http.Header{}
+	for i := range 40 {
+		h.Set(fmt.Sprintf("X-H%02d", i), strings.Repeat("v", 1000))
+	}
+	text, pairs := appendHeaderText([]byte("before"), h)
+	assert.Less(t, pairs, 40, "pairs past the bound are left out")
+	assert.Greater(t, pairs, 10)
+	assert.LessOrEqual(t, len(text)-len("before"), maxHeaderText)
+	got, rest := headerOfText(text[len("before"):], pairs, 0)
+	assert.Empty(t, rest)
+	assert.Len(t, got, pairs)
+
+	// A request with such headers is journaled (its texts fit the ring's
+	// smallest chunk) and reads back.
+	j := newJournal(10, DefaultJournalBytes)
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/leads", nil)
+	r.Header = h
+	j.add(newJournalRecord(JournalEntry{RequestID: "r1"}, r, nil, &Response{Status: 200, Header: h, Body: []byte(`{}`)}))
+	e := j.List(nil)[0]
+	assert.Len(t, e.Request.Header, pairs)
+	assert.Equal(t, "r1", e.Response.Header.Get("X-Request-Id"))
+	for name, vs := range e.Request.Header {
+		assert.Equal(t, []string{strings.Repeat("v", 1000)}, vs, name)
+	}
 }

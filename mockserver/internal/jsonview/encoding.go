@@ -279,6 +279,15 @@ func encodeInto(bp *[]byte, v any) ([]byte, error) {
 	return b, nil
 }
 
+// Buffer is an empty buffer from the pool EncodePooled takes its
+// buffers from, for bytes kept no longer than a request: hand it back
+// with ReleaseBuffer.
+func Buffer() *[]byte {
+	bp := encodeBuffers.Get().(*[]byte)
+	*bp = (*bp)[:0]
+	return bp
+}
+
 // ReleaseBuffer returns an encoding buffer to the pool (unless it grew too
 // big to keep).
 func ReleaseBuffer(bp *[]byte) {
