@@ -28,11 +28,18 @@ type bodyRef struct {
 
 // The ring's chunks: the first is firstRingChunk bytes and each next one
 // twice the size, up to ringChunk, so that a server that journals little
-// keeps little. A text (at most JournalBodyCap bytes) always fits in one.
+// keeps little. A text (a body, at most JournalBodyCap bytes, or an
+// entry's headers, at most twice maxHeaderText) always fits in one.
 const (
 	firstRingChunk = 64 << 10
 	ringChunk      = 1 << 20
 )
+
+// The texts of one entry at their bounds (the request's and the answer's
+// headers and bodies) fit in the first chunk, so that an entry's texts
+// move to a new chunk at most once and never overwrite each other: this
+// does not compile otherwise.
+const _ = uint(firstRingChunk - 2*maxHeaderText - 2*JournalBodyCap)
 
 // newBodyRing returns a ring holding up to maxBytes of texts, and the
 // chunk being written.

@@ -95,3 +95,40 @@ func TestTheJournalBodyRingStartsSmall(t *testing.T) {
 	j.Reset()
 	assert.Empty(t, j.bodies.chunks)
 }
+
+// TestTheJournalKeepsEntriesAsLargeAsItAllows journals requests with
+// every text at its bound (headers of the request and of the answer,
+// and both bodies past the cap), so that texts of one entry fall on
+// both sides of a chunk's end, and checks that every kept entry reads
+// back whole: an entry's texts never overwrite each other in the ring.
+func TestTheJournalKeepsEntriesAsLargeAsItAllows(t *testing.T) {
+	j := newJournal(50, 4*firstRingChunk)
+	h := http.Header{}
+	for i := range 40 {
+		h.Set(fmt.Sprintf("X-H%02d", i), strings.Repeat("v", 1000))
+	}
+	for i := range 30 {
+		r := httptest.NewRequest(http.MethodPost, "/api/v1/calls", nil)
+		r.Header = h
+		reqBody := []byte(fmt.Sprintf("%08d", i) + strings.Repeat("q", JournalBodyCap+i*101))
+		respBody := []byte(fmt.Sprintf("%08d", i) + strings.Repeat("a", JournalBodyCap+i*37))
+		j.add(newJournalRecord(JournalEntry{RequestID: fmt.Sprint(i)}, r, reqBody, &Response{Status: 201, Header: h, Body: respBody}))
+	}
+	got := j.List(nil)
+	require.NotEmpty(t, got)
+	for _, e := range got {
+		i := e.Seq - 1
+		assert.Equal(t, fmt.Sprintf("%08d", i)+strings.Repeat("q", JournalBodyCap-8), e.Request.Body, "entry %d", e.Seq)
+		assert.Equal(t, fmt.Sprintf("%08d", i)+strings.Repeat("a", JournalBodyCap-8), e.Response.Body, "entry %d", e.Seq)
+		assert.Greater(t, len(e.Request.Header), 10, "entry %d", e.Seq)
+		for name, vs := range e.Request.Header {
+			require.Equal(t, []string{strings.Repeat("v", 1000)}, vs, "entry %d %s", e.Seq, name)
+		}
+		for name, vs := range e.Response.Header {
+			if name != "X-Request-Id" && name != "Content-Type" {
+				require.Equal(t, []string{strings.Repeat("v", 1000)}, vs, "entry %d %s", e.Seq, name)
+			}
+		}
+		assert.Equal(t, fmt.Sprint(i), e.Response.Header.Get("X-Request-Id"))
+	}
+}

@@ -82,15 +82,28 @@ func (t *Table[T]) Version() uint64 { return t.version }
 // itself, or one nanosecond after the latest stamp of the owner's stamp
 // group (and of the owner's own records) when now is not later.
 func (t *Table[T]) Stamp(owner string, now time.Time) time.Time {
-	now = now.UTC()
+	now = nextStamp(t.lastStamp(owner), now)
+	t.setLast(owner, now)
+	return now
+}
+
+// lastStamp is the latest stamp of owner's stamp group and of the owner's
+// own records.
+func (t *Table[T]) lastStamp(owner string) time.Time {
 	last := t.lastOf(owner)
 	if list := t.byOwner[owner]; len(list) > 0 {
 		last = later(last, list[len(list)-1].RecordCreated())
 	}
+	return last
+}
+
+// nextStamp is the stamp after last for a record made at now: now in UTC,
+// or one nanosecond after last when now is not later.
+func nextStamp(last, now time.Time) time.Time {
+	now = now.UTC()
 	if !now.After(last) {
 		now = last.Add(time.Nanosecond)
 	}
-	t.setLast(owner, now)
 	return now
 }
 
@@ -177,21 +190,14 @@ func (t *Table[T]) InsertRun(owner string, recs []T) {
 		return
 	}
 	t.version++
-	list := t.byOwner[owner]
-	last := t.lastOf(owner)
-	if len(list) > 0 {
-		last = later(last, list[len(list)-1].RecordCreated())
-	}
+	last := t.lastStamp(owner)
 	for _, r := range recs {
 		b := r.base()
 		if b.ID == "" {
 			b.ID = t.nextID()
 		}
-		now := b.CreatedAt.UTC()
-		if !now.After(last) {
-			now = last.Add(time.Nanosecond)
-		}
-		b.Owner, b.CreatedAt, last = owner, now, now
+		b.Owner, b.CreatedAt = owner, nextStamp(last, b.CreatedAt)
+		last = b.CreatedAt
 		if l, ok := any(r).(loggedRecord); ok {
 			l.logMark().in = true
 		}
@@ -199,7 +205,7 @@ func (t *Table[T]) InsertRun(owner string, recs []T) {
 			x.add(r)
 		}
 	}
-	t.byOwner[owner] = append(list, recs...)
+	t.byOwner[owner] = append(t.byOwner[owner], recs...)
 	t.n += len(recs)
 	t.setLast(owner, last)
 	if t.ret != nil {
