@@ -117,3 +117,49 @@ func keys(v any) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestServedDocumentsAreKeptPerURL reads the served documents twice under
+// one Host name and once under another: the same URL answers the same
+// bytes (kept, not built again), another names its own URL first.
+func TestServedDocumentsAreKeptPerURL(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.Start(t)
+	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+	require.NoError(t, err)
+	read := func(url, host, key string) []byte {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		require.NoError(t, err)
+		req.Host = host
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+		return body
+	}
+	firstServer := func(doc []byte) string {
+		var d struct {
+			Servers []struct {
+				URL string `yaml:"url" json:"url"`
+			} `yaml:"servers" json:"servers"`
+		}
+		require.NoError(t, yaml.Unmarshal(doc, &d)) // JSON is YAML
+		require.NotEmpty(t, d.Servers)
+		return d.Servers[0].URL
+	}
+	for _, path := range []string{"/openapi.yaml", "/v1/openapi.json"} {
+		a1 := read(srv.URL+path, "localhost:1111", acct.APIKey)
+		a2 := read(srv.URL+path, "localhost:1111", acct.APIKey)
+		b := read(srv.URL+path, "127.0.0.1:2222", acct.APIKey)
+		assert.Equal(t, a1, a2, path)
+		assert.Equal(t, "http://localhost:1111/api", firstServer(a1), path)
+		assert.Equal(t, "http://127.0.0.1:2222/api", firstServer(b), path)
+	}
+	admin := read(srv.AdminURL+"/openapi.yaml", "localhost:3333", "")
+	assert.Equal(t, "http://localhost:3333", firstServer(admin))
+	assert.Equal(t, admin, read(srv.AdminURL+"/openapi.yaml", "localhost:3333", ""))
+}

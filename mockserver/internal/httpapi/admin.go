@@ -41,11 +41,7 @@ func (s *API) adminHealth(rc *Ctx) (any, error) {
 // adminOpenAPI serves the admin API's own OpenAPI document (admin.yaml,
 // self-contained), with this server first among its servers.
 func (s *API) adminOpenAPI(rc *Ctx) (any, error) {
-	b, err := openapi.BundledAdmin(rc.SelfURL())
-	if err != nil {
-		return nil, err
-	}
-	return &RawBody{ContentType: "application/yaml", Body: b}, nil
+	return rc.SelfDocument("admin.yaml", "application/yaml", rc.SelfURL(), openapi.BundledAdmin)
 }
 
 // SelfURL is the root URL (scheme and host, no path) under which the

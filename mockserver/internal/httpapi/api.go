@@ -26,6 +26,8 @@ type API struct {
 	Usage *UsageLog
 	// keyHashes remembers the hashes of keys that authenticated.
 	keyHashes keyHashes
+	// selfDocs keeps the documents the server serves about itself.
+	selfDocs selfDocuments
 
 	// draining ends when Drain is called: open long polls answer.
 	draining context.Context

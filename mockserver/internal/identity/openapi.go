@@ -10,17 +10,9 @@ import (
 func selfBaseURL(rc *httpapi.Ctx) string { return rc.SelfURL() + httpapi.APIPrefix }
 
 func (s *Service) getOpenAPIYAML(rc *httpapi.Ctx) (any, error) {
-	b, err := openapi.Bundled(selfBaseURL(rc))
-	if err != nil {
-		return nil, err
-	}
-	return &httpapi.RawBody{ContentType: "application/yaml", Body: b}, nil
+	return rc.SelfDocument("openapi.yaml", "application/yaml", selfBaseURL(rc), openapi.Bundled)
 }
 
 func (s *Service) getOpenAPIJSON(rc *httpapi.Ctx) (any, error) {
-	b, err := openapi.BundledJSON(selfBaseURL(rc))
-	if err != nil {
-		return nil, err
-	}
-	return &httpapi.RawBody{ContentType: "application/json", Body: b}, nil
+	return rc.SelfDocument("openapi.json", "application/json", selfBaseURL(rc), openapi.BundledJSON)
 }
