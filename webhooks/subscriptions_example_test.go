@@ -18,8 +18,11 @@ import (
 
 // exampleMock starts an in-process mock server with one account and
 // returns a client for it.
+// exampleMock starts a mock whose simulated clock starts at a fixed time,
+// far from the wall clock's: an example that mixed the wall clock's time
+// with the mock's would fail at every hour, not only at some.
 func exampleMock() (*mockserver.Server, *mockserver.Account, *client.Client, func()) {
-	srv := mockserver.New()
+	srv := mockserver.New(mockserver.WithStartTime(time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)))
 	hs := httptest.NewServer(srv)
 	acct, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Acme Plumbing"})
 	if err != nil {
@@ -71,8 +74,10 @@ func ExampleService_Upsert() {
 		panic(err)
 	}
 
-	// The account's provisioning happened before the subscription: replay it.
-	since := time.Now().Add(-time.Hour)
+	// The account's provisioning happened before the subscription: replay
+	// the last hour. Times are the platform's: the mock's simulated clock
+	// here (acct.Now), time.Now() against the real service.
+	since := acct.Now().Add(-time.Hour)
 	if _, err := c.Events.Replay(ctx, &events.ReplayParams{Since: &since}); err != nil {
 		panic(err)
 	}
