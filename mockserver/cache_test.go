@@ -12,10 +12,11 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// TestListsShowEveryChange changes leads, calls and agents through each
-// path that changes them (write routes, inbound calls and texts, the call
-// simulation on the clock, governed updates, personas, fixtures), reading
-// GET /v1/leads, /v1/calls and /v1/agents before and after each: every
+// TestListsShowEveryChange changes leads, calls, agents and texts through
+// each path that changes them (write routes, inbound calls and texts, the
+// call and text simulation on the clock, governed updates, personas,
+// fixtures), reading GET /v1/leads, /v1/calls, /v1/agents and
+// /v1/sms/messages before and after each: every
 // read copies the kept encodings of unchanged records, and the cache check
 // (TestMain) compares each with a fresh one, so a path that changes a
 // record without dropping its encoding fails here. The reads also show
@@ -30,7 +31,9 @@ func TestListsShowEveryChange(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
 		return string(r.body)
 	}
-	lists := func() string { return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") }
+	lists := func() string {
+		return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") + read("/v1/sms/messages?limit=100")
+	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()
 		r := rawDo(t, method, srv.URL+path, body, append(key, header...)...)
@@ -91,7 +94,8 @@ func TestListsShowEveryChange(t *testing.T) {
 		}, []string{`"name":"Second"`}},
 		{"a text sent", func() {
 			do(http.MethodPost, "/v1/sms/send", `{"from_agent_id":"`+acct.AgentID+`","to":"+15551230001","message":"Thanks!"}`, http.StatusOK)
-		}, nil},
+		}, []string{`"body":"Thanks!","status":"sent"`}},
+		{"the clock delivers it", func() { srv.Advance(5 * time.Second) }, []string{`"body":"Thanks!","status":"delivered"`}},
 		{"fixtures", func() {
 			_, err := srv.SeedLeads(acct.BusinessID, []LeadFixture{{Name: "Seeded Lead", Phone: "+15551239999"}})
 			require.NoError(t, err)

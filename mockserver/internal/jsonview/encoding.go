@@ -7,6 +7,7 @@ package jsonview
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -236,6 +237,22 @@ func EncodeJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.Clone(b), nil
+}
+
+// AppendValue appends v encoded as encoding/json encodes it without HTML
+// escaping (as every answer is), for a view that has no appender of its
+// own: a kept list item built once per change of its record. v must be
+// encodable (a view of strings, numbers, times and such): an error is a
+// programming error, and panics.
+func AppendValue(b []byte, v any) []byte {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("jsonview: encoding a %T: %v", v, err))
+	}
+	out := buf.Bytes()
+	return out[:len(out)-1] // Encode's newline
 }
 
 // EncodePooled is encodeJSON without the copy: the answer lives in a

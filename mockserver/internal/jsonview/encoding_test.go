@@ -64,3 +64,17 @@ func FuzzAppendJSONTime(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendValueIsEncodingJSONWithoutHTMLEscapingAndNewline(t *testing.T) {
+	type view struct {
+		Body  string     `json:"body"`
+		Lead  *string    `json:"lead_id"`
+		At    time.Time  `json:"at"`
+		Extra *time.Time `json:"extra,omitempty"`
+	}
+	v := view{Body: "<b>Tom & Jerry</b>\n", At: time.Date(2026, 3, 10, 16, 0, 0, 5, time.UTC)}
+	got := AppendValue([]byte("prefix,"), v)
+	require.Equal(t, "prefix,"+stdJSON(t, v), string(got))
+	require.False(t, strings.HasSuffix(string(got), "\n"))
+	require.Panics(t, func() { AppendValue(nil, func() {}) }, "a view that cannot be encoded is a programming error")
+}

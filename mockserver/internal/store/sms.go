@@ -15,6 +15,7 @@ const (
 // Owner is its business.
 type SMSMessage struct {
 	Base
+	encodable
 	MessageSID string
 	LeadID     string
 	AgentID    string

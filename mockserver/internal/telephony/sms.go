@@ -11,6 +11,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/sms"
 )
@@ -237,8 +238,10 @@ func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*stor
 	id := m.ID
 	s.Schedule(st.TenantOf(a.Owner), now.Add(smsDeliveryDelay), func(now time.Time) {
 		if m, ok := s.Store.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
-			m.Status = store.SMSDelivered
-			m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
+			s.Store.SMSMessages.Update(m, func(m *store.SMSMessage) {
+				m.Status = store.SMSDelivered
+				m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
+			})
 			s.Emit(s.Store, m.Owner, "sms.delivered", now, smsView(m))
 			s.TextDelivered(s.Store, now, m)
 		}
@@ -323,18 +326,17 @@ func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
 	if direction != "" && direction != store.DirectionInbound && direction != store.DirectionOutbound {
 		return nil, httpapi.InvalidField("direction", "must be inbound or outbound")
 	}
-	items, more := httpapi.ListPage(rc.Store.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
+	recs, more := httpapi.PageRecords(rc.Store.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
 		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
 			(agentID == "" || m.AgentID == agentID) && (direction == "" || m.Direction == direction)
-	}, smsView)
-	return messagePage{Messages: items, HasMore: more}, nil
+	})
+	return httpapi.EncodedPage[*store.SMSMessage]{Key: "messages", Records: recs, More: more, Table: rc.Store.SMSMessages,
+		Encode: appendSMSItem}, nil
 }
 
-// messagePage is the answer of GET /v1/sms/messages.
-type messagePage struct {
-	Messages []sms.Message `json:"messages"`
-	HasMore  bool          `json:"has_more"`
-}
+// appendSMSItem appends a text as GET /v1/sms/messages shows it (smsView:
+// built from the text alone, once per change of it).
+func appendSMSItem(b []byte, m *store.SMSMessage) []byte { return jsonview.AppendValue(b, smsView(m)) }
 
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
 func smsView(m *store.SMSMessage) sms.Message {
