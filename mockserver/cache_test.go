@@ -15,8 +15,8 @@ import (
 // TestListsShowEveryChange changes leads, calls, agents and texts through
 // each path that changes them (write routes, inbound calls and texts, the
 // call and text simulation on the clock, governed updates, personas,
-// fixtures), reading GET /v1/leads, /v1/calls, /v1/agents and
-// /v1/sms/messages before and after each: every
+// fixtures), reading GET /v1/leads, /v1/calls, /v1/agents,
+// /v1/sms/messages and /v1/events before and after each: every
 // read copies the kept encodings of unchanged records, and the cache check
 // (TestMain) compares each with a fresh one, so a path that changes a
 // record without dropping its encoding fails here. The reads also show
@@ -32,7 +32,8 @@ func TestListsShowEveryChange(t *testing.T) {
 		return string(r.body)
 	}
 	lists := func() string {
-		return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") + read("/v1/sms/messages?limit=100")
+		return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") + read("/v1/sms/messages?limit=100") +
+			read("/v1/events?limit=100")
 	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()

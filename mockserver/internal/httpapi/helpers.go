@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -50,22 +51,51 @@ func Reachable[T store.Record](rc *Ctx, t *store.Table[T], id, what string) (T, 
 // view makes the record's answer (one wire type per shape, V).
 func ReadOrList[T store.Record, V any](rc *Ctx, t *store.Table[T], what, key string, match func(T) bool, view func(T) V) (any, error) {
 	if id := rc.Query("id"); id != "" {
-		r, err := Reachable(rc, t, id, what)
-		if err != nil {
-			return nil, err
-		}
-		return view(r), nil
+		return readOne(rc, t, id, what, view)
 	}
-	owners, err := rc.ScopedBusinesses()
-	if err != nil {
-		return nil, err
-	}
-	pq, err := rc.PageQuery(50, 100)
+	owners, pq, err := rc.scopedPage()
 	if err != nil {
 		return nil, err
 	}
 	items, more := ListPage(t, owners, pq, match, view)
 	return map[string]any{key: items, "has_more": more}, nil
+}
+
+// ReadOrListKept is ReadOrList for a table whose records keep their list
+// item (store.Cached): a page is an EncodedPage, each item view's
+// encoding (jsonview.AppendValue), built once per change of its record;
+// so view must show the record alone. The page's array comes before
+// has_more.
+func ReadOrListKept[T store.Cached, V any](rc *Ctx, t *store.Table[T], what, key string, match func(T) bool, view func(T) V) (any, error) {
+	if id := rc.Query("id"); id != "" {
+		return readOne(rc, t, id, what, view)
+	}
+	owners, pq, err := rc.scopedPage()
+	if err != nil {
+		return nil, err
+	}
+	recs, more := PageRecords(t, owners, pq, match)
+	return EncodedPage[T]{Key: key, Records: recs, More: more, Table: t,
+		Encode: func(b []byte, r T) []byte { return jsonview.AppendValue(b, view(r)) }}, nil
+}
+
+// readOne is the ?id= read of ReadOrList.
+func readOne[T store.Record, V any](rc *Ctx, t *store.Table[T], id, what string, view func(T) V) (any, error) {
+	r, err := Reachable(rc, t, id, what)
+	if err != nil {
+		return nil, err
+	}
+	return view(r), nil
+}
+
+// scopedPage is the businesses and the page a ReadOrList list reads.
+func (rc *Ctx) scopedPage() ([]string, PageQuery, error) {
+	owners, err := rc.ScopedBusinesses()
+	if err != nil {
+		return nil, PageQuery{}, err
+	}
+	pq, err := rc.PageQuery(50, 100)
+	return owners, pq, err
 }
 
 // MustJSON encodes a value the server built itself (it cannot fail).

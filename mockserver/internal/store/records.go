@@ -164,6 +164,7 @@ type UsageEntry struct {
 // the resource at the moment of the event.
 type Event struct {
 	Base
+	encodable
 	Type      string
 	Timestamp time.Time
 	Data      json.RawMessage
