@@ -15,8 +15,9 @@ import (
 // TestListsShowEveryChange changes leads, calls, agents and texts through
 // each path that changes them (write routes, inbound calls and texts, the
 // call and text simulation on the clock, governed updates, personas,
-// fixtures), reading GET /v1/leads, /v1/calls, /v1/agents,
-// /v1/sms/messages and /v1/events before and after each: every
+// fixtures, products and knowledge), reading GET /v1/leads, /v1/calls,
+// /v1/agents, /v1/sms/messages, /v1/events, /v1/products and
+// /v1/knowledge before and after each: every
 // read copies the kept encodings of unchanged records, and the cache check
 // (TestMain) compares each with a fresh one, so a path that changes a
 // record without dropping its encoding fails here. The reads also show
@@ -33,7 +34,7 @@ func TestListsShowEveryChange(t *testing.T) {
 	}
 	lists := func() string {
 		return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") + read("/v1/sms/messages?limit=100") +
-			read("/v1/events?limit=100")
+			read("/v1/events?limit=100") + read("/v1/products?limit=100") + read("/v1/knowledge?limit=100")
 	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()
@@ -42,6 +43,7 @@ func TestListsShowEveryChange(t *testing.T) {
 		return r.json
 	}
 
+	catalog := map[string]string{} // the ids of the product and the knowledge entry
 	steps := []struct {
 		name  string
 		do    func()
@@ -97,6 +99,14 @@ func TestListsShowEveryChange(t *testing.T) {
 			do(http.MethodPost, "/v1/sms/send", `{"from_agent_id":"`+acct.AgentID+`","to":"+15551230001","message":"Thanks!"}`, http.StatusOK)
 		}, []string{`"body":"Thanks!","status":"sent"`}},
 		{"the clock delivers it", func() { srv.Advance(5 * time.Second) }, []string{`"body":"Thanks!","status":"delivered"`}},
+		{"a product and a knowledge entry", func() {
+			catalog["product"] = do(http.MethodPost, "/v1/products", `{"business_id":"`+acct.BusinessID+`","name":"Water heater","price":900}`, http.StatusCreated)["id"].(string)
+			catalog["knowledge"] = do(http.MethodPost, "/v1/knowledge", `{"business_id":"`+acct.BusinessID+`","title":"Hours","content":"We open at 8.","content_type":"faq"}`, http.StatusCreated)["id"].(string)
+		}, []string{`"name":"Water heater"`, `"title":"Hours"`}},
+		{"both updated", func() {
+			do(http.MethodPost, "/v1/products", `{"id":"`+catalog["product"]+`","price":950,"sku":"WH-1"}`, http.StatusOK)
+			do(http.MethodPost, "/v1/knowledge", `{"id":"`+catalog["knowledge"]+`","business_id":"`+acct.BusinessID+`","content":"We open at 7."}`, http.StatusOK)
+		}, []string{`"price":950`, `"sku":"WH-1"`, `"content":"We open at 7."`}},
 		{"fixtures", func() {
 			_, err := srv.SeedLeads(acct.BusinessID, []LeadFixture{{Name: "Seeded Lead", Phone: "+15551239999"}})
 			require.NoError(t, err)

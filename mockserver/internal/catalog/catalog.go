@@ -70,9 +70,11 @@ func (s *Service) upsertProduct(rc *httpapi.Ctx) (any, error) {
 	if err := matchBusiness(body.BusinessID, p.Owner, "product"); err != nil {
 		return nil, err
 	}
-	httpapi.Set(&p.Name, body.Name)
-	applyProduct(p, &body)
-	p.UpdatedAt = rc.Now.UTC()
+	rc.Store.Products.Update(p, func(p *store.Product) {
+		httpapi.Set(&p.Name, body.Name)
+		applyProduct(p, &body)
+		p.UpdatedAt = rc.Now.UTC()
+	})
 	return ProductView(p), nil
 }
 
@@ -107,7 +109,7 @@ func (s *Service) getProducts(rc *httpapi.Ctx) (any, error) {
 				(sku == "" || p.SKU != nil && *p.SKU == sku)
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.Products, "product", "products", match, ProductView)
+	return httpapi.ReadOrListKept(rc, rc.Store.Products, "product", "products", match, ProductView)
 }
 
 func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
@@ -162,23 +164,25 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 	if err := matchBusiness(&body.BusinessID, k.Owner, "knowledge entry"); err != nil {
 		return nil, err
 	}
-	httpapi.Set(&k.Title, body.Title)
-	httpapi.Set(&k.Content, body.Content)
-	httpapi.Set(&k.ContentType, body.ContentType)
-	if raw, ok := sent["category"]; ok {
-		k.Category = nil
-		if !isNull(raw) {
-			k.Category = body.Category
+	rc.Store.Knowledge.Update(k, func(k *store.KnowledgeEntry) {
+		httpapi.Set(&k.Title, body.Title)
+		httpapi.Set(&k.Content, body.Content)
+		httpapi.Set(&k.ContentType, body.ContentType)
+		if raw, ok := sent["category"]; ok {
+			k.Category = nil
+			if !isNull(raw) {
+				k.Category = body.Category
+			}
 		}
-	}
-	if raw, ok := sent["tags"]; ok {
-		k.Tags = nil
-		if !isNull(raw) {
-			k.Tags = body.Tags
+		if raw, ok := sent["tags"]; ok {
+			k.Tags = nil
+			if !isNull(raw) {
+				k.Tags = body.Tags
+			}
 		}
-	}
-	k.UpdatedAt = rc.Now.UTC()
-	k.Words = knowledgeWords(k)
+		k.UpdatedAt = rc.Now.UTC()
+		k.Words = knowledgeWords(k)
+	})
 	return KnowledgeView(k), nil
 }
 
@@ -192,7 +196,7 @@ func (s *Service) getKnowledge(rc *httpapi.Ctx) (any, error) {
 				(tag == "" || slices.Contains(k.Tags, tag))
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.Knowledge, "knowledge entry", "knowledge", match, KnowledgeView)
+	return httpapi.ReadOrListKept(rc, rc.Store.Knowledge, "knowledge entry", "knowledge", match, KnowledgeView)
 }
 
 func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {
