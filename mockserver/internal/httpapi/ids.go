@@ -27,11 +27,9 @@ func (rc *Ctx) checkIDParams() *Error {
 	if rc.Route.Auth == AuthAdmin {
 		names = adminIDParams
 	}
-	if rc.q == nil {
-		rc.q = rc.Request.URL.Query()
-	}
+	q := rc.query()
 	for _, name := range names {
-		vs, ok := rc.q[name]
+		vs, ok := q[name]
 		if !ok {
 			continue
 		}

@@ -139,21 +139,24 @@ func (rc *Ctx) Query(name string) string {
 	if rc.Request.URL.RawQuery == "" {
 		return "" // without parsing (and a map) for nothing
 	}
+	return rc.query().Get(name)
+}
+
+// query is the request's query, parsed on first use (the one place that
+// parses it).
+func (rc *Ctx) query() url.Values {
 	if rc.q == nil {
 		rc.q = rc.Request.URL.Query()
 	}
-	return rc.q.Get(name)
+	return rc.q
 }
 
 // OnlyQuery refuses a query naming a parameter that is not one of names
 // with 400 bad_request naming it: a filter a route does not know would
 // otherwise be ignored, and a test asserting on it would pass by mistake.
 func (rc *Ctx) OnlyQuery(names ...string) error {
-	if rc.q == nil {
-		rc.q = rc.Request.URL.Query()
-	}
 	var unknown []string
-	for name := range rc.q {
+	for name := range rc.query() {
 		if !slices.Contains(names, name) {
 			unknown = append(unknown, name)
 		}
