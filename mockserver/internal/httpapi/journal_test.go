@@ -132,3 +132,26 @@ func TestTheJournalKeepsEntriesAsLargeAsItAllows(t *testing.T) {
 		assert.Equal(t, fmt.Sprint(i), e.Response.Header.Get("X-Request-Id"))
 	}
 }
+
+// TestTheRedactionMemoAnswersAsRedactingAgain redacts windows holding
+// secrets, more of them than the memo keeps and each several times,
+// through a memo and directly: the texts are the same, and the memo
+// keeps no secret (only hashes and redacted texts).
+func TestTheRedactionMemoAnswersAsRedactingAgain(t *testing.T) {
+	var m redactionMemo
+	secret := func(i int) string { return fmt.Sprintf("whsec_%040d", i) }
+	for round := range 3 {
+		for i := range 2 * redactionMemoSize {
+			window := []byte(fmt.Sprintf(`{"webhooks":[{"id":"w%d","secret":%q,"custom_headers":{"X-Key":"k%d"}}],"has_more":false}`, i, secret(i), i))
+			for _, cut := range []bool{false, true} {
+				want := redactValues(string(redactMembersOf(window, cut)))
+				require.Equal(t, want, m.redacted(window, cut), "round %d window %d cut %v", round, i, cut)
+				assert.NotContains(t, want, secret(i))
+			}
+		}
+	}
+	for _, e := range m.entries {
+		assert.NotContains(t, e.text, "whsec_0")
+		assert.NotEmpty(t, e.text)
+	}
+}
