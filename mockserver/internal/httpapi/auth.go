@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
@@ -127,17 +126,11 @@ const keyHashesMax = 4096
 // the rest of authentication. Only keys found in the store are
 // remembered (a hash is a pure function of the key: a revoked or
 // reset-away key still answers 401 from the store).
-type keyHashes struct {
-	mu sync.RWMutex
-	m  map[string][32]byte
-}
+type keyHashes struct{ memo[string, [32]byte] }
 
 // sum returns key's hash and whether it was remembered.
 func (h *keyHashes) sum(key string) ([32]byte, bool) {
-	h.mu.RLock()
-	sum, ok := h.m[key]
-	h.mu.RUnlock()
-	if ok {
+	if sum, ok := h.get(key); ok {
 		return sum, true
 	}
 	return HashKey(key), false
@@ -145,12 +138,7 @@ func (h *keyHashes) sum(key string) ([32]byte, bool) {
 
 // remember keeps the hash of key, a key found in the store.
 func (h *keyHashes) remember(key string, sum [32]byte) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.m == nil || len(h.m) >= keyHashesMax {
-		h.m = map[string][32]byte{}
-	}
-	h.m[strings.Clone(key)] = sum // not the request's header
+	h.put(strings.Clone(key), sum, keyHashesMax) // not the request's header
 }
 
 // authenticate is the one auth check: it resolves the caller for the

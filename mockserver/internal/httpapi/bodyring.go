@@ -2,14 +2,13 @@ package httpapi
 
 // bodyRing keeps the journal's texts (the headers and the bodies of its
 // entries) in chunks of bytes, so that journaling a request allocates
-// nothing once the journal is warm: a text goes at the end of the chunk
-// being written; when it is full, the
-// next text goes into a chunk whose texts all belong to dropped entries,
-// or a new chunk while the ring holds less than the journal's byte budget,
-// or else the chunk with the oldest texts, whose entries the journal then
-// drops (put says up to which). A record keeps its texts as slices of a
-// chunk (bodyRef), valid until the chunk is written again, and a read
-// copies them out.
+// nothing once the journal is warm. A text goes at the end of the chunk
+// being written; when that is full, the next text goes into a chunk whose
+// texts all belong to dropped entries, or a new chunk while the ring
+// holds less than the journal's byte budget, or else the chunk with the
+// oldest texts, whose entries the journal then drops (put says up to
+// which). A record keeps its texts as slices of a chunk (bodyRef), valid
+// until the chunk is written again, and a read copies them out.
 type bodyRing struct {
 	chunks [][]byte
 	// newest[i] is the largest Seq of an entry with a text in chunks[i].

@@ -182,18 +182,12 @@ func journalText(body []byte, plain bool) (text []byte, truncated bool) {
 // again and again (a webhook subscription list, the OpenAPI document) is
 // redacted once rather than on every read: redacting a 16 KiB window
 // member by member costs about 200 µs, hashing it about 10.
-type redactionMemo struct {
-	mu      sync.Mutex
-	entries [redactionMemoSize]redaction
-	next    int // the entry replaced next
-}
+type redactionMemo struct{ memo[redactionKey, string] }
 
-// redaction is a window's hash and whether it was cut, and its redacted
-// text.
-type redaction struct {
-	sum  [sha256.Size]byte
-	cut  bool
-	text string
+// redactionKey is a window's hash and whether it was cut.
+type redactionKey struct {
+	sum [sha256.Size]byte
+	cut bool
 }
 
 // redactionMemoSize is how many redactions the memo keeps.
@@ -205,20 +199,12 @@ var redactions redactionMemo
 
 // redacted is redactValues(redactMembersOf(window, cut)), remembered.
 func (m *redactionMemo) redacted(window []byte, cut bool) string {
-	sum := sha256.Sum256(window)
-	m.mu.Lock()
-	for _, e := range m.entries {
-		if e.sum == sum && e.cut == cut && e.text != "" {
-			m.mu.Unlock()
-			return e.text
-		}
+	key := redactionKey{sha256.Sum256(window), cut}
+	if text, ok := m.get(key); ok {
+		return text
 	}
-	m.mu.Unlock()
 	text := redactValues(string(redactMembersOf(window, cut)))
-	m.mu.Lock()
-	m.entries[m.next] = redaction{sum: sum, cut: cut, text: text}
-	m.next = (m.next + 1) % redactionMemoSize
-	m.mu.Unlock()
+	m.put(key, text, redactionMemoSize)
 	return text
 }
 

@@ -150,8 +150,9 @@ func TestTheRedactionMemoAnswersAsRedactingAgain(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range m.entries {
-		assert.NotContains(t, e.text, "whsec_0")
-		assert.NotEmpty(t, e.text)
+	assert.LessOrEqual(t, len(m.m), redactionMemoSize)
+	for _, text := range m.m {
+		assert.NotContains(t, text, "whsec_0")
+		assert.NotEmpty(t, text)
 	}
 }

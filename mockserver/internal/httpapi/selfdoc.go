@@ -1,7 +1,5 @@
 package httpapi
 
-import "sync"
-
 // maxSelfDocuments bounds the documents selfDocuments keeps: when full, it
 // starts again empty (a client naming the server by many Host names gets
 // its documents built again, never an unbounded cache).
@@ -11,10 +9,7 @@ const maxSelfDocuments = 16
 // OpenAPI documents, whose first server is the URL the request reached
 // it under), built once per document and URL: building one decodes,
 // bundles and encodes the whole document, tens of milliseconds.
-type selfDocuments struct {
-	mu sync.Mutex
-	m  map[selfDocumentKey][]byte
-}
+type selfDocuments = memo[selfDocumentKey, []byte]
 
 type selfDocumentKey struct{ name, url string }
 
@@ -23,22 +18,14 @@ type selfDocumentKey struct{ name, url string }
 // for that URL before. The body is shared by the answers: nothing may
 // change it.
 func (rc *Ctx) SelfDocument(name, contentType, url string, build func(url string) ([]byte, error)) (*RawBody, error) {
-	d := &rc.API.selfDocs
 	key := selfDocumentKey{name, url}
-	d.mu.Lock()
-	b, ok := d.m[key]
-	d.mu.Unlock()
+	b, ok := rc.API.selfDocs.get(key)
 	if !ok {
 		var err error
 		if b, err = build(url); err != nil {
 			return nil, err
 		}
-		d.mu.Lock()
-		if d.m == nil || len(d.m) >= maxSelfDocuments {
-			d.m = map[selfDocumentKey][]byte{}
-		}
-		d.m[key] = b
-		d.mu.Unlock()
+		rc.API.selfDocs.put(key, b, maxSelfDocuments)
 	}
 	return &RawBody{ContentType: contentType, Body: b}, nil
 }
