@@ -179,7 +179,7 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 	}
 	check("the store", &srv.platform.Mu, srv.platform.Store)
 	check("the idempotency records", &srv.httpapi.Idem.Mu, srv.httpapi.Idem.Entries)
-	check("the journal", &srv.httpapi.Journal.Mu, srv.httpapi.Journal.Buf)
+	check("the journal", &srv.httpapi.Journal.Mu, srv.httpapi.Journal)
 	check("the usage log", &srv.httpapi.Usage.Mu, srv.httpapi.Usage.T)
 	check("the rate limits", &srv.httpapi.Limits.Mu, srv.httpapi.Limits.Buckets)
 	check("the fault rules", &srv.httpapi.FaultSet.Mu, srv.httpapi.FaultSet.Rules)

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
 
@@ -277,22 +278,14 @@ func (f RequestFilter) Match(e *JournalEntry) bool {
 // entry is always kept.
 type Journal struct {
 	Mu sync.Mutex
-	// Buf holds the kept entries, the entry of Seq s at s % len(Buf); it
-	// grows as entries come, up to size.
-	Buf  []journalRecord
-	size int
-	// costs[i] is the Bytes of Buf[i], kept so that evicting an entry
-	// does not measure it again under the lock.
-	costs []int64
+	// log keeps the entries, numbered by their Seq from 1, within the
+	// journal's bounds; an entry's cost counts its texts.
+	log *ring.Log[journalRecord]
 	// bodies holds the texts (headers and bodies) of the entries not
 	// yet read.
-	bodies bodyRing
-	// first and next are the sequences of the oldest kept entry and of
-	// the next entry (from 1); the entries of first..next-1 are in Buf.
-	first, next int64
-	bytes       int64 // the Bytes of the kept entries
-	maxBytes    int64
-	n           watch.Notifier
+	bodies   bodyRing
+	maxBytes int64
+	n        watch.Notifier
 }
 
 // newJournal returns a journal keeping the last size requests within
@@ -301,7 +294,7 @@ func newJournal(size int, maxBytes int64) *Journal {
 	if maxBytes <= 0 {
 		maxBytes = DefaultJournalBytes
 	}
-	return &Journal{size: max(size, 1), bodies: newBodyRing(maxBytes), first: 1, next: 1, maxBytes: maxBytes}
+	return &Journal{log: ring.New[journalRecord](size, maxBytes, 1, nil), bodies: newBodyRing(maxBytes), maxBytes: maxBytes}
 }
 
 // add keeps a record, copying its texts (newJournalRecord) into the ring,
@@ -327,55 +320,30 @@ func (j *Journal) keep(e journalRecord, texts *[3][]byte) {
 	for i, t := range texts {
 		if len(t) > 0 {
 			var r int64
-			e.texts[i], r = j.bodies.put(t, j.next, j.first)
+			e.texts[i], r = j.bodies.put(t, j.log.Next(), j.log.First())
 			reused = max(reused, r)
 		}
 	}
-	for j.next > j.first && (j.first <= reused || j.next-j.first >= int64(j.size) || j.bytes+cost > j.maxBytes) {
-		i := j.first % int64(len(j.Buf))
-		j.bytes -= j.costs[i]
-		j.Buf[i] = journalRecord{} // let go of its strings
-		j.first++
-	}
+	j.log.DropThrough(reused)
 	for i, t := range texts {
 		j.bodies.write(e.texts[i], t)
 	}
-	e.Seq = j.next
-	j.grow()
-	j.Buf[j.next%int64(len(j.Buf))] = e
-	j.costs[j.next%int64(len(j.Buf))] = cost
-	j.next++
-	j.bytes += cost
-}
-
-// grow makes room in Buf for one more entry when it is full and smaller
-// than the journal's size: a server that journals little keeps little.
-func (j *Journal) grow() {
-	kept := int(j.next - j.first)
-	if kept < len(j.Buf) || len(j.Buf) == j.size {
-		return
-	}
-	n := min(max(2*len(j.Buf), 64), j.size)
-	buf, costs := make([]journalRecord, n), make([]int64, n)
-	for seq := j.first; seq < j.next; seq++ {
-		buf[seq%int64(n)], costs[seq%int64(n)] = j.Buf[seq%int64(len(j.Buf))], j.costs[seq%int64(len(j.Buf))]
-	}
-	j.Buf, j.costs = buf, costs
+	e.Seq = j.log.Next()
+	j.log.Push(e, cost)
 }
 
 // Usage returns how many entries the journal keeps and their bytes.
 func (j *Journal) Usage() (entries int, bytes int64) {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	return int(j.next - j.first), j.bytes
+	return j.log.Len(), j.log.Bytes()
 }
 
 // Reset empties the journal; sequence numbers start again from 1.
 func (j *Journal) Reset() {
 	j.Mu.Lock()
-	j.Buf, j.costs = nil, nil
+	j.log.Reset(1)
 	j.bodies = newBodyRing(j.maxBytes)
-	j.first, j.next, j.bytes = 1, 1, 0
 	j.Mu.Unlock()
 	j.n.Notify()
 }
@@ -384,14 +352,14 @@ func (j *Journal) Reset() {
 func (j *Journal) Latest() int64 {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	return j.next - 1
+	return j.log.Next() - 1
 }
 
 // Size returns how many entries the journal keeps at most.
 func (j *Journal) Size() int {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
-	return j.size
+	return j.log.Cap()
 }
 
 // List returns the kept entries, oldest first, that match.
@@ -408,21 +376,22 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([
 	defer j.Mu.Unlock()
 	count := 0
 	var seqs []int64
-	for seq := j.first; seq < j.next; seq++ {
-		if match != nil && !match(j.entry(&j.Buf[seq%int64(len(j.Buf))])) {
-			continue
+	j.log.Each(func(seq int64, r *journalRecord) bool {
+		if match != nil && !match(j.entry(r)) {
+			return true
 		}
 		count++
 		if limit < 0 || !first || len(seqs) < limit {
 			seqs = append(seqs, seq)
 		}
-	}
+		return true
+	})
 	if limit >= 0 && len(seqs) > limit {
 		seqs = seqs[len(seqs)-limit:]
 	}
 	out := make([]JournalEntry, len(seqs))
 	for i, seq := range seqs {
-		out[i] = *j.entry(&j.Buf[seq%int64(len(j.Buf))])
+		out[i] = *j.entry(j.log.At(seq))
 	}
 	return out, count
 }

@@ -76,7 +76,7 @@ func TestTheJournalBodyRingHoldsWhatTheKeptEntriesNeed(t *testing.T) {
 	assert.Equal(t, 100, entries)
 	assert.Less(t, bytes, int64(200<<10))
 	assert.LessOrEqual(t, ringBytes(j), 512<<10, "the entries dropped by count free their texts: the ring holds a few times what they need, not the byte budget")
-	assert.Len(t, j.Buf, 100, "slots for the entries kept")
+	assert.Equal(t, 100, j.log.Slots(), "slots for the entries kept")
 	last := j.List(nil)
 	assert.Equal(t, fmt.Sprintf("%08d", 19_999), last[len(last)-1].Response.Body[:8])
 	assert.Equal(t, fmt.Sprintf("%08d", 19_900), last[0].Response.Body[:8])
@@ -91,7 +91,7 @@ func TestTheJournalBodyRingStartsSmall(t *testing.T) {
 	journalOf(j, 3)
 	require.Len(t, j.bodies.chunks, 1)
 	assert.Equal(t, firstRingChunk, len(j.bodies.chunks[0]), "a server that journals little keeps little")
-	assert.Len(t, j.Buf, 64)
+	assert.Equal(t, 64, j.log.Slots())
 	j.Reset()
 	assert.Empty(t, j.bodies.chunks)
 }
@@ -154,5 +154,22 @@ func TestTheRedactionMemoAnswersAsRedactingAgain(t *testing.T) {
 	for _, text := range m.m {
 		assert.NotContains(t, text, "whsec_0")
 		assert.NotEmpty(t, text)
+	}
+}
+
+// BenchmarkJournalAdd journals a small GET answer into a full journal:
+// what every API request pays for its journal entry.
+func BenchmarkJournalAdd(b *testing.B) {
+	j := newJournal(10_000, DefaultJournalBytes)
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/agents", nil)
+	r.Header.Set("Authorization", "Bearer "+KeyPrefix+strings.Repeat("k", 40))
+	resp := &Response{Status: 200, Body: []byte(strings.Repeat("a", 300)), plain: true}
+	for range 10_000 {
+		j.add(newJournalRecord(JournalEntry{RequestID: "warm"}, r, nil, resp))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		j.add(newJournalRecord(JournalEntry{RequestID: "req"}, r, nil, resp))
 	}
 }

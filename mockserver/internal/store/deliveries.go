@@ -3,6 +3,8 @@ package store
 import (
 	"time"
 	"unsafe"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 )
 
 // Delivery states.
@@ -98,19 +100,13 @@ func DeliveryBytes(d *Delivery) int64 {
 	return n
 }
 
-// DeliveryLog is a ring buffer of the newest deliveries, bounded in
-// deliveries and in bytes (DeliveryBytes, counted when a delivery is added
-// and again when it grows, Recount): past either bound, the oldest go. The
-// newest delivery always stays.
+// DeliveryLog keeps the newest deliveries, bounded in deliveries and in
+// bytes (DeliveryBytes, counted when a delivery is added and again when it
+// grows, Recount): past either bound, the oldest go. The newest delivery
+// always stays.
 type DeliveryLog struct {
-	buf  []*Delivery
-	cost []int64
-	// first and next are the sequences of the oldest kept delivery and of
-	// the next one; the deliveries of first..next-1 are in buf.
-	first, next int
-	byID        map[string]int // sequence by id
-	bytes       int64
-	maxBytes    int64
+	log  *ring.Log[*Delivery]
+	byID map[string]int64 // number in log by id
 }
 
 // NewDeliveryLog returns an empty log keeping size deliveries (at least 1)
@@ -119,56 +115,28 @@ func NewDeliveryLog(size int, maxBytes int64) *DeliveryLog {
 	if maxBytes <= 0 {
 		maxBytes = DefaultDeliveryLogBytes
 	}
-	size = max(size, 1)
-	return &DeliveryLog{buf: make([]*Delivery, size), cost: make([]int64, size), byID: map[string]int{}, maxBytes: maxBytes}
+	l := &DeliveryLog{byID: map[string]int64{}}
+	l.log = ring.New(size, maxBytes, 0, func(_ int64, d **Delivery) { delete(l.byID, (*d).ID) })
+	return l
 }
 
 // Cap returns how many deliveries the log keeps at most.
-func (l *DeliveryLog) Cap() int { return len(l.buf) }
+func (l *DeliveryLog) Cap() int { return l.log.Cap() }
 
 // Usage returns how many deliveries the log keeps and their bytes.
-func (l *DeliveryLog) Usage() (deliveries int, bytes int64) { return l.next - l.first, l.bytes }
+func (l *DeliveryLog) Usage() (deliveries int, bytes int64) { return l.log.Len(), l.log.Bytes() }
 
 // Add appends d, dropping the oldest deliveries past the bounds.
 func (l *DeliveryLog) Add(d *Delivery) {
-	if l.next-l.first == len(l.buf) {
-		l.dropOldest()
-	}
-	i := l.next % len(l.buf)
-	l.buf[i], l.cost[i] = d, DeliveryBytes(d)
-	l.byID[d.ID] = l.next
-	l.bytes += l.cost[i]
-	l.next++
-	l.trim()
+	l.byID[d.ID] = l.log.Push(d, DeliveryBytes(d))
 }
 
 // Recount counts a kept delivery's bytes again after it changed (an
 // attempt was recorded), dropping the oldest deliveries past the bound.
 func (l *DeliveryLog) Recount(d *Delivery) {
-	seq, ok := l.byID[d.ID]
-	if !ok {
-		return
+	if seq, ok := l.byID[d.ID]; ok {
+		l.log.Recount(seq, DeliveryBytes(d))
 	}
-	i := seq % len(l.buf)
-	c := DeliveryBytes(d)
-	l.bytes += c - l.cost[i]
-	l.cost[i] = c
-	l.trim()
-}
-
-// trim drops the oldest deliveries while the log is past its byte bound.
-func (l *DeliveryLog) trim() {
-	for l.bytes > l.maxBytes && l.next-l.first > 1 {
-		l.dropOldest()
-	}
-}
-
-func (l *DeliveryLog) dropOldest() {
-	i := l.first % len(l.buf)
-	delete(l.byID, l.buf[i].ID)
-	l.bytes -= l.cost[i]
-	l.buf[i], l.cost[i] = nil, 0
-	l.first++
 }
 
 // Get returns a kept delivery by id.
@@ -177,15 +145,11 @@ func (l *DeliveryLog) Get(id string) (*Delivery, bool) {
 	if !ok {
 		return nil, false
 	}
-	return l.buf[seq%len(l.buf)], true
+	return *l.log.At(seq), true
 }
 
 // Each calls fn for every kept delivery, oldest first, until fn returns
 // false.
 func (l *DeliveryLog) Each(fn func(*Delivery) bool) {
-	for n := l.first; n < l.next; n++ {
-		if !fn(l.buf[n%len(l.buf)]) {
-			return
-		}
-	}
+	l.log.Each(func(_ int64, d **Delivery) bool { return fn(*d) })
 }
