@@ -75,6 +75,57 @@ func TestBeyondLoopbackTheBinaryWarnsAndGeneratesAnAdminToken(t *testing.T) {
 	}
 }
 
+// adminGetAs sends GET url to the admin API with the Host header host and
+// no token, and answers the status.
+func adminGetAs(t *testing.T, url, host string) int {
+	t.Helper()
+	status, _ := httpJSON(t, http.MethodGet, url, "", "Host", host)
+	return status
+}
+
+// TestAdminHostsAnswerTheirNamesWithoutAToken: with -admin-hosts (or its
+// variable) the admin API answers those Host names, with any port or the
+// one given, as well as loopback names, and refuses others; no token is
+// printed or needed.
+func TestAdminHostsAnswerTheirNamesWithoutAToken(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		args []string
+	}{
+		{nil, []string{"-seed", "none", "-admin-hosts", "mock, mock.test:8080"}},
+		{[]string{envName("admin-hosts") + "=mock,mock.test:8080"}, []string{"-seed", "none"}},
+	} {
+		s := startRun(t, tc.env, tc.args...)
+		assert.Contains(t, s.out.String(), "admin hosts: mock, mock.test:8080 (and loopback names), without a token\n")
+		assert.NotContains(t, s.out.String(), "admin token")
+		assert.NotContains(t, s.out.String(), "warning:", "on loopback: no warning")
+		for host, want := range map[string]int{
+			"mock": http.StatusOK, "MOCK:12111": http.StatusOK, "mock.test:8080": http.StatusOK, "127.0.0.1": http.StatusOK,
+			"mock.test:9090": http.StatusForbidden, "mock.test": http.StatusForbidden, "evil.example": http.StatusForbidden,
+			"mock.evil.example": http.StatusForbidden,
+		} {
+			assert.Equal(t, want, adminGetAs(t, s.admin+"/clock", host), "Host: %s", host)
+		}
+		assert.Equal(t, 0, s.stop())
+	}
+}
+
+// TestBeyondLoopbackAdminHostsReplaceTheGeneratedToken: listening on every
+// interface with -admin-hosts, the binary generates no token and warns
+// that the admin API is open to whoever sends those names; other names
+// are still refused (a page whose name was rebound to the server).
+func TestBeyondLoopbackAdminHostsReplaceTheGeneratedToken(t *testing.T) {
+	s := startRun(t, nil, "-seed", "none", "-addr", "0.0.0.0:0", "-admin-hosts", "mock")
+	assert.Contains(t, s.out.String(), "warning: listening beyond loopback, and the admin API needs no token")
+	assert.NotContains(t, s.out.String(), "admin token:")
+	_, port, err := net.SplitHostPort(s.addr)
+	require.NoError(t, err)
+	admin := "http://127.0.0.1:" + port + "/_mock"
+	assert.Equal(t, http.StatusOK, adminGetAs(t, admin+"/clock", "mock:"+port))
+	assert.Equal(t, http.StatusOK, adminGetAs(t, admin+"/clock", "127.0.0.1:"+port))
+	assert.Equal(t, http.StatusForbidden, adminGetAs(t, admin+"/clock", "evil.example:"+port))
+}
+
 // TestShutdownAnswersOpenLongPollsAndExitsZero: SIGTERM (the context's end)
 // with a ?wait= long poll open answers the poll at once and the command
 // exits 0, long before the poll's 60 s.

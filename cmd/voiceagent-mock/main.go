@@ -129,9 +129,13 @@ type config struct {
 	verbose       bool
 	version       bool
 	// adminToken guards the admin API (-admin-token, or generated when the
-	// server listens beyond loopback: adminTokenGenerated).
+	// server listens beyond loopback and no admin hosts are named:
+	// adminTokenGenerated).
 	adminToken          string
 	adminTokenGenerated bool
+	// adminHosts are the Host names the admin API answers without a
+	// token, besides loopback names (-admin-hosts).
+	adminHosts []string
 }
 
 // badInput is an error of the input that only shows once it is read (a
@@ -148,7 +152,7 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 	fs := flag.NewFlagSet("voiceagent-mock", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // run prints the usage and the errors
 	cfg := &config{}
-	var start, approvalHosts, cors string
+	var start, approvalHosts, cors, adminHosts string
 	var realtime bool
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "`address` to listen on (host:port; port 0 picks a free one)")
 	fs.StringVar(&cfg.seed, "seed", "demo", "initial data: demo (an account with every scope, kept by POST /_mock/reset) or none")
@@ -164,7 +168,8 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 	fs.StringVar(&cors, "cors", "", "comma-separated `origins` whose web pages may call the API under /api (scheme://host[:port], or * for any); the admin API stays same-origin")
 	fs.BoolVar(&cfg.verbose, "v", false, "log every request (with the error code of error answers) and every webhook attempt to stderr")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
-	fs.StringVar(&cfg.adminToken, "admin-token", "", "require this `token` on the admin API (Authorization: Bearer); one is generated and printed when -addr is beyond loopback")
+	fs.StringVar(&cfg.adminToken, "admin-token", "", "require this `token` on the admin API (Authorization: Bearer); one is generated and printed when -addr is beyond loopback and -admin-hosts is not given")
+	fs.StringVar(&adminHosts, "admin-hosts", "", "comma-separated `hosts` (name or name:port) the admin API answers without a token, besides loopback names: this server's names on a trusted network (a container's service name)")
 
 	if err := fs.Parse(args); err != nil {
 		return nil, fs, err
@@ -224,13 +229,40 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 		}
 		cfg.webhookCAs = certs
 	}
-	if cfg.adminToken == "" && beyondLoopback(cfg.addr) {
+	if cfg.adminHosts, err = checkAdminHosts(splitList(adminHosts)); err != nil {
+		return nil, fs, err
+	}
+	if len(cfg.adminHosts) > 0 && cfg.adminToken != "" {
+		return nil, fs, errors.New("-admin-hosts and -admin-token: give one of them (with a token the admin API answers any Host name; the hosts are for a trusted network without one)")
+	}
+	if cfg.adminToken == "" && len(cfg.adminHosts) == 0 && beyondLoopback(cfg.addr) {
 		if cfg.adminToken, err = generateToken(); err != nil {
 			return nil, fs, err
 		}
 		cfg.adminTokenGenerated = true
 	}
 	return cfg, fs, nil
+}
+
+// checkAdminHosts checks the -admin-hosts values: each a host name or
+// address, with a port or without, as a client's Host header names the
+// server.
+func checkAdminHosts(hosts []string) ([]string, error) {
+	for _, h := range hosts {
+		name := h
+		if !strings.ContainsAny(h, "/@*?# ") {
+			if host, port, err := net.SplitHostPort(h); err == nil {
+				if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+					return nil, fmt.Errorf("-admin-hosts: %q: the port must be a number from 0 to 65535", h)
+				}
+				name = host
+			}
+		}
+		if name == "" || strings.ContainsAny(name, "/@*?#[] ") || strings.Contains(name, ":") && net.ParseIP(name) == nil {
+			return nil, fmt.Errorf("-admin-hosts: %q is not a host name (give names such as mock or mock:8080, as clients send them in Host, without a scheme, path or wildcard)", h)
+		}
+	}
+	return hosts, nil
 }
 
 // beyondLoopback reports whether a server listening on addr (host:port)
@@ -258,10 +290,19 @@ func generateToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
-// printAdminToken says how the admin API is protected: the token on a line
-// of its own ("admin token: ..."), and a warning when it was generated
-// because the server listens beyond loopback.
-func printAdminToken(out io.Writer, cfg *config) {
+// printAdminAccess says how the admin API is protected: the admin hosts
+// ("admin hosts: ...", with a warning beyond loopback), or the token on a
+// line of its own ("admin token: ..."), with a warning when it was
+// generated because the server listens beyond loopback.
+func printAdminAccess(out io.Writer, cfg *config) {
+	if len(cfg.adminHosts) > 0 {
+		if beyondLoopback(cfg.addr) {
+			fmt.Fprintln(out, "warning: listening beyond loopback, and the admin API needs no token for the admin hosts: whoever reaches")
+			fmt.Fprintln(out, "warning: this port and sends one as Host can reset state, mint keys and read codes (use -admin-token on untrusted networks)")
+		}
+		fmt.Fprintf(out, "admin hosts: %s (and loopback names), without a token\n", strings.Join(cfg.adminHosts, ", "))
+		return
+	}
 	if cfg.adminToken == "" {
 		return
 	}
@@ -414,6 +455,9 @@ func (cfg *config) options(logw io.Writer) []mockserver.Option {
 	if cfg.adminToken != "" {
 		opts = append(opts, mockserver.WithAdminToken(cfg.adminToken))
 	}
+	if len(cfg.adminHosts) > 0 {
+		opts = append(opts, mockserver.WithAdminHosts(cfg.adminHosts...))
+	}
 	if cfg.verbose {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
@@ -455,7 +499,7 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	fmt.Fprintf(out, "voiceagent mock server %s listening\nbase URL: %s/api\nadmin API: %s/_mock\n%s\n",
 		mockserver.Version(), base, base, clockLine)
 	fmt.Fprintf(out, "dashboard: %s/_mock/ui\n", base)
-	printAdminToken(out, cfg)
+	printAdminAccess(out, cfg)
 	if len(cfg.cors) > 0 {
 		fmt.Fprintf(out, "CORS: web pages of %s may call the API under /api (never with credentials)\n", strings.Join(cfg.cors, ", "))
 	}

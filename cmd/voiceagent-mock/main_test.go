@@ -119,8 +119,8 @@ func (s *started) key(t *testing.T) string {
 	return m[1]
 }
 
-// httpJSON sends one request (header: name, value pairs) and answers its
-// status and its decoded JSON body.
+// httpJSON sends one request (header: name, value pairs; a Host pair sets
+// the request's Host) and answers its status and its decoded JSON body.
 func httpJSON(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
@@ -129,6 +129,10 @@ func httpJSON(t *testing.T, method, url, body string, header ...string) (int, ma
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if strings.EqualFold(header[i], "Host") {
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -216,6 +220,11 @@ func TestBadInputFailsBeforeListening(t *testing.T) {
 		"missing CA file":     {[]string{"-webhook-ca", dir + "/none.pem"}, nil, "-webhook-ca: open"},
 		"CA file without PEM": {[]string{"-webhook-ca", notPEM}, nil, "holds no PEM certificate"},
 		"approval host URL":   {[]string{"-approval-callback-hosts", "https://control.example"}, nil, "is not a host name"},
+		"admin host URL":      {[]string{"-admin-hosts", "mock,http://mock"}, nil, `-admin-hosts: "http://mock" is not a host name`},
+		"admin host wildcard": {[]string{"-admin-hosts", "*.mock.example"}, nil, "is not a host name"},
+		"admin host port":     {[]string{"-admin-hosts", "mock:99999"}, nil, `-admin-hosts: "mock:99999": the port must be a number`},
+		"admin hosts, token":  {[]string{"-admin-hosts", "mock", "-admin-token", "t"}, nil, "-admin-hosts and -admin-token: give one of them"},
+		"env admin hosts":     {nil, []string{"VOICEAGENT_MOCK_ADMIN_HOSTS=mock/ui"}, "is not a host name"},
 		"bad fixtures":        {[]string{"-fixtures", badFixtures}, nil, "/accounts/0/leads/0/status"},
 		"env speed":           {nil, []string{"VOICEAGENT_MOCK_SPEED=fast"}, `VOICEAGENT_MOCK_SPEED="fast": -speed wants a number`},
 		"env bool":            {nil, []string{"VOICEAGENT_MOCK_RATE_LIMITS=maybe"}, "-rate-limits wants true or false"},
@@ -256,7 +265,7 @@ func TestHelpAndVersionExitZero(t *testing.T) {
 		help := out.String()
 		assert.True(t, strings.HasPrefix(help, "Usage: voiceagent-mock [flags]"), help)
 		for _, name := range []string{"addr", "seed", "fixtures", "start", "realtime", "speed", "rate-limits", "id-seed",
-			"allow-external-webhooks", "webhook-ca", "approval-callback-hosts", "cors", "v", "version"} {
+			"allow-external-webhooks", "webhook-ca", "approval-callback-hosts", "cors", "admin-token", "admin-hosts", "v", "version"} {
 			assert.Regexp(t, `(?m)^  -`+name+`(\s|$)`, help, "the help lists -%s", name)
 			assert.Contains(t, help, "[$"+envName(name)+"]", "and its variable")
 		}
