@@ -125,7 +125,8 @@ func TestUsagePricesPlacedCallsAndSentTexts(t *testing.T) {
 	n := 0
 	record := func(method, path string, status int, body string) {
 		n++
-		srv.httpapi.Usage.Record(srv.httpapi, p, &httpapi.Route{Method: method, Path: path}, &httpapi.Response{Status: status, Header: http.Header{}, Body: []byte(body)}, fmt.Sprintf("request-%d", n))
+		rc := &httpapi.Ctx{Principal: p, Route: &httpapi.Route{Method: method, Path: path}, RequestID: fmt.Sprintf("request-%d", n), Now: acct.Now()}
+		srv.httpapi.Usage.Record(rc, &httpapi.Response{Status: status, Header: http.Header{}, Body: []byte(body)})
 	}
 	record("POST", "/api/v1/calls", 201, `{"id":"call-1","status":"queued"}`)
 	record("POST", "/api/v1/calls", 500, `{"error":{"code":"call_failed","message":"x"}}`)

@@ -202,11 +202,16 @@ func (rc *Ctx) IntQuery(name string, def, lo, hi int) (int, error) {
 func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.IDs.UUID()
-	w.Header().Set("X-Request-Id", reqID)
+	w.Header()[headerRequestID] = []string{reqID} // the canonical name: no need for Set's
 	if s.cors != nil && strings.HasPrefix(r.URL.Path, APIPrefix+"/") && s.cors.apply(w, r) {
 		return // a preflight, answered: not an API request, so not journaled
 	}
-	resp, rt, p, fault, body := s.handle(w, r, reqID)
+	resp, rt, rc, fault := s.handle(w, r, reqID)
+	var p *Principal
+	var body []byte
+	if rc != nil {
+		p, body = rc.Principal, rc.Body
+	}
 	rec := newJournalEntry(r, rt, reqID, start)
 	if p != nil {
 		if p.Key != nil {
@@ -228,7 +233,7 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		s.Journal.add(newJournalRecord(rec, r, body, resp))
 		if p != nil && resp.Status > 0 {
-			s.Usage.Record(s, p, rt, resp, reqID)
+			s.Usage.Record(rc, resp)
 		}
 	}
 	s.logRequest(r, &rec, resp.Code, start)
@@ -243,6 +248,10 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 }
+
+// headerRequestID names every answer's request id, in net/http's
+// canonical form.
+const headerRequestID = "X-Request-Id"
 
 // HeaderIdempotentReplayed marks an answer replayed from an idempotency record.
 const HeaderIdempotentReplayed = "Idempotent-Replayed"
@@ -268,9 +277,10 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request", attrs...)
 }
 
-// handle runs the pipeline up to the encoded answer; body is the request
-// body it read.
-func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, p *Principal, fault *FaultRule, body []byte) {
+// handle runs the pipeline up to the encoded answer. rc, nil when the
+// request did not get that far, holds the request body it read and the
+// caller once known.
+func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, rc *Ctx, fault *FaultRule) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.Config.Logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
@@ -279,50 +289,50 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	}()
 	if IsAdminPath(r.URL.Path) {
 		if apiErr := s.guardAdmin(r); apiErr != nil {
-			return ErrorResponse(apiErr), nil, nil, nil, nil
+			return ErrorResponse(apiErr), nil, nil, nil
 		}
 	}
 	rt, apiErr := s.handlerFor(r)
 	if apiErr != nil {
-		return ErrorResponse(apiErr), nil, nil, nil, nil
+		return ErrorResponse(apiErr), nil, nil, nil
 	}
 	if rt.Auth != AuthAdmin {
 		fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
 		if fault != nil {
 			if resp, done := fault.beforeOn(w, r); done {
-				return resp, rt, nil, fault, nil
+				return resp, rt, nil, fault
 			}
 		}
 	}
-	rc := &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
+	rc = &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
 		read, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
 				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
-					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, nil, fault, nil
+					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, rc, fault
 			}
-			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, nil, fault, nil
+			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, rc, fault
 		}
-		rc.Body, body = read, read
+		rc.Body = read
 	}
 	if apiErr := s.authenticate(rc); apiErr != nil {
-		return ErrorResponse(apiErr), rt, rc.Principal, fault, body
+		return ErrorResponse(apiErr), rt, rc, fault
 	}
 	if fault == nil && rc.Tenant != "" {
 		// The caller's tenant's own rules act once the caller is known.
 		if fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
 			if resp, done := fault.beforeOn(w, r); done {
-				return resp, rt, rc.Principal, fault, body
+				return resp, rt, rc, fault
 			}
 		}
 	}
 	if apiErr := rc.checkIDParams(); apiErr != nil {
-		return ErrorResponse(apiErr), rt, rc.Principal, fault, body
+		return ErrorResponse(apiErr), rt, rc, fault
 	}
 	if h, apiErr := s.Limits.check(rc); apiErr != nil {
-		return ErrorResponse(apiErr), rt, rc.Principal, fault, body
+		return ErrorResponse(apiErr), rt, rc, fault
 	} else if h != nil {
 		// On a copy: the answer may be an idempotency record that
 		// concurrent replays read.
@@ -330,10 +340,10 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	}
 	if r.Method == http.MethodPost && rt.Auth != AuthAdmin {
 		if key := r.Header.Get("Idempotency-Key"); key != "" {
-			return s.Idem.do(rc, key, func() *Response { return s.run(rc) }), rt, rc.Principal, fault, body
+			return s.Idem.do(rc, key, func() *Response { return s.run(rc) }), rt, rc, fault
 		}
 	}
-	return s.run(rc), rt, rc.Principal, fault, body
+	return s.run(rc), rt, rc, fault
 }
 
 // run calls the handler under the store lock and encodes its answer.

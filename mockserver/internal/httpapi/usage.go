@@ -83,14 +83,16 @@ func (u *UsageLog) Reset() {
 	u.T.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
 }
 
-// Record adds a request of p on route rt and its answer to the log. The
-// entry's id is the request's id (its X-Request-Id), so an entry, the
-// request's journal entry and the client's error name one request; the
-// entry keeps the route's own strings, none of the request's.
-func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response, requestID string) {
+// Record adds an authenticated request and its answer to the log, at the
+// request's time on its tenant's clock (rc.Now). The entry's id is the
+// request's id (its X-Request-Id), so an entry, the request's journal
+// entry and the client's error name one request; the entry keeps the
+// route's own strings, none of the request's.
+func (u *UsageLog) Record(rc *Ctx, resp *Response) {
+	p, rt := rc.Principal, rc.Route
 	endpoint := strings.TrimPrefix(rt.Path, APIPrefix)
 	e := &store.UsageEntry{
-		Base:       store.Base{ID: requestID},
+		Base:       store.Base{ID: rc.RequestID, CreatedAt: rc.Now},
 		Endpoint:   endpoint,
 		Method:     rt.Method,
 		StatusCode: resp.Status,
@@ -98,7 +100,7 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response, reque
 	if p.Key != nil {
 		e.BusinessID = p.Key.BusinessID
 	}
-	if resp.Status < 300 {
+	if resp.Status < 300 && rt.Method != http.MethodGet { // reads cost nothing
 		e.CostCents = usagePrices[usageRoute{rt.Method, endpoint}]
 		if rt.Method == http.MethodPost && endpoint == "/v1/calls" {
 			var created struct {
@@ -109,9 +111,6 @@ func (u *UsageLog) Record(s *API, p *Principal, rt *Route, resp *Response, reque
 			}
 		}
 	}
-	// The clock has a lock of its own: not under the queue's, which every
-	// request takes.
-	e.CreatedAt = s.Clocks.Now(p.Tenant)
 	u.pendingMu.Lock()
 	u.pending = append(u.pending, pendingUsage{e, p.OwnerID()})
 	full := len(u.pending) >= maxPendingUsage
