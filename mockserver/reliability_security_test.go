@@ -299,8 +299,7 @@ func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
 	assert.Contains(t, string(created.body), secrets[0])
 	journal, _ := json.Marshal(s.Requests(nil))
 	deliveries, _ := json.Marshal(s.Deliveries(DeliveryFilter{}))
-	entries, _ := s.httpapi.Usage.Page(acct.UserID, httpapi.PageQuery{Limit: 500}, nil)
-	usage, _ := json.Marshal(entries)
+	usage := s.httpapi.Usage.Page(acct.UserID, httpapi.PageQuery{Limit: 500}, nil).Body
 	require.Contains(t, logs.String(), `"msg":"mockserver request"`, "the server logs requests at debug level")
 	for name, text := range map[string]string{"journal": string(journal), "delivery log": string(deliveries), "usage log": string(usage), "server log": logs.String()} {
 		for _, v := range never {

@@ -113,6 +113,28 @@ func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared boo
 	return body, pooled, plain, shared
 }
 
+// EncodeNow encodes the page at once, for a handler that must encode
+// under a lock of its own (the usage log's): run writes the answer as it
+// is.
+func (p EncodedPage[T]) EncodeNow() Encoded {
+	body, pooled, plain, shared := p.encode()
+	return Encoded{Body: body, pooled: pooled, plain: plain, shared: shared}
+}
+
+// Encoded is a GET answer encoded by its handler (EncodedPage.EncodeNow).
+// Body must not be changed: it may be shared, or in a pooled buffer that
+// goes back to its pool once the answer is written.
+type Encoded struct {
+	Body          []byte
+	pooled        *[]byte
+	plain, shared bool
+}
+
+// encode implements encodedAnswer.
+func (e Encoded) encode() (body []byte, pooled *[]byte, plain, shared bool) {
+	return e.Body, e.pooled, e.plain, e.shared
+}
+
 // appendScreened appends the page and reports whether it holds nothing
 // the journal redacts: each item is screened once, when its encoding is
 // built, and the screen is kept with it.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/voiceagent/voiceagent-go/account"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -95,13 +96,13 @@ func (u *UsageLog) Record(rc *Ctx, resp *Response) {
 		Base:       store.Base{ID: rc.RequestID, CreatedAt: rc.Now},
 		Endpoint:   endpoint,
 		Method:     rt.Method,
-		StatusCode: resp.Status,
+		StatusCode: int16(resp.Status),
 	}
 	if p.Key != nil {
 		e.BusinessID = p.Key.BusinessID
 	}
 	if resp.Status < 300 && rt.Method != http.MethodGet { // reads cost nothing
-		e.CostCents = usagePrices[usageRoute{rt.Method, endpoint}]
+		e.CostCents = int32(usagePrices[usageRoute{rt.Method, endpoint}])
 		if rt.Method == http.MethodPost && endpoint == "/v1/calls" {
 			var created struct {
 				ID string `json:"id"`
@@ -172,25 +173,28 @@ func (u *UsageLog) lockFlushed() (shared bool) {
 	return false
 }
 
-// Page is one page of a user's usage log, newest first.
-func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) ([]account.UsageEntry, bool) {
+// Page answers one page of a user's usage log, newest first, as GET
+// /v1/usage shows it: {"usage": [...], "has_more": more}. It is encoded
+// under the log's lock, which the table's kept items need: an entry never
+// changes, so its item is built once (appendUsageItem) and a page copies
+// bytes.
+func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) Encoded {
 	if u.lockFlushed() {
 		defer u.Mu.RUnlock()
 	} else {
 		defer u.Mu.Unlock()
 	}
-	return ListPage(u.T, []string{owner}, pq, match, usageView)
+	recs, more := PageRecords(u.T, []string{owner}, pq, match)
+	return EncodedPage[*store.UsageEntry]{Key: "usage", Records: recs, More: more, Table: u.T, Encode: appendUsageItem}.EncodeNow()
 }
 
-// usageView is a usage log entry as the API shows it: a struct rather than
-// a map, because the log is the largest list a load test reads.
+// appendUsageItem appends a usage entry as GET /v1/usage shows it.
+func appendUsageItem(b []byte, e *store.UsageEntry) []byte { return jsonview.AppendValue(b, usageView(e)) }
+
+// usageView is a usage log entry as the API shows it.
 func usageView(e *store.UsageEntry) account.UsageEntry {
-	v := account.UsageEntry{
-		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: e.StatusCode,
-		CostCents: e.CostCents, CreatedAt: e.CreatedAt,
+	return account.UsageEntry{
+		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: int(e.StatusCode),
+		CallID: Strp(e.CallID), CostCents: int(e.CostCents), CreatedAt: e.CreatedAt,
 	}
-	if e.CallID != "" {
-		v.CallID = &e.CallID
-	}
-	return v
 }

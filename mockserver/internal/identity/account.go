@@ -53,8 +53,7 @@ func (s *Service) listUsage(rc *httpapi.Ctx) (any, error) {
 	if only := rc.Principal.Key.BusinessID; only != "" {
 		match = func(e *store.UsageEntry) bool { return e.BusinessID == only }
 	}
-	items, more := s.httpapi.Usage.Page(rc.Principal.OwnerID(), pq, match)
-	return map[string]any{"usage": items, "has_more": more}, nil
+	return s.httpapi.Usage.Page(rc.Principal.OwnerID(), pq, match), nil
 }
 
 func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {

@@ -149,15 +149,19 @@ type Number struct {
 }
 
 // UsageEntry is one line of the API usage log. Owner is the key's user.
+// An entry never changes once in the log, so its list item is kept
+// (encodable). The small fields share one word with logged: an entry is
+// 136 bytes (the 144-byte size class), as before it kept its item.
 type UsageEntry struct {
 	Base
-	logged
+	encodable
 	BusinessID string
 	Endpoint   string
 	Method     string
-	StatusCode int
 	CallID     string
-	CostCents  int
+	StatusCode int16
+	logged
+	CostCents int32
 }
 
 // Event is one platform event. Owner is its business. Data is the JSON of
