@@ -34,7 +34,8 @@ func TestListsShowEveryChange(t *testing.T) {
 	}
 	lists := func() string {
 		return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") + read("/v1/sms/messages?limit=100") +
-			read("/v1/events?limit=100") + read("/v1/products?limit=100") + read("/v1/knowledge?limit=100")
+			read("/v1/events?limit=100") + read("/v1/products?limit=100") + read("/v1/knowledge?limit=100") +
+			read("/v1/transcripts?limit=50") + read("/v1/usage?limit=100")
 	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()

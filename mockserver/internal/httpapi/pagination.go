@@ -81,6 +81,7 @@ type EncodedPage[T store.Cached] struct {
 	More    bool
 	Unpaged bool
 	Table   *store.Table[T]
+	Slot    store.Slot // which kept item Encode builds (zero: the list item)
 	Dep     uint64
 	Encode  func(b []byte, r T) []byte
 }
@@ -148,7 +149,7 @@ func (p EncodedPage[T]) appendScreened(b []byte) ([]byte, bool) {
 			b = append(b, ',')
 		}
 		var itemPlain bool
-		b, itemPlain = store.AppendEncoded(p.Table, r, p.Dep, p.Encode, plainForJournal, b)
+		b, itemPlain = store.AppendEncoded(p.Table, r, p.Slot, p.Dep, p.Encode, plainForJournal, b)
 		plain = plain && itemPlain
 	}
 	b = append(b, ']')

@@ -189,7 +189,9 @@ func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry
 }
 
 // appendUsageItem appends a usage entry as GET /v1/usage shows it.
-func appendUsageItem(b []byte, e *store.UsageEntry) []byte { return jsonview.AppendValue(b, usageView(e)) }
+func appendUsageItem(b []byte, e *store.UsageEntry) []byte {
+	return jsonview.AppendValue(b, usageView(e))
+}
 
 // usageView is a usage log entry as the API shows it.
 func usageView(e *store.UsageEntry) account.UsageEntry {

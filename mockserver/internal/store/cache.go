@@ -22,9 +22,12 @@ import (
 // (Table.Version of the other table) and is built again when that
 // version moved.
 //
+// A call keeps a second encoding besides its list item, its transcript
+// item (Slot SecondItem); every change drops both.
+//
 // Each table keeps at most CacheBytes of encodings (first in, first
-// dropped), so the cache costs a pointer per record, however many records
-// a server holds.
+// dropped), so the cache costs a pointer per record (two per call),
+// however many records a server holds.
 
 // Cached is a record whose table may keep its encoding (AppendEncoded):
 // a record type of the store that embeds encodable. Such a record changes
@@ -45,10 +48,34 @@ type encodable struct {
 
 func (e *encodable) slot() *encodable { return e }
 
-// dropEncoding drops r's kept encoding, if it has one: r changed.
+// A Slot names which of a record's kept encodings AppendEncoded reads and
+// keeps: ListItem, the one every Cached record has, or SecondItem, that
+// of a second view a record keeps besides (a call's transcript item).
+type Slot uint8
+
+const (
+	ListItem   Slot = iota // the record's list item
+	SecondItem             // a second view: only of records with a second slot (Call)
+)
+
+// secondSlotted is a record that keeps a second encoding (SecondItem).
+type secondSlotted interface{ secondSlot() *encodable }
+
+// in returns r's encodable of slot s.
+func (s Slot) in(r Cached) *encodable {
+	if s == SecondItem {
+		return r.(secondSlotted).secondSlot()
+	}
+	return r.slot()
+}
+
+// dropEncoding drops r's kept encodings, if it has any: r changed.
 func dropEncoding(r any) {
 	if c, ok := r.(interface{ slot() *encodable }); ok {
 		c.slot().enc.Store(nil)
+	}
+	if c, ok := r.(secondSlotted); ok {
+		c.secondSlot().enc.Store(nil)
 	}
 }
 
@@ -150,11 +177,12 @@ func StaleEncodings() []string {
 // CheckedEncodings counts the kept encodings SetCacheCheck compared.
 func CheckedEncodings() int64 { return checked.Load() }
 
-// AppendEncoded appends the encoding of r, a record of t, to dst: the
-// kept one, or one built by build (and kept) when r has none or its was
-// built with another dep, the version of the other records the encoding
-// shows (0 when none). build must append exactly what the record shows
-// now, and only from r and what dep covers.
+// AppendEncoded appends the encoding of r, a record of t, in slot to
+// dst: the kept one, or one built by build (and kept) when r has none or
+// its was built with another dep, the version of the other records the
+// encoding shows (0 when none). build must append exactly what the record
+// shows now, and only from r and what dep covers; every call for a slot
+// of a table passes the same build.
 //
 // screen (nil: none) is a test of an encoding that is run once, when the
 // encoding is built, and kept with it: AppendEncoded reports whether the
@@ -162,8 +190,8 @@ func CheckedEncodings() int64 { return checked.Load() }
 // screen.
 //
 // AppendEncoded may be called under the read lock, concurrently.
-func AppendEncoded[T Cached](t *Table[T], r T, dep uint64, build func(b []byte, r T) []byte, screen func([]byte) bool, dst []byte) ([]byte, bool) {
-	b := r.slot()
+func AppendEncoded[T Cached](t *Table[T], r T, slot Slot, dep uint64, build func(b []byte, r T) []byte, screen func([]byte) bool, dst []byte) ([]byte, bool) {
+	b := slot.in(r)
 	if e := b.enc.Load(); e != nil && e.dep == dep {
 		if checkCache.Load() {
 			checked.Add(1)

@@ -25,7 +25,9 @@ func TestAppendEncodedKeepsAnEncodingUntilTheRecordChanges(t *testing.T) {
 	builds := 0
 	enc := func(b []byte, l *Lead) []byte { builds++; return encodeLead(&agent)(b, l) }
 	l := st.Leads.Insert(&Lead{Status: LeadNew}, "biz", t0)
-	read := func(dep uint64) string { return string(first(AppendEncoded(st.Leads, l, dep, enc, nil, []byte("x")))) }
+	read := func(dep uint64) string {
+		return string(first(AppendEncoded(st.Leads, l, ListItem, dep, enc, nil, []byte("x"))))
+	}
 
 	assert.Equal(t, "xl1:new:Ann", read(0))
 	assert.Equal(t, "xl1:new:Ann", read(0))
@@ -51,6 +53,37 @@ func TestAppendEncodedKeepsAnEncodingUntilTheRecordChanges(t *testing.T) {
 	assert.Nil(t, l.enc.Load(), "Delete drops it")
 }
 
+// TestACallKeepsItsTwoItemsApartAndUpdateDropsBoth: a call's list item
+// and its second item (its transcript item) are kept side by side, each
+// built by its own encoder, and a change of the call drops both.
+func TestACallKeepsItsTwoItemsApartAndUpdateDropsBoth(t *testing.T) {
+	next, _ := counter("c")
+	st := NewWithIDs(next)
+	c := st.Calls.Insert(&Call{Status: "queued"}, "biz", t0)
+	builds := map[Slot]int{}
+	read := func(slot Slot) string {
+		enc := func(b []byte, c *Call) []byte {
+			builds[slot]++
+			return fmt.Appendf(b, "%d:%s", slot, c.Status)
+		}
+		return string(first(AppendEncoded(st.Calls, c, slot, 0, enc, nil, nil)))
+	}
+	for range 2 {
+		assert.Equal(t, "0:queued", read(ListItem))
+		assert.Equal(t, "1:queued", read(SecondItem))
+	}
+	assert.Equal(t, map[Slot]int{ListItem: 1, SecondItem: 1}, builds, "each kept once, in its own slot")
+
+	st.Calls.Update(c, func(c *Call) { c.Status = "completed" })
+	assert.Equal(t, "1:completed", read(SecondItem), "Update drops the second item")
+	assert.Equal(t, "0:completed", read(ListItem), "and the list item")
+	assert.Equal(t, map[Slot]int{ListItem: 2, SecondItem: 2}, builds)
+
+	assert.True(t, st.Calls.Delete(c.ID))
+	assert.Nil(t, c.enc.Load(), "Delete drops both")
+	assert.Nil(t, c.transcriptItem.enc.Load())
+}
+
 // first is the first of two results.
 func first[A, B any](a A, _ B) A { return a }
 
@@ -62,7 +95,7 @@ func TestAppendEncodedScreensAnEncodingOnceWhenItIsBuilt(t *testing.T) {
 	screen := func(b []byte) bool { screens++; return !bytes.Contains(b, []byte("lost")) }
 	l := st.Leads.Insert(&Lead{Status: LeadNew}, "biz", t0)
 	read := func() bool {
-		_, passed := AppendEncoded(st.Leads, l, 0, encodeLead(&agent), screen, nil)
+		_, passed := AppendEncoded(st.Leads, l, ListItem, 0, encodeLead(&agent), screen, nil)
 		return passed
 	}
 
@@ -73,7 +106,7 @@ func TestAppendEncodedScreensAnEncodingOnceWhenItIsBuilt(t *testing.T) {
 	assert.False(t, read(), "a new encoding is screened again")
 	assert.False(t, read())
 	assert.Equal(t, 2, screens)
-	_, passed := AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil)
+	_, passed := AppendEncoded(st.Leads, l, ListItem, 0, encodeLead(&agent), nil, nil)
 	assert.False(t, passed, "no screen: not passed")
 }
 
@@ -101,9 +134,9 @@ func TestCacheCheckFindsARecordChangedBehindTheTablesBack(t *testing.T) {
 	agent := "Ann"
 	l := st.Leads.Insert(&Lead{Base: Base{ID: "l1"}, Status: LeadNew}, "biz", t0)
 	before := len(StaleEncodings())
-	AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil)
+	AppendEncoded(st.Leads, l, ListItem, 0, encodeLead(&agent), nil, nil)
 	l.Status = LeadLost // what TestCachedRecordsChangeOnlyThroughUpdate forbids
-	got, _ := AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil)
+	got, _ := AppendEncoded(st.Leads, l, ListItem, 0, encodeLead(&agent), nil, nil)
 	assert.Equal(t, "l1:lost:Ann", string(got), "served fresh")
 	stale := StaleEncodings()[before:]
 	require.Len(t, stale, 1)
@@ -122,7 +155,7 @@ func TestCacheKeepsAtMostItsBound(t *testing.T) {
 	for i := range 500 {
 		l := tb.Insert(&Lead{Base: Base{ID: fmt.Sprintf("lead-%03d", i)}}, "biz", t0)
 		leads = append(leads, l)
-		AppendEncoded(tb, l, 0, encodeLead(&agent), nil, nil)
+		AppendEncoded(tb, l, ListItem, 0, encodeLead(&agent), nil, nil)
 		assert.LessOrEqual(t, tb.cache.bytes, 1000)
 	}
 	kept := 0
@@ -151,7 +184,7 @@ func TestConcurrentReadersShareTheCache(t *testing.T) {
 			defer wg.Done()
 			for range 50 {
 				for _, l := range leads {
-					assert.Equal(t, l.ID+":new:Ann", string(first(AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, nil))))
+					assert.Equal(t, l.ID+":new:Ann", string(first(AppendEncoded(st.Leads, l, ListItem, 0, encodeLead(&agent), nil, nil))))
 				}
 			}
 		}()
@@ -173,7 +206,7 @@ func TestKeptPageAnswersTheSameRecordsReadAgainWithTheSameBytes(t *testing.T) {
 			builds++
 			var b []byte
 			for _, l := range records {
-				b, _ = AppendEncoded(st.Leads, l, 0, encodeLead(&agent), nil, b)
+				b, _ = AppendEncoded(st.Leads, l, ListItem, 0, encodeLead(&agent), nil, b)
 			}
 			return b, true
 		})

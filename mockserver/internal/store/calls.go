@@ -33,6 +33,9 @@ type QualityDimensions struct {
 type Call struct {
 	Base
 	encodable
+	// transcriptItem keeps the call's transcript item (SecondItem), besides
+	// its list item.
+	transcriptItem encodable
 	ConversationID string
 	Status         string
 	Direction      string
@@ -54,7 +57,6 @@ type Call struct {
 	Quality         *QualityDimensions
 	Error           string // reason of a failed call (no_answer, busy)
 	EndedReason     string
-	Voicemail       string
 	StartedAt       *time.Time
 	EndedAt         *time.Time
 	UpdatedAt       time.Time
@@ -72,6 +74,8 @@ type Call struct {
 	// none; Touch).
 	Ref *TouchRef
 }
+
+func (c *Call) secondSlot() *encodable { return &c.transcriptItem }
 
 // CallerInfo is what an inbound caller says (the zero value when the call
 // has none).
@@ -99,13 +103,16 @@ func RefTo(ref TouchRef) *TouchRef {
 	return &ref
 }
 
-// CallerInput is what an inbound caller tells the agent.
+// CallerInput is what an inbound caller tells the agent, or leaves as a
+// voicemail when nobody answers. Only inbound calls have one, so what only
+// they say costs outbound calls nothing.
 type CallerInput struct {
-	Name   string `json:"name,omitempty"`
-	Email  string `json:"email,omitempty"`
-	Phone  string `json:"phone,omitempty"`
-	Said   string `json:"said,omitempty"`
-	Intent string `json:"intent,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Email     string `json:"email,omitempty"`
+	Phone     string `json:"phone,omitempty"`
+	Said      string `json:"said,omitempty"`
+	Intent    string `json:"intent,omitempty"`
+	Voicemail string `json:"voicemail,omitempty"`
 }
 
 // ProviderCall is what the simulated voice provider received for a call

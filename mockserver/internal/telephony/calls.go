@@ -301,12 +301,6 @@ func (s *Service) getCalls(rc *httpapi.Ctx) (any, error) {
 		Dep: rc.Store.Agents.Version(), Encode: callItemEncoder(rc.Store)}, nil
 }
 
-// transcriptPage is the answer of GET /v1/transcripts.
-type transcriptPage struct {
-	Transcripts []calls.Transcript `json:"transcripts"`
-	HasMore     bool               `json:"has_more"`
-}
-
 func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	pq, owners, err := rc.ListQuery(20, 50)
 	if err != nil {
@@ -318,10 +312,7 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	}
 	since := rc.Now.Add(-time.Duration(days) * 24 * time.Hour)
 	agentID := rc.Query("agent_id")
-	out := make([]calls.Transcript, 0, min(pq.Limit, 64))
-	// The summaries the page points to, one allocation for the page (its
-	// capacity is never exceeded, so the pointers stay valid).
-	summaries := make([]string, 0, pq.Limit)
+	recs := make([]*store.Call, 0, min(pq.Limit, 64))
 	more := false
 	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
 		if c.CreatedAt.Before(since) {
@@ -330,23 +321,28 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 		if c.Transcript == "" || (agentID != "" && c.AgentID != agentID) {
 			return true
 		}
-		if len(out) == pq.Limit {
+		if len(recs) == pq.Limit {
 			more = true
 			return false
 		}
-		t := calls.Transcript{
-			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
-			AgentName: agentName(rc.Store, c), Status: c.Status, Duration: c.Duration,
-			Transcript: c.Transcript, CreatedAt: c.CreatedAt,
-		}
-		if c.Summary != "" {
-			summaries = append(summaries, c.Summary)
-			t.Summary = &summaries[len(summaries)-1]
-		}
-		out = append(out, t)
+		recs = append(recs, c)
 		return true
 	})
-	return transcriptPage{Transcripts: out, HasMore: more}, nil
+	return httpapi.EncodedPage[*store.Call]{Key: "transcripts", Records: recs, More: more, Table: rc.Store.Calls,
+		Slot: store.SecondItem, Dep: rc.Store.Agents.Version(), Encode: transcriptItemEncoder(rc.Store)}, nil
+}
+
+// transcriptItemEncoder appends a call's transcript as GET /v1/transcripts
+// shows it, kept in the call's second slot: from the call and its agent's
+// name (the Agents version is the item's dep).
+func transcriptItemEncoder(st *store.Store) func(b []byte, c *store.Call) []byte {
+	return func(b []byte, c *store.Call) []byte {
+		return jsonview.AppendValue(b, calls.Transcript{
+			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
+			AgentName: agentName(st, c), Status: c.Status, Duration: c.Duration,
+			Transcript: c.Transcript, Summary: httpapi.Strp(c.Summary), CreatedAt: c.CreatedAt,
+		})
+	}
 }
 
 // agentName is the agent's current name, or its name when the call was
@@ -440,7 +436,7 @@ func callDetail(st *store.Store, c *store.Call) CallDetail {
 		From: httpapi.Strp(c.From), Name: httpapi.Strp(c.Name),
 		Context: httpapi.Strp(c.Context), MaxDuration: c.MaxDuration,
 		Error: httpapi.Strp(c.Error), EndedReason: httpapi.Strp(c.EndedReason),
-		Voicemail: httpapi.Strp(c.Voicemail), StartedAt: jsonview.StampPtr(c.StartedAt),
+		Voicemail: httpapi.Strp(c.CallerInfo().Voicemail), StartedAt: jsonview.StampPtr(c.StartedAt),
 		EndedAt: jsonview.StampPtr(c.EndedAt), UpdatedAt: jsonview.Stamp(c.UpdatedAt),
 		TouchRef: voiceagent.TouchRef(c.Touch()),
 	}

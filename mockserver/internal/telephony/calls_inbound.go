@@ -68,9 +68,8 @@ func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Cal
 		FirstMessage:   httpapi.FirstNonEmpty(a.FirstMessage, DefaultGreeting),
 		MaxDuration:    DefaultMaxDuration,
 		Caller: &store.CallerInput{Name: in.Caller.Name, Email: in.Caller.Email, Phone: in.Caller.Phone,
-			Said: in.Caller.Said, Intent: in.Caller.Intent},
+			Said: in.Caller.Said, Intent: in.Caller.Intent, Voicemail: in.Voicemail},
 		Answered:        in.Answered == nil || *in.Answered,
-		Voicemail:       in.Voicemail,
 		PlannedDuration: in.Duration,
 	}
 	if a.MaxDuration >= 1 {
@@ -165,17 +164,18 @@ func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
 func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
 	in := c.CallerInfo()
 	source := sourceMissedCall
-	if c.Voicemail != "" {
+	voicemail := in.Voicemail
+	if voicemail != "" {
 		source = sourceVoicemail
-		in.Said = httpapi.FirstNonEmpty(in.Said, c.Voicemail)
+		in.Said = httpapi.FirstNonEmpty(in.Said, voicemail)
 	}
 	info := extractLead(in, c.From)
 	st.Calls.Update(c, func(c *store.Call) {
-		if c.Voicemail != "" {
-			finishCall(st, now, c, store.CallNoAnswer, voicemailDuration(c.Voicemail))
-			c.Transcript = "Caller: " + c.Voicemail
+		if voicemail != "" {
+			finishCall(st, now, c, store.CallNoAnswer, voicemailDuration(voicemail))
+			c.Transcript = "Caller: " + voicemail
 			c.EndedReason = "voicemail"
-			c.Summary = "Voicemail from " + httpapi.FirstNonEmpty(info.name, c.From) + ": " + truncate(c.Voicemail, 160)
+			c.Summary = "Voicemail from " + httpapi.FirstNonEmpty(info.name, c.From) + ": " + truncate(voicemail, 160)
 		} else {
 			at := now.UTC()
 			c.Status = store.CallNoAnswer
@@ -189,7 +189,7 @@ func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
 	})
 	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, source)
 	st.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
-	if c.Voicemail != "" {
+	if voicemail != "" {
 		s.Emit(st, c.Owner, "voicemail.received", now, callDetail(st, c))
 	}
 	s.Emit(st, c.Owner, "call.failed", now, callDetail(st, c))
