@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"time"
@@ -134,6 +135,12 @@ type Encoded struct {
 // encode implements encodedAnswer.
 func (e Encoded) encode() (body []byte, pooled *[]byte, plain, shared bool) {
 	return e.Body, e.pooled, e.plain, e.shared
+}
+
+// AppendJSON implements jsonview.JSONAppender: where an answer is not
+// written as it is (a kept idempotent answer), it is copied.
+func (e Encoded) AppendJSON(b []byte) []byte {
+	return append(b, bytes.TrimSuffix(e.Body, []byte("\n"))...) // the encoding's own line end goes
 }
 
 // appendScreened appends the page and reports whether it holds nothing

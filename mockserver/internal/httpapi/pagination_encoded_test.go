@@ -1,0 +1,29 @@
+package httpapi
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// TestAnEncodedAnswerEncodesAsItsBody: an answer its handler encoded
+// (EncodeNow) is written as it is, and where an answer is encoded again
+// (a kept answer of another method) it is its body, not a struct.
+func TestAnEncodedAnswerEncodesAsItsBody(t *testing.T) {
+	tb := store.NewLogTable[*store.UsageEntry]()
+	e := &store.UsageEntry{Base: store.Base{ID: "req-1"}, Endpoint: "/v1/agents", Method: "GET", StatusCode: 200}
+	tb.Insert(e, "u1", time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC))
+	page := EncodedPage[*store.UsageEntry]{Key: "usage", Records: []*store.UsageEntry{e}, Table: tb, Encode: appendUsageItem}.EncodeNow()
+	want := `{"usage":[{"id":"` + e.ID + `","endpoint":"/v1/agents","method":"GET","status_code":200,"call_id":null,"cost_cents":0,"created_at":"2026-03-10T16:00:00Z"}],"has_more":false}`
+	body, _, plain, _ := page.encode()
+	assert.Equal(t, want+"\n", string(body))
+	assert.True(t, plain, "nothing the journal redacts")
+	again, err := jsonview.EncodeJSON(page)
+	require.NoError(t, err)
+	assert.Equal(t, want+"\n", string(again))
+}
