@@ -37,8 +37,8 @@ func BenchmarkUsagePage(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				page := s.httpapi.Usage.Page(owner, pq, nil)
-				if !bytes.HasSuffix(page.Body, []byte(`],"has_more":true}`)) {
-					b.Fatal(string(page.Body))
+				if !bytes.HasSuffix(page.Body, []byte("],\"has_more\":true}\n")) {
+					b.Fatalf("%.200s", page.Body)
 				}
 			}
 		})
