@@ -241,14 +241,15 @@ func WithOutboxSize(n int) Option { return func(c *options) { c.Limits.Outbox = 
 // a browser asks for). With a token the admin API answers any Host name;
 // without one (the default, for a server on loopback) it answers only
 // loopback names and WithAdminHosts. The standalone binary sets one when
-// it listens beyond loopback, unless it is given -admin-hosts.
+// it listens beyond loopback.
 func WithAdminToken(token string) Option { return func(c *options) { c.AdminToken = token } }
 
 // WithAdminHosts adds Host names (a name, or name:port) the admin API
 // answers without an admin token, besides loopback names: for a server
 // reached by another name on a trusted network (a container's service
-// name). A name matches with any port, name:port only with that port.
-// The standalone binary's -admin-hosts sets them.
+// name, a local proxy's). A name matches with any port, name:port only
+// with that port. The standalone binary's -admin-hosts sets them for a
+// server on loopback; beyond loopback it requires the token instead.
 func WithAdminHosts(hosts ...string) Option {
 	return func(c *options) { c.AdminHosts = append(c.AdminHosts, hosts...) }
 }

@@ -129,8 +129,7 @@ type config struct {
 	verbose       bool
 	version       bool
 	// adminToken guards the admin API (-admin-token, or generated when the
-	// server listens beyond loopback and no admin hosts are named:
-	// adminTokenGenerated).
+	// server listens beyond loopback: adminTokenGenerated).
 	adminToken          string
 	adminTokenGenerated bool
 	// adminHosts are the Host names the admin API answers without a
@@ -168,8 +167,8 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 	fs.StringVar(&cors, "cors", "", "comma-separated `origins` whose web pages may call the API under /api (scheme://host[:port], or * for any); the admin API stays same-origin")
 	fs.BoolVar(&cfg.verbose, "v", false, "log every request (with the error code of error answers) and every webhook attempt to stderr")
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
-	fs.StringVar(&cfg.adminToken, "admin-token", "", "require this `token` on the admin API (Authorization: Bearer); one is generated and printed when -addr is beyond loopback and -admin-hosts is not given")
-	fs.StringVar(&adminHosts, "admin-hosts", "", "comma-separated `hosts` (name or name:port) the admin API answers without a token, besides loopback names: this server's names on a trusted network (a container's service name)")
+	fs.StringVar(&cfg.adminToken, "admin-token", "", "require this `token` on the admin API (Authorization: Bearer); one is generated and printed when -addr is beyond loopback")
+	fs.StringVar(&adminHosts, "admin-hosts", "", "comma-separated `hosts` (name or name:port) the admin API of a server on loopback answers without a token, besides loopback names (a local proxy's name for it)")
 
 	if err := fs.Parse(args); err != nil {
 		return nil, fs, err
@@ -233,9 +232,12 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 		return nil, fs, err
 	}
 	if len(cfg.adminHosts) > 0 && cfg.adminToken != "" {
-		return nil, fs, errors.New("-admin-hosts and -admin-token: give one of them (with a token the admin API answers any Host name; the hosts are for a trusted network without one)")
+		return nil, fs, errors.New("-admin-hosts and -admin-token: give one of them (with a token the admin API answers any Host name; the hosts are names a server on loopback answers without one)")
 	}
-	if cfg.adminToken == "" && len(cfg.adminHosts) == 0 && beyondLoopback(cfg.addr) {
+	if len(cfg.adminHosts) > 0 && beyondLoopback(cfg.addr) {
+		return nil, fs, fmt.Errorf("-admin-hosts with -addr %s: beyond loopback the admin API requires the admin token (-admin-token, or one generated) and answers any Host with it; the hosts are for a server on loopback reached by another name (a local proxy)", cfg.addr)
+	}
+	if cfg.adminToken == "" && beyondLoopback(cfg.addr) {
 		if cfg.adminToken, err = generateToken(); err != nil {
 			return nil, fs, err
 		}
@@ -291,15 +293,11 @@ func generateToken() (string, error) {
 }
 
 // printAdminAccess says how the admin API is protected: the admin hosts
-// ("admin hosts: ...", with a warning beyond loopback), or the token on a
-// line of its own ("admin token: ..."), with a warning when it was
-// generated because the server listens beyond loopback.
+// ("admin hosts: ..."), or the token on a line of its own ("admin token:
+// ..."), with a warning when it was generated because the server listens
+// beyond loopback.
 func printAdminAccess(out io.Writer, cfg *config) {
 	if len(cfg.adminHosts) > 0 {
-		if beyondLoopback(cfg.addr) {
-			fmt.Fprintln(out, "warning: listening beyond loopback, and the admin API needs no token for the admin hosts: whoever reaches")
-			fmt.Fprintln(out, "warning: this port and sends one as Host can reset state, mint keys and read codes (use -admin-token on untrusted networks)")
-		}
 		fmt.Fprintf(out, "admin hosts: %s (and loopback names), without a token\n", strings.Join(cfg.adminHosts, ", "))
 		return
 	}

@@ -224,6 +224,7 @@ func TestBadInputFailsBeforeListening(t *testing.T) {
 		"admin host wildcard": {[]string{"-admin-hosts", "*.mock.example"}, nil, "is not a host name"},
 		"admin host port":     {[]string{"-admin-hosts", "mock:99999"}, nil, `-admin-hosts: "mock:99999": the port must be a number`},
 		"admin hosts, token":  {[]string{"-admin-hosts", "mock", "-admin-token", "t"}, nil, "-admin-hosts and -admin-token: give one of them"},
+		"admin hosts, beyond": {[]string{"-admin-hosts", "mock", "-addr", "0.0.0.0:0"}, nil, "-admin-hosts with -addr 0.0.0.0:0: beyond loopback the admin API requires the admin token"},
 		"env admin hosts":     {nil, []string{"VOICEAGENT_MOCK_ADMIN_HOSTS=mock/ui"}, "is not a host name"},
 		"bad fixtures":        {[]string{"-fixtures", badFixtures}, nil, "/accounts/0/leads/0/status"},
 		"env speed":           {nil, []string{"VOICEAGENT_MOCK_SPEED=fast"}, `VOICEAGENT_MOCK_SPEED="fast": -speed wants a number`},
