@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 	"time"
@@ -121,26 +120,6 @@ func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared boo
 func (p EncodedPage[T]) EncodeNow() Encoded {
 	body, pooled, plain, shared := p.encode()
 	return Encoded{Body: body, pooled: pooled, plain: plain, shared: shared}
-}
-
-// Encoded is a GET answer encoded by its handler (EncodedPage.EncodeNow).
-// Body must not be changed: it may be shared, or in a pooled buffer that
-// goes back to its pool once the answer is written.
-type Encoded struct {
-	Body          []byte
-	pooled        *[]byte
-	plain, shared bool
-}
-
-// encode implements encodedAnswer.
-func (e Encoded) encode() (body []byte, pooled *[]byte, plain, shared bool) {
-	return e.Body, e.pooled, e.plain, e.shared
-}
-
-// AppendJSON implements jsonview.JSONAppender: where an answer is not
-// written as it is (a kept idempotent answer), it is copied.
-func (e Encoded) AppendJSON(b []byte) []byte {
-	return append(b, bytes.TrimSuffix(e.Body, []byte("\n"))...) // the encoding's own line end goes
 }
 
 // appendScreened appends the page and reports whether it holds nothing

@@ -280,8 +280,11 @@ func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
 }
 
 func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
-	return voiceList{Voices: voiceCatalog}, nil
+	return voicesAnswer(), nil
 }
+
+// voicesAnswer is GET /v1/voices, encoded once: the catalog never changes.
+var voicesAnswer = httpapi.Constant(voiceList{Voices: voiceCatalog})
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.
 func (s *Service) CreateAssistant(st *store.Store, a *store.Agent) {

@@ -27,3 +27,20 @@ func TestAnEncodedAnswerEncodesAsItsBody(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want+"\n", string(again))
 }
+
+// TestAConstantAnswerIsEncodedOnceAndScreened: a constant answer is its
+// value's encoding, the same shared bytes on every read, screened for
+// the journal once.
+func TestAConstantAnswerIsEncodedOnceAndScreened(t *testing.T) {
+	voices := Constant(map[string]any{"voices": []string{"alloy", "verse"}})
+	first, pooled, plain, shared := voices().encode()
+	assert.Equal(t, `{"voices":["alloy","verse"]}`+"\n", string(first))
+	assert.Nil(t, pooled, "nothing to give back to a pool")
+	assert.True(t, plain)
+	assert.True(t, shared, "the journal keeps it without a copy")
+	again, _, _, _ := voices().encode()
+	assert.Same(t, &first[0], &again[0], "encoded once")
+
+	_, _, plain, _ = Constant(map[string]any{"secret": "whsec_abc"})().encode()
+	assert.False(t, plain, "an answer naming a secret is redacted in the journal")
+}
