@@ -1,14 +1,17 @@
 package mockserver
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -35,7 +38,8 @@ func TestListsShowEveryChange(t *testing.T) {
 	lists := func() string {
 		return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") + read("/v1/sms/messages?limit=100") +
 			read("/v1/events?limit=100") + read("/v1/products?limit=100") + read("/v1/knowledge?limit=100") +
-			read("/v1/transcripts?limit=50") + read("/v1/usage?limit=100")
+			read("/v1/transcripts?limit=50") + read("/v1/usage?limit=100") +
+			read("/v1/governed-updates?limit=100") + read("/v1/approval-requests?limit=100")
 	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()
@@ -44,6 +48,17 @@ func TestListsShowEveryChange(t *testing.T) {
 		return r.json
 	}
 
+	// callbackAttempts waits until the approval callback (posted in real
+	// time, to a port nothing listens on) has made n attempts.
+	callbackAttempts := func(n int) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		got := srv.WaitDeliveries(ctx, func(d *Delivery) bool {
+			return d.Kind == store.DeliveryApprovalCallback && len(d.Attempts) >= n
+		})
+		require.NotEmpty(t, got, "the approval callback made %d attempts", n)
+	}
 	catalog := map[string]string{} // the ids of the product and the knowledge entry
 	steps := []struct {
 		name  string
@@ -108,6 +123,30 @@ func TestListsShowEveryChange(t *testing.T) {
 			do(http.MethodPost, "/v1/products", `{"id":"`+catalog["product"]+`","price":950,"sku":"WH-1"}`, http.StatusOK)
 			do(http.MethodPost, "/v1/knowledge", `{"id":"`+catalog["knowledge"]+`","business_id":"`+acct.BusinessID+`","content":"We open at 7."}`, http.StatusOK)
 		}, []string{`"price":950`, `"sku":"WH-1"`, `"content":"We open at 7."`}},
+		{"a governed update queued, then approved", func() {
+			gov := do(http.MethodPost, "/v1/governed-updates", `{"intent":"agent.patch","target":{"agent_id":"`+acct.AgentID+
+				`"},"payload":{"name":"Queued Agent"},"idempotency_key":"cache-queued","queue_for_approval":true}`, http.StatusAccepted)
+			for range 3 {
+				assert.True(t, strings.Contains(lists(), `"status":"pending_approval"`)) // kept while pending
+			}
+			r := rawDo(t, http.MethodPost, srv.URL+"/v1/governed-updates/decide", `{"id":"`+gov["id"].(string)+`","decision":"approve"}`,
+				"Cookie", httpapi.SessionCookie+"="+acct.Session) // a decision is a signed-in person's
+			require.Equal(t, http.StatusOK, r.status, "decide: %s", r.body)
+		}, []string{`"decided_by":"` + acct.UserID + `"`, `"name":"Queued Agent"`}},
+		{"an approval request called, answered, its callback tried", func() {
+			do(http.MethodPost, "/v1/approval-requests", `{"source":"ops","source_request_id":"cache-1","principal_id":"p1",`+
+				`"channel":{"type":"voice","address":"+15551230005"},"summary":"Refund?","risk_level":"low",`+
+				`"expires_at":"2030-01-01T00:00:00Z","callback_url":"http://127.0.0.1:9/cb"}`, http.StatusCreated)
+			for range 3 {
+				assert.True(t, strings.Contains(lists(), `"status":"calling"`))
+			}
+			srv.Advance(10 * time.Minute)
+			callbackAttempts(1)
+		}, []string{`"status":"approved"`, `"attempts":[{`}},
+		{"the clock retries the callback", func() {
+			srv.Advance(time.Hour)
+			callbackAttempts(2)
+		}, []string{`"attempts":[{`}},
 		{"fixtures", func() {
 			_, err := srv.SeedLeads(acct.BusinessID, []LeadFixture{{Name: "Seeded Lead", Phone: "+15551239999"}})
 			require.NoError(t, err)
@@ -123,7 +162,7 @@ func TestListsShowEveryChange(t *testing.T) {
 		st.do()
 		got := lists()
 		for _, want := range st.shows {
-			assert.Contains(t, got, want, "after %s", st.name)
+			assert.True(t, strings.Contains(got, want), "after %s, the lists do not show %s", st.name, want)
 		}
 		if stale := store.StaleEncodings()[staleBefore:]; len(stale) > 0 {
 			t.Errorf("after %s: %d stale encodings served, the first: %.600s", st.name, len(stale), stale[0])

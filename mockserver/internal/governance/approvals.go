@@ -153,7 +153,7 @@ func (s *Service) approvalCallEnded(st *store.Store, now time.Time, id string, e
 	case a.ChannelAddress == approvalDeniesNumber:
 		s.decideApproval(st, a, now, approvalDenied, "the approver declined on the call")
 	default:
-		a.VerifiedFactors = slices.Clone(a.RequiredFactors)
+		st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) { a.VerifiedFactors = slices.Clone(a.RequiredFactors) })
 		s.decideApproval(st, a, now, approvalApproved, "the approver approved on the call")
 	}
 }
@@ -192,9 +192,11 @@ func (s *Service) approvalSecret(rc *httpapi.Ctx, secretID *string) (string, boo
 // decideApproval records the outcome of an approval request and sends it to
 // the callback. The caller holds the write lock.
 func (s *Service) decideApproval(st *store.Store, a *store.ApprovalRequest, now time.Time, status, reason string) {
-	a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
-	a.UpdatedAt = now.UTC()
-	a.CallbackEventID = s.IDs.UUID()
+	st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
+		a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
+		a.UpdatedAt = now.UTC()
+		a.CallbackEventID = s.IDs.UUID()
+	})
 	s.startApprovalCallback(st, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
 		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
@@ -220,7 +222,7 @@ func (s *Service) getApprovalRequests(rc *httpapi.Ctx) (any, error) {
 	if status := rc.Query("status"); status != "" {
 		match = func(a *store.ApprovalRequest) bool { return a.Status == status }
 	}
-	return httpapi.ReadOrList(rc, rc.Store.ApprovalRequests, "approval request", "approval_requests", match, ApprovalView)
+	return httpapi.ReadOrListKept(rc, rc.Store.ApprovalRequests, "approval request", "approval_requests", match, ApprovalView)
 }
 
 // ApprovalView is an approval request as the API shows it (never its

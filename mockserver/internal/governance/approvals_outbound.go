@@ -46,7 +46,9 @@ func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
 // not_sent and gets no delivery. The caller holds the write lock.
 func (s *Service) startApprovalCallback(st *store.Store, a *store.ApprovalRequest, body []byte) {
 	if err := s.hooks.CheckTarget(a.CallbackURL); err != nil {
-		a.CallbackStatus, a.CallbackError = callbackNotSent, err.Error()
+		st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
+			a.CallbackStatus, a.CallbackError = callbackNotSent, err.Error()
+		})
 		return
 	}
 	s.hooks.StartDelivery(st, &store.Delivery{
@@ -76,20 +78,22 @@ func approvalCallbackUpdated(st *store.Store, d *store.Delivery, att *store.Deli
 	if !ok {
 		return
 	}
-	a.NextAttemptAt = nil
-	switch d.Status {
-	case store.DeliverySucceeded:
-		a.CallbackStatus = callbackDelivered
-	case store.DeliveryFailed:
-		a.CallbackStatus = callbackFailed
-	default:
-		a.CallbackStatus = callbackPending
-	}
-	if att == nil {
-		return
-	}
-	a.CallbackAttempts = append(a.CallbackAttempts, store.CallbackAttempt{At: att.At, StatusCode: att.StatusCode, Error: att.Error})
-	if d.Status == store.DeliveryPending {
-		a.NextAttemptAt = httpapi.UtcPtr(d.NextAttemptAt)
-	}
+	st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
+		a.NextAttemptAt = nil
+		switch d.Status {
+		case store.DeliverySucceeded:
+			a.CallbackStatus = callbackDelivered
+		case store.DeliveryFailed:
+			a.CallbackStatus = callbackFailed
+		default:
+			a.CallbackStatus = callbackPending
+		}
+		if att == nil {
+			return
+		}
+		a.CallbackAttempts = append(a.CallbackAttempts, store.CallbackAttempt{At: att.At, StatusCode: att.StatusCode, Error: att.Error})
+		if d.Status == store.DeliveryPending {
+			a.NextAttemptAt = httpapi.UtcPtr(d.NextAttemptAt)
+		}
+	})
 }

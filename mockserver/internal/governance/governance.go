@@ -347,7 +347,7 @@ func (s *Service) getGovernedUpdates(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || g.Status == status) && (intent == "" || g.Intent == intent)
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.GovernedUpdates, "governed update", "governed_updates", match, GovernedView)
+	return httpapi.ReadOrListKept(rc, rc.Store.GovernedUpdates, "governed update", "governed_updates", match, GovernedView)
 }
 
 // decideGovernedUpdate is a human's decision on a queued update (dashboard
@@ -368,11 +368,18 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 	if g.Status != governedPending {
 		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
 	}
-	g.DecidedBy, g.DecidedAt, g.DecisionNote = rc.Principal.User.ID, httpapi.UtcPtr(rc.Now), body.Note
-	g.UpdatedAt = rc.Now.UTC()
-	if body.Decision == "reject" {
-		g.Status = governedRejected
+	// The decision, recorded in one change of the update (its kept list
+	// item goes with it) once the outcome is known.
+	decide := func(status string, result any, failure map[string]any) (any, error) {
+		rc.Store.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {
+			g.DecidedBy, g.DecidedAt, g.DecisionNote = rc.Principal.User.ID, httpapi.UtcPtr(rc.Now), body.Note
+			g.UpdatedAt = rc.Now.UTC()
+			g.Status, g.Result, g.Error = status, result, failure
+		})
 		return GovernedView(g), nil
+	}
+	if body.Decision == "reject" {
+		return decide(governedRejected, g.Result, g.Error)
 	}
 	var t governedTarget
 	t.business = g.Owner
@@ -383,19 +390,18 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 	case intentEmergencyAddress:
 		t, apiErr = s.governedTargetOf(rc, &governedBody{Intent: g.Intent, Target: g.Target})
 	}
+	var result any
 	if apiErr == nil {
-		g.Result, apiErr = s.applyGoverned(rc, g, t)
+		result, apiErr = s.applyGoverned(rc, g, t)
 	}
 	if apiErr != nil {
 		e, ok := apiErr.(*httpapi.Error)
 		if !ok {
 			return nil, apiErr
 		}
-		g.Status, g.Error = governedFailed, map[string]any{"code": e.Code, "message": e.Message}
-		return GovernedView(g), nil
+		return decide(governedFailed, result, map[string]any{"code": e.Code, "message": e.Message})
 	}
-	g.Status = governedApplied
-	return GovernedView(g), nil
+	return decide(governedApplied, result, g.Error)
 }
 
 // GovernedUpdate is a governed update as the API shows it (GET
@@ -434,7 +440,7 @@ func GovernedView(g *store.GovernedUpdate) GovernedUpdate {
 		IdempotencyKey: g.IdempotencyKey, Target: g.Target, Payload: g.Payload,
 		Actor: g.Actor, Authority: g.Authority, QueueForApproval: g.QueueForApproval,
 		Reason: g.Reason, SourceRef: g.SourceRef, Extra: g.Extra, Result: g.Result,
-		Error: g.Error, DecidedBy: httpapi.NullIfEmpty(&g.DecidedBy), DecidedAt: jsonview.StampPtr(g.DecidedAt),
+		Error: g.Error, DecidedBy: httpapi.Strp(g.DecidedBy), DecidedAt: jsonview.StampPtr(g.DecidedAt),
 		DecisionNote: g.DecisionNote, CreatedAt: jsonview.Stamp(g.CreatedAt), UpdatedAt: jsonview.Stamp(g.UpdatedAt),
 	}
 }
