@@ -39,7 +39,8 @@ func TestListsShowEveryChange(t *testing.T) {
 		return read("/v1/leads?limit=100") + read("/v1/calls?limit=100") + read("/v1/agents") + read("/v1/sms/messages?limit=100") +
 			read("/v1/events?limit=100") + read("/v1/products?limit=100") + read("/v1/knowledge?limit=100") +
 			read("/v1/transcripts?limit=50") + read("/v1/usage?limit=100") +
-			read("/v1/governed-updates?limit=100") + read("/v1/approval-requests?limit=100")
+			read("/v1/governed-updates?limit=100") + read("/v1/approval-requests?limit=100") +
+			read("/v1/communication-runs?limit=100")
 	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()
@@ -147,6 +148,21 @@ func TestListsShowEveryChange(t *testing.T) {
 			srv.Advance(time.Hour)
 			callbackAttempts(2)
 		}, []string{`"attempts":[{`}},
+		{"a communication run's touches run", func() {
+			at := srv.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+			do(http.MethodPost, "/v1/communication-runs", `{"business_id":"`+acct.BusinessID+`","external_ref":"cache-run","touches":[`+
+				`{"touch_id":"t1","channel":"sms","message":"Hi","target":{"phone":"+15551230001"},"scheduled_at":"`+at+`"},`+
+				`{"touch_id":"t2","channel":"call","target":{"phone":"+15551230000","name":"Jane"},"scheduled_at":"`+at+`"}]}`,
+				http.StatusCreated, "Idempotency-Key", "cache-run")
+			for range 3 {
+				assert.True(t, strings.Contains(lists(), `"external_ref":"cache-run","status":"scheduled"`))
+			}
+			srv.Advance(2 * time.Minute) // the touches start
+			for range 3 {
+				assert.True(t, strings.Contains(lists(), `"external_ref":"cache-run","status":"running"`))
+			}
+			srv.Advance(time.Hour) // and end
+		}, []string{`"external_ref":"cache-run","status":"completed"`}},
 		{"fixtures", func() {
 			_, err := srv.SeedLeads(acct.BusinessID, []LeadFixture{{Name: "Seeded Lead", Phone: "+15551239999"}})
 			require.NoError(t, err)

@@ -403,12 +403,16 @@ func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time
 	}
 	// The touch runs at its execute_at, which validation kept inside the
 	// window, so the window is always open here.
+	// A run's touches are part of it: every change of one is a change of
+	// the run (Table.Update), so its kept list item goes with it.
 	t := run.Touches[idx]
-	t.Status, t.StartedAt = touchRunning, httpapi.UtcPtr(now)
-	run.UpdatedAt = now.UTC()
-	if run.Status == runScheduled {
-		run.Status, run.StartedAt = runRunning, httpapi.UtcPtr(now)
-	}
+	st.Runs.Update(run, func(run *store.CommunicationRun) {
+		t.Status, t.StartedAt = touchRunning, httpapi.UtcPtr(now)
+		run.UpdatedAt = now.UTC()
+		if run.Status == runScheduled {
+			run.Status, run.StartedAt = runRunning, httpapi.UtcPtr(now)
+		}
+	})
 	ref := store.TouchRef{CommunicationRunID: run.ID, ExternalRef: run.ExternalRef, TouchID: t.TouchID}
 	tg := t.Target
 	if t.Channel == "call" {
@@ -421,10 +425,10 @@ func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time
 			LeadID: strValue(tg.LeadID), FirstMessage: strValue(t.Message), Context: context, Ref: ref,
 		})
 		if err != nil {
-			s.endTouch(run, t, now, telephony.TouchFailed, telephony.TouchEnd{Code: err.Code, Message: err.Message})
+			s.endTouch(st, run, t, now, telephony.TouchFailed, telephony.TouchEnd{Code: err.Code, Message: err.Message})
 			return
 		}
-		t.CallID = id
+		st.Runs.Update(run, func(*store.CommunicationRun) { t.CallID = id })
 		return
 	}
 	sid, err := s.telephony.SendTouchText(st, now, telephony.TouchSMS{
@@ -436,10 +440,10 @@ func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time
 		if slices.Contains(telephony.SMSComplianceCodes, err.Code) {
 			status = touchSkipped
 		}
-		s.endTouch(run, t, now, status, telephony.TouchEnd{Code: err.Code, Message: err.Message})
+		s.endTouch(st, run, t, now, status, telephony.TouchEnd{Code: err.Code, Message: err.Message})
 		return
 	}
-	t.MessageSID = sid
+	st.Runs.Update(run, func(*store.CommunicationRun) { t.MessageSID = sid })
 }
 
 // runTouchEnded finishes the touch whose call ended or text was delivered.
@@ -450,36 +454,38 @@ func (s *Service) runTouchEnded(st *store.Store, now time.Time, ref store.TouchR
 	}
 	for _, t := range run.Touches {
 		if t.TouchID == ref.TouchID && t.Status == touchRunning {
-			s.endTouch(run, t, now, end.Status, end)
+			s.endTouch(st, run, t, now, end.Status, end)
 		}
 	}
 }
 
 // endTouch moves a touch to a final state, and the run to its final state
 // when every touch is final.
-func (s *Service) endTouch(run *store.CommunicationRun, t *store.RunTouch, now time.Time, status string, end telephony.TouchEnd) {
-	t.Status, t.CompletedAt = status, httpapi.UtcPtr(now)
-	if end.Code != "" {
-		t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
-	}
-	if t.Channel == "call" && t.CallID != "" {
-		t.Duration = &end.Duration
-	}
-	t.Summary = end.Summary
-	run.UpdatedAt = now.UTC()
-	completed := 0
-	for _, x := range run.Touches {
-		switch x.Status {
-		case touchScheduled, touchRunning:
-			return
-		case telephony.TouchCompleted:
-			completed++
+func (s *Service) endTouch(st *store.Store, run *store.CommunicationRun, t *store.RunTouch, now time.Time, status string, end telephony.TouchEnd) {
+	st.Runs.Update(run, func(run *store.CommunicationRun) {
+		t.Status, t.CompletedAt = status, httpapi.UtcPtr(now)
+		if end.Code != "" {
+			t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
 		}
-	}
-	run.Status, run.CompletedAt = runFailed, httpapi.UtcPtr(now)
-	if completed > 0 {
-		run.Status = runCompleted
-	}
+		if t.Channel == "call" && t.CallID != "" {
+			t.Duration = &end.Duration
+		}
+		t.Summary = end.Summary
+		run.UpdatedAt = now.UTC()
+		completed := 0
+		for _, x := range run.Touches {
+			switch x.Status {
+			case touchScheduled, touchRunning:
+				return
+			case telephony.TouchCompleted:
+				completed++
+			}
+		}
+		run.Status, run.CompletedAt = runFailed, httpapi.UtcPtr(now)
+		if completed > 0 {
+			run.Status = runCompleted
+		}
+	})
 }
 
 func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
@@ -493,7 +499,7 @@ func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || r.Status == status) && (ref == "" || r.ExternalRef == ref)
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.Runs, "communication run", "communication_runs", match, RunView)
+	return httpapi.ReadOrListKept(rc, rc.Store.Runs, "communication run", "communication_runs", match, RunView)
 }
 
 // deleteRun cancels the touches that have not started and removes the run.
@@ -504,13 +510,17 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	canceled := 0
-	for _, t := range run.Touches {
-		if t.Status == touchScheduled {
-			t.Status, t.CompletedAt = touchCanceled, httpapi.UtcPtr(rc.Now)
-			canceled++
+	// Out of the table already, but changed through Update as every kept
+	// record is.
+	rc.Store.Runs.Update(run, func(run *store.CommunicationRun) {
+		for _, t := range run.Touches {
+			if t.Status == touchScheduled {
+				t.Status, t.CompletedAt = touchCanceled, httpapi.UtcPtr(rc.Now)
+				canceled++
+			}
 		}
-	}
-	run.UpdatedAt = rc.Now.UTC()
+		run.UpdatedAt = rc.Now.UTC()
+	})
 	return runsapi.Deleted{Success: true, ID: run.ID, CanceledTouches: canceled}, nil
 }
 
