@@ -147,7 +147,7 @@ func TestListsShowEveryChange(t *testing.T) {
 		{"the clock retries the callback", func() {
 			srv.Advance(time.Hour)
 			callbackAttempts(2)
-		}, []string{`"attempts":[{`}},
+		}, []string{`"attempts":[{"at":`, `},{"at":`}}, // the list shows both attempts
 		{"a communication run's touches run", func() {
 			at := srv.Now().Add(time.Minute).UTC().Format(time.RFC3339)
 			do(http.MethodPost, "/v1/communication-runs", `{"business_id":"`+acct.BusinessID+`","external_ref":"cache-run","touches":[`+
