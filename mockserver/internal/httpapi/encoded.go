@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
@@ -30,15 +29,11 @@ func (e Encoded) AppendJSON(b []byte) []byte {
 }
 
 // Constant returns the answer of a value that never changes (a fixed
-// catalog): encoded once, on its first use, and shared by every read
-// after. v must be encodable; an error is a programming error, and
-// panics.
+// catalog): encoded once (jsonview.AppendValue, which panics on a value
+// it cannot encode), on its first use, and shared by every read after.
 func Constant(v any) func() Encoded {
 	return sync.OnceValue(func() Encoded {
-		body, err := jsonview.EncodeJSON(v)
-		if err != nil {
-			panic(fmt.Sprintf("httpapi: encoding a %T: %v", v, err))
-		}
+		body := append(jsonview.AppendValue(nil, v), '\n')
 		return Encoded{Body: body, plain: plainForJournal(body), shared: true}
 	})
 }

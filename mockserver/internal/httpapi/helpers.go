@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -63,7 +62,7 @@ func ReadOrList[T store.Record, V any](rc *Ctx, t *store.Table[T], what, key str
 
 // ReadOrListKept is ReadOrList for a table whose records keep their list
 // item (store.Cached): a page is an EncodedPage, each item view's
-// encoding (jsonview.AppendValue), built once per change of its record;
+// encoding (ViewItem), built once per change of its record;
 // so view must show the record alone. The page's array comes before
 // has_more.
 func ReadOrListKept[T store.Cached, V any](rc *Ctx, t *store.Table[T], what, key string, match func(T) bool, view func(T) V) (any, error) {
@@ -75,8 +74,7 @@ func ReadOrListKept[T store.Cached, V any](rc *Ctx, t *store.Table[T], what, key
 		return nil, err
 	}
 	recs, more := PageRecords(t, owners, pq, match)
-	return EncodedPage[T]{Key: key, Records: recs, More: more, Table: t,
-		Encode: func(b []byte, r T) []byte { return jsonview.AppendValue(b, view(r)) }}, nil
+	return EncodedPage[T]{Key: key, Records: recs, More: more, Table: t, Encode: ViewItem(view)}, nil
 }
 
 // readOne is the ?id= read of ReadOrList.

@@ -114,6 +114,13 @@ func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared boo
 	return body, pooled, plain, shared
 }
 
+// ViewItem is the Encode of an EncodedPage whose items are the encodings
+// of view (jsonview.AppendValue): view must show the record alone, or
+// besides it only what the page's Dep versions.
+func ViewItem[T, V any](view func(T) V) func(b []byte, r T) []byte {
+	return func(b []byte, r T) []byte { return jsonview.AppendValue(b, view(r)) }
+}
+
 // EncodeNow encodes the page at once, for a handler that must encode
 // under a lock of its own (the usage log's): run writes the answer as it
 // is.

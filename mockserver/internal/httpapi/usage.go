@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/voiceagent/voiceagent-go/account"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -189,9 +188,7 @@ func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry
 }
 
 // appendUsageItem appends a usage entry as GET /v1/usage shows it.
-func appendUsageItem(b []byte, e *store.UsageEntry) []byte {
-	return jsonview.AppendValue(b, usageView(e))
-}
+var appendUsageItem = ViewItem(usageView)
 
 // usageView is a usage log entry as the API shows it.
 func usageView(e *store.UsageEntry) account.UsageEntry {

@@ -230,7 +230,7 @@ func AppendJSONString(b []byte, s string) []byte {
 // answer costs one allocation of its own size instead of the garbage of a
 // buffer grown by doubling.
 func EncodeJSON(v any) ([]byte, error) {
-	bp := encodeBuffers.Get().(*[]byte)
+	bp := Buffer()
 	defer ReleaseBuffer(bp)
 	b, err := encodeInto(bp, v)
 	if err != nil {
@@ -245,21 +245,31 @@ func EncodeJSON(v any) ([]byte, error) {
 // encodable (a view of strings, numbers, times and such): an error is a
 // programming error, and panics.
 func AppendValue(b []byte, v any) []byte {
+	out, err := appendEncoded(b, v)
+	if err != nil {
+		panic(fmt.Sprintf("jsonview: encoding a %T: %v", v, err))
+	}
+	return out[:len(out)-1] // the encoding's newline
+}
+
+// appendEncoded appends v as encoding/json encodes it without HTML
+// escaping, followed by a newline: the one encoder every answer goes
+// through.
+func appendEncoded(b []byte, v any) ([]byte, error) {
 	buf := bytes.NewBuffer(b)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("jsonview: encoding a %T: %v", v, err))
+		return nil, err
 	}
-	out := buf.Bytes()
-	return out[:len(out)-1] // Encode's newline
+	return buf.Bytes(), nil
 }
 
 // EncodePooled is encodeJSON without the copy: the answer lives in a
 // pooled buffer that the caller hands back with releaseBuffer once the
 // answer is written (GET answers, which nothing keeps).
 func EncodePooled(v any) ([]byte, *[]byte, error) {
-	bp := encodeBuffers.Get().(*[]byte)
+	bp := Buffer()
 	b, err := encodeInto(bp, v)
 	if err != nil {
 		ReleaseBuffer(bp)
@@ -271,7 +281,7 @@ func EncodePooled(v any) ([]byte, *[]byte, error) {
 // AppendPooled is EncodePooled for an answer that appendTo appends to a
 // pooled buffer (followed by a newline, as every encoding is).
 func AppendPooled(appendTo func(b []byte) []byte) ([]byte, *[]byte) {
-	bp := encodeBuffers.Get().(*[]byte)
+	bp := Buffer()
 	b := append(appendTo((*bp)[:0]), '\n')
 	*bp = b[:0]
 	return b, bp
@@ -284,13 +294,10 @@ func encodeInto(bp *[]byte, v any) ([]byte, error) {
 	if a, ok := v.(JSONAppender); ok {
 		b = append(a.AppendJSON((*bp)[:0]), '\n')
 	} else {
-		buf := bytes.NewBuffer((*bp)[:0])
-		enc := json.NewEncoder(buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
+		var err error
+		if b, err = appendEncoded((*bp)[:0], v); err != nil {
 			return nil, err
 		}
-		b = buf.Bytes()
 	}
 	*bp = b[:0]
 	return b, nil

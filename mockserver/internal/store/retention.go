@@ -42,8 +42,7 @@ func (t *Table[T]) SetRetention(r Retention[T]) {
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].RecordCreated().Before(all[j].RecordCreated()) })
 	for _, rec := range all {
-		t.ret.queue = append(t.ret.queue, rec)
-		t.ret.bytes += t.ret.cost(rec)
+		t.ret.count(rec)
 	}
 	t.enforce("")
 }
@@ -57,6 +56,12 @@ func (t *Table[T]) RetainedBytes() int64 {
 	return t.ret.bytes
 }
 
+// count queues a record put in the table and counts its bytes.
+func (r *retained[T]) count(rec T) {
+	r.queue = append(r.queue, rec)
+	r.bytes += r.cost(rec)
+}
+
 func (r *retained[T]) cost(rec T) int64 {
 	if r.Cost == nil {
 		return 0
@@ -66,8 +71,7 @@ func (r *retained[T]) cost(rec T) int64 {
 
 // retain counts a record just put, and drops what the bounds say.
 func (t *Table[T]) retain(rec T) {
-	t.ret.queue = append(t.ret.queue, rec)
-	t.ret.bytes += t.ret.cost(rec)
+	t.ret.count(rec)
 	t.enforce(rec.RecordOwner())
 }
 
@@ -163,9 +167,7 @@ func (t *Table[T]) drop(rec T) {
 // (the caller's part).
 func (t *Table[T]) forget(rec T) {
 	t.version++
-	if l, ok := any(rec).(loggedRecord); ok {
-		l.logMark().in = false
-	}
+	markLogged(rec, false)
 	dropEncoding(rec)
 	if t.byID != nil {
 		delete(t.byID, rec.RecordID())
@@ -189,3 +191,10 @@ func (l *logged) logMark() *logged { return l }
 
 // loggedRecord is a record that embeds logged.
 type loggedRecord interface{ logMark() *logged }
+
+// markLogged marks whether rec, when it embeds logged, is in its table.
+func markLogged(rec any, in bool) {
+	if l, ok := rec.(loggedRecord); ok {
+		l.logMark().in = in
+	}
+}

@@ -198,9 +198,7 @@ func (t *Table[T]) InsertRun(owner string, recs []T) {
 		}
 		b.Owner, b.CreatedAt = owner, nextStamp(last, b.CreatedAt)
 		last = b.CreatedAt
-		if l, ok := any(r).(loggedRecord); ok {
-			l.logMark().in = true
-		}
+		markLogged(r, true)
 		for _, x := range t.indexes {
 			x.add(r)
 		}
@@ -210,8 +208,7 @@ func (t *Table[T]) InsertRun(owner string, recs []T) {
 	t.setLast(owner, last)
 	if t.ret != nil {
 		for _, r := range recs {
-			t.ret.queue = append(t.ret.queue, r)
-			t.ret.bytes += t.ret.cost(r)
+			t.ret.count(r)
 		}
 		t.enforce(owner)
 	}
@@ -239,9 +236,7 @@ func (t *Table[T]) Put(r T) {
 		t.byID[id] = r
 	}
 	t.n++
-	if l, ok := any(r).(loggedRecord); ok {
-		l.logMark().in = true
-	}
+	markLogged(r, true)
 	t.insertOwned(r)
 	for _, x := range t.indexes {
 		x.add(r)

@@ -336,13 +336,13 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 // shows it, kept in the call's second slot: from the call and its agent's
 // name (the Agents version is the item's dep).
 func transcriptItemEncoder(st *store.Store) func(b []byte, c *store.Call) []byte {
-	return func(b []byte, c *store.Call) []byte {
-		return jsonview.AppendValue(b, calls.Transcript{
+	return httpapi.ViewItem(func(c *store.Call) calls.Transcript {
+		return calls.Transcript{
 			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
 			AgentName: agentName(st, c), Status: c.Status, Duration: c.Duration,
 			Transcript: c.Transcript, Summary: httpapi.Strp(c.Summary), CreatedAt: c.CreatedAt,
-		})
-	}
+		}
+	})
 }
 
 // agentName is the agent's current name, or its name when the call was

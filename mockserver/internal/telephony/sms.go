@@ -11,7 +11,6 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/sms"
 )
@@ -336,7 +335,7 @@ func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
 
 // appendSMSItem appends a text as GET /v1/sms/messages shows it (smsView:
 // built from the text alone, once per change of it).
-func appendSMSItem(b []byte, m *store.SMSMessage) []byte { return jsonview.AppendValue(b, smsView(m)) }
+var appendSMSItem = httpapi.ViewItem(smsView)
 
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
 func smsView(m *store.SMSMessage) sms.Message {
