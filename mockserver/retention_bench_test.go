@@ -55,7 +55,8 @@ func serve(b *testing.B, s *Server, key, method, path, body string, want int) {
 // takes, made as users make them (target: under 1 KiB each; DESIGN
 // section 4, "Bounded memory"): a call placed with POST /v1/calls (with its
 // pending progress on the clock), a text sent with POST /v1/sms/send, an
-// inbound text from a new number (a lead and the message), and an event
+// inbound text from a new number (a lead and the message), a lead alone
+// (as a fixture: name, phone, email, source and notes), and an event
 // (the event log is bounded: at most 32 MiB). The server's own logs are
 // kept at their smallest so that only records count. Run it on purpose:
 //
@@ -82,6 +83,14 @@ func BenchmarkRecordBytes(b *testing.B) {
 		}},
 		{"inbound-text-lead", nil, func(s *Server, acct *Account, i int) {
 			if _, err := s.InboundSMS(acct.PhoneNumber, fmt.Sprintf("+1555%07d", i+1), "Hi, I would like a quote"); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"lead", nil, func(s *Server, acct *Account, i int) {
+			if _, err := s.SeedLeads(acct.BusinessID, []LeadFixture{{
+				Name: fmt.Sprintf("Caller %d", i), Phone: fmt.Sprintf("+1555%07d", i+1),
+				Email: fmt.Sprintf("caller%d@example.com", i+1), Source: "inbound_call", Notes: "Wants a quote for a kitchen remodel",
+			}}); err != nil {
 				b.Fatal(err)
 			}
 		}},
