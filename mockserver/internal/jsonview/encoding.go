@@ -1,26 +1,26 @@
 // Package jsonview encodes the mock server's answers and events: JSON
-// without HTML escaping, in pooled buffers, and the hand-written appenders of
-// the hot list reads (pages of leads and agents), which are tested byte for
-// byte against encoding/json.
+// without HTML escaping, in pooled buffers, and the helpers of the
+// hand-written appenders of the hot list items (leads, agents and calls),
+// which are tested byte for byte against encoding/json.
 package jsonview
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
 )
 
-// Views of the hottest answers (a page of leads, a lead, an agent list)
-// are structs that write their own JSON: encoding a page of 100 leads with
-// encoding/json (maps, then reflection over structs) was most of the cost
-// of GET /v1/leads?limit=100 (see docs/mockserver.md, section Performance and load). Each such view
-// implements jsonAppender, which encodeJSON prefers; the bytes are exactly
-// what encoding/json writes for the same struct without HTML escaping,
-// which TestAppendersMatchEncodingJSON and FuzzAppendJSONString check.
+// The items of the hottest lists (leads, agents, calls) are written by
+// hand-written appenders: encoding a page of 100 leads with encoding/json
+// (maps, then reflection over structs) was most of the cost of GET
+// /v1/leads?limit=100 (see docs/mockserver.md, section Performance and
+// load). An item view that writes its own JSON implements JSONAppender,
+// which EncodeJSON prefers; the bytes are exactly what encoding/json
+// writes for the same struct without HTML escaping, which
+// TestAppendersMatchEncodingJSON and FuzzAppendJSONString check.
 
 // JSONAppender is a value that appends its own JSON encoding to b.
 type JSONAppender interface {
@@ -121,51 +121,6 @@ func civilFromDays(days int64) (year, month, day int64) {
 		year++
 	}
 	return year, month, day
-}
-
-// appendJSONList appends items as a JSON array.
-func appendJSONList[V JSONAppender](b []byte, items []V) []byte {
-	b = append(b, '[')
-	for i := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = items[i].AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
-// PageAnswer is a list answer {"<key>": [...], "has_more": more}.
-type PageAnswer[V JSONAppender] struct {
-	Key   string
-	Items []V
-	More  bool
-}
-
-// AppendJSON implements JSONAppender.
-func (p PageAnswer[V]) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b = AppendJSONString(b, p.Key)
-	b = append(b, ':')
-	b = appendJSONList(b, p.Items)
-	b = append(b, `,"has_more":`...)
-	b = strconv.AppendBool(b, p.More)
-	return append(b, '}')
-}
-
-// ListAnswer is a list answer without paging: {"<key>": [...]}.
-type ListAnswer[V JSONAppender] struct {
-	Key   string
-	Items []V
-}
-
-// AppendJSON implements JSONAppender.
-func (l ListAnswer[V]) AppendJSON(b []byte) []byte {
-	b = append(b, '{')
-	b = AppendJSONString(b, l.Key)
-	b = append(b, ':')
-	b = appendJSONList(b, l.Items)
-	return append(b, '}')
 }
 
 const hexDigits = "0123456789abcdef"
