@@ -40,7 +40,7 @@ func TestListsShowEveryChange(t *testing.T) {
 			read("/v1/events?limit=100") + read("/v1/products?limit=100") + read("/v1/knowledge?limit=100") +
 			read("/v1/transcripts?limit=50") + read("/v1/usage?limit=100") +
 			read("/v1/governed-updates?limit=100") + read("/v1/approval-requests?limit=100") +
-			read("/v1/communication-runs?limit=100")
+			read("/v1/communication-runs?limit=100") + read("/v1/numbers") + read("/sdr/activity?limit=200&businessId="+acct.BusinessID)
 	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()
@@ -96,6 +96,14 @@ func TestListsShowEveryChange(t *testing.T) {
 			srv.platform.Mu.RUnlock()
 			do(http.MethodPatch, "/v1/leads", `{"id":"`+l.ID+`","status":"qualified","name":"Patched Name"}`, http.StatusOK)
 		}, []string{`"name":"Patched Name"`, `"status":"qualified"`}},
+		{"the outbound-sales pipeline pauses the lead, then resumes it", func() {
+			srv.platform.Mu.RLock()
+			l := srv.platform.Store.LeadByPhone(acct.BusinessID, "+15551230000")
+			srv.platform.Mu.RUnlock()
+			for _, action := range []string{"pause", "resume"} {
+				do(http.MethodPost, "/sdr/action", `{"businessId":"`+acct.BusinessID+`","leadId":"`+l.ID+`","action":"`+action+`"}`, http.StatusOK)
+			}
+		}, []string{`"action":"pause"`, `"action":"resume"`}},
 		{"the agent renamed (leads and calls show its name)", func() {
 			do(http.MethodPatch, "/v1/agents", `{"id":"`+acct.AgentID+`","name":"Renamed Agent"}`, http.StatusOK)
 		}, []string{`"agent_name":"Renamed Agent"`}},
@@ -170,7 +178,7 @@ func TestListsShowEveryChange(t *testing.T) {
 			require.NoError(t, err)
 		}, []string{`"name":"Seeded Lead"`, `"summary":"Seeded call"`}},
 	}
-	lists()
+	assert.Contains(t, lists(), `"phone_number":"`+acct.PhoneNumber+`"`)
 	for _, st := range steps {
 		for range 3 {
 			lists() // keeps every encoding, and each list's page

@@ -117,6 +117,20 @@ func seedReads(srv *mockserver.Server, fx *Fixtures, calls int) (*ReadFixtures, 
 	if _, err := do(fx.APIKey, http.MethodPut, "/api/sdr/config", `{"businessId":"`+biz+`","enabled":true}`); err != nil {
 		return nil, err
 	}
+	// A page of activity: 50 leads paused, then resumed.
+	page, err := do(fx.APIKey, http.MethodGet, "/api/v1/leads?limit=50", "")
+	if err != nil {
+		return nil, err
+	}
+	leads, _ := page["leads"].([]any)
+	for _, action := range []string{"pause", "resume"} {
+		for _, l := range leads {
+			lead, _ := l.(map[string]any)
+			if _, err := post("/api/sdr/action", `{"businessId":"`+biz+`","leadId":"`+id(lead)+`","action":"`+action+`"}`); err != nil {
+				return nil, err
+			}
+		}
+	}
 	partner, err := srv.NewAccount(mockserver.AccountOptions{BusinessName: "Load agency", Email: "agency@load.example"})
 	if err != nil {
 		return nil, err

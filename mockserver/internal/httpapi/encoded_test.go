@@ -44,3 +44,22 @@ func TestAConstantAnswerIsEncodedOnceAndScreened(t *testing.T) {
 	_, _, plain, _ = Constant(map[string]any{"secret": "whsec_abc"})().encode()
 	assert.False(t, plain, "an answer naming a secret is redacted in the journal")
 }
+
+// TestAPageWithMembersIsAnotherPage: a page's Members come after
+// has_more, and the same records read with other members (an empty
+// page of another business) are never answered with the kept page of
+// the first, however often it was read.
+func TestAPageWithMembersIsAnotherPage(t *testing.T) {
+	tb := store.NewLogTable[*store.UsageEntry]()
+	page := func(business string) string {
+		p := EncodedPage[*store.UsageEntry]{Key: "activity", Table: tb, Encode: appendUsageItem, Members: Member("businessId", business)}
+		body, _, plain, _ := p.encode()
+		assert.True(t, plain)
+		return string(body)
+	}
+	for range 3 { // kept once read twice
+		assert.Equal(t, `{"activity":[],"has_more":false,"businessId":"b1"}`+"\n", page("b1"))
+	}
+	assert.Equal(t, `{"activity":[],"has_more":false,"businessId":"b2"}`+"\n", page("b2"))
+	assert.Equal(t, `,"note":"a \"quoted\" <b>"`, Member("note", `a "quoted" <b>`), "encoded as every answer is: no HTML escaping")
+}

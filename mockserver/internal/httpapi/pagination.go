@@ -84,6 +84,16 @@ type EncodedPage[T store.Cached] struct {
 	Slot    store.Slot // which kept item Encode builds (zero: the list item)
 	Dep     uint64
 	Encode  func(b []byte, r T) []byte
+	// Members are the answer's members besides the list and has_more,
+	// encoded, each after a comma (Member makes one): they come last.
+	Members string
+}
+
+// Member is a string member of an EncodedPage's Members: a comma, then
+// name and value encoded.
+func Member(name, value string) string {
+	b := jsonview.AppendJSONString(append(make([]byte, 0, len(name)+len(value)+6), ','), name)
+	return string(jsonview.AppendJSONString(append(b, ':'), value))
 }
 
 // AppendJSON implements jsonview.JSONAppender.
@@ -103,7 +113,11 @@ func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared boo
 	if p.Unpaged {
 		variant |= 2
 	}
-	body, plain, shared = store.KeptPage(p.Table, p.Records, p.Dep, p.Key, variant, func() ([]byte, bool) {
+	envelope := p.Key
+	if p.Members != "" {
+		envelope += p.Members // the same records with other members are another page
+	}
+	body, plain, shared = store.KeptPage(p.Table, p.Records, p.Dep, envelope, variant, func() ([]byte, bool) {
 		var passed bool
 		body, pooled = jsonview.AppendPooled(func(b []byte) []byte {
 			b, passed = p.appendScreened(b)
@@ -149,6 +163,10 @@ func (p EncodedPage[T]) appendScreened(b []byte) ([]byte, bool) {
 	if !p.Unpaged {
 		b = append(b, `,"has_more":`...)
 		b = strconv.AppendBool(b, p.More)
+	}
+	if p.Members != "" {
+		b = append(b, p.Members...)
+		plain = plain && plainForJournal([]byte(p.Members))
 	}
 	return append(b, '}'), plain
 }

@@ -820,10 +820,14 @@ func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
 			return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + leadID)
 		}
 	}
-	items, more := httpapi.ListPage(rc.Store.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
-		func(a *store.SDRActivity) bool { return leadID == "" || a.LeadID == leadID }, sdrActivityView)
-	return map[string]any{"businessId": b.ID, "activity": items, "has_more": more}, nil
+	recs, more := httpapi.PageRecords(rc.Store.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
+		func(a *store.SDRActivity) bool { return leadID == "" || a.LeadID == leadID })
+	return httpapi.EncodedPage[*store.SDRActivity]{Key: "activity", Records: recs, More: more, Table: rc.Store.SDRActivity,
+		Encode: appendActivityItem, Members: httpapi.Member("businessId", b.ID)}, nil
 }
+
+// appendActivityItem appends an entry as GET /sdr/activity shows it.
+var appendActivityItem = httpapi.ViewItem(sdrActivityView)
 
 // startSDRRunner starts the scheduled runner of a business whose SDR was
 // just enabled: a run every two hours of the clock from now, while the

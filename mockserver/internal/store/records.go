@@ -142,8 +142,10 @@ type Agent struct {
 }
 
 // Number is a phone number assigned to an agent. Owner is its business.
+// Its list item is kept (encodable).
 type Number struct {
 	Base
+	encodable
 	PhoneNumber string
 	AgentID     string
 }

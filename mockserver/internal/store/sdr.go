@@ -71,9 +71,11 @@ type SDRLead struct {
 }
 
 // SDRActivity is one entry of a business's SDR activity log. Owner is the
-// business.
+// business. An entry never changes once logged; its list item is kept
+// (encodable).
 type SDRActivity struct {
 	Base
+	encodable
 	LeadID  string
 	Action  string
 	Trigger string

@@ -11,18 +11,16 @@ func (s *Service) listNumbers(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []numbers.Number{}
+	var out []*store.Number
 	rc.Store.Numbers.Scan(owners, httpapi.ZeroTime, func(n *store.Number) bool {
-		out = append(out, NumberView(n))
+		out = append(out, n)
 		return true
 	})
-	return numberList{Numbers: out}, nil
+	return httpapi.EncodedPage[*store.Number]{Key: "numbers", Records: out, Unpaged: true, Table: rc.Store.Numbers, Encode: appendNumberItem}, nil
 }
 
-// numberList is the answer of GET /v1/numbers.
-type numberList struct {
-	Numbers []numbers.Number `json:"numbers"`
-}
+// appendNumberItem appends a number as GET /v1/numbers shows it.
+var appendNumberItem = httpapi.ViewItem(NumberView)
 
 // NumberView is a phone number as GET /v1/numbers and the
 // phone_number.assigned event show it.
