@@ -40,7 +40,8 @@ func TestListsShowEveryChange(t *testing.T) {
 			read("/v1/events?limit=100") + read("/v1/products?limit=100") + read("/v1/knowledge?limit=100") +
 			read("/v1/transcripts?limit=50") + read("/v1/usage?limit=100") +
 			read("/v1/governed-updates?limit=100") + read("/v1/approval-requests?limit=100") +
-			read("/v1/communication-runs?limit=100") + read("/v1/numbers") + read("/sdr/activity?limit=200&businessId="+acct.BusinessID)
+			read("/v1/communication-runs?limit=100") + read("/v1/numbers") + read("/sdr/activity?limit=200&businessId="+acct.BusinessID) +
+			read("/v1/webhooks?limit=100")
 	}
 	do := func(method, path, body string, want int, header ...string) map[string]any {
 		t.Helper()
@@ -61,6 +62,7 @@ func TestListsShowEveryChange(t *testing.T) {
 		require.NotEmpty(t, got, "the approval callback made %d attempts", n)
 	}
 	catalog := map[string]string{} // the ids of the product and the knowledge entry
+	var hook string                // the webhook subscription's id
 	steps := []struct {
 		name  string
 		do    func()
@@ -171,12 +173,29 @@ func TestListsShowEveryChange(t *testing.T) {
 			}
 			srv.Advance(time.Hour) // and end
 		}, []string{`"external_ref":"cache-run","status":"completed"`}},
+		{"a webhook subscription made, then changed", func() {
+			hook = do(http.MethodPost, "/v1/webhooks", `{"business_id":"`+acct.BusinessID+`","webhook_url":"https://hooks.example/a"}`, http.StatusCreated)["id"].(string)
+			for range 3 {
+				assert.Contains(t, lists(), `"webhook_url":"https://hooks.example/a"`)
+			}
+			do(http.MethodPost, "/v1/webhooks", `{"id":"`+hook+`","business_id":"`+acct.BusinessID+`","webhook_url":"https://hooks.example/b",`+
+				`"custom_headers":{"X-Team":"ops"}}`, http.StatusOK)
+		}, []string{`"webhook_url":"https://hooks.example/b"`, `"custom_headers":{"X-Team":null}`}},
+		{"its secret rotated with an hour's grace", func() {
+			do(http.MethodPost, "/v1/webhooks/rotate-secret", `{"id":"`+hook+`","grace_period_seconds":3600}`, http.StatusOK)
+		}, []string{`"previous_secrets":[{"created_at":`}},
+		{"the clock passes the grace: the old secret no longer shows", func() { srv.Advance(2 * time.Hour) },
+			[]string{`"previous_secrets":[]`}},
 		{"fixtures", func() {
 			_, err := srv.SeedLeads(acct.BusinessID, []LeadFixture{{Name: "Seeded Lead", Phone: "+15551239999"}})
 			require.NoError(t, err)
 			_, err = srv.SeedCalls(acct.BusinessID, []CallFixture{{To: "+15551239999", Duration: 42, Summary: "Seeded call"}})
 			require.NoError(t, err)
 		}, []string{`"name":"Seeded Lead"`, `"summary":"Seeded call"`}},
+	}
+	hides := map[string][]string{ // what the lists no longer show after a step
+		"a webhook subscription made, then changed":                  {"hooks.example/a"},
+		"the clock passes the grace: the old secret no longer shows": {`"previous_secrets":[{`},
 	}
 	assert.Contains(t, lists(), `"phone_number":"`+acct.PhoneNumber+`"`)
 	for _, st := range steps {
@@ -187,6 +206,9 @@ func TestListsShowEveryChange(t *testing.T) {
 		got := lists()
 		for _, want := range st.shows {
 			assert.True(t, strings.Contains(got, want), "after %s, the lists do not show %s", st.name, want)
+		}
+		for _, gone := range hides[st.name] {
+			assert.False(t, strings.Contains(got, gone), "after %s, the lists still show %s", st.name, gone)
 		}
 		if stale := store.StaleEncodings()[staleBefore:]; len(stale) > 0 {
 			t.Errorf("after %s: %d stale encodings served, the first: %.600s", st.name, len(stale), stale[0])

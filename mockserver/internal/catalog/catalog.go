@@ -109,7 +109,7 @@ func (s *Service) getProducts(rc *httpapi.Ctx) (any, error) {
 				(sku == "" || p.SKU != nil && *p.SKU == sku)
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Products, "product", "products", match, ProductView)
+	return httpapi.ReadOrListKept(rc, rc.Store.Products, "product", "products", match, ProductView, nil)
 }
 
 func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
@@ -196,7 +196,7 @@ func (s *Service) getKnowledge(rc *httpapi.Ctx) (any, error) {
 				(tag == "" || slices.Contains(k.Tags, tag))
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Knowledge, "knowledge entry", "knowledge", match, KnowledgeView)
+	return httpapi.ReadOrListKept(rc, rc.Store.Knowledge, "knowledge entry", "knowledge", match, KnowledgeView, nil)
 }
 
 func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {

@@ -222,7 +222,7 @@ func (s *Service) getApprovalRequests(rc *httpapi.Ctx) (any, error) {
 	if status := rc.Query("status"); status != "" {
 		match = func(a *store.ApprovalRequest) bool { return a.Status == status }
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.ApprovalRequests, "approval request", "approval_requests", match, ApprovalView)
+	return httpapi.ReadOrListKept(rc, rc.Store.ApprovalRequests, "approval request", "approval_requests", match, ApprovalView, nil)
 }
 
 // ApprovalView is an approval request as the API shows it (never its

@@ -347,7 +347,7 @@ func (s *Service) getGovernedUpdates(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || g.Status == status) && (intent == "" || g.Intent == intent)
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.GovernedUpdates, "governed update", "governed_updates", match, GovernedView)
+	return httpapi.ReadOrListKept(rc, rc.Store.GovernedUpdates, "governed update", "governed_updates", match, GovernedView, nil)
 }
 
 // decideGovernedUpdate is a human's decision on a queued update (dashboard

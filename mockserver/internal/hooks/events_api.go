@@ -38,7 +38,7 @@ func (s *Service) listEvents(rc *httpapi.Ctx) (any, error) {
 		}
 		match = func(ev *store.Event) bool { return ev.Type == typ }
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Events, "event", "events", match, eventView)
+	return httpapi.ReadOrListKept(rc, rc.Store.Events, "event", "events", match, eventView, nil)
 }
 
 func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {

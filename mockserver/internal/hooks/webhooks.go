@@ -42,7 +42,8 @@ func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
 
 func (s *Service) getWebhooks(rc *httpapi.Ctx) (any, error) {
 	view := func(w *store.Webhook) webhooks.Subscription { return webhookView(w, rc.Now) }
-	return httpapi.ReadOrList(rc, rc.Store.Webhooks, "webhook subscription", "webhooks", nil, view)
+	rotating := func(w *store.Webhook) uint64 { return uint64(len(rotatingSecrets(w, rc.Now))) }
+	return httpapi.ReadOrListKept(rc, rc.Store.Webhooks, "webhook subscription", "webhooks", nil, view, rotating)
 }
 
 // webhookUpsertBody is POST /v1/webhooks after schema validation.
@@ -70,14 +71,9 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	if _, err := rc.Business(body.BusinessID); err != nil {
 		return nil, err
 	}
-	var w *store.Webhook
-	creating := body.ID == ""
-	if creating {
-		w = &store.Webhook{
-			Events: slices.Clone(eventTypes), Active: true,
-			HTTPMethod: http.MethodPost, BodyFormat: "json", CustomHeaders: map[string]string{},
-		}
-	} else {
+	var w *store.Webhook // the subscription updated (nil: one is created)
+	saved := map[string]string{}
+	if body.ID != "" {
 		var err error
 		if w, err = webhookOf(rc, body.ID); err != nil {
 			return nil, err
@@ -85,47 +81,81 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 		if w.Owner != body.BusinessID {
 			return nil, httpapi.InvalidField("/business_id", "does not match the subscription's business %s (a subscription cannot move)", w.Owner)
 		}
+		saved = w.CustomHeaders
 	}
 
 	// Check everything before changing anything.
 	if err := s.CheckReceiver(body.WebhookURL); err != nil {
 		return nil, httpapi.InvalidField("/webhook_url", "%v", err)
 	}
-	var template *webhooks.PayloadTemplate
-	_, templateSent := sent["payload_template"]
-	if templateSent && body.Template != nil {
+	change := webhookChange{body: &body, sent: sent, now: rc.Now.UTC()}
+	if _, ok := sent["payload_template"]; ok && body.Template != nil {
 		if e := validateTemplate(body.Template.Fields); e != nil {
 			return nil, e
 		}
-		template = body.Template
+		change.template = body.Template
 	}
-	var headers map[string]string
 	if _, ok := sent["custom_headers"]; ok {
 		var e *httpapi.Error
-		if headers, e = mergeCustomHeaders(w.CustomHeaders, body.CustomHeaders); e != nil {
+		if change.headers, e = mergeCustomHeaders(saved, body.CustomHeaders); e != nil {
 			return nil, e
 		}
 	}
 
+	if w != nil {
+		rc.Store.Webhooks.Update(w, func(w *store.Webhook) { change.apply(w) })
+		if !w.Active {
+			s.cancelDeliveries(rc.Store, w.ID, "the subscription was deactivated")
+		}
+		return webhookView(w, rc.Now), nil
+	}
+	created := &store.Webhook{
+		Events: slices.Clone(eventTypes), Active: true,
+		HTTPMethod: http.MethodPost, BodyFormat: "json", CustomHeaders: map[string]string{},
+	}
+	change.apply(created)
+	rc.Store.Webhooks.Insert(created, body.BusinessID, rc.Now)
+	created.UpdatedAt = created.CreatedAt // the time Insert stamped
+	secret := s.NewSigningSecret()        // after the id, as ever: seeded ids stay the same
+	created.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: created.CreatedAt}}
+	v := webhookView(created, rc.Now)
+	v.Secret = secret
+	return httpapi.Created(v), nil
+}
+
+// webhookChange is what an upsert changes in a subscription, checked.
+type webhookChange struct {
+	body     *webhookUpsertBody
+	sent     map[string]json.RawMessage // the members sent
+	template *webhooks.PayloadTemplate  // the template sent (nil: none, or null)
+	headers  map[string]string          // the custom headers merged, when sent
+	now      time.Time
+}
+
+// apply makes the change on w: in Update's change function, or on a new
+// subscription before it is stored.
+func (c webhookChange) apply(w *store.Webhook) {
+	body := c.body
 	w.URL = body.WebhookURL
 	if body.Events != nil {
 		w.Events = slices.Clone(body.Events)
 	}
-	if _, ok := sent["description"]; ok {
+	if _, ok := c.sent["description"]; ok {
 		w.Description = body.Description
 	}
 	if body.IsActive != nil {
 		w.Active = *body.IsActive
 	}
+	_, templateSent := c.sent["payload_template"]
 	switch {
 	case templateSent:
-		w.Template, w.Preset = template, ""
+		w.Template, w.Preset = c.template, ""
 	case body.Preset != "":
 		w.Template, _ = expandPreset(body.Preset)
 		w.Preset = body.Preset
 	}
-	if _, ok := sent["custom_headers"]; ok {
-		w.CustomHeaders = headers
+	if _, ok := c.sent["custom_headers"]; ok {
+		w.CustomHeaders = c.headers
 	}
 	if body.HTTPMethod != "" {
 		w.HTTPMethod = body.HTTPMethod
@@ -133,20 +163,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	if body.BodyFormat != "" {
 		w.BodyFormat = body.BodyFormat
 	}
-	w.UpdatedAt = rc.Now.UTC()
-	if !creating {
-		if !w.Active {
-			s.cancelDeliveries(rc.Store, w.ID, "the subscription was deactivated")
-		}
-		return webhookView(w, rc.Now), nil
-	}
-	rc.Store.Webhooks.Insert(w, body.BusinessID, rc.Now)
-	w.UpdatedAt = w.CreatedAt
-	secret := s.NewSigningSecret()
-	w.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: w.CreatedAt}}
-	v := webhookView(w, rc.Now)
-	v.Secret = secret
-	return httpapi.Created(v), nil
+	w.UpdatedAt = c.now
 }
 
 // mergeCustomHeaders applies a sent custom_headers object to the saved
@@ -229,11 +246,27 @@ func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {
 			kept = append(kept, old)
 		}
 	}
-	w.Secrets = kept
-	w.UpdatedAt = rc.Now.UTC()
+	rc.Store.Webhooks.Update(w, func(w *store.Webhook) {
+		w.Secrets = kept
+		w.UpdatedAt = rc.Now.UTC()
+	})
 	v := webhookView(w, rc.Now)
 	v.Secret = secret
 	return v, nil
+}
+
+// rotatingSecrets are the rotated-out secrets that still sign at a
+// simulated time, newest first: those expiring after it. How many there
+// are says which they are (the ones that expire last), so a kept list
+// item is kept with their count (EncodedPage.ItemDep).
+func rotatingSecrets(w *store.Webhook, at time.Time) []store.WebhookSecret {
+	var out []store.WebhookSecret
+	for _, sec := range w.Secrets {
+		if !sec.ExpiresAt.IsZero() && sec.ExpiresAt.After(at) {
+			out = append(out, sec)
+		}
+	}
+	return out
 }
 
 // activeSecrets are the secrets that sign at a simulated time, newest
@@ -259,10 +292,8 @@ func webhookView(w *store.Webhook, now time.Time) webhooks.Subscription {
 		headers[name] = nil
 	}
 	rotating := []webhooks.RotatedSecret{}
-	for _, sec := range w.Secrets {
-		if !sec.ExpiresAt.IsZero() && sec.ExpiresAt.After(now) {
-			rotating = append(rotating, webhooks.RotatedSecret{CreatedAt: sec.CreatedAt, ExpiresAt: sec.ExpiresAt})
-		}
+	for _, sec := range rotatingSecrets(w, now) {
+		rotating = append(rotating, webhooks.RotatedSecret{CreatedAt: sec.CreatedAt, ExpiresAt: sec.ExpiresAt})
 	}
 	v := webhooks.Subscription{
 		ID: w.ID, BusinessID: w.Owner, WebhookURL: w.URL, Events: w.Events,

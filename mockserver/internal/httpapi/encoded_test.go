@@ -63,3 +63,45 @@ func TestAPageWithMembersIsAnotherPage(t *testing.T) {
 	assert.Equal(t, `{"activity":[],"has_more":false,"businessId":"b2"}`+"\n", page("b2"))
 	assert.Equal(t, `,"note":"a \"quoted\" <b>"`, Member("note", `a "quoted" <b>`), "encoded as every answer is: no HTML escaping")
 }
+
+// TestItemsKeptWithWhatTheTimeShows reads a page of two subscriptions
+// whose items show the rotated secrets still signing at the reader's
+// time (EncodedPage.ItemDep), at times forward and back (readers of
+// other tenants), each read three times: every read shows what that time
+// shows, never a kept item or page of another time.
+func TestItemsKeptWithWhatTheTimeShows(t *testing.T) {
+	base := time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)
+	at := func(h int) time.Time { return base.Add(time.Duration(h) * time.Hour) }
+	tb := store.NewTable[*store.Webhook]()
+	a := &store.Webhook{Base: store.Base{ID: "a"}, Secrets: []store.WebhookSecret{{}, {Value: "a1", ExpiresAt: at(3)}, {Value: "a2", ExpiresAt: at(1)}}}
+	b := &store.Webhook{Base: store.Base{ID: "b"}, Secrets: []store.WebhookSecret{{}, {Value: "b1", ExpiresAt: at(2)}}}
+	tb.Insert(a, "biz", base)
+	tb.Insert(b, "biz", base)
+	signing := func(w *store.Webhook, now time.Time) []string {
+		out := []string{}
+		for _, s := range w.Secrets {
+			if !s.ExpiresAt.IsZero() && s.ExpiresAt.After(now) {
+				out = append(out, s.Value)
+			}
+		}
+		return out
+	}
+	for _, h := range []int{0, 0, 2, 1, 0, 4, 1} {
+		now := at(h)
+		want := `{"hooks":[`
+		for i, w := range []*store.Webhook{a, b} {
+			if i > 0 {
+				want += ","
+			}
+			want += string(jsonview.AppendValue(nil, signing(w, now)))
+		}
+		want += `],"has_more":false}` + "\n"
+		for range 3 {
+			page := EncodedPage[*store.Webhook]{Key: "hooks", Records: []*store.Webhook{a, b}, Table: tb,
+				ItemDep: func(w *store.Webhook) uint64 { return uint64(len(signing(w, now))) },
+				Encode:  ViewItem(func(w *store.Webhook) []string { return signing(w, now) })}
+			body, _, _, _ := page.encode()
+			assert.Equal(t, want, string(body), "at +%dh", h)
+		}
+	}
+}

@@ -117,12 +117,52 @@ func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Respon
 	rec.Request = JournalMessage{BodyBytes: len(body)}
 	t.texts[requestText], rec.Request.Truncated = journalText(body, false)
 	rec.Response = JournalMessage{BodyBytes: len(resp.Body)}
-	t.texts[responseText], rec.Response.Truncated = journalText(resp.Body, resp.plain)
-	if resp.shared && resp.plain {
+	switch {
+	case resp.shared && resp.plain:
 		// Bytes nobody changes: kept as they are, not copied.
+		t.texts[responseText], rec.Response.Truncated = journalText(resp.Body, true)
 		rec.texts[responseText], t.texts[responseText] = bodyRef{b: t.texts[responseText], kept: true}, nil
+	case resp.shared:
+		t.texts[responseText], rec.Response.Truncated = sharedRedactions.text(resp.Body)
+	default:
+		t.texts[responseText], rec.Response.Truncated = journalText(resp.Body, resp.plain)
 	}
 	return rec, t
+}
+
+// sharedRedactionMemo remembers the journal texts of the last shared
+// answers that were not plain (a kept page of webhook subscriptions), by
+// the memory of their bytes: a shared answer never changes, and the memo
+// keeps the bytes it names, so no other answer comes to live there. An
+// answer read again is journaled without hashing it (redactionMemo's
+// cost: about 1 µs a KiB).
+type sharedRedactionMemo struct{ memo[sharedAnswer, sharedText] }
+
+// sharedAnswer names a shared answer by its memory.
+type sharedAnswer struct {
+	start *byte
+	n     int
+}
+
+// sharedText is a shared answer's journal text, and the answer, kept so
+// that its memory is not reused while the memo names it.
+type sharedText struct {
+	body, text []byte
+	truncated  bool
+}
+
+// sharedRedactions is the journal's memo of shared answers.
+var sharedRedactions sharedRedactionMemo
+
+// text is journalText(body, false), remembered for body, a shared answer.
+func (m *sharedRedactionMemo) text(body []byte) ([]byte, bool) {
+	key := sharedAnswer{unsafe.SliceData(body), len(body)}
+	if t, ok := m.get(key); ok {
+		return t.text, t.truncated
+	}
+	text, truncated := journalText(body, false)
+	m.put(key, sharedText{body: body, text: text, truncated: truncated}, redactionMemoSize)
+	return text, truncated
 }
 
 // entry returns the record's entry, its maps and strings made (once): the

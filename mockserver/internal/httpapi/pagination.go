@@ -83,6 +83,14 @@ type EncodedPage[T store.Cached] struct {
 	Table   *store.Table[T]
 	Slot    store.Slot // which kept item Encode builds (zero: the list item)
 	Dep     uint64
+	// ItemDep, when set (Dep is then zero), is what an item shows besides
+	// its record and what Dep versions: a count of what the time leaves
+	// in view (a subscription's rotated secrets still signing), which
+	// only falls as the time passes, for every record at once. An item is
+	// kept with its ItemDep, the page with the sum of its items': of two
+	// readings of the same records, one shows as much of each record as
+	// the other or more, so the sums differ whenever an item does.
+	ItemDep func(r T) uint64
 	Encode  func(b []byte, r T) []byte
 	// Members are the answer's members besides the list and has_more,
 	// encoded, each after a comma (Member makes one): they come last.
@@ -117,7 +125,13 @@ func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared boo
 	if p.Members != "" {
 		envelope += p.Members // the same records with other members are another page
 	}
-	body, plain, shared = store.KeptPage(p.Table, p.Records, p.Dep, envelope, variant, func() ([]byte, bool) {
+	dep := p.Dep
+	if p.ItemDep != nil {
+		for _, r := range p.Records {
+			dep += p.ItemDep(r)
+		}
+	}
+	body, plain, shared = store.KeptPage(p.Table, p.Records, dep, envelope, variant, func() ([]byte, bool) {
 		var passed bool
 		body, pooled = jsonview.AppendPooled(func(b []byte) []byte {
 			b, passed = p.appendScreened(b)
@@ -155,8 +169,12 @@ func (p EncodedPage[T]) appendScreened(b []byte) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		dep := p.Dep
+		if p.ItemDep != nil {
+			dep = p.ItemDep(r)
+		}
 		var itemPlain bool
-		b, itemPlain = store.AppendEncoded(p.Table, r, p.Slot, p.Dep, p.Encode, plainForJournal, b)
+		b, itemPlain = store.AppendEncoded(p.Table, r, p.Slot, dep, p.Encode, plainForJournal, b)
 		plain = plain && itemPlain
 	}
 	b = append(b, ']')

@@ -499,7 +499,7 @@ func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || r.Status == status) && (ref == "" || r.ExternalRef == ref)
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Runs, "communication run", "communication_runs", match, RunView)
+	return httpapi.ReadOrListKept(rc, rc.Store.Runs, "communication run", "communication_runs", match, RunView, nil)
 }
 
 // deleteRun cancels the touches that have not started and removes the run.

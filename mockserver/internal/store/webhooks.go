@@ -9,6 +9,7 @@ import (
 // Webhook is a webhook subscription. Owner is its business.
 type Webhook struct {
 	Base
+	encodable
 	URL         string
 	Events      []string
 	Description *string
