@@ -41,7 +41,8 @@ type Cached interface {
 }
 
 // encodable is embedded in the records whose encodings are kept (leads,
-// calls, agents): it holds the record's kept encoding, nil when none.
+// calls, agents and the other listed records): it holds the record's kept
+// encoding, nil when none.
 type encodable struct {
 	enc atomic.Pointer[encoding]
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
-// Webhook is a webhook subscription. Owner is its business.
+// Webhook is a webhook subscription. Owner is its business. Its list item
+// is kept (encodable), with the count of rotated secrets it shows.
 type Webhook struct {
 	Base
 	encodable
