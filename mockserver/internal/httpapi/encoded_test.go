@@ -105,3 +105,12 @@ func TestItemsKeptWithWhatTheTimeShows(t *testing.T) {
 		}
 	}
 }
+
+// TestAPageWithBothDependencesPanics: Dep and ItemDep together are a
+// programming error (the items would be kept without Dep), caught on the
+// first read rather than served stale.
+func TestAPageWithBothDependencesPanics(t *testing.T) {
+	page := EncodedPage[*store.Webhook]{Key: "hooks", Table: store.NewTable[*store.Webhook](), Dep: 1,
+		ItemDep: func(*store.Webhook) uint64 { return 0 }, Encode: func(b []byte, _ *store.Webhook) []byte { return b }}
+	assert.PanicsWithValue(t, "httpapi: an EncodedPage has both Dep and ItemDep: its items would be kept without Dep", func() { page.encode() })
+}

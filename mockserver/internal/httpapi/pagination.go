@@ -83,13 +83,13 @@ type EncodedPage[T store.Cached] struct {
 	Table   *store.Table[T]
 	Slot    store.Slot // which kept item Encode builds (zero: the list item)
 	Dep     uint64
-	// ItemDep, when set (Dep is then zero), is what an item shows besides
-	// its record and what Dep versions: a count of what the time leaves
-	// in view (a subscription's rotated secrets still signing), which
-	// only falls as the time passes, for every record at once. An item is
-	// kept with its ItemDep, the page with the sum of its items': of two
-	// readings of the same records, one shows as much of each record as
-	// the other or more, so the sums differ whenever an item does.
+	// ItemDep, when set (Dep must then be zero), is what an item shows
+	// besides its record: a count of what the time leaves in view (a
+	// subscription's rotated secrets still signing), which only falls as
+	// the time passes, for every record at once. An item is kept with its
+	// ItemDep, the page with the sum of its items': of two readings of
+	// the same records, one shows as much of each record as the other or
+	// more, so the sums differ whenever an item does.
 	ItemDep func(r T) uint64
 	Encode  func(b []byte, r T) []byte
 	// Members are the answer's members besides the list and has_more,
@@ -127,6 +127,9 @@ func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared boo
 	}
 	dep := p.Dep
 	if p.ItemDep != nil {
+		if p.Dep != 0 {
+			panic("httpapi: an EncodedPage has both Dep and ItemDep: its items would be kept without Dep")
+		}
 		for _, r := range p.Records {
 			dep += p.ItemDep(r)
 		}
