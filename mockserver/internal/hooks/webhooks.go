@@ -42,7 +42,7 @@ func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
 
 func (s *Service) getWebhooks(rc *httpapi.Ctx) (any, error) {
 	view := func(w *store.Webhook) webhooks.Subscription { return webhookView(w, rc.Now) }
-	rotating := func(w *store.Webhook) uint64 { return uint64(len(rotatingSecrets(w, rc.Now))) }
+	rotating := func(w *store.Webhook) uint64 { return uint64(rotatingCount(w, rc.Now)) }
 	return httpapi.ReadOrListKept(rc, rc.Store.Webhooks, "webhook subscription", "webhooks", nil, view, rotating)
 }
 
@@ -236,7 +236,7 @@ func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {
 	secret := s.NewSigningSecret()
 	kept = append(kept, store.WebhookSecret{Value: secret, CreatedAt: rc.Now.UTC()})
 	for _, old := range w.Secrets {
-		if !old.ExpiresAt.IsZero() && !old.ExpiresAt.After(rc.Now) {
+		if !old.SignsAt(rc.Now) {
 			continue
 		}
 		if old.ExpiresAt.IsZero() || old.ExpiresAt.After(expires) {
@@ -255,18 +255,17 @@ func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {
 	return v, nil
 }
 
-// rotatingSecrets are the rotated-out secrets that still sign at a
-// simulated time, newest first: those expiring after it. How many there
-// are says which they are (the ones that expire last), so a kept list
-// item is kept with their count (EncodedPage.ItemDep).
-func rotatingSecrets(w *store.Webhook, at time.Time) []store.WebhookSecret {
-	var out []store.WebhookSecret
+// rotatingCount is how many rotated-out secrets still sign at a
+// simulated time. It says which they are (the ones that expire last), so
+// a kept list item is kept with it (EncodedPage.ItemDep).
+func rotatingCount(w *store.Webhook, at time.Time) int {
+	n := 0
 	for _, sec := range w.Secrets {
-		if !sec.ExpiresAt.IsZero() && sec.ExpiresAt.After(at) {
-			out = append(out, sec)
+		if sec.Rotated() && sec.SignsAt(at) {
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // activeSecrets are the secrets that sign at a simulated time, newest
@@ -274,7 +273,7 @@ func rotatingSecrets(w *store.Webhook, at time.Time) []store.WebhookSecret {
 func activeSecrets(w *store.Webhook, at time.Time) []string {
 	out := make([]string, 0, len(w.Secrets))
 	for _, sec := range w.Secrets {
-		if sec.ExpiresAt.IsZero() || sec.ExpiresAt.After(at) {
+		if sec.SignsAt(at) {
 			out = append(out, sec.Value)
 		}
 	}
@@ -292,8 +291,10 @@ func webhookView(w *store.Webhook, now time.Time) webhooks.Subscription {
 		headers[name] = nil
 	}
 	rotating := []webhooks.RotatedSecret{}
-	for _, sec := range rotatingSecrets(w, now) {
-		rotating = append(rotating, webhooks.RotatedSecret{CreatedAt: sec.CreatedAt, ExpiresAt: sec.ExpiresAt})
+	for _, sec := range w.Secrets {
+		if sec.Rotated() && sec.SignsAt(now) {
+			rotating = append(rotating, webhooks.RotatedSecret{CreatedAt: sec.CreatedAt, ExpiresAt: sec.ExpiresAt})
+		}
 	}
 	v := webhooks.Subscription{
 		ID: w.ID, BusinessID: w.Owner, WebhookURL: w.URL, Events: w.Events,

@@ -147,7 +147,7 @@ func (p EncodedPage[T]) encode() (body []byte, pooled *[]byte, plain, shared boo
 
 // ViewItem is the Encode of an EncodedPage whose items are the encodings
 // of view (jsonview.AppendValue): view must show the record alone, or
-// besides it only what the page's Dep versions.
+// besides it only what the page's Dep or ItemDep covers.
 func ViewItem[T, V any](view func(T) V) func(b []byte, r T) []byte {
 	return func(b []byte, r T) []byte { return jsonview.AppendValue(b, view(r)) }
 }

@@ -37,3 +37,12 @@ type WebhookSecret struct {
 	// ExpiresAt is when a rotated-out secret stops signing (zero: current).
 	ExpiresAt time.Time
 }
+
+// SignsAt reports whether the secret signs a delivery at a simulated
+// time: it is current, or rotated out but not yet expired.
+func (s WebhookSecret) SignsAt(at time.Time) bool {
+	return s.ExpiresAt.IsZero() || s.ExpiresAt.After(at)
+}
+
+// Rotated reports whether the secret was rotated out (it expires).
+func (s WebhookSecret) Rotated() bool { return !s.ExpiresAt.IsZero() }
