@@ -11,8 +11,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
-// Account is a ready tenant: what NewAccount and POST /_mock/accounts
-// answer. Its tenant has a clock of its own (Advance, Now) and fault rules
+// Account is a ready tenant: what NewAccount returns and POST
+// /_mock/accounts responds with. Its tenant has a clock of its own (Advance, Now) and fault rules
 // of its own (AddFault), and Client hands out an SDK client already
 // pointed at the server, so tests in parallel on one server each use their
 // own account and never see each other.
@@ -46,7 +46,7 @@ func (s *Server) accounts(as []*identity.Account, err error) ([]*Account, error)
 	for _, a := range as {
 		out = append(out, s.account(a))
 	}
-	return out, err
+	return out, publicError(err)
 }
 
 // Client returns an SDK client of the account: its key, the server's base

@@ -1,8 +1,15 @@
 package mockserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
 // The Go admin helpers: what the admin API (/_mock) does, for tests in Go.
@@ -11,37 +18,56 @@ import (
 // their leads and calls. An invalid record stops the load with an error
 // naming it; the accounts before it stay.
 func (s *Server) LoadFixtures(f Fixtures) ([]*Account, error) {
-	return s.accounts(s.fixtures.LoadFixtures(f))
+	return s.accounts(s.fixtures.LoadFixtures(f.internal()))
 }
 
 // LoadFixturesFile reads a fixtures file (JSON, see Fixtures) and loads it.
 func (s *Server) LoadFixturesFile(path string) ([]*Account, error) {
-	return s.accounts(s.fixtures.LoadFixturesFile(path))
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f Fixtures
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, invalidFixtures(path, err)
+	}
+	accts, err := s.LoadFixtures(f)
+	if err != nil {
+		return accts, fmt.Errorf("%s: %w", path, err)
+	}
+	return accts, nil
 }
 
 // SeedCalls stores finished calls in a business as given, oldest first,
 // and returns their ids in the order given. It is all or nothing.
 func (s *Server) SeedCalls(businessID string, calls []CallFixture) ([]string, error) {
-	return s.fixtures.SeedCalls(businessID, calls)
+	ids, err := s.fixtures.SeedCalls(businessID, callFixtures(calls))
+	return ids, publicError(err)
 }
 
 // SeedLeads stores leads in a business as given, oldest first, and returns
 // their ids in the order given. It is all or nothing: an invalid lead
 // stores none.
 func (s *Server) SeedLeads(businessID string, leads []LeadFixture) ([]string, error) {
-	return s.fixtures.SeedLeads(businessID, leads)
+	ids, err := s.fixtures.SeedLeads(businessID, leadFixtures(leads))
+	return ids, publicError(err)
 }
 
 // Deliveries returns the deliveries in the log that pass the filter, oldest
 // first.
-func (s *Server) Deliveries(f DeliveryFilter) []Delivery { return s.hooks.Deliveries(f) }
+func (s *Server) Deliveries(f DeliveryFilter) []Delivery {
+	return deliveries(s.hooks.Deliveries(hooks.DeliveryFilter(f)))
+}
 
 // EmitEvent records an event of a business with data (any JSON-able value;
 // nil gives {}) as if the platform produced it now, and delivers it to the
 // business's subscriptions: a driver for receiver tests (POST /_mock/events
 // does the same). It returns the event id.
 func (s *Server) EmitEvent(businessID string, eventType string, data any) (string, error) {
-	return s.hooks.EmitEvent(businessID, eventType, data)
+	id, err := s.hooks.EmitEvent(businessID, eventType, data)
+	return id, publicError(err)
 }
 
 // ReplayDelivery sends any delivery again, whatever its status: a new
@@ -51,28 +77,40 @@ func (s *Server) EmitEvent(businessID string, eventType string, data any) (strin
 // secret; the request's callback status follows the replay). A replay of a
 // succeeded delivery is a duplicate by its webhook-id: what a receiver's
 // deduplication must acknowledge without acting twice.
-func (s *Server) ReplayDelivery(id string) (Delivery, error) { return s.hooks.ReplayDelivery(id) }
+func (s *Server) ReplayDelivery(id string) (Delivery, error) {
+	d, err := s.hooks.ReplayDelivery(id)
+	if err != nil {
+		return Delivery{}, publicError(err)
+	}
+	return delivery(d), nil
+}
 
 // WaitDeliveries waits until at least one delivery matches (nil: any), or
 // ctx ends, and returns the matching ones, oldest first. Deliveries happen
 // in the background: wait for them instead of sleeping. match must not keep
 // the pointer it is given.
 func (s *Server) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
-	return s.hooks.WaitDeliveries(ctx, match)
+	return deliveries(s.hooks.WaitDeliveries(ctx, deliveryMatch(match)))
 }
 
 // WaitDeliveryCount waits until at least n deliveries match (nil: any), or
 // ctx ends, and returns the matching ones, oldest first.
 func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
-	return s.hooks.WaitDeliveryCount(ctx, n, match)
+	return deliveries(s.hooks.WaitDeliveryCount(ctx, n, deliveryMatch(match)))
 }
 
 // AddFault installs a fault injection rule and returns it with its id. A
 // rule that does nothing, or names a path no route of the API has, is
-// refused with an error (as POST /_mock/faults answers 400). With
+// refused with an *Error (as POST /_mock/faults responds 400). With
 // BusinessID set the rule fires only on requests of that business's
 // tenant: Account.AddFault sets it for you.
-func (s *Server) AddFault(f FaultRule) (FaultRule, error) { return s.httpapi.AddFault(f) }
+func (s *Server) AddFault(f FaultRule) (FaultRule, error) {
+	r, err := s.httpapi.AddFault(f.internal())
+	if err != nil {
+		return FaultRule{}, publicError(err)
+	}
+	return faultRule(r), nil
+}
 
 // RemoveFault removes one fault injection rule and reports whether it
 // existed.
@@ -82,16 +120,16 @@ func (s *Server) RemoveFault(id string) bool { return s.httpapi.FaultSet.Remove(
 func (s *Server) ClearFaults() { s.httpapi.ClearFaults() }
 
 // Tenants returns every tenant of the server, oldest first, with its time.
-func (s *Server) Tenants() []Tenant { return s.httpapi.Tenants() }
+func (s *Server) Tenants() []Tenant { return convertSlice(s.httpapi.Tenants(), tenant) }
 
 // Faults returns the fault injection rules, with how often each fired.
-func (s *Server) Faults() []FaultRule { return s.httpapi.Faults() }
+func (s *Server) Faults() []FaultRule { return convertSlice(s.httpapi.Faults(), faultRule) }
 
 // Requests returns the journaled requests, oldest first, for which match
 // (nil: all) reports true. Pass RequestFilter{...}.Match to filter as GET
-// /_mock/requests does; len of the answer is the count to assert on.
+// /_mock/requests does; the length of the result is the count to assert on.
 func (s *Server) Requests(match func(*JournalEntry) bool) []JournalEntry {
-	return s.httpapi.Requests(match)
+	return journalEntries(s.httpapi.Requests(requestMatch(match)))
 }
 
 // LatestRequestSeq returns the Seq of the newest journal entry (0 when none
@@ -104,9 +142,9 @@ func (s *Server) LatestRequestSeq() int64 { return s.httpapi.Journal.Latest() }
 // Order: request id; route lookup (404/405); injected faults that act before
 // the handler; body size limit (413); authentication (401); scopes (403);
 // rate limits (429); idempotency (replay or 409); the handler under the store
-// lock, its answer encoded under the same lock; the idempotency record; the
+// lock, its response encoded under the same lock; the idempotency record; the
 // usage log; faults that act after the handler (dropped or truncated
-// answers); the request journal.
+// responses); the request journal.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.httpapi.ServeHTTP(w, r) }
 
 // WaitRequests waits until at least one journaled request matches, or ctx
@@ -114,16 +152,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.httpapi.S
 // journaled count: to wait for new ones only, match with
 // RequestFilter{After: seq}.Match, seq from LatestRequestSeq.
 func (s *Server) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) []JournalEntry {
-	return s.httpapi.WaitRequests(ctx, match)
+	return journalEntries(s.httpapi.WaitRequests(ctx, requestMatch(match)))
 }
 
 // NewAccount provisions a ready tenant without signup: a user, a business,
 // an intake agent, a number, a key and a session. Every account is its own
 // tenant, so parallel tests can share one server.
 func (s *Server) NewAccount(opts AccountOptions) (*Account, error) {
-	a, err := s.identity.NewAccount(opts)
+	a, err := s.identity.NewAccount(opts.internal())
 	if err != nil {
-		return nil, err
+		return nil, publicError(err)
 	}
 	return s.account(a), nil
 }
@@ -134,21 +172,28 @@ func (s *Server) NewAccount(opts AccountOptions) (*Account, error) {
 // working. The standalone binary's demo account is one; a server without
 // seed accounts is left empty by a reset.
 func (s *Server) SeedAccount(opts AccountOptions) (*Account, error) {
-	a, err := s.identity.SeedAccount(opts)
+	a, err := s.identity.SeedAccount(opts.internal())
 	if err != nil {
-		return nil, err
+		return nil, publicError(err)
 	}
 	return s.account(a), nil
 }
 
 // Outbox returns the messages sent to an address or number ("" for all),
 // oldest first.
-func (s *Server) Outbox(to string) []OutboxMessage { return s.identity.Outbox(to) }
+func (s *Server) Outbox(to string) []OutboxMessage {
+	return convertSlice(s.identity.Outbox(to), outboxMessage)
+}
 
 // WaitOutbox waits until a message to the address matches (nil: any), or
 // ctx ends, and returns the newest matching one.
 func (s *Server) WaitOutbox(ctx context.Context, to string, match func(OutboxMessage) bool) (OutboxMessage, bool) {
-	return s.identity.WaitOutbox(ctx, to, match)
+	var m func(identity.OutboxMessage) bool
+	if match != nil {
+		m = func(o identity.OutboxMessage) bool { return match(outboxMessage(o)) }
+	}
+	o, ok := s.identity.WaitOutbox(ctx, to, m)
+	return outboxMessage(o), ok
 }
 
 // SDRCronSecret returns the internal secret of POST /api/sdr/cron, the
@@ -161,7 +206,7 @@ func (s *Server) SDRCronSecret() string { return s.sdr.SDRCronSecret() }
 // refused with number_on_dnc; calls placed through the API are not checked
 // (the spec leaves that to the caller).
 func (s *Server) AddDNC(phone string, businessID string) error {
-	return s.telephony.AddDNC(phone, businessID)
+	return publicError(s.telephony.AddDNC(phone, businessID))
 }
 
 // Consent returns a number's SMS consent towards a business.
@@ -172,12 +217,16 @@ func (s *Server) Consent(businessID string, phone string) string {
 // InboundCall makes a caller ring a platform number (see InboundCall and
 // the package documentation's call states) and returns the call's id. Move
 // the clock to let the call run.
-func (s *Server) InboundCall(in InboundCall) (string, error) { return s.telephony.InboundCall(in) }
+func (s *Server) InboundCall(in InboundCall) (string, error) {
+	id, err := s.telephony.InboundCall(in.internal())
+	return id, publicError(err)
+}
 
 // InboundSMS makes a person text a platform number: consent, opt-out
 // (STOP) and opt-in (START) as the package documentation says.
 func (s *Server) InboundSMS(to string, from string, body string) (InboundSMS, error) {
-	return s.telephony.InboundSMS(to, from, body)
+	r, err := s.telephony.InboundSMS(to, from, body)
+	return InboundSMS(r), publicError(err)
 }
 
 // MinutesUsed returns the minutes a business's calls used (finished calls'
@@ -187,7 +236,7 @@ func (s *Server) MinutesUsed(businessID string) int { return s.telephony.Minutes
 // PromptAudit returns the audit trail of an agent's prompt changes, oldest
 // first.
 func (s *Server) PromptAudit(agentID string) []PromptAuditEntry {
-	return s.telephony.PromptAudit(agentID)
+	return convertSlice(s.telephony.PromptAudit(agentID), promptAuditEntry)
 }
 
 // ProviderAssistants returns how many assistants the simulated voice
@@ -197,16 +246,17 @@ func (s *Server) ProviderAssistants() int { return s.telephony.ProviderAssistant
 // ProviderCall returns what the simulated voice provider received for a
 // call.
 func (s *Server) ProviderCall(callID string) (ProviderCall, bool) {
-	return s.telephony.ProviderCall(callID)
+	c, ok := s.telephony.ProviderCall(callID)
+	return ProviderCall(c), ok
 }
 
 // RemoveDNC takes a number off a do-not-call list (see AddDNC).
 func (s *Server) RemoveDNC(phone string, businessID string) error {
-	return s.telephony.RemoveDNC(phone, businessID)
+	return publicError(s.telephony.RemoveDNC(phone, businessID))
 }
 
 // SetConsent sets a number's SMS consent towards a business: ConsentOptedIn,
 // ConsentOptedOut or ConsentNone.
 func (s *Server) SetConsent(businessID string, phone string, status string) error {
-	return s.telephony.SetConsent(businessID, phone, status)
+	return publicError(s.telephony.SetConsent(businessID, phone, status))
 }

@@ -128,3 +128,63 @@ func ExampleServer_AddFault() {
 	// true
 	// <nil>
 }
+
+// A helper that refuses what it was given returns a *mockserver.Error
+// holding what the matching admin route responds with: here a fault rule
+// on a path no route has.
+func ExampleError() {
+	srv := mockserver.New()
+	defer srv.Close()
+
+	_, err := srv.AddFault(mockserver.FaultRule{Path: "/v1/nothing", Status: http.StatusServiceUnavailable})
+	var e *mockserver.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Status, e.Code, e.Details[0].Path)
+	}
+	// Output: 400 invalid_request path
+}
+
+// The request journal keeps every API request with its response; a
+// RequestFilter selects entries as GET /_mock/requests does.
+func ExampleServer_Requests() {
+	srv := mockserver.New()
+	defer srv.Close()
+	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := acct.Client()
+	_, err = c.Calls.Create(context.Background(), &calls.CreateParams{AgentID: acct.AgentID, To: "+15551230001"})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	for _, e := range srv.Requests(mockserver.RequestFilter{Method: http.MethodPost, Path: "/v1/calls"}.Match) {
+		fmt.Println(e.Method, e.Path, e.Status, e.BusinessID == acct.BusinessID)
+	}
+	// Output: POST /api/v1/calls 201 true
+}
+
+// Seeded leads are stored as given, without events or lead collection;
+// an invalid one stores none and says which.
+func ExampleServer_SeedLeads() {
+	srv := mockserver.New()
+	defer srv.Close()
+	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	ids, err := srv.SeedLeads(acct.BusinessID, []mockserver.LeadFixture{
+		{Name: "Jane Doe", Phone: "+15551230001", Status: "qualified"},
+		{Name: "John Roe", Email: "john@example.com"},
+	})
+	fmt.Println(len(ids), err)
+
+	_, err = srv.SeedLeads(acct.BusinessID, []mockserver.LeadFixture{{Name: "Ann", Status: "nothing"}})
+	var e *mockserver.Error
+	fmt.Println(errors.As(err, &e), e.Status)
+	// Output:
+	// 2 <nil>
+	// true 400
+}

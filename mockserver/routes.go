@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Route describes one endpoint the server answers: what Routes lists.
+// Route describes one endpoint the server serves: what Routes lists.
 type Route struct {
 	// Method is the HTTP method (GET, POST, PUT, PATCH or DELETE).
 	Method string `json:"method"`
@@ -31,7 +31,7 @@ type Route struct {
 	RateLimit string `json:"rate_limit,omitempty"`
 }
 
-// Routes returns every endpoint the server answers, sorted by path and then
+// Routes returns every endpoint the server serves, sorted by path and then
 // method: the API's and the admin API's, as the route table
 // (mockserver/internal/httpapi, Table) lists them. The README's endpoint
 // tables, the user guide and the OpenAPI documents (internal/conformance)

@@ -137,8 +137,8 @@ func WithWebhookCA(certs ...*x509.Certificate) Option {
 
 // WithCORS lets web pages on origins call the API under /api (an API
 // explorer such as Swagger UI or Scalar, a web app in development): the
-// server answers their preflight requests and adds the CORS headers to
-// the API's answers. An origin is scheme://host[:port]
+// server responds to their preflight requests and adds the CORS headers
+// to the API's responses. An origin is scheme://host[:port]
 // ("https://editor.swagger.io", "http://localhost:3000"), or "*" for any.
 // Credentials are never allowed (keys travel in the Authorization header,
 // which needs none), and the admin API (/_mock) stays same-origin. Off by
@@ -199,7 +199,7 @@ func WithDeliveryLogSize(n int) Option { return func(c *options) { c.Hooks.LogSi
 
 // WithDeliveryLogBytes bounds the delivery log in bytes (default 32 MiB):
 // each delivery counts its body and its attempts with their headers,
-// errors and answers; the oldest go first.
+// errors and responses; the oldest go first.
 func WithDeliveryLogBytes(n int64) Option { return func(c *options) { c.Limits.DeliveryBytes = n } }
 
 // WithJournalBytes bounds the request journal in bytes (default 32 MiB):
@@ -226,7 +226,7 @@ func WithEventLogSize(perBusiness, total int) Option {
 func WithEventLogBytes(n int64) Option { return func(c *options) { c.Limits.EventBytes = n } }
 
 // WithIdempotencyLimit bounds the idempotency records: at most records
-// records (default 100,000) and bytes bytes of answers (default 32 MiB);
+// records (default 100,000) and bytes bytes of responses (default 32 MiB);
 // past either, the oldest are forgotten before their 24 hours.
 func WithIdempotencyLimit(records int, bytes int64) Option {
 	return func(c *options) { c.Limits.IdempotencyRecords, c.Limits.IdempotencyBytes = records, bytes }
@@ -238,14 +238,14 @@ func WithOutboxSize(n int) Option { return func(c *options) { c.Limits.Outbox = 
 
 // WithAdminToken makes the admin API (/_mock) require token, as
 // "Authorization: Bearer <token>" (or as the password of Basic auth, which
-// a browser asks for). With a token the admin API answers any Host name;
-// without one (the default, for a server on loopback) it answers only
+// a browser asks for). With a token the admin API serves any Host name;
+// without one (the default, for a server on loopback) it serves only
 // loopback names and WithAdminHosts. The standalone binary sets one when
 // it listens beyond loopback.
 func WithAdminToken(token string) Option { return func(c *options) { c.AdminToken = token } }
 
 // WithAdminHosts adds Host names (a name, or name:port) the admin API
-// answers without an admin token, besides loopback names: for a server
+// serves without an admin token, besides loopback names: for a server
 // reached by another name on a trusted network (a container's service
 // name, a local proxy's). A name matches with any port, name:port only
 // with that port. The standalone binary's -admin-hosts sets them for a
@@ -317,7 +317,7 @@ func New(opts ...Option) *Server {
 		s.hooks.Handlers(), s.catalog.Handlers(), s.runs.Handlers(), s.governance.Handlers(),
 		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers(), dashboard.Handlers())
 	for _, f := range o.faults {
-		if _, err := s.httpapi.AddFault(f); err != nil {
+		if _, err := s.httpapi.AddFault(f.internal()); err != nil {
 			panic("mockserver: WithFaults: " + err.Error())
 		}
 	}
@@ -335,7 +335,7 @@ const (
 	// sent slower is cut off.
 	ReadTimeout = 30 * time.Second
 	// WriteTimeout bounds a request from its headers to the end of its
-	// answer. Long polls (?wait=, at most 60 s) and fault latencies move
+	// response. Long polls (?wait=, at most 60 s) and fault latencies move
 	// their own deadlines to their wait plus 10 s.
 	WriteTimeout = 2 * time.Minute
 	// IdleTimeout closes keep-alive connections idle that long.
@@ -345,7 +345,7 @@ const (
 // HTTPServer returns an http.Server that serves s as the standalone binary
 // does: with ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout,
 // and s.Drain registered with RegisterOnShutdown, so that its Shutdown
-// answers open long polls at once instead of waiting for them. Set its
+// ends open long polls at once instead of waiting for them. Set its
 // Addr, or call its Serve with a listener.
 func (s *Server) HTTPServer() *http.Server {
 	hs := &http.Server{
@@ -359,8 +359,8 @@ func (s *Server) HTTPServer() *http.Server {
 	return hs
 }
 
-// Drain makes every open long poll (?wait= on the admin API) answer now,
-// with what it has, and later ones answer without waiting: the server is
+// Drain makes every open long poll (?wait= on the admin API) respond now,
+// with what it has, and later ones respond without waiting: the server is
 // shutting down. HTTPServer registers it with the HTTP server's shutdown;
 // Start calls it when the test ends.
 func (s *Server) Drain() { s.httpapi.Drain() }
@@ -430,7 +430,7 @@ func (s *Server) ResetEmpty() { s.platform.ResetState(false) }
 // build information (v1.2.3, or a pseudo-version for a build from a
 // commit), or for a build from a checkout that records none the SDK's
 // version with -devel and the commit when known. GET /_mock/health and the
-// binary's -version answer it.
+// binary's -version report it.
 func Version() string { return httpapi.Version() }
 
 // TestServer is a Server listening on a loopback port for a test.
@@ -450,7 +450,7 @@ func Start(t testing.TB, opts ...Option) *TestServer {
 	s := New(opts...)
 	hs := httptest.NewServer(s)
 	t.Cleanup(func() {
-		s.Drain() // hs.Close waits for requests in flight: long polls answer now
+		s.Drain() // hs.Close waits for requests in flight: long polls respond now
 		s.Close()
 		hs.Close()
 	})

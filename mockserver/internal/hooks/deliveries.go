@@ -531,6 +531,10 @@ type Delivery struct {
 	tenant string // BusinessID's tenant, for DeliveryFilter.Tenant
 }
 
+// Tenant returns the root business of the tenant owning the delivery's
+// business: what DeliveryFilter.Tenant matches.
+func (d *Delivery) Tenant() string { return d.tenant }
+
 // DeliveryAttempt is one HTTP request of a delivery.
 type DeliveryAttempt struct {
 	Attempt int `json:"attempt"`
@@ -779,12 +783,12 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 // does the same). It returns the event id.
 func (s *Service) EmitEvent(businessID, eventType string, data any) (string, error) {
 	if !isEventType(eventType) {
-		return "", errors.New("mockserver: unknown event type " + eventType)
+		return "", httpapi.InvalidField("event", "unknown event type %q", eventType)
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	if _, ok := s.Store.Businesses.Get(businessID); !ok {
-		return "", errors.New("mockserver: no business " + businessID)
+		return "", httpapi.NotFound("business not found: " + businessID)
 	}
 	if data == nil {
 		data = map[string]any{}

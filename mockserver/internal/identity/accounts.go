@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -272,7 +271,7 @@ func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
 func checkScopes(scopes []string) error {
 	for _, sc := range scopes {
 		if !wire.IsScope(sc) && sc != wire.ScopeAll {
-			return errors.New("mockserver: unknown scope " + sc)
+			return httpapi.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
 	return nil
