@@ -219,16 +219,16 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	tx.GovernedUpdates.Insert(g, tgt.business, now)
 	g.UpdatedAt = g.CreatedAt
 	status := http.StatusOK
-	var answer any = GovernedView(g)
+	var resp any = GovernedView(g)
 	switch decision {
 	case governedPending:
 		status = http.StatusAccepted
 	case governedRejected:
 		g.Error = map[string]any{"code": wire.CodeForbidden, "message": why}
 		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
-		status, answer = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
+		status, resp = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
-	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(answer)
+	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(resp)
 	tx.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
 	return Submitted{Update: g, Status: status, Body: g.Answer}, nil
 }
@@ -473,7 +473,7 @@ func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 }
 
 // GovernedUpdate is a governed update as the API shows it (GET
-// /v1/governed-updates, the answers of the submit and the decision),
+// /v1/governed-updates, the responses of the submit and the decision),
 // members in the order of the OpenAPI document's GovernedUpdate.
 type GovernedUpdate struct {
 	ID               string          `json:"id"`
