@@ -11,6 +11,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -35,7 +36,9 @@ const (
 	approvalDeniesNumber = "+15005550020"
 )
 
-type approvalBody struct {
+// ApprovalParams is an approval request as POST /v1/approval-requests
+// sends it.
+type ApprovalParams struct {
 	Source          string  `json:"source"`
 	SourceRequestID string  `json:"source_request_id"`
 	SourceIntentID  *string `json:"source_intent_id"`
@@ -55,25 +58,48 @@ type approvalBody struct {
 }
 
 func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
-	var b approvalBody
+	var b ApprovalParams
 	if err := rc.Decode(&b); err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(b.Channel.Type, "voice") {
-		return nil, httpapi.NewError(http.StatusNotImplemented, wire.CodeNotImplemented,
-			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
-	}
-	if !b.ExpiresAt.After(rc.Now) {
-		return nil, httpapi.InvalidField("/expires_at", "must be in the future")
-	}
-	if err := s.approvalCallbackAllowed(b.CallbackURL); err != nil {
+	a, secret, err := s.RequestApproval(rc.Tx, rc.Now, rc.Principal, &b)
+	if err != nil {
 		return nil, err
 	}
-	biz, agent, number := approvalCaller(rc)
-	if number == nil {
-		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+	v := ApprovalView(a)
+	v.CallbackSecret = secret
+	return httpapi.Created(v), nil
+}
+
+// storeOf returns the store tx holds (the platform's: a Tx holds no
+// other), for the functions of other domains that take a *store.Store.
+func (s *Service) storeOf(tx *platform.Tx) *store.Store { return s.Store }
+
+// RequestApproval makes approval request b of who at now: a voice call to
+// the approver, placed from the first of who's businesses with an agent
+// and a number (409 when none has), asking the summary and naming the
+// factors to verify. The call's end decides the request (approvalCallEnded);
+// nobody deciding by expires_at expires it. It returns the request and the
+// callback secret when the response shows it ("" otherwise): a named
+// secret (callback_secret_id) is made on first use and shown then only;
+// without a name every request gets its own, shown once. Channels other
+// than voice are 501.
+func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.Principal, b *ApprovalParams) (*store.ApprovalRequest, string, error) {
+	if !strings.HasPrefix(b.Channel.Type, "voice") {
+		return nil, "", httpapi.NewError(http.StatusNotImplemented, wire.CodeNotImplemented,
+			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
 	}
-	secret, shown := s.approvalSecret(rc, b.CallbackSecretID)
+	if !b.ExpiresAt.After(now) {
+		return nil, "", httpapi.InvalidField("/expires_at", "must be in the future")
+	}
+	if err := s.approvalCallbackAllowed(b.CallbackURL); err != nil {
+		return nil, "", err
+	}
+	biz, agent, number := s.approvalCaller(tx, who)
+	if number == nil {
+		return nil, "", httpapi.NewError(http.StatusConflict, wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+	}
+	secret, shown := s.approvalSecret(tx, who, b.CallbackSecretID)
 	a := &store.ApprovalRequest{
 		BusinessID: biz, Source: b.Source, SourceRequestID: b.SourceRequestID, SourceIntentID: b.SourceIntentID,
 		MessageID: b.MessageID, RespondsToHash: b.RespondsToHash, PrincipalID: b.PrincipalID,
@@ -87,7 +113,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	if len(b.RequiredFactors) > 0 {
 		opener += " Before you answer I will need to verify: " + strings.Join(b.RequiredFactors, ", ") + "."
 	}
-	callID, apiErr := s.telephony.PlaceTouchCall(rc.Store, rc.Now, telephony.TouchCall{
+	callID, apiErr := s.telephony.PlaceTouchCall(s.storeOf(tx), now, telephony.TouchCall{
 		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
 		Context: string(httpapi.MustJSON(map[string]any{
 			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
@@ -96,23 +122,22 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 		Ref: store.TouchRef{ApprovalRequestID: id},
 	})
 	if apiErr != nil {
-		return nil, apiErr
+		return nil, "", apiErr
 	}
 	a.CallID = callID
 	// Owned by the business it is placed from, like every record: a key
 	// restricted to another business of the same user does not see it.
-	rc.Store.ApprovalRequests.Insert(a, biz, rc.Now)
+	tx.ApprovalRequests.Insert(a, biz, now)
 	a.UpdatedAt = a.CreatedAt
-	s.Schedule(rc.Store.TenantOf(biz), a.ExpiresAt, func(now time.Time) {
-		if a, ok := s.Store.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
-			s.decideApproval(s.Store, a, now, approvalExpired, "nobody decided before expires_at")
+	s.ScheduleTx(tx.TenantOf(biz), a.ExpiresAt, func(tx *platform.Tx, now time.Time) {
+		if a, ok := tx.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
+			s.decideApproval(s.storeOf(tx), a, now, approvalExpired, "nobody decided before expires_at")
 		}
 	})
-	v := ApprovalView(a)
-	if shown {
-		v.CallbackSecret = secret
+	if !shown {
+		secret = ""
 	}
-	return httpapi.Created(v), nil
+	return a, secret, nil
 }
 
 // startApprovals subscribes approval requests to the ends of their calls
@@ -159,12 +184,12 @@ func (s *Service) approvalCallEnded(st *store.Store, now time.Time, id string, e
 }
 
 // approvalCaller is the business, agent and number that place an approval
-// call: the first of the key's businesses (oldest first) whose intake (or
-// first numbered) agent has a number.
-func approvalCaller(rc *httpapi.Ctx) (string, *store.Agent, *store.Number) {
-	for _, biz := range rc.Principal.Businesses {
-		if a := runs.DefaultRunAgent(rc.Store, biz); a != nil {
-			if n := rc.Store.NumbersByPhone[a.PhoneNumber]; n != nil && n.Owner == biz {
+// call of who: the first of who's businesses (oldest first) whose intake
+// (or first numbered) agent has a number.
+func (s *Service) approvalCaller(tx *platform.Tx, who *httpapi.Principal) (string, *store.Agent, *store.Number) {
+	for _, biz := range who.Businesses {
+		if a := runs.DefaultRunAgent(s.storeOf(tx), biz); a != nil {
+			if n := tx.NumbersByPhone[a.PhoneNumber]; n != nil && n.Owner == biz {
 				return biz, a, n
 			}
 		}
@@ -173,17 +198,17 @@ func approvalCaller(rc *httpapi.Ctx) (string, *store.Agent, *store.Number) {
 }
 
 // approvalSecret returns the secret that signs a request's callback and
-// whether the answer shows it: a named secret (callback_secret_id) is made
-// on first use and shown then only; without a name every request gets its
-// own secret, shown once.
-func (s *Service) approvalSecret(rc *httpapi.Ctx, secretID *string) (string, bool) {
+// whether the response shows it: a named secret (callback_secret_id) of
+// who's user is made on first use and shown then only; without a name
+// every request gets its own secret, shown once.
+func (s *Service) approvalSecret(tx *platform.Tx, who *httpapi.Principal, secretID *string) (string, bool) {
 	if secretID != nil {
-		k := rc.Principal.User.ID + "\x00" + *secretID
-		if sec, ok := rc.Store.ApprovalSecrets[k]; ok {
+		k := who.User.ID + "\x00" + *secretID
+		if sec, ok := tx.ApprovalSecrets[k]; ok {
 			return sec, false
 		}
 		sec := s.hooks.NewSigningSecret()
-		rc.Store.ApprovalSecrets[k] = sec
+		tx.ApprovalSecrets[k] = sec
 		return sec, true
 	}
 	return s.hooks.NewSigningSecret(), true

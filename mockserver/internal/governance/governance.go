@@ -12,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
@@ -52,7 +53,9 @@ var governedKnownFields = []string{
 	"dry_run", "queue_for_approval", "reason", "source_ref",
 }
 
-type governedBody struct {
+// GovernedRequest is a governed update as POST /v1/governed-updates
+// sends it.
+type GovernedRequest struct {
 	Intent           string         `json:"intent"`
 	BusinessID       *string        `json:"business_id"`
 	Target           map[string]any `json:"target"`
@@ -64,6 +67,10 @@ type governedBody struct {
 	QueueForApproval bool           `json:"queue_for_approval"`
 	Reason           *string        `json:"reason"`
 	SourceRef        *string        `json:"source_ref"`
+	// Sent is the body's members as sent: the idempotency key's
+	// fingerprint is that of their JSON, and those the schema does not
+	// name are kept as the update's extra.
+	Sent map[string]any `json:"-"`
 }
 
 // governedTarget is what a governed update's target resolved to.
@@ -73,83 +80,125 @@ type governedTarget struct {
 	number   *store.Number
 }
 
+// Submitted is the outcome of a governed update's submission.
+type Submitted struct {
+	// Update is the stored update: this submission's, or the earlier one
+	// with the same idempotency key when Replayed. Nil for a dry run.
+	Update   *store.GovernedUpdate
+	Replayed bool
+	// Preview is the response of a dry run, nil otherwise.
+	Preview map[string]any
+	// Status and Body are the response of a stored update (Update's).
+	Status int
+	Body   json.RawMessage
+}
+
 func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
-	var body governedBody
-	if err := rc.Decode(&body); err != nil {
+	var req GovernedRequest
+	if err := rc.Decode(&req); err != nil {
 		return nil, err
 	}
-	if need := governedScope[body.Intent]; !rc.Principal.Has(need) {
-		return nil, httpapi.Forbidden("the intent " + body.Intent + " needs the scope " + need)
+	_ = httpapi.DecodeLoose(rc.Body, &req.Sent)
+	out, err := s.Submit(rc.Tx, rc.Now, rc.Principal, &req, voiceProviderFault(rc))
+	switch {
+	case err != nil:
+		return nil, err
+	case out.Preview != nil:
+		return out.Preview, nil
+	case out.Replayed:
+		return &httpapi.Respond{Status: out.Status, Body: out.Body, Header: http.Header{httpapi.HeaderIdempotentReplayed: {"true"}}}, nil
 	}
-	var sent map[string]any
-	_ = httpapi.DecodeLoose(rc.Body, &sent)
-	fp := sha256.Sum256(httpapi.MustJSON(sent)) // re-encoded: key order and spacing do not matter
+	return &httpapi.Respond{Status: out.Status, Body: out.Body}, nil
+}
+
+// voiceProviderFault returns the check of the voice provider's simulated
+// failure for the request rc.
+func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
+	return func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
+}
+
+// Submit submits governed update req of who at now. The key needs the
+// intent's scope; the target must be one who reaches (its business that
+// of business_id when sent); an agent.patch payload must be a PATCH
+// /v1/agents body (its errors under /payload). The authority decides the
+// outcome: queued for approval (202) when the request asks, applied (200)
+// when its mode may apply the intent directly, else rejected (403, the
+// update stored with its error). A dry run stores nothing and previews
+// the change. A stored outcome is kept under its idempotency key: the same
+// request again replays it, another request with the key is a conflict.
+// A failure of the voice provider (providerFault, nil: none) while
+// applying is returned, and nothing is stored, so that a retry runs again.
+func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal, req *GovernedRequest, providerFault func() *httpapi.Error) (Submitted, error) {
+	if need := governedScope[req.Intent]; !who.Has(need) {
+		return Submitted{}, httpapi.Forbidden("the intent " + req.Intent + " needs the scope " + need)
+	}
+	fp := sha256.Sum256(httpapi.MustJSON(req.Sent)) // re-encoded: key order and spacing do not matter
 	// replay finds the first outcome of the idempotency_key in a business.
-	replay := func(business string) (v any, found bool, err error) {
-		if body.DryRun {
-			return nil, false, nil
+	replay := func(business string) (Submitted, bool, error) {
+		if req.DryRun {
+			return Submitted{}, false, nil
 		}
-		g := rc.Store.GovernedByKey[business+"\x00"+*body.IdempotencyKey]
+		g := tx.GovernedByKey[business+"\x00"+*req.IdempotencyKey]
 		if g == nil {
-			return nil, false, nil
+			return Submitted{}, false, nil
 		}
 		if g.Fingerprint != fp {
-			return nil, true, httpapi.NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
+			return Submitted{}, true, httpapi.NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
 				"this idempotency_key was already used for a different governed update of this business")
 		}
-		return &httpapi.Respond{Status: g.AnswerStatus, Body: g.Answer, Header: http.Header{httpapi.HeaderIdempotentReplayed: {"true"}}}, true, nil
+		return Submitted{Update: g, Replayed: true, Status: g.AnswerStatus, Body: g.Answer}, true, nil
 	}
-	if body.BusinessID != nil {
-		if _, err := rc.Business(*body.BusinessID); err != nil {
-			return nil, err
+	if req.BusinessID != nil {
+		if err := reachBusiness(tx, who, *req.BusinessID); err != nil {
+			return Submitted{}, err
 		}
-		if v, found, err := replay(*body.BusinessID); found {
-			return v, err
+		if out, found, err := replay(*req.BusinessID); found {
+			return out, err
 		}
 	}
-	tgt, err := s.governedTargetOf(rc, &body)
+	tgt, err := s.targetOf(tx, who, req)
 	if err != nil {
-		return nil, err
+		return Submitted{}, err
 	}
-	if body.BusinessID == nil {
-		if v, found, err := replay(tgt.business); found {
-			return v, err
+	if req.BusinessID == nil {
+		if out, found, err := replay(tgt.business); found {
+			return out, err
 		}
 	}
-	if body.Intent == intentAgentPatch {
-		if err := agentPatchRequest(rc, tgt.agent.ID, body.Payload).DecodeAs("agentUpdate", nil); err != nil {
-			return nil, underPayload(err)
+	if req.Intent == intentAgentPatch {
+		if _, err := agentPatchOf(tgt.agent.ID, req.Payload); err != nil {
+			return Submitted{}, err
 		}
 	}
-	allowed, why, err := s.governedAllowed(rc, &body)
+	allowed, why, err := authorize(now, who, req.Intent, req.Authority)
 	if err != nil {
-		return nil, err
+		return Submitted{}, err
 	}
 	decision := governedApplied
 	switch {
-	case body.QueueForApproval:
+	case req.QueueForApproval:
 		decision = governedPending
 	case !allowed:
 		decision = governedRejected
 	}
-	if body.DryRun {
+	if req.DryRun {
 		out := map[string]any{
-			"dry_run": true, "status": "dry_run", "would": decision, "intent": body.Intent,
-			"business_id": tgt.business, "target": body.Target, "changes": s.governedChanges(rc.Store, &body, tgt),
-			"authority_sufficient": allowed, "allowed_authority_modes": governedAuthority[body.Intent],
+			"dry_run": true, "status": "dry_run", "would": decision, "intent": req.Intent,
+			"business_id": tgt.business, "target": req.Target, "changes": changesOf(tx, req, tgt),
+			"authority_sufficient": allowed, "allowed_authority_modes": governedAuthority[req.Intent],
 		}
 		if why != "" {
 			out["rejection_reason"] = why
 		}
-		return out, nil
+		return Submitted{Preview: out}, nil
 	}
 
 	g := &store.GovernedUpdate{
-		Intent: body.Intent, Status: decision, IdempotencyKey: *body.IdempotencyKey, Fingerprint: fp,
-		Target: body.Target, Payload: body.Payload, Actor: body.Actor, Authority: body.Authority,
-		QueueForApproval: body.QueueForApproval, Reason: body.Reason, SourceRef: body.SourceRef,
+		Intent: req.Intent, Status: decision, IdempotencyKey: *req.IdempotencyKey, Fingerprint: fp,
+		Target: req.Target, Payload: req.Payload, Actor: req.Actor, Authority: req.Authority,
+		QueueForApproval: req.QueueForApproval, Reason: req.Reason, SourceRef: req.SourceRef,
 	}
-	for k, v := range sent {
+	for k, v := range req.Sent {
 		if !slices.Contains(governedKnownFields, k) {
 			if g.Extra == nil {
 				g.Extra = map[string]any{}
@@ -161,183 +210,191 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 	if decision == governedApplied {
 		// A failing dependency (the voice provider) is not an outcome: nothing
 		// is stored, so a retry with the same key runs again.
-		res, err := s.applyGoverned(rc, g, tgt)
+		res, err := s.apply(tx, now, g, tgt, providerFault)
 		if err != nil {
-			return nil, err
+			return Submitted{}, err
 		}
 		g.Result = res
 	}
-	rc.Store.GovernedUpdates.Insert(g, tgt.business, rc.Now)
+	tx.GovernedUpdates.Insert(g, tgt.business, now)
 	g.UpdatedAt = g.CreatedAt
 	status := http.StatusOK
-	var answer any = GovernedView(g)
+	var resp any = GovernedView(g)
 	switch decision {
 	case governedPending:
 		status = http.StatusAccepted
 	case governedRejected:
 		g.Error = map[string]any{"code": wire.CodeForbidden, "message": why}
 		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
-		status, answer = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
+		status, resp = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
-	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(answer)
-	rc.Store.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
-	return &httpapi.Respond{Status: status, Body: json.RawMessage(g.Answer)}, nil
+	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(resp)
+	tx.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
+	return Submitted{Update: g, Status: status, Body: g.Answer}, nil
 }
 
-// governedTargetOf resolves the target and the business of a request. A
+// reachBusiness checks that the business with the id exists (else 404)
+// and that who reaches it (else 403).
+func reachBusiness(tx *platform.Tx, who *httpapi.Principal, id string) error {
+	if _, ok := tx.Businesses.Get(id); !ok {
+		return httpapi.NotFound("business not found: " + id)
+	}
+	if who == nil || !who.Reaches(id) {
+		return httpapi.Forbidden("this key has no access to business " + id)
+	}
+	return nil
+}
+
+// targetOf resolves the target and the business of a request of who. A
 // missing business_id is taken from the target, or is the key's only
 // business.
-func (s *Service) governedTargetOf(rc *httpapi.Ctx, b *governedBody) (governedTarget, error) {
+func (s *Service) targetOf(tx *platform.Tx, who *httpapi.Principal, req *GovernedRequest) (governedTarget, error) {
 	var t governedTarget
-	switch b.Intent {
+	switch req.Intent {
 	case intentAgentPatch:
-		a, err := telephony.AgentOf(rc, httpapi.Str(b.Target["agent_id"]))
+		a, err := telephony.ReachedAgent(tx, who, httpapi.Str(req.Target["agent_id"]))
 		if err != nil {
 			return t, err
 		}
 		t.agent, t.business = a, a.Owner
 	case intentEmergencyAddress:
-		id, phone := httpapi.Str(b.Target["number_id"]), httpapi.Str(b.Target["phone_number"])
+		id, phone := httpapi.Str(req.Target["number_id"]), httpapi.Str(req.Target["phone_number"])
 		var n *store.Number
 		if id != "" {
-			n, _ = rc.Store.Numbers.Get(id)
+			n, _ = tx.Numbers.Get(id)
 		}
 		if phone != "" {
-			byPhone := rc.Store.NumbersByPhone[phone]
+			byPhone := tx.NumbersByPhone[phone]
 			if id != "" && byPhone != n {
 				return t, httpapi.InvalidField("/target", "number_id and phone_number name different numbers")
 			}
 			n = byPhone
 		}
-		if n == nil || !rc.Principal.Reaches(n.Owner) {
+		if n == nil || !who.Reaches(n.Owner) {
 			return t, httpapi.NotFound("number not found: " + id + phone)
 		}
 		t.number, t.business = n, n.Owner
 	default:
-		if b.BusinessID != nil {
-			t.business = *b.BusinessID
-		} else if len(rc.Principal.Businesses) == 1 {
-			t.business = rc.Principal.Businesses[0]
+		if req.BusinessID != nil {
+			t.business = *req.BusinessID
+		} else if len(who.Businesses) == 1 {
+			t.business = who.Businesses[0]
 		} else {
-			return t, httpapi.InvalidField("/business_id", "is required: the key reaches %d businesses", len(rc.Principal.Businesses))
+			return t, httpapi.InvalidField("/business_id", "is required: the key reaches %d businesses", len(who.Businesses))
 		}
 	}
-	if b.BusinessID != nil && *b.BusinessID != t.business {
+	if req.BusinessID != nil && *req.BusinessID != t.business {
 		return t, httpapi.InvalidField("/business_id", "does not match the target's business (%s)", t.business)
 	}
 	return t, nil
 }
 
-// governedAllowed evaluates the authority: whether it applies the change
-// directly, and why not. Malformed authority (human_confirmed without who
-// and when, a confirmation in the future) is a 400.
-func (s *Service) governedAllowed(rc *httpapi.Ctx, b *governedBody) (bool, string, error) {
+// authorize evaluates the authority of a request of who at now for
+// intent: whether it applies the change directly, and why not. Malformed
+// authority (human_confirmed without who and when, a confirmation in the
+// future) is a 400.
+func authorize(now time.Time, who *httpapi.Principal, intent string, authority map[string]any) (bool, string, error) {
 	mode := "none"
-	if m := httpapi.Str(b.Authority["mode"]); m != "" {
+	if m := httpapi.Str(authority["mode"]); m != "" {
 		mode = m
 	}
 	switch mode {
 	case "human_confirmed":
-		if httpapi.Str(b.Authority["confirmed_by"]) == "" {
+		if httpapi.Str(authority["confirmed_by"]) == "" {
 			return false, "", httpapi.InvalidField("/authority/confirmed_by", "is required when the mode is human_confirmed")
 		}
-		at, err := time.Parse(time.RFC3339Nano, httpapi.Str(b.Authority["confirmed_at"]))
+		at, err := time.Parse(time.RFC3339Nano, httpapi.Str(authority["confirmed_at"]))
 		if err != nil {
 			return false, "", httpapi.InvalidField("/authority/confirmed_at", "is required when the mode is human_confirmed")
 		}
-		if at.After(rc.Now) {
+		if at.After(now) {
 			return false, "", httpapi.InvalidField("/authority/confirmed_at", "is in the future")
 		}
 	case "dashboard_session":
-		if rc.Principal.Session == nil {
+		if who.Session == nil {
 			return false, "authority mode dashboard_session needs a request made with a dashboard session, not a bearer key", nil
 		}
 	}
-	if !slices.Contains(governedAuthority[b.Intent], mode) {
-		return false, "authority mode " + mode + " cannot apply " + b.Intent + " directly; use one of " +
-			strings.Join(governedAuthority[b.Intent], ", ") + " or queue_for_approval", nil
+	if !slices.Contains(governedAuthority[intent], mode) {
+		return false, "authority mode " + mode + " cannot apply " + intent + " directly; use one of " +
+			strings.Join(governedAuthority[intent], ", ") + " or queue_for_approval", nil
 	}
 	return true, "", nil
 }
 
-// applyGoverned makes the change of an applied governed update and returns
-// its result.
-func (s *Service) applyGoverned(rc *httpapi.Ctx, g *store.GovernedUpdate, t governedTarget) (any, error) {
+// agentPatchOf is the change an agent.patch payload makes to the agent
+// with the id: the payload must be a PATCH /v1/agents body for it, and
+// the paths of its errors are under /payload.
+func agentPatchOf(agentID string, payload map[string]any) (telephony.AgentPatch, error) {
+	body := maps.Clone(payload)
+	if body == nil {
+		body = map[string]any{}
+	}
+	body["id"] = agentID
+	var p telephony.AgentPatch
+	if err := httpapi.ValidateUnder("agentUpdate", body, "/payload", "the agent.patch payload"); err != nil {
+		return p, err
+	}
+	if err := json.Unmarshal(httpapi.MustJSON(body), &p); err != nil {
+		return p, httpapi.Invalid("the agent.patch payload does not match the expected shape: %v", err)
+	}
+	return p, nil
+}
+
+// apply makes the change of governed update g, applied at now to target
+// t, and returns its result.
+func (s *Service) apply(tx *platform.Tx, now time.Time, g *store.GovernedUpdate, t governedTarget, providerFault func() *httpapi.Error) (any, error) {
 	switch g.Intent {
 	case intentAgentPatch:
-		res, err := s.telephony.UpdateAgent(agentPatchRequest(rc, t.agent.ID, g.Payload))
+		p, err := agentPatchOf(t.agent.ID, g.Payload)
 		if err != nil {
-			return nil, underPayload(err)
+			return nil, err
 		}
-		return res, nil
+		res, err := s.telephony.UpdateAgent(tx, now, t.agent, p, providerFault)
+		if e, ok := err.(*httpapi.Error); ok {
+			return nil, e.Under("/payload", "the agent.patch payload")
+		}
+		return res, err
 	case intentEmergencyAddress:
-		ea := &store.EmergencyAddress{NumberID: t.number.ID, Address: maps.Clone(g.Payload), UpdatedAt: rc.Now.UTC(),
+		ea := &store.EmergencyAddress{NumberID: t.number.ID, Address: maps.Clone(g.Payload), UpdatedAt: now.UTC(),
 			UpdateID: g.ID, BusinessID: t.number.Owner}
-		rc.Store.EmergencyAddresses[t.number.ID] = ea
+		tx.EmergencyAddresses[t.number.ID] = ea
 		return map[string]any{"number_id": t.number.ID, "phone_number": t.number.PhoneNumber,
 			"emergency_address": ea.Address, "updated_at": ea.UpdatedAt}, nil
 	default:
 		sink := &store.TranscriptSink{URL: httpapi.Str(g.Payload["url"]), Enabled: true, Format: "json",
-			UpdatedAt: rc.Now.UTC(), UpdateID: g.ID}
+			UpdatedAt: now.UTC(), UpdateID: g.ID}
 		if v, ok := g.Payload["enabled"].(bool); ok {
 			sink.Enabled = v
 		}
 		if f := httpapi.Str(g.Payload["format"]); f != "" {
 			sink.Format = f
 		}
-		rc.Store.TranscriptSinks[t.business] = sink
+		tx.TranscriptSinks[t.business] = sink
 		return map[string]any{"business_id": t.business, "transcript_sink": sink}, nil
 	}
 }
 
-// governedChanges previews what a dry run would change: the current value
-// and the new one.
-func (s *Service) governedChanges(st *store.Store, b *governedBody, t governedTarget) map[string]any {
-	switch b.Intent {
+// changesOf previews what a dry run would change: the current value and
+// the new one.
+func changesOf(tx *platform.Tx, req *GovernedRequest, t governedTarget) map[string]any {
+	switch req.Intent {
 	case intentAgentPatch:
-		fields := slices.Sorted(maps.Keys(b.Payload))
+		fields := slices.Sorted(maps.Keys(req.Payload))
 		return map[string]any{"agent_id": t.agent.ID, "fields": fields, "current": telephony.AgentDetail(t.agent)}
 	case intentEmergencyAddress:
 		var cur any
-		if ea := st.EmergencyAddresses[t.number.ID]; ea != nil {
+		if ea := tx.EmergencyAddresses[t.number.ID]; ea != nil {
 			cur = ea.Address
 		}
-		return map[string]any{"number_id": t.number.ID, "phone_number": t.number.PhoneNumber, "current": cur, "new": b.Payload}
+		return map[string]any{"number_id": t.number.ID, "phone_number": t.number.PhoneNumber, "current": cur, "new": req.Payload}
 	default:
 		var cur any
-		if sink := st.TranscriptSinks[t.business]; sink != nil {
+		if sink := tx.TranscriptSinks[t.business]; sink != nil {
 			cur = sink
 		}
-		return map[string]any{"current": cur, "new": b.Payload}
+		return map[string]any{"current": cur, "new": req.Payload}
 	}
-}
-
-// agentPatchRequest is the request PATCH /v1/agents would be for an
-// agent.patch payload: the same caller, the payload with the agent's id.
-func agentPatchRequest(rc *httpapi.Ctx, agentID string, payload map[string]any) *httpapi.Ctx {
-	body := maps.Clone(payload)
-	body["id"] = agentID
-	sub := *rc
-	sub.Body = httpapi.MustJSON(body)
-	sub.Route = &httpapi.Route{Method: http.MethodPatch, Path: "/api/v1/agents", Schema: "agentUpdate"}
-	return &sub
-}
-
-// underPayload moves the field paths of an agent update failure under
-// /payload, where the governed update carried them.
-func underPayload(err error) error {
-	e, ok := err.(*httpapi.Error)
-	if !ok || len(e.Details) == 0 {
-		return err
-	}
-	out := *e
-	out.Details = make([]httpapi.FieldError, len(e.Details))
-	for i, d := range e.Details {
-		d.Path = "/payload" + strings.TrimSuffix(d.Path, "/")
-		out.Details[i] = d
-	}
-	out.Message = "the agent.patch payload failed validation: " + out.Details[0].Path + ": " + out.Details[0].Message
-	return &out
 }
 
 func (s *Service) getGovernedUpdates(rc *httpapi.Ctx) (any, error) {
@@ -365,39 +422,50 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.Status != governedPending {
-		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
+	if err := s.Decide(rc.Tx, rc.Now, rc.Principal, g, body.Decision, body.Note, voiceProviderFault(rc)); err != nil {
+		return nil, err
 	}
-	// The decision, recorded in one change of the update (its kept list
-	// item goes with it) once the outcome is known.
-	decide := func(status string, result any, failure map[string]any) (any, error) {
-		rc.Store.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {
-			g.DecidedBy, g.DecidedAt, g.DecisionNote = rc.Principal.User.ID, httpapi.UtcPtr(rc.Now), body.Note
-			g.UpdatedAt = rc.Now.UTC()
+	return GovernedView(g), nil
+}
+
+// Decide records the decision of who at now on governed update g, which
+// must be pending approval (else 409): "reject" rejects it; "approve"
+// applies its change to its target, which who must still reach, and the
+// update is applied, or failed with the change's error (a failure of the
+// voice provider, reported by providerFault, nil: none, included). The
+// decision, its note, who and when are recorded in one change of g.
+func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal, g *store.GovernedUpdate, decision string, note *string, providerFault func() *httpapi.Error) error {
+	if g.Status != governedPending {
+		return httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
+	}
+	decide := func(status string, result any, failure map[string]any) error {
+		tx.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {
+			g.DecidedBy, g.DecidedAt, g.DecisionNote = who.User.ID, httpapi.UtcPtr(now), note
+			g.UpdatedAt = now.UTC()
 			g.Status, g.Result, g.Error = status, result, failure
 		})
-		return GovernedView(g), nil
+		return nil
 	}
-	if body.Decision == "reject" {
+	if decision == "reject" {
 		return decide(governedRejected, g.Result, g.Error)
 	}
 	var t governedTarget
 	t.business = g.Owner
-	var apiErr error
+	var err error
 	switch g.Intent {
 	case intentAgentPatch:
-		t.agent, apiErr = telephony.AgentOf(rc, httpapi.Str(g.Target["agent_id"]))
+		t.agent, err = telephony.ReachedAgent(tx, who, httpapi.Str(g.Target["agent_id"]))
 	case intentEmergencyAddress:
-		t, apiErr = s.governedTargetOf(rc, &governedBody{Intent: g.Intent, Target: g.Target})
+		t, err = s.targetOf(tx, who, &GovernedRequest{Intent: g.Intent, Target: g.Target})
 	}
 	var result any
-	if apiErr == nil {
-		result, apiErr = s.applyGoverned(rc, g, t)
+	if err == nil {
+		result, err = s.apply(tx, now, g, t, providerFault)
 	}
-	if apiErr != nil {
-		e, ok := apiErr.(*httpapi.Error)
+	if err != nil {
+		e, ok := err.(*httpapi.Error)
 		if !ok {
-			return nil, apiErr
+			return err
 		}
 		return decide(governedFailed, result, map[string]any{"code": e.Code, "message": e.Message})
 	}
@@ -405,7 +473,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 }
 
 // GovernedUpdate is a governed update as the API shows it (GET
-// /v1/governed-updates, the answers of the submit and the decision),
+// /v1/governed-updates, the responses of the submit and the decision),
 // members in the order of the OpenAPI document's GovernedUpdate.
 type GovernedUpdate struct {
 	ID               string          `json:"id"`

@@ -3,15 +3,18 @@ package governance
 import (
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
-type personaBody struct {
+// Persona is a simulated lead an agent plays.
+type Persona struct {
 	LeadName        string   `json:"lead_name"`
 	Scenario        string   `json:"scenario"`
 	Objective       string   `json:"objective"`
@@ -23,55 +26,74 @@ type personaBody struct {
 	Opener          *string  `json:"opener"`
 }
 
-// loadPersona makes an agent play a simulated lead: its inbound and outbound
-// prompts become the persona's prompt, its greetings the persona's opening
-// line (first_message, else the opener, else "Hi, this is <lead_name>."),
-// voice and model change when sent, and the persona is kept in the agent's
-// metadata under "persona". The agent's assistant at the voice provider is
-// updated.
+// PersonaRequest is a persona to load, as POST /v1/agents/persona sends
+// it.
+type PersonaRequest struct {
+	AgentID      string         `json:"agent_id"`
+	Persona      Persona        `json:"persona"`
+	FirstMessage *string        `json:"first_message"`
+	Voice        *store.Voice   `json:"voice"`
+	Model        map[string]any `json:"model"`
+	// SentPersona is the persona's members as sent: the agent's metadata
+	// keeps them.
+	SentPersona map[string]any `json:"-"`
+}
+
 func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
-	var body struct {
-		AgentID      string         `json:"agent_id"`
-		Persona      personaBody    `json:"persona"`
-		FirstMessage *string        `json:"first_message"`
-		Voice        *store.Voice   `json:"voice"`
-		Model        map[string]any `json:"model"`
-	}
-	if err := rc.Decode(&body); err != nil {
+	var req PersonaRequest
+	if err := rc.Decode(&req); err != nil {
 		return nil, err
 	}
 	var sent struct {
 		Persona map[string]any `json:"persona"`
 	}
 	_ = httpapi.DecodeLoose(rc.Body, &sent)
-	a, err := telephony.AgentOf(rc, body.AgentID)
+	req.SentPersona = sent.Persona
+	a, err := telephony.AgentOf(rc, req.AgentID)
 	if err != nil {
 		return nil, err
 	}
-	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-		e.Code = wire.CodeVendorError
-		e.Message = "the voice provider refused the persona: " + e.Message
-		return nil, e
+	return s.LoadPersona(rc.Tx, rc.Now, a, &req, voiceProviderFault(rc))
+}
+
+// LoadPersona makes agent a play the simulated lead of req at now: its
+// inbound and outbound prompts become the persona's prompt, its greetings
+// the persona's opening line (first_message, else the opener, else "Hi,
+// this is <lead_name>."), voice and model change when sent, and the
+// persona is kept in the agent's metadata under "persona". The agent's
+// assistant at the voice provider is updated; when providerFault (nil:
+// none) reports that the provider fails, the error is returned as a
+// vendor_error and nothing changes.
+func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, req *PersonaRequest, providerFault func() *httpapi.Error) (agents.PersonaLoaded, error) {
+	if providerFault != nil {
+		if e := providerFault(); e != nil {
+			e.Code = wire.CodeVendorError
+			e.Message = "the voice provider refused the persona: " + e.Message
+			return agents.PersonaLoaded{}, e
+		}
 	}
-	p := body.Persona
+	p := req.Persona
 	first, source := "Hi, this is "+p.LeadName+".", agents.FirstMessageFromDefault
 	switch {
-	case body.FirstMessage != nil:
-		first, source = *body.FirstMessage, agents.FirstMessageFromOverride
+	case req.FirstMessage != nil:
+		first, source = *req.FirstMessage, agents.FirstMessageFromOverride
 	case p.Opener != nil:
 		first, source = *p.Opener, agents.FirstMessageFromOpener
 	}
 	prompt := personaPrompt(&p)
-	persona := maps.Clone(sent.Persona)
-	persona["loaded_at"] = rc.Now.UTC()
-	rc.Store.Agents.Update(a, func(a *store.Agent) {
+	persona := maps.Clone(req.SentPersona)
+	if persona == nil {
+		persona = map[string]any{}
+	}
+	persona["loaded_at"] = now.UTC()
+	tx.Agents.Update(a, func(a *store.Agent) {
 		a.InboundPrompt, a.OutboundPrompt = prompt, prompt
 		a.FirstMessage, a.OutboundFirstMessage = first, first
-		if body.Voice != nil {
-			a.Voice = *body.Voice
+		if req.Voice != nil {
+			a.Voice = *req.Voice
 			a.VoiceCatalogID = ""
 		}
-		if m := body.Model; m != nil {
+		if m := req.Model; m != nil {
 			httpapi.Set(&a.Model.Provider, strPtr(m["provider"]))
 			httpapi.Set(&a.Model.Model, strPtr(m["model"]))
 			if t, ok := m["temperature"].(float64); ok {
@@ -82,20 +104,20 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 			a.Metadata = map[string]any{}
 		}
 		a.Metadata["persona"] = persona
-		a.UpdatedAt = rc.Now.UTC()
+		a.UpdatedAt = now.UTC()
 	})
-	s.telephony.SyncAssistant(rc.Store, a)
+	s.telephony.SyncAssistant(s.storeOf(tx), a)
 	return agents.PersonaLoaded{
 		AgentID: a.ID, VendorAssistantID: a.VendorAssistantID, Loaded: true,
 		Persona: persona, FirstMessage: first, FirstMessageSource: source, Prompt: prompt,
 		Voice:    agents.Voice{Provider: a.Voice.Provider, VoiceID: a.Voice.VoiceID},
 		Model:    agents.Model{Provider: a.Model.Provider, Model: a.Model.Model, Temperature: a.Model.Temperature},
-		LoadedAt: rc.Now.UTC(),
+		LoadedAt: now.UTC(),
 	}, nil
 }
 
 // personaPrompt is the prompt an agent plays a persona with.
-func personaPrompt(p *personaBody) string {
+func personaPrompt(p *Persona) string {
 	var b strings.Builder
 	b.WriteString("You are role-playing " + p.LeadName + ", a simulated lead in a test conversation. " +
 		"Stay in character for the whole call.\n")

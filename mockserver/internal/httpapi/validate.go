@@ -196,3 +196,37 @@ func Validate(schema string, v any) error {
 	rc := &Ctx{Route: &Route{Schema: schema}, Body: raw}
 	return rc.Decode(nil)
 }
+
+// ValidateUnder checks v, a value a request body carries at the JSON
+// pointer under (for example "/payload"), against the named schema, as
+// Decode checks a body. When v fails, the error is Decode's moved under
+// under (Error.Under), its message naming what failed.
+func ValidateUnder(schema string, v any, under, what string) error {
+	err := Validate(schema, v)
+	if e, ok := err.(*Error); ok {
+		return e.Under(under, what)
+	}
+	return err
+}
+
+// Under returns a copy of a validation error of a value that a request
+// body carries at the JSON pointer under: each detail's path is put under
+// it, and the message says that what failed validation at the first. An
+// error without details is returned as it is.
+func (e *Error) Under(under, what string) *Error {
+	if len(e.Details) == 0 {
+		return e
+	}
+	out := *e
+	out.Details = make([]FieldError, len(e.Details))
+	for i, d := range e.Details {
+		p := strings.TrimSuffix(d.Path, "/")
+		if p != "" && !strings.HasPrefix(p, "/") {
+			p = "/" + p // a field named without the pointer's slash
+		}
+		d.Path = under + p
+		out.Details[i] = d
+	}
+	out.Message = what + " failed validation: " + out.Details[0].Path + ": " + out.Details[0].Message
+	return &out
+}

@@ -1,6 +1,7 @@
 package telephony
 
 import (
+	"encoding/json"
 	"maps"
 	"net/http"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -35,7 +37,7 @@ var voiceCatalog = []agents.CatalogVoice{
 	{ID: "onyx", Name: "Onyx", Provider: "openai", VoiceID: "onyx", Gender: "male", Accent: "american", Language: "en-US"},
 }
 
-// voiceList is the answer of GET /v1/voices.
+// voiceList is the response of GET /v1/voices.
 type voiceList struct {
 	Voices []agents.CatalogVoice `json:"voices"`
 }
@@ -52,7 +54,7 @@ func catalogVoice(id string) (store.Voice, bool) {
 
 // vendorConfigKeys are the vendor_config settings passed through to the
 // voice provider; every other key is dropped when sanitising (and listed in
-// the answer's ignored_vendor_config_keys).
+// the response's ignored_vendor_config_keys).
 var vendorConfigKeys = []string{
 	"startSpeakingPlan", "stopSpeakingPlan", "endCallPhrases", "endCallMessage",
 	"transcriber", "analysisPlan", "artifactPlan", "backgroundDenoisingEnabled",
@@ -65,6 +67,17 @@ var vendorConfigKeys = []string{
 // accessible look the same).
 func AgentOf(rc *httpapi.Ctx, id string) (*store.Agent, error) {
 	return httpapi.Reachable(rc, rc.Store.Agents, id, "agent")
+}
+
+// ReachedAgent returns the agent with the id when who reaches its
+// business, else 404 (absent and not accessible look the same), as
+// AgentOf does for a request's caller.
+func ReachedAgent(tx *platform.Tx, who *httpapi.Principal, id string) (*store.Agent, error) {
+	a, ok := tx.Agents.Get(id)
+	if !ok || who == nil || !who.Reaches(a.Owner) {
+		return nil, httpapi.NotFound("agent not found: " + id)
+	}
+	return a, nil
 }
 
 func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
@@ -149,14 +162,14 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	// that a seeded server (WithIDSeed) keeps giving the same ids; Insert
 	// keeps it.
 	a.ID = s.IDs.UUID()
-	s.CreateAssistant(rc.Store, a)
+	s.createAssistant(rc.Tx.Assistants, a)
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
-		delete(rc.Store.Assistants, a.VendorAssistantID)
+		delete(rc.Tx.Assistants, a.VendorAssistantID)
 		return nil, httpapi.DependencyError(http.StatusInternalServerError, wire.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
-	rc.Store.Agents.Insert(a, body.BusinessID, rc.Now)
+	rc.Tx.Agents.Insert(a, body.BusinessID, rc.Now)
 	a.UpdatedAt = a.CreatedAt
 	return httpapi.Created(agents.Created{
 		ID: a.ID, Name: a.Name, BusinessID: a.Owner,
@@ -164,91 +177,175 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	}), nil
 }
 
-// UpdateAgent applies a PATCH /v1/agents body to an agent (also used by governed updates).
-func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
-	var body struct {
-		ID                   string         `json:"id"`
-		Name                 *string        `json:"name"`
-		InboundPrompt        *string        `json:"inbound_prompt"`
-		OutboundPrompt       *string        `json:"outbound_prompt"`
-		SMSPrompt            *string        `json:"sms_prompt"`
-		SystemPrompt         *string        `json:"system_prompt"`
-		FirstMessage         *string        `json:"first_message"`
-		OutboundFirstMessage *string        `json:"outbound_first_message"`
-		OutboundLLM          any            `json:"outbound_llm"`
-		SMSLLM               any            `json:"sms_llm"`
-		VoiceCatalogID       *string        `json:"voice_catalog_id"`
-		Voice                *store.Voice   `json:"voice"`
-		Model                *store.Model   `json:"model"`
-		Metadata             map[string]any `json:"metadata"`
-		MaxDuration          *float64       `json:"max_duration"`
-		VendorConfig         map[string]any `json:"vendor_config"`
-		TransferEnabled      *bool          `json:"transfer_enabled"`
-		TransferPhoneNumber  *string        `json:"transfer_phone_number"`
+// AgentPatch is a change to an agent: the members of a PATCH /v1/agents
+// body, its id aside. A nil member (an unsent Present) leaves the agent's
+// value as it is.
+type AgentPatch struct {
+	Name                 *string      `json:"name"`
+	InboundPrompt        *string      `json:"inbound_prompt"`
+	OutboundPrompt       *string      `json:"outbound_prompt"`
+	SMSPrompt            *string      `json:"sms_prompt"`
+	SystemPrompt         *string      `json:"system_prompt"` // legacy alias of inbound_prompt, which wins
+	FirstMessage         *string      `json:"first_message"`
+	OutboundFirstMessage *string      `json:"outbound_first_message"`
+	OutboundLLM          Present      `json:"outbound_llm"`
+	SMSLLM               Present      `json:"sms_llm"`
+	VoiceCatalogID       *string      `json:"voice_catalog_id"`
+	Voice                *store.Voice `json:"voice"`
+	Model                *store.Model `json:"model"`
+	// Metadata is merged into the agent's metadata.
+	Metadata    map[string]any `json:"metadata"`
+	MaxDuration *float64       `json:"max_duration"`
+	// VendorConfig is merged into the agent's vendor settings, keeping
+	// only the settings passed to the voice provider.
+	VendorConfig        map[string]any `json:"vendor_config"`
+	TransferEnabled     *bool          `json:"transfer_enabled"`
+	TransferPhoneNumber *string        `json:"transfer_phone_number"`
+	// The owner's audit trail: accepted and listed as updated, not kept.
+	OwnerChangeSummary *string `json:"owner_change_summary"`
+	OwnerChangeReason  *string `json:"owner_change_reason"`
+	OverrideOwnerEdits *bool   `json:"override_owner_edits"`
+}
+
+// Present is a member whose presence matters even when its value is null:
+// decoding sets Sent when the member is in the JSON, whatever its value.
+type Present struct {
+	Sent  bool
+	Value any
+}
+
+// Sent returns a Present sent with value v.
+func Sent(v any) Present { return Present{Sent: true, Value: v} }
+
+// UnmarshalJSON implements json.Unmarshaler; encoding/json calls it for
+// a member in the JSON only, null included.
+func (p *Present) UnmarshalJSON(b []byte) error {
+	p.Sent = true
+	return json.Unmarshal(b, &p.Value)
+}
+
+// Fields returns the names of the members p sets, sorted: the
+// updated_fields of the response.
+func (p *AgentPatch) Fields() []string {
+	members := []struct {
+		name string
+		sent bool
+	}{
+		{"first_message", p.FirstMessage != nil},
+		{"inbound_prompt", p.InboundPrompt != nil},
+		{"max_duration", p.MaxDuration != nil},
+		{"metadata", p.Metadata != nil},
+		{"model", p.Model != nil},
+		{"name", p.Name != nil},
+		{"outbound_first_message", p.OutboundFirstMessage != nil},
+		{"outbound_llm", p.OutboundLLM.Sent},
+		{"outbound_prompt", p.OutboundPrompt != nil},
+		{"override_owner_edits", p.OverrideOwnerEdits != nil},
+		{"owner_change_reason", p.OwnerChangeReason != nil},
+		{"owner_change_summary", p.OwnerChangeSummary != nil},
+		{"sms_llm", p.SMSLLM.Sent},
+		{"sms_prompt", p.SMSPrompt != nil},
+		{"system_prompt", p.SystemPrompt != nil},
+		{"transfer_enabled", p.TransferEnabled != nil},
+		{"transfer_phone_number", p.TransferPhoneNumber != nil},
+		{"vendor_config", p.VendorConfig != nil},
+		{"voice", p.Voice != nil},
+		{"voice_catalog_id", p.VoiceCatalogID != nil},
 	}
-	if err := rc.Decode(&body); err != nil {
+	out := []string{}
+	for _, m := range members {
+		if m.sent {
+			out = append(out, m.name)
+		}
+	}
+	return out
+}
+
+// syncsProvider reports whether p changes what the voice provider uses.
+func (p *AgentPatch) syncsProvider() bool {
+	return p.Name != nil || p.InboundPrompt != nil || p.SystemPrompt != nil ||
+		p.FirstMessage != nil || p.Voice != nil || p.VoiceCatalogID != nil || p.Model != nil ||
+		p.VendorConfig != nil || p.MaxDuration != nil
+}
+
+func (s *Service) updateAgent(rc *httpapi.Ctx) (any, error) {
+	var p AgentPatch
+	if err := rc.Decode(&p); err != nil {
 		return nil, err
 	}
-	var sent map[string]any
-	_ = httpapi.DecodeLoose(rc.Body, &sent)
-	a, err := AgentOf(rc, body.ID)
+	var ref struct {
+		ID string `json:"id"`
+	}
+	_ = httpapi.DecodeLoose(rc.Body, &ref)
+	a, err := AgentOf(rc, ref.ID)
 	if err != nil {
 		return nil, err
 	}
-	if body.VoiceCatalogID != nil {
-		if _, ok := catalogVoice(*body.VoiceCatalogID); !ok {
-			return nil, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", *body.VoiceCatalogID)
+	return s.UpdateAgent(rc.Tx, rc.Now, a, p, voiceProviderFault(rc))
+}
+
+// voiceProviderFault returns the check of the voice provider's simulated
+// failure for the request rc.
+func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
+	return func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
+}
+
+// UpdateAgent applies patch p to agent a at now and returns the response
+// of PATCH /v1/agents. An unknown voice_catalog_id is refused (400, path
+// voice_catalog_id) and nothing changes. A change the voice provider uses
+// (name, inbound prompt, greeting, voice, model, vendor settings, maximum
+// duration) is copied to the agent's assistant; when providerFault (nil:
+// none) reports that the provider fails, the error is returned as a
+// vendor_error and nothing changes. Metadata is merged, and of
+// vendor_config only the settings passed to the provider are kept, the
+// others named in ignored_vendor_config_keys.
+func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p AgentPatch, providerFault func() *httpapi.Error) (agents.Updated, error) {
+	if p.VoiceCatalogID != nil {
+		if _, ok := catalogVoice(*p.VoiceCatalogID); !ok {
+			return agents.Updated{}, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", *p.VoiceCatalogID)
 		}
 	}
-	syncsProvider := body.Name != nil || body.InboundPrompt != nil || body.SystemPrompt != nil ||
-		body.FirstMessage != nil || body.Voice != nil || body.VoiceCatalogID != nil || body.Model != nil ||
-		body.VendorConfig != nil || body.MaxDuration != nil
-	if syncsProvider {
-		if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
+	syncs := p.syncsProvider()
+	if syncs && providerFault != nil {
+		if e := providerFault(); e != nil {
 			e.Code = wire.CodeVendorError
 			e.Message = "the voice provider refused the update: " + e.Message
-			return nil, e
+			return agents.Updated{}, e
 		}
 	}
 	var ignored []string
-	rc.Store.Agents.Update(a, func(a *store.Agent) {
-		httpapi.Set(&a.Name, body.Name)
-		httpapi.Set(&a.InboundPrompt, body.SystemPrompt) // legacy alias; inbound_prompt wins
-		httpapi.Set(&a.InboundPrompt, body.InboundPrompt)
-		httpapi.Set(&a.OutboundPrompt, body.OutboundPrompt)
-		httpapi.Set(&a.SMSPrompt, body.SMSPrompt)
-		httpapi.Set(&a.FirstMessage, body.FirstMessage)
-		httpapi.Set(&a.OutboundFirstMessage, body.OutboundFirstMessage)
-		if _, ok := sent["outbound_llm"]; ok {
-			a.OutboundLLM = body.OutboundLLM
+	tx.Agents.Update(a, func(a *store.Agent) {
+		httpapi.Set(&a.Name, p.Name)
+		httpapi.Set(&a.InboundPrompt, p.SystemPrompt)
+		httpapi.Set(&a.InboundPrompt, p.InboundPrompt)
+		httpapi.Set(&a.OutboundPrompt, p.OutboundPrompt)
+		httpapi.Set(&a.SMSPrompt, p.SMSPrompt)
+		httpapi.Set(&a.FirstMessage, p.FirstMessage)
+		httpapi.Set(&a.OutboundFirstMessage, p.OutboundFirstMessage)
+		if p.OutboundLLM.Sent {
+			a.OutboundLLM = p.OutboundLLM.Value
 		}
-		if _, ok := sent["sms_llm"]; ok {
-			a.SMSLLM = body.SMSLLM
+		if p.SMSLLM.Sent {
+			a.SMSLLM = p.SMSLLM.Value
 		}
-		if body.VoiceCatalogID != nil {
-			a.Voice, _ = catalogVoice(*body.VoiceCatalogID)
-			a.VoiceCatalogID = *body.VoiceCatalogID
+		if p.VoiceCatalogID != nil {
+			a.Voice, _ = catalogVoice(*p.VoiceCatalogID)
+			a.VoiceCatalogID = *p.VoiceCatalogID
 		}
-		if body.Voice != nil {
-			a.Voice = *body.Voice
-		}
-		if body.Model != nil {
-			a.Model = *body.Model
-		}
-		if body.Metadata != nil {
+		httpapi.Set(&a.Voice, p.Voice)
+		httpapi.Set(&a.Model, p.Model)
+		if p.Metadata != nil {
 			if a.Metadata == nil {
 				a.Metadata = map[string]any{}
 			}
-			maps.Copy(a.Metadata, body.Metadata)
+			maps.Copy(a.Metadata, p.Metadata)
 		}
-		if body.MaxDuration != nil {
-			a.MaxDuration = *body.MaxDuration
-		}
-		if body.VendorConfig != nil {
+		httpapi.Set(&a.MaxDuration, p.MaxDuration)
+		if p.VendorConfig != nil {
 			if a.VendorConfig == nil {
 				a.VendorConfig = map[string]any{}
 			}
-			for k, v := range body.VendorConfig {
+			for k, v := range p.VendorConfig {
 				if slices.Contains(vendorConfigKeys, k) {
 					a.VendorConfig[k] = v
 				} else {
@@ -257,25 +354,16 @@ func (s *Service) UpdateAgent(rc *httpapi.Ctx) (any, error) {
 			}
 			slices.Sort(ignored)
 		}
-		if body.TransferEnabled != nil {
-			a.TransferEnabled = *body.TransferEnabled
-		}
-		httpapi.Set(&a.TransferPhoneNumber, body.TransferPhoneNumber)
-		a.UpdatedAt = rc.Now.UTC()
+		httpapi.Set(&a.TransferEnabled, p.TransferEnabled)
+		httpapi.Set(&a.TransferPhoneNumber, p.TransferPhoneNumber)
+		a.UpdatedAt = now.UTC()
 	})
-	if syncsProvider {
-		s.SyncAssistant(rc.Store, a)
+	if syncs {
+		syncAssistant(tx.Assistants, a)
 	}
-	fields := make([]string, 0, len(sent))
-	for k := range sent {
-		if k != "id" {
-			fields = append(fields, k)
-		}
-	}
-	slices.Sort(fields)
 	return agents.Updated{
 		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
-		Updated: true, UpdatedFields: fields, IgnoredVendorConfigKeys: ignored,
+		Updated: true, UpdatedFields: p.Fields(), IgnoredVendorConfigKeys: ignored,
 	}, nil
 }
 
@@ -288,15 +376,23 @@ var voicesAnswer = httpapi.Constant(voiceList{Voices: voiceCatalog})
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.
 func (s *Service) CreateAssistant(st *store.Store, a *store.Agent) {
+	s.createAssistant(st.Assistants, a)
+}
+
+// createAssistant creates a's twin among the provider's assistants.
+func (s *Service) createAssistant(assistants map[string]*store.Assistant, a *store.Agent) {
 	a.VendorAssistantID = "asst_" + s.IDs.Token(12)
-	st.Assistants[a.VendorAssistantID] = &store.Assistant{ID: a.VendorAssistantID}
-	s.SyncAssistant(st, a)
+	assistants[a.VendorAssistantID] = &store.Assistant{ID: a.VendorAssistantID}
+	syncAssistant(assistants, a)
 }
 
 // SyncAssistant copies what the provider uses (name, inbound prompt and
 // greeting, voice, model, vendor settings) to the agent's assistant.
-func (s *Service) SyncAssistant(st *store.Store, a *store.Agent) {
-	as, ok := st.Assistants[a.VendorAssistantID]
+func (s *Service) SyncAssistant(st *store.Store, a *store.Agent) { syncAssistant(st.Assistants, a) }
+
+// syncAssistant is SyncAssistant over the provider's assistants.
+func syncAssistant(assistants map[string]*store.Assistant, a *store.Agent) {
+	as, ok := assistants[a.VendorAssistantID]
 	if !ok {
 		return
 	}

@@ -14,7 +14,7 @@ func (s *Service) Handlers() httpapi.Handlers {
 		"getProviderCall": s.adminProviderCall,
 		"listAllCalls":    s.adminCalls,
 		"getAgents":       s.getAgents,
-		"updateAgent":     s.UpdateAgent,
+		"updateAgent":     s.updateAgent,
 		"createAgent":     s.createAgent,
 		"getCalls":        s.getCalls,
 		"createCall":      s.createCall,
