@@ -298,8 +298,8 @@ func operationView(op *store.AgencyOperation) sdk.Operation {
 
 // operationsOf lists the latest retained commands of an agency (or user)
 // on one resource, newest first.
-func operationsOf(st *store.Store, owner, resource string) []sdk.Operation {
-	ops, _ := httpapi.ListPage(st.AgencyOperations, []string{owner}, httpapi.PageQuery{Limit: agencyOperationsShown},
+func operationsOf(tx *platform.Tx, owner, resource string) []sdk.Operation {
+	ops, _ := httpapi.ListPage(tx.AgencyOperations, []string{owner}, httpapi.PageQuery{Limit: agencyOperationsShown},
 		func(op *store.AgencyOperation) bool { return op.Resource == resource }, operationView)
 	return ops
 }
@@ -414,7 +414,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 }
 
 // agencyRead starts every agency GET: a failing dependency is 503 (never an
-// empty answer), partnerId (default: the caller's agency) must be a uuid,
+// empty response), partnerId (default: the caller's agency) must be a uuid,
 // and the caller must be a current member. It returns the agency, or nil
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
@@ -462,7 +462,7 @@ func agencyPage[T store.Record, V any](rc *httpapi.Ctx, t *store.Table[T], owner
 	return items, more, nil
 }
 
-// getByID answers a ?id= read of one agency record: 400 without an id (the
+// getByID returns the record a ?id= read names: 400 without an id (the
 // pipeline refused a malformed one already), 404 for a record that is
 // absent or another agency's.
 func getByID[T store.Record](rc *httpapi.Ctx, t *store.Table[T], owner, what string) (T, error) {

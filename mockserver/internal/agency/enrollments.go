@@ -831,14 +831,14 @@ func (s *Service) getAgencyEnrollments(rc *httpapi.Ctx) (any, error) {
 	}
 	if id := rc.Query("id"); id != "" {
 		if pt != nil {
-			sess, err := getByID(rc, rc.Store.Enrollments, pt.ID, "enrollment session")
+			sess, err := getByID(rc, rc.Tx.Enrollments, pt.ID, "enrollment session")
 			if err != nil {
 				return nil, err
 			}
 			return sessionView(sess), nil
 		}
 		if uuid.Validate(id) == nil {
-			if sess, ok := rc.Store.Enrollments.Get(id); ok && sess.OwnerLink.Status == "claimed" &&
+			if sess, ok := rc.Tx.Enrollments.Get(id); ok && sess.OwnerLink.Status == "claimed" &&
 				sess.OwnerLink.ClaimedBy == rc.Principal.User.ID && (rc.Query("partnerId") == "" || rc.Query("partnerId") == sess.Owner) {
 				return sessionView(sess), nil
 			}
@@ -848,11 +848,11 @@ func (s *Service) getAgencyEnrollments(rc *httpapi.Ctx) (any, error) {
 		_, err := agencyRead(rc, false)
 		return nil, err
 	}
-	sessions, more, err := agencyPage(rc, rc.Store.Enrollments, pt.ID, agencySessionPage, sessionView)
+	sessions, more, err := agencyPage(rc, rc.Tx.Enrollments, pt.ID, agencySessionPage, sessionView)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"sessions": sessions, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "enrollments")}, nil
+	return map[string]any{"sessions": sessions, "has_more": more, "operations": operationsOf(rc.Tx, pt.ID, "enrollments")}, nil
 }
 
 // sessionJSON is an enrollment session as reads and receipts show it, its

@@ -152,7 +152,7 @@ func (s *Service) bump(inst *store.Installation, now time.Time) {
 type installStep struct {
 	name, label string
 	step        func(*store.Installation) *store.InstallStep
-	content     func(*store.Store, *store.Installation) any
+	content     func(*platform.Tx, *store.Installation) any
 	requires    func(*store.Installation) *httpapi.Error
 	onApprove   func(*store.Installation)
 }
@@ -204,7 +204,7 @@ func (s *Service) previewStep(tx *platform.Tx, c *call, in previewStepInput) (ma
 	if step.State == stepApproved {
 		return nil, errState("the %s is already approved", spec.label)
 	}
-	content := spec.content(s.Store, inst)
+	content := spec.content(tx, inst)
 	fp := fingerprint(content)
 	if in.Fingerprint != "" {
 		if e := checkFingerprint(in.Fingerprint, fp); e != nil {
@@ -217,7 +217,7 @@ func (s *Service) previewStep(tx *platform.Tx, c *call, in previewStepInput) (ma
 	raw, _ := json.Marshal(content)
 	step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, c.now.UTC()
 	s.bump(inst, c.now)
-	return s.receipt(c, map[string]any{"installation": installationView(s.Store, inst), "fingerprint": fp}), nil
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "fingerprint": fp}), nil
 }
 
 // approveStepInput is the input of approve_route_receipt and
@@ -246,7 +246,7 @@ func (s *Service) approveStep(tx *platform.Tx, c *call, in approveStepInput) (ma
 			return nil, e
 		}
 	}
-	if now := fingerprint(spec.content(s.Store, inst)); now != step.Fingerprint {
+	if now := fingerprint(spec.content(tx, inst)); now != step.Fingerprint {
 		return nil, httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
 			"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
 	}
@@ -256,7 +256,7 @@ func (s *Service) approveStep(tx *platform.Tx, c *call, in approveStepInput) (ma
 	step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, c.now.UTC(), c.by.User.ID
 	spec.onApprove(inst)
 	s.bump(inst, c.now)
-	return s.receipt(c, map[string]any{"installation": installationView(s.Store, inst)}), nil
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst)}), nil
 }
 
 // choiceValues are the values a choice of an update kind may take.
@@ -314,7 +314,7 @@ func (s *Service) resolveUpdate(tx *platform.Tx, c *call, in resolveUpdateInput)
 	}
 	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, c.now.UTC(), c.by.User.ID
 	s.bump(inst, c.now)
-	return s.receipt(c, map[string]any{"installation": installationView(s.Store, inst), "update": updateView(u)}), nil
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "update": updateView(u)}), nil
 }
 
 // checkChoices checks that choices names every part of the update, and
@@ -413,7 +413,7 @@ func (s *Service) runScenarios(tx *platform.Tx, c *call, in runScenariosInput) (
 		inst.Scenarios = inst.Scenarios[len(inst.Scenarios)-agencyScenarioRunsKept:]
 	}
 	s.bump(inst, c.now)
-	return s.receipt(c, map[string]any{"installation": installationView(s.Store, inst), "scenarioRun": scenarioRunView(run)}), nil
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "scenarioRun": scenarioRunView(run)}), nil
 }
 
 // newInstallation installs a client of an enrollment: route receipt to
@@ -546,11 +546,11 @@ type routeContentJSON struct {
 }
 
 // routeContent is what a route receipt shows and fingerprints.
-func routeContent(st *store.Store, inst *store.Installation) any {
+func routeContent(tx *platform.Tx, inst *store.Installation) any {
 	f := factsParts(inst.Facts)
 	return &routeContentJSON{
 		InstallationID: inst.ID, BusinessID: inst.BusinessID, AgentID: inst.AgentID,
-		PhoneNumber: agentPhone(st, inst.AgentID), Routing: f["routing"], Fallback: f["fallback"],
+		PhoneNumber: agentPhone(tx, inst.AgentID), Routing: f["routing"], Fallback: f["fallback"],
 		IntakeCoverage: f["intakeCoverage"],
 	}
 }
@@ -572,21 +572,21 @@ type handoffContentJSON struct {
 }
 
 // handoffContent is what a handoff shows and fingerprints.
-func handoffContent(st *store.Store, inst *store.Installation) any {
+func handoffContent(tx *platform.Tx, inst *store.Installation) any {
 	ownerID, ownerEmail := "", ""
-	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
+	if b, ok := tx.Businesses.Get(inst.BusinessID); ok {
 		ownerID = b.OwnerUserID
-		if u, ok := st.Users.Get(ownerID); ok {
+		if u, ok := tx.Users.Get(ownerID); ok {
 			ownerEmail = u.Email
 		}
 	}
 	var packages []store.OfferPackage
-	if v, ok := st.OfferVersions.Get(inst.OfferVersionID); ok {
+	if v, ok := tx.OfferVersions.Get(inst.OfferVersionID); ok {
 		packages = v.Packages
 	}
 	return &handoffContentJSON{
 		InstallationID: inst.ID, BusinessID: inst.BusinessID, OwnerUserID: ownerID, OwnerEmail: ownerEmail,
-		AgentID: inst.AgentID, PhoneNumber: agentPhone(st, inst.AgentID), OfferVersionID: inst.OfferVersionID,
+		AgentID: inst.AgentID, PhoneNumber: agentPhone(tx, inst.AgentID), OfferVersionID: inst.OfferVersionID,
 		Packages: packages, RouteReceiptFingerprint: inst.Route.Fingerprint, CarePackage: careView(inst.Care),
 		Reporting: factsParts(inst.Facts)["reporting"],
 	}
@@ -594,8 +594,8 @@ func handoffContent(st *store.Store, inst *store.Installation) any {
 
 // agentPhone is the phone number of an agent, nil (null) when it has none
 // (or there is no agent).
-func agentPhone(st *store.Store, agentID string) *string {
-	if a, ok := st.Agents.Get(agentID); ok {
+func agentPhone(tx *platform.Tx, agentID string) *string {
+	if a, ok := tx.Agents.Get(agentID); ok {
 		return httpapi.Strp(a.PhoneNumber)
 	}
 	return nil
@@ -609,19 +609,19 @@ func (s *Service) getAgencyInstallations(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	view := func(inst *store.Installation) *installationJSON { return installationView(rc.Store, inst) }
+	view := func(inst *store.Installation) *installationJSON { return installationView(rc.Tx, inst) }
 	if rc.Query("id") != "" {
-		inst, err := getByID(rc, rc.Store.Installations, pt.ID, "installation")
+		inst, err := getByID(rc, rc.Tx.Installations, pt.ID, "installation")
 		if err != nil {
 			return nil, err
 		}
 		return view(inst), nil
 	}
-	items, more, err := agencyPage(rc, rc.Store.Installations, pt.ID, agencyInstallationPage, view)
+	items, more, err := agencyPage(rc, rc.Tx.Installations, pt.ID, agencyInstallationPage, view)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"installations": items, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "installations")}, nil
+	return map[string]any{"installations": items, "has_more": more, "operations": operationsOf(rc.Tx, pt.ID, "installations")}, nil
 }
 
 // installationJSON is an installation as reads and receipts show it, its
@@ -650,9 +650,9 @@ type installationJSON struct {
 }
 
 // installationView is an installation as reads and receipts show it.
-func installationView(st *store.Store, inst *store.Installation) *installationJSON {
+func installationView(tx *platform.Tx, inst *store.Installation) *installationJSON {
 	name := ""
-	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
+	if b, ok := tx.Businesses.Get(inst.BusinessID); ok {
 		name = b.Name
 	}
 	updates := make([]updateJSON, 0, min(len(inst.Updates), agencyUpdatesShown))
@@ -671,7 +671,7 @@ func installationView(st *store.Store, inst *store.Installation) *installationJS
 	}
 	return &installationJSON{
 		InstallationID: inst.ID, PartnerID: inst.Owner, BusinessID: inst.BusinessID, BusinessName: name,
-		AgentID: httpapi.Strp(inst.AgentID), PhoneNumber: agentPhone(st, inst.AgentID), SessionID: inst.SessionID,
+		AgentID: httpapi.Strp(inst.AgentID), PhoneNumber: agentPhone(tx, inst.AgentID), SessionID: inst.SessionID,
 		OfferVersionID: inst.OfferVersionID, State: inst.State, Revision: inst.Revision,
 		FactsRevision: inst.FactsRevision, Facts: inst.Facts,
 		RouteReceipt: stepView(inst.Route), Handoff: stepView(inst.Handoff),

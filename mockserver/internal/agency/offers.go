@@ -107,7 +107,7 @@ func (s *Service) saveOffer(tx *platform.Tx, c *call, in offerSaveInput) (map[st
 	_ = json.Unmarshal(in.Draft, &head)
 	o.Draft, o.Name, o.Fingerprint = canonicalJSON(in.Draft), head.Name, fingerprint(in.Draft)
 	o.State, o.Revision, o.UpdatedAt = offerDrafted, s.IDs.UUID(), c.now.UTC()
-	return s.receipt(c, map[string]any{"offer": offerView(s.Store, o)}), nil
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o)}), nil
 }
 
 // offerPreviewInput is the input of preview.
@@ -131,7 +131,7 @@ func (s *Service) previewOffer(tx *platform.Tx, c *call, in offerPreviewInput) (
 		return nil, err
 	}
 	o.State, o.Revision, o.UpdatedAt, o.PreviewedAt = offerPreviewed, s.IDs.UUID(), c.now.UTC(), c.now.UTC()
-	return s.receipt(c, map[string]any{"offer": offerView(s.Store, o), "fingerprint": o.Fingerprint}), nil
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o), "fingerprint": o.Fingerprint}), nil
 }
 
 // offerPublishInput is the input of publish.
@@ -172,7 +172,7 @@ func (s *Service) publishOffer(tx *platform.Tx, c *call, in offerPublishInput) (
 		o.Owner, c.now)
 	o.Versions = append(o.Versions, v.ID)
 	o.State, o.Revision, o.UpdatedAt, o.PublishedAt = offerPublished, s.IDs.UUID(), c.now.UTC(), c.now.UTC()
-	return s.receipt(c, map[string]any{"offer": offerView(s.Store, o), "offerVersion": offerVersionView(v)}), nil
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o), "offerVersion": offerVersionView(v)}), nil
 }
 
 // offerArchiveInput is the input of archive.
@@ -193,7 +193,7 @@ func (s *Service) archiveOffer(tx *platform.Tx, c *call, in offerArchiveInput) (
 		return nil, err
 	}
 	o.State, o.Revision, o.UpdatedAt, o.ArchivedAt = offerArchived, s.IDs.UUID(), c.now.UTC(), c.now.UTC()
-	return s.receipt(c, map[string]any{"offer": offerView(s.Store, o)}), nil
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o)}), nil
 }
 
 // offerVersionFor resolves a published offer version for an enrollment:
@@ -228,19 +228,19 @@ func (s *Service) getAgencyOffers(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if rc.Query("id") != "" {
-		o, err := getByID(rc, rc.Store.Offers, pt.ID, "offer")
+		o, err := getByID(rc, rc.Tx.Offers, pt.ID, "offer")
 		if err != nil {
 			return nil, err
 		}
-		return offerView(rc.Store, o), nil
+		return offerView(rc.Tx, o), nil
 	}
-	offers, more, err := agencyPage(rc, rc.Store.Offers, pt.ID, agencyOfferPage, func(o *store.Offer) *offerJSON {
-		return offerView(rc.Store, o)
+	offers, more, err := agencyPage(rc, rc.Tx.Offers, pt.ID, agencyOfferPage, func(o *store.Offer) *offerJSON {
+		return offerView(rc.Tx, o)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"offers": offers, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "offers")}, nil
+	return map[string]any{"offers": offers, "has_more": more, "operations": operationsOf(rc.Tx, pt.ID, "offers")}, nil
 }
 
 // offerJSON is an offer as reads and receipts show it, its members in the
@@ -263,10 +263,10 @@ type offerJSON struct {
 }
 
 // offerView is an offer with its latest published versions.
-func offerView(st *store.Store, o *store.Offer) *offerJSON {
+func offerView(tx *platform.Tx, o *store.Offer) *offerJSON {
 	versions := make([]*sdk.OfferVersion, 0, min(len(o.Versions), agencyVersionsShown))
 	for i := len(o.Versions) - 1; i >= 0 && len(versions) < agencyVersionsShown; i-- {
-		if v, ok := st.OfferVersions.Get(o.Versions[i]); ok {
+		if v, ok := tx.OfferVersions.Get(o.Versions[i]); ok {
 			versions = append(versions, offerVersionView(v))
 		}
 	}

@@ -243,7 +243,7 @@ func TestRetainedCommandRunsWhenTheClockReachesIt(t *testing.T) {
 		require.ErrorAs(t, err, &ret)
 		e := w.s.retain(tx, c, in, pathAgencyProfile, ret.cause)
 		assert.Equal(t, http.StatusServiceUnavailable, e.Status)
-		ops := operationsOf(w.p.Store, w.partner, "profile")
+		ops := operationsOf(tx, w.partner, "profile")
 		require.Len(t, ops, 1)
 		opID = ops[0].OperationID
 		pt, _ := tx.Partners.Get(w.partner)
@@ -300,7 +300,7 @@ func TestRetainedCommandRetriesThenMeetsItsGuards(t *testing.T) {
 		var ret *errRetained
 		require.ErrorAs(t, err, &ret)
 		w.s.retain(tx, c, in, pathAgencyProfile, ret.cause)
-		ops := operationsOf(w.p.Store, w.partner, "profile")
+		ops := operationsOf(tx, w.partner, "profile")
 		require.Len(t, ops, 1)
 		opID = ops[0].OperationID
 	})

@@ -74,7 +74,7 @@ func (s *Service) bootstrap(tx *platform.Tx, c *call, in bootstrapInput) (*sdk.P
 	u.PartnerID = pt.ID
 	c.partner = pt
 	r := s.profileReceipt(c)
-	r.Profile, r.Member = profileView(pt), memberView(s.Store, pt, pt.Members[u.ID])
+	r.Profile, r.Member = profileView(pt), memberView(tx, pt, pt.Members[u.ID])
 	return r, nil
 }
 
@@ -229,7 +229,7 @@ func (s *Service) acceptInvite(tx *platform.Tx, c *call, in acceptInviteInput) (
 	u.PartnerID = pt.ID
 	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "accepted", c.now.UTC(), u.ID
 	r := s.profileReceipt(c)
-	r.Member = memberView(s.Store, pt, m)
+	r.Member = memberView(tx, pt, m)
 	return r, nil
 }
 
@@ -310,7 +310,7 @@ func (s *Service) assign(tx *platform.Tx, c *call, in assignInput) (*sdk.Profile
 	}
 	tx.AddMember(b, m.UserID, in.BusinessRole)
 	r := s.profileReceipt(c)
-	r.Member = memberView(s.Store, pt, m)
+	r.Member = memberView(tx, pt, m)
 	return r, nil
 }
 
@@ -339,7 +339,7 @@ func (s *Service) unassign(tx *platform.Tx, c *call, in unassignInput) (*sdk.Pro
 	}
 	tx.RemoveMember(b, m.UserID)
 	r := s.profileReceipt(c)
-	r.Member = memberView(s.Store, pt, m)
+	r.Member = memberView(tx, pt, m)
 	return r, nil
 }
 
@@ -454,7 +454,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 		if rc.Query("partnerId") != "" || rc.Principal.User.PartnerID != "" {
 			return nil, httpapi.Forbidden("current membership of agency " + rc.Query("partnerId") + " is required")
 		}
-		ops := operationsOf(rc.Store, rc.Principal.User.ID, "profile")
+		ops := operationsOf(rc.Tx, rc.Principal.User.ID, "profile")
 		if len(ops) == 0 {
 			return nil, httpapi.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
 		}
@@ -471,7 +471,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 	})
 	members := make([]sdk.Member, 0, len(ms))
 	for _, m := range ms {
-		members = append(members, *memberView(rc.Store, pt, m))
+		members = append(members, *memberView(rc.Tx, pt, m))
 	}
 	invites := []sdk.Invite{}
 	for i := len(pt.Invites) - 1; i >= 0 && len(invites) < agencyInvitesShown; i-- {
@@ -479,7 +479,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 	}
 	var ks []*store.APIKey
 	for _, m := range ms {
-		for _, k := range rc.Store.Keys.Owned(m.UserID) {
+		for _, k := range rc.Tx.Keys.Owned(m.UserID) {
 			if k.PartnerID == pt.ID {
 				ks = append(ks, k)
 			}
@@ -492,7 +492,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 	}
 	return &sdk.ProfileState{
 		Profile: profileView(pt), Role: sdk.Role(pt.Members[rc.Principal.User.ID].Role), Members: members,
-		Invites: invites, Keys: keys, Operations: operationsOf(rc.Store, pt.ID, "profile"),
+		Invites: invites, Keys: keys, Operations: operationsOf(rc.Tx, pt.ID, "profile"),
 	}, nil
 }
 
@@ -506,14 +506,14 @@ func profileView(pt *store.Partner) *sdk.Profile {
 }
 
 // memberView is a member with the client businesses they are assigned to.
-func memberView(st *store.Store, pt *store.Partner, m *store.PartnerMember) *sdk.Member {
+func memberView(tx *platform.Tx, pt *store.Partner, m *store.PartnerMember) *sdk.Member {
 	email := ""
-	if u, ok := st.Users.Get(m.UserID); ok {
+	if u, ok := tx.Users.Get(m.UserID); ok {
 		email = u.Email
 	}
 	assignments := []sdk.Assignment{}
-	for _, bid := range st.BusinessesOfPartner(pt.ID) {
-		if b, ok := st.Businesses.Get(bid); ok && b.Members[m.UserID] != "" {
+	for _, bid := range tx.BusinessesOfPartner(pt.ID) {
+		if b, ok := tx.Businesses.Get(bid); ok && b.Members[m.UserID] != "" {
 			assignments = append(assignments, sdk.Assignment{BusinessID: bid, BusinessRole: sdk.BusinessRole(b.Members[m.UserID])})
 		}
 	}
