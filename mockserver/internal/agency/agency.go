@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -49,25 +49,47 @@ const (
 
 // agencyCommand is one action of an agency resource.
 type agencyCommand struct {
-	// run decodes the body with rc.Decode before anything else (that is
-	// where the body is validated, see agencyPost), checks the command's
-	// guards, calls ready before it changes anything, then applies the
-	// command and returns its receipt. It runs with the request's context,
-	// or with one made for a retry of the retained command on the clock
-	// (see scheduleRetry).
-	run func(rc *httpapi.Ctx, cs *cmdState) (any, error)
+	// decode decodes the request's body into the command's input with
+	// rc.Decode, which is where the body is validated (see agencyPost).
+	decode func(rc *httpapi.Ctx) (input, error)
 	// idempotent commands refuse a request without Idempotency-Key.
 	idempotent bool
 	// scopes are needed beyond the route's.
 	scopes []string
 }
 
-// cmdState is what a running agency command knows beyond its request
-// context: the resource and action it runs, and the agency it acts for
-// once a guard resolved it (where a retained command is listed).
-type cmdState struct {
-	resource, action string
-	partner          *store.Partner
+// input is the decoded body of an agency command: a typed value that a
+// retained command keeps to run again. apply runs the command's operation
+// with it.
+type input interface {
+	apply(s *Service, tx *platform.Tx, c *call) (any, error)
+}
+
+// decoded is the decode of a command whose input is T.
+func decoded[T input](rc *httpapi.Ctx) (input, error) {
+	var in T
+	if err := rc.Decode(&in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// faults reports whether a simulated dependency (a fault target) fails, as
+// the API error a command returns; nil when it responds.
+type faults func(target string) *httpapi.Error
+
+// call is what an agency operation runs with besides its input: when, who
+// sent the command, how the dependencies respond, which command it is, and
+// the agency it acts for once a guard resolved it (where a retained
+// command is listed).
+type call struct {
+	now      time.Time
+	by       *httpapi.Principal
+	tenant   string // the tenant of by, whose clock and scoped faults apply
+	deps     faults
+	resource string
+	action   string
+	partner  *store.Partner
 }
 
 // errRetained is what ready returns when a dependency is unavailable: the
@@ -76,10 +98,10 @@ type errRetained struct{ cause *httpapi.Error }
 
 func (e *errRetained) Error() string { return "retained: " + e.cause.Error() }
 
-// ready is called by every command once its guards passed and before it
+// ready is called by every operation once its guards passed and before it
 // changes anything: a failing dependency retains the command.
-func ready(rc *httpapi.Ctx) error {
-	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
+func (c *call) ready() error {
+	if e := c.deps(httpapi.FaultTargetDependency); e != nil {
 		return &errRetained{cause: e}
 	}
 	return nil
@@ -87,14 +109,14 @@ func ready(rc *httpapi.Ctx) error {
 
 // header is what every receipt starts with: the action, a new receipt id
 // and when it was recorded.
-func (s *Service) header(rc *httpapi.Ctx, cs *cmdState) sdk.ReceiptHeader {
-	return sdk.ReceiptHeader{Action: cs.action, ReceiptID: s.IDs.UUID(), RecordedAt: rc.Now.UTC()}
+func (s *Service) header(c *call) sdk.ReceiptHeader {
+	return sdk.ReceiptHeader{Action: c.action, ReceiptID: s.IDs.UUID(), RecordedAt: c.now.UTC()}
 }
 
-// receipt is the answer of a command whose receipt has no wire type of its
-// own here: the header's members and the resource views in extra.
-func (s *Service) receipt(rc *httpapi.Ctx, cs *cmdState, extra map[string]any) map[string]any {
-	h := s.header(rc, cs)
+// receipt is the response to a command whose receipt has no wire type of
+// its own here: the header's members and the resource views in extra.
+func (s *Service) receipt(c *call, extra map[string]any) map[string]any {
+	h := s.header(c)
 	m := map[string]any{"action": h.Action, "receiptId": h.ReceiptID, "recordedAt": h.RecordedAt}
 	for k, v := range extra {
 		m[k] = v
@@ -103,14 +125,15 @@ func (s *Service) receipt(rc *httpapi.Ctx, cs *cmdState, extra map[string]any) m
 }
 
 // agencyPost is the handler of POST on an agency resource: it checks the
-// command (Idempotency-Key, schema, extra scopes) and runs it; a command
-// whose dependency is unavailable is retained and answered 503.
+// command (Idempotency-Key, schema, extra scopes), decodes its input and
+// runs its operation; a command whose dependency is unavailable is
+// retained and its response is 503.
 //
 // The body is validated against the route's schema once, by the command's
-// own rc.Decode: the action is read without validation to pick the
-// command, and a refusal here first validates the body, so a body that
-// fails validation answers that failure whatever else is wrong with the
-// request (but an over-long Idempotency-Key).
+// decode: the action is read without validation to pick the command, and a
+// refusal here first validates the body, so a body that fails validation
+// gets that failure whatever else is wrong with the request (but an
+// over-long Idempotency-Key).
 func (s *Service) agencyPost(resource string, cmds map[string]agencyCommand) func(rc *httpapi.Ctx) (any, error) {
 	return func(rc *httpapi.Ctx) (any, error) {
 		key := rc.Request.Header.Get("Idempotency-Key")
@@ -121,27 +144,34 @@ func (s *Service) agencyPost(resource string, cmds map[string]agencyCommand) fun
 			Action string `json:"action"`
 		}
 		_ = httpapi.DecodeLoose(rc.Body, &head) // an invalid body fails rc.Decode below
-		cmd, refusal := pick(rc, cmds, head.Action, key)
+		cmd, refusal := pick(rc.Principal, cmds, head.Action, key)
 		if refusal != nil {
 			if err := rc.Decode(nil); err != nil {
 				return nil, err
 			}
 			return nil, refusal
 		}
-		cs := &cmdState{resource: resource, action: head.Action}
-		v, err := cmd.run(rc, cs)
+		in, err := cmd.decode(rc)
+		if err != nil {
+			return nil, err
+		}
+		c := &call{
+			now: rc.Now, by: rc.Principal, tenant: rc.Tenant, deps: rc.DependencyFault,
+			resource: resource, action: head.Action,
+		}
+		v, err := in.apply(s, rc.Tx, c)
 		var ret *errRetained
 		if errors.As(err, &ret) {
-			return nil, s.retain(rc, cs, cmd, ret.cause)
+			return nil, s.retain(rc.Tx, c, in, rc.Request.URL.Path, ret.cause)
 		}
 		return v, err
 	}
 }
 
-// pick returns the command of action, or why the request may not run it:
-// an unknown action, a missing Idempotency-Key (key) on a command that
-// needs one, a scope the command needs beyond the route's.
-func pick(rc *httpapi.Ctx, cmds map[string]agencyCommand, action, key string) (agencyCommand, *httpapi.Error) {
+// pick returns the command of action, or why p may not run it: an unknown
+// action, a missing Idempotency-Key (key) on a command that needs one, a
+// scope the command needs beyond the route's.
+func pick(p *httpapi.Principal, cmds map[string]agencyCommand, action, key string) (agencyCommand, *httpapi.Error) {
 	cmd, ok := cmds[action]
 	if !ok {
 		return cmd, httpapi.InvalidField("/action", "unknown action %q", action)
@@ -151,35 +181,36 @@ func pick(rc *httpapi.Ctx, cmds map[string]agencyCommand, action, key string) (a
 			"the %s command needs a stable Idempotency-Key header (the same key on every retry of this command)", action)
 	}
 	for _, sc := range cmd.scopes {
-		if !rc.Principal.Has(sc) {
+		if !p.Has(sc) {
 			return cmd, httpapi.Forbidden(fmt.Sprintf("the %s command needs the scope %s", action, sc))
 		}
 	}
 	return cmd, nil
 }
 
-// retainedCmd is a retained command as its retries need it: the operation
-// that records it, the command, and what of its request it runs with again.
-type retainedCmd struct {
+// retainedCommand is a command retained while a dependency is unavailable:
+// the operation that records it, the command's typed input, who sent it,
+// and the path of its request, which dependency faults are matched on when
+// it runs again.
+type retainedCommand struct {
 	opID             string
-	cmd              agencyCommand
 	resource, action string
-	route            *httpapi.Route
-	principal        *httpapi.Principal
-	url              url.URL
-	body             []byte
+	in               input
+	by               *httpapi.Principal
+	tenant           string
+	path             string
 }
 
-// retain stores a command whose dependency is unavailable as a pending
-// operation, schedules its retry and returns the 503 answer naming it.
-func (s *Service) retain(rc *httpapi.Ctx, cs *cmdState, cmd agencyCommand, cause *httpapi.Error) *httpapi.Error {
-	op := rc.Store.AgencyOperations.Insert(&store.AgencyOperation{
-		Resource: cs.resource, Action: cs.action, Status: "pending", Attempts: 1, UpdatedAt: rc.Now.UTC(),
-	}, cs.operationOwner(rc.Principal), rc.Now)
-	s.scheduleRetry(&retainedCmd{
-		opID: op.ID, cmd: cmd, resource: cs.resource, action: cs.action,
-		route: rc.Route, principal: rc.Principal, url: *rc.Request.URL, body: rc.Body,
-	}, rc.Now)
+// retain stores the command of c with input in, whose dependency is
+// unavailable, as a pending operation, schedules its retry and returns the
+// 503 response naming it. path is the request's path.
+func (s *Service) retain(tx *platform.Tx, c *call, in input, path string, cause *httpapi.Error) *httpapi.Error {
+	op := tx.AgencyOperations.Insert(&store.AgencyOperation{
+		Resource: c.resource, Action: c.action, Status: "pending", Attempts: 1, UpdatedAt: c.now.UTC(),
+	}, c.operationOwner(), c.now)
+	s.scheduleRetry(&retainedCommand{
+		opID: op.ID, resource: c.resource, action: c.action, in: in, by: c.by, tenant: c.tenant, path: path,
+	}, c.now)
 	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
 		"a dependency is unavailable ("+cause.Message+"); the command was retained as operation "+op.ID+
 			" and is applied when the dependency returns: read the resource to see it")
@@ -188,56 +219,69 @@ func (s *Service) retain(rc *httpapi.Ctx, cs *cmdState, cmd agencyCommand, cause
 
 // operationOwner is where a retained operation is listed: the agency, or
 // the calling user before the agency exists.
-func (cs *cmdState) operationOwner(p *httpapi.Principal) string {
-	if cs.partner != nil {
-		return cs.partner.ID
+func (c *call) operationOwner() string {
+	if c.partner != nil {
+		return c.partner.ID
 	}
-	return p.User.ID
+	return c.by.User.ID
 }
 
-// scheduleRetry runs a retained command again every agencyRetryEvery until
-// its dependency answers; the outcome (applied with its receipt, or
-// rejected with the error its guards give then) is recorded on the
-// operation.
-func (s *Service) scheduleRetry(r *retainedCmd, from time.Time) {
-	s.Schedule(r.principal.Tenant, from.Add(agencyRetryEvery), func(now time.Time) {
-		op, ok := s.Store.AgencyOperations.Get(r.opID)
-		if !ok || op.Status != "pending" {
-			return
-		}
-		rc := s.httpapi.ScheduledCtx(r.route, r.principal, http.MethodPost, r.url, r.body, now)
-		cs := &cmdState{resource: r.resource, action: r.action}
-		op.Attempts++
-		op.UpdatedAt = now.UTC()
-		var v any
-		var err error
-		if r.principal.Key != nil && !r.principal.Key.Active {
-			err = httpapi.Unauthorized("the key that sent the command was revoked")
-		} else {
-			v, err = r.cmd.run(rc, cs)
-		}
-		var ret *errRetained
-		var apiErr *httpapi.Error
-		switch {
-		case errors.As(err, &ret):
+// scheduleRetry runs a retained command again agencyRetryEvery after from
+// on its tenant's clock (see runRetained).
+func (s *Service) scheduleRetry(r *retainedCommand, from time.Time) {
+	s.ScheduleTx(r.tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
+		if s.runRetained(tx, now, r) {
 			s.scheduleRetry(r, now)
-			return
-		case errors.As(err, &apiErr):
-			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", apiErr.Status, apiErr.Code, apiErr.Message
-		case err != nil:
-			op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, wire.CodeInternalError, err.Error()
-		default:
-			if rs, ok := v.(*httpapi.Respond); ok {
-				v = rs.Body
-			}
-			op.Status = "applied"
-			op.Result, _ = jsonview.EncodeJSON(v)
-		}
-		if owner := cs.operationOwner(r.principal); owner != op.Owner {
-			// A retained bootstrap is listed under the agency it created.
-			s.Store.AgencyOperations.Update(op, func(op *store.AgencyOperation) { op.Owner = owner })
 		}
 	})
+}
+
+// runRetained runs a retained command again at now and reports whether its
+// dependency is still unavailable (it is retried later). Otherwise the
+// outcome is recorded on its operation: applied with its receipt, or
+// rejected with the error its guards give now. A command whose operation
+// is no longer pending is not run.
+func (s *Service) runRetained(tx *platform.Tx, now time.Time, r *retainedCommand) (retry bool) {
+	op, ok := tx.AgencyOperations.Get(r.opID)
+	if !ok || op.Status != "pending" {
+		return false
+	}
+	c := &call{
+		now: now, by: r.by, tenant: r.tenant, resource: r.resource, action: r.action,
+		deps: func(target string) *httpapi.Error {
+			return s.httpapi.DependencyFaultAt(target, http.MethodPost, r.path, r.tenant)
+		},
+	}
+	op.Attempts++
+	op.UpdatedAt = now.UTC()
+	var v any
+	var err error
+	if r.by.Key != nil && !r.by.Key.Active {
+		err = httpapi.Unauthorized("the key that sent the command was revoked")
+	} else {
+		v, err = r.in.apply(s, tx, c)
+	}
+	var ret *errRetained
+	var apiErr *httpapi.Error
+	switch {
+	case errors.As(err, &ret):
+		return true
+	case errors.As(err, &apiErr):
+		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", apiErr.Status, apiErr.Code, apiErr.Message
+	case err != nil:
+		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, wire.CodeInternalError, err.Error()
+	default:
+		if rs, ok := v.(*httpapi.Respond); ok {
+			v = rs.Body
+		}
+		op.Status = "applied"
+		op.Result, _ = jsonview.EncodeJSON(v)
+	}
+	if owner := c.operationOwner(); owner != op.Owner {
+		// A retained bootstrap is listed under the agency it created.
+		tx.AgencyOperations.Update(op, func(op *store.AgencyOperation) { op.Owner = owner })
+	}
+	return false
 }
 
 // operationView is a retained command as reads show it.
@@ -254,28 +298,28 @@ func operationView(op *store.AgencyOperation) sdk.Operation {
 
 // operationsOf lists the latest retained commands of an agency (or user)
 // on one resource, newest first.
-func operationsOf(st *store.Store, owner, resource string) []sdk.Operation {
-	ops, _ := httpapi.ListPage(st.AgencyOperations, []string{owner}, httpapi.PageQuery{Limit: agencyOperationsShown},
+func operationsOf(tx *platform.Tx, owner, resource string) []sdk.Operation {
+	ops, _ := httpapi.ListPage(tx.AgencyOperations, []string{owner}, httpapi.PageQuery{Limit: agencyOperationsShown},
 		func(op *store.AgencyOperation) bool { return op.Resource == resource }, operationView)
 	return ops
 }
 
 // member resolves the agency a command acts for and checks that the
-// calling user is a current member with one of roles (any role when none
-// is given): 403 otherwise, also for an agency that does not exist.
-func (cs *cmdState) member(rc *httpapi.Ctx, partnerID string, roles ...string) (*store.Partner, error) {
-	pt, err := partnerMember(rc.Store, rc.Principal, partnerID, roles...)
+// sender is a current member with one of roles (any role when none is
+// given): 403 otherwise, also for an agency that does not exist.
+func (c *call) member(tx *platform.Tx, partnerID string, roles ...string) (*store.Partner, error) {
+	pt, err := partnerMember(tx, c.by, partnerID, roles...)
 	if err != nil {
 		return nil, err
 	}
-	cs.partner = pt
+	c.partner = pt
 	return pt, nil
 }
 
 // partnerMember returns agency partnerID when p's user is a current member
 // with one of roles (any role when none is given): 403 otherwise.
-func partnerMember(st *store.Store, p *httpapi.Principal, partnerID string, roles ...string) (*store.Partner, error) {
-	pt, ok := st.Partners.Get(partnerID)
+func partnerMember(tx *platform.Tx, p *httpapi.Principal, partnerID string, roles ...string) (*store.Partner, error) {
+	pt, ok := tx.Partners.Get(partnerID)
 	var m *store.PartnerMember
 	if ok {
 		m = pt.Members[p.User.ID]
@@ -290,13 +334,13 @@ func partnerMember(st *store.Store, p *httpapi.Principal, partnerID string, role
 }
 
 // requireClient checks that a business is a client of the agency and, for
-// an operator, that the operator is assigned to it: 403 otherwise.
-func requireClient(rc *httpapi.Ctx, pt *store.Partner, businessID string) (*store.Business, error) {
-	b, ok := rc.Store.Businesses.Get(businessID)
+// an operator (userID), that the operator is assigned to it: 403
+// otherwise.
+func requireClient(tx *platform.Tx, userID string, pt *store.Partner, businessID string) (*store.Business, error) {
+	b, ok := tx.Businesses.Get(businessID)
 	if !ok || b.PartnerID != pt.ID {
 		return nil, httpapi.Forbidden("business " + businessID + " is not a client of agency " + pt.ID)
 	}
-	userID := rc.Principal.User.ID
 	if pt.Members[userID].Role == store.PartnerRoleOperator {
 		if _, assigned := b.Members[userID]; !assigned {
 			return nil, httpapi.Forbidden("the operator is not assigned to business " + businessID)
@@ -370,7 +414,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 }
 
 // agencyRead starts every agency GET: a failing dependency is 503 (never an
-// empty answer), partnerId (default: the caller's agency) must be a uuid,
+// empty response), partnerId (default: the caller's agency) must be a uuid,
 // and the caller must be a current member. It returns the agency, or nil
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
@@ -390,7 +434,7 @@ func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
 		}
 		return nil, httpapi.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
 	}
-	pt, err := partnerMember(rc.Store, rc.Principal, pid)
+	pt, err := partnerMember(rc.Tx, rc.Principal, pid)
 	if err != nil {
 		if allowNonMember {
 			return nil, nil
@@ -418,7 +462,7 @@ func agencyPage[T store.Record, V any](rc *httpapi.Ctx, t *store.Table[T], owner
 	return items, more, nil
 }
 
-// getByID answers a ?id= read of one agency record: 400 without an id (the
+// getByID returns the record a ?id= read names: 400 without an id (the
 // pipeline refused a malformed one already), 404 for a record that is
 // absent or another agency's.
 func getByID[T store.Record](rc *httpapi.Ctx, t *store.Table[T], owner, what string) (T, error) {

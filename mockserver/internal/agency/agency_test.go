@@ -35,17 +35,16 @@ func requireInvalidBody(t *testing.T, err error) {
 	assert.Contains(t, apiErr.Message, "request body")
 }
 
-// agencyPost validates a command's body only through the command's own
-// rc.Decode, so every command must decode before it reads anything else: a
-// command run with nothing but a route and an invalid body (no store, no
-// principal, no server) must answer the body's failure.
+// agencyPost validates a command's body only through the command's
+// decode: a decode with nothing but a route and an invalid body (no store,
+// no principal, no server) must return the body's failure.
 func TestEveryCommandDecodesItsBodyFirst(t *testing.T) {
 	t.Parallel()
 	for schema, cmds := range commandsBySchema(&Service{}) {
 		for action, cmd := range cmds {
 			t.Run(action, func(t *testing.T) {
 				rc := &httpapi.Ctx{Route: &httpapi.Route{Schema: schema}, Body: []byte(`{"action":"` + action + `","unknownMember":1}`)}
-				_, err := cmd.run(rc, &cmdState{action: action})
+				_, err := cmd.decode(rc)
 				requireInvalidBody(t, err)
 			})
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -42,17 +43,17 @@ const (
 // enrollmentCommands are the commands of POST /v1/agency-enrollments.
 func (s *Service) enrollmentCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"start_self_service":  {run: s.enrollStartSelfService},
-		"finish_self_service": {run: s.enrollFinishSelfService},
-		"owner_save":          {run: s.enrollOwnerSave},
-		"create":              {run: s.enrollCreate, idempotent: true},
-		"save":                {run: s.enrollSave},
-		"preview":             {run: s.enrollPreview},
-		"enroll":              {run: s.enrollCommit, idempotent: true},
-		"claim_owner":         {run: s.enrollClaimOwner},
-		"approve_owner":       {run: s.enrollApproveOwner},
-		"rotate_owner_link":   {run: s.enrollRotateOwnerLink},
-		"revoke":              {run: s.enrollRevoke},
+		"start_self_service":  {decode: decoded[startSelfServiceInput]},
+		"finish_self_service": {decode: decoded[finishSelfServiceInput]},
+		"owner_save":          {decode: decoded[ownerSaveInput]},
+		"create":              {decode: decoded[sessionCreateInput], idempotent: true},
+		"save":                {decode: decoded[sessionSaveInput]},
+		"preview":             {decode: decoded[sessionPreviewInput]},
+		"enroll":              {decode: decoded[enrollInput], idempotent: true},
+		"claim_owner":         {decode: decoded[claimOwnerInput]},
+		"approve_owner":       {decode: decoded[approveOwnerInput]},
+		"rotate_owner_link":   {decode: decoded[rotateOwnerLinkInput]},
+		"revoke":              {decode: decoded[sessionRevokeInput]},
 	}
 }
 
@@ -63,14 +64,14 @@ type sessionRef struct {
 	ExpectedRevision string `json:"expectedRevision"`
 }
 
-// session resolves an agency-side enrollment command: the caller must be a
+// session resolves an agency-side enrollment command: the sender must be a
 // member with one of roles.
-func (cs *cmdState) session(rc *httpapi.Ctx, ref sessionRef, roles ...string) (*store.EnrollmentSession, error) {
-	pt, err := cs.member(rc, ref.PartnerID, roles...)
+func (c *call) session(tx *platform.Tx, ref sessionRef, roles ...string) (*store.EnrollmentSession, error) {
+	pt, err := c.member(tx, ref.PartnerID, roles...)
 	if err != nil {
 		return nil, err
 	}
-	sess, ok := rc.Store.Enrollments.Get(ref.SessionID)
+	sess, ok := tx.Enrollments.Get(ref.SessionID)
 	if !ok || sess.Owner != pt.ID {
 		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
 	}
@@ -79,20 +80,20 @@ func (cs *cmdState) session(rc *httpapi.Ctx, ref sessionRef, roles ...string) (*
 
 // anySession resolves an owner-side command's session without a
 // membership check (the owner is not an agency member).
-func (cs *cmdState) anySession(rc *httpapi.Ctx, ref sessionRef) (*store.EnrollmentSession, error) {
-	sess, ok := rc.Store.Enrollments.Get(ref.SessionID)
-	pt, found := rc.Store.Partners.Get(ref.PartnerID)
+func (c *call) anySession(tx *platform.Tx, ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, ok := tx.Enrollments.Get(ref.SessionID)
+	pt, found := tx.Partners.Get(ref.PartnerID)
 	if !ok || !found || sess.Owner != pt.ID {
 		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
 	}
-	cs.partner = pt
+	c.partner = pt
 	return sess, nil
 }
 
 // editableSession resolves an agency-side command (admin or operator) on a
 // session that may still change.
-func (cs *cmdState) editableSession(rc *httpapi.Ctx, ref sessionRef) (*store.EnrollmentSession, error) {
-	sess, err := cs.session(rc, ref, roleAdmin, roleOperator)
+func (c *call) editableSession(tx *platform.Tx, ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, err := c.session(tx, ref, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
@@ -102,42 +103,21 @@ func (cs *cmdState) editableSession(rc *httpapi.Ctx, ref sessionRef) (*store.Enr
 	return sess, nil
 }
 
-// plainSessionCmd decodes a command that only names a session, resolves
-// the session (editable, admin or operator) and checks dependencies.
-func (cs *cmdState) plainSessionCmd(rc *httpapi.Ctx) (*store.EnrollmentSession, error) {
-	_, sess, err := decodeSession(rc, cs.editableSession)
-	if err != nil {
-		return nil, err
-	}
-	return sess, ready(rc)
-}
-
-// decodeSession decodes a command that only names a session and resolves
-// the session with resolve.
-func decodeSession(rc *httpapi.Ctx, resolve func(*httpapi.Ctx, sessionRef) (*store.EnrollmentSession, error)) (sessionRef, *store.EnrollmentSession, error) {
-	var body sessionRef
-	if err := rc.Decode(&body); err != nil {
-		return body, nil, err
-	}
-	sess, err := resolve(rc, body)
-	return body, sess, err
-}
-
-// changed gives a changed session a new revision and answers the receipt
+// changed gives a changed session a new revision and returns the receipt
 // with the session.
-func (s *Service) changed(rc *httpapi.Ctx, cs *cmdState, sess *store.EnrollmentSession) map[string]any {
-	s.touch(rc.Now, sess)
-	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)})
+func (s *Service) changed(c *call, sess *store.EnrollmentSession) map[string]any {
+	s.touch(c.now, sess)
+	return s.receipt(c, map[string]any{"session": sessionView(sess)})
 }
 
 // ownerSession resolves a command only the session's claimed owner may
 // send.
-func (cs *cmdState) ownerSession(rc *httpapi.Ctx, ref sessionRef) (*store.EnrollmentSession, error) {
-	sess, err := cs.anySession(rc, ref)
+func (c *call) ownerSession(tx *platform.Tx, ref sessionRef) (*store.EnrollmentSession, error) {
+	sess, err := c.anySession(tx, ref)
 	if err != nil {
 		return nil, err
 	}
-	if sess.OwnerLink.Status != "claimed" || sess.OwnerLink.ClaimedBy != rc.Principal.User.ID {
+	if sess.OwnerLink.Status != "claimed" || sess.OwnerLink.ClaimedBy != c.by.User.ID {
 		return nil, httpapi.Forbidden("only the owner who claimed the session's owner link may do this")
 	}
 	return sess, nil
@@ -166,9 +146,11 @@ func sessionFingerprint(sess *store.EnrollmentSession) string {
 	return fingerprint(map[string]any{"offerVersionId": sess.OfferVersionID, "entries": sess.Entries})
 }
 
-// setEntries stores entries (facts in canonical form) and recomputes the
-// fingerprint; the session goes back to draft and loses its approval.
+// setEntries stores a copy of entries (facts in canonical form) and
+// recomputes the fingerprint; the session goes back to draft and loses its
+// approval.
 func setEntries(sess *store.EnrollmentSession, entries []store.EnrollmentEntry) {
+	entries = slices.Clone(entries)
 	for i := range entries {
 		entries[i].Facts = canonicalJSON(entries[i].Facts)
 	}
@@ -178,16 +160,16 @@ func setEntries(sess *store.EnrollmentSession, entries []store.EnrollmentEntry) 
 }
 
 // checkEntries checks the entries of create and save: existing businesses
-// are the agency's clients (and assigned to an operator), no business or
-// external reference twice.
-func checkEntries(rc *httpapi.Ctx, pt *store.Partner, entries []store.EnrollmentEntry) error {
+// are the agency's clients (and assigned to an operator userID), no
+// business or external reference twice.
+func checkEntries(tx *platform.Tx, userID string, pt *store.Partner, entries []store.EnrollmentEntry) error {
 	seen := map[string]bool{}
 	for i, e := range entries {
 		at := "/entries/" + strconv.Itoa(i)
 		key, path := "b:"+e.BusinessID, at+"/businessId"
 		if e.BusinessID == "" {
 			key, path = "r:"+e.NewClient.ExternalRef, at+"/newClient/externalRef"
-		} else if _, err := requireClient(rc, pt, e.BusinessID); err != nil {
+		} else if _, err := requireClient(tx, userID, pt, e.BusinessID); err != nil {
 			return err
 		}
 		if seen[key] {
@@ -199,110 +181,139 @@ func checkEntries(rc *httpapi.Ctx, pt *store.Partner, entries []store.Enrollment
 }
 
 // issueOwnerLink gives a session a new owner link and emails it to the
-// owner. The token is only in the email, never in an answer.
-func (s *Service) issueOwnerLink(rc *httpapi.Ctx, pt *store.Partner, sess *store.EnrollmentSession) {
+// owner. The token is only in the email, never in a response.
+func (s *Service) issueOwnerLink(c *call, pt *store.Partner, sess *store.EnrollmentSession) {
 	token := "own_" + s.IDs.Token(24)
-	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: rc.Now.UTC()}
+	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: c.now.UTC()}
 	link := appBaseURL + "/owner/enrollment?" + url.Values{"partnerId": {pt.ID}, "sessionId": {sess.ID}, "token": {token}}.Encode()
-	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
-		BusinessID: rc.Tenant, Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
+	s.SendOutbox(s.Store, c.now, store.OutboxMessage{
+		BusinessID: c.tenant, Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
 		Subject: pt.Brand.Name + " asks you to review your phone agent setup",
 		Body:    "Review and approve what " + pt.Brand.Name + " will set up for you: " + link,
 		Link:    link,
 	})
 }
 
-func (s *Service) enrollCreate(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID      string                  `json:"partnerId"`
-		OfferVersionID string                  `json:"offerVersionId"`
-		Entries        []store.EnrollmentEntry `json:"entries"`
-		OwnerEmail     string                  `json:"ownerEmail"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, err := cs.member(rc, body.PartnerID, roleAdmin, roleOperator)
+// sessionCreateInput is the input of create.
+type sessionCreateInput struct {
+	PartnerID      string                  `json:"partnerId"`
+	OfferVersionID string                  `json:"offerVersionId"`
+	Entries        []store.EnrollmentEntry `json:"entries"`
+	OwnerEmail     string                  `json:"ownerEmail"`
+}
+
+func (in sessionCreateInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.createSession(tx, c, in)
+}
+
+// createSession creates a draft enrollment session of an offer version
+// with entries (admin or operator), and with an ownerEmail issues the
+// owner link.
+func (s *Service) createSession(tx *platform.Tx, c *call, in sessionCreateInput) (map[string]any, error) {
+	pt, err := c.member(tx, in.PartnerID, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := offerVersionFor(rc.Store, body.OfferVersionID, pt.ID); err != nil {
+	if _, err := offerVersionFor(tx, in.OfferVersionID, pt.ID); err != nil {
 		return nil, err
 	}
-	if err := checkEntries(rc, pt, body.Entries); err != nil {
+	if err := checkEntries(tx, c.by.User.ID, pt, in.Entries); err != nil {
 		return nil, err
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	sess := &store.EnrollmentSession{
-		OfferVersionID: body.OfferVersionID, OwnerEmail: strings.ToLower(body.OwnerEmail),
-		CreatedBy: rc.Principal.User.ID, OwnerLink: store.OwnerLink{Status: "none"},
+		OfferVersionID: in.OfferVersionID, OwnerEmail: strings.ToLower(in.OwnerEmail),
+		CreatedBy: c.by.User.ID, OwnerLink: store.OwnerLink{Status: "none"},
 	}
-	setEntries(sess, body.Entries)
-	rc.Store.Enrollments.Insert(sess, pt.ID, rc.Now)
-	s.touch(rc.Now, sess)
+	setEntries(sess, in.Entries)
+	tx.Enrollments.Insert(sess, pt.ID, c.now)
+	s.touch(c.now, sess)
 	if sess.OwnerEmail != "" {
-		s.issueOwnerLink(rc, pt, sess)
+		s.issueOwnerLink(c, pt, sess)
 	}
-	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)}), nil
+	return s.receipt(c, map[string]any{"session": sessionView(sess)}), nil
 }
 
-func (s *Service) enrollSave(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		sessionRef
-		Entries []store.EnrollmentEntry `json:"entries"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cs.editableSession(rc, body.sessionRef)
+// sessionSaveInput is the input of save.
+type sessionSaveInput struct {
+	sessionRef
+	Entries []store.EnrollmentEntry `json:"entries"`
+}
+
+func (in sessionSaveInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.saveSession(tx, c, in)
+}
+
+// saveSession replaces the entries of an editable session at its
+// revision; the session goes back to draft.
+func (s *Service) saveSession(tx *platform.Tx, c *call, in sessionSaveInput) (map[string]any, error) {
+	sess, err := c.editableSession(tx, in.sessionRef)
 	if err != nil {
 		return nil, err
 	}
-	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+	if e := checkRevision(in.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if err := checkEntries(rc, cs.partner, body.Entries); err != nil {
+	if err := checkEntries(tx, c.by.User.ID, c.partner, in.Entries); err != nil {
 		return nil, err
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	setEntries(sess, body.Entries)
-	return s.changed(rc, cs, sess), nil
+	setEntries(sess, in.Entries)
+	return s.changed(c, sess), nil
 }
 
-func (s *Service) enrollPreview(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	sess, err := cs.plainSessionCmd(rc)
+// sessionPreviewInput is the input of preview.
+type sessionPreviewInput sessionRef
+
+func (in sessionPreviewInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.previewSession(tx, c, in)
+}
+
+// previewSession marks a draft session previewed and shows its
+// fingerprint and what enrolling each entry would do.
+func (s *Service) previewSession(tx *platform.Tx, c *call, in sessionPreviewInput) (map[string]any, error) {
+	sess, err := c.editableSession(tx, sessionRef(in))
 	if err != nil {
+		return nil, err
+	}
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	if sess.State == sessDraft {
 		sess.State = sessPreviewed
 	}
-	s.touch(rc.Now, sess)
+	s.touch(c.now, sess)
 	plan := make([]planItemJSON, len(sess.Entries))
 	for i, e := range sess.Entries {
-		p := classifyEntry(rc.Store, sess.Owner, e)
+		p := classifyEntry(tx, sess.Owner, e)
 		plan[i] = planItemJSON{
 			Entry: i, Action: p.action, BusinessID: httpapi.Strp(p.businessID),
 			ExternalRef: httpapi.Strp(p.externalRef), CurrentRevision: httpapi.Strp(p.current),
 			Conflict: httpapi.Strp(p.detail),
 		}
 	}
-	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
+	return s.receipt(c, map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
 }
 
-func (s *Service) enrollClaimOwner(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		sessionRef
-		Token string `json:"token"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cs.anySession(rc, body.sessionRef)
+// claimOwnerInput is the input of claim_owner.
+type claimOwnerInput struct {
+	sessionRef
+	Token string `json:"token"`
+}
+
+func (in claimOwnerInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.claimOwner(tx, c, in)
+}
+
+// claimOwner makes the sender the owner of an editable session whose owner
+// link token it holds; claiming again is a no-op for the same user and a
+// conflict for another.
+func (s *Service) claimOwner(tx *platform.Tx, c *call, in claimOwnerInput) (map[string]any, error) {
+	sess, err := c.anySession(tx, in.sessionRef)
 	if err != nil {
 		return nil, err
 	}
@@ -313,62 +324,76 @@ func (s *Service) enrollClaimOwner(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	if link.Status == "none" {
 		return nil, errState("the enrollment session has no owner link")
 	}
-	sum := sha256.Sum256([]byte(body.Token))
+	sum := sha256.Sum256([]byte(in.Token))
 	if subtle.ConstantTimeCompare(link.TokenHash[:], sum[:]) != 1 {
 		return nil, httpapi.Forbidden("the owner link token is not valid (it may have been rotated)")
 	}
 	if link.Status == "claimed" {
-		if link.ClaimedBy != rc.Principal.User.ID {
+		if link.ClaimedBy != c.by.User.ID {
 			return nil, errConflict("the owner link was already claimed by another user")
 		}
-		return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)}), nil
+		return s.receipt(c, map[string]any{"session": sessionView(sess)}), nil
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", rc.Principal.User.ID, rc.Now.UTC()
-	return s.changed(rc, cs, sess), nil
+	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", c.by.User.ID, c.now.UTC()
+	return s.changed(c, sess), nil
 }
 
 // approve records the owner's approval of the session's fingerprint.
-func (s *Service) approve(rc *httpapi.Ctx, cs *cmdState, sess *store.EnrollmentSession) map[string]any {
-	a := &store.OwnerApproval{ID: s.IDs.UUID(), Fingerprint: sess.Fingerprint, ApprovedBy: rc.Principal.User.ID, ApprovedAt: rc.Now.UTC()}
+func (s *Service) approve(c *call, sess *store.EnrollmentSession) map[string]any {
+	a := &store.OwnerApproval{ID: s.IDs.UUID(), Fingerprint: sess.Fingerprint, ApprovedBy: c.by.User.ID, ApprovedAt: c.now.UTC()}
 	sess.Approval = a
 	sess.ApprovalIDs = append(sess.ApprovalIDs, a.ID)
 	sess.State = sessApproved
-	s.touch(rc.Now, sess)
-	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess), "approvalId": a.ID})
+	s.touch(c.now, sess)
+	return s.receipt(c, map[string]any{"session": sessionView(sess), "approvalId": a.ID})
 }
 
-func (s *Service) enrollApproveOwner(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		sessionRef
-		Fingerprint string `json:"fingerprint"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cs.ownerSession(rc, body.sessionRef)
+// approveOwnerInput is the input of approve_owner.
+type approveOwnerInput struct {
+	sessionRef
+	Fingerprint string `json:"fingerprint"`
+}
+
+func (in approveOwnerInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.approveOwner(tx, c, in)
+}
+
+// approveOwner records the claimed owner's approval of exactly the
+// previewed content: the session at its revision, with its fingerprint.
+func (s *Service) approveOwner(tx *platform.Tx, c *call, in approveOwnerInput) (map[string]any, error) {
+	sess, err := c.ownerSession(tx, in.sessionRef)
 	if err != nil {
 		return nil, err
 	}
 	if sess.State != sessPreviewed {
 		return nil, errState("the enrollment session is %s; the owner approves a previewed session", sess.State)
 	}
-	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+	if e := checkRevision(in.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if e := checkFingerprint(body.Fingerprint, sess.Fingerprint); e != nil {
+	if e := checkFingerprint(in.Fingerprint, sess.Fingerprint); e != nil {
 		return nil, e
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	return s.approve(rc, cs, sess), nil
+	return s.approve(c, sess), nil
 }
 
-func (s *Service) enrollRotateOwnerLink(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	body, sess, err := decodeSession(rc, cs.editableSession)
+// rotateOwnerLinkInput is the input of rotate_owner_link.
+type rotateOwnerLinkInput sessionRef
+
+func (in rotateOwnerLinkInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.rotateOwnerLink(tx, c, in)
+}
+
+// rotateOwnerLink issues a new owner link (the old one stops working) and
+// drops the owner's approval.
+func (s *Service) rotateOwnerLink(tx *platform.Tx, c *call, in rotateOwnerLinkInput) (map[string]any, error) {
+	sess, err := c.editableSession(tx, sessionRef(in))
 	if err != nil {
 		return nil, err
 	}
@@ -378,70 +403,91 @@ func (s *Service) enrollRotateOwnerLink(rc *httpapi.Ctx, cs *cmdState) (any, err
 	case sess.OwnerEmail == "":
 		return nil, errState("the enrollment session has no ownerEmail to send an owner link to")
 	}
-	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+	if e := checkRevision(in.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	s.issueOwnerLink(rc, cs.partner, sess)
+	s.issueOwnerLink(c, c.partner, sess)
 	sess.Approval = nil
 	if sess.State == sessApproved {
 		sess.State = sessPreviewed
 	}
-	return s.changed(rc, cs, sess), nil
+	return s.changed(c, sess), nil
 }
 
-func (s *Service) enrollRevoke(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	sess, err := cs.plainSessionCmd(rc)
+// sessionRevokeInput is the input of revoke.
+type sessionRevokeInput sessionRef
+
+func (in sessionRevokeInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.revokeSession(tx, c, in)
+}
+
+// revokeSession revokes an editable session and its owner link.
+func (s *Service) revokeSession(tx *platform.Tx, c *call, in sessionRevokeInput) (map[string]any, error) {
+	sess, err := c.editableSession(tx, sessionRef(in))
 	if err != nil {
+		return nil, err
+	}
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	sess.State, sess.Approval = sessRevoked, nil
 	sess.OwnerLink.Status = "revoked"
-	return s.changed(rc, cs, sess), nil
+	return s.changed(c, sess), nil
 }
 
-func (s *Service) enrollStartSelfService(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		OfferVersionID string          `json:"offerVersionId"`
-		Name           string          `json:"name"`
-		Facts          json.RawMessage `json:"facts"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	v, err := offerVersionFor(rc.Store, body.OfferVersionID, "")
+// startSelfServiceInput is the input of start_self_service.
+type startSelfServiceInput struct {
+	OfferVersionID string          `json:"offerVersionId"`
+	Name           string          `json:"name"`
+	Facts          json.RawMessage `json:"facts"`
+}
+
+func (in startSelfServiceInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.startSelfService(tx, c, in)
+}
+
+// startSelfService starts a session an owner fills in alone: one new
+// client, the owner link claimed by the sender.
+func (s *Service) startSelfService(tx *platform.Tx, c *call, in startSelfServiceInput) (map[string]any, error) {
+	v, err := offerVersionFor(tx, in.OfferVersionID, "")
 	if err != nil {
 		return nil, err
 	}
-	pt, _ := rc.Store.Partners.Get(v.Owner)
-	cs.partner = pt
-	if err := ready(rc); err != nil {
+	pt, _ := tx.Partners.Get(v.Owner)
+	c.partner = pt
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	u := rc.Principal.User
-	sess := rc.Store.Enrollments.Insert(&store.EnrollmentSession{
+	u := c.by.User
+	sess := tx.Enrollments.Insert(&store.EnrollmentSession{
 		OfferVersionID: v.ID, SelfService: true, OwnerEmail: u.Email, CreatedBy: u.ID,
-		OwnerLink: store.OwnerLink{Status: "claimed", ClaimedBy: u.ID, ClaimedAt: rc.Now.UTC(), IssuedAt: rc.Now.UTC()},
-	}, pt.ID, rc.Now)
+		OwnerLink: store.OwnerLink{Status: "claimed", ClaimedBy: u.ID, ClaimedAt: c.now.UTC(), IssuedAt: c.now.UTC()},
+	}, pt.ID, c.now)
 	setEntries(sess, []store.EnrollmentEntry{{
-		NewClient: &store.NewClient{Name: body.Name, ExternalRef: "self-service:" + sess.ID, OwnerEmail: u.Email},
-		Facts:     body.Facts,
+		NewClient: &store.NewClient{Name: in.Name, ExternalRef: "self-service:" + sess.ID, OwnerEmail: u.Email},
+		Facts:     in.Facts,
 	}})
-	s.touch(rc.Now, sess)
-	return s.receipt(rc, cs, map[string]any{"session": sessionView(sess)}), nil
+	s.touch(c.now, sess)
+	return s.receipt(c, map[string]any{"session": sessionView(sess)}), nil
 }
 
-func (s *Service) enrollOwnerSave(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		sessionRef
-		Facts json.RawMessage `json:"facts"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cs.ownerSession(rc, body.sessionRef)
+// ownerSaveInput is the input of owner_save.
+type ownerSaveInput struct {
+	sessionRef
+	Facts json.RawMessage `json:"facts"`
+}
+
+func (in ownerSaveInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.ownerSave(tx, c, in)
+}
+
+// ownerSave replaces the facts of the one client of an editable session:
+// the claimed owner's command, at the session's revision.
+func (s *Service) ownerSave(tx *platform.Tx, c *call, in ownerSaveInput) (map[string]any, error) {
+	sess, err := c.ownerSession(tx, in.sessionRef)
 	if err != nil {
 		return nil, err
 	}
@@ -451,20 +497,29 @@ func (s *Service) enrollOwnerSave(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	case len(sess.Entries) != 1:
 		return nil, errState("owner_save changes the facts of a session with one client; this one has %d", len(sess.Entries))
 	}
-	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
+	if e := checkRevision(in.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	entries := slices.Clone(sess.Entries)
-	entries[0].Facts = body.Facts
+	entries[0].Facts = in.Facts
 	setEntries(sess, entries)
-	return s.changed(rc, cs, sess), nil
+	return s.changed(c, sess), nil
 }
 
-func (s *Service) enrollFinishSelfService(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	_, sess, err := decodeSession(rc, cs.ownerSession)
+// finishSelfServiceInput is the input of finish_self_service.
+type finishSelfServiceInput sessionRef
+
+func (in finishSelfServiceInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.finishSelfService(tx, c, in)
+}
+
+// finishSelfService records the owner's approval of a self-service
+// session's content, which needs no preview first.
+func (s *Service) finishSelfService(tx *platform.Tx, c *call, in finishSelfServiceInput) (map[string]any, error) {
+	sess, err := c.ownerSession(tx, sessionRef(in))
 	if err != nil {
 		return nil, err
 	}
@@ -474,78 +529,99 @@ func (s *Service) enrollFinishSelfService(rc *httpapi.Ctx, cs *cmdState) (any, e
 	case sess.State != sessDraft && sess.State != sessPreviewed:
 		return nil, errState("the enrollment session is %s", sess.State)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	return s.approve(rc, cs, sess), nil
+	return s.approve(c, sess), nil
 }
 
-func (s *Service) enrollCommit(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		sessionRef
-		Fingerprint string   `json:"fingerprint"`
-		ApprovalIDs []string `json:"approvalIds"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	sess, err := cs.session(rc, body.sessionRef, roleAdmin, roleOperator)
+// enrollInput is the input of enroll.
+type enrollInput struct {
+	sessionRef
+	Fingerprint string   `json:"fingerprint"`
+	ApprovalIDs []string `json:"approvalIds"`
+}
+
+func (in enrollInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.enroll(tx, c, in)
+}
+
+// enroll enrolls every entry of a session the owner approved (see
+// checkEnroll) and returns 202 with a receipt per client; clients waiting
+// for the voice provider are retried every agencyRetryEvery.
+func (s *Service) enroll(tx *platform.Tx, c *call, in enrollInput) (*httpapi.Respond, error) {
+	sess, v, err := s.checkEnroll(tx, c, in)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.ready(); err != nil {
+		return nil, err
+	}
+	sess.EnrolledBy, sess.EnrolledAt, sess.Receipts = c.by.User.ID, c.now.UTC(), nil
+	for i := range sess.Entries {
+		sess.Receipts = append(sess.Receipts, s.enrollEntry(tx, c, sess, v, i))
+	}
+	if s.settle(sess) {
+		s.scheduleWaiting(c.tenant, sess.ID, c.now)
+	}
+	s.touch(c.now, sess)
+	return &httpapi.Respond{Status: http.StatusAccepted, Body: s.receipt(c, map[string]any{
+		"session": sessionView(sess), "clients": receiptViews(sess.Receipts),
+	})}, nil
+}
+
+// checkEnroll is the guard of enroll: the sender is an admin or an
+// operator (assigned to every existing client of the session), the session
+// was previewed and not enrolled or revoked, is at its revision and
+// fingerprint, the owner approved that exact fingerprint and approvalIds
+// include that approval (and only approvals of this session), the offer is
+// not archived, and the care package's scope is held. It returns the
+// session and the offer version to enroll.
+func (s *Service) checkEnroll(tx *platform.Tx, c *call, in enrollInput) (*store.EnrollmentSession, *store.OfferVersion, error) {
+	sess, err := c.session(tx, in.sessionRef, roleAdmin, roleOperator)
+	if err != nil {
+		return nil, nil, err
 	}
 	switch sess.State {
 	case sessDraft:
-		return nil, errState("the enrollment session was changed since its preview: preview it (and have the owner approve it) first")
+		return nil, nil, errState("the enrollment session was changed since its preview: preview it (and have the owner approve it) first")
 	case sessEnrolling, sessEnrolled, sessRevoked:
-		return nil, errNotEditable(sess)
+		return nil, nil, errNotEditable(sess)
 	}
-	if e := checkRevision(body.ExpectedRevision, sess.Revision); e != nil {
-		return nil, e
+	if e := checkRevision(in.ExpectedRevision, sess.Revision); e != nil {
+		return nil, nil, e
 	}
-	if e := checkFingerprint(body.Fingerprint, sess.Fingerprint); e != nil {
-		return nil, e
+	if e := checkFingerprint(in.Fingerprint, sess.Fingerprint); e != nil {
+		return nil, nil, e
 	}
 	if sess.Approval == nil || sess.Approval.Fingerprint != sess.Fingerprint {
-		return nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
+		return nil, nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
 			"the owner has not approved fingerprint "+sess.Fingerprint+" of this session")
 	}
-	if !slices.Contains(body.ApprovalIDs, sess.Approval.ID) {
-		return nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
+	if !slices.Contains(in.ApprovalIDs, sess.Approval.ID) {
+		return nil, nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
 			"approvalIds must include the owner's approval "+sess.Approval.ID+" of this exact fingerprint")
 	}
-	for i, id := range body.ApprovalIDs {
+	for i, id := range in.ApprovalIDs {
 		if !slices.Contains(sess.ApprovalIDs, id) {
-			return nil, httpapi.InvalidField("/approvalIds/"+strconv.Itoa(i), "%s is not an approval of this session", id)
+			return nil, nil, httpapi.InvalidField("/approvalIds/"+strconv.Itoa(i), "%s is not an approval of this session", id)
 		}
 	}
-	v, err := offerVersionFor(rc.Store, sess.OfferVersionID, sess.Owner)
+	v, err := offerVersionFor(tx, sess.OfferVersionID, sess.Owner)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, care := versionPackage(v, "care"); care && !rc.Principal.Has(wire.ScopeSMSWrite) {
-		return nil, httpapi.Forbidden("the offer includes the care package, which needs the scope " + wire.ScopeSMSWrite)
+	if _, care := versionPackage(v, "care"); care && !c.by.Has(wire.ScopeSMSWrite) {
+		return nil, nil, httpapi.Forbidden("the offer includes the care package, which needs the scope " + wire.ScopeSMSWrite)
 	}
 	for _, e := range sess.Entries {
 		if e.BusinessID != "" {
-			if _, err := requireClient(rc, cs.partner, e.BusinessID); err != nil {
-				return nil, err
+			if _, err := requireClient(tx, c.by.User.ID, c.partner, e.BusinessID); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
-	if err := ready(rc); err != nil {
-		return nil, err
-	}
-	sess.EnrolledBy, sess.EnrolledAt, sess.Receipts = rc.Principal.User.ID, rc.Now.UTC(), nil
-	for i := range sess.Entries {
-		sess.Receipts = append(sess.Receipts, s.enrollEntry(rc, sess, v, i))
-	}
-	if s.settle(sess) {
-		s.scheduleWaiting(rc.Tenant, sess.ID, rc.Now)
-	}
-	s.touch(rc.Now, sess)
-	return &httpapi.Respond{Status: http.StatusAccepted, Body: s.receipt(rc, cs, map[string]any{
-		"session": sessionView(sess), "clients": receiptViews(sess.Receipts),
-	})}, nil
+	return sess, v, nil
 }
 
 // planItemJSON is what enroll would do with one entry, as the preview's
@@ -571,36 +647,45 @@ func (s *Service) settle(sess *store.EnrollmentSession) (waiting bool) {
 }
 
 // scheduleWaiting retries the waiting clients of a session every
-// agencyRetryEvery of tenant's clock until none waits.
+// agencyRetryEvery of tenant's clock until none waits (see retryWaiting).
 func (s *Service) scheduleWaiting(tenant, sessID string, from time.Time) {
-	s.Schedule(tenant, from.Add(agencyRetryEvery), func(now time.Time) {
-		sess, ok := s.Store.Enrollments.Get(sessID)
-		if !ok || sess.State != sessEnrolling {
-			return
-		}
-		v, ok := s.Store.OfferVersions.Get(sess.OfferVersionID)
-		if !ok {
-			return
-		}
-		// The voice provider's faults are matched as on the enroll.
-		rc := s.httpapi.ScheduledCtx(nil, nil, http.MethodPost, url.URL{Path: pathAgencyEnrollments}, nil, now)
-		changed := false
-		for i, r := range sess.Receipts {
-			if r.State != clientWaiting {
-				continue
-			}
-			nr := s.enrollEntry(rc, sess, v, r.Entry)
-			nr.Attempts = r.Attempts + 1
-			sess.Receipts[i] = nr
-			changed = changed || nr.State != clientWaiting
-		}
-		if s.settle(sess) {
+	s.ScheduleTx(tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
+		if s.retryWaiting(tx, now, tenant, sessID) {
 			s.scheduleWaiting(tenant, sessID, now)
 		}
-		if changed {
-			sess.Revision, sess.UpdatedAt = s.IDs.UUID(), now.UTC()
-		}
 	})
+}
+
+// retryWaiting enrolls again at now the waiting clients of an enrolling
+// session of tenant, and reports whether some still wait. The voice
+// provider's faults are matched as on the enroll's request.
+func (s *Service) retryWaiting(tx *platform.Tx, now time.Time, tenant, sessID string) (waiting bool) {
+	sess, ok := tx.Enrollments.Get(sessID)
+	if !ok || sess.State != sessEnrolling {
+		return false
+	}
+	v, ok := tx.OfferVersions.Get(sess.OfferVersionID)
+	if !ok {
+		return false
+	}
+	c := &call{now: now, tenant: tenant, deps: func(target string) *httpapi.Error {
+		return s.httpapi.DependencyFaultAt(target, http.MethodPost, pathAgencyEnrollments, tenant)
+	}}
+	changed := false
+	for i, r := range sess.Receipts {
+		if r.State != clientWaiting {
+			continue
+		}
+		nr := s.enrollEntry(tx, c, sess, v, r.Entry)
+		nr.Attempts = r.Attempts + 1
+		sess.Receipts[i] = nr
+		changed = changed || nr.State != clientWaiting
+	}
+	waiting = s.settle(sess)
+	if changed {
+		s.touch(now, sess)
+	}
+	return waiting
 }
 
 // entryPlan is what enrolling one entry does.
@@ -617,14 +702,14 @@ type entryPlan struct {
 
 // classifyEntry decides what enrolling an entry does, without doing it:
 // the preview's plan and the enroll's receipts come from it.
-func classifyEntry(st *store.Store, partnerID string, e store.EnrollmentEntry) entryPlan {
+func classifyEntry(tx *platform.Tx, partnerID string, e store.EnrollmentEntry) entryPlan {
 	expected := ""
 	if e.ExpectedRevision != nil {
 		expected = *e.ExpectedRevision
 	}
 	if e.BusinessID != "" {
 		p := entryPlan{businessID: e.BusinessID}
-		if inst := st.InstallationByBusiness[e.BusinessID]; inst != nil {
+		if inst := tx.InstallationByBusiness[e.BusinessID]; inst != nil {
 			p.inst, p.current = inst, inst.FactsRevision
 		}
 		switch {
@@ -641,7 +726,7 @@ func classifyEntry(st *store.Store, partnerID string, e store.EnrollmentEntry) e
 		return p
 	}
 	p := entryPlan{action: "create_client", externalRef: e.NewClient.ExternalRef}
-	if existing := st.ClientsByRef[partnerID+"\x00"+p.externalRef]; existing != "" {
+	if existing := tx.ClientsByRef[partnerID+"\x00"+p.externalRef]; existing != "" {
 		p.action, p.reason, p.existing = clientConflict, wire.CodeReconciliationRequired, existing
 		p.detail = "a client with externalRef " + p.externalRef + " exists (business " + existing + "): enroll it by businessId"
 	} else if expected != "" {
@@ -660,14 +745,15 @@ func orNone(rev string) string {
 }
 
 // enrollEntry enrolls one entry of a session and returns its receipt: a
-// new client is provisioned (business linked to the agency, intake agent,
-// number) unless the voice provider is unavailable (waiting); an existing
-// client is installed, or gets a pending update when its facts changed;
-// stale revisions and known external references are conflicts.
-func (s *Service) enrollEntry(rc *httpapi.Ctx, sess *store.EnrollmentSession, v *store.OfferVersion, i int) *store.ClientReceipt {
-	st, now := rc.Store, rc.Now
+// new client is provisioned (business linked to the agency and in its
+// tenant, intake agent, number) unless the voice provider is unavailable
+// (waiting); an existing client is installed, or gets a pending update
+// when its facts changed; stale revisions and known external references
+// are conflicts.
+func (s *Service) enrollEntry(tx *platform.Tx, c *call, sess *store.EnrollmentSession, v *store.OfferVersion, i int) *store.ClientReceipt {
+	now := c.now
 	e := sess.Entries[i]
-	p := classifyEntry(st, sess.Owner, e)
+	p := classifyEntry(tx, sess.Owner, e)
 	r := &store.ClientReceipt{
 		Entry: i, BusinessID: p.businessID, ExternalRef: p.externalRef, ExistingBusinessID: p.existing,
 		Reason: p.reason, Detail: p.detail, Attempts: 1, UpdatedAt: now.UTC(),
@@ -681,31 +767,31 @@ func (s *Service) enrollEntry(rc *httpapi.Ctx, sess *store.EnrollmentSession, v 
 		u := s.addFactsUpdate(now, p.inst, e.Facts)
 		r.State, r.InstallationID, r.UpdateID = clientUpdated, p.inst.ID, u.ID
 	case "install":
-		b, _ := st.Businesses.Get(p.businessID)
-		r.State, r.InstallationID = clientEnrolled, s.newInstallation(st, now, sess, v, b, intakeAgentOf(st, b.ID), e.Facts).ID
+		b, _ := tx.Businesses.Get(p.businessID)
+		r.State, r.InstallationID = clientEnrolled, s.newInstallation(tx, now, sess, v, b, intakeAgentOf(tx, b.ID), e.Facts).ID
 	default: // create_client
-		if f := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); f != nil {
+		if f := c.deps(httpapi.FaultTargetVoiceProvider); f != nil {
 			r.State, r.Reason = clientWaiting, "dependency_unavailable"
 			r.Detail = "the voice provider is unavailable (" + f.Message + "); the client is provisioned when it returns"
 			return r
 		}
-		pr := s.identity.Provision(st, now, identity.ProvisionSpec{
-			BusinessName: e.NewClient.Name, Email: s.clientOwnerEmail(st, sess, e), PartnerID: sess.Owner, NoCredentials: true,
-			Tenant: rc.Tenant,
+		pr := s.identity.Provision(s.Store, now, identity.ProvisionSpec{
+			BusinessName: e.NewClient.Name, Email: clientOwnerEmail(tx, sess, e), PartnerID: sess.Owner, NoCredentials: true,
+			Tenant: c.tenant,
 		})
-		st.ClientsByRef[sess.Owner+"\x00"+p.externalRef] = pr.Business.ID
+		tx.ClientsByRef[sess.Owner+"\x00"+p.externalRef] = pr.Business.ID
 		if _, member := pr.Business.Members[sess.EnrolledBy]; !member {
-			st.AddMember(pr.Business, sess.EnrolledBy, store.RoleAdmin)
+			tx.AddMember(pr.Business, sess.EnrolledBy, store.RoleAdmin)
 		}
 		r.State, r.BusinessID = clientEnrolled, pr.Business.ID
-		r.InstallationID = s.newInstallation(st, now, sess, v, pr.Business, pr.Agent, e.Facts).ID
+		r.InstallationID = s.newInstallation(tx, now, sess, v, pr.Business, pr.Agent, e.Facts).ID
 	}
 	return r
 }
 
 // clientOwnerEmail is who owns a new client: the entry's ownerEmail, else
 // the session's, else the owner who claimed the link, else the enroller.
-func (s *Service) clientOwnerEmail(st *store.Store, sess *store.EnrollmentSession, e store.EnrollmentEntry) string {
+func clientOwnerEmail(tx *platform.Tx, sess *store.EnrollmentSession, e store.EnrollmentEntry) string {
 	if e.NewClient.OwnerEmail != "" {
 		return e.NewClient.OwnerEmail
 	}
@@ -713,7 +799,7 @@ func (s *Service) clientOwnerEmail(st *store.Store, sess *store.EnrollmentSessio
 		return sess.OwnerEmail
 	}
 	for _, id := range []string{sess.OwnerLink.ClaimedBy, sess.EnrolledBy} {
-		if u, ok := st.Users.Get(id); ok {
+		if u, ok := tx.Users.Get(id); ok {
 			return u.Email
 		}
 	}
@@ -721,8 +807,8 @@ func (s *Service) clientOwnerEmail(st *store.Store, sess *store.EnrollmentSessio
 }
 
 // intakeAgentOf returns a business's intake agent (else its oldest agent).
-func intakeAgentOf(st *store.Store, businessID string) *store.Agent {
-	agents := st.Agents.Owned(businessID)
+func intakeAgentOf(tx *platform.Tx, businessID string) *store.Agent {
+	agents := tx.Agents.Owned(businessID)
 	for _, a := range agents {
 		if a.Intake {
 			return a
@@ -745,14 +831,14 @@ func (s *Service) getAgencyEnrollments(rc *httpapi.Ctx) (any, error) {
 	}
 	if id := rc.Query("id"); id != "" {
 		if pt != nil {
-			sess, err := getByID(rc, rc.Store.Enrollments, pt.ID, "enrollment session")
+			sess, err := getByID(rc, rc.Tx.Enrollments, pt.ID, "enrollment session")
 			if err != nil {
 				return nil, err
 			}
 			return sessionView(sess), nil
 		}
 		if uuid.Validate(id) == nil {
-			if sess, ok := rc.Store.Enrollments.Get(id); ok && sess.OwnerLink.Status == "claimed" &&
+			if sess, ok := rc.Tx.Enrollments.Get(id); ok && sess.OwnerLink.Status == "claimed" &&
 				sess.OwnerLink.ClaimedBy == rc.Principal.User.ID && (rc.Query("partnerId") == "" || rc.Query("partnerId") == sess.Owner) {
 				return sessionView(sess), nil
 			}
@@ -762,11 +848,11 @@ func (s *Service) getAgencyEnrollments(rc *httpapi.Ctx) (any, error) {
 		_, err := agencyRead(rc, false)
 		return nil, err
 	}
-	sessions, more, err := agencyPage(rc, rc.Store.Enrollments, pt.ID, agencySessionPage, sessionView)
+	sessions, more, err := agencyPage(rc, rc.Tx.Enrollments, pt.ID, agencySessionPage, sessionView)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"sessions": sessions, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "enrollments")}, nil
+	return map[string]any{"sessions": sessions, "has_more": more, "operations": operationsOf(rc.Tx, pt.ID, "enrollments")}, nil
 }
 
 // sessionJSON is an enrollment session as reads and receipts show it, its

@@ -14,6 +14,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -80,9 +81,10 @@ func covered(f map[string]json.RawMessage, part, yes, no string) (bool, string) 
 	return false, no
 }
 
-// installationCommands are the commands of POST /v1/agency-installations.
-func (s *Service) installationCommands() map[string]agencyCommand {
-	route := installStep{name: "routeReceipt", label: "route receipt",
+// routeStep and handoffStep are the two reviewed steps of an installation:
+// the handoff is reviewed once the route receipt is approved.
+var (
+	routeStep = &installStep{name: "routeReceipt", label: "route receipt",
 		step: func(i *store.Installation) *store.InstallStep { return &i.Route }, content: routeContent,
 		onApprove: func(i *store.Installation) {
 			if i.Handoff.State == stepBlocked {
@@ -90,7 +92,7 @@ func (s *Service) installationCommands() map[string]agencyCommand {
 			}
 			i.State = instAwaitingHandoff
 		}}
-	handoff := installStep{name: "handoff", label: "handoff",
+	handoffStep = &installStep{name: "handoff", label: "handoff",
 		step: func(i *store.Installation) *store.InstallStep { return &i.Handoff }, content: handoffContent,
 		requires: func(i *store.Installation) *httpapi.Error {
 			if i.Route.State != stepApproved {
@@ -99,13 +101,17 @@ func (s *Service) installationCommands() map[string]agencyCommand {
 			return nil
 		},
 		onApprove: func(i *store.Installation) { i.State = instLive }}
+)
+
+// installationCommands are the commands of POST /v1/agency-installations.
+func (s *Service) installationCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"preview_route_receipt": {run: s.previewStep(route)},
-		"approve_route_receipt": {run: s.approveStep(route)},
-		"preview_handoff":       {run: s.previewStep(handoff)},
-		"approve_handoff":       {run: s.approveStep(handoff)},
-		"resolve_update":        {run: s.instResolveUpdate},
-		"run_scenarios":         {run: s.instRunScenarios, scopes: []string{wire.ScopeEvalsWrite}},
+		"preview_route_receipt": {decode: decodeStep(routeStep, false)},
+		"approve_route_receipt": {decode: decodeStep(routeStep, true)},
+		"preview_handoff":       {decode: decodeStep(handoffStep, false)},
+		"approve_handoff":       {decode: decodeStep(handoffStep, true)},
+		"resolve_update":        {decode: decoded[resolveUpdateInput]},
+		"run_scenarios":         {decode: decoded[runScenariosInput], scopes: []string{wire.ScopeEvalsWrite}},
 	}
 }
 
@@ -119,31 +125,22 @@ type installRef struct {
 
 // installation resolves an installation command: an admin, or an operator
 // assigned to the client; the expectedRevision guard.
-func (cs *cmdState) installation(rc *httpapi.Ctx, ref installRef) (*store.Installation, error) {
-	pt, err := cs.member(rc, ref.PartnerID, roleAdmin, roleOperator)
+func (c *call) installation(tx *platform.Tx, ref installRef) (*store.Installation, error) {
+	pt, err := c.member(tx, ref.PartnerID, roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
-	inst, ok := rc.Store.Installations.Get(ref.InstallationID)
+	inst, ok := tx.Installations.Get(ref.InstallationID)
 	if !ok || inst.Owner != pt.ID {
 		return nil, httpapi.NotFound("installation not found: " + ref.InstallationID)
 	}
-	if _, err := requireClient(rc, pt, inst.BusinessID); err != nil {
+	if _, err := requireClient(tx, c.by.User.ID, pt, inst.BusinessID); err != nil {
 		return nil, err
 	}
 	if e := checkRevision(ref.ExpectedRevision, inst.Revision); e != nil {
 		return nil, e
 	}
 	return inst, nil
-}
-
-// installationCmd decodes a command into body, which embeds ref, and
-// resolves its installation.
-func (cs *cmdState) installationCmd(rc *httpapi.Ctx, body any, ref *installRef) (*store.Installation, error) {
-	if err := rc.Decode(body); err != nil {
-		return nil, err
-	}
-	return cs.installation(rc, *ref)
 }
 
 // bump gives an installation a new revision (64 hex) after a change.
@@ -155,77 +152,111 @@ func (s *Service) bump(inst *store.Installation, now time.Time) {
 type installStep struct {
 	name, label string
 	step        func(*store.Installation) *store.InstallStep
-	content     func(*store.Store, *store.Installation) any
+	content     func(*platform.Tx, *store.Installation) any
 	requires    func(*store.Installation) *httpapi.Error
 	onApprove   func(*store.Installation)
 }
 
+// stepInput is the input of a command on a reviewed step: the step it
+// reviews and the command's body.
+type stepInput struct {
+	installRef
+	step *installStep
+}
+
+// decodeStep is the decode of the commands on step: preview, or approve
+// with approve set.
+func decodeStep(step *installStep, approve bool) func(rc *httpapi.Ctx) (input, error) {
+	return func(rc *httpapi.Ctx) (input, error) {
+		var ref installRef
+		if err := rc.Decode(&ref); err != nil {
+			return nil, err
+		}
+		if approve {
+			return approveStepInput{installRef: ref, step: step}, nil
+		}
+		return previewStepInput{installRef: ref, step: step}, nil
+	}
+}
+
+// previewStepInput is the input of preview_route_receipt and
+// preview_handoff.
+type previewStepInput stepInput
+
+func (in previewStepInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.previewStep(tx, c, in)
+}
+
 // previewStep computes a step's content and fingerprint (an optional
 // fingerprint in the command must match it) and marks the step previewed.
-func (s *Service) previewStep(spec installStep) func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	return func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-		var body installRef
-		inst, err := cs.installationCmd(rc, &body, &body)
-		if err != nil {
-			return nil, err
-		}
-		if spec.requires != nil {
-			if e := spec.requires(inst); e != nil {
-				return nil, e
-			}
-		}
-		step := spec.step(inst)
-		if step.State == stepApproved {
-			return nil, errState("the %s is already approved", spec.label)
-		}
-		content := spec.content(rc.Store, inst)
-		fp := fingerprint(content)
-		if body.Fingerprint != "" {
-			if e := checkFingerprint(body.Fingerprint, fp); e != nil {
-				return nil, e
-			}
-		}
-		if err := ready(rc); err != nil {
-			return nil, err
-		}
-		raw, _ := json.Marshal(content)
-		step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, rc.Now.UTC()
-		s.bump(inst, rc.Now)
-		return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst), "fingerprint": fp}), nil
+func (s *Service) previewStep(tx *platform.Tx, c *call, in previewStepInput) (map[string]any, error) {
+	spec := in.step
+	inst, err := c.installation(tx, in.installRef)
+	if err != nil {
+		return nil, err
 	}
+	if spec.requires != nil {
+		if e := spec.requires(inst); e != nil {
+			return nil, e
+		}
+	}
+	step := spec.step(inst)
+	if step.State == stepApproved {
+		return nil, errState("the %s is already approved", spec.label)
+	}
+	content := spec.content(tx, inst)
+	fp := fingerprint(content)
+	if in.Fingerprint != "" {
+		if e := checkFingerprint(in.Fingerprint, fp); e != nil {
+			return nil, e
+		}
+	}
+	if err := c.ready(); err != nil {
+		return nil, err
+	}
+	raw, _ := json.Marshal(content)
+	step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, c.now.UTC()
+	s.bump(inst, c.now)
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "fingerprint": fp}), nil
+}
+
+// approveStepInput is the input of approve_route_receipt and
+// approve_handoff.
+type approveStepInput stepInput
+
+func (in approveStepInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.approveStep(tx, c, in)
 }
 
 // approveStep approves exactly what was previewed: the step must be
 // previewed, an optional fingerprint must be the previewed one, and the
 // content must not have changed since.
-func (s *Service) approveStep(spec installStep) func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	return func(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-		var body installRef
-		inst, err := cs.installationCmd(rc, &body, &body)
-		if err != nil {
-			return nil, err
-		}
-		step := spec.step(inst)
-		if step.State != stepPreviewed {
-			return nil, errState("the %s is %s; preview it, then approve what was previewed", spec.label, step.State)
-		}
-		if body.Fingerprint != "" {
-			if e := checkFingerprint(body.Fingerprint, step.Fingerprint); e != nil {
-				return nil, e
-			}
-		}
-		if now := fingerprint(spec.content(rc.Store, inst)); now != step.Fingerprint {
-			return nil, httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
-				"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
-		}
-		if err := ready(rc); err != nil {
-			return nil, err
-		}
-		step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, rc.Now.UTC(), rc.Principal.User.ID
-		spec.onApprove(inst)
-		s.bump(inst, rc.Now)
-		return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst)}), nil
+func (s *Service) approveStep(tx *platform.Tx, c *call, in approveStepInput) (map[string]any, error) {
+	spec := in.step
+	inst, err := c.installation(tx, in.installRef)
+	if err != nil {
+		return nil, err
 	}
+	step := spec.step(inst)
+	if step.State != stepPreviewed {
+		return nil, errState("the %s is %s; preview it, then approve what was previewed", spec.label, step.State)
+	}
+	if in.Fingerprint != "" {
+		if e := checkFingerprint(in.Fingerprint, step.Fingerprint); e != nil {
+			return nil, e
+		}
+	}
+	if now := fingerprint(spec.content(tx, inst)); now != step.Fingerprint {
+		return nil, httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
+			"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
+	}
+	if err := c.ready(); err != nil {
+		return nil, err
+	}
+	step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, c.now.UTC(), c.by.User.ID
+	spec.onApprove(inst)
+	s.bump(inst, c.now)
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst)}), nil
 }
 
 // choiceValues are the values a choice of an update kind may take.
@@ -234,46 +265,56 @@ var choiceValues = map[string][]string{
 	updateCareLaunch:  {"queue", "hold"},
 }
 
-func (s *Service) instResolveUpdate(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		installRef
-		UpdateID string         `json:"updateId"`
-		Choices  map[string]any `json:"choices"`
-	}
-	inst, err := cs.installationCmd(rc, &body, &body.installRef)
+// resolveUpdateInput is the input of resolve_update.
+type resolveUpdateInput struct {
+	installRef
+	UpdateID string         `json:"updateId"`
+	Choices  map[string]any `json:"choices"`
+}
+
+func (in resolveUpdateInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.resolveUpdate(tx, c, in)
+}
+
+// resolveUpdate resolves a pending update with a choice for each of its
+// parts, at the update's fingerprint: a facts change applies the parts
+// chosen "apply", a care launch queues or holds the care package (which
+// needs the scope sms:write).
+func (s *Service) resolveUpdate(tx *platform.Tx, c *call, in resolveUpdateInput) (map[string]any, error) {
+	inst, err := c.installation(tx, in.installRef)
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(inst.Updates, func(u *store.PendingUpdate) bool { return u.ID == body.UpdateID })
+	i := slices.IndexFunc(inst.Updates, func(u *store.PendingUpdate) bool { return u.ID == in.UpdateID })
 	if i < 0 {
-		return nil, httpapi.NotFound("update not found: " + body.UpdateID)
+		return nil, httpapi.NotFound("update not found: " + in.UpdateID)
 	}
 	u := inst.Updates[i]
 	if u.State != stepPending {
 		return nil, errState("the update is already %s", u.State)
 	}
-	if e := checkFingerprint(body.Fingerprint, u.Fingerprint); e != nil {
+	if e := checkFingerprint(in.Fingerprint, u.Fingerprint); e != nil {
 		return nil, e
 	}
-	choices, apiErr := checkChoices(u, body.Choices)
+	choices, apiErr := checkChoices(u, in.Choices)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	if u.Kind == updateCareLaunch && !rc.Principal.Has(wire.ScopeSMSWrite) {
+	if u.Kind == updateCareLaunch && !c.by.Has(wire.ScopeSMSWrite) {
 		return nil, httpapi.Forbidden("launching the care package needs the scope " + wire.ScopeSMSWrite)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	switch u.Kind {
 	case updateCareLaunch:
-		inst.Care.State, inst.Care.DecidedAt = map[string]string{"queue": "queued", "hold": "held"}[choices["launch"]], rc.Now.UTC()
+		inst.Care.State, inst.Care.DecidedAt = map[string]string{"queue": "queued", "hold": "held"}[choices["launch"]], c.now.UTC()
 	default:
-		s.applyFactsChange(rc.Store, rc.Now, inst, u, choices)
+		s.applyFactsChange(tx, c.now, inst, u, choices)
 	}
-	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, rc.Now.UTC(), rc.Principal.User.ID
-	s.bump(inst, rc.Now)
-	return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst), "update": updateView(u)}), nil
+	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, c.now.UTC(), c.by.User.ID
+	s.bump(inst, c.now)
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "update": updateView(u)}), nil
 }
 
 // checkChoices checks that choices names every part of the update, and
@@ -302,7 +343,7 @@ func checkChoices(u *store.PendingUpdate, choices map[string]any) (map[string]st
 // applyFactsChange applies the parts chosen "apply" to the installation's
 // facts; a changed route part sends the route receipt and handoff back to
 // review.
-func (s *Service) applyFactsChange(st *store.Store, now time.Time, inst *store.Installation, u *store.PendingUpdate, choices map[string]string) {
+func (s *Service) applyFactsChange(tx *platform.Tx, now time.Time, inst *store.Installation, u *store.PendingUpdate, choices map[string]string) {
 	cur, next := factsParts(inst.Facts), factsParts(u.Proposed)
 	var applied []string
 	for _, p := range u.Parts {
@@ -322,7 +363,7 @@ func (s *Service) applyFactsChange(st *store.Store, now time.Time, inst *store.I
 	raw, _ := json.Marshal(cur)
 	inst.Facts = canonicalJSON(raw)
 	inst.FactsRevision = fingerprint(inst.Facts)
-	s.applyFactsToAgent(st, now, inst.AgentID, inst.Facts)
+	s.applyFactsToAgent(tx, now, inst.AgentID, inst.Facts)
 	if slices.ContainsFunc(applied, func(p string) bool { return slices.Contains(routeParts, p) }) {
 		inst.Route = store.InstallStep{State: stepPending}
 		inst.Handoff = store.InstallStep{State: stepBlocked}
@@ -330,16 +371,25 @@ func (s *Service) applyFactsChange(st *store.Store, now time.Time, inst *store.I
 	}
 }
 
-func (s *Service) instRunScenarios(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		installRef
-		Scenarios []string `json:"scenarios"`
-	}
-	inst, err := cs.installationCmd(rc, &body, &body.installRef)
+// runScenariosInput is the input of run_scenarios.
+type runScenariosInput struct {
+	installRef
+	Scenarios []string `json:"scenarios"`
+}
+
+func (in runScenariosInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.runScenarios(tx, c, in)
+}
+
+// runScenarios runs test scenarios (every known one when none is named)
+// against a client's facts and keeps the latest agencyScenarioRunsKept
+// runs on the installation.
+func (s *Service) runScenarios(tx *platform.Tx, c *call, in runScenariosInput) (map[string]any, error) {
+	inst, err := c.installation(tx, in.installRef)
 	if err != nil {
 		return nil, err
 	}
-	names := body.Scenarios
+	names := in.Scenarios
 	if len(names) == 0 {
 		names = slices.Sorted(maps.Keys(scenarios))
 	}
@@ -349,11 +399,11 @@ func (s *Service) instRunScenarios(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 				n, strings.Join(slices.Sorted(maps.Keys(scenarios)), ", "))
 		}
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	facts := factsParts(inst.Facts)
-	run := &store.ScenarioRun{ID: s.IDs.UUID(), RanAt: rc.Now.UTC(), RanBy: rc.Principal.User.ID}
+	run := &store.ScenarioRun{ID: s.IDs.UUID(), RanAt: c.now.UTC(), RanBy: c.by.User.ID}
 	for _, n := range names {
 		ok, detail := scenarios[n](facts)
 		run.Results = append(run.Results, store.ScenarioResult{Scenario: n, Passed: ok, Detail: detail})
@@ -362,23 +412,23 @@ func (s *Service) instRunScenarios(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	if len(inst.Scenarios) > agencyScenarioRunsKept {
 		inst.Scenarios = inst.Scenarios[len(inst.Scenarios)-agencyScenarioRunsKept:]
 	}
-	s.bump(inst, rc.Now)
-	return s.receipt(rc, cs, map[string]any{"installation": installationView(rc.Store, inst), "scenarioRun": scenarioRunView(run)}), nil
+	s.bump(inst, c.now)
+	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "scenarioRun": scenarioRunView(run)}), nil
 }
 
 // newInstallation installs a client of an enrollment: route receipt to
 // review, handoff blocked until then, the facts on the client's agent, and
 // with the care package a draft campaign and its launch as a pending
 // update.
-func (s *Service) newInstallation(st *store.Store, now time.Time, sess *store.EnrollmentSession, v *store.OfferVersion, b *store.Business, a *store.Agent, facts json.RawMessage) *store.Installation {
-	inst := st.Installations.Insert(&store.Installation{
+func (s *Service) newInstallation(tx *platform.Tx, now time.Time, sess *store.EnrollmentSession, v *store.OfferVersion, b *store.Business, a *store.Agent, facts json.RawMessage) *store.Installation {
+	inst := tx.Installations.Insert(&store.Installation{
 		BusinessID: b.ID, SessionID: sess.ID, OfferVersionID: v.ID, State: instAwaitingRoute,
 		Facts: facts, FactsRevision: fingerprint(facts),
 		Route: store.InstallStep{State: stepPending}, Handoff: store.InstallStep{State: stepBlocked},
 	}, sess.Owner, now)
 	if a != nil {
 		inst.AgentID = a.ID
-		s.applyFactsToAgent(st, now, a.ID, facts)
+		s.applyFactsToAgent(tx, now, a.ID, facts)
 	}
 	if pkg, ok := versionPackage(v, "care"); ok {
 		inst.Care = &store.CarePackage{State: "draft", Version: pkg.Version, Variant: pkg.Variant, PreparedAt: now.UTC()}
@@ -386,7 +436,7 @@ func (s *Service) newInstallation(st *store.Store, now time.Time, sess *store.En
 		s.addUpdate(now, inst, updateCareLaunch, []string{"launch"}, proposed)
 	}
 	s.bump(inst, now)
-	st.InstallationByBusiness[b.ID] = inst
+	tx.InstallationByBusiness[b.ID] = inst
 	return inst
 }
 
@@ -434,8 +484,8 @@ func factsParts(facts json.RawMessage) map[string]json.RawMessage {
 // applyFactsToAgent writes a client's facts into its agent's inbound prompt
 // (and transfer settings from a transfer fallback) and syncs the assistant
 // at the voice provider.
-func (s *Service) applyFactsToAgent(st *store.Store, now time.Time, agentID string, facts json.RawMessage) {
-	a, ok := st.Agents.Get(agentID)
+func (s *Service) applyFactsToAgent(tx *platform.Tx, now time.Time, agentID string, facts json.RawMessage) {
+	a, ok := tx.Agents.Get(agentID)
 	if !ok {
 		return
 	}
@@ -457,7 +507,7 @@ func (s *Service) applyFactsToAgent(st *store.Store, now time.Time, agentID stri
 	}
 	_ = json.Unmarshal(facts, &f)
 	name := a.Name
-	if b, ok := st.Businesses.Get(a.Owner); ok {
+	if b, ok := tx.Businesses.Get(a.Owner); ok {
 		name = b.Name
 	}
 	var p strings.Builder
@@ -473,13 +523,13 @@ func (s *Service) applyFactsToAgent(st *store.Store, now time.Time, agentID stri
 	for _, q := range f.Faqs {
 		p.WriteString("\nQ: " + q.Question + " A: " + q.Answer)
 	}
-	st.Agents.Update(a, func(a *store.Agent) {
+	tx.Agents.Update(a, func(a *store.Agent) {
 		a.InboundPrompt, a.UpdatedAt = p.String(), now.UTC()
 		if f.Fallback != nil && f.Fallback.Mode == "transfer" && f.Fallback.Phone != "" {
 			a.TransferEnabled, a.TransferPhoneNumber = true, f.Fallback.Phone
 		}
 	})
-	s.telephony.SyncAssistant(st, a)
+	s.telephony.SyncAssistant(s.Store, a)
 }
 
 // routeContentJSON is what a route receipt shows and fingerprints (the
@@ -496,11 +546,11 @@ type routeContentJSON struct {
 }
 
 // routeContent is what a route receipt shows and fingerprints.
-func routeContent(st *store.Store, inst *store.Installation) any {
+func routeContent(tx *platform.Tx, inst *store.Installation) any {
 	f := factsParts(inst.Facts)
 	return &routeContentJSON{
 		InstallationID: inst.ID, BusinessID: inst.BusinessID, AgentID: inst.AgentID,
-		PhoneNumber: agentPhone(st, inst.AgentID), Routing: f["routing"], Fallback: f["fallback"],
+		PhoneNumber: agentPhone(tx, inst.AgentID), Routing: f["routing"], Fallback: f["fallback"],
 		IntakeCoverage: f["intakeCoverage"],
 	}
 }
@@ -522,21 +572,21 @@ type handoffContentJSON struct {
 }
 
 // handoffContent is what a handoff shows and fingerprints.
-func handoffContent(st *store.Store, inst *store.Installation) any {
+func handoffContent(tx *platform.Tx, inst *store.Installation) any {
 	ownerID, ownerEmail := "", ""
-	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
+	if b, ok := tx.Businesses.Get(inst.BusinessID); ok {
 		ownerID = b.OwnerUserID
-		if u, ok := st.Users.Get(ownerID); ok {
+		if u, ok := tx.Users.Get(ownerID); ok {
 			ownerEmail = u.Email
 		}
 	}
 	var packages []store.OfferPackage
-	if v, ok := st.OfferVersions.Get(inst.OfferVersionID); ok {
+	if v, ok := tx.OfferVersions.Get(inst.OfferVersionID); ok {
 		packages = v.Packages
 	}
 	return &handoffContentJSON{
 		InstallationID: inst.ID, BusinessID: inst.BusinessID, OwnerUserID: ownerID, OwnerEmail: ownerEmail,
-		AgentID: inst.AgentID, PhoneNumber: agentPhone(st, inst.AgentID), OfferVersionID: inst.OfferVersionID,
+		AgentID: inst.AgentID, PhoneNumber: agentPhone(tx, inst.AgentID), OfferVersionID: inst.OfferVersionID,
 		Packages: packages, RouteReceiptFingerprint: inst.Route.Fingerprint, CarePackage: careView(inst.Care),
 		Reporting: factsParts(inst.Facts)["reporting"],
 	}
@@ -544,8 +594,8 @@ func handoffContent(st *store.Store, inst *store.Installation) any {
 
 // agentPhone is the phone number of an agent, nil (null) when it has none
 // (or there is no agent).
-func agentPhone(st *store.Store, agentID string) *string {
-	if a, ok := st.Agents.Get(agentID); ok {
+func agentPhone(tx *platform.Tx, agentID string) *string {
+	if a, ok := tx.Agents.Get(agentID); ok {
 		return httpapi.Strp(a.PhoneNumber)
 	}
 	return nil
@@ -559,19 +609,19 @@ func (s *Service) getAgencyInstallations(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	view := func(inst *store.Installation) *installationJSON { return installationView(rc.Store, inst) }
+	view := func(inst *store.Installation) *installationJSON { return installationView(rc.Tx, inst) }
 	if rc.Query("id") != "" {
-		inst, err := getByID(rc, rc.Store.Installations, pt.ID, "installation")
+		inst, err := getByID(rc, rc.Tx.Installations, pt.ID, "installation")
 		if err != nil {
 			return nil, err
 		}
 		return view(inst), nil
 	}
-	items, more, err := agencyPage(rc, rc.Store.Installations, pt.ID, agencyInstallationPage, view)
+	items, more, err := agencyPage(rc, rc.Tx.Installations, pt.ID, agencyInstallationPage, view)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"installations": items, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "installations")}, nil
+	return map[string]any{"installations": items, "has_more": more, "operations": operationsOf(rc.Tx, pt.ID, "installations")}, nil
 }
 
 // installationJSON is an installation as reads and receipts show it, its
@@ -600,9 +650,9 @@ type installationJSON struct {
 }
 
 // installationView is an installation as reads and receipts show it.
-func installationView(st *store.Store, inst *store.Installation) *installationJSON {
+func installationView(tx *platform.Tx, inst *store.Installation) *installationJSON {
 	name := ""
-	if b, ok := st.Businesses.Get(inst.BusinessID); ok {
+	if b, ok := tx.Businesses.Get(inst.BusinessID); ok {
 		name = b.Name
 	}
 	updates := make([]updateJSON, 0, min(len(inst.Updates), agencyUpdatesShown))
@@ -621,7 +671,7 @@ func installationView(st *store.Store, inst *store.Installation) *installationJS
 	}
 	return &installationJSON{
 		InstallationID: inst.ID, PartnerID: inst.Owner, BusinessID: inst.BusinessID, BusinessName: name,
-		AgentID: httpapi.Strp(inst.AgentID), PhoneNumber: agentPhone(st, inst.AgentID), SessionID: inst.SessionID,
+		AgentID: httpapi.Strp(inst.AgentID), PhoneNumber: agentPhone(tx, inst.AgentID), SessionID: inst.SessionID,
 		OfferVersionID: inst.OfferVersionID, State: inst.State, Revision: inst.Revision,
 		FactsRevision: inst.FactsRevision, Facts: inst.Facts,
 		RouteReceipt: stepView(inst.Route), Handoff: stepView(inst.Handoff),

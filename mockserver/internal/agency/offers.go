@@ -7,6 +7,7 @@ import (
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -21,10 +22,10 @@ const (
 // offerCommands are the commands of POST /v1/agency-offers.
 func (s *Service) offerCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"save":    {run: s.offerSave},
-		"preview": {run: s.offerPreview},
-		"publish": {run: s.offerPublish},
-		"archive": {run: s.offerArchive},
+		"save":    {decode: decoded[offerSaveInput]},
+		"preview": {decode: decoded[offerPreviewInput]},
+		"publish": {decode: decoded[offerPublishInput]},
+		"archive": {decode: decoded[offerArchiveInput]},
 	}
 }
 
@@ -36,12 +37,12 @@ type offerRef struct {
 }
 
 // offer resolves an offer command's agency (with one of roles) and offer.
-func (cs *cmdState) offer(rc *httpapi.Ctx, ref offerRef, roles ...string) (*store.Offer, error) {
-	pt, err := cs.member(rc, ref.PartnerID, roles...)
+func (c *call) offer(tx *platform.Tx, ref offerRef, roles ...string) (*store.Offer, error) {
+	pt, err := c.member(tx, ref.PartnerID, roles...)
 	if err != nil {
 		return nil, err
 	}
-	o, ok := rc.Store.Offers.Get(ref.OfferID)
+	o, ok := tx.Offers.Get(ref.OfferID)
 	if !ok || o.Owner != pt.ID {
 		return nil, httpapi.NotFound("offer not found: " + ref.OfferID)
 	}
@@ -50,8 +51,8 @@ func (cs *cmdState) offer(rc *httpapi.Ctx, ref offerRef, roles ...string) (*stor
 
 // liveOffer resolves an offer that is not archived, at the command's
 // expectedRevision.
-func (cs *cmdState) liveOffer(rc *httpapi.Ctx, ref offerRef, roles ...string) (*store.Offer, error) {
-	o, err := cs.offer(rc, ref, roles...)
+func (c *call) liveOffer(tx *platform.Tx, ref offerRef, roles ...string) (*store.Offer, error) {
+	o, err := c.offer(tx, ref, roles...)
 	if err != nil {
 		return nil, err
 	}
@@ -64,125 +65,146 @@ func (cs *cmdState) liveOffer(rc *httpapi.Ctx, ref offerRef, roles ...string) (*
 	return o, nil
 }
 
-func (s *Service) offerSave(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		offerRef
-		Draft json.RawMessage `json:"draft"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
+// offerSaveInput is the input of save: a new offer without offerId.
+type offerSaveInput struct {
+	offerRef
+	Draft json.RawMessage `json:"draft"`
+}
+
+func (in offerSaveInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.saveOffer(tx, c, in)
+}
+
+// saveOffer saves a draft as a new offer, or as the new draft of an offer
+// that is not archived (at its expectedRevision): the offer is drafted.
+func (s *Service) saveOffer(tx *platform.Tx, c *call, in offerSaveInput) (map[string]any, error) {
 	var o *store.Offer
-	if body.OfferID == "" {
-		if body.ExpectedRevision != "" {
+	if in.OfferID == "" {
+		if in.ExpectedRevision != "" {
 			return nil, httpapi.InvalidField("/expectedRevision", "is only sent with offerId (to save an existing offer)")
 		}
-		if _, err := cs.member(rc, body.PartnerID, roleAdmin, roleOperator); err != nil {
+		if _, err := c.member(tx, in.PartnerID, roleAdmin, roleOperator); err != nil {
 			return nil, err
 		}
 	} else {
-		if body.ExpectedRevision == "" {
+		if in.ExpectedRevision == "" {
 			return nil, httpapi.InvalidField("/expectedRevision", "is required with offerId")
 		}
 		var err error
-		if o, err = cs.liveOffer(rc, body.offerRef, roleAdmin, roleOperator); err != nil {
+		if o, err = c.liveOffer(tx, in.offerRef, roleAdmin, roleOperator); err != nil {
 			return nil, err
 		}
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	if o == nil {
-		o = rc.Store.Offers.Insert(&store.Offer{}, cs.partner.ID, rc.Now)
+		o = tx.Offers.Insert(&store.Offer{}, c.partner.ID, c.now)
 	}
 	var head struct {
 		Name string `json:"name"`
 	}
-	_ = json.Unmarshal(body.Draft, &head)
-	o.Draft, o.Name, o.Fingerprint = canonicalJSON(body.Draft), head.Name, fingerprint(body.Draft)
-	o.State, o.Revision, o.UpdatedAt = offerDrafted, s.IDs.UUID(), rc.Now.UTC()
-	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o)}), nil
+	_ = json.Unmarshal(in.Draft, &head)
+	o.Draft, o.Name, o.Fingerprint = canonicalJSON(in.Draft), head.Name, fingerprint(in.Draft)
+	o.State, o.Revision, o.UpdatedAt = offerDrafted, s.IDs.UUID(), c.now.UTC()
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o)}), nil
 }
 
-func (s *Service) offerPreview(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body offerRef
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	o, err := cs.offer(rc, body, roleAdmin, roleOperator)
+// offerPreviewInput is the input of preview.
+type offerPreviewInput offerRef
+
+func (in offerPreviewInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.previewOffer(tx, c, in)
+}
+
+// previewOffer marks a drafted (or previewed) offer previewed and shows
+// the fingerprint a publish must name.
+func (s *Service) previewOffer(tx *platform.Tx, c *call, in offerPreviewInput) (map[string]any, error) {
+	o, err := c.offer(tx, offerRef(in), roleAdmin, roleOperator)
 	if err != nil {
 		return nil, err
 	}
 	if o.State != offerDrafted && o.State != offerPreviewed {
 		return nil, errState("the offer is %s; save a new draft to preview it again", o.State)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	o.State, o.Revision, o.UpdatedAt, o.PreviewedAt = offerPreviewed, s.IDs.UUID(), rc.Now.UTC(), rc.Now.UTC()
-	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o), "fingerprint": o.Fingerprint}), nil
+	o.State, o.Revision, o.UpdatedAt, o.PreviewedAt = offerPreviewed, s.IDs.UUID(), c.now.UTC(), c.now.UTC()
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o), "fingerprint": o.Fingerprint}), nil
 }
 
-func (s *Service) offerPublish(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		offerRef
-		Fingerprint string `json:"fingerprint"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	o, err := cs.offer(rc, body.offerRef, roleAdmin)
+// offerPublishInput is the input of publish.
+type offerPublishInput struct {
+	offerRef
+	Fingerprint string `json:"fingerprint"`
+}
+
+func (in offerPublishInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.publishOffer(tx, c, in)
+}
+
+// publishOffer publishes exactly what was previewed as a new offer
+// version: an admin's command on a previewed offer, at its revision and
+// with its fingerprint.
+func (s *Service) publishOffer(tx *platform.Tx, c *call, in offerPublishInput) (map[string]any, error) {
+	o, err := c.offer(tx, in.offerRef, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
 	if o.State != offerPreviewed {
 		return nil, errState("the offer is %s; only a previewed offer is published", o.State)
 	}
-	if e := checkRevision(body.ExpectedRevision, o.Revision); e != nil {
+	if e := checkRevision(in.ExpectedRevision, o.Revision); e != nil {
 		return nil, e
 	}
-	if e := checkFingerprint(body.Fingerprint, o.Fingerprint); e != nil {
+	if e := checkFingerprint(in.Fingerprint, o.Fingerprint); e != nil {
 		return nil, e
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	var draft struct {
 		Packages []store.OfferPackage `json:"packages"`
 	}
 	_ = json.Unmarshal(o.Draft, &draft)
-	v := rc.Store.OfferVersions.Insert(&store.OfferVersion{OfferID: o.ID, Draft: o.Draft, Fingerprint: o.Fingerprint, Packages: draft.Packages},
-		o.Owner, rc.Now)
+	v := tx.OfferVersions.Insert(&store.OfferVersion{OfferID: o.ID, Draft: o.Draft, Fingerprint: o.Fingerprint, Packages: draft.Packages},
+		o.Owner, c.now)
 	o.Versions = append(o.Versions, v.ID)
-	o.State, o.Revision, o.UpdatedAt, o.PublishedAt = offerPublished, s.IDs.UUID(), rc.Now.UTC(), rc.Now.UTC()
-	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o), "offerVersion": offerVersionView(v)}), nil
+	o.State, o.Revision, o.UpdatedAt, o.PublishedAt = offerPublished, s.IDs.UUID(), c.now.UTC(), c.now.UTC()
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o), "offerVersion": offerVersionView(v)}), nil
 }
 
-func (s *Service) offerArchive(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body offerRef
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	o, err := cs.liveOffer(rc, body, roleAdmin)
+// offerArchiveInput is the input of archive.
+type offerArchiveInput offerRef
+
+func (in offerArchiveInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.archiveOffer(tx, c, in)
+}
+
+// archiveOffer archives an offer: an admin's command; its versions are no
+// longer enrolled.
+func (s *Service) archiveOffer(tx *platform.Tx, c *call, in offerArchiveInput) (map[string]any, error) {
+	o, err := c.liveOffer(tx, offerRef(in), roleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	o.State, o.Revision, o.UpdatedAt, o.ArchivedAt = offerArchived, s.IDs.UUID(), rc.Now.UTC(), rc.Now.UTC()
-	return s.receipt(rc, cs, map[string]any{"offer": offerView(rc.Store, o)}), nil
+	o.State, o.Revision, o.UpdatedAt, o.ArchivedAt = offerArchived, s.IDs.UUID(), c.now.UTC(), c.now.UTC()
+	return s.receipt(c, map[string]any{"offer": offerView(tx, o)}), nil
 }
 
 // offerVersionFor resolves a published offer version for an enrollment:
 // 404 when unknown (or, with partnerID set, another agency's), 409 when its
 // offer was archived.
-func offerVersionFor(st *store.Store, id, partnerID string) (*store.OfferVersion, error) {
-	v, ok := st.OfferVersions.Get(id)
+func offerVersionFor(tx *platform.Tx, id, partnerID string) (*store.OfferVersion, error) {
+	v, ok := tx.OfferVersions.Get(id)
 	if !ok || (partnerID != "" && v.Owner != partnerID) {
 		return nil, httpapi.NotFound("offer version not found: " + id)
 	}
-	if o, ok := st.Offers.Get(v.OfferID); ok && o.State == offerArchived {
+	if o, ok := tx.Offers.Get(v.OfferID); ok && o.State == offerArchived {
 		return nil, errState("the offer of version %s is archived", id)
 	}
 	return v, nil
@@ -206,19 +228,19 @@ func (s *Service) getAgencyOffers(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if rc.Query("id") != "" {
-		o, err := getByID(rc, rc.Store.Offers, pt.ID, "offer")
+		o, err := getByID(rc, rc.Tx.Offers, pt.ID, "offer")
 		if err != nil {
 			return nil, err
 		}
-		return offerView(rc.Store, o), nil
+		return offerView(rc.Tx, o), nil
 	}
-	offers, more, err := agencyPage(rc, rc.Store.Offers, pt.ID, agencyOfferPage, func(o *store.Offer) *offerJSON {
-		return offerView(rc.Store, o)
+	offers, more, err := agencyPage(rc, rc.Tx.Offers, pt.ID, agencyOfferPage, func(o *store.Offer) *offerJSON {
+		return offerView(rc.Tx, o)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"offers": offers, "has_more": more, "operations": operationsOf(rc.Store, pt.ID, "offers")}, nil
+	return map[string]any{"offers": offers, "has_more": more, "operations": operationsOf(rc.Tx, pt.ID, "offers")}, nil
 }
 
 // offerJSON is an offer as reads and receipts show it, its members in the
@@ -241,10 +263,10 @@ type offerJSON struct {
 }
 
 // offerView is an offer with its latest published versions.
-func offerView(st *store.Store, o *store.Offer) *offerJSON {
+func offerView(tx *platform.Tx, o *store.Offer) *offerJSON {
 	versions := make([]*sdk.OfferVersion, 0, min(len(o.Versions), agencyVersionsShown))
 	for i := len(o.Versions) - 1; i >= 0 && len(versions) < agencyVersionsShown; i-- {
-		if v, ok := st.OfferVersions.Get(o.Versions[i]); ok {
+		if v, ok := tx.OfferVersions.Get(o.Versions[i]); ok {
 			versions = append(versions, offerVersionView(v))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -24,102 +25,118 @@ const (
 // profileCommands are the commands of POST /v1/agency-profile.
 func (s *Service) profileCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"bootstrap":     {run: s.profileBootstrap},
-		"update":        {run: s.profileUpdate},
-		"invite":        {run: s.profileInvite},
-		"accept_invite": {run: s.profileAcceptInvite},
-		"revoke_invite": {run: s.profileRevokeInvite},
-		"assign":        {run: s.profileAssign},
-		"unassign":      {run: s.profileUnassign},
-		"revoke_member": {run: s.profileRevokeMember},
-		"issue_key":     {run: s.profileIssueKey},
+		"bootstrap":     {decode: decoded[bootstrapInput]},
+		"update":        {decode: decoded[profileUpdateInput]},
+		"invite":        {decode: decoded[inviteInput]},
+		"accept_invite": {decode: decoded[acceptInviteInput]},
+		"revoke_invite": {decode: decoded[revokeInviteInput]},
+		"assign":        {decode: decoded[assignInput]},
+		"unassign":      {decode: decoded[unassignInput]},
+		"revoke_member": {decode: decoded[revokeMemberInput]},
+		"issue_key":     {decode: decoded[issueKeyInput]},
 	}
 }
 
 // profileReceipt starts the receipt of a profile command; the command sets
 // the records it changed.
-func (s *Service) profileReceipt(rc *httpapi.Ctx, cs *cmdState) *sdk.ProfileReceipt {
-	return &sdk.ProfileReceipt{ReceiptHeader: s.header(rc, cs)}
+func (s *Service) profileReceipt(c *call) *sdk.ProfileReceipt {
+	return &sdk.ProfileReceipt{ReceiptHeader: s.header(c)}
 }
 
-func (s *Service) profileBootstrap(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		Brand   store.AgencyBrand   `json:"brand"`
-		Support store.AgencySupport `json:"support"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	u := rc.Principal.User
+// bootstrapInput is the input of bootstrap.
+type bootstrapInput struct {
+	Brand   store.AgencyBrand   `json:"brand"`
+	Support store.AgencySupport `json:"support"`
+}
+
+func (in bootstrapInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.bootstrap(tx, c, in)
+}
+
+// bootstrap creates an agency whose only member, an admin, is the sender;
+// 409 when the sender is a member of an agency already.
+func (s *Service) bootstrap(tx *platform.Tx, c *call, in bootstrapInput) (*sdk.ProfileReceipt, error) {
+	u := c.by.User
 	if u.PartnerID != "" {
 		return nil, errConflict("the caller is already a member of agency %s", u.PartnerID)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	pt := &store.Partner{
-		Brand: body.Brand, Support: body.Support, CommercialMode: "commission",
-		Revision: s.IDs.UUID(), UpdatedAt: rc.Now.UTC(),
-		Members: map[string]*store.PartnerMember{u.ID: {UserID: u.ID, Role: roleAdmin, JoinedAt: rc.Now.UTC()}},
+		Brand: in.Brand, Support: in.Support, CommercialMode: "commission",
+		Revision: s.IDs.UUID(), UpdatedAt: c.now.UTC(),
+		Members: map[string]*store.PartnerMember{u.ID: {UserID: u.ID, Role: roleAdmin, JoinedAt: c.now.UTC()}},
 	}
 	pt.ID = s.IDs.UUID() // an agency owns itself
-	rc.Store.Partners.Insert(pt, pt.ID, rc.Now)
-	rc.Store.RegisterPartner(pt.ID, "")
+	tx.Partners.Insert(pt, pt.ID, c.now)
+	tx.RegisterPartner(pt.ID, "")
 	u.PartnerID = pt.ID
-	cs.partner = pt
-	r := s.profileReceipt(rc, cs)
-	r.Profile, r.Member = profileView(pt), memberView(rc.Store, pt, pt.Members[u.ID])
+	c.partner = pt
+	r := s.profileReceipt(c)
+	r.Profile, r.Member = profileView(pt), memberView(tx, pt, pt.Members[u.ID])
 	return r, nil
 }
 
-func (s *Service) profileUpdate(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID        string              `json:"partnerId"`
-		ExpectedRevision string              `json:"expectedRevision"`
-		Brand            store.AgencyBrand   `json:"brand"`
-		Support          store.AgencySupport `json:"support"`
-		CommercialMode   string              `json:"commercialMode"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
+// profileUpdateInput is the input of update.
+type profileUpdateInput struct {
+	PartnerID        string              `json:"partnerId"`
+	ExpectedRevision string              `json:"expectedRevision"`
+	Brand            store.AgencyBrand   `json:"brand"`
+	Support          store.AgencySupport `json:"support"`
+	CommercialMode   string              `json:"commercialMode"`
+}
+
+func (in profileUpdateInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.updateProfile(tx, c, in)
+}
+
+// updateProfile replaces an agency's brand, support and commercial mode:
+// an admin's command, at the profile's current revision.
+func (s *Service) updateProfile(tx *platform.Tx, c *call, in profileUpdateInput) (*sdk.ProfileReceipt, error) {
+	pt, err := c.member(tx, in.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	if e := checkRevision(body.ExpectedRevision, pt.Revision); e != nil {
+	if e := checkRevision(in.ExpectedRevision, pt.Revision); e != nil {
 		return nil, e
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	pt.Brand, pt.Support, pt.CommercialMode = body.Brand, body.Support, body.CommercialMode
-	pt.Revision, pt.UpdatedAt = s.IDs.UUID(), rc.Now.UTC()
-	r := s.profileReceipt(rc, cs)
+	pt.Brand, pt.Support, pt.CommercialMode = in.Brand, in.Support, in.CommercialMode
+	pt.Revision, pt.UpdatedAt = s.IDs.UUID(), c.now.UTC()
+	r := s.profileReceipt(c)
 	r.Profile = profileView(pt)
 	return r, nil
 }
 
-func (s *Service) profileInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID string `json:"partnerId"`
-		Email     string `json:"email"`
-		Role      string `json:"role"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
+// inviteInput is the input of invite.
+type inviteInput struct {
+	PartnerID string `json:"partnerId"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+}
+
+func (in inviteInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.invite(tx, c, in)
+}
+
+// invite invites a new member and emails the invite's link: an admin's
+// command, refused for a member, a second pending invite of the same
+// email, and beyond the agency's limits.
+func (s *Service) invite(tx *platform.Tx, c *call, in inviteInput) (*sdk.ProfileReceipt, error) {
+	pt, err := c.member(tx, in.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	email := strings.ToLower(strings.TrimSpace(body.Email))
-	if u, ok := rc.Store.UsersByEmail[email]; ok && pt.Members[u.ID] != nil {
+	email := strings.ToLower(strings.TrimSpace(in.Email))
+	if u, ok := tx.UsersByEmail[email]; ok && pt.Members[u.ID] != nil {
 		return nil, errConflict("%s is already a member of the agency", email)
 	}
 	pending := 0
 	for _, inv := range pt.Invites {
-		if inviteStatus(rc.Now, inv) != "pending" {
+		if inviteStatus(c.now, inv) != "pending" {
 			continue
 		}
 		pending++
@@ -133,24 +150,24 @@ func (s *Service) profileInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
 	if len(pt.Members) >= agencyMembersMax {
 		return nil, errConflict("the agency has %d members, the most it may have", agencyMembersMax)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
 	token := "inv_" + s.IDs.Token(24)
 	inv := &store.PartnerInvite{
-		ID: s.IDs.UUID(), Email: email, Role: body.Role, TokenHash: sha256.Sum256([]byte(token)),
-		Status: "pending", CreatedAt: rc.Now.UTC(), ExpiresAt: rc.Now.Add(inviteTTL).UTC(),
+		ID: s.IDs.UUID(), Email: email, Role: in.Role, TokenHash: sha256.Sum256([]byte(token)),
+		Status: "pending", CreatedAt: c.now.UTC(), ExpiresAt: c.now.Add(inviteTTL).UTC(),
 	}
 	pt.Invites = append(pt.Invites, inv)
 	link := appBaseURL + "/agency/invite?" + url.Values{"partnerId": {pt.ID}, "token": {token}}.Encode()
-	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
-		BusinessID: rc.Tenant, Channel: "email", To: email, From: "no-reply@voiceagent.example",
+	s.SendOutbox(s.Store, c.now, store.OutboxMessage{
+		BusinessID: c.tenant, Channel: "email", To: email, From: "no-reply@voiceagent.example",
 		Subject: "You are invited to join " + pt.Brand.Name,
-		Body:    "You are invited to join " + pt.Brand.Name + " as " + body.Role + ". Accept the invitation: " + link,
+		Body:    "You are invited to join " + pt.Brand.Name + " as " + in.Role + ". Accept the invitation: " + link,
 		Link:    link,
 	})
-	r := s.profileReceipt(rc, cs)
-	r.Invite = inviteView(rc.Now, inv)
+	r := s.profileReceipt(c)
+	r.Invite = inviteView(c.now, inv)
 	return r, nil
 }
 
@@ -163,18 +180,23 @@ func inviteStatus(now time.Time, inv *store.PartnerInvite) string {
 	return inv.Status
 }
 
-func (s *Service) profileAcceptInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID string `json:"partnerId"`
-		Token     string `json:"token"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, ok := rc.Store.Partners.Get(body.PartnerID)
+// acceptInviteInput is the input of accept_invite.
+type acceptInviteInput struct {
+	PartnerID string `json:"partnerId"`
+	Token     string `json:"token"`
+}
+
+func (in acceptInviteInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.acceptInvite(tx, c, in)
+}
+
+// acceptInvite makes the sender a member with the role of the pending
+// invite the token names.
+func (s *Service) acceptInvite(tx *platform.Tx, c *call, in acceptInviteInput) (*sdk.ProfileReceipt, error) {
+	pt, ok := tx.Partners.Get(in.PartnerID)
 	var inv *store.PartnerInvite
 	if ok {
-		sum := sha256.Sum256([]byte(body.Token))
+		sum := sha256.Sum256([]byte(in.Token))
 		for _, i := range pt.Invites {
 			if subtle.ConstantTimeCompare(i.TokenHash[:], sum[:]) == 1 {
 				inv = i
@@ -182,13 +204,13 @@ func (s *Service) profileAcceptInvite(rc *httpapi.Ctx, cs *cmdState) (any, error
 		}
 	}
 	if inv == nil {
-		return nil, httpapi.Forbidden("the invite token is not valid for agency " + body.PartnerID)
+		return nil, httpapi.Forbidden("the invite token is not valid for agency " + in.PartnerID)
 	}
-	cs.partner = pt
-	if st := inviteStatus(rc.Now, inv); st != "pending" {
+	c.partner = pt
+	if st := inviteStatus(c.now, inv); st != "pending" {
 		return nil, errState("the invite is %s", st)
 	}
-	u := rc.Principal.User
+	u := c.by.User
 	switch u.PartnerID {
 	case "":
 	case pt.ID:
@@ -199,51 +221,55 @@ func (s *Service) profileAcceptInvite(rc *httpapi.Ctx, cs *cmdState) (any, error
 	if len(pt.Members) >= agencyMembersMax {
 		return nil, errConflict("the agency has %d members, the most it may have", agencyMembersMax)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	m := &store.PartnerMember{UserID: u.ID, Role: inv.Role, JoinedAt: rc.Now.UTC()}
+	m := &store.PartnerMember{UserID: u.ID, Role: inv.Role, JoinedAt: c.now.UTC()}
 	pt.Members[u.ID] = m
 	u.PartnerID = pt.ID
-	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "accepted", rc.Now.UTC(), u.ID
-	r := s.profileReceipt(rc, cs)
-	r.Member = memberView(rc.Store, pt, m)
+	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "accepted", c.now.UTC(), u.ID
+	r := s.profileReceipt(c)
+	r.Member = memberView(tx, pt, m)
 	return r, nil
 }
 
-func (s *Service) profileRevokeInvite(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID string `json:"partnerId"`
-		InviteID  string `json:"inviteId"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
+// revokeInviteInput is the input of revoke_invite.
+type revokeInviteInput struct {
+	PartnerID string `json:"partnerId"`
+	InviteID  string `json:"inviteId"`
+}
+
+func (in revokeInviteInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.revokeInvite(tx, c, in)
+}
+
+// revokeInvite revokes a pending invite: an admin's command.
+func (s *Service) revokeInvite(tx *platform.Tx, c *call, in revokeInviteInput) (*sdk.ProfileReceipt, error) {
+	pt, err := c.member(tx, in.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(pt.Invites, func(inv *store.PartnerInvite) bool { return inv.ID == body.InviteID })
+	i := slices.IndexFunc(pt.Invites, func(inv *store.PartnerInvite) bool { return inv.ID == in.InviteID })
 	if i < 0 {
-		return nil, httpapi.NotFound("invite not found: " + body.InviteID)
+		return nil, httpapi.NotFound("invite not found: " + in.InviteID)
 	}
 	inv := pt.Invites[i]
-	if st := inviteStatus(rc.Now, inv); st != "pending" {
+	if st := inviteStatus(c.now, inv); st != "pending" {
 		return nil, errState("the invite is %s", st)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "revoked", rc.Now.UTC(), rc.Principal.User.ID
-	r := s.profileReceipt(rc, cs)
-	r.Invite = inviteView(rc.Now, inv)
+	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "revoked", c.now.UTC(), c.by.User.ID
+	r := s.profileReceipt(c)
+	r.Invite = inviteView(c.now, inv)
 	return r, nil
 }
 
 // assignment resolves the member and the client business of assign and
 // unassign.
-func (cs *cmdState) assignment(rc *httpapi.Ctx, partnerID, userID, businessID string) (*store.Partner, *store.PartnerMember, *store.Business, error) {
-	pt, err := cs.member(rc, partnerID, roleAdmin)
+func (c *call) assignment(tx *platform.Tx, partnerID, userID, businessID string) (*store.Partner, *store.PartnerMember, *store.Business, error) {
+	pt, err := c.member(tx, partnerID, roleAdmin)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -251,7 +277,7 @@ func (cs *cmdState) assignment(rc *httpapi.Ctx, partnerID, userID, businessID st
 	if m == nil {
 		return nil, nil, nil, httpapi.NotFound("no member " + userID + " in the agency")
 	}
-	b, err := requireClient(rc, pt, businessID)
+	b, err := requireClient(tx, c.by.User.ID, pt, businessID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -261,69 +287,83 @@ func (cs *cmdState) assignment(rc *httpapi.Ctx, partnerID, userID, businessID st
 	return pt, m, b, nil
 }
 
-func (s *Service) profileAssign(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID    string `json:"partnerId"`
-		UserID       string `json:"userId"`
-		BusinessID   string `json:"businessId"`
-		BusinessRole string `json:"businessRole"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, m, b, err := cs.assignment(rc, body.PartnerID, body.UserID, body.BusinessID)
+// assignInput is the input of assign.
+type assignInput struct {
+	PartnerID    string `json:"partnerId"`
+	UserID       string `json:"userId"`
+	BusinessID   string `json:"businessId"`
+	BusinessRole string `json:"businessRole"`
+}
+
+func (in assignInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.assign(tx, c, in)
+}
+
+// assign gives a member a role in a client business: an admin's command.
+func (s *Service) assign(tx *platform.Tx, c *call, in assignInput) (*sdk.ProfileReceipt, error) {
+	pt, m, b, err := c.assignment(tx, in.PartnerID, in.UserID, in.BusinessID)
 	if err != nil {
 		return nil, err
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	rc.Store.AddMember(b, m.UserID, body.BusinessRole)
-	r := s.profileReceipt(rc, cs)
-	r.Member = memberView(rc.Store, pt, m)
+	tx.AddMember(b, m.UserID, in.BusinessRole)
+	r := s.profileReceipt(c)
+	r.Member = memberView(tx, pt, m)
 	return r, nil
 }
 
-func (s *Service) profileUnassign(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID  string `json:"partnerId"`
-		UserID     string `json:"userId"`
-		BusinessID string `json:"businessId"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, m, b, err := cs.assignment(rc, body.PartnerID, body.UserID, body.BusinessID)
+// unassignInput is the input of unassign.
+type unassignInput struct {
+	PartnerID  string `json:"partnerId"`
+	UserID     string `json:"userId"`
+	BusinessID string `json:"businessId"`
+}
+
+func (in unassignInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.unassign(tx, c, in)
+}
+
+// unassign removes a member from a client business: an admin's command.
+func (s *Service) unassign(tx *platform.Tx, c *call, in unassignInput) (*sdk.ProfileReceipt, error) {
+	pt, m, b, err := c.assignment(tx, in.PartnerID, in.UserID, in.BusinessID)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := b.Members[m.UserID]; !ok {
 		return nil, errState("user %s is not assigned to business %s", m.UserID, b.ID)
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	rc.Store.RemoveMember(b, m.UserID)
-	r := s.profileReceipt(rc, cs)
-	r.Member = memberView(rc.Store, pt, m)
+	tx.RemoveMember(b, m.UserID)
+	r := s.profileReceipt(c)
+	r.Member = memberView(tx, pt, m)
 	return r, nil
 }
 
-func (s *Service) profileRevokeMember(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID string `json:"partnerId"`
-		UserID    string `json:"userId"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
+// revokeMemberInput is the input of revoke_member.
+type revokeMemberInput struct {
+	PartnerID string `json:"partnerId"`
+	UserID    string `json:"userId"`
+}
+
+func (in revokeMemberInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.revokeMember(tx, c, in)
+}
+
+// revokeMember removes a member (but the last admin) from the agency, from
+// its client businesses but those it owns, and deactivates its partner
+// keys: an admin's command.
+func (s *Service) revokeMember(tx *platform.Tx, c *call, in revokeMemberInput) (*sdk.ProfileReceipt, error) {
+	pt, err := c.member(tx, in.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	m := pt.Members[body.UserID]
+	m := pt.Members[in.UserID]
 	if m == nil {
-		return nil, httpapi.NotFound("no member " + body.UserID + " in the agency")
+		return nil, httpapi.NotFound("no member " + in.UserID + " in the agency")
 	}
 	if m.Role == roleAdmin {
 		admins := 0
@@ -336,62 +376,67 @@ func (s *Service) profileRevokeMember(rc *httpapi.Ctx, cs *cmdState) (any, error
 			return nil, errConflict("user %s is the agency's last admin", m.UserID)
 		}
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	st := rc.Store
 	delete(pt.Members, m.UserID)
-	if u, ok := st.Users.Get(m.UserID); ok && u.PartnerID == pt.ID {
+	if u, ok := tx.Users.Get(m.UserID); ok && u.PartnerID == pt.ID {
 		u.PartnerID = ""
 	}
-	for _, bid := range st.BusinessesOfPartner(pt.ID) {
-		if b, ok := st.Businesses.Get(bid); ok && b.Members[m.UserID] != "" && b.Members[m.UserID] != store.RoleOwner {
-			st.RemoveMember(b, m.UserID)
+	for _, bid := range tx.BusinessesOfPartner(pt.ID) {
+		if b, ok := tx.Businesses.Get(bid); ok && b.Members[m.UserID] != "" && b.Members[m.UserID] != store.RoleOwner {
+			tx.RemoveMember(b, m.UserID)
 		}
 	}
-	for _, k := range st.Keys.Owned(m.UserID) {
+	for _, k := range tx.Keys.Owned(m.UserID) {
 		if k.PartnerID == pt.ID {
 			k.Active = false
 		}
 	}
-	r := s.profileReceipt(rc, cs)
+	r := s.profileReceipt(c)
 	r.Profile, r.RevokedUserID = profileView(pt), m.UserID
 	return r, nil
 }
 
-func (s *Service) profileIssueKey(rc *httpapi.Ctx, cs *cmdState) (any, error) {
-	var body struct {
-		PartnerID string   `json:"partnerId"`
-		Name      string   `json:"name"`
-		Scopes    []string `json:"scopes"`
-	}
-	if err := rc.Decode(&body); err != nil {
-		return nil, err
-	}
-	pt, err := cs.member(rc, body.PartnerID, roleAdmin)
+// issueKeyInput is the input of issue_key.
+type issueKeyInput struct {
+	PartnerID string   `json:"partnerId"`
+	Name      string   `json:"name"`
+	Scopes    []string `json:"scopes"`
+}
+
+func (in issueKeyInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
+	return s.issueKey(tx, c, in)
+}
+
+// issueKey issues a partner key to the sender with scopes it holds (none
+// platform-only): an admin's command. The receipt is the only place the
+// key's value is shown.
+func (s *Service) issueKey(tx *platform.Tx, c *call, in issueKeyInput) (*sdk.ProfileReceipt, error) {
+	pt, err := c.member(tx, in.PartnerID, roleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	for i, sc := range body.Scopes {
+	for i, sc := range in.Scopes {
 		path := "/scopes/" + strconv.Itoa(i)
 		switch {
 		case !wire.IsScope(sc):
 			return nil, httpapi.InvalidField(path, "unknown scope %q", sc)
 		case slices.Contains(wire.PlatformOnlyScopes, sc):
 			return nil, httpapi.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
-		case slices.Contains(body.Scopes[:i], sc):
+		case slices.Contains(in.Scopes[:i], sc):
 			return nil, httpapi.InvalidField(path, "duplicate scope %q", sc)
-		case !rc.Principal.Has(sc):
+		case !c.by.Has(sc):
 			return nil, httpapi.Forbidden("the caller cannot grant the scope " + sc + " it does not hold")
 		}
 	}
-	if err := ready(rc); err != nil {
+	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	value, k := s.identity.IssueKey(rc.Store, rc.Now, rc.Principal.User.ID, body.Name, body.Scopes, "", pt.ID)
+	value, k := s.identity.IssueKey(s.Store, c.now, c.by.User.ID, in.Name, in.Scopes, "", pt.ID)
 	key := partnerKeyView(k)
 	key.Key = value
-	r := s.profileReceipt(rc, cs)
+	r := s.profileReceipt(c)
 	r.Key = &key
 	return r, nil
 }
@@ -409,7 +454,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 		if rc.Query("partnerId") != "" || rc.Principal.User.PartnerID != "" {
 			return nil, httpapi.Forbidden("current membership of agency " + rc.Query("partnerId") + " is required")
 		}
-		ops := operationsOf(rc.Store, rc.Principal.User.ID, "profile")
+		ops := operationsOf(rc.Tx, rc.Principal.User.ID, "profile")
 		if len(ops) == 0 {
 			return nil, httpapi.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
 		}
@@ -426,7 +471,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 	})
 	members := make([]sdk.Member, 0, len(ms))
 	for _, m := range ms {
-		members = append(members, *memberView(rc.Store, pt, m))
+		members = append(members, *memberView(rc.Tx, pt, m))
 	}
 	invites := []sdk.Invite{}
 	for i := len(pt.Invites) - 1; i >= 0 && len(invites) < agencyInvitesShown; i-- {
@@ -434,7 +479,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 	}
 	var ks []*store.APIKey
 	for _, m := range ms {
-		for _, k := range rc.Store.Keys.Owned(m.UserID) {
+		for _, k := range rc.Tx.Keys.Owned(m.UserID) {
 			if k.PartnerID == pt.ID {
 				ks = append(ks, k)
 			}
@@ -447,7 +492,7 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 	}
 	return &sdk.ProfileState{
 		Profile: profileView(pt), Role: sdk.Role(pt.Members[rc.Principal.User.ID].Role), Members: members,
-		Invites: invites, Keys: keys, Operations: operationsOf(rc.Store, pt.ID, "profile"),
+		Invites: invites, Keys: keys, Operations: operationsOf(rc.Tx, pt.ID, "profile"),
 	}, nil
 }
 
@@ -461,14 +506,14 @@ func profileView(pt *store.Partner) *sdk.Profile {
 }
 
 // memberView is a member with the client businesses they are assigned to.
-func memberView(st *store.Store, pt *store.Partner, m *store.PartnerMember) *sdk.Member {
+func memberView(tx *platform.Tx, pt *store.Partner, m *store.PartnerMember) *sdk.Member {
 	email := ""
-	if u, ok := st.Users.Get(m.UserID); ok {
+	if u, ok := tx.Users.Get(m.UserID); ok {
 		email = u.Email
 	}
 	assignments := []sdk.Assignment{}
-	for _, bid := range st.BusinessesOfPartner(pt.ID) {
-		if b, ok := st.Businesses.Get(bid); ok && b.Members[m.UserID] != "" {
+	for _, bid := range tx.BusinessesOfPartner(pt.ID) {
+		if b, ok := tx.Businesses.Get(bid); ok && b.Members[m.UserID] != "" {
 			assignments = append(assignments, sdk.Assignment{BusinessID: bid, BusinessRole: sdk.BusinessRole(b.Members[m.UserID])})
 		}
 	}

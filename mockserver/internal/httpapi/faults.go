@@ -358,7 +358,14 @@ func (f *FaultRule) apply(w http.ResponseWriter, resp *Response) {
 // DependencyFault reports whether a simulated dependency of the current
 // request fails, as an API error for the handler to return.
 func (rc *Ctx) DependencyFault(target string) *Error {
-	f := rc.API.FaultSet.Match(target, rc.Request.Method, rc.Request.URL.Path, rc.Tenant, allRules)
+	return rc.API.DependencyFaultAt(target, rc.Request.Method, rc.Request.URL.Path, rc.Tenant)
+}
+
+// DependencyFaultAt reports whether a simulated dependency fails for work
+// of tenant on behalf of a request with method and path (work the clock
+// runs for an earlier request, which has no Ctx), as an API error.
+func (a *API) DependencyFaultAt(target, method, path, tenant string) *Error {
+	f := a.FaultSet.Match(target, method, path, tenant, allRules)
 	if f == nil {
 		return nil
 	}

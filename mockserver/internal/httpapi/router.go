@@ -115,27 +115,7 @@ type Ctx struct {
 	Tenant   string
 	ClientIP string
 	q        url.Values          // the parsed query, once asked for
-	writer   http.ResponseWriter // the request's writer (nil for scheduled work), for LongPoll's deadlines
-}
-
-// ScheduledCtx is the context of work the clock runs at now on behalf of an
-// earlier request of p (a retained command, retried): the same route (nil
-// when nothing is decoded), method, URL and body, on the current store, so
-// that decoding, dependency faults and guards behave as they did in the
-// request. The caller holds the state lock, as every scheduled task does.
-func (a *API) ScheduledCtx(route *Route, p *Principal, method string, u url.URL, body []byte, now time.Time) *Ctx {
-	return &Ctx{
-		API: a, Store: a.Store, Tx: a.TxLocked(true), Route: route, Principal: p, Body: body, Now: now, Tenant: tenantOf(p),
-		Request: &http.Request{Method: method, URL: &u, Header: http.Header{}},
-	}
-}
-
-// tenantOf is p's tenant ("" for no caller).
-func tenantOf(p *Principal) string {
-	if p == nil {
-		return ""
-	}
-	return p.Tenant
+	writer   http.ResponseWriter // the request's writer, for LongPoll's deadlines
 }
 
 // Query returns a query parameter. The query is parsed once per request.
