@@ -13,6 +13,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
 // TestSegments places single leads, each in a world of its own, at a
@@ -199,4 +200,115 @@ func errorMembers(t *testing.T, e *httpapi.Error) map[string]any {
 	}
 	require.NoError(t, json.Unmarshal(httpapi.ErrorResponse(e).Body, &env))
 	return env.Error
+}
+
+// TestRunSDRDryRunChangesNothing: a dry run plans what a run does (a
+// call to the new lead, an escalation of the lead nobody may reach) and
+// changes nothing; the run does it, and a second run at once escalates no
+// one again and waits for the cadence.
+func TestRunSDRDryRunChangesNothing(t *testing.T) {
+	w := newWorld(t)
+	var fresh, stuck *store.Lead
+	w.p.Write(func(tx *platform.Tx) {
+		fresh = w.addLead(tx, leadSpec{phone: "+15550142010"})
+		stuck = w.addLead(tx, leadSpec{phone: "+15550142011"})
+		tx.SetDNC(w.biz.ID, "+15550142011", true)
+		on := true
+		_, err := w.sdr.UpdateConfig(tx, start, w.biz, ConfigPatch{Enabled: &on, AutoCall: &on})
+		require.Nil(t, err)
+	})
+	now := start.Add(10 * time.Minute)
+	run := func(dry bool) (res *sdrapi.RunResult) {
+		w.p.Write(func(tx *platform.Tx) {
+			res = w.sdr.runSDR(w.ctx(tx, now), store.SDRTriggerRun, dry)
+		})
+		return res
+	}
+	type outcome struct {
+		escalated, calls, skipped, failed int
+		actions                           []string
+	}
+	outcomeOf := func(res *sdrapi.RunResult) outcome {
+		o := outcome{escalated: res.Summary.Escalated, calls: res.Summary.CallsQueued, skipped: res.Skipped, failed: res.Summary.Failed}
+		for _, it := range res.Results {
+			o.actions = append(o.actions, it.Action+" "+it.LeadID)
+		}
+		return o
+	}
+	want := outcome{escalated: 1, calls: 1, actions: []string{store.SDRCall + " " + fresh.ID, store.SDREscalate + " " + stuck.ID}}
+
+	dry := run(true)
+	assert.True(t, dry.DryRun)
+	assert.True(t, dry.InBusinessHours)
+	assert.Equal(t, want, outcomeOf(dry))
+	assert.Contains(t, dry.Results[0].Detail, "would call +15550142010")
+	w.p.Read(func(tx *platform.Tx) {
+		assert.Zero(t, tx.Calls.Len(), "a dry run places no call")
+		assert.Zero(t, tx.SDRActivity.Len(), "a dry run logs nothing")
+		assert.Empty(t, tx.SDRLeads, "a dry run records no touch or escalation")
+		assert.Nil(t, tx.SDRConfigs[w.biz.ID].LastRunAt)
+	})
+
+	real := run(false)
+	assert.False(t, real.DryRun)
+	assert.Equal(t, want, outcomeOf(real))
+	w.p.Read(func(tx *platform.Tx) {
+		require.Equal(t, 1, tx.Calls.Len())
+		for _, c := range tx.Calls.Owned(w.biz.ID) {
+			assert.Equal(t, "+15550142010", c.To)
+			assert.Equal(t, fresh.ID, c.LeadID)
+			assert.Contains(t, real.Results[0].Detail, "call "+c.ID+" queued")
+		}
+		assert.Equal(t, 2, tx.SDRActivity.Len(), "the call and the escalation are logged")
+		assert.Equal(t, 1, tx.SDRLeads[fresh.ID].TouchCount)
+		assert.Equal(t, now, *tx.SDRLeads[stuck.ID].EscalatedAt)
+		cfg := tx.SDRConfigs[w.biz.ID]
+		require.NotNil(t, cfg.LastRunAt)
+		assert.Equal(t, now, *cfg.LastRunAt)
+		assert.Equal(t, store.SDRTriggerRun, cfg.LastRunTrigger)
+	})
+
+	again := run(false)
+	assert.Equal(t, outcome{skipped: 1}, outcomeOf(again), "escalated once; the called lead waits for the gap")
+	assert.Equal(t, 1, again.SkippedByReason[skipCadence])
+}
+
+// TestRunSDROutsideBusinessHours: at 03:00 in the business's time zone a
+// run skips every lead it would touch, and says why.
+func TestRunSDROutsideBusinessHours(t *testing.T) {
+	w := newWorld(t)
+	w.p.Write(func(tx *platform.Tx) {
+		w.addLead(tx, leadSpec{phone: "+15550142012"})
+		on := true
+		_, err := w.sdr.UpdateConfig(tx, start, w.biz, ConfigPatch{Enabled: &on, AutoCall: &on})
+		require.Nil(t, err)
+		night := time.Date(2026, 3, 11, 7, 0, 0, 0, time.UTC) // 03:00 EDT
+		res := w.sdr.runSDR(w.ctx(tx, night), store.SDRTriggerRun, false)
+		assert.False(t, res.InBusinessHours)
+		assert.Equal(t, 1, res.SkippedByReason[skipOutOfHours])
+		assert.Empty(t, res.Results)
+		assert.Zero(t, tx.Calls.Len())
+	})
+}
+
+// TestUpdateConfigRefusesAnotherBusinessesAgent: sdr_agent_id must be an
+// agent of the business; a refused patch stores nothing.
+func TestUpdateConfigRefusesAnotherBusinessesAgent(t *testing.T) {
+	w := newWorld(t)
+	w.p.Write(func(tx *platform.Tx) {
+		other := tx.InsertBusiness(&store.Business{Name: "Other"}, start)
+		a := &store.Agent{Name: "Theirs"}
+		tx.Agents.Insert(a, other.ID, start)
+		on := true
+		_, err := w.sdr.UpdateConfig(tx, start, w.biz, ConfigPatch{Enabled: &on, SDRAgentID: &a.ID})
+		require.NotNil(t, err)
+		assert.Equal(t, http.StatusBadRequest, err.Status)
+		assert.NotContains(t, tx.SDRConfigs, w.biz.ID)
+
+		cfg, err := w.sdr.UpdateConfig(tx, start, w.biz, ConfigPatch{Enabled: &on, SDRAgentID: &w.agent.ID})
+		require.Nil(t, err)
+		assert.Same(t, cfg, tx.SDRConfigs[w.biz.ID])
+		require.NotNil(t, cfg.NextRunAt, "enabling starts the scheduled runner")
+		assert.Equal(t, start.Add(sdrRunnerInterval), *cfg.NextRunAt)
+	})
 }
