@@ -565,7 +565,7 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 }
 
 // Run is a communication run as the API shows it (GET
-// /v1/communication-runs, the create's answer), members in the order of
+// /v1/communication-runs, the create's response), members in the order of
 // the OpenAPI document's CommunicationRun.
 type Run struct {
 	ID               string          `json:"id"`

@@ -312,3 +312,31 @@ func TestUpdateConfigRefusesAnotherBusinessesAgent(t *testing.T) {
 		assert.Equal(t, start.Add(sdrRunnerInterval), *cfg.NextRunAt)
 	})
 }
+
+// TestPipelineCountsEveryLeadAndListsTheSegmentAsked: the summary counts
+// every lead; the list keeps the segments asked for, highest score first.
+func TestPipelineCountsEveryLeadAndListsTheSegmentAsked(t *testing.T) {
+	w := newWorld(t)
+	w.p.Write(func(tx *platform.Tx) {
+		fresh := w.addLead(tx, leadSpec{phone: "+15550142020"})
+		w.addLead(tx, leadSpec{phone: "+15550142021", status: store.LeadConverted})
+		stuck := w.addLead(tx, leadSpec{phone: "+15550142022"})
+		tx.SetDNC(w.biz.ID, "+15550142022", true)
+		c := w.ctx(tx, start.Add(10*time.Minute))
+
+		all := c.pipeline(nil, 10)
+		assert.Equal(t, 3, all.Summary.TotalLeads)
+		assert.Equal(t, 1, all.Summary.Actionable)
+		assert.Equal(t, 1, all.Summary.NeedsManual)
+		assert.Equal(t, 1, all.Summary.Segments[sdrapi.SegmentSpeedToLead])
+		assert.Equal(t, 1, all.Summary.Segments[sdrapi.SegmentCold])
+		require.Len(t, all.Leads, 3)
+		assert.Equal(t, fresh.ID, all.Leads[0].ID, "speed to lead scores highest")
+
+		manual := c.pipeline([]segment{segManualReview}, 10)
+		assert.Equal(t, 3, manual.Summary.TotalLeads, "the summary counts every lead")
+		require.Len(t, manual.Leads, 1)
+		assert.Equal(t, stuck.ID, manual.Leads[0].ID)
+		assert.Len(t, c.pipeline(nil, 2).Leads, 2, "limit")
+	})
+}

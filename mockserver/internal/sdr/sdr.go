@@ -167,9 +167,7 @@ func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	return v
 }
 
-// getSDRPipeline is GET /sdr/pipeline: the summary counts every lead of
-// the business; the list keeps the first limit leads of the segment asked
-// for (all: every segment) in pipeline order.
+// getSDRPipeline is GET /sdr/pipeline.
 func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -183,18 +181,28 @@ func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := sdrCtxFor(rc, b)
+	var segments []segment
+	if filtered {
+		segments = []segment{only}
+	}
+	return sdrCtxFor(rc, b).pipeline(segments, limit), nil
+}
+
+// pipeline returns the pipeline read: the summary counts every lead of the
+// business; the list keeps the first limit leads of the segments given
+// (none: every segment) in pipeline order.
+func (c *sdrCtx) pipeline(segments []segment, limit int) *sdrapi.Pipeline {
 	var counts segmentCounts
 	actionable := 0
 	top := &topEvals{k: limit}
-	leads := rc.Tx.Leads.Owned(b.ID)
+	leads := c.tx.Leads.Owned(c.b.ID)
 	for _, l := range leads {
 		e := c.evaluate(l)
 		counts[e.segment]++
 		if e.actionable {
 			actionable++
 		}
-		if !filtered || e.segment == only {
+		if len(segments) == 0 || slices.Contains(segments, e.segment) {
 			top.offer(e)
 		}
 	}
@@ -204,14 +212,14 @@ func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 		items[i] = sdrLeadView(&kept[i])
 	}
 	return &sdrapi.Pipeline{
-		BusinessID: b.ID,
+		BusinessID: c.b.ID,
 		Enabled:    c.cfg.Enabled,
 		Summary: sdrapi.PipelineSummary{
 			TotalLeads: len(leads), Actionable: actionable, NeedsManual: counts[segManualReview],
 			Segments: counts.view(),
 		},
 		Leads: items,
-	}, nil
+	}
 }
 
 // sdrOutcome is what one dispatch (or its dry-run prediction) gave.
@@ -706,7 +714,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult 
 // recipient's quiet hours now (a run waits rather than fail).
 func smsQuietHours(c *sdrCtx, to string) bool {
 	if strings.HasPrefix(to, "+1500555") {
-		return false // magic numbers answer as documented whatever the time
+		return false // magic numbers behave as documented whatever the time
 	}
 	h := c.now.In(telephony.RecipientLocation(to, c.b)).Hour()
 	return h < telephony.QuietHoursEnd || h >= telephony.QuietHoursStart
@@ -727,8 +735,7 @@ func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time,
 	return time.Time{}, false
 }
 
-// getSDRReport is GET /sdr/report: the period's actions, their outcomes,
-// new leads, and the segments now.
+// getSDRReport is GET /sdr/report.
 func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -739,6 +746,12 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	if !ok {
 		return nil, httpapi.InvalidField("period", "must be today, week or month")
 	}
+	return sdrCtxFor(rc, b).report(period, since), nil
+}
+
+// report returns the report of the period that started at since: its
+// actions, their outcomes, new leads, and the segments now.
+func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
 	actions := map[string]int{}
 	for _, a := range []string{store.SDRCall, store.SDREmail, store.SDRSMS, store.SDRSkip, store.SDRPause, store.SDRResume, store.SDREscalate} {
 		actions[a] = 0
@@ -747,38 +760,37 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	for _, o := range sdrOutcomeKeys {
 		outcomes[o] = 0
 	}
-	rc.Tx.SDRActivity.Scan([]string{b.ID}, httpapi.ZeroTime, func(a *store.SDRActivity) bool {
+	c.tx.SDRActivity.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(a *store.SDRActivity) bool {
 		if a.CreatedAt.Before(since) {
 			return false
 		}
 		actions[a.Action]++
-		if o := sdrActivityOutcome(rc.Tx, a); o != "" {
+		if o := sdrActivityOutcome(c.tx, a); o != "" {
 			outcomes[o]++
 		}
 		return true
 	})
 	newLeads := 0
-	rc.Tx.Leads.Scan([]string{b.ID}, httpapi.ZeroTime, func(l *store.Lead) bool {
+	c.tx.Leads.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(l *store.Lead) bool {
 		if l.CreatedAt.Before(since) {
 			return false
 		}
 		newLeads++
 		return true
 	})
-	c := sdrCtxFor(rc, b)
 	var segments segmentCounts
-	for _, l := range rc.Tx.Leads.Owned(b.ID) {
-		segments[c.segmentOf(l, rc.Tx.SDRLeads[l.ID], c.reachOf(l))]++
+	for _, l := range c.tx.Leads.Owned(c.b.ID) {
+		segments[c.segmentOf(l, c.tx.SDRLeads[l.ID], c.reachOf(l))]++
 	}
 	hot := 0
 	for _, seg := range hotSegments {
 		hot += segments[seg]
 	}
 	return &sdrapi.Report{
-		BusinessID: b.ID, Period: period, Since: since, Until: rc.Now.UTC(),
+		BusinessID: c.b.ID, Period: period, Since: since, Until: c.now.UTC(),
 		Actions: actions, Outcomes: outcomes, NewLeads: newLeads,
 		HotLeads: hot, StaleLeads: segments[segManualReview], Segments: segments.view(),
-	}, nil
+	}
 }
 
 // sdrOutcomeKeys are the outcome counts of the report.
