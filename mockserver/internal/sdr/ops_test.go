@@ -340,3 +340,36 @@ func TestPipelineCountsEveryLeadAndListsTheSegmentAsked(t *testing.T) {
 		assert.Len(t, c.pipeline(nil, 2).Leads, 2, "limit")
 	})
 }
+
+// TestEmailIsSentOnTheClock: an email touch is queued, and sent (the new
+// lead becomes contacted) or bounced when the tenant's clock reaches it.
+func TestEmailIsSentOnTheClock(t *testing.T) {
+	for _, tc := range []struct {
+		email, status string
+		leadStatus    string
+		outbox        int
+	}{
+		{"pat@example.com", store.SDREmailSent, store.LeadContacted, 1},
+		{"pat@email-fails.example", store.SDREmailFailed, store.LeadNew, 0},
+	} {
+		w := newWorld(t)
+		var l *store.Lead
+		var emailID string
+		w.p.Write(func(tx *platform.Tx) {
+			l = w.addLead(tx, leadSpec{email: tc.email})
+			res, err := w.sdr.act(w.ctx(tx, start), l, store.SDREmail)
+			require.Nil(t, err)
+			emailID = res.EmailID
+			m, ok := tx.SDRMails.Get(emailID)
+			require.True(t, ok)
+			assert.Equal(t, store.SDREmailQueued, m.Status)
+		})
+		w.p.Clocks.Of(w.biz.Tenant).Advance(sdrEmailDelay)
+		w.p.Read(func(tx *platform.Tx) {
+			m, _ := tx.SDRMails.Get(emailID)
+			assert.Equal(t, tc.status, m.Status, tc.email)
+			assert.Equal(t, tc.leadStatus, l.Status, tc.email)
+			assert.Equal(t, tc.outbox, tx.Outbox.Len(), tc.email)
+		})
+	}
+}
