@@ -12,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	runsapi "github.com/voiceagent/voiceagent-go/runs"
@@ -36,14 +37,15 @@ const (
 // startRuns subscribes runs to the ends of the calls and texts their
 // touches make (an approval request's call is not a run's).
 func (s *Service) startRuns() {
-	s.OnCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
+	// The hooks run under the write lock, on the platform's store.
+	s.OnCallEnded(func(_ *store.Store, now time.Time, c *store.Call) {
 		if ref := c.Touch(); ref.ApprovalRequestID == "" && ref.CommunicationRunID != "" {
-			s.runTouchEnded(st, now, ref, telephony.CallTouchEnd(c))
+			runTouchEnded(s.TxLocked(true), now, ref, telephony.CallTouchEnd(c))
 		}
 	})
-	s.OnTextDelivered(func(st *store.Store, now time.Time, m *store.SMSMessage) {
+	s.OnTextDelivered(func(_ *store.Store, now time.Time, m *store.SMSMessage) {
 		if m.Ref.ApprovalRequestID == "" && m.Ref.CommunicationRunID != "" {
-			s.runTouchEnded(st, now, m.Ref, telephony.TouchEnd{Status: telephony.TouchCompleted})
+			runTouchEnded(s.TxLocked(true), now, m.Ref, telephony.TouchEnd{Status: telephony.TouchCompleted})
 		}
 	})
 }
@@ -51,17 +53,19 @@ func (s *Service) startRuns() {
 // runE164 is the E.164 form of touch targets and assigned numbers.
 var runE164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
 
-// runBody is the communicationRunCreate body.
-type runBody struct {
+// RunInput is a communication run to plan: the communicationRunCreate
+// body, decoded and valid against its schema.
+type RunInput struct {
 	BusinessID       string         `json:"business_id"`
 	ExternalRef      string         `json:"external_ref"`
 	AssignedNumberID *string        `json:"assigned_number_id"`
 	AgentID          *string        `json:"agent_id"`
 	Metadata         map[string]any `json:"metadata"`
-	Touches          []touchBody    `json:"touches"`
+	Touches          []TouchInput   `json:"touches"`
 }
 
-type touchBody struct {
+// TouchInput is one touch of a RunInput.
+type TouchInput struct {
 	TouchID      string              `json:"touch_id"`
 	Channel      string              `json:"channel"`
 	Target       store.RunTarget     `json:"target"`
@@ -73,60 +77,63 @@ type touchBody struct {
 	SMSCategory  *string             `json:"sms_category"`
 }
 
-// runPlan is a checked run body: the resolved agent and sending number,
-// when each touch will run, and the problems found.
-type runPlan struct {
-	body      runBody
-	agent     *store.Agent
-	number    *store.Number
-	executeAt []time.Time
-	errors    []httpapi.FieldError
-	warnings  []httpapi.FieldError
+// Plan is a checked RunInput: the resolved agent and sending number, when
+// each touch will run, and the problems found. A plan without Errors has an
+// Agent and a Number.
+type Plan struct {
+	Input  RunInput
+	Agent  *store.Agent
+	Number *store.Number
+	// ExecuteAt is when each touch of Input runs, by index: its
+	// scheduled_at moved into its timing window, and not before the time
+	// of planning.
+	ExecuteAt []time.Time
+	// Errors make the run invalid; Warnings do not.
+	Errors   []httpapi.FieldError
+	Warnings []httpapi.FieldError
 }
 
-func (p *runPlan) fail(path, format string, args ...any) {
-	p.errors = append(p.errors, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+func (p *Plan) fail(path, format string, args ...any) {
+	p.Errors = append(p.Errors, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-func (p *runPlan) warn(path, format string, args ...any) {
-	p.warnings = append(p.warnings, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+func (p *Plan) warn(path, format string, args ...any) {
+	p.Warnings = append(p.Warnings, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // invalid is the 400 of preview and create for a plan with errors.
-func (p *runPlan) invalid() *httpapi.Error {
+func (p *Plan) invalid() *httpapi.Error {
 	msgs := make([]string, 0, 3)
-	for i, e := range p.errors {
+	for i, e := range p.Errors {
 		if i == 3 {
 			break
 		}
 		msgs = append(msgs, e.Path+": "+e.Message)
 	}
 	e := httpapi.Invalid("the communication run is invalid: %s", strings.Join(msgs, "; "))
-	e.Details = p.errors
+	e.Details = p.Errors
 	return e
 }
 
-// planRun checks a decoded body beyond its schema. Access problems (a
-// business the key does not reach) are errors; everything else is collected
-// in the plan.
-func (s *Service) planRun(rc *httpapi.Ctx, body runBody) (*runPlan, error) {
-	if _, err := rc.Business(body.BusinessID); err != nil {
-		return nil, err
-	}
-	p := &runPlan{body: body}
-	st, biz := rc.Store, body.BusinessID
-	if body.AgentID != nil {
-		if a, ok := st.Agents.Get(*body.AgentID); ok && a.Owner == biz {
-			p.agent = a
+// PlanRun checks in beyond its schema at now and returns its plan. It does
+// not check access: in.BusinessID must be a business the caller reaches.
+// Every problem found is in the plan's Errors or Warnings; PlanRun changes
+// nothing.
+func PlanRun(tx *platform.Tx, now time.Time, in RunInput) *Plan {
+	p := &Plan{Input: in}
+	biz := in.BusinessID
+	if in.AgentID != nil {
+		if a, ok := tx.Agents.Get(*in.AgentID); ok && a.Owner == biz {
+			p.Agent = a
 		} else {
 			p.fail("/agent_id", "is not an agent of business %s", biz)
 		}
 	}
-	if body.AssignedNumberID != nil {
-		v := *body.AssignedNumberID
-		n, _ := st.Numbers.Get(v)
+	if in.AssignedNumberID != nil {
+		v := *in.AssignedNumberID
+		n, _ := tx.Numbers.Get(v)
 		if strings.HasPrefix(v, "+") {
-			n = st.NumbersByPhone[v]
+			n = tx.NumbersByPhone[v]
 		}
 		switch {
 		case strings.HasPrefix(v, "+") && !runE164.MatchString(v):
@@ -134,43 +141,49 @@ func (s *Service) planRun(rc *httpapi.Ctx, body runBody) (*runPlan, error) {
 		case n == nil || n.Owner != biz:
 			p.fail("/assigned_number_id", "is not a number of business %s (give an E.164 number or a number id from GET /v1/numbers)", biz)
 		default:
-			p.number = n
+			p.Number = n
 		}
 	}
-	if p.agent == nil && p.number != nil && body.AgentID == nil {
-		if a, ok := st.Agents.Get(p.number.AgentID); ok && a.Owner == biz {
-			p.agent = a
+	if p.Agent == nil && p.Number != nil && in.AgentID == nil {
+		if a, ok := tx.Agents.Get(p.Number.AgentID); ok && a.Owner == biz {
+			p.Agent = a
 		}
 	}
-	if p.agent == nil && body.AgentID == nil {
-		p.agent = DefaultRunAgent(st, biz)
-		if p.agent == nil {
+	if p.Agent == nil && in.AgentID == nil {
+		p.Agent = defaultRunAgent(tx.Agents, biz)
+		if p.Agent == nil {
 			p.fail("/agent_id", "is required: business %s has no agent", biz)
 		}
 	}
-	if p.number == nil && body.AssignedNumberID == nil && p.agent != nil {
-		if n := st.NumbersByPhone[p.agent.PhoneNumber]; n != nil && n.Owner == biz {
-			p.number = n
+	if p.Number == nil && in.AssignedNumberID == nil && p.Agent != nil {
+		if n := tx.NumbersByPhone[p.Agent.PhoneNumber]; n != nil && n.Owner == biz {
+			p.Number = n
 		} else {
-			p.fail("/assigned_number_id", "is required: agent %s has no phone number to call or text from", p.agent.ID)
+			p.fail("/assigned_number_id", "is required: agent %s has no phone number to call or text from", p.Agent.ID)
 		}
 	}
-	p.planTouches(rc.Now)
-	for i, t := range body.Touches {
+	p.planTouches(now)
+	for i, t := range in.Touches {
 		if t.Target.LeadID != nil {
-			if l, ok := st.Leads.Get(*t.Target.LeadID); !ok || l.Owner != biz {
+			if l, ok := tx.Leads.Get(*t.Target.LeadID); !ok || l.Owner != biz {
 				p.fail(fmt.Sprintf("/touches/%d/target/lead_id", i), "is not a lead of business %s", biz)
 			}
 		}
 	}
-	return p, nil
+	return p
 }
 
-// DefaultRunAgent is the agent of a run without agent_id or number: the
-// business's intake agent, else its oldest agent with a number.
+// DefaultRunAgent returns the agent of a run without agent_id or number:
+// the business's intake agent, else its oldest agent with a number (nil
+// when it has neither).
 func DefaultRunAgent(st *store.Store, businessID string) *store.Agent {
+	return defaultRunAgent(st.Agents, businessID)
+}
+
+// defaultRunAgent is DefaultRunAgent on the agents table.
+func defaultRunAgent(agents *store.Table[*store.Agent], businessID string) *store.Agent {
 	var withNumber *store.Agent
-	for _, a := range st.Agents.Owned(businessID) {
+	for _, a := range agents.Owned(businessID) {
 		if a.Intake {
 			return a
 		}
@@ -181,10 +194,11 @@ func DefaultRunAgent(st *store.Store, businessID string) *store.Agent {
 	return withNumber
 }
 
-func (p *runPlan) planTouches(now time.Time) {
+// planTouches checks each touch and sets when it runs.
+func (p *Plan) planTouches(now time.Time) {
 	seen := map[string]int{}
-	p.executeAt = make([]time.Time, len(p.body.Touches))
-	for i, t := range p.body.Touches {
+	p.ExecuteAt = make([]time.Time, len(p.Input.Touches))
+	for i, t := range p.Input.Touches {
 		at := fmt.Sprintf("/touches/%d", i)
 		if j, dup := seen[t.TouchID]; dup {
 			p.fail(at+"/touch_id", "duplicate touch_id %q (also /touches/%d); touch ids must be unique in a run", t.TouchID, j)
@@ -235,34 +249,39 @@ func (p *runPlan) planTouches(now time.Time) {
 			p.warn(at+"/scheduled_at", "is in the past; the touch runs at once")
 			exec = now.UTC()
 		}
-		p.executeAt[i] = exec
+		p.ExecuteAt[i] = exec
 	}
 }
 
 // decodeRun decodes and plans the body of validate, preview and create.
-func (s *Service) decodeRun(rc *httpapi.Ctx) (*runPlan, error) {
-	var body runBody
-	if err := rc.Decode(&body); err != nil {
+// Access problems (a business the key does not reach) are errors;
+// everything else is in the plan.
+func decodeRun(rc *httpapi.Ctx) (*Plan, error) {
+	var in RunInput
+	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	return s.planRun(rc, body)
+	if _, err := rc.Business(in.BusinessID); err != nil {
+		return nil, err
+	}
+	return PlanRun(rc.Tx, rc.Now, in), nil
 }
 
-// validateRun answers 200 with valid, errors and warnings: schema failures
-// and rule failures alike are reported, not thrown. Only a body that is not
-// JSON at all, and access errors, are error answers.
+// validateRun responds 200 with valid, errors and warnings: schema
+// failures and rule failures alike are reported, not thrown. Only a body
+// that is not JSON at all, and access errors, get an error response.
 func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	if !json.Valid(rc.Body) {
 		return nil, rc.Decode(nil)
 	}
-	p, err := s.decodeRun(rc)
+	p, err := decodeRun(rc)
 	if err != nil {
 		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
 			return runValidation(apiErr.Details, nil, 0), nil
 		}
 		return nil, err
 	}
-	return runValidation(p.errors, p.warnings, len(p.body.Touches)), nil
+	return runValidation(p.Errors, p.Warnings, len(p.Input.Touches)), nil
 }
 
 func runValidation(errs, warns []httpapi.FieldError, touches int) runsapi.Validation {
@@ -278,28 +297,35 @@ func errorDetails(errs []httpapi.FieldError) []voiceagent.ErrorDetail {
 	return out
 }
 
-// previewRun answers what create would schedule, without scheduling it.
+// previewRun responds with what create would schedule, without scheduling
+// it.
 func (s *Service) previewRun(rc *httpapi.Ctx) (any, error) {
-	p, err := s.decodeRun(rc)
+	p, err := decodeRun(rc)
 	if err != nil {
 		return nil, err
 	}
-	if len(p.errors) > 0 {
+	if len(p.Errors) > 0 {
 		return nil, p.invalid()
 	}
+	return previewOf(p), nil
+}
+
+// previewOf is the preview of a plan without errors: its touches in
+// execution order and their summary.
+func previewOf(p *Plan) runPreview {
 	v := runPreview{
-		Valid: true, BusinessID: p.body.BusinessID, ExternalRef: p.body.ExternalRef, AgentID: p.agent.ID,
-		FromNumber: p.number.PhoneNumber, FromNumberID: p.number.ID,
-		Touches: make([]previewTouch, len(p.body.Touches)), Warnings: httpapi.NonNil(p.warnings),
+		Valid: true, BusinessID: p.Input.BusinessID, ExternalRef: p.Input.ExternalRef, AgentID: p.Agent.ID,
+		FromNumber: p.Number.PhoneNumber, FromNumberID: p.Number.ID,
+		Touches: make([]previewTouch, len(p.Input.Touches)), Warnings: httpapi.NonNil(p.Warnings),
 	}
 	var first, last time.Time
-	for i, t := range p.body.Touches {
+	for i, t := range p.Input.Touches {
 		if t.Channel == "call" {
 			v.Summary.Calls++
 		} else {
 			v.Summary.SMS++
 		}
-		at := p.executeAt[i]
+		at := p.ExecuteAt[i]
 		if first.IsZero() || at.Before(first) {
 			first = at
 		}
@@ -316,10 +342,10 @@ func (s *Service) previewRun(rc *httpapi.Ctx) (any, error) {
 		return time.Time(a.ExecuteAt).Compare(time.Time(b.ExecuteAt))
 	})
 	v.Summary.Touches, v.Summary.FirstAt, v.Summary.LastAt = len(v.Touches), jsonview.Stamp(first), jsonview.Stamp(last)
-	return v, nil
+	return v
 }
 
-// runPreview is the answer of POST /v1/communication-runs/preview, members
+// runPreview is the response of POST /v1/communication-runs/preview, members
 // in the order of the OpenAPI document's CommunicationRunPreview.
 type runPreview struct {
 	Valid        bool                 `json:"valid"`
@@ -357,7 +383,7 @@ type previewSummary struct {
 }
 
 // createRun stores the run and schedules its touches. The Idempotency-Key
-// header is required (the pipeline replays the first answer for it).
+// header is required (the pipeline replays the first response for it).
 func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 	key := rc.Request.Header.Get("Idempotency-Key")
 	if key == "" {
@@ -365,39 +391,52 @@ func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 		e.Details = []httpapi.FieldError{{Path: "Idempotency-Key", Message: "header is required"}}
 		return nil, e
 	}
-	p, err := s.decodeRun(rc)
+	p, err := decodeRun(rc)
 	if err != nil {
 		return nil, err
 	}
-	if len(p.errors) > 0 {
+	if len(p.Errors) > 0 {
 		return nil, p.invalid()
 	}
-	b := p.body
+	return httpapi.Created(RunView(s.CreateRun(rc.Tx, rc.Now, p, key))), nil
+}
+
+// CreateRun stores the run of plan p, which has no errors, created at now
+// under an idempotency key, and schedules each of its touches at its
+// execution time on the tenant's clock. It returns the stored run.
+func (s *Service) CreateRun(tx *platform.Tx, now time.Time, p *Plan, idempotencyKey string) *store.CommunicationRun {
+	in := p.Input
 	run := &store.CommunicationRun{
-		ExternalRef: b.ExternalRef, AssignedNumberID: b.AssignedNumberID, AgentIDSent: b.AgentID,
-		FromNumberID: p.number.ID, FromNumber: p.number.PhoneNumber, AgentID: p.agent.ID,
-		Metadata: b.Metadata, Status: runScheduled, IdempotencyKey: key,
+		ExternalRef: in.ExternalRef, AssignedNumberID: in.AssignedNumberID, AgentIDSent: in.AgentID,
+		FromNumberID: p.Number.ID, FromNumber: p.Number.PhoneNumber, AgentID: p.Agent.ID,
+		Metadata: in.Metadata, Status: runScheduled, IdempotencyKey: idempotencyKey,
 	}
-	for i, t := range b.Touches {
+	for i, t := range in.Touches {
 		run.Touches = append(run.Touches, &store.RunTouch{
 			TouchID: t.TouchID, Channel: t.Channel, Target: t.Target, ScheduledAt: t.ScheduledAt.UTC(),
 			TimingWindow: t.TimingWindow, Context: t.Context, Metadata: t.Metadata, Message: t.Message,
-			SMSCategory: t.SMSCategory, Status: touchScheduled, ExecuteAt: p.executeAt[i],
+			SMSCategory: t.SMSCategory, Status: touchScheduled, ExecuteAt: p.ExecuteAt[i],
 		})
 	}
-	rc.Store.Runs.Insert(run, b.BusinessID, rc.Now)
+	tx.Runs.Insert(run, in.BusinessID, now)
 	run.UpdatedAt = run.CreatedAt
+	tenant := tx.TenantOf(in.BusinessID)
 	for i, t := range run.Touches {
 		runID, idx := run.ID, i
-		s.Schedule(rc.Store.TenantOf(b.BusinessID), t.ExecuteAt, func(now time.Time) { s.runTouch(s.Store, runID, idx, now) })
+		s.ScheduleTx(tenant, t.ExecuteAt, func(tx *platform.Tx, now time.Time) { s.runTouch(tx, now, runID, idx) })
 	}
-	return httpapi.Created(RunView(run)), nil
+	return run
 }
 
-// runTouch executes one touch when the clock reaches it: it places the
-// call or sends the text, with the touch's reference.
-func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time) {
-	run, ok := st.Runs.Get(runID)
+// storeOf returns the store tx holds, for the telephony operations that
+// take a *store.Store: while tx is valid, it is the platform's store.
+func (s *Service) storeOf(*platform.Tx) *store.Store { return s.Store }
+
+// runTouch executes touch idx of run runID when the clock reaches it: it
+// places the call or sends the text, with the touch's reference. A touch
+// that is no longer scheduled (its run was deleted) does nothing.
+func (s *Service) runTouch(tx *platform.Tx, now time.Time, runID string, idx int) {
+	run, ok := tx.Runs.Get(runID)
 	if !ok || run.Touches[idx].Status != touchScheduled {
 		return
 	}
@@ -406,7 +445,7 @@ func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time
 	// A run's touches are part of it: every change of one is a change of
 	// the run (Table.Update), so its kept list item goes with it.
 	t := run.Touches[idx]
-	st.Runs.Update(run, func(run *store.CommunicationRun) {
+	tx.Runs.Update(run, func(run *store.CommunicationRun) {
 		t.Status, t.StartedAt = touchRunning, httpapi.UtcPtr(now)
 		run.UpdatedAt = now.UTC()
 		if run.Status == runScheduled {
@@ -420,18 +459,18 @@ func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time
 		if len(t.Context) > 0 {
 			context = string(httpapi.MustJSON(t.Context))
 		}
-		id, err := s.telephony.PlaceTouchCall(st, now, telephony.TouchCall{
+		id, err := s.telephony.PlaceTouchCall(s.storeOf(tx), now, telephony.TouchCall{
 			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),
 			LeadID: strValue(tg.LeadID), FirstMessage: strValue(t.Message), Context: context, Ref: ref,
 		})
 		if err != nil {
-			s.endTouch(st, run, t, now, telephony.TouchFailed, telephony.TouchEnd{Code: err.Code, Message: err.Message})
+			endTouch(tx, now, run, t, telephony.TouchFailed, telephony.TouchEnd{Code: err.Code, Message: err.Message})
 			return
 		}
-		st.Runs.Update(run, func(*store.CommunicationRun) { t.CallID = id })
+		tx.Runs.Update(run, func(*store.CommunicationRun) { t.CallID = id })
 		return
 	}
-	sid, err := s.telephony.SendTouchText(st, now, telephony.TouchSMS{
+	sid, err := s.telephony.SendTouchText(s.storeOf(tx), now, telephony.TouchSMS{
 		AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Message: strValue(t.Message),
 		LeadID: strValue(tg.LeadID), Timezone: strValue(tg.Timezone), Ref: ref,
 	})
@@ -440,29 +479,30 @@ func (s *Service) runTouch(st *store.Store, runID string, idx int, now time.Time
 		if slices.Contains(telephony.SMSComplianceCodes, err.Code) {
 			status = touchSkipped
 		}
-		s.endTouch(st, run, t, now, status, telephony.TouchEnd{Code: err.Code, Message: err.Message})
+		endTouch(tx, now, run, t, status, telephony.TouchEnd{Code: err.Code, Message: err.Message})
 		return
 	}
-	st.Runs.Update(run, func(*store.CommunicationRun) { t.MessageSID = sid })
+	tx.Runs.Update(run, func(*store.CommunicationRun) { t.MessageSID = sid })
 }
 
-// runTouchEnded finishes the touch whose call ended or text was delivered.
-func (s *Service) runTouchEnded(st *store.Store, now time.Time, ref store.TouchRef, end telephony.TouchEnd) {
-	run, ok := st.Runs.Get(ref.CommunicationRunID)
+// runTouchEnded finishes the running touch of ref, whose call ended or
+// text was delivered.
+func runTouchEnded(tx *platform.Tx, now time.Time, ref store.TouchRef, end telephony.TouchEnd) {
+	run, ok := tx.Runs.Get(ref.CommunicationRunID)
 	if !ok {
 		return // the run was deleted while the call was under way
 	}
 	for _, t := range run.Touches {
 		if t.TouchID == ref.TouchID && t.Status == touchRunning {
-			s.endTouch(st, run, t, now, end.Status, end)
+			endTouch(tx, now, run, t, end.Status, end)
 		}
 	}
 }
 
 // endTouch moves a touch to a final state, and the run to its final state
 // when every touch is final.
-func (s *Service) endTouch(st *store.Store, run *store.CommunicationRun, t *store.RunTouch, now time.Time, status string, end telephony.TouchEnd) {
-	st.Runs.Update(run, func(run *store.CommunicationRun) {
+func endTouch(tx *platform.Tx, now time.Time, run *store.CommunicationRun, t *store.RunTouch, status string, end telephony.TouchEnd) {
+	tx.Runs.Update(run, func(run *store.CommunicationRun) {
 		t.Status, t.CompletedAt = status, httpapi.UtcPtr(now)
 		if end.Code != "" {
 			t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
@@ -525,7 +565,7 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 }
 
 // Run is a communication run as the API shows it (GET
-// /v1/communication-runs, the create's answer), members in the order of
+// /v1/communication-runs, the create's response), members in the order of
 // the OpenAPI document's CommunicationRun.
 type Run struct {
 	ID               string          `json:"id"`

@@ -11,6 +11,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
@@ -26,10 +27,15 @@ func sdrBusiness(rc *httpapi.Ctx) (*store.Business, error) {
 	return rc.Business(id)
 }
 
-// sdrCtxFor is the evaluation context of a business now.
+// sdrCtxFor returns the pipeline of business b at the request's time.
 func sdrCtxFor(rc *httpapi.Ctx, b *store.Business) *sdrCtx {
-	return newSDRCtx(rc.Store, rc.Now, b, SDRConfigOf(rc.Store, b.ID))
+	return newSDRCtx(rc.Tx, rc.Now, b, configOf(rc.Tx, b.ID))
 }
+
+// storeOf returns the store tx holds, for the operations of other domains
+// and of the platform that take a *store.Store: while tx is valid, it is
+// the platform's store.
+func (s *Service) storeOf(*platform.Tx) *store.Store { return s.Store }
 
 // SDRConfigView is an SDR configuration as the API shows it (GET and PUT
 // /sdr/config): a business without a stored configuration shows the
@@ -70,11 +76,11 @@ func (s *Service) getSDRConfig(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return SDRConfigView(rc.Store, SDRConfigOf(rc.Store, b.ID)), nil
+	return SDRConfigView(rc.Store, configOf(rc.Tx, b.ID)), nil
 }
 
-// sdrConfigBody is PUT /sdr/config: absent fields keep their value.
-type sdrConfigBody struct {
+// ConfigPatch is PUT /sdr/config: absent fields keep their value.
+type ConfigPatch struct {
 	BusinessID         string  `json:"businessId"`
 	Enabled            *bool   `json:"enabled"`
 	MinTouchGapHours   *int    `json:"min_touch_gap_hours"`
@@ -88,47 +94,58 @@ type sdrConfigBody struct {
 	EmailFromAccountID *string `json:"email_from_account_id"`
 }
 
-// putSDRConfig is PUT /sdr/config: an upsert; enabling starts the
-// scheduled runner, disabling stops it.
+// putSDRConfig is PUT /sdr/config.
 func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
-	var body sdrConfigBody
-	if err := rc.Decode(&body); err != nil {
+	var patch ConfigPatch
+	if err := rc.Decode(&patch); err != nil {
 		return nil, err
 	}
-	b, err := rc.Business(body.BusinessID)
+	b, err := rc.Business(patch.BusinessID)
 	if err != nil {
 		return nil, err
 	}
-	if body.SDRAgentID != nil && *body.SDRAgentID != "" {
-		if a, ok := rc.Store.Agents.Get(*body.SDRAgentID); !ok || a.Owner != b.ID {
+	cfg, apiErr := s.UpdateConfig(rc.Tx, rc.Now, b, patch)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return SDRConfigView(rc.Store, cfg), nil
+}
+
+// UpdateConfig applies patch to the SDR configuration of business b at
+// now, storing the configuration if it was not: an upsert. Enabling starts
+// the scheduled runner, disabling stops it. An sdr_agent_id that is not an
+// agent of b is refused (400) and nothing changes.
+func (s *Service) UpdateConfig(tx *platform.Tx, now time.Time, b *store.Business, patch ConfigPatch) (*store.SDRConfig, *httpapi.Error) {
+	if patch.SDRAgentID != nil && *patch.SDRAgentID != "" {
+		if a, ok := tx.Agents.Get(*patch.SDRAgentID); !ok || a.Owner != b.ID {
 			return nil, httpapi.InvalidField("/sdr_agent_id", "must be an agent of business %s", b.ID)
 		}
 	}
-	cfg, stored := rc.Store.SDRConfigs[b.ID]
+	cfg, stored := tx.SDRConfigs[b.ID]
 	if !stored {
-		cfg = SDRConfigOf(rc.Store, b.ID)
-		cfg.CreatedAt = rc.Now.UTC()
-		rc.Store.SDRConfigs[b.ID] = cfg
+		cfg = configOf(tx, b.ID)
+		cfg.CreatedAt = now.UTC()
+		tx.SDRConfigs[b.ID] = cfg
 	}
 	wasEnabled := cfg.Enabled
-	httpapi.Set(&cfg.Enabled, body.Enabled)
-	httpapi.Set(&cfg.MinTouchGapHours, body.MinTouchGapHours)
-	httpapi.Set(&cfg.MaxTouches, body.MaxTouches)
-	httpapi.Set(&cfg.AutoCall, body.AutoCall)
-	httpapi.Set(&cfg.AutoEmail, body.AutoEmail)
-	httpapi.Set(&cfg.AutoSMS, body.AutoSMS)
-	httpapi.Set(&cfg.SDRAgentID, body.SDRAgentID)
-	httpapi.Set(&cfg.HoursStart, body.HoursStart)
-	httpapi.Set(&cfg.HoursEnd, body.HoursEnd)
-	httpapi.Set(&cfg.EmailFromAccountID, body.EmailFromAccountID)
-	cfg.UpdatedAt = httpapi.Later(cfg.UpdatedAt, rc.Now)
+	httpapi.Set(&cfg.Enabled, patch.Enabled)
+	httpapi.Set(&cfg.MinTouchGapHours, patch.MinTouchGapHours)
+	httpapi.Set(&cfg.MaxTouches, patch.MaxTouches)
+	httpapi.Set(&cfg.AutoCall, patch.AutoCall)
+	httpapi.Set(&cfg.AutoEmail, patch.AutoEmail)
+	httpapi.Set(&cfg.AutoSMS, patch.AutoSMS)
+	httpapi.Set(&cfg.SDRAgentID, patch.SDRAgentID)
+	httpapi.Set(&cfg.HoursStart, patch.HoursStart)
+	httpapi.Set(&cfg.HoursEnd, patch.HoursEnd)
+	httpapi.Set(&cfg.EmailFromAccountID, patch.EmailFromAccountID)
+	cfg.UpdatedAt = httpapi.Later(cfg.UpdatedAt, now)
 	switch {
 	case cfg.Enabled && !wasEnabled:
-		s.startSDRRunner(cfg, rc.Now)
+		s.startSDRRunner(tx, cfg, now)
 	case !cfg.Enabled:
 		cfg.NextRunAt = nil
 	}
-	return SDRConfigView(rc.Store, cfg), nil
+	return cfg, nil
 }
 
 // sdrLeadView is a lead in GET /sdr/pipeline.
@@ -150,9 +167,7 @@ func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	return v
 }
 
-// getSDRPipeline is GET /sdr/pipeline: the summary counts every lead of
-// the business; the list keeps the first limit leads of the segment asked
-// for (all: every segment) in pipeline order.
+// getSDRPipeline is GET /sdr/pipeline.
 func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -166,18 +181,28 @@ func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := sdrCtxFor(rc, b)
+	var segments []segment
+	if filtered {
+		segments = []segment{only}
+	}
+	return sdrCtxFor(rc, b).pipeline(segments, limit), nil
+}
+
+// pipeline returns the pipeline read: the summary counts every lead of the
+// business; the list keeps the first limit leads of the segments given
+// (none: every segment) in pipeline order.
+func (c *sdrCtx) pipeline(segments []segment, limit int) *sdrapi.Pipeline {
 	var counts segmentCounts
 	actionable := 0
 	top := &topEvals{k: limit}
-	leads := rc.Store.Leads.Owned(b.ID)
+	leads := c.tx.Leads.Owned(c.b.ID)
 	for _, l := range leads {
 		e := c.evaluate(l)
 		counts[e.segment]++
 		if e.actionable {
 			actionable++
 		}
-		if !filtered || e.segment == only {
+		if len(segments) == 0 || slices.Contains(segments, e.segment) {
 			top.offer(e)
 		}
 	}
@@ -187,14 +212,14 @@ func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 		items[i] = sdrLeadView(&kept[i])
 	}
 	return &sdrapi.Pipeline{
-		BusinessID: b.ID,
+		BusinessID: c.b.ID,
 		Enabled:    c.cfg.Enabled,
 		Summary: sdrapi.PipelineSummary{
 			TotalLeads: len(leads), Actionable: actionable, NeedsManual: counts[segManualReview],
 			Segments: counts.view(),
 		},
 		Leads: items,
-	}, nil
+	}
 }
 
 // sdrOutcome is what one dispatch (or its dry-run prediction) gave.
@@ -206,11 +231,11 @@ type sdrOutcome struct {
 
 // sdrAgent is the agent the pipeline calls and texts from: sdr_agent_id
 // when it is an agent of the business, else the business's oldest agent.
-func sdrAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.Agent {
-	if a, ok := st.Agents.Get(cfg.SDRAgentID); ok && a.Owner == businessID {
+func sdrAgent(tx *platform.Tx, cfg *store.SDRConfig, businessID string) *store.Agent {
+	if a, ok := tx.Agents.Get(cfg.SDRAgentID); ok && a.Owner == businessID {
 		return a
 	}
-	if agents := st.Agents.Owned(businessID); len(agents) > 0 {
+	if agents := tx.Agents.Owned(businessID); len(agents) > 0 {
 		return agents[0]
 	}
 	return nil
@@ -219,16 +244,16 @@ func sdrAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.A
 // sdrTextAgent is the agent the pipeline texts from: the SDR agent when
 // it has a number (or a messaging service), else the agent of the
 // business's first number.
-func sdrTextAgent(st *store.Store, cfg *store.SDRConfig, businessID string) *store.Agent {
-	a := sdrAgent(st, cfg, businessID)
+func sdrTextAgent(tx *platform.Tx, cfg *store.SDRConfig, businessID string) *store.Agent {
+	a := sdrAgent(tx, cfg, businessID)
 	if a == nil || a.PhoneNumber != "" {
 		return a
 	}
 	if sid, _ := a.Metadata[telephony.MessagingServiceKey].(string); sid != "" {
 		return a
 	}
-	for _, n := range st.Numbers.Owned(businessID) {
-		if owner, ok := st.Agents.Get(n.AgentID); ok {
+	for _, n := range tx.Numbers.Owned(businessID) {
+		if owner, ok := tx.Agents.Get(n.AgentID); ok {
 			return owner
 		}
 	}
@@ -272,8 +297,8 @@ const magicEmailFailsDomain = "@email-fails.example"
 const defaultSDRFrom = "sdr@voiceagent.example"
 
 // sdrTouch dispatches one touch of a lead on a channel, or, in a dry run,
-// predicts its outcome with the same checks and changes nothing. The
-// caller holds the write lock (the read lock is enough for a dry run).
+// predicts its outcome with the same checks and changes nothing (a read
+// Tx is enough for a dry run).
 func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment, dry bool) sdrOutcome {
 	switch channel {
 	case store.SDRCall:
@@ -287,10 +312,10 @@ func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment
 // sdrCall places (or predicts) a call to the lead, from the SDR agent.
 func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
-	if c.st.OnDNC(l.Owner, to) {
+	if c.tx.OnDNC(l.Owner, to) {
 		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")}
 	}
-	a := sdrAgent(c.st, c.cfg, l.Owner)
+	a := sdrAgent(c.tx, c.cfg, l.Owner)
 	if a == nil {
 		return sdrOutcome{err: httpapi.NotFound("the business has no agent to call from")}
 	}
@@ -300,7 +325,7 @@ func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOu
 		}
 		return sdrOutcome{detail: fmt.Sprintf("would call %s from agent %s", to, a.Name)}
 	}
-	call, apiErr := s.telephony.PlaceOutboundCall(c.st, c.now, telephony.OutboundCall{
+	call, apiErr := s.telephony.PlaceOutboundCall(s.storeOf(c.tx), c.now, telephony.OutboundCall{
 		Agent: a, To: to, Lead: l, Context: "Outbound sales follow-up (" + seg.String() + ")",
 	})
 	if apiErr != nil {
@@ -312,14 +337,14 @@ func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOu
 // sdrSMS sends (or predicts) a text to the lead, from the agent
 // sdrTextAgent picks.
 func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
-	a := sdrTextAgent(c.st, c.cfg, l.Owner)
+	a := sdrTextAgent(c.tx, c.cfg, l.Owner)
 	if a == nil {
 		return sdrOutcome{err: httpapi.NotFound("the business has no agent to text from")}
 	}
 	req := telephony.SMSRequest{Agent: a, To: *l.Phone, Lead: l,
 		Body: sdrGreeting(l) + " it's " + c.b.Name + ". " + sdrLine(seg) + " Reply STOP to opt out."}
 	if dry {
-		if _, apiErr := telephony.SMSPrecheck(c.st, c.now, req); apiErr != nil {
+		if _, apiErr := telephony.SMSPrecheck(s.storeOf(c.tx), c.now, req); apiErr != nil {
 			return sdrOutcome{err: apiErr}
 		}
 		if req.To == telephony.MagicSMSSendFails {
@@ -327,7 +352,7 @@ func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOut
 		}
 		return sdrOutcome{detail: "would text " + req.To}
 	}
-	m, apiErr := s.telephony.SendSMS(c.st, c.now, req)
+	m, apiErr := s.telephony.SendSMS(s.storeOf(c.tx), c.now, req)
 	out := sdrOutcome{err: apiErr}
 	if m != nil {
 		out.messageID = m.ID
@@ -349,17 +374,18 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 		Body:    sdrGreeting(l) + "\n\n" + sdrLine(seg) + "\n\n" + c.b.Name,
 		Status:  store.SDREmailQueued,
 	}
-	c.st.SDRMails.Insert(m, l.Owner, c.now)
+	c.tx.SDRMails.Insert(m, l.Owner, c.now)
 	id := m.ID
-	s.Schedule(c.st.TenantOf(l.Owner), c.now.Add(sdrEmailDelay), func(now time.Time) { s.sendSDRMail(s.Store, now, id) })
+	s.ScheduleTx(c.tx.TenantOf(l.Owner), c.now.Add(sdrEmailDelay), func(tx *platform.Tx, now time.Time) { s.sendSDRMail(tx, now, id) })
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
 }
 
 // sendSDRMail sends a queued SDR email: to the outbox (lead_email.sent; a
 // new lead becomes contacted), or, at the magic failing domain, it bounces
-// (lead_email.failed). The caller holds the write lock.
-func (s *Service) sendSDRMail(st *store.Store, now time.Time, id string) {
-	m, ok := st.SDRMails.Get(id)
+// (lead_email.failed).
+func (s *Service) sendSDRMail(tx *platform.Tx, now time.Time, id string) {
+	st := s.storeOf(tx)
+	m, ok := tx.SDRMails.Get(id)
 	if !ok || m.Status != store.SDREmailQueued {
 		return
 	}
@@ -371,8 +397,8 @@ func (s *Service) sendSDRMail(st *store.Store, now time.Time, id string) {
 	at := now.UTC()
 	m.Status, m.SentAt = store.SDREmailSent, &at
 	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: m.Owner, Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
-	if l, ok := st.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
-		st.Leads.Update(l, func(l *store.Lead) {
+	if l, ok := tx.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
+		tx.Leads.Update(l, func(l *store.Lead) {
 			l.Status = store.LeadContacted
 			l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
 		})
@@ -409,7 +435,7 @@ func sdrMailView(m *store.SDRMail) sdrMail {
 }
 
 // logSDR records one entry of the activity log.
-func logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
+func logSDR(tx *platform.Tx, now time.Time, l *store.Lead, action, trigger string, seg segment, out sdrOutcome) *store.SDRActivity {
 	a := &store.SDRActivity{
 		LeadID: l.ID, Action: action, Trigger: trigger, Success: out.err == nil, Detail: out.detail,
 		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, Segment: seg.String(),
@@ -420,12 +446,12 @@ func logSDR(st *store.Store, now time.Time, l *store.Lead, action, trigger strin
 			a.Detail = out.detail + ": " + a.Detail
 		}
 	}
-	return st.SDRActivity.Insert(a, l.Owner, now)
+	return tx.SDRActivity.Insert(a, l.Owner, now)
 }
 
 // recordTouch counts a dispatched touch on the lead's pipeline state.
-func recordTouch(st *store.Store, now time.Time, l *store.Lead, channel string) *store.SDRLead {
-	state := st.SDRLeadState(l.ID, true)
+func recordTouch(tx *platform.Tx, now time.Time, l *store.Lead, channel string) *store.SDRLead {
+	state := tx.SDRLeadState(l.ID, true)
 	at := now.UTC()
 	state.TouchCount++
 	state.LastTouchAt = &at
@@ -455,8 +481,7 @@ type sdrActionBody struct {
 	Action     string `json:"action"`
 }
 
-// postSDRAction is POST /sdr/action: pause, resume or skip a lead, or touch
-// it now on a channel, within the cadence.
+// postSDRAction is POST /sdr/action.
 func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 	var body sdrActionBody
 	if err := rc.Decode(&body); err != nil {
@@ -466,49 +491,61 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, ok := rc.Store.Leads.Get(body.LeadID)
+	l, ok := rc.Tx.Leads.Get(body.LeadID)
 	if !ok || l.Owner != b.ID {
 		return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + body.LeadID)
 	}
-	c := sdrCtxFor(rc, b)
+	res, apiErr := s.act(sdrCtxFor(rc, b), l, body.Action)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return res, nil
+}
+
+// act applies a manual action to lead l of the pipeline: pause, resume or
+// skip it, or touch it now on a channel, within the cadence (checkTouch).
+// A touch refused before it is dispatched changes nothing; a dispatch that
+// fails is logged, and its error returned.
+func (s *Service) act(c *sdrCtx, l *store.Lead, action string) (*sdrapi.ActionResult, *httpapi.Error) {
 	e := c.evaluate(l)
 	out := sdrOutcome{}
-	switch body.Action {
+	switch action {
 	case store.SDRPause, store.SDRResume:
-		state := rc.Store.SDRLeadState(l.ID, true)
-		state.Paused = body.Action == store.SDRPause
+		state := c.tx.SDRLeadState(l.ID, true)
+		state.Paused = action == store.SDRPause
 		out.detail = "automated touches paused"
 		if !state.Paused {
 			out.detail = "automated touches resumed"
 		}
 	case store.SDRSkip:
-		state := rc.Store.SDRLeadState(l.ID, true)
-		at := rc.Now.UTC()
+		state := c.tx.SDRLeadState(l.ID, true)
+		at := c.now.UTC()
 		state.SkippedAt = &at
 		out.detail = fmt.Sprintf("skipped: no touch for %d hours", c.cfg.MinTouchGapHours)
 	default:
-		if err := checkTouch(c, &e, body.Action); err != nil {
+		if err := checkTouch(c, &e, action); err != nil {
 			return nil, err
 		}
-		out = s.sdrTouch(c, l, body.Action, e.segment, false)
+		out = s.sdrTouch(c, l, action, e.segment, false)
 		if out.err == nil {
-			recordTouch(rc.Store, rc.Now, l, body.Action)
+			recordTouch(c.tx, c.now, l, action)
 		}
 	}
-	act := logSDR(rc.Store, rc.Now, l, body.Action, store.SDRTriggerManual, e.segment, out)
+	act := logSDR(c.tx, c.now, l, action, store.SDRTriggerManual, e.segment, out)
 	if out.err != nil {
 		return nil, out.err
 	}
 	after := c.evaluate(l)
 	return &sdrapi.ActionResult{
-		Success: true, Action: body.Action, LeadID: l.ID, Detail: out.detail,
+		Success: true, Action: action, LeadID: l.ID, Detail: out.detail,
 		ActivityID: act.ID, Segment: after.segment.String(), TouchCount: after.touches(),
 		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, // omitted when empty
 	}, nil
 }
 
-// checkTouch is what a manual touch must pass before it is dispatched: a
-// lead whose status allows contact, max_touches (429 without
+// checkTouch returns why a manual touch of the evaluated lead e on channel
+// may not be dispatched now (nil: it may): a lead whose status allows
+// contact, max_touches (429 without
 // nextAllowedAt), min_touch_gap_hours (429 with nextAllowedAt), and the
 // contact detail the channel needs (400).
 func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
@@ -574,8 +611,8 @@ const (
 
 // runSDR runs the pipeline of one business once: escalations first, then
 // every lead with a next action in pipeline order (see docs/mockserver.md,
-// section Runs). A dry run computes the same plan and changes nothing.
-// The caller holds the write lock (a dry run reads only).
+// section Runs). A dry run computes the same plan and changes nothing (a
+// read Tx is enough for it).
 func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult {
 	res := &sdrapi.RunResult{
 		Success: true, BusinessID: c.b.ID, DryRun: dry, Trigger: trigger,
@@ -584,7 +621,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult 
 		SkippedByReason: map[string]int{skipPaused: 0, skipCadence: 0, skipChannelOff: 0, skipOutOfHours: 0, skipRunLimit: 0, skipQuietHours: 0},
 	}
 	var cands []sdrEval
-	for _, l := range c.st.Leads.Owned(c.b.ID) {
+	for _, l := range c.tx.Leads.Owned(c.b.ID) {
 		e := c.evaluate(l)
 		if e.segment != segManualReview && e.state != nil && e.state.EscalatedAt != nil && !dry {
 			e.state.EscalatedAt = nil // left manual review: a later return counts again
@@ -616,8 +653,8 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult 
 			res.Results = append(res.Results, item)
 			if !dry {
 				at := c.now.UTC()
-				c.st.SDRLeadState(l.ID, true).EscalatedAt = &at
-				logSDR(c.st, c.now, l, store.SDREscalate, trigger, e.segment, sdrOutcome{detail: item.Detail})
+				c.tx.SDRLeadState(l.ID, true).EscalatedAt = &at
+				logSDR(c.tx, c.now, l, store.SDREscalate, trigger, e.segment, sdrOutcome{detail: item.Detail})
 			}
 			continue
 		}
@@ -661,9 +698,9 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult 
 		res.Results = append(res.Results, item)
 		if !dry {
 			if out.err == nil {
-				recordTouch(c.st, c.now, l, e.next)
+				recordTouch(c.tx, c.now, l, e.next)
 			}
-			logSDR(c.st, c.now, l, e.next, trigger, e.segment, out)
+			logSDR(c.tx, c.now, l, e.next, trigger, e.segment, out)
 		}
 	}
 	if !dry {
@@ -677,7 +714,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult 
 // recipient's quiet hours now (a run waits rather than fail).
 func smsQuietHours(c *sdrCtx, to string) bool {
 	if strings.HasPrefix(to, "+1500555") {
-		return false // magic numbers answer as documented whatever the time
+		return false // magic numbers behave as documented whatever the time
 	}
 	h := c.now.In(telephony.RecipientLocation(to, c.b)).Hour()
 	return h < telephony.QuietHoursEnd || h >= telephony.QuietHoursStart
@@ -698,8 +735,7 @@ func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time,
 	return time.Time{}, false
 }
 
-// getSDRReport is GET /sdr/report: the period's actions, their outcomes,
-// new leads, and the segments now.
+// getSDRReport is GET /sdr/report.
 func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	b, err := sdrBusiness(rc)
 	if err != nil {
@@ -710,6 +746,12 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	if !ok {
 		return nil, httpapi.InvalidField("period", "must be today, week or month")
 	}
+	return sdrCtxFor(rc, b).report(period, since), nil
+}
+
+// report returns the report of the period that started at since: its
+// actions, their outcomes, new leads, and the segments now.
+func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
 	actions := map[string]int{}
 	for _, a := range []string{store.SDRCall, store.SDREmail, store.SDRSMS, store.SDRSkip, store.SDRPause, store.SDRResume, store.SDREscalate} {
 		actions[a] = 0
@@ -718,38 +760,37 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	for _, o := range sdrOutcomeKeys {
 		outcomes[o] = 0
 	}
-	rc.Store.SDRActivity.Scan([]string{b.ID}, httpapi.ZeroTime, func(a *store.SDRActivity) bool {
+	c.tx.SDRActivity.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(a *store.SDRActivity) bool {
 		if a.CreatedAt.Before(since) {
 			return false
 		}
 		actions[a.Action]++
-		if o := sdrActivityOutcome(rc.Store, a); o != "" {
+		if o := sdrActivityOutcome(c.tx, a); o != "" {
 			outcomes[o]++
 		}
 		return true
 	})
 	newLeads := 0
-	rc.Store.Leads.Scan([]string{b.ID}, httpapi.ZeroTime, func(l *store.Lead) bool {
+	c.tx.Leads.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(l *store.Lead) bool {
 		if l.CreatedAt.Before(since) {
 			return false
 		}
 		newLeads++
 		return true
 	})
-	c := sdrCtxFor(rc, b)
 	var segments segmentCounts
-	for _, l := range rc.Store.Leads.Owned(b.ID) {
-		segments[c.segmentOf(l, rc.Store.SDRLeads[l.ID], c.reachOf(l))]++
+	for _, l := range c.tx.Leads.Owned(c.b.ID) {
+		segments[c.segmentOf(l, c.tx.SDRLeads[l.ID], c.reachOf(l))]++
 	}
 	hot := 0
 	for _, seg := range hotSegments {
 		hot += segments[seg]
 	}
 	return &sdrapi.Report{
-		BusinessID: b.ID, Period: period, Since: since, Until: rc.Now.UTC(),
+		BusinessID: c.b.ID, Period: period, Since: since, Until: c.now.UTC(),
 		Actions: actions, Outcomes: outcomes, NewLeads: newLeads,
 		HotLeads: hot, StaleLeads: segments[segManualReview], Segments: segments.view(),
-	}, nil
+	}
 }
 
 // sdrOutcomeKeys are the outcome counts of the report.
@@ -761,7 +802,7 @@ var sdrOutcomeKeys = []string{
 // sdrActivityOutcome is the outcome of one logged touch now: the state of
 // the call, text or email it dispatched, or "refused" when the dispatch
 // failed; "" for entries that are not touches.
-func sdrActivityOutcome(st *store.Store, a *store.SDRActivity) string {
+func sdrActivityOutcome(tx *platform.Tx, a *store.SDRActivity) string {
 	switch a.Action {
 	case store.SDRCall, store.SDRSMS, store.SDREmail:
 	default:
@@ -772,7 +813,7 @@ func sdrActivityOutcome(st *store.Store, a *store.SDRActivity) string {
 	}
 	switch {
 	case a.CallID != "":
-		c, ok := st.Calls.Get(a.CallID)
+		c, ok := tx.Calls.Get(a.CallID)
 		switch {
 		case !ok:
 			return ""
@@ -783,11 +824,11 @@ func sdrActivityOutcome(st *store.Store, a *store.SDRActivity) string {
 		}
 		return "call_pending"
 	case a.MessageID != "":
-		if m, ok := st.SMSMessages.Get(a.MessageID); ok {
+		if m, ok := tx.SMSMessages.Get(a.MessageID); ok {
 			return "sms_" + m.Status
 		}
 	case a.EmailID != "":
-		if m, ok := st.SDRMails.Get(a.EmailID); ok {
+		if m, ok := tx.SDRMails.Get(a.EmailID); ok {
 			return "email_" + m.Status
 		}
 	}
@@ -830,37 +871,36 @@ func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
 var appendActivityItem = httpapi.ViewItem(sdrActivityView)
 
 // startSDRRunner starts the scheduled runner of a business whose SDR was
-// just enabled: a run every two hours of the clock from now, while the
-// configuration stays enabled (disabling stops it; enabling again starts a
-// new one). The caller holds the write lock.
-func (s *Service) startSDRRunner(cfg *store.SDRConfig, now time.Time) {
+// just enabled at now: a run every two hours of the clock from now, while
+// the configuration stays enabled (disabling stops it; enabling again
+// starts a new one).
+func (s *Service) startSDRRunner(tx *platform.Tx, cfg *store.SDRConfig, now time.Time) {
 	cfg.RunnerGen++
 	gen, businessID := cfg.RunnerGen, cfg.BusinessID
-	var tick func(now time.Time)
-	schedule := func(at time.Time) {
+	var tick func(tx *platform.Tx, now time.Time)
+	schedule := func(tx *platform.Tx, at time.Time) {
 		next := at.UTC()
 		cfg.NextRunAt = &next
-		s.Schedule(s.Store.TenantOf(businessID), at, tick)
+		s.ScheduleTx(tx.TenantOf(businessID), at, tick)
 	}
-	tick = func(now time.Time) {
-		cur, ok := s.Store.SDRConfigs[businessID]
+	tick = func(tx *platform.Tx, now time.Time) {
+		cur, ok := tx.SDRConfigs[businessID]
 		if !ok || cur != cfg || !cfg.Enabled || cfg.RunnerGen != gen {
 			return
 		}
-		if b, ok := s.Store.Businesses.Get(businessID); ok {
-			s.runSDR(newSDRCtx(s.Store, now, b, cfg), store.SDRTriggerScheduled, false)
+		if b, ok := tx.Businesses.Get(businessID); ok {
+			s.runSDR(newSDRCtx(tx, now, b, cfg), store.SDRTriggerScheduled, false)
 		}
-		schedule(now.Add(sdrRunnerInterval))
+		schedule(tx, now.Add(sdrRunnerInterval))
 	}
-	schedule(now.Add(sdrRunnerInterval))
+	schedule(tx, now.Add(sdrRunnerInterval))
 }
 
 // runScheduledAll runs the pipeline of every enabled business now, as the
-// scheduled runner does, in business id order. The caller holds the write
-// lock.
-func (s *Service) runScheduledAll(st *store.Store) []*sdrapi.RunResult {
-	ids := make([]string, 0, len(st.SDRConfigs))
-	for id, cfg := range st.SDRConfigs {
+// scheduled runner does, in business id order.
+func (s *Service) runScheduledAll(tx *platform.Tx) []*sdrapi.RunResult {
+	ids := make([]string, 0, len(tx.SDRConfigs))
+	for id, cfg := range tx.SDRConfigs {
 		if cfg.Enabled {
 			ids = append(ids, id)
 		}
@@ -868,10 +908,10 @@ func (s *Service) runScheduledAll(st *store.Store) []*sdrapi.RunResult {
 	slices.Sort(ids)
 	out := make([]*sdrapi.RunResult, 0, len(ids))
 	for _, id := range ids {
-		if b, ok := st.Businesses.Get(id); ok {
+		if b, ok := tx.Businesses.Get(id); ok {
 			// Each business runs at its tenant's time: its business hours
 			// and cadence are those of the clock its tests advanced.
-			out = append(out, s.runSDR(newSDRCtx(st, s.Now(b.Tenant), b, st.SDRConfigs[id]), store.SDRTriggerScheduled, false))
+			out = append(out, s.runSDR(newSDRCtx(tx, s.Now(b.Tenant), b, tx.SDRConfigs[id]), store.SDRTriggerScheduled, false))
 		}
 	}
 	return out
@@ -883,32 +923,31 @@ const HeaderCronSecret = "X-Voiceagent-Cron-Secret"
 // SDRCronSecret returns the internal secret of POST /api/sdr/cron, the
 // scheduled runner's route (generated once per store). Keys and sessions
 // never open it.
-func (s *Service) SDRCronSecret() string {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return s.cronSecretLocked()
+func (s *Service) SDRCronSecret() (secret string) {
+	s.Write(func(tx *platform.Tx) { secret = s.cronSecret(tx) })
+	return secret
 }
 
-// cronSecretLocked is SDRCronSecret for a caller that holds the lock.
-func (s *Service) cronSecretLocked() string {
-	if s.Store.SDRCronSecret == "" {
-		s.Store.SDRCronSecret = "cron_" + s.IDs.Token(24)
+// cronSecret returns the scheduled runner's secret, made on first use.
+func (s *Service) cronSecret(tx *platform.Tx) string {
+	if tx.SDRCronSecret == "" {
+		tx.SDRCronSecret = "cron_" + s.IDs.Token(24)
 	}
-	return s.Store.SDRCronSecret
+	return tx.SDRCronSecret
 }
 
 // postSDRCron is POST /api/sdr/cron, the scheduled runner's route: every
 // enabled business runs once.
 func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	got := rc.Request.Header.Get(HeaderCronSecret)
-	if got == "" || got != s.cronSecretLocked() {
+	if got == "" || got != s.cronSecret(rc.Tx) {
 		return nil, httpapi.Unauthorized("the scheduled runner is internal: it needs the platform's internal secret, not an API key or a session")
 	}
-	return map[string]any{"runs": s.runScheduledAll(rc.Store)}, nil
+	return map[string]any{"runs": s.runScheduledAll(rc.Tx)}, nil
 }
 
 // adminSDRCron is POST /_mock/sdr/cron: what the scheduled runner's route
 // does, through the admin API.
 func (s *Service) adminSDRCron(rc *httpapi.Ctx) (any, error) {
-	return map[string]any{"runs": s.runScheduledAll(rc.Store)}, nil
+	return map[string]any{"runs": s.runScheduledAll(rc.Tx)}, nil
 }

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
 // segment is one of the outbound-sales segments (spec section 3), or
-// manual review. Answers show it by name (String).
+// manual review. Responses show it by name (String).
 type segment uint8
 
 // The segments, in the order of the SdrSegment enum of
@@ -127,7 +128,18 @@ const (
 // SDRConfigOf returns a business's configuration, or the defaults (not
 // stored) when it has none.
 func SDRConfigOf(st *store.Store, businessID string) *store.SDRConfig {
-	if c, ok := st.SDRConfigs[businessID]; ok {
+	return configIn(st.SDRConfigs, businessID)
+}
+
+// configOf is SDRConfigOf on the state tx holds.
+func configOf(tx *platform.Tx, businessID string) *store.SDRConfig {
+	return configIn(tx.SDRConfigs, businessID)
+}
+
+// configIn returns the configuration of a business in configs, or the
+// defaults.
+func configIn(configs map[string]*store.SDRConfig, businessID string) *store.SDRConfig {
+	if c, ok := configs[businessID]; ok {
 		return c
 	}
 	return &store.SDRConfig{
@@ -136,10 +148,12 @@ func SDRConfigOf(st *store.Store, businessID string) *store.SDRConfig {
 	}
 }
 
-// sdrCtx is what evaluating the leads of one business needs. Build it
-// with newSDRCtx.
+// sdrCtx is the pipeline of one business at one time: the state it reads
+// and changes, under the lock tx holds, and what evaluating its leads needs.
+// The segment, cadence and run operations are its methods (or take it).
+// Build it with newSDRCtx; it is valid only while tx is.
 type sdrCtx struct {
-	st  *store.Store
+	tx  *platform.Tx
 	now time.Time
 	b   *store.Business
 	cfg *store.SDRConfig
@@ -148,12 +162,12 @@ type sdrCtx struct {
 	consent             map[string]string
 }
 
-// newSDRCtx returns the evaluation context of business b at now under
-// configuration cfg.
-func newSDRCtx(st *store.Store, now time.Time, b *store.Business, cfg *store.SDRConfig) *sdrCtx {
-	c := &sdrCtx{st: st, now: now, b: b, cfg: cfg}
-	c.dncNational, c.dncOwn = st.DNCLists(b.ID)
-	c.consent = st.ConsentStates(b.ID)
+// newSDRCtx returns the pipeline of business b at now under configuration
+// cfg, on the state tx holds.
+func newSDRCtx(tx *platform.Tx, now time.Time, b *store.Business, cfg *store.SDRConfig) *sdrCtx {
+	c := &sdrCtx{tx: tx, now: now, b: b, cfg: cfg}
+	c.dncNational, c.dncOwn = tx.DNCLists(b.ID)
+	c.consent = tx.ConsentStates(b.ID)
 	return c
 }
 
@@ -230,7 +244,7 @@ func perChannel(channel string, call, sms, email bool) bool {
 	return false
 }
 
-// reachOf is which channels may reach a lead.
+// reachOf returns which channels may reach a lead.
 func (c *sdrCtx) reachOf(l *store.Lead) reach {
 	var r reach
 	if l.Phone != nil && *l.Phone != "" && !c.dncNational[*l.Phone] && !c.dncOwn[*l.Phone] {
@@ -246,8 +260,9 @@ func autoOn(cfg *store.SDRConfig, channel string) bool {
 	return perChannel(channel, cfg.AutoCall, cfg.AutoSMS, cfg.AutoEmail)
 }
 
-// segmentOf is the rule table of docs/mockserver.md, section Segments:
-// the first match wins.
+// segmentOf returns the segment of lead l, whose pipeline state is state
+// (nil: none) and whose reach is r, by the rule table of
+// docs/mockserver.md, section Segments: the first match wins.
 func (c *sdrCtx) segmentOf(l *store.Lead, state *store.SDRLead, r reach) segment {
 	touches := 0
 	if state != nil {
@@ -296,7 +311,7 @@ func (c *sdrCtx) segmentOf(l *store.Lead, state *store.SDRLead, r reach) segment
 	return segCold
 }
 
-// nextChannels is the order in which a lead of a segment is reached.
+// nextChannels returns the order in which a lead of a segment is reached.
 func nextChannels(seg segment, state *store.SDRLead) []string {
 	if seg != segContactedNoReply {
 		return segmentChannels[seg]
@@ -316,7 +331,7 @@ func nextChannels(seg segment, state *store.SDRLead) []string {
 	return out
 }
 
-// nextAllowed is when the cadence allows the next touch of a lead:
+// nextAllowed returns when the cadence allows the next touch of a lead:
 // min_touch_gap_hours after its last touch and after its last skip (zero:
 // at once).
 func nextAllowed(cfg *store.SDRConfig, state *store.SDRLead) time.Time {
@@ -333,9 +348,10 @@ func nextAllowed(cfg *store.SDRConfig, state *store.SDRLead) time.Time {
 	return at
 }
 
-// evaluate places one lead: segment, score, next action and cadence.
+// evaluate returns lead l as the pipeline sees it now: its segment, score,
+// next action and when the cadence allows it.
 func (c *sdrCtx) evaluate(l *store.Lead) sdrEval {
-	state := c.st.SDRLeads[l.ID]
+	state := c.tx.SDRLeads[l.ID]
 	r := c.reachOf(l)
 	e := sdrEval{lead: l, state: state, segment: c.segmentOf(l, state, r), next: actionNone}
 	e.score = min(100, (l.Score*6+5)/10+segmentUrgency[e.segment])
