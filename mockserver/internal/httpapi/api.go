@@ -24,8 +24,6 @@ type API struct {
 	FaultSet *FaultSet
 	// Usage is the usage log.
 	Usage *UsageLog
-	// keyHashes remembers the hashes of keys that authenticated.
-	keyHashes keyHashes
 	// selfDocs keeps the documents the server serves about itself.
 	selfDocs selfDocuments
 

@@ -242,7 +242,6 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		writeResponse(w, resp)
 	}
-	resp.free()
 	if mangled {
 		// Abort the connection: the client sees no answer, or half of one.
 		panic(http.ErrAbortHandler)
@@ -390,30 +389,12 @@ func (s *API) run(rc *Ctx) *Response {
 		header.Set("Content-Type", raw.ContentType)
 		return &Response{Status: status, Header: header, Body: raw.Body}
 	}
-	// A GET answer is written straight from a pooled buffer (nothing keeps
-	// it); other answers may be kept for idempotent replays.
-	var body []byte
-	var pooled *[]byte
-	plain, shared := false, false
-	if ea, ok := v.(encodedAnswer); ok && rc.Request.Method == http.MethodGet {
-		body, pooled, plain, shared = ea.encode()
-	} else if rc.Request.Method == http.MethodGet {
-		body, pooled, err = jsonview.EncodePooled(v)
-	} else {
-		body, err = jsonview.EncodeJSON(v)
-	}
+	body, err := jsonview.EncodeJSON(v)
 	if err != nil {
-		s.Config.Logger.Error("mockserver: encoding answer", "path", rc.Request.URL.Path, "error", err)
+		s.Config.Logger.Error("mockserver: encoding response", "path", rc.Request.URL.Path, "error", err)
 		return ErrorResponse(Internal())
 	}
-	return &Response{Status: status, Header: header, Body: body, pooled: pooled, plain: plain, shared: shared}
-}
-
-// encodedAnswer is a GET answer that encodes itself: in a pooled buffer
-// (pooled) or as shared bytes nobody changes (shared), and whether it
-// holds nothing the journal redacts (Response.plain).
-type encodedAnswer interface {
-	encode() (body []byte, pooled *[]byte, plain, shared bool)
+	return &Response{Status: status, Header: header, Body: body}
 }
 
 func clientIP(r *http.Request) string {
