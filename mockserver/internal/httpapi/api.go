@@ -26,6 +26,8 @@ type API struct {
 	Usage *UsageLog
 	// selfDocs keeps the documents the server serves about itself.
 	selfDocs selfDocuments
+	// reads keeps the responses of the cached GET routes.
+	reads readCache
 
 	// draining ends when Drain is called: open long polls answer.
 	draining context.Context

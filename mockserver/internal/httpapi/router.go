@@ -61,6 +61,10 @@ type Route struct {
 	Limit *wire.Limit
 	// Handle answers the route's requests.
 	Handle Handler
+	// Cached marks a GET route whose response is made from the state
+	// under the lock, the caller, the query and the tenant's time alone:
+	// the pipeline keeps its response until the state changes (readCache).
+	Cached bool
 }
 
 // apiPrefix is where the API lives; adminPrefix is the admin API.
@@ -360,6 +364,25 @@ func (s *API) run(rc *Ctx) *Response {
 		defer s.Mu.Unlock()
 	}
 	rc.Store = s.Store
+	if mode == LockAuto && rc.Route.Cached && rc.Request.Method == http.MethodGet {
+		if k, ok := readKeyOf(rc); ok {
+			version := s.Mu.Version()
+			if body, ok := s.reads.get(version, k); ok {
+				return &Response{Status: http.StatusOK, Body: body}
+			}
+			resp := s.handleAndEncode(rc)
+			if resp.Status == http.StatusOK && resp.Header == nil {
+				s.reads.put(version, k, resp.Body)
+			}
+			return resp
+		}
+	}
+	return s.handleAndEncode(rc)
+}
+
+// handleAndEncode calls the route's handler and encodes its response; the
+// caller holds the state lock the route asks for.
+func (s *API) handleAndEncode(rc *Ctx) *Response {
 	v, err := rc.Route.Handle(rc)
 	if err != nil {
 		var apiErr *Error
