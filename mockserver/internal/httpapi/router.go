@@ -21,6 +21,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -100,8 +101,11 @@ func allowed(methods map[string]*Route) string {
 // Ctx is what a handler gets: the request, who made it, its body, and the
 // server.
 type Ctx struct {
-	API       *API
-	Store     *store.Store // the store, locked as the route says
+	API   *API
+	Store *store.Store // the store, locked as the route says
+	// Tx is the state under the lock the route asks for: a read Tx for
+	// a GET, a write Tx otherwise. Typed operations take it.
+	Tx        *platform.Tx
 	Request   *http.Request
 	Route     *Route
 	Principal *Principal // nil on unauthenticated routes
@@ -125,7 +129,7 @@ type Ctx struct {
 // request. The caller holds the state lock, as every scheduled task does.
 func (a *API) ScheduledCtx(route *Route, p *Principal, method string, u url.URL, body []byte, now time.Time) *Ctx {
 	return &Ctx{
-		API: a, Store: a.Store, Route: route, Principal: p, Body: body, Now: now, Tenant: tenantOf(p),
+		API: a, Store: a.Store, Tx: a.TxLocked(true), Route: route, Principal: p, Body: body, Now: now, Tenant: tenantOf(p),
 		Request: &http.Request{Method: method, URL: &u, Header: http.Header{}},
 	}
 }
@@ -364,6 +368,9 @@ func (s *API) run(rc *Ctx) *Response {
 		defer s.Mu.Unlock()
 	}
 	rc.Store = s.Store
+	if mode != LockNone {
+		rc.Tx = s.TxLocked(mode == LockWrite)
+	}
 	if mode == LockAuto && rc.Route.Cached && rc.Request.Method == http.MethodGet {
 		if k, ok := readKeyOf(rc); ok {
 			version := s.Mu.Version()
