@@ -375,8 +375,8 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 	if g.Status != governedPending {
 		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
 	}
-	// The decision, recorded in one change of the update (its kept list
-	// item goes with it) once the outcome is known.
+	// The decision, recorded in one change of the update once the
+	// outcome is known.
 	decide := func(status string, result any, failure map[string]any) (any, error) {
 		rc.Store.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {
 			g.DecidedBy, g.DecidedAt, g.DecisionNote = rc.Principal.User.ID, httpapi.UtcPtr(rc.Now), body.Note

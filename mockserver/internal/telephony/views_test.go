@@ -148,9 +148,8 @@ func sdkCall(st *store.Store, c *store.Call) calls.Call {
 	return v
 }
 
-// leadPage, callPage and agentList are the answers of GET /v1/leads, GET
-// /v1/calls and GET /v1/agents with the SDK's item types, members in the
-// order the appenders write them.
+// leadPage and callPage are the responses of GET /v1/leads and GET
+// /v1/calls with the SDK's item types.
 type (
 	leadPage struct {
 		Leads   []leads.Lead `json:"leads"`
