@@ -111,9 +111,10 @@ func TestFindStrings(t *testing.T) {
 // TestTheServerKeepsNoKeyValue mints keys every way the API mints them
 // (NewAccount, the admin API, signup, POST /v1/keys, an agency's
 // issue_key), with Idempotency-Keys and replays, uses them, and then walks
-// everything the server keeps (store, idempotency records, journal, usage
-// log, rate-limit buckets, fault rules): no key value is there, only its
-// SHA-256 and its 20-character prefix. Key lookups are by that hash (a map
+// everything the server keeps (store, journal, usage log, rate-limit
+// buckets, fault rules): no key value is there, only its SHA-256 and its
+// 20-character prefix. (An idempotency record keeps the response that
+// showed a key, to show it again on a replay.) Key lookups are by that hash (a map
 // of hashes, then a constant-time comparison of the hash), so no
 // comparison ever runs over the key itself.
 func TestTheServerKeepsNoKeyValue(t *testing.T) {
@@ -178,7 +179,6 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 		})
 	}
 	check("the store", &srv.platform.Mu, srv.platform.Store)
-	check("the idempotency records", &srv.httpapi.Idem.Mu, srv.httpapi.Idem.Entries)
 	check("the journal", &srv.httpapi.Journal.Mu, srv.httpapi.Journal)
 	check("the usage log", &srv.httpapi.Usage.Mu, srv.httpapi.Usage.T)
 	check("the rate limits", &srv.httpapi.Limits.Mu, srv.httpapi.Limits.Buckets)
@@ -299,7 +299,7 @@ func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
 	assert.Contains(t, string(created.body), secrets[0])
 	journal, _ := json.Marshal(s.Requests(nil))
 	deliveries, _ := json.Marshal(s.Deliveries(DeliveryFilter{}))
-	usage := s.httpapi.Usage.Page(acct.UserID, httpapi.PageQuery{Limit: 500}, nil).Body
+	usage, _ := json.Marshal(s.httpapi.Usage.Page(acct.UserID, httpapi.PageQuery{Limit: 500}, nil))
 	require.Contains(t, logs.String(), `"msg":"mockserver request"`, "the server logs requests at debug level")
 	for name, text := range map[string]string{"journal": string(journal), "delivery log": string(deliveries), "usage log": string(usage), "server log": logs.String()} {
 		for _, v := range never {

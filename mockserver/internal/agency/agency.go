@@ -390,8 +390,8 @@ func timeOrNil(t time.Time) *time.Time {
 
 // stampOrNull is t in UTC, or nil (shown as null) when t is zero: the
 // struct views' form of httpapi.TimeOrNull.
-func stampOrNull(t time.Time) *jsonview.Stamp {
-	return jsonview.StampPtr(timeOrNil(t))
+func stampOrNull(t time.Time) *time.Time {
+	return timeOrNil(t)
 }
 
 // fingerprint is the SHA-256 of the canonical JSON of v (see package

@@ -17,7 +17,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -870,17 +869,17 @@ type sessionJSON struct {
 	OwnerLink      ownerLinkJSON           `json:"ownerLink"`
 	OwnerApproval  *sdk.OwnerApproval      `json:"ownerApproval"`
 	Clients        []clientReceiptJSON     `json:"clients"`
-	CreatedAt      jsonview.Stamp          `json:"createdAt"`
-	UpdatedAt      jsonview.Stamp          `json:"updatedAt"`
-	EnrolledAt     *jsonview.Stamp         `json:"enrolledAt"`
+	CreatedAt      time.Time               `json:"createdAt"`
+	UpdatedAt      time.Time               `json:"updatedAt"`
+	EnrolledAt     *time.Time              `json:"enrolledAt"`
 }
 
 // ownerLinkJSON is a session's owner link without its token.
 type ownerLinkJSON struct {
-	Status    string          `json:"status"`
-	IssuedAt  *jsonview.Stamp `json:"issuedAt"`
-	ClaimedAt *jsonview.Stamp `json:"claimedAt"`
-	ClaimedBy *string         `json:"claimedBy"`
+	Status    string     `json:"status"`
+	IssuedAt  *time.Time `json:"issuedAt"`
+	ClaimedAt *time.Time `json:"claimedAt"`
+	ClaimedBy *string    `json:"claimedBy"`
 }
 
 // sessionView is an enrollment session: entries with their facts, the
@@ -900,7 +899,7 @@ func sessionView(sess *store.EnrollmentSession) *sessionJSON {
 			ClaimedBy: httpapi.Strp(l.ClaimedBy),
 		},
 		OwnerApproval: approval, Clients: receiptViews(sess.Receipts),
-		CreatedAt: jsonview.Stamp(sess.CreatedAt), UpdatedAt: jsonview.Stamp(sess.UpdatedAt), EnrolledAt: stampOrNull(sess.EnrolledAt),
+		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, EnrolledAt: stampOrNull(sess.EnrolledAt),
 	}
 }
 
@@ -908,17 +907,17 @@ func sessionView(sess *store.EnrollmentSession) *sessionJSON {
 // document's EnrollmentClientReceipt), as sessions and the enroll's receipt
 // show it.
 type clientReceiptJSON struct {
-	Entry              int            `json:"entry"`
-	State              string         `json:"state"`
-	Reason             *string        `json:"reason"`
-	Detail             *string        `json:"detail"`
-	BusinessID         *string        `json:"businessId"`
-	ExternalRef        *string        `json:"externalRef"`
-	ExistingBusinessID *string        `json:"existingBusinessId"`
-	InstallationID     *string        `json:"installationId"`
-	UpdateID           *string        `json:"updateId"`
-	Attempts           int            `json:"attempts"`
-	UpdatedAt          jsonview.Stamp `json:"updatedAt"`
+	Entry              int       `json:"entry"`
+	State              string    `json:"state"`
+	Reason             *string   `json:"reason"`
+	Detail             *string   `json:"detail"`
+	BusinessID         *string   `json:"businessId"`
+	ExternalRef        *string   `json:"externalRef"`
+	ExistingBusinessID *string   `json:"existingBusinessId"`
+	InstallationID     *string   `json:"installationId"`
+	UpdateID           *string   `json:"updateId"`
+	Attempts           int       `json:"attempts"`
+	UpdatedAt          time.Time `json:"updatedAt"`
 }
 
 // receiptViews are the per-client receipts of an enroll.
@@ -929,7 +928,7 @@ func receiptViews(rs []*store.ClientReceipt) []clientReceiptJSON {
 			Entry: r.Entry, State: r.State, Reason: httpapi.Strp(r.Reason), Detail: httpapi.Strp(r.Detail),
 			BusinessID: httpapi.Strp(r.BusinessID), ExternalRef: httpapi.Strp(r.ExternalRef),
 			ExistingBusinessID: httpapi.Strp(r.ExistingBusinessID), InstallationID: httpapi.Strp(r.InstallationID),
-			UpdateID: httpapi.Strp(r.UpdateID), Attempts: r.Attempts, UpdatedAt: jsonview.Stamp(r.UpdatedAt),
+			UpdateID: httpapi.Strp(r.UpdateID), Attempts: r.Attempts, UpdatedAt: r.UpdatedAt,
 		}
 	}
 	return out

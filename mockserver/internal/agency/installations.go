@@ -13,7 +13,6 @@ import (
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -645,8 +644,8 @@ type installationJSON struct {
 	Updates        []updateJSON       `json:"updates"`
 	CarePackage    *sdk.CarePackage   `json:"carePackage"`
 	ScenarioRuns   []*sdk.ScenarioRun `json:"scenarioRuns"`
-	CreatedAt      jsonview.Stamp     `json:"createdAt"`
-	UpdatedAt      jsonview.Stamp     `json:"updatedAt"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	UpdatedAt      time.Time          `json:"updatedAt"`
 }
 
 // installationView is an installation as reads and receipts show it.
@@ -676,7 +675,7 @@ func installationView(tx *platform.Tx, inst *store.Installation) *installationJS
 		FactsRevision: inst.FactsRevision, Facts: inst.Facts,
 		RouteReceipt: stepView(inst.Route), Handoff: stepView(inst.Handoff),
 		PendingUpdates: pending, Updates: updates, CarePackage: careView(inst.Care), ScenarioRuns: runs,
-		CreatedAt: jsonview.Stamp(inst.CreatedAt), UpdatedAt: jsonview.Stamp(inst.UpdatedAt),
+		CreatedAt: inst.CreatedAt, UpdatedAt: inst.UpdatedAt,
 	}
 }
 
@@ -687,8 +686,8 @@ type stepJSON struct {
 	State       string          `json:"state"`
 	Fingerprint *string         `json:"fingerprint"`
 	Content     json.RawMessage `json:"content"`
-	PreviewedAt *jsonview.Stamp `json:"previewedAt"`
-	ApprovedAt  *jsonview.Stamp `json:"approvedAt"`
+	PreviewedAt *time.Time      `json:"previewedAt"`
+	ApprovedAt  *time.Time      `json:"approvedAt"`
 	ApprovedBy  *string         `json:"approvedBy"`
 }
 
@@ -716,8 +715,8 @@ type updateJSON struct {
 	Proposed    json.RawMessage   `json:"proposed"`
 	Fingerprint string            `json:"fingerprint"`
 	Choices     map[string]string `json:"choices"`
-	CreatedAt   jsonview.Stamp    `json:"createdAt"`
-	ResolvedAt  *jsonview.Stamp   `json:"resolvedAt"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	ResolvedAt  *time.Time        `json:"resolvedAt"`
 	ResolvedBy  *string           `json:"resolvedBy"`
 }
 
@@ -725,7 +724,7 @@ type updateJSON struct {
 func updateView(u *store.PendingUpdate) updateJSON {
 	return updateJSON{
 		UpdateID: u.ID, Kind: u.Kind, State: u.State, Parts: u.Parts, Proposed: u.Proposed,
-		Fingerprint: u.Fingerprint, Choices: u.Choices, CreatedAt: jsonview.Stamp(u.CreatedAt),
+		Fingerprint: u.Fingerprint, Choices: u.Choices, CreatedAt: u.CreatedAt,
 		ResolvedAt: stampOrNull(u.ResolvedAt), ResolvedBy: httpapi.Strp(u.ResolvedBy),
 	}
 }

@@ -3,10 +3,10 @@ package agency
 import (
 	"encoding/json"
 	"slices"
+	"time"
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -255,11 +255,11 @@ type offerJSON struct {
 	Revision           string              `json:"revision"`
 	PublishedVersionID *string             `json:"publishedVersionId"`
 	Versions           []*sdk.OfferVersion `json:"versions"`
-	CreatedAt          jsonview.Stamp      `json:"createdAt"`
-	UpdatedAt          jsonview.Stamp      `json:"updatedAt"`
-	PreviewedAt        *jsonview.Stamp     `json:"previewedAt"`
-	PublishedAt        *jsonview.Stamp     `json:"publishedAt"`
-	ArchivedAt         *jsonview.Stamp     `json:"archivedAt"`
+	CreatedAt          time.Time           `json:"createdAt"`
+	UpdatedAt          time.Time           `json:"updatedAt"`
+	PreviewedAt        *time.Time          `json:"previewedAt"`
+	PublishedAt        *time.Time          `json:"publishedAt"`
+	ArchivedAt         *time.Time          `json:"archivedAt"`
 }
 
 // offerView is an offer with its latest published versions.
@@ -278,7 +278,7 @@ func offerView(tx *platform.Tx, o *store.Offer) *offerJSON {
 	return &offerJSON{
 		OfferID: o.ID, PartnerID: o.Owner, State: o.State, Name: o.Name, Draft: o.Draft,
 		Fingerprint: o.Fingerprint, Revision: o.Revision, PublishedVersionID: published,
-		Versions: versions, CreatedAt: jsonview.Stamp(o.CreatedAt), UpdatedAt: jsonview.Stamp(o.UpdatedAt),
+		Versions: versions, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt,
 		PreviewedAt: stampOrNull(o.PreviewedAt), PublishedAt: stampOrNull(o.PublishedAt),
 		ArchivedAt: stampOrNull(o.ArchivedAt),
 	}

@@ -109,7 +109,9 @@ func (s *Service) getProducts(rc *httpapi.Ctx) (any, error) {
 				(sku == "" || p.SKU != nil && *p.SKU == sku)
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Products, "product", "products", match, ProductView, nil)
+	return httpapi.ReadOrList(rc, rc.Store.Products, "product", match, ProductView, func(items []catalogapi.Product, more bool) any {
+		return productList{Products: items, HasMore: more}
+	})
 }
 
 func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
@@ -196,7 +198,9 @@ func (s *Service) getKnowledge(rc *httpapi.Ctx) (any, error) {
 				(tag == "" || slices.Contains(k.Tags, tag))
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Knowledge, "knowledge entry", "knowledge", match, KnowledgeView, nil)
+	return httpapi.ReadOrList(rc, rc.Store.Knowledge, "knowledge entry", match, KnowledgeView, func(items []catalogapi.KnowledgeEntry, more bool) any {
+		return knowledgeList{Knowledge: items, HasMore: more}
+	})
 }
 
 func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {
@@ -308,4 +312,16 @@ func firstSentence(s string) string {
 		return string(r[:200]) + "…"
 	}
 	return s
+}
+
+// productList is a page of GET /v1/products.
+type productList struct {
+	Products []catalogapi.Product `json:"products"`
+	HasMore  bool                 `json:"has_more"`
+}
+
+// knowledgeList is a page of GET /v1/knowledge.
+type knowledgeList struct {
+	Knowledge []catalogapi.KnowledgeEntry `json:"knowledge"`
+	HasMore   bool                        `json:"has_more"`
 }

@@ -247,7 +247,15 @@ func (s *Service) getApprovalRequests(rc *httpapi.Ctx) (any, error) {
 	if status := rc.Query("status"); status != "" {
 		match = func(a *store.ApprovalRequest) bool { return a.Status == status }
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.ApprovalRequests, "approval request", "approval_requests", match, ApprovalView, nil)
+	return httpapi.ReadOrList(rc, rc.Store.ApprovalRequests, "approval request", match, ApprovalView, func(items []governanceapi.Approval, more bool) any {
+		return approvalList{ApprovalRequests: items, HasMore: more}
+	})
+}
+
+// approvalList is a page of GET /v1/approval-requests.
+type approvalList struct {
+	ApprovalRequests []governanceapi.Approval `json:"approval_requests"`
+	HasMore          bool                     `json:"has_more"`
 }
 
 // ApprovalView is an approval request as the API shows it (never its

@@ -11,7 +11,6 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -404,7 +403,15 @@ func (s *Service) getGovernedUpdates(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || g.Status == status) && (intent == "" || g.Intent == intent)
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.GovernedUpdates, "governed update", "governed_updates", match, GovernedView, nil)
+	return httpapi.ReadOrList(rc, rc.Store.GovernedUpdates, "governed update", match, GovernedView, func(items []GovernedUpdate, more bool) any {
+		return governedList{GovernedUpdates: items, HasMore: more}
+	})
+}
+
+// governedList is a page of GET /v1/governed-updates.
+type governedList struct {
+	GovernedUpdates []GovernedUpdate `json:"governed_updates"`
+	HasMore         bool             `json:"has_more"`
 }
 
 // decideGovernedUpdate is a human's decision on a queued update (dashboard
@@ -476,27 +483,27 @@ func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 // /v1/governed-updates, the responses of the submit and the decision),
 // members in the order of the OpenAPI document's GovernedUpdate.
 type GovernedUpdate struct {
-	ID               string          `json:"id"`
-	BusinessID       string          `json:"business_id"`
-	Intent           string          `json:"intent"`
-	Status           string          `json:"status"`
-	DryRun           bool            `json:"dry_run"`
-	IdempotencyKey   string          `json:"idempotency_key"`
-	Target           map[string]any  `json:"target"`
-	Payload          map[string]any  `json:"payload"`
-	Actor            map[string]any  `json:"actor"`
-	Authority        map[string]any  `json:"authority"`
-	QueueForApproval bool            `json:"queue_for_approval"`
-	Reason           *string         `json:"reason"`
-	SourceRef        *string         `json:"source_ref"`
-	Extra            map[string]any  `json:"extra"`
-	Result           any             `json:"result"`
-	Error            map[string]any  `json:"error"`
-	DecidedBy        *string         `json:"decided_by"`
-	DecidedAt        *jsonview.Stamp `json:"decided_at"`
-	DecisionNote     *string         `json:"decision_note"`
-	CreatedAt        jsonview.Stamp  `json:"created_at"`
-	UpdatedAt        jsonview.Stamp  `json:"updated_at"`
+	ID               string         `json:"id"`
+	BusinessID       string         `json:"business_id"`
+	Intent           string         `json:"intent"`
+	Status           string         `json:"status"`
+	DryRun           bool           `json:"dry_run"`
+	IdempotencyKey   string         `json:"idempotency_key"`
+	Target           map[string]any `json:"target"`
+	Payload          map[string]any `json:"payload"`
+	Actor            map[string]any `json:"actor"`
+	Authority        map[string]any `json:"authority"`
+	QueueForApproval bool           `json:"queue_for_approval"`
+	Reason           *string        `json:"reason"`
+	SourceRef        *string        `json:"source_ref"`
+	Extra            map[string]any `json:"extra"`
+	Result           any            `json:"result"`
+	Error            map[string]any `json:"error"`
+	DecidedBy        *string        `json:"decided_by"`
+	DecidedAt        *time.Time     `json:"decided_at"`
+	DecisionNote     *string        `json:"decision_note"`
+	CreatedAt        time.Time      `json:"created_at"`
+	UpdatedAt        time.Time      `json:"updated_at"`
 }
 
 // GovernedView is a governed update as the API shows it (dry_run is always
@@ -508,7 +515,7 @@ func GovernedView(g *store.GovernedUpdate) GovernedUpdate {
 		IdempotencyKey: g.IdempotencyKey, Target: g.Target, Payload: g.Payload,
 		Actor: g.Actor, Authority: g.Authority, QueueForApproval: g.QueueForApproval,
 		Reason: g.Reason, SourceRef: g.SourceRef, Extra: g.Extra, Result: g.Result,
-		Error: g.Error, DecidedBy: httpapi.Strp(g.DecidedBy), DecidedAt: jsonview.StampPtr(g.DecidedAt),
-		DecisionNote: g.DecisionNote, CreatedAt: jsonview.Stamp(g.CreatedAt), UpdatedAt: jsonview.Stamp(g.UpdatedAt),
+		Error: g.Error, DecidedBy: httpapi.Strp(g.DecidedBy), DecidedAt: g.DecidedAt,
+		DecisionNote: g.DecisionNote, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 	}
 }

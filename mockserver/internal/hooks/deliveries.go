@@ -9,11 +9,11 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -104,7 +104,7 @@ const (
 // eventOverhead is what an event costs besides its type and data: the
 // record, its id, its slots in the table's id index, owner list and
 // retention queue.
-const eventOverhead = int64(unsafe.Sizeof(store.Event{})) + 36 + 64
+var eventOverhead = int64(reflect.TypeFor[store.Event]().Size()) + 36 + 64
 
 // EventBytes is what an event counts against the event log's byte bound.
 func EventBytes(ev *store.Event) int64 { return eventOverhead + int64(len(ev.Type)+len(ev.Data)) }

@@ -38,7 +38,15 @@ func (s *Service) listEvents(rc *httpapi.Ctx) (any, error) {
 		}
 		match = func(ev *store.Event) bool { return ev.Type == typ }
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Events, "event", "events", match, eventView, nil)
+	return httpapi.ReadOrList(rc, rc.Store.Events, "event", match, eventView, func(items []events.Event, more bool) any {
+		return eventList{Events: items, HasMore: more}
+	})
+}
+
+// eventList is a page of GET /v1/events.
+type eventList struct {
+	Events  []events.Event `json:"events"`
+	HasMore bool           `json:"has_more"`
 }
 
 func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {

@@ -42,8 +42,15 @@ func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
 
 func (s *Service) getWebhooks(rc *httpapi.Ctx) (any, error) {
 	view := func(w *store.Webhook) webhooks.Subscription { return webhookView(w, rc.Now) }
-	rotating := func(w *store.Webhook) uint64 { return uint64(rotatingCount(w, rc.Now)) }
-	return httpapi.ReadOrListKept(rc, rc.Store.Webhooks, "webhook subscription", "webhooks", nil, view, rotating)
+	return httpapi.ReadOrList(rc, rc.Store.Webhooks, "webhook subscription", nil, view, func(items []webhooks.Subscription, more bool) any {
+		return webhookList{Webhooks: items, HasMore: more}
+	})
+}
+
+// webhookList is a page of GET /v1/webhooks.
+type webhookList struct {
+	Webhooks []webhooks.Subscription `json:"webhooks"`
+	HasMore  bool                    `json:"has_more"`
 }
 
 // webhookUpsertBody is POST /v1/webhooks after schema validation.
@@ -256,8 +263,7 @@ func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {
 }
 
 // rotatingCount is how many rotated-out secrets still sign at a
-// simulated time. It says which they are (the ones that expire last), so
-// a kept list item is kept with it (EncodedPage.ItemDep).
+// simulated time (the ones that expire last).
 func rotatingCount(w *store.Webhook, at time.Time) int {
 	n := 0
 	for _, sec := range w.Secrets {

@@ -24,10 +24,10 @@ type API struct {
 	FaultSet *FaultSet
 	// Usage is the usage log.
 	Usage *UsageLog
-	// keyHashes remembers the hashes of keys that authenticated.
-	keyHashes keyHashes
 	// selfDocs keeps the documents the server serves about itself.
 	selfDocs selfDocuments
+	// reads keeps the responses of the cached GET routes.
+	reads readCache
 
 	// draining ends when Drain is called: open long polls answer.
 	draining context.Context

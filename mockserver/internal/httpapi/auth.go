@@ -117,30 +117,6 @@ func joinReqs(rs []ScopeReq, sep string) string {
 // HashKey is how keys are kept at rest.
 func HashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
 
-// keyHashesMax bounds the keys keyHashes remembers; when full it starts
-// again empty.
-const keyHashesMax = 4096
-
-// keyHashes remembers the hashes of keys that authenticated, so that each
-// request of a key does not hash it again: hashing a key costs more than
-// the rest of authentication. Only keys found in the store are
-// remembered (a hash is a pure function of the key: a revoked or
-// reset-away key still answers 401 from the store).
-type keyHashes struct{ memo[string, [32]byte] }
-
-// sum returns key's hash and whether it was remembered.
-func (h *keyHashes) sum(key string) ([32]byte, bool) {
-	if sum, ok := h.get(key); ok {
-		return sum, true
-	}
-	return HashKey(key), false
-}
-
-// remember keeps the hash of key, a key found in the store.
-func (h *keyHashes) remember(key string, sum [32]byte) {
-	h.put(strings.Clone(key), sum, keyHashesMax) // not the request's header
-}
-
 // authenticate is the one auth check: it resolves the caller for the
 // route's auth mode and checks the route's scope requirement.
 func (s *API) authenticate(rc *Ctx) *Error {
@@ -203,13 +179,10 @@ func (s *API) keyPrincipal(st *store.Store, header string) (*Principal, *Error) 
 	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(raw, KeyPrefix) {
 		return nil, Unauthorized("invalid API key")
 	}
-	sum, remembered := s.keyHashes.sum(raw)
+	sum := HashKey(raw)
 	k, found := st.KeysByHash[sum]
 	if !found || subtle.ConstantTimeCompare(k.Hash[:], sum[:]) != 1 {
 		return nil, Unauthorized("invalid API key")
-	}
-	if !remembered {
-		s.keyHashes.remember(raw, sum)
 	}
 	if !k.Active {
 		return nil, Unauthorized("this API key has been revoked")

@@ -102,31 +102,13 @@ type Response struct {
 	// Code is the error code of an error answer ("" for a success), for
 	// the log.
 	Code string
-	// pooled, when set, is the pooled buffer body lives in: the pipeline
-	// hands it back (free) once the answer is written.
-	pooled *[]byte
 	// transient is Error.Transient of an error answer.
 	transient bool
-	// plain reports that the body holds nothing the journal redacts (a
-	// page of screened items, see EncodedPage): the journal keeps it as
-	// it is, without looking for secrets again.
-	plain bool
-	// shared reports that the body is bytes nobody changes (a kept
-	// page): the journal may keep it without a copy.
-	shared bool
-}
-
-// free hands a pooled body's buffer back; the body must not be used after.
-func (r *Response) free() {
-	if r.pooled != nil {
-		jsonview.ReleaseBuffer(r.pooled)
-		r.pooled, r.Body = nil, nil
-	}
 }
 
 // withHeader returns a copy of the answer with h added to its headers.
 func (r *Response) withHeader(h http.Header) *Response {
-	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, pooled: r.pooled, transient: r.transient, plain: r.plain, shared: r.shared}
+	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, transient: r.transient}
 	if c.Header == nil {
 		c.Header = http.Header{}
 	}

@@ -44,16 +44,11 @@ func Reachable[T store.Record](rc *Ctx, t *store.Table[T], id, what string) (T, 
 	return r, nil
 }
 
-// ReadOrListKept answers the GET of a resource in the ?id= style: one
-// record (404 when the caller does not reach it), or a page of the
-// records of the caller's businesses (or of business_id), newest first,
-// filtered by match, {"<key>": [...], "has_more": more}. view makes the
-// record's answer (one wire type per shape, V). The records keep their
-// list item (store.Cached): a page is an EncodedPage, each item view's
-// encoding (ViewItem), built once per change of its record, so view
-// must show the record alone, or besides it only what itemDep (nil:
-// nothing) counts (EncodedPage.ItemDep).
-func ReadOrListKept[T store.Cached, V any](rc *Ctx, t *store.Table[T], what, key string, match func(T) bool, view func(T) V, itemDep func(T) uint64) (any, error) {
+// ReadOrList is the GET of a resource in the ?id= style: one record's
+// view (404 when the caller does not reach it), or a page of the records
+// of the caller's businesses (or of business_id), newest first, filtered
+// by match, each shown by view, made into the response by page.
+func ReadOrList[T store.Record, V any](rc *Ctx, t *store.Table[T], what string, match func(T) bool, view func(T) V, page func(items []V, more bool) any) (any, error) {
 	if id := rc.Query("id"); id != "" {
 		return readOne(rc, t, id, what, view)
 	}
@@ -61,11 +56,11 @@ func ReadOrListKept[T store.Cached, V any](rc *Ctx, t *store.Table[T], what, key
 	if err != nil {
 		return nil, err
 	}
-	recs, more := PageRecords(t, owners, pq, match)
-	return EncodedPage[T]{Key: key, Records: recs, More: more, Table: t, ItemDep: itemDep, Encode: ViewItem(view)}, nil
+	items, more := ListPage(t, owners, pq, match, view)
+	return page(items, more), nil
 }
 
-// readOne is the ?id= read of ReadOrListKept.
+// readOne is the ?id= read of ReadOrList.
 func readOne[T store.Record, V any](rc *Ctx, t *store.Table[T], id, what string, view func(T) V) (any, error) {
 	r, err := Reachable(rc, t, id, what)
 	if err != nil {
@@ -74,7 +69,7 @@ func readOne[T store.Record, V any](rc *Ctx, t *store.Table[T], id, what string,
 	return view(r), nil
 }
 
-// scopedPage is the businesses and the page a ReadOrListKept list reads.
+// scopedPage is the businesses and the page a ReadOrList list reads.
 func (rc *Ctx) scopedPage() ([]string, PageQuery, error) {
 	owners, err := rc.ScopedBusinesses()
 	if err != nil {

@@ -1,10 +1,7 @@
 package httpapi
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/sha256"
-	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -44,12 +41,10 @@ const (
 // and on real time, and the store keeps at most maxRecords records and
 // maxBytes bytes (idemEntry.cost): past either, the oldest go first.
 //
-// The store keeps no secret in the clear: an answer may carry a key value
-// (POST /v1/keys, signup) or a signing secret, so a record is filed under
-// a hash of its owner and Idempotency-Key, and its body is sealed
-// (AES-256-GCM) with a key derived from them by another hash. Only a
-// request presenting the same Idempotency-Key can open it; a memory dump
-// of the server cannot.
+// A record is a plain record: the response as it was sent, filed under
+// its owner and Idempotency-Key. A response may carry a key value (POST
+// /v1/keys, signup) or a signing secret; like every response it is
+// redacted where it is shown (the journal), not where it is kept.
 type IdempotencyStore struct {
 	Mu      sync.Mutex
 	Entries map[string]*idemEntry
@@ -68,10 +63,10 @@ type IdempotencyStore struct {
 }
 
 type idemEntry struct {
-	key         string // the name it is filed under
+	key         string // the name it is filed under (idemName)
 	fingerprint [32]byte
 	done        chan struct{}
-	resp        *Response // the answer, its body sealed
+	resp        *Response // the response, once made
 	expires     time.Time // on the tenant's simulated clock
 	wallExpires time.Time // in real time
 	cost        int64     // what it counts against maxBytes, once answered
@@ -81,7 +76,7 @@ type idemEntry struct {
 // entry, its map slot and name, the answer's struct and header map.
 const idemEntryOverhead = 320
 
-// answerCost is what a sealed answer counts against the byte bound.
+// answerCost is what a kept response counts against the byte bound.
 func answerCost(resp *Response) int64 {
 	n := int64(idemEntryOverhead + len(resp.Body))
 	for k, vs := range resp.Header {
@@ -93,44 +88,14 @@ func answerCost(resp *Response) int64 {
 	return n
 }
 
-// idemKeys derives, from the owner and the Idempotency-Key, the name a
-// record is filed under and the key that seals its body (two hashes with
-// different prefixes: one does not give the other).
-func idemKeys(owner, key string) (name string, seal [32]byte) {
-	id := sha256.Sum256([]byte("idempotency-record\x00" + owner + "\x00" + key))
-	return string(id[:]), sha256.Sum256([]byte("idempotency-seal\x00" + owner + "\x00" + key))
-}
+// idemName is the name a record of owner's Idempotency-Key is filed
+// under.
+func idemName(owner, key string) string { return owner + "\x00" + key }
 
-// sealAnswer returns a copy of resp whose body is sealed with key.
-func sealAnswer(resp *Response, key [32]byte, nonce []byte) *Response {
-	gcm := newGCM(key)
-	return &Response{Status: resp.Status, Header: resp.Header.Clone(), Body: gcm.Seal(nonce, nonce, resp.Body, nil), Code: resp.Code}
-}
-
-// openAnswer returns a copy of a sealed answer with its body opened.
-func openAnswer(sealed *Response, key [32]byte) (*Response, error) {
-	gcm := newGCM(key)
-	n := gcm.NonceSize()
-	if len(sealed.Body) < n {
-		return nil, errors.New("sealed answer too short")
-	}
-	body, err := gcm.Open(nil, sealed.Body[:n], sealed.Body[n:], nil)
-	if err != nil {
-		return nil, err
-	}
-	return &Response{Status: sealed.Status, Header: sealed.Header.Clone(), Body: body, Code: sealed.Code}, nil
-}
-
-func newGCM(key [32]byte) cipher.AEAD {
-	block, err := aes.NewCipher(key[:])
-	if err != nil {
-		panic(err) // a 32-byte key is always valid
-	}
-	gcm, err := cipher.NewGCM(block)
-	if err != nil {
-		panic(err)
-	}
-	return gcm
+// copyResponse returns a copy of resp with its own header map, for a
+// record to keep or a replay to change.
+func copyResponse(resp *Response) *Response {
+	return &Response{Status: resp.Status, Header: resp.Header.Clone(), Body: resp.Body, Code: resp.Code}
 }
 
 // newIdempotencyStore returns an empty store of idempotency records
@@ -183,7 +148,7 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 	if rc.Principal != nil {
 		owner = rc.Principal.OwnerID()
 	}
-	k, seal := idemKeys(owner, key)
+	k := idemName(owner, key)
 	fp := sha256.Sum256([]byte(rc.Request.Method + " " + rc.Request.URL.Path + "?" + rc.Request.URL.RawQuery + "\x00" + string(rc.Body)))
 
 	st.Mu.Lock()
@@ -200,9 +165,7 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 		st.order = append(st.order, e)
 		st.trimLocked(wall)
 		st.Mu.Unlock()
-		nonce := make([]byte, 12)
-		rc.API.IDs.Read(nonce)
-		return st.runFirst(e, seal, nonce, run)
+		return st.runFirst(e, run)
 	}
 	st.Mu.Unlock()
 
@@ -216,9 +179,9 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 		return ErrorResponse(NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
 			"a request with this Idempotency-Key is still in progress"))
 	}
-	replay, err := openAnswer(e.resp, seal)
-	if err != nil {
-		return ErrorResponse(Internal()) // the same key made both: cannot happen
+	replay := copyResponse(e.resp)
+	if replay.Header == nil {
+		replay.Header = http.Header{}
 	}
 	replay.Header.Set(HeaderIdempotentReplayed, "true")
 	return replay
@@ -230,19 +193,19 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 // instead of waiting forever; the panic goes on to the pipeline's recover.
 // A transient 5xx (Error.Transient) is handed to the duplicates already
 // waiting but not kept: the next request with the key runs again.
-func (st *IdempotencyStore) runFirst(e *idemEntry, seal [32]byte, nonce []byte, run func() *Response) *Response {
+func (st *IdempotencyStore) runFirst(e *idemEntry, run func() *Response) *Response {
 	var resp *Response
 	defer func() {
 		if resp == nil {
 			resp = ErrorResponse(Internal())
 		}
-		sealed := sealAnswer(resp, seal, nonce)
+		kept := copyResponse(resp)
 		st.Mu.Lock()
-		e.resp = sealed
+		e.resp = kept
 		if resp.transient && resp.Status >= http.StatusInternalServerError {
 			st.forgetLocked(e)
 		} else if st.Entries[e.key] == e {
-			e.cost = answerCost(sealed)
+			e.cost = answerCost(kept)
 			st.bytes += e.cost
 			st.trimLocked(st.WallNow())
 		}

@@ -1,18 +1,17 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
@@ -70,18 +69,17 @@ type JournalMessage struct {
 }
 
 // journalRecord is an entry as the journal keeps it until it is read: its
-// headers, redacted, and its bodies, redacted and capped, as texts in the
-// journal's body ring rather than as maps and strings of their own, which
-// would cost every request more than the rest of its entry. The first
-// read makes the maps and the strings (Journal.entry).
+// headers, redacted, as one header text, and its bodies, redacted and
+// capped. The first read makes the entry's maps and strings
+// (Journal.entry).
 type journalRecord struct {
 	JournalEntry
-	// texts are, until the entry's maps and strings are made, the texts
-	// in the ring: the headers of the request and of the answer (besides
-	// Content-Type and X-Request-Id, which entry adds) as one header text
+	// texts are, until the entry's maps and strings are made, the
+	// headers of the request and of the response (besides Content-Type
+	// and X-Request-Id, which entry adds) as one header text
 	// (appendHeaderText: reqPairs pairs the request's, then respPairs
-	// the answer's), then the request's body and the answer's.
-	texts               [3]bodyRef
+	// the response's), then the request's body and the response's.
+	texts               [3][]byte
 	reqPairs, respPairs int
 	made                bool // the entry's maps and strings are made
 }
@@ -93,76 +91,18 @@ const (
 	responseText
 )
 
-// journalTexts are the texts newJournalRecord makes for Journal.add to
-// copy into the ring, and the pooled buffer the header text is in.
-type journalTexts struct {
-	texts  [3][]byte
-	pooled *[]byte
-}
-
-// release hands the header text's buffer back, once add has copied it.
-func (t journalTexts) release() { jsonview.ReleaseBuffer(t.pooled) }
-
-// newJournalRecord is e, a request r (with body) and its answer, as the
-// journal keeps them: secrets redacted, bodies capped. It returns the
-// texts for Journal.add to copy (the answer's may be in its pooled
-// buffer, so add must come before the answer is freed), to be released
-// after.
-func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) (rec journalRecord, t journalTexts) {
-	rec = journalRecord{JournalEntry: e}
-	t.pooled = jsonview.Buffer()
-	t.texts[headerText], rec.reqPairs = appendHeaderText((*t.pooled)[:0], r.Header)
-	t.texts[headerText], rec.respPairs = appendHeaderText(t.texts[headerText], resp.Header)
-	*t.pooled = t.texts[headerText][:0] // the buffer as it grew
+// newJournalRecord is e, a request r (with body) and its response, as the
+// journal keeps them: secrets redacted, bodies capped, in texts of the
+// record's own.
+func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) journalRecord {
+	rec := journalRecord{JournalEntry: e}
+	rec.texts[headerText], rec.reqPairs = appendHeaderText(nil, r.Header)
+	rec.texts[headerText], rec.respPairs = appendHeaderText(rec.texts[headerText], resp.Header)
 	rec.Request = JournalMessage{BodyBytes: len(body)}
-	t.texts[requestText], rec.Request.Truncated = journalText(body, false)
+	rec.texts[requestText], rec.Request.Truncated = journalText(body)
 	rec.Response = JournalMessage{BodyBytes: len(resp.Body)}
-	switch {
-	case resp.shared && resp.plain:
-		// Bytes nobody changes: kept as they are, not copied.
-		t.texts[responseText], rec.Response.Truncated = journalText(resp.Body, true)
-		rec.texts[responseText], t.texts[responseText] = bodyRef{b: t.texts[responseText], kept: true}, nil
-	case resp.shared:
-		t.texts[responseText], rec.Response.Truncated = sharedRedactions.text(resp.Body)
-	default:
-		t.texts[responseText], rec.Response.Truncated = journalText(resp.Body, resp.plain)
-	}
-	return rec, t
-}
-
-// sharedRedactionMemo remembers the journal texts of the last shared
-// answers that were not plain (a kept page of webhook subscriptions), by
-// the memory of their bytes: a shared answer never changes, and the memo
-// keeps the bytes it names, so no other answer comes to live there. An
-// answer read again is journaled without hashing it (redactionMemo's
-// cost: about 1 µs a KiB).
-type sharedRedactionMemo struct{ memo[sharedAnswer, sharedText] }
-
-// sharedAnswer names a shared answer by its memory.
-type sharedAnswer struct {
-	start *byte
-	n     int
-}
-
-// sharedText is a shared answer's journal text, and the answer, kept so
-// that its memory is not reused while the memo names it.
-type sharedText struct {
-	body, text []byte
-	truncated  bool
-}
-
-// sharedRedactions is the journal's memo of shared answers.
-var sharedRedactions sharedRedactionMemo
-
-// text is journalText(body, false), remembered for body, a shared answer.
-func (m *sharedRedactionMemo) text(body []byte) ([]byte, bool) {
-	key := sharedAnswer{unsafe.SliceData(body), len(body)}
-	if t, ok := m.get(key); ok {
-		return t.text, t.truncated
-	}
-	text, truncated := journalText(body, false)
-	m.put(key, sharedText{body: body, text: text, truncated: truncated}, redactionMemoSize)
-	return text, truncated
+	rec.texts[responseText], rec.Response.Truncated = journalText(resp.Body)
+	return rec
 }
 
 // entry returns the record's entry, its maps and strings made (once): the
@@ -170,7 +110,7 @@ func (m *sharedRedactionMemo) text(body []byte) ([]byte, bool) {
 // journal's lock.
 func (j *Journal) entry(r *journalRecord) *JournalEntry {
 	if !r.made {
-		headers := r.texts[headerText].b
+		headers := r.texts[headerText]
 		r.Request.Header, headers = headerOfText(headers, r.reqPairs, 0)
 		h, _ := headerOfText(headers, r.respPairs, 2)
 		if h.Get("Content-Type") == "" {
@@ -178,8 +118,8 @@ func (j *Journal) entry(r *journalRecord) *JournalEntry {
 		}
 		h["X-Request-Id"] = []string{r.RequestID}
 		r.Response.Header = h
-		r.Request.Body, r.Response.Body = string(r.texts[requestText].b), string(r.texts[responseText].b)
-		r.texts, r.made = [3]bodyRef{}, true
+		r.Request.Body, r.Response.Body = string(r.texts[requestText]), string(r.texts[responseText])
+		r.texts, r.made = [3][]byte{}, true
 	}
 	return &r.JournalEntry
 }
@@ -189,64 +129,28 @@ func (j *Journal) entry(r *journalRecord) *JournalEntry {
 func (r *journalRecord) bytes() int64 {
 	n := r.JournalEntry.Bytes()
 	for _, t := range r.texts {
-		n += int64(len(t.b))
+		n += int64(len(t))
 	}
 	return n
 }
 
 // journalText is the text of a body as the journal keeps it: redacted
-// (redactMembersOf, redactValues) unless plain says there is nothing to
-// redact, then cut to JournalBodyCap bytes at a character boundary, and
-// whether it is not the whole body. Only a window a little longer than
-// the cap is searched for secret values, so that a secret cut at the
-// boundary is still found whole. The text may share body's memory.
-func journalText(body []byte, plain bool) (text []byte, truncated bool) {
+// (redactMembersOf, redactValues), then cut to JournalBodyCap bytes at a
+// character boundary, and whether it is not the whole body. Only a window
+// a little longer than the cap is searched for secret values, so that a
+// secret cut at the boundary is still found whole. The text shares no
+// memory with body.
+func journalText(body []byte) (text []byte, truncated bool) {
 	if len(body) == 0 {
 		return nil, false
-	}
-	if plain {
-		window := body[:min(len(body), JournalBodyCap+utf8.UTFMax)]
-		return capText(window, len(window) < len(body))
 	}
 	window := body[:min(len(body), JournalBodyCap+256)]
 	cut := len(window) < len(body)
 	if plainForJournal(window) {
-		return capText(window, cut) // nothing to redact: no copy to search
+		text, truncated = capText(window, cut)
+		return bytes.Clone(text), truncated
 	}
-	s := redactions.redacted(window, cut)
-	return capText(unsafe.Slice(unsafe.StringData(s), len(s)), cut) // read only
-}
-
-// redactionMemo remembers the windows the journal redacted last, by
-// SHA-256 (never a window itself: it may hold secrets), with their
-// redacted texts, so that an answer holding secrets that a client reads
-// again and again (a webhook subscription list, the OpenAPI document) is
-// redacted once rather than on every read: redacting a 16 KiB window
-// member by member costs about 200 µs, hashing it about 10.
-type redactionMemo struct{ memo[redactionKey, string] }
-
-// redactionKey is a window's hash and whether it was cut.
-type redactionKey struct {
-	sum [sha256.Size]byte
-	cut bool
-}
-
-// redactionMemoSize is how many redactions the memo keeps.
-const redactionMemoSize = 8
-
-// redactions is the journal's memo: a pure function's, shared by the
-// servers of a process.
-var redactions redactionMemo
-
-// redacted is redactValues(redactMembersOf(window, cut)), remembered.
-func (m *redactionMemo) redacted(window []byte, cut bool) string {
-	key := redactionKey{sha256.Sum256(window), cut}
-	if text, ok := m.get(key); ok {
-		return text
-	}
-	text := redactValues(string(redactMembersOf(window, cut)))
-	m.put(key, text, redactionMemoSize)
-	return text
+	return capText([]byte(redactValues(string(redactMembersOf(window, cut)))), cut)
 }
 
 // capText is text, the (redacted) start of a body, cut to JournalBodyCap
@@ -265,7 +169,7 @@ func capText(text []byte, cut bool) ([]byte, bool) {
 
 // journalEntryOverhead is what an entry costs besides the bytes of its
 // strings: the struct itself, as the journal's ring stores it.
-const journalEntryOverhead = int64(unsafe.Sizeof(JournalEntry{}))
+var journalEntryOverhead = int64(reflect.TypeFor[JournalEntry]().Size())
 
 // Bytes is what the entry counts against the journal's byte budget
 // (WithJournalBytes): the struct and every string it keeps, headers and
@@ -321,11 +225,7 @@ type Journal struct {
 	// log keeps the entries, numbered by their Seq from 1, within the
 	// journal's bounds; an entry's cost counts its texts.
 	log *ring.Log[journalRecord]
-	// bodies holds the texts (headers and bodies) of the entries not
-	// yet read.
-	bodies   bodyRing
-	maxBytes int64
-	n        watch.Notifier
+	n   watch.Notifier
 }
 
 // newJournal returns a journal keeping the last size requests within
@@ -334,42 +234,17 @@ func newJournal(size int, maxBytes int64) *Journal {
 	if maxBytes <= 0 {
 		maxBytes = DefaultJournalBytes
 	}
-	return &Journal{log: ring.New[journalRecord](size, maxBytes, 1, nil), bodies: newBodyRing(maxBytes), maxBytes: maxBytes}
+	return &Journal{log: ring.New[journalRecord](size, maxBytes, 1, nil)}
 }
 
-// add keeps a record, copying its texts (newJournalRecord) into the ring,
-// and releases them.
-func (j *Journal) add(e journalRecord, t journalTexts) {
-	j.keep(e, &t.texts)
-	t.release()
-	j.n.Notify()
-}
-
-// keep is add under the journal's lock: it drops the oldest entries the
-// bounds (and the body ring) call for, then stores e.
-func (j *Journal) keep(e journalRecord, texts *[3][]byte) {
+// add keeps a record, dropping the oldest entries the bounds call for.
+func (j *Journal) add(e journalRecord) {
 	cost := e.bytes()
-	for _, t := range texts {
-		cost += int64(len(t))
-	}
 	j.Mu.Lock()
-	defer j.Mu.Unlock()
-	// The ring's chunk about to be written again holds the texts of
-	// entries up to reused: they go first, whatever the bounds.
-	var reused int64
-	for i, t := range texts {
-		if len(t) > 0 {
-			var r int64
-			e.texts[i], r = j.bodies.put(t, j.log.Next(), j.log.First())
-			reused = max(reused, r)
-		}
-	}
-	j.log.DropThrough(reused)
-	for i, t := range texts {
-		j.bodies.write(e.texts[i], t)
-	}
 	e.Seq = j.log.Next()
 	j.log.Push(e, cost)
+	j.Mu.Unlock()
+	j.n.Notify()
 }
 
 // Usage returns how many entries the journal keeps and their bytes.
@@ -383,7 +258,6 @@ func (j *Journal) Usage() (entries int, bytes int64) {
 func (j *Journal) Reset() {
 	j.Mu.Lock()
 	j.log.Reset(1)
-	j.bodies = newBodyRing(j.maxBytes)
 	j.Mu.Unlock()
 	j.n.Notify()
 }

@@ -107,10 +107,7 @@ func holdsSecretParam(s []byte) bool {
 
 // plainForJournal reports whether the journal keeps b as it is: b names
 // none of secretMembers and holds none of the values redactValues
-// replaces. A JSON text made of plain texts joined by commas, inside
-// brackets and braces, and members not named in secretMembers, is plain
-// too (no secret member name or value spans a comma or a bracket), so
-// the items of a page are screened one by one (EncodedPage).
+// replaces.
 func plainForJournal(b []byte) bool {
 	return !maySecretMember(b) && !holdsSecretValue(b)
 }
@@ -255,8 +252,8 @@ func writeJSONString(out *bytes.Buffer, s string) {
 // preceded by its length (headerLen), and returns it with the number of
 // pairs appended. A name or a redacted value is cut as Truncate cuts it
 // at MaxJournalField bytes, and the pairs stop before the text appended
-// would pass maxHeaderText bytes, so that it fits the journal's ring,
-// which keeps headers as such texts (headerOfText reads them back).
+// would pass maxHeaderText bytes. The journal keeps headers as such texts
+// (headerOfText reads them back).
 func appendHeaderText(text []byte, h http.Header) ([]byte, int) {
 	start, pairs := len(text), 0
 	for name, vs := range h {

@@ -16,7 +16,7 @@ import (
 
 // journalBody is a body as the journal keeps it, as a string.
 func journalBody(body []byte) (string, bool) {
-	text, truncated := journalText(body, false)
+	text, truncated := journalText(body)
 	return string(text), truncated
 }
 
@@ -214,26 +214,4 @@ func TestJournalHeaderTextsStayWithinTheirBound(t *testing.T) {
 	for name, vs := range e.Request.Header {
 		assert.Equal(t, []string{strings.Repeat("v", 1000)}, vs, name)
 	}
-}
-
-// TestASharedAnswerIsRedactedOnceByItsMemory: a shared answer that is not
-// plain (a kept page naming custom headers) is journaled redacted, the
-// same text again without redacting it again; another shared answer of
-// the same length, in other memory, gets its own text.
-func TestASharedAnswerIsRedactedOnceByItsMemory(t *testing.T) {
-	first := []byte(`{"custom_headers":{"X-Team":"s3cret-1"}}`)
-	second := []byte(`{"custom_headers":{"X-Team":"s3cret-2"}}`)
-	require.Len(t, second, len(first))
-	text, truncated := sharedRedactions.text(first)
-	assert.Equal(t, `{"custom_headers":{"X-Team":"[redacted]"}}`, string(text))
-	assert.False(t, truncated)
-	kept, ok := sharedRedactions.get(sharedAnswer{&first[0], len(first)})
-	require.True(t, ok, "remembered by its memory")
-	assert.Same(t, &first[0], &kept.body[0], "and the memory kept")
-	again, _ := sharedRedactions.text(first)
-	assert.Same(t, &kept.text[0], &again[0], "not redacted again")
-	other, _ := sharedRedactions.text(second)
-	assert.Equal(t, string(text), string(other))
-	_, ok = sharedRedactions.get(sharedAnswer{&second[0], len(second)})
-	assert.True(t, ok, "another answer: its own entry")
 }

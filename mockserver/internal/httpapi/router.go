@@ -62,6 +62,10 @@ type Route struct {
 	Limit *wire.Limit
 	// Handle answers the route's requests.
 	Handle Handler
+	// Cached marks a GET route whose response is made from the state
+	// under the lock, the caller, the query and the tenant's time alone:
+	// the pipeline keeps its response until the state changes (readCache).
+	Cached bool
 }
 
 // apiPrefix is where the API lives; adminPrefix is the admin API.
@@ -226,7 +230,6 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		writeResponse(w, resp)
 	}
-	resp.free()
 	if mangled {
 		// Abort the connection: the client sees no answer, or half of one.
 		panic(http.ErrAbortHandler)
@@ -348,6 +351,25 @@ func (s *API) run(rc *Ctx) *Response {
 	if mode != LockNone {
 		rc.Tx = s.TxLocked(mode == LockWrite)
 	}
+	if mode == LockAuto && rc.Route.Cached && rc.Request.Method == http.MethodGet {
+		if k, ok := readKeyOf(rc); ok {
+			version := s.Mu.Version()
+			if body, ok := s.reads.get(version, k); ok {
+				return &Response{Status: http.StatusOK, Body: body}
+			}
+			resp := s.handleAndEncode(rc)
+			if resp.Status == http.StatusOK && resp.Header == nil {
+				s.reads.put(version, k, resp.Body)
+			}
+			return resp
+		}
+	}
+	return s.handleAndEncode(rc)
+}
+
+// handleAndEncode calls the route's handler and encodes its response; the
+// caller holds the state lock the route asks for.
+func (s *API) handleAndEncode(rc *Ctx) *Response {
 	v, err := rc.Route.Handle(rc)
 	if err != nil {
 		var apiErr *Error
@@ -377,30 +399,12 @@ func (s *API) run(rc *Ctx) *Response {
 		header.Set("Content-Type", raw.ContentType)
 		return &Response{Status: status, Header: header, Body: raw.Body}
 	}
-	// A GET answer is written straight from a pooled buffer (nothing keeps
-	// it); other answers may be kept for idempotent replays.
-	var body []byte
-	var pooled *[]byte
-	plain, shared := false, false
-	if ea, ok := v.(encodedAnswer); ok && rc.Request.Method == http.MethodGet {
-		body, pooled, plain, shared = ea.encode()
-	} else if rc.Request.Method == http.MethodGet {
-		body, pooled, err = jsonview.EncodePooled(v)
-	} else {
-		body, err = jsonview.EncodeJSON(v)
-	}
+	body, err := jsonview.EncodeJSON(v)
 	if err != nil {
-		s.Config.Logger.Error("mockserver: encoding answer", "path", rc.Request.URL.Path, "error", err)
+		s.Config.Logger.Error("mockserver: encoding response", "path", rc.Request.URL.Path, "error", err)
 		return ErrorResponse(Internal())
 	}
-	return &Response{Status: status, Header: header, Body: body, pooled: pooled, plain: plain, shared: shared}
-}
-
-// encodedAnswer is a GET answer that encodes itself: in a pooled buffer
-// (pooled) or as shared bytes nobody changes (shared), and whether it
-// holds nothing the journal redacts (Response.plain).
-type encodedAnswer interface {
-	encode() (body []byte, pooled *[]byte, plain, shared bool)
+	return &Response{Status: status, Header: header, Body: body}
 }
 
 func clientIP(r *http.Request) string {

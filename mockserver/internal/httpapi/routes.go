@@ -21,7 +21,11 @@ import (
 // A domain package binds handlers to operations (its Handlers method), and
 // Bind refuses a route without a handler and a handler without a route. To
 // add an endpoint: a line here, its handler, and its entry in its domain's
-// Handlers.
+// Handlers. A GET route marked cached has its responses kept by the
+// pipeline until the state changes (Route.Cached): only a route whose
+// response comes from the state under the lock, the caller, the query
+// and the tenant's time, nothing else (not the usage log, not a key's
+// last use, not the delivery log).
 var Table = []Route{
 	// The pipeline's own admin routes: health, the admin API's document, reset, clock, journal, faults.
 	admin(GET, "/_mock/clock", "getClock").lock(LockNone),
@@ -60,51 +64,51 @@ var Table = []Route{
 	admin(POST, "/_mock/inbound-sms", "inboundSms").body("mockInboundSMS").lock(LockWrite),
 	admin(GET, "/_mock/prompt-audit", "getPromptAudit"),
 	admin(GET, "/_mock/provider-calls", "getProviderCall"),
-	key(GET, "/api/v1/agents", "getAgents", wire.ScopeAgentsRead),
+	key(GET, "/api/v1/agents", "getAgents", wire.ScopeAgentsRead).cached(),
 	key(PATCH, "/api/v1/agents", "updateAgent", wire.ScopeAgentsWrite).body("agentUpdate"),
 	key(POST, "/api/v1/agents", "createAgent", wire.ScopeAgentsWrite).body("agentCreate"),
-	key(GET, "/api/v1/calls", "getCalls", wire.ScopeCallsRead),
+	key(GET, "/api/v1/calls", "getCalls", wire.ScopeCallsRead).cached(),
 	key(POST, "/api/v1/calls", "createCall", wire.ScopeCallsWrite).body("callCreate"),
-	key(GET, "/api/v1/leads", "getLeads", wire.ScopeLeadsRead),
+	key(GET, "/api/v1/leads", "getLeads", wire.ScopeLeadsRead).cached(),
 	key(PATCH, "/api/v1/leads", "updateLead", wire.ScopeLeadsWrite).body("leadUpdate"),
-	key(GET, "/api/v1/numbers", "listNumbers", wire.ScopeNumbersRead),
-	key(GET, "/api/v1/sms/messages", "listSmsMessages", wire.ScopeSMSRead),
+	key(GET, "/api/v1/numbers", "listNumbers", wire.ScopeNumbersRead).cached(),
+	key(GET, "/api/v1/sms/messages", "listSmsMessages", wire.ScopeSMSRead).cached(),
 	key(POST, "/api/v1/sms/send", "sendSms", wire.ScopeSMSWrite).body("smsSend"),
 	key(POST, "/api/v1/sms/update-prompt", "updateSmsPrompt", wire.ScopeAgentsWrite).body("smsUpdatePrompt"),
-	key(GET, "/api/v1/transcripts", "listTranscripts", wire.ScopeCallsRead),
-	key(GET, "/api/v1/voices", "listVoices", wire.ScopeAgentsRead),
+	key(GET, "/api/v1/transcripts", "listTranscripts", wire.ScopeCallsRead).cached(),
+	key(GET, "/api/v1/voices", "listVoices", wire.ScopeAgentsRead).cached(),
 
 	// Webhooks: subscriptions, the event log, the delivery log.
 	admin(GET, "/_mock/deliveries", "listDeliveries").lock(LockNone),
 	admin(POST, "/_mock/deliveries/replay", "replayDelivery").body("mockDeliveryReplay").lock(LockWrite),
 	admin(POST, "/_mock/events", "emitEvent").body("mockEvent").lock(LockWrite),
-	key(GET, "/api/v1/events", "listEvents", wire.ScopeEventsRead),
+	key(GET, "/api/v1/events", "listEvents", wire.ScopeEventsRead).cached(),
 	key(POST, "/api/v1/events/replay", "replayEvents", wire.ScopeEventsReplay).body("eventsReplay"),
 	key(DELETE, "/api/v1/webhooks", "deleteWebhook", wire.ScopeWebhooksWrite),
-	key(GET, "/api/v1/webhooks", "getWebhooks", wire.ScopeWebhooksRead),
+	key(GET, "/api/v1/webhooks", "getWebhooks", wire.ScopeWebhooksRead).cached(),
 	key(POST, "/api/v1/webhooks", "upsertWebhook", wire.ScopeWebhooksWrite).body("webhookUpsert"),
 	key(POST, "/api/v1/webhooks/rotate-secret", "rotateWebhookSecret", wire.ScopeWebhooksWrite).body("webhookRotateSecret"),
 
 	// Catalog: products and knowledge.
 	key(DELETE, "/api/v1/knowledge", "deleteKnowledge", wire.ScopeKnowledgeWrite),
-	key(GET, "/api/v1/knowledge", "getKnowledge", wire.ScopeKnowledgeRead),
+	key(GET, "/api/v1/knowledge", "getKnowledge", wire.ScopeKnowledgeRead).cached(),
 	key(POST, "/api/v1/knowledge", "upsertKnowledge", wire.ScopeKnowledgeWrite).body("knowledgeUpsert"),
 	key(DELETE, "/api/v1/products", "deleteProduct", wire.ScopeProductsWrite),
-	key(GET, "/api/v1/products", "getProduct", wire.ScopeProductsRead),
+	key(GET, "/api/v1/products", "getProduct", wire.ScopeProductsRead).cached(),
 	key(POST, "/api/v1/products", "upsertProduct", wire.ScopeProductsWrite).body("productUpsert"),
 
 	// Communication runs.
 	key(DELETE, "/api/v1/communication-runs", "deleteCommunicationRun", wire.ScopeCommunicationRunsWrite),
-	key(GET, "/api/v1/communication-runs", "getCommunicationRuns", wire.ScopeCommunicationRunsRead),
+	key(GET, "/api/v1/communication-runs", "getCommunicationRuns", wire.ScopeCommunicationRunsRead).cached(),
 	key(POST, "/api/v1/communication-runs", "createCommunicationRun", wire.ScopeCommunicationRunsWrite).body("communicationRunCreate"),
 	key(POST, "/api/v1/communication-runs/preview", "previewCommunicationRun", wire.ScopeCommunicationRunsRead).body("communicationRunCreate"),
 	key(POST, "/api/v1/communication-runs/validate", "validateCommunicationRun", wire.ScopeCommunicationRunsRead).body("communicationRunCreate"),
 
 	// Governance: governed updates, approval requests, persona loading.
 	key(POST, "/api/v1/agents/persona", "loadAgentPersona", wire.ScopeAgentsWrite).body("agentPersonaLoad"),
-	key(GET, "/api/v1/approval-requests", "getApprovalRequests", wire.ScopeApprovalsWrite),
+	key(GET, "/api/v1/approval-requests", "getApprovalRequests", wire.ScopeApprovalsWrite).cached(),
 	key(POST, "/api/v1/approval-requests", "requestApproval", wire.ScopeApprovalsWrite).body("approvalChannelRequest"),
-	keyOrSession(GET, "/api/v1/governed-updates", "getGovernedUpdates").scope(AnyOf(Scope(wire.ScopeAgentsRead), Scope(wire.ScopeWorkspacesRead))),
+	keyOrSession(GET, "/api/v1/governed-updates", "getGovernedUpdates").scope(AnyOf(Scope(wire.ScopeAgentsRead), Scope(wire.ScopeWorkspacesRead))).cached(),
 	keyOrSession(POST, "/api/v1/governed-updates", "submitGovernedUpdate").scope(AnyOf(Scope(wire.ScopeAgentsWrite), Scope(wire.ScopeWorkspacesWrite))).body("governedUpdateRequest"),
 	session(POST, "/api/v1/governed-updates/decide", "decideGovernedUpdate").body("governedUpdateDecision"),
 
@@ -121,7 +125,7 @@ var Table = []Route{
 	// The outbound-sales pipeline (SDR).
 	admin(POST, "/_mock/sdr/cron", "runSdrSchedulerNow").lock(LockWrite),
 	keyOrSession(POST, "/api/sdr/action", "sdrAction", wire.ScopeSDRWrite).body("sdrAction"),
-	keyOrSession(GET, "/api/sdr/activity", "getSdrActivity", wire.ScopeSDRRead),
+	keyOrSession(GET, "/api/sdr/activity", "getSdrActivity", wire.ScopeSDRRead).cached(),
 	keyOrSession(GET, "/api/sdr/config", "getSdrConfig", wire.ScopeSDRRead),
 	keyOrSession(PUT, "/api/sdr/config", "putSdrConfig", wire.ScopeSDRWrite).body("sdrConfigUpsert"),
 	public(POST, "/api/sdr/cron", "runSdrScheduler"),
@@ -186,6 +190,9 @@ func (r Route) body(schema string) Route { r.Schema = schema; return r }
 
 // lock sets how the route's handler holds the state lock.
 func (r Route) lock(m lockMode) Route { r.Lock = m; return r }
+
+// cached marks a GET route whose responses the pipeline keeps (Route.Cached).
+func (r Route) cached() Route { r.Cached = true; return r }
 
 // scope sets the route's scope requirement (for requirements that are not
 // a plain list of scopes, such as AnyOf).

@@ -1,5 +1,7 @@
 package httpapi
 
+import "sync"
+
 // maxSelfDocuments bounds the documents selfDocuments keeps: when full, it
 // starts again empty (a client naming the server by many Host names gets
 // its documents built again, never an unbounded cache).
@@ -9,7 +11,10 @@ const maxSelfDocuments = 16
 // OpenAPI documents, whose first server is the URL the request reached
 // it under), built once per document and URL: building one decodes,
 // bundles and encodes the whole document, tens of milliseconds.
-type selfDocuments = memo[selfDocumentKey, []byte]
+type selfDocuments struct {
+	mu   sync.Mutex
+	docs map[selfDocumentKey][]byte
+}
 
 type selfDocumentKey struct{ name, url string }
 
@@ -19,13 +24,21 @@ type selfDocumentKey struct{ name, url string }
 // change it.
 func (rc *Ctx) SelfDocument(name, contentType, url string, build func(url string) ([]byte, error)) (*RawBody, error) {
 	key := selfDocumentKey{name, url}
-	b, ok := rc.API.selfDocs.get(key)
+	d := &rc.API.selfDocs
+	d.mu.Lock()
+	b, ok := d.docs[key]
+	d.mu.Unlock()
 	if !ok {
 		var err error
 		if b, err = build(url); err != nil {
 			return nil, err
 		}
-		rc.API.selfDocs.put(key, b, maxSelfDocuments)
+		d.mu.Lock()
+		if d.docs == nil || len(d.docs) >= maxSelfDocuments {
+			d.docs = map[selfDocumentKey][]byte{}
+		}
+		d.docs[key] = b
+		d.mu.Unlock()
 	}
 	return &RawBody{ContentType: contentType, Body: b}, nil
 }

@@ -33,5 +33,5 @@ func TestSelfDocumentsAreBuiltOncePerURLAndBounded(t *testing.T) {
 		_, err := rc.SelfDocument("openapi.yaml", "application/yaml", fmt.Sprint("http://host", i), build)
 		require.NoError(t, err)
 	}
-	assert.LessOrEqual(t, len(rc.API.selfDocs.m), maxSelfDocuments, "many Host names never grow it past its bound")
+	assert.LessOrEqual(t, len(rc.API.selfDocs.docs), maxSelfDocuments, "many Host names never grow it past its bound")
 }

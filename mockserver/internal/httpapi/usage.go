@@ -172,23 +172,23 @@ func (u *UsageLog) lockFlushed() (shared bool) {
 	return false
 }
 
-// Page answers one page of a user's usage log, newest first, as GET
-// /v1/usage shows it: {"usage": [...], "has_more": more}. It is encoded
-// under the log's lock, which the table's kept items need: an entry never
-// changes, so its item is built once (appendUsageItem) and a page copies
-// bytes.
-func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) Encoded {
+// UsagePage is a page of GET /v1/usage.
+type UsagePage struct {
+	Usage   []account.UsageEntry `json:"usage"`
+	HasMore bool                 `json:"has_more"`
+}
+
+// Page returns one page of a user's usage log, newest first, as GET
+// /v1/usage shows it, read under the log's lock.
+func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) UsagePage {
 	if u.lockFlushed() {
 		defer u.Mu.RUnlock()
 	} else {
 		defer u.Mu.Unlock()
 	}
-	recs, more := PageRecords(u.T, []string{owner}, pq, match)
-	return EncodedPage[*store.UsageEntry]{Key: "usage", Records: recs, More: more, Table: u.T, Encode: appendUsageItem}.EncodeNow()
+	items, more := ListPage(u.T, []string{owner}, pq, match, usageView)
+	return UsagePage{Usage: items, HasMore: more}
 }
-
-// appendUsageItem appends a usage entry as GET /v1/usage shows it.
-var appendUsageItem = ViewItem(usageView)
 
 // usageView is a usage log entry as the API shows it.
 func usageView(e *store.UsageEntry) account.UsageEntry {

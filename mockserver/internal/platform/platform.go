@@ -9,6 +9,7 @@ package platform
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -23,7 +24,7 @@ type Platform struct {
 
 	// Mu guards Store: handlers run under it (read lock for GET, write lock
 	// otherwise), and so does every scheduled simulation task.
-	Mu sync.RWMutex
+	Mu StateLock
 	// Store is the whole state; Reset replaces it.
 	Store *store.Store
 
@@ -56,3 +57,21 @@ func New(cfg Config) *Platform {
 	p.boundLogs()
 	return p
 }
+
+// StateLock is the lock that guards a server's state (Platform.Mu): a
+// read-write lock that counts the releases of its write lock, so that a
+// reader can tell whether the state changed since an earlier reading.
+type StateLock struct {
+	sync.RWMutex
+	version atomic.Uint64
+}
+
+// Unlock releases the write lock and counts a change of the state.
+func (l *StateLock) Unlock() {
+	l.version.Add(1)
+	l.RWMutex.Unlock()
+}
+
+// Version returns how many times the write lock was released. Two
+// readings under the read lock with the same version saw the same state.
+func (l *StateLock) Version() uint64 { return l.version.Load() }

@@ -11,7 +11,6 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -334,14 +333,14 @@ func previewOf(p *Plan) runPreview {
 		}
 		v.Touches[i] = previewTouch{
 			TouchID: t.TouchID, Channel: t.Channel, To: t.Target.Phone, Name: t.Target.Name,
-			ScheduledAt: jsonview.Stamp(t.ScheduledAt.UTC()), ExecuteAt: jsonview.Stamp(at), TimingWindow: t.TimingWindow,
+			ScheduledAt: t.ScheduledAt.UTC(), ExecuteAt: at, TimingWindow: t.TimingWindow,
 			Message: t.Message, SMSCategory: t.SMSCategory,
 		}
 	}
 	slices.SortStableFunc(v.Touches, func(a, b previewTouch) int {
 		return time.Time(a.ExecuteAt).Compare(time.Time(b.ExecuteAt))
 	})
-	v.Summary.Touches, v.Summary.FirstAt, v.Summary.LastAt = len(v.Touches), jsonview.Stamp(first), jsonview.Stamp(last)
+	v.Summary.Touches, v.Summary.FirstAt, v.Summary.LastAt = len(v.Touches), first, last
 	return v
 }
 
@@ -365,8 +364,8 @@ type previewTouch struct {
 	Channel      string              `json:"channel"`
 	To           string              `json:"to"`
 	Name         *string             `json:"name"`
-	ScheduledAt  jsonview.Stamp      `json:"scheduled_at"`
-	ExecuteAt    jsonview.Stamp      `json:"execute_at"`
+	ScheduledAt  time.Time           `json:"scheduled_at"`
+	ExecuteAt    time.Time           `json:"execute_at"`
 	TimingWindow *store.TimingWindow `json:"timing_window"`
 	Message      *string             `json:"message"`
 	SMSCategory  *string             `json:"sms_category"`
@@ -375,11 +374,11 @@ type previewTouch struct {
 // previewSummary counts a preview's touches and gives when the first and
 // the last run.
 type previewSummary struct {
-	Touches int            `json:"touches"`
-	Calls   int            `json:"calls"`
-	SMS     int            `json:"sms"`
-	FirstAt jsonview.Stamp `json:"first_at"`
-	LastAt  jsonview.Stamp `json:"last_at"`
+	Touches int       `json:"touches"`
+	Calls   int       `json:"calls"`
+	SMS     int       `json:"sms"`
+	FirstAt time.Time `json:"first_at"`
+	LastAt  time.Time `json:"last_at"`
 }
 
 // createRun stores the run and schedules its touches. The Idempotency-Key
@@ -443,7 +442,7 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, runID string, idx int
 	// The touch runs at its execute_at, which validation kept inside the
 	// window, so the window is always open here.
 	// A run's touches are part of it: every change of one is a change of
-	// the run (Table.Update), so its kept list item goes with it.
+	// the run (Table.Update).
 	t := run.Touches[idx]
 	tx.Runs.Update(run, func(run *store.CommunicationRun) {
 		t.Status, t.StartedAt = touchRunning, httpapi.UtcPtr(now)
@@ -539,7 +538,15 @@ func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || r.Status == status) && (ref == "" || r.ExternalRef == ref)
 		}
 	}
-	return httpapi.ReadOrListKept(rc, rc.Store.Runs, "communication run", "communication_runs", match, RunView, nil)
+	return httpapi.ReadOrList(rc, rc.Store.Runs, "communication run", match, RunView, func(items []Run, more bool) any {
+		return runList{CommunicationRuns: items, HasMore: more}
+	})
+}
+
+// runList is a page of GET /v1/communication-runs.
+type runList struct {
+	CommunicationRuns []Run `json:"communication_runs"`
+	HasMore           bool  `json:"has_more"`
 }
 
 // deleteRun cancels the touches that have not started and removes the run.
@@ -568,22 +575,22 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 // /v1/communication-runs, the create's response), members in the order of
 // the OpenAPI document's CommunicationRun.
 type Run struct {
-	ID               string          `json:"id"`
-	BusinessID       string          `json:"business_id"`
-	ExternalRef      string          `json:"external_ref"`
-	Status           string          `json:"status"`
-	AgentID          string          `json:"agent_id"`
-	AssignedNumberID *string         `json:"assigned_number_id"`
-	FromNumber       string          `json:"from_number"`
-	FromNumberID     string          `json:"from_number_id"`
-	Metadata         map[string]any  `json:"metadata"`
-	Touches          []Touch         `json:"touches"`
-	TouchCounts      TouchCounts     `json:"touch_counts"`
-	IdempotencyKey   string          `json:"idempotency_key"`
-	CreatedAt        jsonview.Stamp  `json:"created_at"`
-	UpdatedAt        jsonview.Stamp  `json:"updated_at"`
-	StartedAt        *jsonview.Stamp `json:"started_at"`
-	CompletedAt      *jsonview.Stamp `json:"completed_at"`
+	ID               string         `json:"id"`
+	BusinessID       string         `json:"business_id"`
+	ExternalRef      string         `json:"external_ref"`
+	Status           string         `json:"status"`
+	AgentID          string         `json:"agent_id"`
+	AssignedNumberID *string        `json:"assigned_number_id"`
+	FromNumber       string         `json:"from_number"`
+	FromNumberID     string         `json:"from_number_id"`
+	Metadata         map[string]any `json:"metadata"`
+	Touches          []Touch        `json:"touches"`
+	TouchCounts      TouchCounts    `json:"touch_counts"`
+	IdempotencyKey   string         `json:"idempotency_key"`
+	CreatedAt        time.Time      `json:"created_at"`
+	UpdatedAt        time.Time      `json:"updated_at"`
+	StartedAt        *time.Time     `json:"started_at"`
+	CompletedAt      *time.Time     `json:"completed_at"`
 }
 
 // TouchCounts counts a run's touches per status. canceled appears only
@@ -621,16 +628,16 @@ type Touch struct {
 	TouchID      string              `json:"touch_id"`
 	Channel      string              `json:"channel"`
 	Target       store.RunTarget     `json:"target"`
-	ScheduledAt  jsonview.Stamp      `json:"scheduled_at"`
+	ScheduledAt  time.Time           `json:"scheduled_at"`
 	TimingWindow *store.TimingWindow `json:"timing_window"`
 	Context      map[string]any      `json:"context"`
 	Metadata     map[string]any      `json:"metadata"`
 	Message      *string             `json:"message"`
 	SMSCategory  *string             `json:"sms_category"`
 	Status       string              `json:"status"`
-	ExecuteAt    jsonview.Stamp      `json:"execute_at"`
-	StartedAt    *jsonview.Stamp     `json:"started_at"`
-	CompletedAt  *jsonview.Stamp     `json:"completed_at"`
+	ExecuteAt    time.Time           `json:"execute_at"`
+	StartedAt    *time.Time          `json:"started_at"`
+	CompletedAt  *time.Time          `json:"completed_at"`
 	CallID       *string             `json:"call_id"`
 	MessageSID   *string             `json:"message_sid"`
 	Duration     *int                `json:"duration"`
@@ -646,8 +653,8 @@ func RunView(r *store.CommunicationRun) Run {
 		AgentID: r.AgentID, AssignedNumberID: r.AssignedNumberID,
 		FromNumber: r.FromNumber, FromNumberID: r.FromNumberID, Metadata: r.Metadata,
 		Touches: make([]Touch, len(r.Touches)), IdempotencyKey: r.IdempotencyKey,
-		CreatedAt: jsonview.Stamp(r.CreatedAt), UpdatedAt: jsonview.Stamp(r.UpdatedAt),
-		StartedAt: jsonview.StampPtr(r.StartedAt), CompletedAt: jsonview.StampPtr(r.CompletedAt),
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
 	}
 	for i, t := range r.Touches {
 		v.Touches[i] = touchView(t)
@@ -660,10 +667,10 @@ func RunView(r *store.CommunicationRun) Run {
 func touchView(t *store.RunTouch) Touch {
 	return Touch{
 		TouchID: t.TouchID, Channel: t.Channel, Target: t.Target,
-		ScheduledAt: jsonview.Stamp(t.ScheduledAt), TimingWindow: t.TimingWindow,
+		ScheduledAt: t.ScheduledAt, TimingWindow: t.TimingWindow,
 		Context: t.Context, Metadata: t.Metadata, Message: t.Message, SMSCategory: t.SMSCategory,
-		Status: t.Status, ExecuteAt: jsonview.Stamp(t.ExecuteAt), StartedAt: jsonview.StampPtr(t.StartedAt),
-		CompletedAt: jsonview.StampPtr(t.CompletedAt), CallID: httpapi.NullIfEmpty(&t.CallID),
+		Status: t.Status, ExecuteAt: t.ExecuteAt, StartedAt: t.StartedAt,
+		CompletedAt: t.CompletedAt, CallID: httpapi.NullIfEmpty(&t.CallID),
 		MessageSID: httpapi.NullIfEmpty(&t.MessageSID), Duration: t.Duration,
 		Summary: httpapi.NullIfEmpty(&t.Summary), Error: t.Error,
 	}

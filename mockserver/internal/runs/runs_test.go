@@ -10,7 +10,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -199,7 +198,7 @@ func TestPreviewOrdersTouchesByExecution(t *testing.T) {
 		order = append(order, t.TouchID)
 	}
 	assert.Equal(t, []string{"early", "middle", "late"}, order)
-	assert.Equal(t, previewSummary{Touches: 3, Calls: 2, SMS: 1, FirstAt: jsonview.Stamp(start.Add(time.Hour)), LastAt: jsonview.Stamp(start.Add(3 * time.Hour))}, v.Summary)
+	assert.Equal(t, previewSummary{Touches: 3, Calls: 2, SMS: 1, FirstAt: start.Add(time.Hour), LastAt: start.Add(3 * time.Hour)}, v.Summary)
 	assert.Equal(t, w.intake.ID, v.AgentID)
 	assert.Equal(t, w.number.PhoneNumber, v.FromNumber)
 }

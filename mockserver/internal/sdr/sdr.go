@@ -10,7 +10,6 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -411,17 +410,17 @@ func (s *Service) sendSDRMail(tx *platform.Tx, now time.Time, id string) {
 // events show it, members in the order of the OpenAPI document's
 // LeadEmail.
 type sdrMail struct {
-	ID         string          `json:"id"`
-	LeadID     string          `json:"lead_id"`
-	BusinessID string          `json:"business_id"`
-	To         string          `json:"to"`
-	From       string          `json:"from"`
-	Subject    string          `json:"subject"`
-	Body       string          `json:"body"`
-	Status     string          `json:"status"`
-	Error      *string         `json:"error"`
-	CreatedAt  jsonview.Stamp  `json:"created_at"`
-	SentAt     *jsonview.Stamp `json:"sent_at"`
+	ID         string     `json:"id"`
+	LeadID     string     `json:"lead_id"`
+	BusinessID string     `json:"business_id"`
+	To         string     `json:"to"`
+	From       string     `json:"from"`
+	Subject    string     `json:"subject"`
+	Body       string     `json:"body"`
+	Status     string     `json:"status"`
+	Error      *string    `json:"error"`
+	CreatedAt  time.Time  `json:"created_at"`
+	SentAt     *time.Time `json:"sent_at"`
 }
 
 // sdrMailView is an SDR email as lead_email.* events show it. It shares
@@ -430,7 +429,7 @@ func sdrMailView(m *store.SDRMail) sdrMail {
 	return sdrMail{
 		ID: m.ID, LeadID: m.LeadID, BusinessID: m.Owner, To: m.To, From: m.From,
 		Subject: m.Subject, Body: m.Body, Status: m.Status, Error: httpapi.NullIfEmpty(&m.Error),
-		CreatedAt: jsonview.Stamp(m.CreatedAt), SentAt: jsonview.StampPtr(m.SentAt),
+		CreatedAt: m.CreatedAt, SentAt: m.SentAt,
 	}
 }
 
@@ -861,14 +860,17 @@ func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
 			return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + leadID)
 		}
 	}
-	recs, more := httpapi.PageRecords(rc.Store.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
-		func(a *store.SDRActivity) bool { return leadID == "" || a.LeadID == leadID })
-	return httpapi.EncodedPage[*store.SDRActivity]{Key: "activity", Records: recs, More: more, Table: rc.Store.SDRActivity,
-		Encode: appendActivityItem, Members: httpapi.Member("businessId", b.ID)}, nil
+	items, more := httpapi.ListPage(rc.Store.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
+		func(a *store.SDRActivity) bool { return leadID == "" || a.LeadID == leadID }, sdrActivityView)
+	return activityList{Activity: items, HasMore: more, BusinessID: b.ID}, nil
 }
 
-// appendActivityItem appends an entry as GET /sdr/activity shows it.
-var appendActivityItem = httpapi.ViewItem(sdrActivityView)
+// activityList is GET /sdr/activity: a page of a business's activity log.
+type activityList struct {
+	Activity   []sdrapi.Activity `json:"activity"`
+	HasMore    bool              `json:"has_more"`
+	BusinessID string            `json:"businessId"`
+}
 
 // startSDRRunner starts the scheduled runner of a business whose SDR was
 // just enabled at now: a run every two hours of the clock from now, while

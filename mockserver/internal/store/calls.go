@@ -32,10 +32,6 @@ type QualityDimensions struct {
 // Call is a phone call, outbound or inbound. Owner is its business.
 type Call struct {
 	Base
-	encodable
-	// transcriptItem keeps the call's transcript item (SecondItem), besides
-	// its list item.
-	transcriptItem encodable
 	ConversationID string
 	Status         string
 	Direction      string
@@ -74,8 +70,6 @@ type Call struct {
 	// none; Touch).
 	Ref *TouchRef
 }
-
-func (c *Call) secondSlot() *encodable { return &c.transcriptItem }
 
 // CallerInfo is what an inbound caller says (the zero value when the call
 // has none).

@@ -6,7 +6,6 @@ import "time"
 // Optional fields are nil when never set.
 type Product struct {
 	Base
-	encodable
 	Name        string
 	Description *string
 	Category    *string
@@ -21,7 +20,6 @@ type Product struct {
 // agents can answer from. Owner is its business.
 type KnowledgeEntry struct {
 	Base
-	encodable
 	Title       string
 	Content     string
 	ContentType string

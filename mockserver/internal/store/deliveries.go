@@ -1,8 +1,8 @@
 package store
 
 import (
+	"reflect"
 	"time"
-	"unsafe"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 )
@@ -78,9 +78,9 @@ const (
 // deliveryOverhead and attemptOverhead are what a delivery and an attempt
 // cost besides the bytes of their strings: their structs, a header map,
 // the log's slot and index entry.
-const (
-	deliveryOverhead = int64(unsafe.Sizeof(Delivery{})) + 64
-	attemptOverhead  = int64(unsafe.Sizeof(DeliveryAttempt{})) + 48
+var (
+	deliveryOverhead = int64(reflect.TypeFor[Delivery]().Size()) + 64
+	attemptOverhead  = int64(reflect.TypeFor[DeliveryAttempt]().Size()) + 48
 )
 
 // DeliveryBytes is what a delivery counts against the delivery log's byte

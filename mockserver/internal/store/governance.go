@@ -9,7 +9,6 @@ import (
 // transcript sink) and its outcome. Owner is its business.
 type GovernedUpdate struct {
 	Base
-	encodable
 	Intent           string
 	Status           string // applied, pending_approval, rejected, failed
 	IdempotencyKey   string
@@ -63,7 +62,6 @@ type CallbackAttempt struct {
 // is the business whose number places the call (BusinessID).
 type ApprovalRequest struct {
 	Base
-	encodable
 	BusinessID       string // whose number places the call
 	Source           string
 	SourceRequestID  string

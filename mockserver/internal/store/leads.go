@@ -27,7 +27,6 @@ var LeadStatuses = []string{
 // its business. Nil pointers are absent values (JSON null).
 type Lead struct {
 	Base
-	encodable
 	Name, FirstName, LastName *string
 	Email, Phone              *string
 	Status                    string

@@ -116,7 +116,6 @@ type Model struct {
 // Agent is a voice agent. Owner is its business.
 type Agent struct {
 	Base
-	encodable
 	Name                 string
 	VendorAssistantID    string
 	Status               string
@@ -142,21 +141,16 @@ type Agent struct {
 }
 
 // Number is a phone number assigned to an agent. Owner is its business.
-// Its list item is kept (encodable).
 type Number struct {
 	Base
-	encodable
 	PhoneNumber string
 	AgentID     string
 }
 
 // UsageEntry is one line of the API usage log. Owner is the key's user.
-// An entry never changes once in the log, so its list item is kept
-// (encodable). The small fields share one word with logged: an entry is
-// 136 bytes (the 144-byte size class), as before it kept its item.
+// An entry never changes once in the log.
 type UsageEntry struct {
 	Base
-	encodable
 	BusinessID string
 	Endpoint   string
 	Method     string
@@ -170,7 +164,6 @@ type UsageEntry struct {
 // the resource at the moment of the event.
 type Event struct {
 	Base
-	encodable
 	Type      string
 	Timestamp time.Time
 	Data      json.RawMessage

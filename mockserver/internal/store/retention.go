@@ -166,9 +166,7 @@ func (t *Table[T]) drop(rec T) {
 // forget does what dropping rec does but take it out of its owner's list
 // (the caller's part).
 func (t *Table[T]) forget(rec T) {
-	t.version++
 	markLogged(rec, false)
-	dropEncoding(rec)
 	if t.byID != nil {
 		delete(t.byID, rec.RecordID())
 	}

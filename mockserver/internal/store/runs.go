@@ -35,10 +35,8 @@ type TouchError struct {
 }
 
 // RunTouch is one scheduled call or text of a communication run, with its
-// execution state. A touch is part of its run's kept list item: change it
-// only in the change function of Table.Update on its run. (The source
-// check that holds records to Update does not follow a touch's pointer;
-// TestListsShowEveryChange reads the runs while their touches change.)
+// execution state. A touch is part of its run: a change of a touch is a
+// change of the run.
 type RunTouch struct {
 	TouchID      string
 	Channel      string // call or sms
@@ -65,7 +63,6 @@ type RunTouch struct {
 // is its business.
 type CommunicationRun struct {
 	Base
-	encodable
 	ExternalRef      string
 	AssignedNumberID *string // as sent
 	FromNumberID     string  // the resolved sending number

@@ -71,11 +71,9 @@ type SDRLead struct {
 }
 
 // SDRActivity is one entry of a business's SDR activity log. Owner is the
-// business. An entry never changes once logged; its list item is kept
-// (encodable).
+// business. An entry never changes once logged.
 type SDRActivity struct {
 	Base
-	encodable
 	LeadID  string
 	Action  string
 	Trigger string

@@ -15,7 +15,6 @@ const (
 // Owner is its business.
 type SMSMessage struct {
 	Base
-	encodable
 	MessageSID string
 	LeadID     string
 	AgentID    string

@@ -10,7 +10,6 @@ package store
 import (
 	"fmt"
 	"sort"
-	"sync/atomic"
 	"time"
 )
 
@@ -50,33 +49,21 @@ type Table[T Record] struct {
 	next func() string
 	// indexes are kept right by Put, Insert, Delete and Update.
 	indexes []Index[T]
-	// version counts the table's changes (Version).
-	version uint64
-	// cache keeps the records' encodings (AppendEncoded).
-	cache *encCache
-	// page is the last page read of the table's records (KeptPage).
-	page atomic.Pointer[keptPage[T]]
 	// ret bounds a log table (SetRetention; nil: unbounded).
 	ret *retained[T]
 }
 
 // NewTable returns an empty table.
 func NewTable[T Record]() *Table[T] {
-	return &Table[T]{byID: map[string]T{}, byOwner: map[string][]T{}, cache: &encCache{max: CacheBytes}}
+	return &Table[T]{byID: map[string]T{}, byOwner: map[string][]T{}}
 }
 
 // NewLogTable returns an empty table for an append-only log that is never
 // read by id (the usage log): Get and Delete find nothing and Put does not
 // replace, which saves an id index entry per record.
 func NewLogTable[T Record]() *Table[T] {
-	return &Table[T]{byOwner: map[string][]T{}, cache: &encCache{max: CacheBytes}}
+	return &Table[T]{byOwner: map[string][]T{}}
 }
-
-// Version counts the changes of the table's records: Insert, Put, Update
-// and Delete each move it. An encoding of another record that shows this
-// table's records (a lead shows its agent's name) is kept with the
-// version it was built at (AppendEncoded's dep).
-func (t *Table[T]) Version() uint64 { return t.version }
 
 // Stamp returns the created_at for a new record of owner at now: now
 // itself, or one nanosecond after the latest stamp of the owner's stamp
@@ -189,7 +176,6 @@ func (t *Table[T]) InsertRun(owner string, recs []T) {
 		}
 		return
 	}
-	t.version++
 	last := t.lastStamp(owner)
 	for _, r := range recs {
 		b := r.base()
@@ -226,8 +212,6 @@ func (t *Table[T]) nextID() string {
 // owner and created_at it has (see Insert to have them set). The table's
 // indexes take out the replaced record and add r.
 func (t *Table[T]) Put(r T) {
-	t.version++
-	dropEncoding(r)
 	if t.byID != nil {
 		id := r.RecordID()
 		if old, ok := t.byID[id]; ok {
@@ -273,8 +257,6 @@ func (t *Table[T]) insertOwned(r T) {
 func (t *Table[T]) Update(r T, change func(T)) {
 	b := r.base()
 	id, owner, created := b.ID, b.Owner, b.CreatedAt
-	t.version++
-	defer dropEncoding(r)
 	if t.byID != nil {
 		if cur, ok := t.byID[id]; !ok || cur.base() != b {
 			change(r)

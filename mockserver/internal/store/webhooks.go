@@ -6,11 +6,9 @@ import (
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
-// Webhook is a webhook subscription. Owner is its business. Its list item
-// is kept (encodable), with the count of rotated secrets it shows.
+// Webhook is a webhook subscription. Owner is its business.
 type Webhook struct {
 	Base
-	encodable
 	URL         string
 	Events      []string
 	Description *string

@@ -10,7 +10,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -96,16 +95,18 @@ func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
 	for _, o := range owners {
 		n += rc.Store.Agents.Count(o)
 	}
-	out := make([]*store.Agent, 0, n)
+	out := make([]AgentListView, 0, n)
 	rc.Store.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
-		out = append(out, a)
+		out = append(out, AgentListItem(a))
 		return true
 	})
-	return httpapi.EncodedPage[*store.Agent]{Key: "agents", Records: out, Unpaged: true, Table: rc.Store.Agents, Encode: appendAgentItem}, nil
+	return agentList{Agents: out}, nil
 }
 
-// appendAgentItem appends an agent as GET /v1/agents shows it.
-func appendAgentItem(b []byte, a *store.Agent) []byte { return AgentListItem(a).AppendJSON(b) }
+// agentList is GET /v1/agents: every agent, unpaged.
+type agentList struct {
+	Agents []AgentListView `json:"agents"`
+}
 
 func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	var body struct {
@@ -368,11 +369,8 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 }
 
 func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
-	return voicesAnswer(), nil
+	return voiceList{Voices: voiceCatalog}, nil
 }
-
-// voicesAnswer is GET /v1/voices, encoded once: the catalog never changes.
-var voicesAnswer = httpapi.Constant(voiceList{Voices: voiceCatalog})
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.
 func (s *Service) CreateAssistant(st *store.Store, a *store.Agent) {
@@ -401,27 +399,21 @@ func syncAssistant(assistants map[string]*store.Assistant, a *store.Agent) {
 	as.VendorConfig = maps.Clone(a.VendorConfig)
 }
 
-// AgentListView is an agent in GET /v1/agents. It writes its own JSON
-// (jsonview.JSONAppender): exactly what encoding/json writes for the same
-// agent as agents.Agent, which TestAppendersMatchEncodingJSON checks.
-type AgentListView struct{ agentFields }
-
-// agentFields are the members of an agent's list form. (The detail view
-// embeds these, not AgentListView, so that it does not inherit the list
-// view's AppendJSON.)
-type agentFields struct {
-	ID                string         `json:"id"`
-	Name              string         `json:"name"`
-	BusinessID        string         `json:"business_id"`
-	VendorAssistantID string         `json:"vendor_assistant_id"`
-	PhoneNumber       *string        `json:"phone_number"`
-	Status            string         `json:"status"`
-	CreatedAt         jsonview.Stamp `json:"created_at"`
+// AgentListView is an agent in GET /v1/agents: the members of
+// agents.Agent.
+type AgentListView struct {
+	ID                string    `json:"id"`
+	Name              string    `json:"name"`
+	BusinessID        string    `json:"business_id"`
+	VendorAssistantID string    `json:"vendor_assistant_id"`
+	PhoneNumber       *string   `json:"phone_number"`
+	Status            string    `json:"status"`
+	CreatedAt         time.Time `json:"created_at"`
 }
 
 // agentDetailView is an agent in GET /v1/agents?id=.
 type agentDetailView struct {
-	agentFields
+	AgentListView
 	Prompts             map[string]any `json:"prompts"`
 	Voice               store.Voice    `json:"voice"`
 	VoiceCatalogID      *string        `json:"voice_catalog_id"`
@@ -433,41 +425,22 @@ type agentDetailView struct {
 	TransferEnabled     bool           `json:"transfer_enabled"`
 	TransferPhoneNumber *string        `json:"transfer_phone_number"`
 	LeadCollection      bool           `json:"lead_collection"`
-	UpdatedAt           jsonview.Stamp `json:"updated_at"`
-}
-
-// AppendJSON implements jsonview.JSONAppender.
-func (v AgentListView) AppendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = jsonview.AppendJSONString(b, v.ID)
-	b = append(b, `,"name":`...)
-	b = jsonview.AppendJSONString(b, v.Name)
-	b = append(b, `,"business_id":`...)
-	b = jsonview.AppendJSONString(b, v.BusinessID)
-	b = append(b, `,"vendor_assistant_id":`...)
-	b = jsonview.AppendJSONString(b, v.VendorAssistantID)
-	b = append(b, `,"phone_number":`...)
-	b = jsonview.AppendNullString(b, v.PhoneNumber)
-	b = append(b, `,"status":`...)
-	b = jsonview.AppendJSONString(b, v.Status)
-	b = append(b, `,"created_at":`...)
-	b = jsonview.AppendJSONTime(b, time.Time(v.CreatedAt))
-	return append(b, '}')
+	UpdatedAt           time.Time      `json:"updated_at"`
 }
 
 // AgentListItem is an agent in GET /v1/agents.
 func AgentListItem(a *store.Agent) AgentListView {
-	return AgentListView{agentFields{
+	return AgentListView{
 		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
-		PhoneNumber: httpapi.Strp(a.PhoneNumber), Status: a.Status, CreatedAt: jsonview.Stamp(a.CreatedAt),
-	}}
+		PhoneNumber: httpapi.Strp(a.PhoneNumber), Status: a.Status, CreatedAt: a.CreatedAt,
+	}
 }
 
 // AgentDetail is an agent in GET /v1/agents?id=. The inbound prompt is read
 // from the voice provider, as the real service does.
 func AgentDetail(a *store.Agent) agentDetailView {
 	return agentDetailView{
-		agentFields: AgentListItem(a).agentFields,
+		AgentListView: AgentListItem(a),
 		Prompts: map[string]any{
 			"inbound":  map[string]any{"prompt": a.InboundPrompt, "llm": a.Model},
 			"outbound": map[string]any{"prompt": httpapi.Nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": httpapi.Nullable(a.OutboundFirstMessage)},
@@ -483,7 +456,7 @@ func AgentDetail(a *store.Agent) agentDetailView {
 		TransferEnabled:     a.TransferEnabled,
 		TransferPhoneNumber: httpapi.Strp(a.TransferPhoneNumber),
 		LeadCollection:      a.LeadCollection,
-		UpdatedAt:           jsonview.Stamp(a.UpdatedAt),
+		UpdatedAt:           a.UpdatedAt,
 	}
 }
 

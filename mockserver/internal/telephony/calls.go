@@ -2,14 +2,12 @@ package telephony
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -297,8 +295,17 @@ func (s *Service) getCalls(rc *httpapi.Ctx) (any, error) {
 	recs, more := httpapi.PageRecords(rc.Store.Calls, owners, pq, func(c *store.Call) bool {
 		return (agentID == "" || c.AgentID == agentID) && (status == "" || c.Status == status)
 	})
-	return httpapi.EncodedPage[*store.Call]{Key: "calls", Records: recs, More: more, Table: rc.Store.Calls,
-		Dep: rc.Store.Agents.Version(), Encode: callItemEncoder(rc.Store)}, nil
+	items := make([]calls.Call, len(recs))
+	for i, c := range recs {
+		items[i] = callListItem(rc.Store, c)
+	}
+	return callList{Calls: items, HasMore: more}, nil
+}
+
+// callList is a page of GET /v1/calls.
+type callList struct {
+	Calls   []calls.Call `json:"calls"`
+	HasMore bool         `json:"has_more"`
 }
 
 func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
@@ -312,7 +319,7 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	}
 	since := rc.Now.Add(-time.Duration(days) * 24 * time.Hour)
 	agentID := rc.Query("agent_id")
-	recs := make([]*store.Call, 0, min(pq.Limit, 64))
+	items := make([]calls.Transcript, 0, min(pq.Limit, 64))
 	more := false
 	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
 		if c.CreatedAt.Before(since) {
@@ -321,28 +328,29 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 		if c.Transcript == "" || (agentID != "" && c.AgentID != agentID) {
 			return true
 		}
-		if len(recs) == pq.Limit {
+		if len(items) == pq.Limit {
 			more = true
 			return false
 		}
-		recs = append(recs, c)
+		items = append(items, transcriptItem(rc.Store, c))
 		return true
 	})
-	return httpapi.EncodedPage[*store.Call]{Key: "transcripts", Records: recs, More: more, Table: rc.Store.Calls,
-		Slot: store.SecondItem, Dep: rc.Store.Agents.Version(), Encode: transcriptItemEncoder(rc.Store)}, nil
+	return transcriptList{Transcripts: items, HasMore: more}, nil
 }
 
-// transcriptItemEncoder appends a call's transcript as GET /v1/transcripts
-// shows it, kept in the call's second slot: from the call and its agent's
-// name (the Agents version is the item's dep).
-func transcriptItemEncoder(st *store.Store) func(b []byte, c *store.Call) []byte {
-	return httpapi.ViewItem(func(c *store.Call) calls.Transcript {
-		return calls.Transcript{
-			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
-			AgentName: agentName(st, c), Status: c.Status, Duration: c.Duration,
-			Transcript: c.Transcript, Summary: httpapi.Strp(c.Summary), CreatedAt: c.CreatedAt,
-		}
-	})
+// transcriptList is a page of GET /v1/transcripts.
+type transcriptList struct {
+	Transcripts []calls.Transcript `json:"transcripts"`
+	HasMore     bool               `json:"has_more"`
+}
+
+// transcriptItem is a call's transcript as GET /v1/transcripts shows it.
+func transcriptItem(st *store.Store, c *store.Call) calls.Transcript {
+	return calls.Transcript{
+		CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
+		AgentName: agentName(st, c), Status: c.Status, Duration: c.Duration,
+		Transcript: c.Transcript, Summary: httpapi.Strp(c.Summary), CreatedAt: c.CreatedAt,
+	}
 }
 
 // agentName is the agent's current name, or its name when the call was
@@ -354,36 +362,13 @@ func agentName(st *store.Store, c *store.Call) string {
 	return c.AgentName
 }
 
-// callItemEncoder appends a call as GET /v1/calls shows it: the spec's
-// list fields and the quickstart's direction and summary, exactly what
-// encoding/json writes for the same calls.Call (TestAppendersMatchEncodingJSON).
-// What it shows besides the call is its agent's current name: the
-// encodings it makes are kept with the agents' version.
-func callItemEncoder(st *store.Store) func(b []byte, c *store.Call) []byte {
-	return func(b []byte, c *store.Call) []byte {
-		b = append(b, `{"id":`...)
-		b = jsonview.AppendJSONString(b, c.ID)
-		b = append(b, `,"conversation_id":`...)
-		b = jsonview.AppendJSONString(b, c.ConversationID)
-		b = append(b, `,"status":`...)
-		b = jsonview.AppendJSONString(b, c.Status)
-		b = append(b, `,"duration":`...)
-		b = strconv.AppendInt(b, int64(c.Duration), 10)
-		b = append(b, `,"agent_id":`...)
-		b = jsonview.AppendJSONString(b, c.AgentID)
-		b = append(b, `,"agent_name":`...)
-		b = jsonview.AppendJSONString(b, agentName(st, c))
-		b = append(b, `,"created_at":`...)
-		b = jsonview.AppendJSONTime(b, c.CreatedAt)
-		b = append(b, `,"direction":`...)
-		b = jsonview.AppendJSONString(b, c.Direction)
-		b = append(b, `,"summary":`...)
-		if c.Summary == "" {
-			b = append(b, "null"...)
-		} else {
-			b = jsonview.AppendJSONString(b, c.Summary)
-		}
-		return append(b, '}')
+// callListItem is a call as GET /v1/calls shows it: the spec's list
+// members and the quickstart's direction and summary.
+func callListItem(st *store.Store, c *store.Call) calls.Call {
+	return calls.Call{
+		ID: c.ID, ConversationID: c.ConversationID, Status: calls.Status(c.Status), Duration: c.Duration,
+		AgentID: c.AgentID, AgentName: agentName(st, c), CreatedAt: c.CreatedAt,
+		Direction: c.Direction, Summary: httpapi.Strp(c.Summary),
 	}
 }
 
@@ -400,7 +385,7 @@ type CallDetail struct {
 	Duration          int                      `json:"duration"`
 	AgentID           string                   `json:"agent_id"`
 	AgentName         string                   `json:"agent_name"`
-	CreatedAt         jsonview.Stamp           `json:"created_at"`
+	CreatedAt         time.Time                `json:"created_at"`
 	Direction         string                   `json:"direction"`
 	Summary           *string                  `json:"summary"`
 	BusinessID        string                   `json:"business_id"`
@@ -416,28 +401,26 @@ type CallDetail struct {
 	Error             *string                  `json:"error"`
 	EndedReason       *string                  `json:"ended_reason"`
 	Voicemail         *string                  `json:"voicemail"`
-	StartedAt         *jsonview.Stamp          `json:"started_at"`
-	EndedAt           *jsonview.Stamp          `json:"ended_at"`
-	UpdatedAt         jsonview.Stamp           `json:"updated_at"`
+	StartedAt         *time.Time               `json:"started_at"`
+	EndedAt           *time.Time               `json:"ended_at"`
+	UpdatedAt         time.Time                `json:"updated_at"`
 	voiceagent.TouchRef
 }
 
 // callDetail is a call's detail view. Its nullable members are copies of
-// the call's strings: a call is a cached record, whose fields' addresses
-// are taken only in Calls.Update (store's
-// TestCachedRecordsChangeOnlyThroughUpdate).
+// the call's strings.
 func callDetail(st *store.Store, c *store.Call) CallDetail {
 	return CallDetail{
 		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Duration: c.Duration,
-		AgentID: c.AgentID, AgentName: agentName(st, c), CreatedAt: jsonview.Stamp(c.CreatedAt),
+		AgentID: c.AgentID, AgentName: agentName(st, c), CreatedAt: c.CreatedAt,
 		Direction: c.Direction, Summary: httpapi.Strp(c.Summary), BusinessID: c.Owner,
 		LeadID: httpapi.Strp(c.LeadID), RecordingURL: httpapi.Strp(RecordingURL(c)),
 		Transcript: httpapi.Strp(c.Transcript), QualityDimensions: c.Quality, To: c.To,
 		From: httpapi.Strp(c.From), Name: httpapi.Strp(c.Name),
 		Context: httpapi.Strp(c.Context), MaxDuration: c.MaxDuration,
 		Error: httpapi.Strp(c.Error), EndedReason: httpapi.Strp(c.EndedReason),
-		Voicemail: httpapi.Strp(c.CallerInfo().Voicemail), StartedAt: jsonview.StampPtr(c.StartedAt),
-		EndedAt: jsonview.StampPtr(c.EndedAt), UpdatedAt: jsonview.Stamp(c.UpdatedAt),
+		Voicemail: httpapi.Strp(c.CallerInfo().Voicemail), StartedAt: c.StartedAt,
+		EndedAt: c.EndedAt, UpdatedAt: c.UpdatedAt,
 		TouchRef: voiceagent.TouchRef(c.Touch()),
 	}
 }

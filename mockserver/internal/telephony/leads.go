@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -265,15 +263,17 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 	} else {
 		recs, more = httpapi.PageRecords(rc.Store.Leads, owners, pq, match)
 	}
-	return httpapi.EncodedPage[*store.Lead]{Key: "leads", Records: recs, More: more, Table: rc.Store.Leads,
-		Dep: rc.Store.Agents.Version(), Encode: leadItemEncoder(rc.Store)}, nil
+	items := make([]LeadListView, len(recs))
+	for i, l := range recs {
+		items[i] = LeadListItem(rc.Store, l)
+	}
+	return leadList{Leads: items, HasMore: more}, nil
 }
 
-// leadItemEncoder appends a lead as GET /v1/leads shows it. What it shows
-// besides the lead is its agent's name: the encodings it makes are kept
-// with the agents' version.
-func leadItemEncoder(st *store.Store) func(b []byte, l *store.Lead) []byte {
-	return func(b []byte, l *store.Lead) []byte { return LeadListItem(st, l).AppendJSON(b) }
+// leadList is a page of GET /v1/leads.
+type leadList struct {
+	Leads   []LeadListView `json:"leads"`
+	HasMore bool           `json:"has_more"`
 }
 
 // pageOf pages a small candidate set (from an index) like
@@ -333,106 +333,43 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 	return LeadDetail(rc.Store, l), nil
 }
 
-// LeadListView is a lead in GET /v1/leads: the spec's list form. It writes
-// its own JSON (jsonview.JSONAppender): exactly what encoding/json writes
-// for the same lead as leads.Lead, which TestAppendersMatchEncodingJSON
-// checks.
+// LeadListView is a lead in GET /v1/leads: the spec's list form, the
+// members of leads.Lead.
 type LeadListView struct {
-	ID         string         `json:"id"`
-	Name       *string        `json:"name"`
-	FirstName  *string        `json:"first_name"`
-	LastName   *string        `json:"last_name"`
-	Email      *string        `json:"email"`
-	Phone      *string        `json:"phone"`
-	Status     string         `json:"status"`
-	Source     *string        `json:"source"`
-	AgentID    *string        `json:"agent_id"`
-	AgentName  *string        `json:"agent_name"`
-	BusinessID string         `json:"business_id"`
-	CreatedAt  jsonview.Stamp `json:"created_at"`
-	UpdatedAt  jsonview.Stamp `json:"updated_at"`
+	ID         string    `json:"id"`
+	Name       *string   `json:"name"`
+	FirstName  *string   `json:"first_name"`
+	LastName   *string   `json:"last_name"`
+	Email      *string   `json:"email"`
+	Phone      *string   `json:"phone"`
+	Status     string    `json:"status"`
+	Source     *string   `json:"source"`
+	AgentID    *string   `json:"agent_id"`
+	AgentName  *string   `json:"agent_name"`
+	BusinessID string    `json:"business_id"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // leadDetailView is a lead in GET /v1/leads?id=, PATCH answers and lead
 // events: the list form, the spec's detail fields, and the mock's score,
-// interaction_count, intent and last_contact_at. It has an AppendJSON of
-// its own (it must: it would otherwise inherit the list form's).
+// interaction_count, intent and last_contact_at.
 type leadDetailView struct {
 	LeadListView
-	Zip              *string         `json:"zip"`
-	Address          *string         `json:"address"`
-	City             *string         `json:"city"`
-	State            *string         `json:"state"`
-	SourceURL        *string         `json:"source_url"`
-	SourcePage       *string         `json:"source_page"`
-	Notes            *string         `json:"notes"`
-	Message          *string         `json:"message"`
-	EventDate        *string         `json:"event_date"`
-	EventType        *string         `json:"event_type"`
-	Score            int             `json:"score"`
-	InteractionCount int             `json:"interaction_count"`
-	Intent           *string         `json:"intent"`
-	LastContactAt    *jsonview.Stamp `json:"last_contact_at"`
-}
-
-// appendFields appends the members of the list form, without braces.
-func (v *LeadListView) appendFields(b []byte) []byte {
-	b = append(b, `"id":`...)
-	b = jsonview.AppendJSONString(b, v.ID)
-	b = append(b, `,"name":`...)
-	b = jsonview.AppendNullString(b, v.Name)
-	b = append(b, `,"first_name":`...)
-	b = jsonview.AppendNullString(b, v.FirstName)
-	b = append(b, `,"last_name":`...)
-	b = jsonview.AppendNullString(b, v.LastName)
-	b = append(b, `,"email":`...)
-	b = jsonview.AppendNullString(b, v.Email)
-	b = append(b, `,"phone":`...)
-	b = jsonview.AppendNullString(b, v.Phone)
-	b = append(b, `,"status":`...)
-	b = jsonview.AppendJSONString(b, v.Status)
-	b = append(b, `,"source":`...)
-	b = jsonview.AppendNullString(b, v.Source)
-	b = append(b, `,"agent_id":`...)
-	b = jsonview.AppendNullString(b, v.AgentID)
-	b = append(b, `,"agent_name":`...)
-	b = jsonview.AppendNullString(b, v.AgentName)
-	b = append(b, `,"business_id":`...)
-	b = jsonview.AppendJSONString(b, v.BusinessID)
-	b = append(b, `,"created_at":`...)
-	b = jsonview.AppendJSONTime(b, time.Time(v.CreatedAt))
-	b = append(b, `,"updated_at":`...)
-	return jsonview.AppendJSONTime(b, time.Time(v.UpdatedAt))
-}
-
-// AppendJSON implements jsonview.JSONAppender.
-func (v LeadListView) AppendJSON(b []byte) []byte {
-	b = v.appendFields(append(b, '{'))
-	return append(b, '}')
-}
-
-// AppendJSON implements jsonview.JSONAppender.
-func (v leadDetailView) AppendJSON(b []byte) []byte {
-	b = v.LeadListView.appendFields(append(b, '{'))
-	for _, f := range [...]struct {
-		key string
-		v   *string
-	}{
-		{`,"zip":`, v.Zip}, {`,"address":`, v.Address}, {`,"city":`, v.City}, {`,"state":`, v.State},
-		{`,"source_url":`, v.SourceURL}, {`,"source_page":`, v.SourcePage}, {`,"notes":`, v.Notes},
-		{`,"message":`, v.Message}, {`,"event_date":`, v.EventDate}, {`,"event_type":`, v.EventType},
-	} {
-		b = jsonview.AppendNullString(append(b, f.key...), f.v)
-	}
-	b = append(b, `,"score":`...)
-	b = strconv.AppendInt(b, int64(v.Score), 10)
-	b = append(b, `,"interaction_count":`...)
-	b = strconv.AppendInt(b, int64(v.InteractionCount), 10)
-	b = append(b, `,"intent":`...)
-	b = jsonview.AppendNullString(b, v.Intent)
-	b = append(b, `,"last_contact_at":`...)
-	b = jsonview.AppendNullTime(b, v.LastContactAt)
-	return append(b, '}')
+	Zip              *string    `json:"zip"`
+	Address          *string    `json:"address"`
+	City             *string    `json:"city"`
+	State            *string    `json:"state"`
+	SourceURL        *string    `json:"source_url"`
+	SourcePage       *string    `json:"source_page"`
+	Notes            *string    `json:"notes"`
+	Message          *string    `json:"message"`
+	EventDate        *string    `json:"event_date"`
+	EventType        *string    `json:"event_type"`
+	Score            int        `json:"score"`
+	InteractionCount int        `json:"interaction_count"`
+	Intent           *string    `json:"intent"`
+	LastContactAt    *time.Time `json:"last_contact_at"`
 }
 
 // LeadListItem is a lead in GET /v1/leads.
@@ -440,7 +377,7 @@ func LeadListItem(st *store.Store, l *store.Lead) LeadListView {
 	v := LeadListView{
 		ID: l.ID, Name: l.Name, FirstName: l.FirstName, LastName: l.LastName,
 		Email: l.Email, Phone: l.Phone, Status: l.Status, Source: l.Source,
-		AgentID: httpapi.Strp(l.AgentID), BusinessID: l.Owner, CreatedAt: jsonview.Stamp(l.CreatedAt), UpdatedAt: jsonview.Stamp(l.UpdatedAt),
+		AgentID: httpapi.Strp(l.AgentID), BusinessID: l.Owner, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}
 	if a, ok := st.Agents.Get(l.AgentID); ok {
 		name := a.Name
@@ -456,6 +393,6 @@ func LeadDetail(st *store.Store, l *store.Lead) leadDetailView {
 		Zip:          l.Zip, Address: l.Address, City: l.City, State: l.State,
 		SourceURL: l.SourceURL, SourcePage: l.SourcePage, Notes: l.Notes, Message: l.Message,
 		EventDate: l.EventDate, EventType: l.EventType, Score: l.Score, InteractionCount: l.Interactions,
-		Intent: l.Intent, LastContactAt: jsonview.StampPtr(l.LastContactAt),
+		Intent: l.Intent, LastContactAt: l.LastContactAt,
 	}
 }

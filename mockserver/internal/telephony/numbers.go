@@ -11,16 +11,18 @@ func (s *Service) listNumbers(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*store.Number
+	out := []numbers.Number{}
 	rc.Store.Numbers.Scan(owners, httpapi.ZeroTime, func(n *store.Number) bool {
-		out = append(out, n)
+		out = append(out, NumberView(n))
 		return true
 	})
-	return httpapi.EncodedPage[*store.Number]{Key: "numbers", Records: out, Unpaged: true, Table: rc.Store.Numbers, Encode: appendNumberItem}, nil
+	return numberList{Numbers: out}, nil
 }
 
-// appendNumberItem appends a number as GET /v1/numbers shows it.
-var appendNumberItem = httpapi.ViewItem(NumberView)
+// numberList is GET /v1/numbers: every number, unpaged.
+type numberList struct {
+	Numbers []numbers.Number `json:"numbers"`
+}
 
 // NumberView is a phone number as GET /v1/numbers and the
 // phone_number.assigned event show it.

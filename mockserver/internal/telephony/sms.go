@@ -325,17 +325,18 @@ func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
 	if direction != "" && direction != store.DirectionInbound && direction != store.DirectionOutbound {
 		return nil, httpapi.InvalidField("direction", "must be inbound or outbound")
 	}
-	recs, more := httpapi.PageRecords(rc.Store.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
+	items, more := httpapi.ListPage(rc.Store.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
 		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
 			(agentID == "" || m.AgentID == agentID) && (direction == "" || m.Direction == direction)
-	})
-	return httpapi.EncodedPage[*store.SMSMessage]{Key: "messages", Records: recs, More: more, Table: rc.Store.SMSMessages,
-		Encode: appendSMSItem}, nil
+	}, smsView)
+	return smsList{Messages: items, HasMore: more}, nil
 }
 
-// appendSMSItem appends a text as GET /v1/sms/messages shows it (smsView:
-// built from the text alone, once per change of it).
-var appendSMSItem = httpapi.ViewItem(smsView)
+// smsList is a page of GET /v1/sms/messages.
+type smsList struct {
+	Messages []sms.Message `json:"messages"`
+	HasMore  bool          `json:"has_more"`
+}
 
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
 func smsView(m *store.SMSMessage) sms.Message {

@@ -19,16 +19,11 @@ import (
 // each path that changes them (write routes, inbound calls and texts, the
 // call and text simulation on the clock, governed updates, personas,
 // fixtures, products and knowledge), reading GET /v1/leads, /v1/calls,
-// /v1/agents, /v1/sms/messages, /v1/events, /v1/products and
-// /v1/knowledge before and after each: every
-// read copies the kept encodings of unchanged records, and the cache check
-// (TestMain) compares each with a fresh one, so a path that changes a
-// record without dropping its encoding fails here. The reads also show
-// each change.
+// /v1/agents, /v1/sms/messages, /v1/events, /v1/products, /v1/knowledge
+// and the other lists before and after each: the reads show each change.
 func TestListsShowEveryChange(t *testing.T) {
 	srv, acct := startWithAccount(t, WithStartTime(afternoonET), WithRateLimits(false))
 	key := bearer(acct.APIKey)
-	staleBefore, checkedBefore := len(store.StaleEncodings()), store.CheckedEncodings()
 	read := func(path string) string {
 		t.Helper()
 		r := rawDo(t, http.MethodGet, srv.URL+path, "", key...)
@@ -199,9 +194,7 @@ func TestListsShowEveryChange(t *testing.T) {
 	}
 	assert.Contains(t, lists(), `"phone_number":"`+acct.PhoneNumber+`"`)
 	for _, st := range steps {
-		for range 3 {
-			lists() // keeps every encoding, and each list's page
-		}
+		lists()
 		st.do()
 		got := lists()
 		for _, want := range st.shows {
@@ -211,19 +204,13 @@ func TestListsShowEveryChange(t *testing.T) {
 			assert.False(t, strings.Contains(got, gone), "after %s, the lists still show %s", st.name, gone)
 		}
 		delete(hides, st.name)
-		if stale := store.StaleEncodings()[staleBefore:]; len(stale) > 0 {
-			t.Errorf("after %s: %d stale encodings served, the first: %.600s", st.name, len(stale), stale[0])
-			staleBefore += len(stale)
-		}
 	}
 	assert.Empty(t, hides, "every step hides names is a step")
-	assert.Greater(t, store.CheckedEncodings()-checkedBefore, int64(100), "the reads copied kept encodings, and the check compared them")
 }
 
-// TestListsAfterAResetShowOnlyTheNewState fills the lists (and their kept
-// encodings), resets the server and does it again with another agent
-// name: the lists show the new records only (and the cache check of
-// TestMain compares every kept item read).
+// TestListsAfterAResetShowOnlyTheNewState fills the lists, resets the
+// server and does it again with another agent name: the lists show the
+// new records only.
 func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
 	fill := func(srv *TestServer, agentName string) (string, *Account) {
 		t.Helper()
@@ -241,7 +228,7 @@ func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
 		do(http.MethodPost, "/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"+15551230000"}`, http.StatusCreated)
 		srv.Advance(10 * time.Minute)
 		var got string
-		for range 2 { // the second read copies the kept encodings
+		for range 2 { // a read again shows the same
 			got = ""
 			for _, path := range []string{"/v1/leads?limit=100", "/v1/calls?limit=100", "/v1/agents"} {
 				r := rawDo(t, http.MethodGet, srv.URL+path, "", key...)
@@ -251,7 +238,6 @@ func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
 		}
 		return got, acct
 	}
-	defer noStaleEncodings(t, len(store.StaleEncodings()))
 	srv := Start(t, WithStartTime(afternoonET), WithRateLimits(false), WithIDSeed(18))
 	before, old := fill(srv, "Before Reset")
 	assert.Contains(t, before, `"agent_name":"Before Reset"`)
@@ -266,12 +252,10 @@ func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
 }
 
 // TestListsFollowEachTenantsClock places calls in two tenants, reads both
-// tenants' lists (keeping their items), and advances one tenant's clock
-// at a time: the calls, and the leads they contact, change in that tenant
-// only, and each tenant's lists show its own state after every step (the
-// cache check of TestMain compares every kept item read).
+// tenants' lists, and advances one tenant's clock at a time: the calls,
+// and the leads they contact, change in that tenant only, and each
+// tenant's lists show its own state after every step.
 func TestListsFollowEachTenantsClock(t *testing.T) {
-	defer noStaleEncodings(t, len(store.StaleEncodings()))
 	srv := Start(t, WithStartTime(afternoonET), WithRateLimits(false))
 	var accts [2]*Account
 	for i := range accts {
@@ -289,7 +273,7 @@ func TestListsFollowEachTenantsClock(t *testing.T) {
 	lists := func(acct *Account) string {
 		t.Helper()
 		var got string
-		for range 2 { // the second read copies the kept items
+		for range 2 { // a read again shows the same
 			got = ""
 			for _, path := range []string{"/v1/leads?limit=100", "/v1/calls?limit=100", "/v1/agents"} {
 				r := rawDo(t, http.MethodGet, srv.URL+path, "", bearer(acct.APIKey)...)
@@ -319,13 +303,4 @@ func TestListsFollowEachTenantsClock(t *testing.T) {
 	assert.Contains(t, second, `"status":"contacted"`)
 	assert.NotContains(t, second, `"status":"queued"`)
 	assert.Equal(t, first, lists(accts[0]), "the second tenant's clock changed nothing of the first's")
-}
-
-// noStaleEncodings fails t when the cache check found stale kept items
-// since it had found before.
-func noStaleEncodings(t *testing.T, before int) {
-	t.Helper()
-	if stale := store.StaleEncodings()[before:]; len(stale) > 0 {
-		t.Errorf("%d stale kept items served, the first: %.600s", len(stale), stale[0])
-	}
 }
