@@ -30,12 +30,12 @@ func usageOf(t *testing.T, srv *TestServer, key, query string) ([]account.UsageE
 func TestBalanceMinutesComeFromCompletedCalls(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
-	srv.platform.Mu.Lock()
-	srv.platform.Store.AddCallMinutes(acct.BusinessID, 61) // 2 minutes
-	srv.platform.Store.AddCallMinutes(acct.BusinessID, 60) // 1
-	srv.platform.Store.AddCallMinutes(acct.BusinessID, 1)  // 1
-	srv.platform.Store.AddCallMinutes(acct.BusinessID, 0)  // a call that never connected
-	srv.platform.Mu.Unlock()
+	tx := srv.platform.WriteTx()
+	tx.AddCallMinutes(acct.BusinessID, 61) // 2 minutes
+	tx.AddCallMinutes(acct.BusinessID, 60) // 1
+	tx.AddCallMinutes(acct.BusinessID, 1)  // 1
+	tx.AddCallMinutes(acct.BusinessID, 0)  // a call that never connected
+	tx.End()
 	r := rawDo(t, http.MethodGet, srv.URL+"/v1/balance", "", bearer(acct.APIKey)...)
 	require.Equal(t, http.StatusOK, r.status)
 	assert.JSONEq(t, `{"businesses":[{"business_id":"`+acct.BusinessID+`","minutes_used":4,"phone_numbers":1,"subscription_status":"active"}]}`, string(r.body))
@@ -45,11 +45,11 @@ func TestBalanceCoversEveryBusinessTheKeyReaches(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
 	// A second business of the same owner (same email), and a key limited to it.
-	srv.platform.Mu.Lock()
-	owner, _ := srv.platform.Store.Users.Get(acct.UserID)
-	pr := srv.identity.Provision(srv.platform.Store, srv.Now(), identity.ProvisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: wire.AllScopes})
-	onlySecond, _ := srv.identity.IssueKey(srv.platform.Store, srv.Now(), acct.UserID, "limited", []string{"billing:read"}, pr.Business.ID, "")
-	srv.platform.Mu.Unlock()
+	tx := srv.platform.WriteTx()
+	owner, _ := tx.Users.Get(acct.UserID)
+	pr := srv.identity.Provision(tx, srv.Now(), identity.ProvisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: wire.AllScopes})
+	onlySecond, _ := srv.identity.IssueKey(tx, srv.Now(), acct.UserID, "limited", []string{"billing:read"}, pr.Business.ID, "")
+	tx.End()
 
 	r := rawDo(t, http.MethodGet, srv.URL+"/v1/balance", "", bearer(acct.APIKey)...)
 	var out struct {
@@ -119,9 +119,9 @@ func TestUsagePricesPlacedCallsAndSentTexts(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
 	p := &httpapi.Principal{User: nil, Key: srv.keyRecord(acct.APIKey)}
-	srv.platform.Mu.RLock()
-	p.User, _ = srv.platform.Store.Users.Get(acct.UserID)
-	srv.platform.Mu.RUnlock()
+	tx := srv.platform.ReadTx()
+	p.User, _ = tx.Users.Get(acct.UserID)
+	tx.End()
 	n := 0
 	record := func(method, path string, status int, body string) {
 		n++

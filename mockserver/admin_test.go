@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -147,7 +148,7 @@ func TestAdminClock(t *testing.T) {
 	assert.Zero(t, clock.Pending)
 
 	var ranAt time.Time
-	srv.platform.Schedule("", start.Add(time.Minute), func(now time.Time) { ranAt = now })
+	srv.platform.Schedule("", start.Add(time.Minute), func(_ *platform.Tx, now time.Time) { ranAt = now })
 	require.NoError(t, json.Unmarshal(rawDo(t, http.MethodGet, srv.AdminURL+"/clock", "").body, &clock))
 	assert.Equal(t, 1, clock.Pending)
 
@@ -156,9 +157,9 @@ func TestAdminClock(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.body, &clock))
 	assert.Equal(t, start.Add(90500*time.Millisecond), clock.Now)
 	assert.Zero(t, clock.Pending)
-	srv.platform.Mu.RLock()
+	tx := srv.platform.ReadTx()
 	assert.Equal(t, start.Add(time.Minute), ranAt, "the task ran at its own time")
-	srv.platform.Mu.RUnlock()
+	tx.End()
 	assert.Equal(t, clock.Now, srv.Now())
 
 	for _, body := range []string{`{"seconds": -1}`, `{}`, `{"minutes": 1}`, `{"seconds": 34560001}`} {
@@ -171,9 +172,9 @@ func TestAdminOutbox(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
 	send := func(to, body string) {
-		srv.platform.Mu.Lock()
-		defer srv.platform.Mu.Unlock()
-		srv.platform.SendOutbox(srv.platform.Store, srv.Now(), store.OutboxMessage{Channel: "email", To: to, From: "noreply@voiceagent.example", Subject: "Code", Body: body, OTPCode: "123456"})
+		tx := srv.platform.WriteTx()
+		defer tx.End()
+		srv.platform.SendOutbox(tx, srv.Now(), store.OutboxMessage{Channel: "email", To: to, From: "noreply@voiceagent.example", Subject: "Code", Body: body, OTPCode: "123456"})
 	}
 	var out struct {
 		Messages []OutboxMessage `json:"messages"`
@@ -211,7 +212,7 @@ func TestAdminResetDropsAllState(t *testing.T) {
 	srv, acct := startWithAccount(t)
 	rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	srv.AddFault(FaultRule{Path: "/v1/voices", Status: 500})
-	srv.platform.Schedule("", srv.Now().Add(time.Hour), func(time.Time) {})
+	srv.platform.Schedule("", srv.Now().Add(time.Hour), func(*platform.Tx, time.Time) {})
 
 	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
 	require.Equal(t, http.StatusOK, r.status)

@@ -31,14 +31,14 @@ func TestSeedLeadsAndCallsStoreWhatTheyAreGiven(t *testing.T) {
 	require.Len(t, ids, 3)
 	assert.Equal(t, "11111111-1111-4111-8111-111111111111", ids[1])
 
-	srv.platform.Mu.RLock()
-	a, _ := srv.platform.Store.Leads.Get(ids[0])
-	b, _ := srv.platform.Store.Leads.Get(ids[1])
-	c, _ := srv.platform.Store.Leads.Get(ids[2])
-	state := srv.platform.Store.SDRLeads[ids[0]]
-	consent := srv.platform.Store.Consent(acct.BusinessID, "+15550101010")
-	byPhone := srv.platform.Store.LeadByPhone(acct.BusinessID, "+15550101010")
-	srv.platform.Mu.RUnlock()
+	tx := srv.platform.ReadTx()
+	a, _ := tx.Leads.Get(ids[0])
+	b, _ := tx.Leads.Get(ids[1])
+	c, _ := tx.Leads.Get(ids[2])
+	state := tx.SDRLeads[ids[0]]
+	consent := tx.Consent(acct.BusinessID, "+15550101010")
+	byPhone := tx.LeadByPhone(acct.BusinessID, "+15550101010")
+	tx.End()
 	assert.Equal(t, "qualified", a.Status)
 	assert.Equal(t, acct.AgentID, a.AgentID, "the business's oldest agent by default")
 	assert.Equal(t, 80, a.Score, "scored like any lead: 10 + 15 + 15 + 10 + 20 (two interactions) + 10 (qualified)")
@@ -57,12 +57,12 @@ func TestSeedLeadsAndCallsStoreWhatTheyAreGiven(t *testing.T) {
 		{To: "+15550303030", Status: "failed", Error: "busy", LeadID: ids[2]},
 	})
 	require.NoError(t, err)
-	srv.platform.Mu.RLock()
-	out, _ := srv.platform.Store.Calls.Get(callIDs[0])
-	in, _ := srv.platform.Store.Calls.Get(callIDs[1])
-	failed, _ := srv.platform.Store.Calls.Get(callIDs[2])
-	minutes := srv.platform.Store.MinutesUsed(acct.BusinessID)
-	srv.platform.Mu.RUnlock()
+	tx = srv.platform.ReadTx()
+	out, _ := tx.Calls.Get(callIDs[0])
+	in, _ := tx.Calls.Get(callIDs[1])
+	failed, _ := tx.Calls.Get(callIDs[2])
+	minutes := tx.MinutesUsed(acct.BusinessID)
+	tx.End()
 	assert.Equal(t, store.CallCompleted, out.Status)
 	assert.Equal(t, ids[0], out.LeadID, "linked to the lead with the number called")
 	assert.Equal(t, acct.PhoneNumber, out.From)
@@ -102,10 +102,10 @@ func TestSeedingRejectsBadRecordsAndStoresNothing(t *testing.T) {
 	}
 	_, err = srv.SeedLeads("11111111-1111-4111-8111-111111111111", []LeadFixture{{}})
 	assert.Error(t, err, "unknown business")
-	srv.platform.Mu.RLock()
-	defer srv.platform.Mu.RUnlock()
-	assert.Zero(t, srv.platform.Store.Leads.Count(acct.BusinessID))
-	assert.Zero(t, srv.platform.Store.Calls.Count(acct.BusinessID))
+	tx := srv.platform.ReadTx()
+	defer tx.End()
+	assert.Zero(t, tx.Leads.Count(acct.BusinessID))
+	assert.Zero(t, tx.Calls.Count(acct.BusinessID))
 }
 
 func TestFixturesThroughTheAdminAPIAndAFile(t *testing.T) {

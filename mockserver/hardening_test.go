@@ -367,9 +367,9 @@ func TestTheEventLogKeepsTheNewestEventsPerBusinessAndInAll(t *testing.T) {
 		_, err := small.EmitEvent(c.BusinessID, "lead.created", map[string]any{"n": n, "pad": strings.Repeat("x", 500)})
 		require.NoError(t, err)
 	}
-	small.platform.Mu.RLock()
-	kept, bytes := small.platform.Store.Events.Len(), small.platform.Store.Events.RetainedBytes()
-	small.platform.Mu.RUnlock()
+	tx := small.platform.ReadTx()
+	kept, bytes := tx.Events.Len(), tx.Events.RetainedBytes()
+	tx.End()
 	assert.LessOrEqual(t, bytes, int64(4096))
 	assert.Less(t, kept, 20)
 	assert.Positive(t, kept)
@@ -397,9 +397,9 @@ func TestTheDeliveryLogIsBoundedInBytes(t *testing.T) {
 	var bytes int64
 	require.Eventually(t, func() bool {
 		kept := srv.Deliveries(DeliveryFilter{})
-		srv.platform.Mu.RLock()
-		n, bytes = srv.platform.Store.Deliveries.Usage()
-		srv.platform.Mu.RUnlock()
+		tx := srv.platform.ReadTx()
+		n, bytes = tx.Deliveries.Usage()
+		tx.End()
 		for _, d := range kept {
 			if d.Status != "succeeded" {
 				return false

@@ -108,7 +108,7 @@ func startWithAccount(t testing.TB, opts ...Option) (*TestServer, *Account) {
 
 // keyRecord returns the store's record of a key value.
 func (s *Server) keyRecord(key string) *store.APIKey {
-	s.platform.Mu.RLock()
-	defer s.platform.Mu.RUnlock()
-	return s.platform.Store.KeysByHash[httpapi.HashKey(key)]
+	tx := s.platform.ReadTx()
+	defer tx.End()
+	return tx.KeysByHash[httpapi.HashKey(key)]
 }

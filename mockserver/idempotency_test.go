@@ -143,8 +143,8 @@ func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 	hs, allIn := countingServer(t, s, n)
 	body := `{"business_id":"` + acct.BusinessID + `","name":"Once","system_prompt":"p"}`
 
-	s.platform.Mu.Lock()
-	go func() { <-allIn; s.platform.Mu.Unlock() }()
+	tx := s.platform.WriteTx()
+	go func() { <-allIn; tx.End() }()
 	answers := make([]rawResp, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -165,9 +165,9 @@ func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 		}
 	}
 	assert.Equal(t, n-1, replays)
-	s.platform.Mu.RLock()
-	agents := len(s.platform.Store.Agents.Owned(acct.BusinessID))
-	s.platform.Mu.RUnlock()
+	tx = s.platform.ReadTx()
+	agents := len(tx.Agents.Owned(acct.BusinessID))
+	tx.End()
 	assert.Equal(t, 2, agents, "the intake agent and exactly one more")
 }
 

@@ -49,10 +49,10 @@ func identitySignupOTP(t *testing.T, ts *TestServer, email string) (int, map[str
 }
 
 func identityEventTypes(s *Server, businessID string) []string {
-	s.platform.Mu.RLock()
-	defer s.platform.Mu.RUnlock()
+	tx := s.platform.ReadTx()
+	defer tx.End()
 	var out []string
-	for _, ev := range s.platform.Store.Events.Owned(businessID) {
+	for _, ev := range tx.Events.Owned(businessID) {
 		out = append(out, ev.Type)
 	}
 	return out
@@ -71,10 +71,10 @@ func TestSignupEmitsWorkspaceEvents(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, status, failed)
 	biz := failed["business_id"].(string)
 	assert.Equal(t, []string{"workspace.created", "workspace.provisioning_failed"}, identityEventTypes(ts.Server, biz))
-	ts.platform.Mu.RLock()
+	tx := ts.platform.ReadTx()
 	var data map[string]any
-	require.NoError(t, json.Unmarshal(ts.platform.Store.Events.Owned(biz)[1].Data, &data))
-	ts.platform.Mu.RUnlock()
+	require.NoError(t, json.Unmarshal(tx.Events.Owned(biz)[1].Data, &data))
+	tx.End()
 	assert.Equal(t, "phone_number", data["failed_step"])
 	assert.Equal(t, biz, data["id"])
 }
@@ -96,18 +96,18 @@ func TestSignupRecordsAttribution(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusCreated, resp.StatusCode, out)
 
-	ts.platform.Mu.RLock()
-	defer ts.platform.Mu.RUnlock()
+	tx := ts.platform.ReadTx()
+	defer tx.End()
 	biz := out["business_id"].(string)
-	rec := ts.platform.Store.Signups[biz]
+	rec := tx.Signups[biz]
 	require.NotNil(t, rec)
 	assert.Equal(t, store.SignupRecord{
 		BusinessID: biz, ActivationMode: "payment", PlanID: "starter", ReferralCode: partner.ReferralCode,
 		ReferredBy: partner.PartnerID, Via: "podcast", HowHeard: "friend", Attribution: map[string]any{"utm_source": "x"},
 	}, *rec)
-	b, _ := ts.platform.Store.Businesses.Get(biz)
+	b, _ := tx.Businesses.Get(biz)
 	assert.Empty(t, b.PartnerID, "a referral attributes; it does not give the partner's keys access")
-	assert.NotContains(t, ts.platform.Store.BusinessesOfPartner(partner.PartnerID), biz)
+	assert.NotContains(t, tx.BusinessesOfPartner(partner.PartnerID), biz)
 }
 
 func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
@@ -119,11 +119,11 @@ func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
 	require.NoError(t, err)
 	member, err := ts.NewAccount(AccountOptions{})
 	require.NoError(t, err)
-	ts.platform.Mu.Lock()
-	b, _ := ts.platform.Store.Businesses.Get(owner.BusinessID)
-	ts.platform.Store.AddMember(b, admin.UserID, store.RoleAdmin)
-	ts.platform.Store.AddMember(b, member.UserID, store.RoleMember)
-	ts.platform.Mu.Unlock()
+	tx := ts.platform.WriteTx()
+	b, _ := tx.Businesses.Get(owner.BusinessID)
+	tx.AddMember(b, admin.UserID, store.RoleAdmin)
+	tx.AddMember(b, member.UserID, store.RoleMember)
+	tx.End()
 
 	body := `{"business_id":"` + owner.BusinessID + `"}`
 	status, out := identityPost(t, ts, "/v1/keys", body, owner.Session)
@@ -147,15 +147,15 @@ func TestAdminAccountsMakesOperatorsAndPartners(t *testing.T) {
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	assert.NotEmpty(t, acct.PartnerID)
 	assert.True(t, strings.HasPrefix(acct.ReferralCode, "ref_"))
-	ts.platform.Mu.RLock()
-	defer ts.platform.Mu.RUnlock()
-	u, ok := ts.platform.Store.Users.Get(acct.UserID)
+	tx := ts.platform.ReadTx()
+	defer tx.End()
+	u, ok := tx.Users.Get(acct.UserID)
 	require.True(t, ok)
 	assert.True(t, u.Operator)
 	assert.Equal(t, acct.PartnerID, u.PartnerID)
-	assert.Equal(t, acct.PartnerID, ts.platform.Store.ReferralCodes[acct.ReferralCode])
-	assert.True(t, ts.platform.Store.PartnerKnown(acct.PartnerID))
-	assert.Equal(t, []string{acct.BusinessID}, ts.platform.Store.BusinessesOfPartner(acct.PartnerID))
+	assert.Equal(t, acct.PartnerID, tx.ReferralCodes[acct.ReferralCode])
+	assert.True(t, tx.PartnerKnown(acct.PartnerID))
+	assert.Equal(t, []string{acct.BusinessID}, tx.BusinessesOfPartner(acct.PartnerID))
 }
 
 // BenchmarkSignupOTPFlow measures a whole email signup in-process: the
@@ -181,10 +181,10 @@ func BenchmarkSignupOTPFlow(b *testing.B) {
 		} else if err := json.Unmarshal(w.Body.Bytes(), &ch); err != nil {
 			b.Fatal(err)
 		}
-		s.platform.Mu.RLock()
-		c, _ := s.platform.Store.Challenges.Get(ch.ChallengeID)
+		tx := s.platform.ReadTx()
+		c, _ := tx.Challenges.Get(ch.ChallengeID)
 		code := c.Code
-		s.platform.Mu.RUnlock()
+		tx.End()
 		w := do(http.MethodPost, "/api/v1/signup", `{`+fields+`,"challenge_id":"`+ch.ChallengeID+`","otp_code":"`+code+`"}`)
 		if w.Code != http.StatusCreated {
 			b.Fatal(w.Body.String())
@@ -211,11 +211,11 @@ func BenchmarkListKeys(b *testing.B) {
 		b.Fatal(err)
 	}
 	now := acct.Now() // before the lock, which Now takes too
-	s.platform.Mu.Lock()
+	tx := s.platform.WriteTx()
 	for range 999 {
-		s.identity.IssueKey(s.platform.Store, now, acct.UserID, "k", wire.KeyDefaultScopes, "", "")
+		s.identity.IssueKey(tx, now, acct.UserID, "k", wire.KeyDefaultScopes, "", "")
 	}
-	s.platform.Mu.Unlock()
+	tx.End()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

@@ -88,15 +88,15 @@ func TestListsShowEveryChange(t *testing.T) {
 			srv.Advance(time.Hour)
 		}, []string{`"status":"no-answer"`, `"summary":"Voicemail from`}},
 		{"a lead patched", func() {
-			srv.platform.Mu.RLock()
-			l := srv.platform.Store.LeadByPhone(acct.BusinessID, "+15551230000")
-			srv.platform.Mu.RUnlock()
+			tx := srv.platform.ReadTx()
+			l := tx.LeadByPhone(acct.BusinessID, "+15551230000")
+			tx.End()
 			do(http.MethodPatch, "/v1/leads", `{"id":"`+l.ID+`","status":"qualified","name":"Patched Name"}`, http.StatusOK)
 		}, []string{`"name":"Patched Name"`, `"status":"qualified"`}},
 		{"the outbound-sales pipeline pauses the lead, then resumes it", func() {
-			srv.platform.Mu.RLock()
-			l := srv.platform.Store.LeadByPhone(acct.BusinessID, "+15551230000")
-			srv.platform.Mu.RUnlock()
+			tx := srv.platform.ReadTx()
+			l := tx.LeadByPhone(acct.BusinessID, "+15551230000")
+			tx.End()
 			for _, action := range []string{"pause", "resume"} {
 				do(http.MethodPost, "/sdr/action", `{"businessId":"`+acct.BusinessID+`","leadId":"`+l.ID+`","action":"`+action+`"}`, http.StatusOK)
 			}

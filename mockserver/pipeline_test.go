@@ -112,17 +112,17 @@ func TestEveryAuthenticationFailureIs401(t *testing.T) {
 	// Revoked: the key stops working at once.
 	k := srv.keyRecord(acct.APIKey)
 	require.NotNil(t, k)
-	srv.platform.Mu.Lock()
+	tx := srv.platform.WriteTx()
 	k.Active = false
-	srv.platform.Mu.Unlock()
+	tx.End()
 	r = rawDo(t, http.MethodGet, url, "", bearer(acct.APIKey)...)
 	assert.Equal(t, http.StatusUnauthorized, r.status)
 	assert.Contains(t, r.message(), "revoked")
-	srv.platform.Mu.Lock()
+	tx = srv.platform.WriteTx()
 	k.Active = true
 	exp := srv.Now().Add(time.Hour)
 	k.ExpiresAt = &exp
-	srv.platform.Mu.Unlock()
+	tx.End()
 
 	// Expired: valid until the simulated clock reaches expires_at.
 	r = rawDo(t, http.MethodGet, url, "", bearer(acct.APIKey)...)

@@ -94,9 +94,9 @@ func (m *matrixKeys) key(scopes []string, businessID string) string {
 	if k, ok := m.keys[id]; ok {
 		return k
 	}
-	m.s.platform.Mu.Lock()
-	k, _ := m.s.identity.IssueKey(m.s.platform.Store, m.s.Now(), m.userID, "matrix", scopes, businessID, "")
-	m.s.platform.Mu.Unlock()
+	tx := m.s.platform.WriteTx()
+	k, _ := m.s.identity.IssueKey(tx, m.s.Now(), m.userID, "matrix", scopes, businessID, "")
+	tx.End()
 	m.keys[id] = k
 	return k
 }
@@ -399,10 +399,10 @@ func newVictim(t *testing.T, srv *TestServer) *victim {
 	v.governedID = gov.json["id"].(string)
 	v.approvalID = post("/v1/approval-requests", approvalRequestBody("+15551239003"), http.StatusCreated).json["id"].(string)
 	rawDo(t, http.MethodPut, srv.URL+"/sdr/config", `{"businessId":"`+acct.BusinessID+`","enabled":true}`, key...)
-	srv.platform.Mu.RLock()
-	defer srv.platform.Mu.RUnlock()
-	v.eventID = srv.platform.Store.Events.Owned(acct.BusinessID)[0].ID
-	k := srv.platform.Store.KeysByHash[httpapi.HashKey(acct.APIKey)]
+	tx := srv.platform.ReadTx()
+	defer tx.End()
+	v.eventID = tx.Events.Owned(acct.BusinessID)[0].ID
+	k := tx.KeysByHash[httpapi.HashKey(acct.APIKey)]
 	v.keyID, v.keyPrefix = k.ID, k.Prefix
 	return v
 }
@@ -410,26 +410,26 @@ func newVictim(t *testing.T, srv *TestServer) *victim {
 // victimState is what the outsiders must not change: the victim's records
 // as the API shows them.
 func victimState(s *Server, v *victim) string {
-	s.platform.Mu.RLock()
-	defer s.platform.Mu.RUnlock()
+	tx := s.platform.ReadTx()
+	defer tx.End()
 	var b strings.Builder
-	a, _ := s.platform.Store.Agents.Get(v.AgentID)
-	l, _ := s.platform.Store.Leads.Get(v.leadID)
-	w, _ := s.platform.Store.Webhooks.Get(v.hookID)
-	k, _ := s.platform.Store.Keys.Get(v.keyID)
+	a, _ := tx.Agents.Get(v.AgentID)
+	l, _ := tx.Leads.Get(v.leadID)
+	w, _ := tx.Webhooks.Get(v.hookID)
+	k, _ := tx.Keys.Get(v.keyID)
 	agent, _ := jsonview.EncodeJSON(telephony.AgentDetail(a))
-	lead, _ := jsonview.EncodeJSON(telephony.LeadDetail(s.platform.Store, l))
+	lead, _ := jsonview.EncodeJSON(telephony.LeadDetail(tx, l))
 	fmt.Fprintf(&b, "agent %s\nlead %s\nhook %v %v %v %v\nkey %v\n", agent, lead, w.URL, w.Active, w.Secrets, w.CustomHeaders, k.Active)
-	fmt.Fprintf(&b, "calls %d agents %d hooks %d texts %d events %d", s.platform.Store.Calls.Count(v.BusinessID), s.platform.Store.Agents.Count(v.BusinessID),
-		s.platform.Store.Webhooks.Count(v.BusinessID), s.platform.Store.SMSMessages.Count(v.BusinessID), s.platform.Store.Events.Count(v.BusinessID))
-	p, _ := s.platform.Store.Products.Get(v.productID)
-	kn, _ := s.platform.Store.Knowledge.Get(v.knowledgeID)
-	run, _ := s.platform.Store.Runs.Get(v.runID)
-	g, _ := s.platform.Store.GovernedUpdates.Get(v.governedID)
-	ap, _ := s.platform.Store.ApprovalRequests.Get(v.approvalID)
+	fmt.Fprintf(&b, "calls %d agents %d hooks %d texts %d events %d", tx.Calls.Count(v.BusinessID), tx.Agents.Count(v.BusinessID),
+		tx.Webhooks.Count(v.BusinessID), tx.SMSMessages.Count(v.BusinessID), tx.Events.Count(v.BusinessID))
+	p, _ := tx.Products.Get(v.productID)
+	kn, _ := tx.Knowledge.Get(v.knowledgeID)
+	run, _ := tx.Runs.Get(v.runID)
+	g, _ := tx.GovernedUpdates.Get(v.governedID)
+	ap, _ := tx.ApprovalRequests.Get(v.approvalID)
 	views, _ := jsonview.EncodeJSON([]any{catalog.ProductView(p), catalog.KnowledgeView(kn), runs.RunView(run), governance.GovernedView(g), governance.ApprovalView(ap),
-		sdr.SDRConfigView(s.platform.Store, sdr.SDRConfigOf(s.platform.Store, v.BusinessID))})
-	fmt.Fprintf(&b, "\nproducts %d knowledge %d runs %d governed %d\n%s", s.platform.Store.Products.Count(v.BusinessID), s.platform.Store.Knowledge.Count(v.BusinessID),
-		s.platform.Store.Runs.Count(v.BusinessID), s.platform.Store.GovernedUpdates.Count(v.BusinessID), views)
+		sdr.SDRConfigView(tx, sdr.SDRConfigOf(tx, v.BusinessID))})
+	fmt.Fprintf(&b, "\nproducts %d knowledge %d runs %d governed %d\n%s", tx.Products.Count(v.BusinessID), tx.Knowledge.Count(v.BusinessID),
+		tx.Runs.Count(v.BusinessID), tx.GovernedUpdates.Count(v.BusinessID), views)
 	return b.String()
 }

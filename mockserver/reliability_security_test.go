@@ -178,7 +178,11 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 			t.Errorf("a key value is kept in %s%s", name, path)
 		})
 	}
-	check("the store", &srv.platform.Mu, srv.platform.Store)
+	tx := srv.platform.WriteTx()
+	findStrings(reflect.ValueOf(tx), secrets, func(path, _ string) {
+		t.Errorf("a key value is kept in the store%s", path)
+	})
+	tx.End()
 	check("the journal", &srv.httpapi.Journal.Mu, srv.httpapi.Journal)
 	check("the usage log", &srv.httpapi.Usage.Mu, srv.httpapi.Usage.T)
 	check("the rate limits", &srv.httpapi.Limits.Mu, srv.httpapi.Limits.Buckets)

@@ -961,9 +961,9 @@ func checkStressInvariants(t *testing.T, e *stressEnv, l *stressLog) {
 		len(l.calls[0]), len(l.calls[1]), len(l.dupCalls), len(l.leadUpdates), len(l.texts[0]), len(l.texts[1]), steps, l.profileStale)
 
 	// Offers: all created exist; each one's accepted saves chain too.
-	e.srv.platform.Mu.RLock()
+	tx := e.srv.platform.ReadTx()
 	var offers []string
-	for _, o := range e.srv.platform.Store.Offers.Owned(e.partner) {
+	for _, o := range tx.Offers.Owned(e.partner) {
 		offers = append(offers, o.ID)
 		chain := l.offerChain[o.ID]
 		rev, steps := "", 0
@@ -981,7 +981,7 @@ func checkStressInvariants(t *testing.T, e *stressEnv, l *stressLog) {
 			assert.Equal(t, o.Revision, rev, "offer %s is at its chain's end", o.ID)
 		}
 	}
-	e.srv.platform.Mu.RUnlock()
+	tx.End()
 	assert.ElementsMatch(t, l.offers, offers)
 }
 

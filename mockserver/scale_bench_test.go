@@ -34,10 +34,10 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 		b.Fatal(err)
 	}
 	agents = [2]string{acct.AgentID, acct.AgentID}
-	s.platform.Mu.Lock()
-	defer s.platform.Mu.Unlock()
+	tx := s.platform.WriteTx()
+	defer tx.End()
 	second := &store.Agent{Name: "Second agent", Status: "active"}
-	s.platform.Store.Agents.Insert(second, acct.BusinessID, afternoonET)
+	tx.Agents.Insert(second, acct.BusinessID, afternoonET)
 	agents[1] = second.ID
 	start := afternoonET.Add(-time.Duration(n) * time.Second)
 
@@ -58,7 +58,7 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 			Message: httpapi.Strp("Hi, I would like a quote for a new water heater."), Intent: httpapi.Strp(telephony.IntentQuote),
 			Interactions: 1, Score: 60,
 		}
-		s.platform.Store.Leads.Insert(l, acct.BusinessID, at)
+		tx.Leads.Insert(l, acct.BusinessID, at)
 		l.UpdatedAt, l.LastContactAt = l.CreatedAt, &l.CreatedAt
 	}
 	mid := heap()
@@ -74,7 +74,7 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 		if i%4 == 3 {
 			c.Status = store.CallNoAnswer // half of the second agent's calls
 		}
-		s.platform.Store.Calls.Insert(c, acct.BusinessID, at)
+		tx.Calls.Insert(c, acct.BusinessID, at)
 		c.UpdatedAt = c.CreatedAt
 		c.Recorded = true
 	}
@@ -106,10 +106,10 @@ func BenchmarkScale(b *testing.B) {
 		setup := func(b *testing.B) {
 			if s == nil {
 				s, acct, agents, perLead, perCall = scaleServer(b, n)
-				s.platform.Mu.RLock()
-				l := s.platform.Store.Leads.Owned(acct.BusinessID)
+				tx := s.platform.ReadTx()
+				l := tx.Leads.Owned(acct.BusinessID)
 				mid = url.QueryEscape(l[len(l)/2].CreatedAt.Format(time.RFC3339Nano))
-				s.platform.Mu.RUnlock()
+				tx.End()
 			}
 		}
 		b.Run(fmt.Sprintf("%d/memory", n), func(b *testing.B) {

@@ -388,11 +388,11 @@ func (s *Server) LogUsage() LogUsage {
 	u.JournalEntries, u.JournalBytes = s.httpapi.Journal.Usage()
 	u.IdempotencyRecords, u.IdempotencyBytes = s.httpapi.Idem.Usage()
 	s.httpapi.Usage.Flushed(func(t *store.Table[*store.UsageEntry]) { u.UsageEntries = t.Len() })
-	s.platform.Mu.RLock()
-	u.Events, u.EventBytes = s.platform.Store.Events.Len(), s.platform.Store.Events.RetainedBytes()
-	u.Deliveries, u.DeliveryBytes = s.platform.Store.Deliveries.Usage()
-	u.Outbox = s.platform.Store.Outbox.Len()
-	s.platform.Mu.RUnlock()
+	tx := s.platform.ReadTx()
+	u.Events, u.EventBytes = tx.Events.Len(), tx.Events.RetainedBytes()
+	u.Deliveries, u.DeliveryBytes = tx.Deliveries.Usage()
+	u.Outbox = tx.Outbox.Len()
+	tx.End()
 	return u
 }
 

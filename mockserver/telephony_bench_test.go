@@ -23,16 +23,16 @@ func benchServer(b *testing.B, n int) (*Server, *Account, time.Time) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.platform.Mu.Lock()
-	defer s.platform.Mu.Unlock()
+	tx := s.platform.WriteTx()
+	defer tx.End()
 	var mid time.Time
 	for i := range n {
 		now := afternoonET.Add(time.Duration(i) * time.Second)
 		c := &store.Call{Status: store.CallCompleted, Direction: store.DirectionOutbound, AgentID: acct.AgentID,
 			To: fmt.Sprintf("+1555%07d", i), Duration: 60, Transcript: "Agent: hi\nCaller: hi", Summary: "s"}
-		s.platform.Store.Calls.Insert(c, acct.BusinessID, now)
+		tx.Calls.Insert(c, acct.BusinessID, now)
 		l := &store.Lead{Status: store.LeadNew, Phone: httpapi.Strp(c.To), AgentID: acct.AgentID}
-		s.platform.Store.Leads.Insert(l, acct.BusinessID, now)
+		tx.Leads.Insert(l, acct.BusinessID, now)
 		l.UpdatedAt = l.CreatedAt
 		if i == n/2 {
 			mid = c.CreatedAt

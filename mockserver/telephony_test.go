@@ -43,10 +43,10 @@ func newTelEnv(t *testing.T, opts ...Option) *telEnv {
 // account was provisioned, oldest first, and drops them from the next call.
 func (e *telEnv) events(t *testing.T, seen *int) []string {
 	t.Helper()
-	e.srv.platform.Mu.RLock()
-	defer e.srv.platform.Mu.RUnlock()
+	tx := e.srv.platform.ReadTx()
+	defer tx.End()
 	var out []string
-	all := e.srv.platform.Store.Events.Owned(e.acct.BusinessID)
+	all := tx.Events.Owned(e.acct.BusinessID)
 	for _, ev := range all[*seen:] {
 		if !strings.HasPrefix(ev.Type, "workspace.") && !strings.HasPrefix(ev.Type, "phone_number.") {
 			out = append(out, ev.Type)
@@ -58,9 +58,9 @@ func (e *telEnv) events(t *testing.T, seen *int) []string {
 
 func (e *telEnv) lastEvent(t *testing.T, typ string) map[string]any {
 	t.Helper()
-	e.srv.platform.Mu.RLock()
-	defer e.srv.platform.Mu.RUnlock()
-	all := e.srv.platform.Store.Events.Owned(e.acct.BusinessID)
+	tx := e.srv.platform.ReadTx()
+	defer tx.End()
+	all := tx.Events.Owned(e.acct.BusinessID)
 	for i := len(all) - 1; i >= 0; i-- {
 		if all[i].Type == typ {
 			var m map[string]any
@@ -163,10 +163,10 @@ func TestTransferEmitsAHandoff(t *testing.T) {
 func TestRingFirstRoutingDelaysTheAgent(t *testing.T) {
 	t.Parallel()
 	e := newTelEnv(t)
-	e.srv.platform.Mu.Lock()
-	b, _ := e.srv.platform.Store.Businesses.Get(e.acct.BusinessID)
+	tx := e.srv.platform.WriteTx()
+	b, _ := tx.Businesses.Get(e.acct.BusinessID)
 	b.RingFirstSeconds = 20 // as signup does with phone_forward_to
-	e.srv.platform.Mu.Unlock()
+	tx.End()
 	id, err := e.srv.InboundCall(InboundCall{To: e.acct.PhoneNumber, From: "+15556660021", Duration: 40})
 	require.NoError(t, err)
 	e.srv.Advance(19 * time.Second)

@@ -229,7 +229,7 @@ func (c *call) operationOwner() string {
 // scheduleRetry runs a retained command again agencyRetryEvery after from
 // on its tenant's clock (see runRetained).
 func (s *Service) scheduleRetry(r *retainedCommand, from time.Time) {
-	s.ScheduleTx(r.tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
+	s.Schedule(r.tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
 		if s.runRetained(tx, now, r) {
 			s.scheduleRetry(r, now)
 		}

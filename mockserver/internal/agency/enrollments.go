@@ -181,11 +181,11 @@ func checkEntries(tx *platform.Tx, userID string, pt *store.Partner, entries []s
 
 // issueOwnerLink gives a session a new owner link and emails it to the
 // owner. The token is only in the email, never in a response.
-func (s *Service) issueOwnerLink(c *call, pt *store.Partner, sess *store.EnrollmentSession) {
+func (s *Service) issueOwnerLink(tx *platform.Tx, c *call, pt *store.Partner, sess *store.EnrollmentSession) {
 	token := "own_" + s.IDs.Token(24)
 	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: c.now.UTC()}
 	link := appBaseURL + "/owner/enrollment?" + url.Values{"partnerId": {pt.ID}, "sessionId": {sess.ID}, "token": {token}}.Encode()
-	s.SendOutbox(s.Store, c.now, store.OutboxMessage{
+	s.SendOutbox(tx, c.now, store.OutboxMessage{
 		BusinessID: c.tenant, Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
 		Subject: pt.Brand.Name + " asks you to review your phone agent setup",
 		Body:    "Review and approve what " + pt.Brand.Name + " will set up for you: " + link,
@@ -230,7 +230,7 @@ func (s *Service) createSession(tx *platform.Tx, c *call, in sessionCreateInput)
 	tx.Enrollments.Insert(sess, pt.ID, c.now)
 	s.touch(c.now, sess)
 	if sess.OwnerEmail != "" {
-		s.issueOwnerLink(c, pt, sess)
+		s.issueOwnerLink(tx, c, pt, sess)
 	}
 	return s.receipt(c, map[string]any{"session": sessionView(sess)}), nil
 }
@@ -408,7 +408,7 @@ func (s *Service) rotateOwnerLink(tx *platform.Tx, c *call, in rotateOwnerLinkIn
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	s.issueOwnerLink(c, c.partner, sess)
+	s.issueOwnerLink(tx, c, c.partner, sess)
 	sess.Approval = nil
 	if sess.State == sessApproved {
 		sess.State = sessPreviewed
@@ -648,7 +648,7 @@ func (s *Service) settle(sess *store.EnrollmentSession) (waiting bool) {
 // scheduleWaiting retries the waiting clients of a session every
 // agencyRetryEvery of tenant's clock until none waits (see retryWaiting).
 func (s *Service) scheduleWaiting(tenant, sessID string, from time.Time) {
-	s.ScheduleTx(tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
+	s.Schedule(tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
 		if s.retryWaiting(tx, now, tenant, sessID) {
 			s.scheduleWaiting(tenant, sessID, now)
 		}
@@ -774,7 +774,7 @@ func (s *Service) enrollEntry(tx *platform.Tx, c *call, sess *store.EnrollmentSe
 			r.Detail = "the voice provider is unavailable (" + f.Message + "); the client is provisioned when it returns"
 			return r
 		}
-		pr := s.identity.Provision(s.Store, now, identity.ProvisionSpec{
+		pr := s.identity.Provision(tx, now, identity.ProvisionSpec{
 			BusinessName: e.NewClient.Name, Email: clientOwnerEmail(tx, sess, e), PartnerID: sess.Owner, NoCredentials: true,
 			Tenant: c.tenant,
 		})

@@ -528,7 +528,7 @@ func (s *Service) applyFactsToAgent(tx *platform.Tx, now time.Time, agentID stri
 			a.TransferEnabled, a.TransferPhoneNumber = true, f.Fallback.Phone
 		}
 	})
-	s.telephony.SyncAssistant(s.Store, a)
+	s.telephony.SyncAssistant(tx, a)
 }
 
 // routeContentJSON is what a route receipt shows and fingerprints (the
@@ -692,14 +692,14 @@ type stepJSON struct {
 }
 
 // stepView is a route receipt or handoff as installations show it.
-func stepView(st store.InstallStep) stepJSON {
+func stepView(tx store.InstallStep) stepJSON {
 	var content json.RawMessage
-	if len(st.Content) > 0 {
-		content = st.Content
+	if len(tx.Content) > 0 {
+		content = tx.Content
 	}
 	return stepJSON{
-		State: st.State, Fingerprint: httpapi.Strp(st.Fingerprint), Content: content,
-		PreviewedAt: stampOrNull(st.PreviewedAt), ApprovedAt: stampOrNull(st.ApprovedAt), ApprovedBy: httpapi.Strp(st.ApprovedBy),
+		State: tx.State, Fingerprint: httpapi.Strp(tx.Fingerprint), Content: content,
+		PreviewedAt: stampOrNull(tx.PreviewedAt), ApprovedAt: stampOrNull(tx.ApprovedAt), ApprovedBy: httpapi.Strp(tx.ApprovedBy),
 	}
 }
 

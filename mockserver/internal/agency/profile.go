@@ -160,7 +160,7 @@ func (s *Service) invite(tx *platform.Tx, c *call, in inviteInput) (*sdk.Profile
 	}
 	pt.Invites = append(pt.Invites, inv)
 	link := appBaseURL + "/agency/invite?" + url.Values{"partnerId": {pt.ID}, "token": {token}}.Encode()
-	s.SendOutbox(s.Store, c.now, store.OutboxMessage{
+	s.SendOutbox(tx, c.now, store.OutboxMessage{
 		BusinessID: c.tenant, Channel: "email", To: email, From: "no-reply@voiceagent.example",
 		Subject: "You are invited to join " + pt.Brand.Name,
 		Body:    "You are invited to join " + pt.Brand.Name + " as " + in.Role + ". Accept the invitation: " + link,
@@ -207,8 +207,8 @@ func (s *Service) acceptInvite(tx *platform.Tx, c *call, in acceptInviteInput) (
 		return nil, httpapi.Forbidden("the invite token is not valid for agency " + in.PartnerID)
 	}
 	c.partner = pt
-	if st := inviteStatus(c.now, inv); st != "pending" {
-		return nil, errState("the invite is %s", st)
+	if tx := inviteStatus(c.now, inv); tx != "pending" {
+		return nil, errState("the invite is %s", tx)
 	}
 	u := c.by.User
 	switch u.PartnerID {
@@ -254,8 +254,8 @@ func (s *Service) revokeInvite(tx *platform.Tx, c *call, in revokeInviteInput) (
 		return nil, httpapi.NotFound("invite not found: " + in.InviteID)
 	}
 	inv := pt.Invites[i]
-	if st := inviteStatus(c.now, inv); st != "pending" {
-		return nil, errState("the invite is %s", st)
+	if tx := inviteStatus(c.now, inv); tx != "pending" {
+		return nil, errState("the invite is %s", tx)
 	}
 	if err := c.ready(); err != nil {
 		return nil, err
@@ -433,7 +433,7 @@ func (s *Service) issueKey(tx *platform.Tx, c *call, in issueKeyInput) (*sdk.Pro
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	value, k := s.identity.IssueKey(s.Store, c.now, c.by.User.ID, in.Name, in.Scopes, "", pt.ID)
+	value, k := s.identity.IssueKey(tx, c.now, c.by.User.ID, in.Name, in.Scopes, "", pt.ID)
 	key := partnerKeyView(k)
 	key.Key = value
 	r := s.profileReceipt(c)

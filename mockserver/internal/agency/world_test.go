@@ -67,7 +67,7 @@ func newWorld(t *testing.T, seed uint64) *world {
 func (w *world) account(email, business string) *httpapi.Principal {
 	var p *httpapi.Principal
 	w.p.Write(func(tx *platform.Tx) {
-		pr := w.s.identity.Provision(w.p.Store, w.p.Now(""), identity.ProvisionSpec{BusinessName: business, Email: email, NoCredentials: true})
+		pr := w.s.identity.Provision(tx, w.p.Now(""), identity.ProvisionSpec{BusinessName: business, Email: email, NoCredentials: true})
 		p = &httpapi.Principal{User: pr.User, Businesses: []string{pr.Business.ID}, Tenant: tx.TenantOf(pr.Business.ID)}
 	})
 	return p

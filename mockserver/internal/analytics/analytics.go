@@ -9,6 +9,7 @@ import (
 	analyticsapi "github.com/voiceagent/voiceagent-go/analytics"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
@@ -142,8 +143,8 @@ func (a *leadAgg) stats() analyticsapi.LeadStats {
 
 // agentNameOf is the name of an agent id: the agent's current name, else
 // the name a call recorded.
-func agentNameOf(st *store.Store, id, recorded string) string {
-	if a, ok := st.Agents.Get(id); ok {
+func agentNameOf(tx *platform.Tx, id, recorded string) string {
+	if a, ok := tx.Agents.Get(id); ok {
 		return a.Name
 	}
 	return recorded
@@ -156,10 +157,10 @@ type agentCalls struct {
 }
 
 // callsByAgent aggregates the window's calls per agent.
-func callsByAgent(st *store.Store, owners []string, since time.Time) map[string]*agentCalls {
+func callsByAgent(tx *platform.Tx, owners []string, since time.Time) map[string]*agentCalls {
 	m := map[string]*agentCalls{}
 	var last *agentCalls // consecutive calls are often one agent's: skip the lookup
-	scanSince(st.Calls, owners, since, func(c *store.Call) {
+	scanSince(tx.Calls, owners, since, func(c *store.Call) {
 		a := last
 		if a == nil || a.id != c.AgentID {
 			a = m[c.AgentID]
@@ -176,10 +177,10 @@ func callsByAgent(st *store.Store, owners []string, since time.Time) map[string]
 
 // topAgents returns the k agents with the most calls (then the longest
 // total duration, then by id).
-func topAgents(st *store.Store, m map[string]*agentCalls, k int) []*agentCalls {
+func topAgents(tx *platform.Tx, m map[string]*agentCalls, k int) []*agentCalls {
 	list := make([]*agentCalls, 0, len(m))
 	for _, a := range m {
-		a.name = agentNameOf(st, a.id, a.name)
+		a.name = agentNameOf(tx, a.id, a.name)
 		list = append(list, a)
 	}
 	slices.SortFunc(list, func(a, b *agentCalls) int {
@@ -195,19 +196,19 @@ func (s *Service) analyticsDashboard(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	byStatus := make(map[string]int, len(store.LeadStatuses))
-	for _, st := range store.LeadStatuses {
-		byStatus[st] = 0
+	for _, tx := range store.LeadStatuses {
+		byStatus[tx] = 0
 	}
 	recent := []leads.Lead{}
 	var sums leadAgg
-	scanSince(rc.Store.Leads, w.owners, w.since, func(l *store.Lead) {
+	scanSince(rc.Tx.Leads, w.owners, w.since, func(l *store.Lead) {
 		sums.add(l)
 		byStatus[l.Status]++
 		if len(recent) < analyticsRecentLeads {
-			recent = append(recent, recentLead(rc.Store, l))
+			recent = append(recent, recentLead(rc.Tx, l))
 		}
 	})
-	perAgent := callsByAgent(rc.Store, w.owners, w.since)
+	perAgent := callsByAgent(rc.Tx, w.owners, w.since)
 	var calls callAgg
 	for _, a := range perAgent {
 		calls.total += a.agg.total
@@ -217,10 +218,10 @@ func (s *Service) analyticsDashboard(rc *httpapi.Ctx) (any, error) {
 	}
 	agentsTotal := 0
 	for _, o := range w.owners {
-		agentsTotal += rc.Store.Agents.Count(o)
+		agentsTotal += rc.Tx.Agents.Count(o)
 	}
 	top := []analyticsapi.TopAgent{}
-	for _, a := range topAgents(rc.Store, perAgent, analyticsTopAgents) {
+	for _, a := range topAgents(rc.Tx, perAgent, analyticsTopAgents) {
 		top = append(top, analyticsapi.TopAgent{
 			AgentID: a.id, Name: a.name, Count: a.agg.total, TotalDuration: a.agg.duration, AvgDuration: a.agg.avg(),
 		})
@@ -237,8 +238,8 @@ func (s *Service) analyticsDashboard(rc *httpapi.Ctx) (any, error) {
 
 // recentLead is a lead of the dashboard's recent list: the list form of
 // GET /v1/leads.
-func recentLead(st *store.Store, l *store.Lead) leads.Lead {
-	v := telephony.LeadListItem(st, l)
+func recentLead(tx *platform.Tx, l *store.Lead) leads.Lead {
+	v := telephony.LeadListItem(tx, l)
 	return leads.Lead{
 		ID: v.ID, Name: v.Name, FirstName: v.FirstName, LastName: v.LastName, Email: v.Email, Phone: v.Phone,
 		Status: leads.Status(v.Status), Source: v.Source, AgentID: v.AgentID, AgentName: v.AgentName,
@@ -288,7 +289,7 @@ func (s *Service) analyticsCalls(rc *httpapi.Ctx) (any, error) {
 	}
 	var sum callAgg
 	cur, curStart, curEnd := -1, time.Time{}, time.Time{} // the last bucket hit: calls come newest first
-	scanSince(rc.Store.Calls, w.owners, w.since, func(c *store.Call) {
+	scanSince(rc.Tx.Calls, w.owners, w.since, func(c *store.Call) {
 		if agentID != "" && c.AgentID != agentID {
 			return
 		}
@@ -352,7 +353,7 @@ func (s *Service) analyticsFunnel(rc *httpapi.Ctx) (any, error) {
 	source := rc.Query("source")
 	counts := make([]int, len(funnelStages))
 	total, lost := 0, 0
-	scanSince(rc.Store.Leads, w.owners, w.since, func(l *store.Lead) {
+	scanSince(rc.Tx.Leads, w.owners, w.since, func(l *store.Lead) {
 		if source != "" && (l.Source == nil || *l.Source != source) {
 			return
 		}
@@ -387,9 +388,9 @@ func (s *Service) analyticsAgents(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	only := rc.Query("agent_id")
-	perAgent := callsByAgent(rc.Store, w.owners, w.since)
+	perAgent := callsByAgent(rc.Tx, w.owners, w.since)
 	leadsByAgent := map[string]*leadAgg{}
-	scanSince(rc.Store.Leads, w.owners, w.since, func(l *store.Lead) {
+	scanSince(rc.Tx.Leads, w.owners, w.since, func(l *store.Lead) {
 		a := leadsByAgent[l.AgentID]
 		if a == nil {
 			a = &leadAgg{}
@@ -404,7 +405,7 @@ func (s *Service) analyticsAgents(rc *httpapi.Ctx) (any, error) {
 	}
 	var rows []row
 	for _, o := range w.owners {
-		for _, a := range rc.Store.Agents.Owned(o) {
+		for _, a := range rc.Tx.Agents.Owned(o) {
 			if only != "" && a.ID != only {
 				continue
 			}
@@ -453,9 +454,9 @@ func (s *Service) analyticsWeekly(rc *httpapi.Ctx) (any, error) {
 	now := rc.Now.UTC()
 	thisStart, lastStart := now.Add(-7*httpapi.Day), now.Add(-14*httpapi.Day)
 	var thisCalls, lastCalls callAgg
-	scanWeeks(rc.Store.Calls, owners, lastStart, thisStart, lastCalls.add, thisCalls.add)
+	scanWeeks(rc.Tx.Calls, owners, lastStart, thisStart, lastCalls.add, thisCalls.add)
 	var thisLeads, lastLeads leadAgg
-	scanWeeks(rc.Store.Leads, owners, lastStart, thisStart, lastLeads.add, thisLeads.add)
+	scanWeeks(rc.Tx.Leads, owners, lastStart, thisStart, lastLeads.add, thisLeads.add)
 	callWeek := func(a *callAgg) analyticsapi.WeekCalls {
 		return analyticsapi.WeekCalls{Total: a.total, Completed: a.completed, AvgDuration: a.avg(), TotalDuration: a.duration}
 	}
@@ -463,7 +464,7 @@ func (s *Service) analyticsWeekly(rc *httpapi.Ctx) (any, error) {
 		return analyticsapi.WeekLeads{Total: a.total, Converted: a.converted}
 	}
 	top := []analyticsapi.WeeklyAgent{}
-	for _, a := range topAgents(rc.Store, callsByAgent(rc.Store, owners, thisStart), analyticsTopAgents) {
+	for _, a := range topAgents(rc.Tx, callsByAgent(rc.Tx, owners, thisStart), analyticsTopAgents) {
 		top = append(top, analyticsapi.WeeklyAgent{
 			AgentID: a.id, AgentName: a.name, TotalCalls: a.agg.total, TotalDurationSeconds: a.agg.duration,
 		})
@@ -500,14 +501,14 @@ func (s *Service) analyticsBusinesses(rc *httpapi.Ctx) (any, error) {
 	}
 	out := make([]analyticsapi.BusinessStats, 0, len(w.owners))
 	for _, id := range w.owners {
-		b, ok := rc.Store.Businesses.Get(id)
+		b, ok := rc.Tx.Businesses.Get(id)
 		if !ok {
 			continue
 		}
 		var calls callAgg
-		scanSince(rc.Store.Calls, []string{id}, w.since, calls.add)
+		scanSince(rc.Tx.Calls, []string{id}, w.since, calls.add)
 		var sums leadAgg
-		scanSince(rc.Store.Leads, []string{id}, w.since, sums.add)
+		scanSince(rc.Tx.Leads, []string{id}, w.since, sums.add)
 		out = append(out, analyticsapi.BusinessStats{
 			BusinessID: b.ID, BusinessName: b.Name, Calls: calls.stats(), Leads: sums.stats(),
 		})

@@ -9,6 +9,7 @@ import (
 
 	catalogapi "github.com/voiceagent/voiceagent-go/catalog"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -59,18 +60,18 @@ func (s *Service) upsertProduct(rc *httpapi.Ctx) (any, error) {
 		}
 		p := &store.Product{Name: *body.Name}
 		applyProduct(p, &body)
-		rc.Store.Products.Insert(p, *body.BusinessID, rc.Now)
+		rc.Tx.Products.Insert(p, *body.BusinessID, rc.Now)
 		p.UpdatedAt = p.CreatedAt
 		return httpapi.Created(ProductView(p)), nil
 	}
-	p, err := httpapi.Reachable(rc, rc.Store.Products, *body.ID, "product")
+	p, err := httpapi.Reachable(rc, rc.Tx.Products, *body.ID, "product")
 	if err != nil {
 		return nil, err
 	}
 	if err := matchBusiness(body.BusinessID, p.Owner, "product"); err != nil {
 		return nil, err
 	}
-	rc.Store.Products.Update(p, func(p *store.Product) {
+	rc.Tx.Products.Update(p, func(p *store.Product) {
 		httpapi.Set(&p.Name, body.Name)
 		applyProduct(p, &body)
 		p.UpdatedAt = rc.Now.UTC()
@@ -109,13 +110,13 @@ func (s *Service) getProducts(rc *httpapi.Ctx) (any, error) {
 				(sku == "" || p.SKU != nil && *p.SKU == sku)
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.Products, "product", match, ProductView, func(items []catalogapi.Product, more bool) any {
+	return httpapi.ReadOrList(rc, rc.Tx.Products, "product", match, ProductView, func(items []catalogapi.Product, more bool) any {
 		return productList{Products: items, HasMore: more}
 	})
 }
 
 func (s *Service) deleteProduct(rc *httpapi.Ctx) (any, error) {
-	p, err := httpapi.DeleteOwned(rc, rc.Store.Products, "product")
+	p, err := httpapi.DeleteOwned(rc, rc.Tx.Products, "product")
 	if err != nil {
 		return nil, err
 	}
@@ -155,18 +156,18 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		k := &store.KnowledgeEntry{Title: *body.Title, Content: *body.Content, ContentType: *body.ContentType,
 			Category: body.Category, Tags: body.Tags}
 		k.Words = knowledgeWords(k)
-		rc.Store.Knowledge.Insert(k, body.BusinessID, rc.Now)
+		rc.Tx.Knowledge.Insert(k, body.BusinessID, rc.Now)
 		k.UpdatedAt = k.CreatedAt
 		return httpapi.Created(KnowledgeView(k)), nil
 	}
-	k, err := httpapi.Reachable(rc, rc.Store.Knowledge, *body.ID, "knowledge entry")
+	k, err := httpapi.Reachable(rc, rc.Tx.Knowledge, *body.ID, "knowledge entry")
 	if err != nil {
 		return nil, err
 	}
 	if err := matchBusiness(&body.BusinessID, k.Owner, "knowledge entry"); err != nil {
 		return nil, err
 	}
-	rc.Store.Knowledge.Update(k, func(k *store.KnowledgeEntry) {
+	rc.Tx.Knowledge.Update(k, func(k *store.KnowledgeEntry) {
 		httpapi.Set(&k.Title, body.Title)
 		httpapi.Set(&k.Content, body.Content)
 		httpapi.Set(&k.ContentType, body.ContentType)
@@ -198,13 +199,13 @@ func (s *Service) getKnowledge(rc *httpapi.Ctx) (any, error) {
 				(tag == "" || slices.Contains(k.Tags, tag))
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.Knowledge, "knowledge entry", match, KnowledgeView, func(items []catalogapi.KnowledgeEntry, more bool) any {
+	return httpapi.ReadOrList(rc, rc.Tx.Knowledge, "knowledge entry", match, KnowledgeView, func(items []catalogapi.KnowledgeEntry, more bool) any {
 		return knowledgeList{Knowledge: items, HasMore: more}
 	})
 }
 
 func (s *Service) deleteKnowledge(rc *httpapi.Ctx) (any, error) {
-	k, err := httpapi.DeleteOwned(rc, rc.Store.Knowledge, "knowledge entry")
+	k, err := httpapi.DeleteOwned(rc, rc.Tx.Knowledge, "knowledge entry")
 	if err != nil {
 		return nil, err
 	}
@@ -228,14 +229,14 @@ func KnowledgeView(k *store.KnowledgeEntry) catalogapi.KnowledgeEntry {
 // weights (knowledgeWords) of the text's words, ties to the newest entry.
 // The call simulator uses it so that an agent's call summary cites what it
 // answered from.
-func knowledgeMatch(st *store.Store, businessID, text string) *store.KnowledgeEntry {
+func knowledgeMatch(tx *platform.Tx, businessID, text string) *store.KnowledgeEntry {
 	words := wordSet(text)
 	if len(words) == 0 {
 		return nil
 	}
 	var best *store.KnowledgeEntry
 	bestScore := 0
-	for _, k := range st.Knowledge.Owned(businessID) { // oldest first: >= lets the newest win ties
+	for _, k := range tx.Knowledge.Owned(businessID) { // oldest first: >= lets the newest win ties
 		score := 0
 		for w := range words {
 			score += k.Words[w]
@@ -269,16 +270,16 @@ func knowledgeWords(k *store.KnowledgeEntry) map[string]int {
 // matching what the call was about (an outbound call's context, what an
 // inbound caller said).
 func (s *Service) startCatalog() {
-	s.OnCallKnowledge(func(st *store.Store, c *store.Call) string {
+	s.OnCallKnowledge(func(tx *platform.Tx, c *store.Call) string {
 		about := strings.Join([]string{c.Context, c.CallerInfo().Said, c.CallerInfo().Intent}, " ")
-		return knowledgeNote(st, c.Owner, about)
+		return knowledgeNote(tx, c.Owner, about)
 	})
 }
 
 // knowledgeNote is the sentence a call summary adds when the agent answered
 // from a knowledge entry ("" when none matches).
-func knowledgeNote(st *store.Store, businessID, text string) string {
-	k := knowledgeMatch(st, businessID, text)
+func knowledgeNote(tx *platform.Tx, businessID, text string) string {
+	k := knowledgeMatch(tx, businessID, text)
 	if k == nil {
 		return ""
 	}

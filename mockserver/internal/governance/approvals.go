@@ -71,10 +71,6 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(v), nil
 }
 
-// storeOf returns the store tx holds (the platform's: a Tx holds no
-// other), for the functions of other domains that take a *store.Store.
-func (s *Service) storeOf(tx *platform.Tx) *store.Store { return s.Store }
-
 // RequestApproval makes approval request b of who at now: a voice call to
 // the approver, placed from the first of who's businesses with an agent
 // and a number (409 when none has), asking the summary and naming the
@@ -113,7 +109,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	if len(b.RequiredFactors) > 0 {
 		opener += " Before you answer I will need to verify: " + strings.Join(b.RequiredFactors, ", ") + "."
 	}
-	callID, apiErr := s.telephony.PlaceTouchCall(s.storeOf(tx), now, telephony.TouchCall{
+	callID, apiErr := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
 		Context: string(httpapi.MustJSON(map[string]any{
 			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
@@ -129,9 +125,9 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	// restricted to another business of the same user does not see it.
 	tx.ApprovalRequests.Insert(a, biz, now)
 	a.UpdatedAt = a.CreatedAt
-	s.ScheduleTx(tx.TenantOf(biz), a.ExpiresAt, func(tx *platform.Tx, now time.Time) {
+	s.Schedule(tx.TenantOf(biz), a.ExpiresAt, func(tx *platform.Tx, now time.Time) {
 		if a, ok := tx.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
-			s.decideApproval(s.storeOf(tx), a, now, approvalExpired, "nobody decided before expires_at")
+			s.decideApproval(tx, a, now, approvalExpired, "nobody decided before expires_at")
 		}
 	})
 	if !shown {
@@ -145,14 +141,14 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 // request's secret at each attempt (canceled once the request is gone),
 // its outcome copied onto the request.
 func (s *Service) startApprovals() {
-	s.OnCallEnded(func(st *store.Store, now time.Time, c *store.Call) {
+	s.OnCallEnded(func(tx *platform.Tx, now time.Time, c *store.Call) {
 		if id := c.Touch().ApprovalRequestID; id != "" {
-			s.approvalCallEnded(st, now, id, telephony.CallTouchEnd(c))
+			s.approvalCallEnded(tx, now, id, telephony.CallTouchEnd(c))
 		}
 	})
 	s.hooks.RegisterDeliveryKind(store.DeliveryApprovalCallback, hooks.DeliveryKind{
-		Request: func(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (hooks.OutboundRequest, map[string]string, string) {
-			a, ok := st.ApprovalRequests.Get(d.ApprovalRequestID)
+		Request: func(tx *platform.Tx, d *store.Delivery, n int, at, wall time.Time) (hooks.OutboundRequest, map[string]string, string) {
+			a, ok := tx.ApprovalRequests.Get(d.ApprovalRequestID)
 			if !ok {
 				return hooks.OutboundRequest{}, nil, "the approval request was deleted"
 			}
@@ -166,20 +162,20 @@ func (s *Service) startApprovals() {
 // approvalCallEnded decides an approval request when its call ends: a
 // completed call is the approver's answer (approved, or denied on the magic
 // number), a failed one leaves it unreachable. A request already decided
-// (expired) ignores the call's end. The caller holds the write lock.
-func (s *Service) approvalCallEnded(st *store.Store, now time.Time, id string, end telephony.TouchEnd) {
-	a, ok := st.ApprovalRequests.Get(id)
+// (expired) ignores the call's end.
+func (s *Service) approvalCallEnded(tx *platform.Tx, now time.Time, id string, end telephony.TouchEnd) {
+	a, ok := tx.ApprovalRequests.Get(id)
 	if !ok || a.Status != approvalCalling {
 		return
 	}
 	switch {
 	case end.Status != telephony.TouchCompleted:
-		s.decideApproval(st, a, now, approvalUnreachable, "the approval call failed: "+end.Code)
+		s.decideApproval(tx, a, now, approvalUnreachable, "the approval call failed: "+end.Code)
 	case a.ChannelAddress == approvalDeniesNumber:
-		s.decideApproval(st, a, now, approvalDenied, "the approver declined on the call")
+		s.decideApproval(tx, a, now, approvalDenied, "the approver declined on the call")
 	default:
-		st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) { a.VerifiedFactors = slices.Clone(a.RequiredFactors) })
-		s.decideApproval(st, a, now, approvalApproved, "the approver approved on the call")
+		tx.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) { a.VerifiedFactors = slices.Clone(a.RequiredFactors) })
+		s.decideApproval(tx, a, now, approvalApproved, "the approver approved on the call")
 	}
 }
 
@@ -188,7 +184,7 @@ func (s *Service) approvalCallEnded(st *store.Store, now time.Time, id string, e
 // (or first numbered) agent has a number.
 func (s *Service) approvalCaller(tx *platform.Tx, who *httpapi.Principal) (string, *store.Agent, *store.Number) {
 	for _, biz := range who.Businesses {
-		if a := runs.DefaultRunAgent(s.storeOf(tx), biz); a != nil {
+		if a := runs.DefaultRunAgent(tx, biz); a != nil {
 			if n := tx.NumbersByPhone[a.PhoneNumber]; n != nil && n.Owner == biz {
 				return biz, a, n
 			}
@@ -215,14 +211,14 @@ func (s *Service) approvalSecret(tx *platform.Tx, who *httpapi.Principal, secret
 }
 
 // decideApproval records the outcome of an approval request and sends it to
-// the callback. The caller holds the write lock.
-func (s *Service) decideApproval(st *store.Store, a *store.ApprovalRequest, now time.Time, status, reason string) {
-	st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
+// the callback.
+func (s *Service) decideApproval(tx *platform.Tx, a *store.ApprovalRequest, now time.Time, status, reason string) {
+	tx.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
 		a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
 		a.UpdatedAt = now.UTC()
 		a.CallbackEventID = s.IDs.UUID()
 	})
-	s.startApprovalCallback(st, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
+	s.startApprovalCallback(tx, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
 		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))
@@ -247,7 +243,7 @@ func (s *Service) getApprovalRequests(rc *httpapi.Ctx) (any, error) {
 	if status := rc.Query("status"); status != "" {
 		match = func(a *store.ApprovalRequest) bool { return a.Status == status }
 	}
-	return httpapi.ReadOrList(rc, rc.Store.ApprovalRequests, "approval request", match, ApprovalView, func(items []governanceapi.Approval, more bool) any {
+	return httpapi.ReadOrList(rc, rc.Tx.ApprovalRequests, "approval request", match, ApprovalView, func(items []governanceapi.Approval, more bool) any {
 		return approvalList{ApprovalRequests: items, HasMore: more}
 	})
 }

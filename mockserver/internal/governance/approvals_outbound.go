@@ -13,6 +13,7 @@ import (
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -39,19 +40,19 @@ func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
 	return httpapi.InvalidField("/callback_url", "host %q is not on the allowed callback host list", host)
 }
 
-// startApprovalCallback sends a decided request's callback body: a
-// delivery of kind approval_callback on the delivery engine (deliveries.go),
-// with the schedule, log and replay of every delivery. A receiver the
-// server may not call (outside loopback without WithExternalWebhooks) is
-// not_sent and gets no delivery. The caller holds the write lock.
-func (s *Service) startApprovalCallback(st *store.Store, a *store.ApprovalRequest, body []byte) {
+// startApprovalCallback sends a decided request's callback body: a delivery of
+// kind approval_callback on the delivery engine (deliveries.go), with the
+// schedule, log and replay of every delivery. A receiver the server may not call
+// (outside loopback without WithExternalWebhooks) is not_sent and gets no
+// delivery.
+func (s *Service) startApprovalCallback(tx *platform.Tx, a *store.ApprovalRequest, body []byte) {
 	if err := s.hooks.CheckTarget(a.CallbackURL); err != nil {
-		st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
+		tx.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
 			a.CallbackStatus, a.CallbackError = callbackNotSent, err.Error()
 		})
 		return
 	}
-	s.hooks.StartDelivery(st, &store.Delivery{
+	s.hooks.StartDelivery(tx, &store.Delivery{
 		Kind: store.DeliveryApprovalCallback, MessageID: a.CallbackEventID, ApprovalRequestID: a.ID,
 		URL: a.CallbackURL, BusinessID: a.BusinessID, EventID: a.CallbackEventID, EventType: governanceapi.ApprovalCallbackEvent,
 		ContentType: hooks.ContentTypeJSON, Body: body,
@@ -67,18 +68,17 @@ func approvalCallbackRequest(a *store.ApprovalRequest, d *store.Delivery, n int,
 	return hooks.AttemptRequest(http.MethodPost, d.URL, h, d, n, nil)
 }
 
-// approvalCallbackUpdated is the delivery engine's outcome hook for an
-// approval callback: it copies the delivery's state onto the request's
-// callback (status, the attempt att just recorded, next_attempt_at), so the
-// request keeps it after the delivery leaves the ring buffer. att is nil
-// when the delivery starts (or a replay of it does). The caller holds the
-// write lock.
-func approvalCallbackUpdated(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt) {
-	a, ok := st.ApprovalRequests.Get(d.ApprovalRequestID)
+// approvalCallbackUpdated is the delivery engine's outcome hook for an approval
+// callback: it copies the delivery's state onto the request's callback (status,
+// the attempt att just recorded, next_attempt_at), so the request keeps it after
+// the delivery leaves the ring buffer. att is nil when the delivery starts (or a
+// replay of it does).
+func approvalCallbackUpdated(tx *platform.Tx, d *store.Delivery, att *store.DeliveryAttempt) {
+	a, ok := tx.ApprovalRequests.Get(d.ApprovalRequestID)
 	if !ok {
 		return
 	}
-	st.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
+	tx.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
 		a.NextAttemptAt = nil
 		switch d.Status {
 		case store.DeliverySucceeded:

@@ -403,7 +403,7 @@ func (s *Service) getGovernedUpdates(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || g.Status == status) && (intent == "" || g.Intent == intent)
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.GovernedUpdates, "governed update", match, GovernedView, func(items []GovernedUpdate, more bool) any {
+	return httpapi.ReadOrList(rc, rc.Tx.GovernedUpdates, "governed update", match, GovernedView, func(items []GovernedUpdate, more bool) any {
 		return governedList{GovernedUpdates: items, HasMore: more}
 	})
 }
@@ -425,7 +425,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	g, err := httpapi.Reachable(rc, rc.Store.GovernedUpdates, body.ID, "governed update")
+	g, err := httpapi.Reachable(rc, rc.Tx.GovernedUpdates, body.ID, "governed update")
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, re
 		a.Metadata["persona"] = persona
 		a.UpdatedAt = now.UTC()
 	})
-	s.telephony.SyncAssistant(s.storeOf(tx), a)
+	s.telephony.SyncAssistant(tx, a)
 	return agents.PersonaLoaded{
 		AgentID: a.ID, VendorAssistantID: a.VendorAssistantID, Loaded: true,
 		Persona: persona, FirstMessage: first, FirstMessageSource: source, Prompt: prompt,

@@ -39,8 +39,8 @@ func newWorld(t *testing.T) *world {
 	id := identity.New(p, httpapi.New(p), tel)
 	w := &world{p: p, gov: New(p, hk, tel)}
 	p.Write(func(tx *platform.Tx) {
-		w.acct = id.Provision(p.Store, start, identity.ProvisionSpec{BusinessName: "Acme Plumbing", Email: "owner@acme.example"})
-		w.other = id.Provision(p.Store, start, identity.ProvisionSpec{BusinessName: "Other Co", Email: "owner@other.example"})
+		w.acct = id.Provision(tx, start, identity.ProvisionSpec{BusinessName: "Acme Plumbing", Email: "owner@acme.example"})
+		w.other = id.Provision(tx, start, identity.ProvisionSpec{BusinessName: "Other Co", Email: "owner@other.example"})
 	})
 	require.NotNil(t, w.acct.Number)
 	w.key = w.withScopes(wire.ScopeAll)
@@ -51,7 +51,7 @@ func newWorld(t *testing.T) *world {
 // principal is the account's caller with a key or a session.
 func (w *world) principal(k *store.APIKey, s *store.Session) *httpapi.Principal {
 	return &httpapi.Principal{User: w.acct.User, Key: k, Session: s, Businesses: []string{w.acct.Business.ID},
-		Tenant: w.p.Store.TenantOf(w.acct.Business.ID)}
+		Tenant: w.acct.Business.Tenant}
 }
 
 // withScopes is a caller whose key holds only scopes.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -70,9 +71,9 @@ type deliveryEngine struct {
 // DeliveryKind is how the engine builds and follows one kind of delivery.
 type DeliveryKind struct {
 	// Request builds attempt n (the body was rendered at enqueue time); a non-empty cancel cancels the delivery with that reason instead.
-	Request func(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string)
+	Request func(tx *platform.Tx, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string)
 	// Changed, when set, runs when a delivery of this kind starts (att nil) and after each recorded attempt, under the write lock.
-	Changed func(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt)
+	Changed func(tx *platform.Tx, d *store.Delivery, att *store.DeliveryAttempt)
 }
 
 // startDeliveries creates the engine, registers the subscription and
@@ -81,8 +82,7 @@ func (s *Service) startDeliveries() {
 	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}}
 	s.Outbound.timeout = s.Config.Hooks.Timeout
 	s.initOutbound()
-	s.resetLogs()
-	s.OnReset(s.resetLogs)
+	s.OnNewState(s.resetLogs)
 	s.RegisterDeliveryKind(store.DeliverySubscription, DeliveryKind{Request: subscriptionAttempt})
 	s.RegisterDeliveryKind(store.DeliveryCallWebhook, DeliveryKind{Request: callWebhookAttempt})
 	s.Bus.Subscribe(s.deliverEvent)
@@ -110,16 +110,15 @@ var eventOverhead = int64(reflect.TypeFor[store.Event]().Size()) + 36 + 64
 func EventBytes(ev *store.Event) int64 { return eventOverhead + int64(len(ev.Type)+len(ev.Data)) }
 
 // resetLogs bounds the store's event log and gives it an empty delivery
-// log, as configured (Config.Limits, Config.Hooks.LogSize). The caller
-// holds the write lock (or owns the store).
-func (s *Service) resetLogs() {
+// log, as configured (Config.Limits, Config.Hooks.LogSize).
+func (s *Service) resetLogs(tx *platform.Tx) {
 	size := s.Config.Hooks.LogSize
 	if size <= 0 {
 		size = store.DefaultDeliveryLogSize
 	}
 	lim := s.Config.Limits
-	s.Store.Deliveries = store.NewDeliveryLog(size, lim.DeliveryBytes)
-	s.Store.Events.SetRetention(store.Retention[*store.Event]{
+	tx.Deliveries = store.NewDeliveryLog(size, lim.DeliveryBytes)
+	tx.Events.SetRetention(store.Retention[*store.Event]{
 		PerOwner: orDefault(lim.EventsPerBusiness, DefaultEventsPerBusiness),
 		Total:    orDefault(lim.Events, DefaultEvents),
 		MaxBytes: int64(orDefault(int(lim.EventBytes), DefaultEventBytes)),
@@ -139,50 +138,47 @@ func orDefault(n, def int) int {
 // deliverEvent is the bus subscriber: one delivery per active subscription
 // of the event's business that lists the event's type. It runs under the
 // write lock.
-func (s *Service) deliverEvent(ev *store.Event) {
-	st := s.Store
-	for _, w := range st.Webhooks.Owned(ev.Owner) {
+func (s *Service) deliverEvent(tx *platform.Tx, ev *store.Event) {
+	for _, w := range tx.Webhooks.Owned(ev.Owner) {
 		if w.Active && slices.Contains(w.Events, ev.Type) {
-			s.enqueueDelivery(st, w, ev)
+			s.enqueueDelivery(tx, w, ev)
 		}
 	}
 }
 
 // enqueueDelivery renders an event for a subscription, records the delivery
-// and starts it. The caller holds the write lock.
-func (s *Service) enqueueDelivery(st *store.Store, w *store.Webhook, ev *store.Event) *store.Delivery {
+// and starts it.
+func (s *Service) enqueueDelivery(tx *platform.Tx, w *store.Webhook, ev *store.Event) *store.Delivery {
 	body, ct := renderDelivery(w, ev)
-	return s.StartDelivery(st, &store.Delivery{
+	return s.StartDelivery(tx, &store.Delivery{
 		Kind: store.DeliverySubscription, MessageID: ev.ID, SubscriptionID: w.ID, BusinessID: ev.Owner,
 		EventID: ev.ID, EventType: ev.Type, ContentType: ct, Body: body,
 	})
 }
 
-// EnqueueCallWebhook starts the per-call webhook of call c, which ended
-// with event ev (call.completed or call.failed): the flat body of spec
-// section 6, posted to the call's webhook_url on the same engine and
-// schedule as subscription deliveries, but unsigned (no secret belongs to
-// a webhook_url). Its webhook-id is the id of the delivery. The caller
-// holds the write lock.
-func (s *Service) EnqueueCallWebhook(st *store.Store, c *store.Call, ev *store.Event, body webhooks.CallWebhook) {
+// EnqueueCallWebhook starts the per-call webhook of call c, which ended with
+// event ev (call.completed or call.failed): the flat body of spec section 6,
+// posted to the call's webhook_url on the same engine and schedule as
+// subscription deliveries, but unsigned (no secret belongs to a
+// webhook_url). Its webhook-id is the id of the delivery.
+func (s *Service) EnqueueCallWebhook(tx *platform.Tx, c *store.Call, ev *store.Event, body webhooks.CallWebhook) {
 	// CallWebhook.MarshalJSON writes exactly the fields of the spec's body
 	// for the event; it cannot fail.
 	raw, _ := json.Marshal(body)
-	s.StartDelivery(st, &store.Delivery{
+	s.StartDelivery(tx, &store.Delivery{
 		Kind: store.DeliveryCallWebhook, CallID: c.ID, URL: c.WebhookURL, BusinessID: c.Owner,
 		EventID: ev.ID, EventType: ev.Type, ContentType: ContentTypeJSON, Body: raw,
 	})
 }
 
-// StartDelivery records d as pending and posts its first attempt at once
-// on the outbound pool, with the second attempt already on the clock 5
-// seconds later: that task waits for the first attempt's outcome and does
-// nothing if it succeeded, so the schedule never depends on how fast the
-// receiver answers. Later attempts run on the clock and Advance waits for
-// their answer, so one Advance covers a whole stretch of the schedule. The
-// caller holds the write lock.
-func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Delivery {
-	tenant := st.TenantOf(d.BusinessID)
+// StartDelivery records d as pending and posts its first attempt at once on
+// the outbound pool, with the second attempt already on the clock 5 seconds
+// later: that task waits for the first attempt's outcome and does nothing if
+// it succeeded, so the schedule never depends on how fast the receiver
+// answers. Later attempts run on the clock and Advance waits for their
+// answer, so one Advance covers a whole stretch of the schedule.
+func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Delivery {
+	tenant := tx.TenantOf(d.BusinessID)
 	d.Tenant = tenant
 	now := s.Now(tenant)
 	d.ID = s.IDs.UUID()
@@ -192,19 +188,20 @@ func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Deliv
 	d.Status = store.DeliveryPending
 	d.CreatedAt = now.UTC()
 	d.NextAttemptAt = now.UTC()
-	st.Deliveries.Add(d)
-	s.deliveryUpdated(st, d, nil)
+	tx.Deliveries.Add(d)
+	s.deliveryUpdated(tx, d, nil)
 	first := make(chan struct{})
-	cancelSecond := s.scheduleSecondAttempt(tenant, now, first, func(at time.Time) { s.retryAttempt(st, d, 2, at) })
-	att, ok := s.prepareAttempt(st, d, 1, now)
+	dropped := tx.Dropped // the store of this delivery, which a reset drops
+	cancelSecond := s.scheduleSecondAttempt(tenant, now, first, func(at time.Time) { s.retryAttempt(dropped, d, 2, at) })
+	att, ok := s.prepareAttempt(tx, d, 1, now)
 	if !ok {
 		close(first)
 		return d
 	}
 	done := func(res outboundResult) {
-		s.Mu.Lock()
-		finished := s.recordAttempt(st, d, att, res)
-		s.Mu.Unlock()
+		tx := s.WriteTx()
+		finished := dropped() || s.recordAttempt(tx, d, att, res)
+		tx.End()
 		if finished {
 			cancelSecond()
 		}
@@ -212,7 +209,7 @@ func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Deliv
 		s.engine.notify.Notify()
 	}
 	if err := s.CheckTarget(att.req.URL); err != nil {
-		go done(outboundResult{err: err.Error()}) // the caller holds the lock
+		go done(outboundResult{err: err.Error()}) // done takes the lock tx holds
 	} else {
 		s.postOutbound(att.req, done)
 	}
@@ -222,12 +219,16 @@ func (s *Service) StartDelivery(st *store.Store, d *store.Delivery) *store.Deliv
 
 // retryAttempt makes attempt n >= 2 of a delivery at simulated time at,
 // waiting for the answer, and schedules the next attempt when it failed.
-// It runs on the clock, without the store lock.
-func (s *Service) retryAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) {
+// It runs on the clock, without the state lock while it waits; dropped
+// reports whether a reset dropped the delivery's store.
+func (s *Service) retryAttempt(dropped func() bool, d *store.Delivery, n int, at time.Time) {
 	defer s.engine.notify.Notify()
-	s.Mu.Lock()
-	att, ok := s.prepareAttempt(st, d, n, at)
-	s.Mu.Unlock()
+	tx := s.WriteTx()
+	att, ok := preparedAttempt{}, false
+	if !dropped() {
+		att, ok = s.prepareAttempt(tx, d, n, at)
+	}
+	tx.End()
 	if !ok {
 		return
 	}
@@ -235,10 +236,10 @@ func (s *Service) retryAttempt(st *store.Store, d *store.Delivery, n int, at tim
 	if !ok {
 		return
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if !s.recordAttempt(st, d, att, res) {
-		s.Clocks.Of(st.TenantOf(d.BusinessID)).Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(st, d, n+1, at) })
+	tx = s.WriteTx()
+	defer tx.End()
+	if !dropped() && !s.recordAttempt(tx, d, att, res) {
+		s.Clocks.Of(tx.TenantOf(d.BusinessID)).Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(dropped, d, n+1, at) })
 	}
 }
 
@@ -295,11 +296,11 @@ type preparedAttempt struct {
 }
 
 // prepareAttempt builds attempt n, or reports false when the delivery is
-// over (finished, canceled, or its store dropped by a reset); a delivery
-// its kind cancels (a subscription deleted or deactivated since) is
-// canceled here. The caller holds the write lock.
-func (s *Service) prepareAttempt(st *store.Store, d *store.Delivery, n int, at time.Time) (preparedAttempt, bool) {
-	if st.Dropped() || d.Status != store.DeliveryPending {
+// over (finished, canceled, or its store dropped by a reset); a delivery its
+// kind cancels (a subscription deleted or deactivated since) is canceled
+// here.
+func (s *Service) prepareAttempt(tx *platform.Tx, d *store.Delivery, n int, at time.Time) (preparedAttempt, bool) {
+	if tx.Dropped() || d.Status != store.DeliveryPending {
 		return preparedAttempt{}, false
 	}
 	k, ok := s.engine.kinds[d.Kind]
@@ -309,7 +310,7 @@ func (s *Service) prepareAttempt(st *store.Store, d *store.Delivery, n int, at t
 	}
 	att := preparedAttempt{n: n, at: at.UTC(), wall: time.Now().UTC()}
 	var cancel string
-	att.req, att.shown, cancel = k.Request(st, d, n, at, att.wall)
+	att.req, att.shown, cancel = k.Request(tx, d, n, at, att.wall)
 	if cancel != "" {
 		cancelDelivery(d, cancel)
 		return preparedAttempt{}, false
@@ -319,8 +320,8 @@ func (s *Service) prepareAttempt(st *store.Store, d *store.Delivery, n int, at t
 
 // subscriptionAttempt builds attempt n of a delivery to a subscription, or
 // cancels it when the subscription was deleted or deactivated.
-func subscriptionAttempt(st *store.Store, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string) {
-	w, ok := st.Webhooks.Get(d.SubscriptionID)
+func subscriptionAttempt(tx *platform.Tx, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string) {
+	w, ok := tx.Webhooks.Get(d.SubscriptionID)
 	if !ok || !w.Active {
 		reason := "the subscription was deleted"
 		if ok {
@@ -333,16 +334,15 @@ func subscriptionAttempt(st *store.Store, d *store.Delivery, n int, at, wall tim
 }
 
 // callWebhookAttempt builds attempt n of a per-call webhook.
-func callWebhookAttempt(_ *store.Store, d *store.Delivery, n int, _, _ time.Time) (req OutboundRequest, shown map[string]string, cancel string) {
+func callWebhookAttempt(_ *platform.Tx, d *store.Delivery, n int, _, _ time.Time) (req OutboundRequest, shown map[string]string, cancel string) {
 	req, shown = callWebhookRequest(d, n)
 	return req, shown, ""
 }
 
 // recordAttempt records an attempt's result and moves the delivery on:
 // succeeded on a 2xx, failed after the last attempt, otherwise the time of
-// the next attempt. It reports whether the delivery is finished. The
-// caller holds the write lock.
-func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att preparedAttempt, res outboundResult) (finished bool) {
+// the next attempt. It reports whether the delivery is finished.
+func (s *Service) recordAttempt(tx *platform.Tx, d *store.Delivery, att preparedAttempt, res outboundResult) (finished bool) {
 	errText := res.err
 	if errText == "" && !res.ok() {
 		errText = fmt.Sprintf("the receiver answered %d", res.status)
@@ -351,9 +351,9 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 		N: att.n, At: att.at, SentAt: att.wall, URL: att.req.URL, Method: att.req.Method, Headers: att.shown,
 		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
 	})
-	st.Deliveries.Recount(d)
+	tx.Deliveries.Recount(d)
 	s.logAttempt(d, att, res, errText)
-	if st.Dropped() || d.Status != store.DeliveryPending {
+	if tx.Dropped() || d.Status != store.DeliveryPending {
 		return true
 	}
 	switch {
@@ -364,7 +364,7 @@ func (s *Service) recordAttempt(st *store.Store, d *store.Delivery, att prepared
 	default:
 		d.NextAttemptAt = att.at.Add(webhookRetrySchedule[att.n])
 	}
-	s.deliveryUpdated(st, d, &d.Attempts[len(d.Attempts)-1])
+	s.deliveryUpdated(tx, d, &d.Attempts[len(d.Attempts)-1])
 	return d.Status != store.DeliveryPending
 }
 
@@ -402,11 +402,10 @@ const maxLoggedURL = 200
 
 // deliveryUpdated is the engine's outcome hook: it runs when a delivery
 // starts (att nil) and after each attempt is recorded, so the record a
-// delivery belongs to can follow it (its kind's changed). The caller holds
-// the write lock.
-func (s *Service) deliveryUpdated(st *store.Store, d *store.Delivery, att *store.DeliveryAttempt) {
+// delivery belongs to can follow it (its kind's changed).
+func (s *Service) deliveryUpdated(tx *platform.Tx, d *store.Delivery, att *store.DeliveryAttempt) {
 	if changed := s.engine.kinds[d.Kind].Changed; changed != nil {
-		changed(st, d, att)
+		changed(tx, d, att)
 	}
 }
 
@@ -463,10 +462,9 @@ func cancelDelivery(d *store.Delivery, reason string) {
 	d.Status, d.NextAttemptAt, d.Reason = store.DeliveryCanceled, time.Time{}, reason
 }
 
-// cancelDeliveries cancels the pending deliveries of a subscription. The
-// caller holds the write lock.
-func (s *Service) cancelDeliveries(st *store.Store, subscriptionID, reason string) {
-	st.Deliveries.Each(func(d *store.Delivery) bool {
+// cancelDeliveries cancels the pending deliveries of a subscription.
+func (s *Service) cancelDeliveries(tx *platform.Tx, subscriptionID, reason string) {
+	tx.Deliveries.Each(func(d *store.Delivery) bool {
 		if d.Kind == store.DeliverySubscription && d.SubscriptionID == subscriptionID && d.Status == store.DeliveryPending {
 			cancelDelivery(d, reason)
 		}
@@ -636,11 +634,11 @@ func (s *Service) deliveries(match func(*Delivery) bool) []Delivery {
 // scanDeliveries counts the deliveries that match and, when collect is set,
 // returns them. The match function sees a scratch view it must not keep.
 func (s *Service) scanDeliveries(match func(*Delivery) bool, collect bool) (int, []Delivery) {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	tx := s.ReadTx()
+	defer tx.End()
 	n, out := 0, []Delivery{}
 	var scratch Delivery
-	s.Store.Deliveries.Each(func(d *store.Delivery) bool {
+	tx.Deliveries.Each(func(d *store.Delivery) bool {
 		if match != nil {
 			fillDeliveryView(&scratch, d)
 			if !match(&scratch) {
@@ -693,27 +691,26 @@ var (
 // checks that a receiver deduplicates; a pending delivery keeps its own
 // schedule beside its replay's.
 func (s *Service) ReplayDelivery(id string) (Delivery, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d, err := s.replayDeliveryLocked(id)
+	tx := s.WriteTx()
+	defer tx.End()
+	d, err := s.replayDeliveryLocked(tx, id)
 	if err != nil {
 		return Delivery{}, err
 	}
 	return deliveryView(d), nil
 }
 
-func (s *Service) replayDeliveryLocked(id string) (*store.Delivery, error) {
-	st := s.Store
-	old, ok := st.Deliveries.Get(id)
+func (s *Service) replayDeliveryLocked(tx *platform.Tx, id string) (*store.Delivery, error) {
+	old, ok := tx.Deliveries.Get(id)
 	if !ok {
 		return nil, ErrDeliveryNotFound
 	}
 	if old.Kind == store.DeliverySubscription {
-		if w, ok := st.Webhooks.Get(old.SubscriptionID); !ok || !w.Active {
+		if w, ok := tx.Webhooks.Get(old.SubscriptionID); !ok || !w.Active {
 			return nil, ErrDeliveryNotReplayable
 		}
 	}
-	return s.StartDelivery(st, &store.Delivery{
+	return s.StartDelivery(tx, &store.Delivery{
 		Kind: old.Kind, MessageID: old.MessageID, SubscriptionID: old.SubscriptionID, CallID: old.CallID,
 		ApprovalRequestID: old.ApprovalRequestID, URL: old.URL,
 		BusinessID: old.BusinessID, EventID: old.EventID, EventType: old.EventType, ContentType: old.ContentType,
@@ -754,9 +751,9 @@ func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
 }
 
 func (s *Service) deliveryLogCap() int {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	return s.Store.Deliveries.Cap()
+	tx := s.ReadTx()
+	defer tx.End()
+	return tx.Deliveries.Cap()
 }
 
 func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
@@ -766,7 +763,7 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	d, err := s.replayDeliveryLocked(body.DeliveryID)
+	d, err := s.replayDeliveryLocked(rc.Tx, body.DeliveryID)
 	switch {
 	case errors.Is(err, ErrDeliveryNotFound):
 		return nil, httpapi.NotFound("delivery not found: " + body.DeliveryID)
@@ -785,15 +782,15 @@ func (s *Service) EmitEvent(businessID, eventType string, data any) (string, err
 	if !isEventType(eventType) {
 		return "", httpapi.InvalidField("event", "unknown event type %q", eventType)
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if _, ok := s.Store.Businesses.Get(businessID); !ok {
+	tx := s.WriteTx()
+	defer tx.End()
+	if _, ok := tx.Businesses.Get(businessID); !ok {
 		return "", httpapi.NotFound("business not found: " + businessID)
 	}
 	if data == nil {
 		data = map[string]any{}
 	}
-	return s.Emit(s.Store, businessID, eventType, s.Now(s.Store.TenantOf(businessID)), data).ID, nil
+	return s.Emit(tx, businessID, eventType, s.Now(tx.TenantOf(businessID)), data).ID, nil
 }
 
 func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
@@ -805,12 +802,12 @@ func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&body); err != nil {
 		return nil, err
 	}
-	if _, ok := rc.Store.Businesses.Get(body.BusinessID); !ok {
+	if _, ok := rc.Tx.Businesses.Get(body.BusinessID); !ok {
 		return nil, httpapi.NotFound("business not found: " + body.BusinessID)
 	}
 	if body.Data == nil {
 		body.Data = map[string]any{}
 	}
-	ev := s.Emit(rc.Store, body.BusinessID, body.Event, s.Now(rc.Store.TenantOf(body.BusinessID)), body.Data)
+	ev := s.Emit(rc.Tx, body.BusinessID, body.Event, s.Now(rc.Tx.TenantOf(body.BusinessID)), body.Data)
 	return httpapi.Created(eventView(ev)), nil
 }

@@ -38,7 +38,7 @@ func (s *Service) listEvents(rc *httpapi.Ctx) (any, error) {
 		}
 		match = func(ev *store.Event) bool { return ev.Type == typ }
 	}
-	return httpapi.ReadOrList(rc, rc.Store.Events, "event", match, eventView, func(items []events.Event, more bool) any {
+	return httpapi.ReadOrList(rc, rc.Tx.Events, "event", match, eventView, func(items []events.Event, more bool) any {
 		return eventList{Events: items, HasMore: more}
 	})
 }
@@ -70,7 +70,7 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 	var evs []*store.Event
 	if body.EventIDs != nil {
 		for _, id := range body.EventIDs {
-			ev, err := httpapi.Reachable(rc, rc.Store.Events, id, "event")
+			ev, err := httpapi.Reachable(rc, rc.Tx.Events, id, "event")
 			if err != nil {
 				return nil, err
 			}
@@ -88,7 +88,7 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 			}
 		}
 		tooMany := false
-		rc.Store.Events.Scan(owners, until, func(ev *store.Event) bool {
+		rc.Tx.Events.Scan(owners, until, func(ev *store.Event) bool {
 			if ev.CreatedAt.Before(*body.Since) {
 				return false
 			}
@@ -109,9 +109,9 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 	}
 	ids := []string{}
 	for _, ev := range evs {
-		for _, w := range rc.Store.Webhooks.Owned(ev.Owner) {
+		for _, w := range rc.Tx.Webhooks.Owned(ev.Owner) {
 			if w.Active && slices.Contains(w.Events, ev.Type) {
-				ids = append(ids, s.enqueueDelivery(rc.Store, w, ev).ID)
+				ids = append(ids, s.enqueueDelivery(rc.Tx, w, ev).ID)
 			}
 		}
 	}

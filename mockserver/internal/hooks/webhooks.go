@@ -37,12 +37,12 @@ func isEventType(s string) bool { return slices.Contains(eventTypes, s) }
 
 // webhookOf returns a subscription the caller reaches, or 404.
 func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
-	return httpapi.Reachable(rc, rc.Store.Webhooks, id, "webhook subscription")
+	return httpapi.Reachable(rc, rc.Tx.Webhooks, id, "webhook subscription")
 }
 
 func (s *Service) getWebhooks(rc *httpapi.Ctx) (any, error) {
 	view := func(w *store.Webhook) webhooks.Subscription { return webhookView(w, rc.Now) }
-	return httpapi.ReadOrList(rc, rc.Store.Webhooks, "webhook subscription", nil, view, func(items []webhooks.Subscription, more bool) any {
+	return httpapi.ReadOrList(rc, rc.Tx.Webhooks, "webhook subscription", nil, view, func(items []webhooks.Subscription, more bool) any {
 		return webhookList{Webhooks: items, HasMore: more}
 	})
 }
@@ -110,9 +110,9 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 	}
 
 	if w != nil {
-		rc.Store.Webhooks.Update(w, func(w *store.Webhook) { change.apply(w) })
+		rc.Tx.Webhooks.Update(w, func(w *store.Webhook) { change.apply(w) })
 		if !w.Active {
-			s.cancelDeliveries(rc.Store, w.ID, "the subscription was deactivated")
+			s.cancelDeliveries(rc.Tx, w.ID, "the subscription was deactivated")
 		}
 		return webhookView(w, rc.Now), nil
 	}
@@ -121,7 +121,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 		HTTPMethod: http.MethodPost, BodyFormat: "json", CustomHeaders: map[string]string{},
 	}
 	change.apply(created)
-	rc.Store.Webhooks.Insert(created, body.BusinessID, rc.Now)
+	rc.Tx.Webhooks.Insert(created, body.BusinessID, rc.Now)
 	created.UpdatedAt = created.CreatedAt // the time Insert stamped
 	secret := s.NewSigningSecret()        // after the id, as ever: seeded ids stay the same
 	created.Secrets = []store.WebhookSecret{{Value: secret, CreatedAt: created.CreatedAt}}
@@ -215,8 +215,8 @@ func (s *Service) deleteWebhook(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.Store.Webhooks.Delete(w.ID)
-	s.cancelDeliveries(rc.Store, w.ID, "the subscription was deleted")
+	rc.Tx.Webhooks.Delete(w.ID)
+	s.cancelDeliveries(rc.Tx, w.ID, "the subscription was deleted")
 	return httpapi.Deleted(w.ID), nil
 }
 
@@ -253,7 +253,7 @@ func (s *Service) rotateWebhookSecret(rc *httpapi.Ctx) (any, error) {
 			kept = append(kept, old)
 		}
 	}
-	rc.Store.Webhooks.Update(w, func(w *store.Webhook) {
+	rc.Tx.Webhooks.Update(w, func(w *store.Webhook) {
 		w.Secrets = kept
 		w.UpdatedAt = rc.Now.UTC()
 	})

@@ -128,9 +128,9 @@ func (s *API) TenantOfBusiness(id string) (string, error) {
 	if !IsUUID(id) {
 		return "", InvalidField("business_id", "must be a UUID")
 	}
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	t := s.Store.TenantOf(id)
+	tx := s.ReadTx()
+	defer tx.End()
+	t := tx.TenantOf(id)
 	if t == "" {
 		return "", NotFound("business not found: " + id)
 	}
@@ -191,16 +191,16 @@ type TenantView struct {
 
 // Tenants returns every tenant, oldest first.
 func (s *API) Tenants() []TenantView {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	tx := s.ReadTx()
+	defer tx.End()
 	out := []TenantView{}
-	for _, id := range s.Store.Tenants() {
-		b, ok := s.Store.Businesses.Get(id)
+	for _, id := range tx.Tenants() {
+		b, ok := tx.Businesses.Get(id)
 		if !ok {
 			continue
 		}
 		v := TenantView{BusinessID: id, BusinessName: b.Name}
-		if u, ok := s.Store.Users.Get(b.OwnerUserID); ok {
+		if u, ok := tx.Users.Get(b.OwnerUserID); ok {
 			v.Email = u.Email
 		}
 		c := s.Clocks.Of(id)

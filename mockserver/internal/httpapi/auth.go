@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -124,17 +125,16 @@ func (s *API) authenticate(rc *Ctx) *Error {
 	if mode == AuthNone || mode == AuthAdmin {
 		return nil
 	}
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	st := s.Store
+	tx := s.ReadTx()
+	defer tx.End()
 	var p *Principal
 	if mode != AuthSession {
 		if h := rc.Request.Header.Get("Authorization"); h != "" {
 			var apiErr *Error
-			if p, apiErr = s.keyPrincipal(st, h); apiErr != nil {
+			if p, apiErr = s.keyPrincipal(tx, h); apiErr != nil {
 				return apiErr
 			}
-			p.Tenant = principalTenant(st, p)
+			p.Tenant = principalTenant(tx, p)
 			now := s.Clocks.Now(p.Tenant)
 			if apiErr := p.keyExpired(now); apiErr != nil {
 				return apiErr
@@ -144,8 +144,8 @@ func (s *API) authenticate(rc *Ctx) *Error {
 	}
 	if p == nil && mode != AuthKey {
 		if c, err := rc.Request.Cookie(SessionCookie); err == nil {
-			if p = s.sessionPrincipal(st, c.Value); p != nil {
-				p.Tenant = principalTenant(st, p)
+			if p = s.sessionPrincipal(tx, c.Value); p != nil {
+				p.Tenant = principalTenant(tx, p)
 				if now := s.Clocks.Now(p.Tenant); now.Before(p.Session.ExpiresAt) {
 					rc.Tenant, rc.Now = p.Tenant, now
 				} else {
@@ -172,7 +172,7 @@ func (s *API) authenticate(rc *Ctx) *Error {
 	return nil
 }
 
-func (s *API) keyPrincipal(st *store.Store, header string) (*Principal, *Error) {
+func (s *API) keyPrincipal(tx *platform.Tx, header string) (*Principal, *Error) {
 	// The scheme is case-insensitive (RFC 9110 section 11.1).
 	scheme, raw, ok := strings.Cut(header, " ")
 	raw = strings.TrimSpace(raw)
@@ -180,28 +180,28 @@ func (s *API) keyPrincipal(st *store.Store, header string) (*Principal, *Error) 
 		return nil, Unauthorized("invalid API key")
 	}
 	sum := HashKey(raw)
-	k, found := st.KeysByHash[sum]
+	k, found := tx.KeysByHash[sum]
 	if !found || subtle.ConstantTimeCompare(k.Hash[:], sum[:]) != 1 {
 		return nil, Unauthorized("invalid API key")
 	}
 	if !k.Active {
 		return nil, Unauthorized("this API key has been revoked")
 	}
-	u, ok := st.Users.Get(k.Owner)
+	u, ok := tx.Users.Get(k.Owner)
 	if !ok {
 		return nil, Unauthorized("the key's account no longer exists")
 	}
 	p := &Principal{User: u, Key: k}
 	switch {
 	case k.PartnerID != "":
-		p.Businesses = st.BusinessesOfPartner(k.PartnerID)
+		p.Businesses = tx.BusinessesOfPartner(k.PartnerID)
 		if k.BusinessID != "" {
 			p.Businesses = intersect(p.Businesses, k.BusinessID)
 		}
 	case k.BusinessID != "":
-		p.Businesses = intersect(st.BusinessesOf(u.ID), k.BusinessID)
+		p.Businesses = intersect(tx.BusinessesOf(u.ID), k.BusinessID)
 	default:
-		p.Businesses = st.BusinessesOf(u.ID)
+		p.Businesses = tx.BusinessesOf(u.ID)
 	}
 	p.Businesses = readOnly(p.Businesses)
 	return p, nil
@@ -221,26 +221,26 @@ func (p *Principal) keyExpired(now time.Time) *Error {
 // principalTenant is the tenant a caller acts in: that of the first
 // business it reaches, else of its user's first business ("" when it has
 // none).
-func principalTenant(st *store.Store, p *Principal) string {
+func principalTenant(tx *platform.Tx, p *Principal) string {
 	if len(p.Businesses) > 0 {
-		return st.TenantOf(p.Businesses[0])
+		return tx.TenantOf(p.Businesses[0])
 	}
-	if bs := st.BusinessesOf(p.User.ID); len(bs) > 0 {
-		return st.TenantOf(bs[0])
+	if bs := tx.BusinessesOf(p.User.ID); len(bs) > 0 {
+		return tx.TenantOf(bs[0])
 	}
 	return ""
 }
 
-func (s *API) sessionPrincipal(st *store.Store, token string) *Principal {
-	sess, ok := st.SessionsByToken[token]
+func (s *API) sessionPrincipal(tx *platform.Tx, token string) *Principal {
+	sess, ok := tx.SessionsByToken[token]
 	if !ok {
 		return nil
 	}
-	u, ok := st.Users.Get(sess.Owner)
+	u, ok := tx.Users.Get(sess.Owner)
 	if !ok {
 		return nil
 	}
-	return &Principal{User: u, Session: sess, Businesses: readOnly(st.BusinessesOf(u.ID))}
+	return &Principal{User: u, Session: sess, Businesses: readOnly(tx.BusinessesOf(u.ID))}
 }
 
 // intersect is the part of ids that is only: a slice of ids, or nil.
@@ -260,7 +260,7 @@ func readOnly(ids []string) []string { return ids[:len(ids):len(ids)] }
 // Business returns a business the caller reaches: 404 when it does not
 // exist, 403 when the caller does not reach it.
 func (rc *Ctx) Business(id string) (*store.Business, error) {
-	b, ok := rc.Store.Businesses.Get(id)
+	b, ok := rc.Tx.Businesses.Get(id)
 	if !ok {
 		return nil, NotFound("business not found: " + id)
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // AuthMode says who may call a route.
@@ -101,8 +100,7 @@ func allowed(methods map[string]*Route) string {
 // Ctx is what a handler gets: the request, who made it, its body, and the
 // server.
 type Ctx struct {
-	API   *API
-	Store *store.Store // the store, locked as the route says
+	API *API
 	// Tx is the state under the lock the route asks for: a read Tx for
 	// a GET, a write Tx otherwise. Typed operations take it.
 	Tx        *platform.Tx
@@ -333,7 +331,9 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	return s.run(rc), rt, rc, fault
 }
 
-// run calls the handler under the store lock and encodes its answer.
+// run calls the handler with the Tx its route's lock gives (none for
+// LockNone), and serves a cached route's GET from the read cache when the
+// state has not changed since the response was kept.
 func (s *API) run(rc *Ctx) *Response {
 	mode := rc.Route.Lock
 	if mode == LockAuto && rc.Request.Method != http.MethodGet {
@@ -341,19 +341,19 @@ func (s *API) run(rc *Ctx) *Response {
 	}
 	switch mode {
 	case LockAuto:
-		s.Mu.RLock()
-		defer s.Mu.RUnlock()
+		rc.Tx = s.ReadTx()
 	case LockWrite:
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
+		rc.Tx = s.WriteTx()
+	default:
+		return s.handleAndEncode(rc)
 	}
-	rc.Store = s.Store
-	if mode != LockNone {
-		rc.Tx = s.TxLocked(mode == LockWrite)
-	}
+	defer func() {
+		rc.Tx.End()
+		rc.Tx = nil
+	}()
 	if mode == LockAuto && rc.Route.Cached && rc.Request.Method == http.MethodGet {
 		if k, ok := readKeyOf(rc); ok {
-			version := s.Mu.Version()
+			version := rc.Tx.Version()
 			if body, ok := s.reads.get(version, k); ok {
 				return &Response{Status: http.StatusOK, Body: body}
 			}
@@ -367,8 +367,7 @@ func (s *API) run(rc *Ctx) *Response {
 	return s.handleAndEncode(rc)
 }
 
-// handleAndEncode calls the route's handler and encodes its response; the
-// caller holds the state lock the route asks for.
+// handleAndEncode calls the route's handler and encodes its response.
 func (s *API) handleAndEncode(rc *Ctx) *Response {
 	v, err := rc.Route.Handle(rc)
 	if err != nil {

@@ -21,14 +21,14 @@ func (s *Service) getBalance(rc *httpapi.Ctx) (any, error) {
 	}
 	out := make([]account.BalanceEntry, 0, len(owners))
 	for _, id := range owners {
-		b, ok := rc.Store.Businesses.Get(id)
+		b, ok := rc.Tx.Businesses.Get(id)
 		if !ok {
 			continue
 		}
 		out = append(out, account.BalanceEntry{
 			BusinessID:         b.ID,
-			MinutesUsed:        rc.Store.MinutesUsed(b.ID),
-			PhoneNumbers:       rc.Store.Numbers.Count(b.ID),
+			MinutesUsed:        rc.Tx.MinutesUsed(b.ID),
+			PhoneNumbers:       rc.Tx.Numbers.Count(b.ID),
 			SubscriptionStatus: b.SubscriptionStatus,
 		})
 	}
@@ -73,7 +73,7 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 	}
 	var only *store.Business
 	for _, id := range rc.Principal.Businesses {
-		if b, ok := rc.Store.Businesses.Get(id); ok {
+		if b, ok := rc.Tx.Businesses.Get(id); ok {
 			out.Workspaces = append(out.Workspaces, workspaceView(b))
 			only = b
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
@@ -69,12 +70,11 @@ type Provisioned struct {
 // its assistant at the voice provider, a number from the pool, a key and a
 // dashboard session (neither with spec.NoCredentials). It emits
 // workspace.created, phone_number.assigned and workspace.ready
-// (workspace.provisioning_failed instead when spec.NumberFails). The caller
-// holds the write lock.
-func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) *Provisioned {
+// (workspace.provisioning_failed instead when spec.NumberFails).
+func (s *Service) Provision(tx *platform.Tx, now time.Time, spec ProvisionSpec) *Provisioned {
 	out := &Provisioned{}
 	email := strings.ToLower(strings.TrimSpace(spec.Email))
-	if u, ok := st.UsersByEmail[email]; ok {
+	if u, ok := tx.UsersByEmail[email]; ok {
 		out.User = u
 	} else {
 		out.User = &store.User{Email: email, EmailConfirmed: true}
@@ -82,8 +82,8 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		if spec.Preset != nil {
 			out.User.ID = spec.Preset.UserID
 		}
-		st.Users.Insert(out.User, out.User.ID, now)
-		st.UsersByEmail[email] = out.User
+		tx.Users.Insert(out.User, out.User.ID, now)
+		tx.UsersByEmail[email] = out.User
 	}
 	b := &store.Business{
 		Name:               spec.BusinessName,
@@ -106,9 +106,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	if spec.Preset != nil {
 		b.ID = spec.Preset.BusinessID
 	}
-	st.InsertBusiness(b, now)
+	tx.InsertBusiness(b, now)
 	out.Business = b
-	s.Emit(st, b.ID, "workspace.created", now, workspaceView(b))
+	s.Emit(tx, b.ID, "workspace.created", now, workspaceView(b))
 
 	a := &store.Agent{
 		Name:           spec.BusinessName + " Intake Agent",
@@ -126,9 +126,9 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 	if spec.Preset != nil {
 		a.ID = spec.Preset.AgentID
 	}
-	st.Agents.Insert(a, b.ID, now)
+	tx.Agents.Insert(a, b.ID, now)
 	a.UpdatedAt = a.CreatedAt
-	s.telephony.CreateAssistant(st, a)
+	s.telephony.CreateAssistant(tx, a)
 	out.Agent = a
 	if spec.NumberFails {
 		out.FailedStep = "phone_number"
@@ -137,7 +137,7 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		if spec.Preset != nil {
 			phone = spec.Preset.PhoneNumber
 		}
-		out.Number = s.assignNumber(st, now, b, a, phone)
+		out.Number = s.assignNumber(tx, now, b, a, phone)
 	}
 
 	if !spec.NoCredentials {
@@ -151,17 +151,17 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 		}
 		if spec.Preset != nil {
 			out.APIKey = spec.Preset.APIKey
-			out.Key = s.insertKey(st, now, out.User.ID, out.APIKey, name, scopes, "", "")
-			out.Session = s.insertSession(st, now, out.User.ID, spec.Preset.Session)
+			out.Key = s.insertKey(tx, now, out.User.ID, out.APIKey, name, scopes, "", "")
+			out.Session = s.insertSession(tx, now, out.User.ID, spec.Preset.Session)
 		} else {
-			out.APIKey, out.Key = s.IssueKey(st, now, out.User.ID, name, scopes, "", "")
-			out.Session = s.newSession(st, now, out.User.ID)
+			out.APIKey, out.Key = s.IssueKey(tx, now, out.User.ID, name, scopes, "", "")
+			out.Session = s.newSession(tx, now, out.User.ID)
 		}
 	}
 	if out.FailedStep != "" {
-		s.Emit(st, b.ID, "workspace.provisioning_failed", now, failedWorkspace{workspaceView(b), out.FailedStep})
+		s.Emit(tx, b.ID, "workspace.provisioning_failed", now, failedWorkspace{workspaceView(b), out.FailedStep})
 	} else {
-		s.Emit(st, b.ID, "workspace.ready", now, workspaceView(b))
+		s.Emit(tx, b.ID, "workspace.ready", now, workspaceView(b))
 	}
 	return out
 }
@@ -169,14 +169,14 @@ func (s *Service) Provision(st *store.Store, now time.Time, spec ProvisionSpec) 
 // IssueKey creates a key for a user and returns its value (shown once) and
 // record. businessID "" reaches all the user's businesses; partnerID makes a
 // partner key.
-func (s *Service) IssueKey(st *store.Store, now time.Time, userID, name string, scopes []string, businessID, partnerID string) (string, *store.APIKey) {
+func (s *Service) IssueKey(tx *platform.Tx, now time.Time, userID, name string, scopes []string, businessID, partnerID string) (string, *store.APIKey) {
 	value := httpapi.KeyPrefix + s.IDs.Base62(httpapi.KeyRandomLen)
-	return value, s.insertKey(st, now, userID, value, name, scopes, businessID, partnerID)
+	return value, s.insertKey(tx, now, userID, value, name, scopes, businessID, partnerID)
 }
 
 // insertKey stores a key of the given value for a user (IssueKey, or a
 // seed account's key made again after a reset).
-func (s *Service) insertKey(st *store.Store, now time.Time, userID, value, name string, scopes []string, businessID, partnerID string) *store.APIKey {
+func (s *Service) insertKey(tx *platform.Tx, now time.Time, userID, value, name string, scopes []string, businessID, partnerID string) *store.APIKey {
 	k := &store.APIKey{
 		Hash:       httpapi.HashKey(value),
 		Prefix:     value[:httpapi.KeyShownLen],
@@ -186,40 +186,40 @@ func (s *Service) insertKey(st *store.Store, now time.Time, userID, value, name 
 		PartnerID:  partnerID,
 		Active:     true,
 	}
-	st.Keys.Insert(k, userID, now)
-	st.KeysByHash[k.Hash] = k
+	tx.Keys.Insert(k, userID, now)
+	tx.KeysByHash[k.Hash] = k
 	return k
 }
 
 // newSession opens a dashboard session for a user.
-func (s *Service) newSession(st *store.Store, now time.Time, userID string) *store.Session {
-	return s.insertSession(st, now, userID, "sess_"+s.IDs.Token(24))
+func (s *Service) newSession(tx *platform.Tx, now time.Time, userID string) *store.Session {
+	return s.insertSession(tx, now, userID, "sess_"+s.IDs.Token(24))
 }
 
 // insertSession stores a dashboard session with the given token.
-func (s *Service) insertSession(st *store.Store, now time.Time, userID, token string) *store.Session {
+func (s *Service) insertSession(tx *platform.Tx, now time.Time, userID, token string) *store.Session {
 	sess := &store.Session{Token: token, ExpiresAt: now.Add(sessionTTL)}
-	st.Sessions.Insert(sess, userID, now)
-	st.SessionsByToken[sess.Token] = sess
+	tx.Sessions.Insert(sess, userID, now)
+	tx.SessionsByToken[sess.Token] = sess
 	return sess
 }
 
 // assignNumber gives an agent a number and emits phone_number.assigned: phone
 // when it is not empty (a seed account's number made again after a reset),
 // otherwise the next number of the pool that nobody holds.
-func (s *Service) assignNumber(st *store.Store, now time.Time, b *store.Business, a *store.Agent, phone string) *store.Number {
+func (s *Service) assignNumber(tx *platform.Tx, now time.Time, b *store.Business, a *store.Agent, phone string) *store.Number {
 	for phone == "" {
-		next := fmt.Sprintf("+1%d", numberPoolStart+st.NextNumber)
-		st.NextNumber++
-		if st.NumbersByPhone[next] == nil {
+		next := fmt.Sprintf("+1%d", numberPoolStart+tx.NextNumber)
+		tx.NextNumber++
+		if tx.NumbersByPhone[next] == nil {
 			phone = next
 		}
 	}
 	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
-	st.Numbers.Insert(n, b.ID, now)
-	st.NumbersByPhone[phone] = n
+	tx.Numbers.Insert(n, b.ID, now)
+	tx.NumbersByPhone[phone] = n
 	a.PhoneNumber = phone
-	s.Emit(st, b.ID, "phone_number.assigned", now, telephony.NumberView(n))
+	s.Emit(tx, b.ID, "phone_number.assigned", now, telephony.NumberView(n))
 	return n
 }
 
@@ -262,9 +262,9 @@ func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
 	if err := checkScopes(opts.Scopes); err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	return s.NewAccountLocked(opts), nil
+	tx := s.WriteTx()
+	defer tx.End()
+	return s.CreateAccount(tx, opts), nil
 }
 
 // checkScopes refuses a scope the API does not have.
@@ -277,9 +277,10 @@ func checkScopes(scopes []string) error {
 	return nil
 }
 
-// NewAccountLocked is NewAccount for a caller that holds the write lock.
-func (s *Service) NewAccountLocked(opts AccountOptions) *Account {
-	acct, _ := s.provisionAccount(opts, nil)
+// CreateAccount provisions a ready tenant as NewAccount does, with the
+// state at hand; opts must hold known scopes.
+func (s *Service) CreateAccount(tx *platform.Tx, opts AccountOptions) *Account {
+	acct, _ := s.provisionAccount(tx, opts, nil)
 	return acct
 }
 
@@ -298,26 +299,25 @@ func (s *Service) SeedAccount(opts AccountOptions) (*Account, error) {
 	if err := checkScopes(opts.Scopes); err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	acct, resolved := s.provisionAccount(opts, nil)
+	tx := s.WriteTx()
+	defer tx.End()
+	acct, resolved := s.provisionAccount(tx, opts, nil)
 	s.seeds = append(s.seeds, seedAccount{opts: resolved, acct: *acct})
 	return acct, nil
 }
 
 // reseed provisions every seed account again (after a reset) and reports
-// how many. The caller holds the write lock.
-func (s *Service) reseed() int {
+// how many.
+func (s *Service) reseed(tx *platform.Tx) int {
 	for i := range s.seeds {
-		s.provisionAccount(s.seeds[i].opts, &s.seeds[i].acct)
+		s.provisionAccount(tx, s.seeds[i].opts, &s.seeds[i].acct)
 	}
 	return len(s.seeds)
 }
 
 // provisionAccount provisions an account with opts (the defaults filled
-// in, as it returns them), or again as preset when preset is not nil. The
-// caller holds the write lock.
-func (s *Service) provisionAccount(opts AccountOptions, preset *Account) (*Account, AccountOptions) {
+// in, as it returns them), or again as preset when preset is not nil.
+func (s *Service) provisionAccount(tx *platform.Tx, opts AccountOptions, preset *Account) (*Account, AccountOptions) {
 	if opts.BusinessName == "" {
 		opts.BusinessName = "Test Business"
 	}
@@ -335,9 +335,9 @@ func (s *Service) provisionAccount(opts AccountOptions, preset *Account) (*Accou
 		partnerID, code = s.IDs.UUID(), "ref_"+s.IDs.Token(5)
 	}
 	if partnerID != "" {
-		s.Store.RegisterPartner(partnerID, code)
+		tx.RegisterPartner(partnerID, code)
 	}
-	pr := s.Provision(s.Store, s.Now(""), ProvisionSpec{
+	pr := s.Provision(tx, s.Now(""), ProvisionSpec{
 		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
 		PartnerID: partnerID, Preset: preset,
 	})
@@ -394,5 +394,5 @@ func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {
 			return nil, httpapi.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
-	return httpapi.Created(s.NewAccountLocked(opts)), nil
+	return httpapi.Created(s.CreateAccount(rc.Tx, opts)), nil
 }

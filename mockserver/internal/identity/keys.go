@@ -19,7 +19,7 @@ func (s *Service) listKeys(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, more := httpapi.ListPage(rc.Store.Keys, []string{rc.Principal.User.ID}, pq, nil, func(k *store.APIKey) keys.Key {
+	list, more := httpapi.ListPage(rc.Tx.Keys, []string{rc.Principal.User.ID}, pq, nil, func(k *store.APIKey) keys.Key {
 		return keyView(k, rc.Now)
 	})
 	return map[string]any{"keys": list, "has_more": more}, nil
@@ -52,7 +52,7 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 	caller := rc.Principal.User
 	owner := caller.ID
 	if body.BusinessID != "" {
-		b, ok := rc.Store.Businesses.Get(body.BusinessID)
+		b, ok := rc.Tx.Businesses.Get(body.BusinessID)
 		if !ok {
 			return nil, httpapi.NotFound("business not found: " + body.BusinessID)
 		}
@@ -64,17 +64,17 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 		if !caller.Operator {
 			return nil, httpapi.Forbidden("only platform operators may mint partner keys (partner_id)")
 		}
-		if !rc.Store.PartnerKnown(body.PartnerID) {
+		if !rc.Tx.PartnerKnown(body.PartnerID) {
 			return nil, httpapi.NotFound("partner not found: " + body.PartnerID)
 		}
 		if body.UserID != "" {
-			if _, ok := rc.Store.Users.Get(body.UserID); !ok {
+			if _, ok := rc.Tx.Users.Get(body.UserID); !ok {
 				return nil, httpapi.NotFound("user not found: " + body.UserID)
 			}
 			owner = body.UserID
 		}
 	}
-	value, k := s.IssueKey(rc.Store, rc.Now, owner, name, scopes, body.BusinessID, body.PartnerID)
+	value, k := s.IssueKey(rc.Tx, rc.Now, owner, name, scopes, body.BusinessID, body.PartnerID)
 	if owner != caller.ID {
 		k.CreatedBy = caller.ID
 	}
@@ -88,7 +88,7 @@ func (s *Service) revokeKey(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, ok := rc.Store.Keys.Get(id)
+	k, ok := rc.Tx.Keys.Get(id)
 	if !ok || (k.Owner != rc.Principal.User.ID && k.CreatedBy != rc.Principal.User.ID) {
 		return nil, httpapi.NotFound("key not found: " + id)
 	}

@@ -33,11 +33,11 @@ func (s *Service) Outbox(to string) []OutboxMessage { return s.OutboxOf("", to) 
 // tenant, and messages of none) to an address or number ("" for all),
 // oldest first.
 func (s *Service) OutboxOf(tenant, to string) []OutboxMessage {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	tx := s.ReadTx()
+	defer tx.End()
 	out := []OutboxMessage{}
-	for _, m := range s.Store.Outbox.Owned("outbox") {
-		if (to == "" || strings.EqualFold(m.To, to)) && (tenant == "" || s.Store.TenantOf(m.BusinessID) == tenant) {
+	for _, m := range tx.Outbox.Owned("outbox") {
+		if (to == "" || strings.EqualFold(m.To, to)) && (tenant == "" || tx.TenantOf(m.BusinessID) == tenant) {
 			out = append(out, OutboxMessage{
 				ID: m.ID, BusinessID: m.BusinessID, Channel: m.Channel, To: m.To, From: m.From, Subject: m.Subject,
 				Body: m.Body, OTPCode: m.OTPCode, Link: m.Link, CreatedAt: m.CreatedAt,

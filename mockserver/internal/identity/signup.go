@@ -14,6 +14,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/signup"
 )
@@ -98,16 +99,16 @@ type signupPlan struct {
 func (s *Service) checkSignup(rc *httpapi.Ctx, f *store.SignupFields) (*signupPlan, error) {
 	p := &signupPlan{email: strings.ToLower(strings.TrimSpace(f.Email))}
 	if f.ReferralCode != nil && *f.ReferralCode != "" {
-		partner, ok := rc.Store.ReferralCodes[*f.ReferralCode]
+		partner, ok := rc.Tx.ReferralCodes[*f.ReferralCode]
 		if !ok {
 			return nil, errSignupField("/referral_code", "unknown referral code %q", *f.ReferralCode)
 		}
-		if u, ok := rc.Store.UsersByEmail[p.email]; ok && u.PartnerID == partner {
+		if u, ok := rc.Tx.UsersByEmail[p.email]; ok && u.PartnerID == partner {
 			return nil, errSignupField("/referral_code", "a partner cannot refer itself: omit referral_code for your own accounts")
 		}
 		p.partnerID = partner
 	}
-	if _, ok := rc.Store.UsersByEmail[p.email]; ok {
+	if _, ok := rc.Tx.UsersByEmail[p.email]; ok {
 		return nil, errEmailExists(p.email)
 	}
 	for _, ph := range []struct {
@@ -142,9 +143,9 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 		ExpiresAt: rc.Now.Add(otpTTL).UTC(),
 		State:     store.ChallengePending,
 	}
-	rc.Store.Challenges.Insert(ch, "signup", rc.Now)
-	s.Schedule("", ch.ExpiresAt.Add(challengeRetention), func(time.Time) { s.Store.Challenges.Delete(ch.ID) })
-	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
+	rc.Tx.Challenges.Insert(ch, "signup", rc.Now)
+	s.Schedule("", ch.ExpiresAt.Add(challengeRetention), func(tx *platform.Tx, _ time.Time) { tx.Challenges.Delete(ch.ID) })
+	s.SendOutbox(rc.Tx, rc.Now, store.OutboxMessage{
 		Channel: "email", To: strings.ToLower(strings.TrimSpace(f.Email)), From: "no-reply@voiceagent.example",
 		Subject: "Your voiceagent verification code",
 		Body: fmt.Sprintf("Your verification code for %s is %s. It expires in %d minutes.",
@@ -169,7 +170,7 @@ func (s *Service) signupVerify(rc *httpapi.Ctx) (any, error) {
 	if err := rc.DecodeAs("signupOtpVerify", &body); err != nil {
 		return nil, err
 	}
-	ch, ok := rc.Store.Challenges.Get(body.ChallengeID)
+	ch, ok := rc.Tx.Challenges.Get(body.ChallengeID)
 	if !ok {
 		return nil, errChallenge(reasonChallengeNotFound, "no such challenge (or it is over a day past its expiry): request a new code")
 	}
@@ -285,7 +286,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 	if len(scopes) == 0 {
 		scopes = wire.SignupDefaultScopes
 	}
-	pr := s.Provision(rc.Store, rc.Now, ProvisionSpec{
+	pr := s.Provision(rc.Tx, rc.Now, ProvisionSpec{
 		BusinessName: f.BusinessName, Email: sp.email, BusinessType: strOrEmpty(f.BusinessType),
 		Website: strOrEmpty(f.Website), ForwardTo: sp.forwardTo, Phone: sp.phone, Scopes: scopes,
 		KeyName: signupKeyName, NumberFails: sp.failNumber,
@@ -295,10 +296,10 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		BusinessID: b.ID, ActivationMode: mode, PlanID: plan, ReferralCode: strOrEmpty(f.ReferralCode),
 		ReferredBy: sp.partnerID, Via: strOrEmpty(f.Via), HowHeard: strOrEmpty(f.HowHeard), Attribution: f.Attribution,
 	}
-	rc.Store.Signups[b.ID] = rec
+	rc.Tx.Signups[b.ID] = rec
 	base := serverLinkBase(rc.Request)
-	magic := base + MagicLinkPath + "?token=" + s.newLink(rc.Store, rc.Now, "magic", pr.User.ID, magicLinkTTL)
-	setup := base + PasswordSetupPath + "?token=" + s.newLink(rc.Store, rc.Now, "password_setup", pr.User.ID, passwordSetupTTL)
+	magic := base + MagicLinkPath + "?token=" + s.newLink(rc.Tx, rc.Now, "magic", pr.User.ID, magicLinkTTL)
+	setup := base + PasswordSetupPath + "?token=" + s.newLink(rc.Tx, rc.Now, "password_setup", pr.User.ID, passwordSetupTTL)
 	dashboard := dashboardBase + "/b/" + b.ID
 
 	redacted := map[string]any{
@@ -345,7 +346,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		ch.Redacted = redacted
 		answer["replay_token"] = ch.ReplayToken
 	}
-	s.SendOutbox(rc.Store, rc.Now, store.OutboxMessage{
+	s.SendOutbox(rc.Tx, rc.Now, store.OutboxMessage{
 		BusinessID: b.ID, Channel: "email", To: sp.email, From: "no-reply@voiceagent.example",
 		Subject: "Welcome to voiceagent: sign in to " + b.Name,
 		Body:    "Your workspace " + b.Name + " is ready. Sign in within 15 minutes with this one-time link: " + magic,
@@ -358,8 +359,8 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 }
 
 // linkTenant is the tenant whose clock a link expires on: its user's.
-func (s *Service) linkTenant(st *store.Store, l *store.MagicLink) string {
-	if t := st.TenantOfOwner(l.UserID); t != l.UserID {
+func (s *Service) linkTenant(tx *platform.Tx, l *store.MagicLink) string {
+	if t := tx.TenantOfOwner(l.UserID); t != l.UserID {
 		return t
 	}
 	return ""
@@ -367,10 +368,10 @@ func (s *Service) linkTenant(st *store.Store, l *store.MagicLink) string {
 
 // newLink stores a link token for a user, forgotten a day after it expires
 // (until then it answers "expired").
-func (s *Service) newLink(st *store.Store, now time.Time, kind, userID string, ttl time.Duration) string {
+func (s *Service) newLink(tx *platform.Tx, now time.Time, kind, userID string, ttl time.Duration) string {
 	l := &store.MagicLink{Token: s.IDs.Token(24), Kind: kind, UserID: userID, ExpiresAt: now.Add(ttl).UTC()}
-	st.MagicLinks[l.Token] = l
-	s.Schedule(s.linkTenant(st, l), l.ExpiresAt.Add(linkRetention), func(time.Time) { delete(s.Store.MagicLinks, l.Token) })
+	tx.MagicLinks[l.Token] = l
+	s.Schedule(s.linkTenant(tx, l), l.ExpiresAt.Add(linkRetention), func(tx *platform.Tx, _ time.Time) { delete(tx.MagicLinks, l.Token) })
 	return l.Token
 }
 
@@ -381,19 +382,19 @@ func (s *Service) exchangeMagicLink(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, ok := rc.Store.MagicLinks[token]
+	l, ok := rc.Tx.MagicLinks[token]
 	if !ok || l.Kind != "magic" {
 		return nil, httpapi.Unauthorized("this sign-in link is invalid or was already used")
 	}
-	delete(rc.Store.MagicLinks, token)
-	now := s.Now(s.linkTenant(rc.Store, l))
+	delete(rc.Tx.MagicLinks, token)
+	now := s.Now(s.linkTenant(rc.Tx, l))
 	if !now.Before(l.ExpiresAt) {
 		return nil, httpapi.Unauthorized("this sign-in link expired")
 	}
-	if _, ok := rc.Store.Users.Get(l.UserID); !ok {
+	if _, ok := rc.Tx.Users.Get(l.UserID); !ok {
 		return nil, httpapi.Unauthorized("the link's account no longer exists")
 	}
-	sess := s.newSession(rc.Store, now, l.UserID)
+	sess := s.newSession(rc.Tx, now, l.UserID)
 	c := &http.Cookie{
 		Name: httpapi.SessionCookie, Value: sess.Token, Path: "/", Expires: sess.ExpiresAt,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: rc.Request.TLS != nil,
@@ -412,11 +413,11 @@ func (s *Service) passwordSetupLink(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, ok := rc.Store.MagicLinks[token]
-	if !ok || l.Kind != "password_setup" || !s.Now(s.linkTenant(rc.Store, l)).Before(l.ExpiresAt) {
+	l, ok := rc.Tx.MagicLinks[token]
+	if !ok || l.Kind != "password_setup" || !s.Now(s.linkTenant(rc.Tx, l)).Before(l.ExpiresAt) {
 		return nil, httpapi.Unauthorized("this password setup link is invalid or expired")
 	}
-	u, ok := rc.Store.Users.Get(l.UserID)
+	u, ok := rc.Tx.Users.Get(l.UserID)
 	if !ok {
 		return nil, httpapi.Unauthorized("the link's account no longer exists")
 	}
@@ -466,8 +467,8 @@ func errEmailExists(email string) *httpapi.Error {
 func errProvisioningFailed(answer map[string]any) *httpapi.Error {
 	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeProvisioningFailed,
 		"the account was created but its setup did not finish (phone number): keep the key, follow setup_status.recovery_paths, do not restart signup")
-	if st, ok := answer["setup_status"].(map[string]any); ok {
-		e = e.With("recovery_paths", st["recovery_paths"])
+	if setup, ok := answer["setup_status"].(map[string]any); ok {
+		e = e.With("recovery_paths", setup["recovery_paths"])
 	}
 	e.Top = answer
 	e.Header = http.Header{httpapi.HeaderShouldRetry: {"false"}}

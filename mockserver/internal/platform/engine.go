@@ -82,16 +82,16 @@ func (s *Platform) boundLogs() {
 	if n <= 0 {
 		n = DefaultOutboxSize
 	}
-	s.Store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
+	s.store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
 }
 
-// Schedule runs fn under the write lock once tenant's clock reaches at ("":
-// the base clock, for work of no tenant). fn receives the tenant's time.
-func (s *Platform) Schedule(tenant string, at time.Time, fn func(now time.Time)) (cancel func()) {
+// Schedule runs fn with a write Tx once tenant's clock reaches at ("": the
+// base clock, for work of no tenant). fn receives the tenant's time.
+func (s *Platform) Schedule(tenant string, at time.Time, fn func(tx *Tx, now time.Time)) (cancel func()) {
 	return s.Clocks.Of(tenant).Schedule(at, func(now time.Time) {
-		s.Mu.Lock()
-		defer s.Mu.Unlock()
-		fn(now)
+		tx := s.WriteTx()
+		defer tx.End()
+		fn(tx, now)
 	})
 }
 
@@ -182,9 +182,9 @@ func (g *IDGen) Base62(n int) string {
 	return string(out)
 }
 
-// SendOutbox records a message to a person. The caller holds the write lock.
-func (s *Platform) SendOutbox(st *store.Store, now time.Time, m store.OutboxMessage) {
-	st.Outbox.Insert(&m, "outbox", now)
+// SendOutbox records a message to a person.
+func (s *Platform) SendOutbox(tx *Tx, now time.Time, m store.OutboxMessage) {
+	tx.Outbox.Insert(&m, "outbox", now)
 	s.OutboxNotifier.Notify()
 }
 
@@ -192,12 +192,21 @@ func (s *Platform) SendOutbox(st *store.Store, now time.Time, m store.OutboxMess
 // state of its own registers how to drop it where it is created.
 func (s *Platform) OnReset(fn func()) { s.resets = append(s.resets, fn) }
 
+// OnNewState registers fn to prepare each new store: it runs at once on
+// the present one and, after every reset, on the new one, with a write Tx.
+func (s *Platform) OnNewState(fn func(tx *Tx)) {
+	tx := s.WriteTx()
+	defer tx.End()
+	fn(tx)
+	s.newStates = append(s.newStates, fn)
+}
+
 // OnReseed registers fn with ResetState as a seeder: it runs after every
 // reset has, under the same write lock, unless the reset is asked to leave
 // the server empty, and returns how many accounts it provisioned. The seed
 // accounts (mockserver's SeedAccount, the binary's demo account) come back
 // this way.
-func (s *Platform) OnReseed(fn func() int) { s.reseeds = append(s.reseeds, fn) }
+func (s *Platform) OnReseed(fn func(tx *Tx) int) { s.reseeds = append(s.reseeds, fn) }
 
 // ResetState drops all state: it gives the server a new store, drops the
 // tenants' clocks and every pending simulation, and runs every registered
@@ -205,18 +214,22 @@ func (s *Platform) OnReseed(fn func() int) { s.reseeds = append(s.reseeds, fn) }
 // so no request sees the server between the two. It returns how many
 // accounts the seeders provisioned.
 func (s *Platform) ResetState(reseed bool) (seeded int) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	s.Store.Drop()
-	s.Store = store.NewWithIDs(s.IDs.UUID)
+	tx := s.WriteTx()
+	defer tx.End()
+	s.store.Drop()
+	s.store = store.NewWithIDs(s.IDs.UUID)
+	tx.state = s.store
 	s.boundLogs()
 	s.Clocks.Reset()
+	for _, fn := range s.newStates {
+		fn(tx)
+	}
 	for _, fn := range s.resets {
 		fn()
 	}
 	if reseed {
 		for _, fn := range s.reseeds {
-			seeded += fn()
+			seeded += fn(tx)
 		}
 	}
 	return seeded
@@ -226,53 +239,50 @@ func (s *Platform) ResetState(reseed bool) (seeded int) {
 // announces what happened, the domains that care react; no lower layer names
 // its consumers.
 type engineHooks struct {
-	CallEnded     []func(st *store.Store, now time.Time, c *store.Call)       // a call completed or failed
-	TextDelivered []func(st *store.Store, now time.Time, m *store.SMSMessage) // a text was delivered
-	CallKnowledge []func(st *store.Store, c *store.Call) string               // a note to add to a finished call's summary ("" none)
+	CallEnded     []func(tx *Tx, now time.Time, c *store.Call)       // a call completed or failed
+	TextDelivered []func(tx *Tx, now time.Time, m *store.SMSMessage) // a text was delivered
+	CallKnowledge []func(tx *Tx, c *store.Call) string               // a note to add to a finished call's summary ("" none)
 }
 
 // OnCallEnded subscribes fn to the end of every outbound call, completed or
 // failed. Subscribers run in the order they subscribed, under the write
 // lock.
-func (s *Platform) OnCallEnded(fn func(st *store.Store, now time.Time, c *store.Call)) {
+func (s *Platform) OnCallEnded(fn func(tx *Tx, now time.Time, c *store.Call)) {
 	s.on.CallEnded = append(s.on.CallEnded, fn)
 }
 
-// CallEnded announces that call c completed or failed. The caller holds the
-// write lock.
-func (s *Platform) CallEnded(st *store.Store, now time.Time, c *store.Call) {
+// CallEnded announces that call c completed or failed.
+func (s *Platform) CallEnded(tx *Tx, now time.Time, c *store.Call) {
 	for _, fn := range s.on.CallEnded {
-		fn(st, now, c)
+		fn(tx, now, c)
 	}
 }
 
 // OnTextDelivered subscribes fn to the delivery of every text. Subscribers
 // run in the order they subscribed, under the write lock.
-func (s *Platform) OnTextDelivered(fn func(st *store.Store, now time.Time, m *store.SMSMessage)) {
+func (s *Platform) OnTextDelivered(fn func(tx *Tx, now time.Time, m *store.SMSMessage)) {
 	s.on.TextDelivered = append(s.on.TextDelivered, fn)
 }
 
-// TextDelivered announces that text m was delivered. The caller holds the
-// write lock.
-func (s *Platform) TextDelivered(st *store.Store, now time.Time, m *store.SMSMessage) {
+// TextDelivered announces that text m was delivered.
+func (s *Platform) TextDelivered(tx *Tx, now time.Time, m *store.SMSMessage) {
 	for _, fn := range s.on.TextDelivered {
-		fn(st, now, m)
+		fn(tx, now, m)
 	}
 }
 
 // OnCallKnowledge subscribes fn to finished calls' summaries: fn returns a
 // note to add to call c's summary, or "".
-func (s *Platform) OnCallKnowledge(fn func(st *store.Store, c *store.Call) string) {
+func (s *Platform) OnCallKnowledge(fn func(tx *Tx, c *store.Call) string) {
 	s.on.CallKnowledge = append(s.on.CallKnowledge, fn)
 }
 
 // CallKnowledgeNote is what a finished call's summary adds: the subscribers'
-// non-empty notes joined with " " ("" when none has one). The caller holds
-// the store lock.
-func (s *Platform) CallKnowledgeNote(st *store.Store, c *store.Call) string {
+// non-empty notes joined with " " ("" when none has one).
+func (s *Platform) CallKnowledgeNote(tx *Tx, c *store.Call) string {
 	var notes []string
 	for _, fn := range s.on.CallKnowledge {
-		if note := fn(st, c); note != "" {
+		if note := fn(tx, c); note != "" {
 			notes = append(notes, note)
 		}
 	}

@@ -13,34 +13,33 @@ import (
 // waiting tests).
 type EventBus struct {
 	mu   sync.Mutex
-	subs []func(ev *store.Event)
+	subs []func(tx *Tx, ev *store.Event)
 }
 
 // newEventBus returns a bus without subscribers.
 func newEventBus() *EventBus { return &EventBus{} }
 
-// Subscribe adds fn, called for every event while the store's write lock is
-// held: it must not block and must not take the store lock.
-func (b *EventBus) Subscribe(fn func(ev *store.Event)) {
+// Subscribe adds fn, called with the emitter's write Tx for every event: it
+// must not block.
+func (b *EventBus) Subscribe(fn func(tx *Tx, ev *store.Event)) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.subs = append(b.subs, fn)
 }
 
 // Emit records an event of a business at a simulated time, with data (the
-// resource) encoded as it is now, and hands it to the subscribers. The
-// caller holds the store's write lock.
-func (s *Platform) Emit(st *store.Store, businessID, eventType string, at time.Time, data any) *store.Event {
+// resource) encoded as it is now, and hands it to the subscribers.
+func (s *Platform) Emit(tx *Tx, businessID, eventType string, at time.Time, data any) *store.Event {
 	raw, err := jsonview.EncodeJSON(data)
 	if err != nil {
 		raw = []byte("null")
 	}
-	ev := st.Events.Insert(&store.Event{Type: eventType, Timestamp: at.UTC(), Data: raw}, businessID, at)
+	ev := tx.Events.Insert(&store.Event{Type: eventType, Timestamp: at.UTC(), Data: raw}, businessID, at)
 	s.Bus.mu.Lock()
 	subs := s.Bus.subs
 	s.Bus.mu.Unlock()
 	for _, fn := range subs {
-		fn(ev)
+		fn(tx, ev)
 	}
 	return ev
 }

@@ -22,11 +22,11 @@ type Platform struct {
 	// Config is the server's configuration, fixed when it is made.
 	Config Config
 
-	// Mu guards Store: handlers run under it (read lock for GET, write lock
-	// otherwise), and so does every scheduled simulation task.
-	Mu StateLock
-	// Store is the whole state; Reset replaces it.
-	Store *store.Store
+	// mu guards store, which is reached only through a Tx (ReadTx,
+	// WriteTx, Schedule).
+	mu StateLock
+	// store is the whole state; ResetState replaces it.
+	store *store.Store
 
 	// Clocks are the simulated clocks and their schedulers: a base time
 	// and one clock per tenant (see Now and Schedule).
@@ -39,9 +39,10 @@ type Platform struct {
 	// Bus carries every platform event to its subscribers.
 	Bus *EventBus
 
-	on      engineHooks
-	resets  []func()
-	reseeds []func() int
+	on        engineHooks
+	resets    []func()
+	newStates []func(tx *Tx)
+	reseeds   []func(tx *Tx) int
 }
 
 // New returns the engine of a server with an empty store.
@@ -49,7 +50,7 @@ func New(cfg Config) *Platform {
 	ids := newIDGen(cfg.IDSeed)
 	p := &Platform{
 		Config: cfg,
-		Store:  store.NewWithIDs(ids.UUID),
+		store:  store.NewWithIDs(ids.UUID),
 		Clocks: clock.NewTenants(cfg.Start),
 		IDs:    ids,
 		Bus:    newEventBus(),
@@ -58,7 +59,7 @@ func New(cfg Config) *Platform {
 	return p
 }
 
-// StateLock is the lock that guards a server's state (Platform.Mu): a
+// StateLock is the lock that guards a server's state: a
 // read-write lock that counts the releases of its write lock, so that a
 // reader can tell whether the state changed since an earlier reading.
 type StateLock struct {

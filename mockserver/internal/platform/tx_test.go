@@ -5,43 +5,50 @@ import (
 	"time"
 )
 
-func TestTxLocks(t *testing.T) {
+func TestTxHoldsTheLock(t *testing.T) {
 	p := New(Config{Start: time.Date(2026, 1, 2, 19, 0, 0, 0, time.UTC)})
-	p.Write(func(tx *Tx) {
-		if !tx.Writable() {
-			t.Error("Write gave a read Tx")
-		}
-		if p.Mu.TryRLock() {
-			t.Error("Write does not hold the write lock")
-			p.Mu.RUnlock()
-		}
-	})
-	p.Read(func(tx *Tx) {
-		if tx.Writable() {
-			t.Error("Read gave a write Tx")
-		}
-		if p.Mu.TryLock() {
-			t.Error("Read does not hold the read lock")
-			p.Mu.Unlock()
-		}
-		if tx.Agents == nil {
-			t.Error("a Tx does not reach the store's tables")
-		}
-	})
+	tx := p.WriteTx()
+	if !tx.Writable() {
+		t.Error("WriteTx gave a read Tx")
+	}
+	if p.mu.TryRLock() {
+		t.Error("a write Tx does not hold the write lock")
+	}
+	tx.End()
+	if !p.mu.TryLock() {
+		t.Fatal("End did not release the write lock")
+	}
+	p.mu.Unlock()
+
+	tx = p.ReadTx()
+	if tx.Writable() {
+		t.Error("ReadTx gave a write Tx")
+	}
+	if p.mu.TryLock() {
+		t.Error("a read Tx does not hold the read lock")
+	}
+	if tx.Agents == nil {
+		t.Error("a Tx does not reach the store's tables")
+	}
+	tx.End()
+	if !p.mu.TryLock() {
+		t.Fatal("End did not release the read lock")
+	}
+	p.mu.Unlock()
 }
 
-func TestScheduleTxRunsUnderTheWriteLock(t *testing.T) {
+func TestScheduleGivesAWriteTx(t *testing.T) {
 	start := time.Date(2026, 1, 2, 19, 0, 0, 0, time.UTC)
 	p := New(Config{Start: start})
 	var ran time.Time
-	p.ScheduleTx("", start.Add(time.Minute), func(tx *Tx, now time.Time) {
-		if !tx.Writable() || p.Mu.TryRLock() {
+	p.Schedule("", start.Add(time.Minute), func(tx *Tx, now time.Time) {
+		if !tx.Writable() || p.mu.TryRLock() {
 			t.Error("a task runs without the write lock")
 		}
 		ran = now
 	})
 	p.Clocks.Of("").Advance(2 * time.Minute)
 	if !ran.Equal(start.Add(time.Minute)) {
-		t.Errorf("task ran at %v, want %v", ran, start.Add(time.Minute))
+		t.Errorf("the task ran at %v, want %v", ran, start.Add(time.Minute))
 	}
 }

@@ -36,15 +36,14 @@ const (
 // startRuns subscribes runs to the ends of the calls and texts their
 // touches make (an approval request's call is not a run's).
 func (s *Service) startRuns() {
-	// The hooks run under the write lock, on the platform's store.
-	s.OnCallEnded(func(_ *store.Store, now time.Time, c *store.Call) {
+	s.OnCallEnded(func(tx *platform.Tx, now time.Time, c *store.Call) {
 		if ref := c.Touch(); ref.ApprovalRequestID == "" && ref.CommunicationRunID != "" {
-			runTouchEnded(s.TxLocked(true), now, ref, telephony.CallTouchEnd(c))
+			runTouchEnded(tx, now, ref, telephony.CallTouchEnd(c))
 		}
 	})
-	s.OnTextDelivered(func(_ *store.Store, now time.Time, m *store.SMSMessage) {
+	s.OnTextDelivered(func(tx *platform.Tx, now time.Time, m *store.SMSMessage) {
 		if m.Ref.ApprovalRequestID == "" && m.Ref.CommunicationRunID != "" {
-			runTouchEnded(s.TxLocked(true), now, m.Ref, telephony.TouchEnd{Status: telephony.TouchCompleted})
+			runTouchEnded(tx, now, m.Ref, telephony.TouchEnd{Status: telephony.TouchCompleted})
 		}
 	})
 }
@@ -175,8 +174,8 @@ func PlanRun(tx *platform.Tx, now time.Time, in RunInput) *Plan {
 // DefaultRunAgent returns the agent of a run without agent_id or number:
 // the business's intake agent, else its oldest agent with a number (nil
 // when it has neither).
-func DefaultRunAgent(st *store.Store, businessID string) *store.Agent {
-	return defaultRunAgent(st.Agents, businessID)
+func DefaultRunAgent(tx *platform.Tx, businessID string) *store.Agent {
+	return defaultRunAgent(tx.Agents, businessID)
 }
 
 // defaultRunAgent is DefaultRunAgent on the agents table.
@@ -422,14 +421,10 @@ func (s *Service) CreateRun(tx *platform.Tx, now time.Time, p *Plan, idempotency
 	tenant := tx.TenantOf(in.BusinessID)
 	for i, t := range run.Touches {
 		runID, idx := run.ID, i
-		s.ScheduleTx(tenant, t.ExecuteAt, func(tx *platform.Tx, now time.Time) { s.runTouch(tx, now, runID, idx) })
+		s.Schedule(tenant, t.ExecuteAt, func(tx *platform.Tx, now time.Time) { s.runTouch(tx, now, runID, idx) })
 	}
 	return run
 }
-
-// storeOf returns the store tx holds, for the telephony operations that
-// take a *store.Store: while tx is valid, it is the platform's store.
-func (s *Service) storeOf(*platform.Tx) *store.Store { return s.Store }
 
 // runTouch executes touch idx of run runID when the clock reaches it: it
 // places the call or sends the text, with the touch's reference. A touch
@@ -458,7 +453,7 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, runID string, idx int
 		if len(t.Context) > 0 {
 			context = string(httpapi.MustJSON(t.Context))
 		}
-		id, err := s.telephony.PlaceTouchCall(s.storeOf(tx), now, telephony.TouchCall{
+		id, err := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),
 			LeadID: strValue(tg.LeadID), FirstMessage: strValue(t.Message), Context: context, Ref: ref,
 		})
@@ -469,7 +464,7 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, runID string, idx int
 		tx.Runs.Update(run, func(*store.CommunicationRun) { t.CallID = id })
 		return
 	}
-	sid, err := s.telephony.SendTouchText(s.storeOf(tx), now, telephony.TouchSMS{
+	sid, err := s.telephony.SendTouchText(tx, now, telephony.TouchSMS{
 		AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Message: strValue(t.Message),
 		LeadID: strValue(tg.LeadID), Timezone: strValue(tg.Timezone), Ref: ref,
 	})
@@ -538,7 +533,7 @@ func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
 			return (status == "" || r.Status == status) && (ref == "" || r.ExternalRef == ref)
 		}
 	}
-	return httpapi.ReadOrList(rc, rc.Store.Runs, "communication run", match, RunView, func(items []Run, more bool) any {
+	return httpapi.ReadOrList(rc, rc.Tx.Runs, "communication run", match, RunView, func(items []Run, more bool) any {
 		return runList{CommunicationRuns: items, HasMore: more}
 	})
 }
@@ -552,14 +547,14 @@ type runList struct {
 // deleteRun cancels the touches that have not started and removes the run.
 // A touch already running finishes (its call or text is under way).
 func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
-	run, err := httpapi.DeleteOwned(rc, rc.Store.Runs, "communication run")
+	run, err := httpapi.DeleteOwned(rc, rc.Tx.Runs, "communication run")
 	if err != nil {
 		return nil, err
 	}
 	canceled := 0
 	// Out of the table already, but changed through Update as every kept
 	// record is.
-	rc.Store.Runs.Update(run, func(run *store.CommunicationRun) {
+	rc.Tx.Runs.Update(run, func(run *store.CommunicationRun) {
 		for _, t := range run.Touches {
 			if t.Status == touchScheduled {
 				t.Status, t.CompletedAt = touchCanceled, httpapi.UtcPtr(rc.Now)

@@ -31,16 +31,11 @@ func sdrCtxFor(rc *httpapi.Ctx, b *store.Business) *sdrCtx {
 	return newSDRCtx(rc.Tx, rc.Now, b, configOf(rc.Tx, b.ID))
 }
 
-// storeOf returns the store tx holds, for the operations of other domains
-// and of the platform that take a *store.Store: while tx is valid, it is
-// the platform's store.
-func (s *Service) storeOf(*platform.Tx) *store.Store { return s.Store }
-
 // SDRConfigView is an SDR configuration as the API shows it (GET and PUT
 // /sdr/config): a business without a stored configuration shows the
 // defaults, not configured and without created_at and updated_at.
-func SDRConfigView(st *store.Store, c *store.SDRConfig) *sdrapi.Config {
-	_, stored := st.SDRConfigs[c.BusinessID]
+func SDRConfigView(tx *platform.Tx, c *store.SDRConfig) *sdrapi.Config {
+	_, stored := tx.SDRConfigs[c.BusinessID]
 	v := &sdrapi.Config{
 		BusinessID:         c.BusinessID,
 		Enabled:            c.Enabled,
@@ -58,7 +53,7 @@ func SDRConfigView(st *store.Store, c *store.SDRConfig) *sdrapi.Config {
 		LastRunAt:          c.LastRunAt,
 		LastRunTrigger:     httpapi.Strp(c.LastRunTrigger),
 	}
-	if b, ok := st.Businesses.Get(c.BusinessID); ok {
+	if b, ok := tx.Businesses.Get(c.BusinessID); ok {
 		v.Timezone = telephony.BusinessLocation(b).String()
 	}
 	if stored {
@@ -75,7 +70,7 @@ func (s *Service) getSDRConfig(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return SDRConfigView(rc.Store, configOf(rc.Tx, b.ID)), nil
+	return SDRConfigView(rc.Tx, configOf(rc.Tx, b.ID)), nil
 }
 
 // ConfigPatch is PUT /sdr/config: absent fields keep their value.
@@ -107,7 +102,7 @@ func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return SDRConfigView(rc.Store, cfg), nil
+	return SDRConfigView(rc.Tx, cfg), nil
 }
 
 // UpdateConfig applies patch to the SDR configuration of business b at
@@ -324,7 +319,7 @@ func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOu
 		}
 		return sdrOutcome{detail: fmt.Sprintf("would call %s from agent %s", to, a.Name)}
 	}
-	call, apiErr := s.telephony.PlaceOutboundCall(s.storeOf(c.tx), c.now, telephony.OutboundCall{
+	call, apiErr := s.telephony.PlaceOutboundCall(c.tx, c.now, telephony.OutboundCall{
 		Agent: a, To: to, Lead: l, Context: "Outbound sales follow-up (" + seg.String() + ")",
 	})
 	if apiErr != nil {
@@ -343,7 +338,7 @@ func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOut
 	req := telephony.SMSRequest{Agent: a, To: *l.Phone, Lead: l,
 		Body: sdrGreeting(l) + " it's " + c.b.Name + ". " + sdrLine(seg) + " Reply STOP to opt out."}
 	if dry {
-		if _, apiErr := telephony.SMSPrecheck(s.storeOf(c.tx), c.now, req); apiErr != nil {
+		if _, apiErr := telephony.SMSPrecheck(c.tx, c.now, req); apiErr != nil {
 			return sdrOutcome{err: apiErr}
 		}
 		if req.To == telephony.MagicSMSSendFails {
@@ -351,7 +346,7 @@ func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOut
 		}
 		return sdrOutcome{detail: "would text " + req.To}
 	}
-	m, apiErr := s.telephony.SendSMS(s.storeOf(c.tx), c.now, req)
+	m, apiErr := s.telephony.SendSMS(c.tx, c.now, req)
 	out := sdrOutcome{err: apiErr}
 	if m != nil {
 		out.messageID = m.ID
@@ -375,7 +370,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 	}
 	c.tx.SDRMails.Insert(m, l.Owner, c.now)
 	id := m.ID
-	s.ScheduleTx(c.tx.TenantOf(l.Owner), c.now.Add(sdrEmailDelay), func(tx *platform.Tx, now time.Time) { s.sendSDRMail(tx, now, id) })
+	s.Schedule(c.tx.TenantOf(l.Owner), c.now.Add(sdrEmailDelay), func(tx *platform.Tx, now time.Time) { s.sendSDRMail(tx, now, id) })
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
 }
 
@@ -383,27 +378,26 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 // new lead becomes contacted), or, at the magic failing domain, it bounces
 // (lead_email.failed).
 func (s *Service) sendSDRMail(tx *platform.Tx, now time.Time, id string) {
-	st := s.storeOf(tx)
 	m, ok := tx.SDRMails.Get(id)
 	if !ok || m.Status != store.SDREmailQueued {
 		return
 	}
 	if strings.HasSuffix(strings.ToLower(m.To), magicEmailFailsDomain) {
 		m.Status, m.Error = store.SDREmailFailed, "bounced: the recipient's mail server rejected the message"
-		s.Emit(st, m.Owner, "lead_email.failed", now, sdrMailView(m))
+		s.Emit(tx, m.Owner, "lead_email.failed", now, sdrMailView(m))
 		return
 	}
 	at := now.UTC()
 	m.Status, m.SentAt = store.SDREmailSent, &at
-	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: m.Owner, Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
+	s.SendOutbox(tx, now, store.OutboxMessage{BusinessID: m.Owner, Channel: "email", To: m.To, From: m.From, Subject: m.Subject, Body: m.Body})
 	if l, ok := tx.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
 		tx.Leads.Update(l, func(l *store.Lead) {
 			l.Status = store.LeadContacted
 			l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
 		})
-		s.telephony.Rescore(st, now, l)
+		s.telephony.Rescore(tx, now, l)
 	}
-	s.Emit(st, m.Owner, "lead_email.sent", now, sdrMailView(m))
+	s.Emit(tx, m.Owner, "lead_email.sent", now, sdrMailView(m))
 }
 
 // sdrMail is an SDR email as the lead_email.sent and lead_email.failed
@@ -856,11 +850,11 @@ func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
 	}
 	leadID := rc.Query("leadId")
 	if leadID != "" {
-		if l, ok := rc.Store.Leads.Get(leadID); !ok || l.Owner != b.ID {
+		if l, ok := rc.Tx.Leads.Get(leadID); !ok || l.Owner != b.ID {
 			return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + leadID)
 		}
 	}
-	items, more := httpapi.ListPage(rc.Store.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
+	items, more := httpapi.ListPage(rc.Tx.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
 		func(a *store.SDRActivity) bool { return leadID == "" || a.LeadID == leadID }, sdrActivityView)
 	return activityList{Activity: items, HasMore: more, BusinessID: b.ID}, nil
 }
@@ -883,7 +877,7 @@ func (s *Service) startSDRRunner(tx *platform.Tx, cfg *store.SDRConfig, now time
 	schedule := func(tx *platform.Tx, at time.Time) {
 		next := at.UTC()
 		cfg.NextRunAt = &next
-		s.ScheduleTx(tx.TenantOf(businessID), at, tick)
+		s.Schedule(tx.TenantOf(businessID), at, tick)
 	}
 	tick = func(tx *platform.Tx, now time.Time) {
 		cur, ok := tx.SDRConfigs[businessID]

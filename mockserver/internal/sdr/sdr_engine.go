@@ -127,8 +127,8 @@ const (
 
 // SDRConfigOf returns a business's configuration, or the defaults (not
 // stored) when it has none.
-func SDRConfigOf(st *store.Store, businessID string) *store.SDRConfig {
-	return configIn(st.SDRConfigs, businessID)
+func SDRConfigOf(tx *platform.Tx, businessID string) *store.SDRConfig {
+	return configIn(tx.SDRConfigs, businessID)
 }
 
 // configOf is SDRConfigOf on the state tx holds.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
@@ -97,12 +98,13 @@ func TestTopEvalsKeepsThePipelineOrder(t *testing.T) {
 // reads the defaults, not configured, with null stamps; a stored one shows
 // its stamps.
 func TestConfigViewOfDefaults(t *testing.T) {
-	st := store.NewWithIDs(func() string { return "11111111-1111-4111-8111-111111111111" })
+	tx := platform.New(platform.Config{}).WriteTx()
+	defer tx.End()
 	b := &store.Business{Name: "Acme", Timezone: "Europe/Paris"}
 	b.ID = "22222222-2222-4222-8222-222222222222"
-	st.InsertBusiness(b, time.Time{})
+	tx.InsertBusiness(b, time.Time{})
 
-	raw, err := json.Marshal(SDRConfigView(st, SDRConfigOf(st, b.ID)))
+	raw, err := json.Marshal(SDRConfigView(tx, SDRConfigOf(tx, b.ID)))
 	require.NoError(t, err)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(raw, &got))
@@ -114,11 +116,11 @@ func TestConfigViewOfDefaults(t *testing.T) {
 		"last_run_trigger": nil, "created_at": nil, "updated_at": nil,
 	}, got)
 
-	cfg := SDRConfigOf(st, b.ID)
+	cfg := SDRConfigOf(tx, b.ID)
 	cfg.CreatedAt = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	cfg.UpdatedAt = cfg.CreatedAt
-	st.SDRConfigs[b.ID] = cfg
-	v := SDRConfigView(st, cfg)
+	tx.SDRConfigs[b.ID] = cfg
+	v := SDRConfigView(tx, cfg)
 	assert.True(t, v.Configured)
 	require.NotNil(t, v.CreatedAt)
 	cfg.UpdatedAt = cfg.UpdatedAt.Add(time.Hour)

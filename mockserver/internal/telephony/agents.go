@@ -65,7 +65,7 @@ var vendorConfigKeys = []string{
 // AgentOf returns an agent the caller reaches, or 404 (absent and not
 // accessible look the same).
 func AgentOf(rc *httpapi.Ctx, id string) (*store.Agent, error) {
-	return httpapi.Reachable(rc, rc.Store.Agents, id, "agent")
+	return httpapi.Reachable(rc, rc.Tx.Agents, id, "agent")
 }
 
 // ReachedAgent returns the agent with the id when who reaches its
@@ -93,10 +93,10 @@ func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
 	}
 	n := 0
 	for _, o := range owners {
-		n += rc.Store.Agents.Count(o)
+		n += rc.Tx.Agents.Count(o)
 	}
 	out := make([]AgentListView, 0, n)
-	rc.Store.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
+	rc.Tx.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
 		out = append(out, AgentListItem(a))
 		return true
 	})
@@ -373,8 +373,8 @@ func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
 }
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.
-func (s *Service) CreateAssistant(st *store.Store, a *store.Agent) {
-	s.createAssistant(st.Assistants, a)
+func (s *Service) CreateAssistant(tx *platform.Tx, a *store.Agent) {
+	s.createAssistant(tx.Assistants, a)
 }
 
 // createAssistant creates a's twin among the provider's assistants.
@@ -386,7 +386,7 @@ func (s *Service) createAssistant(assistants map[string]*store.Assistant, a *sto
 
 // SyncAssistant copies what the provider uses (name, inbound prompt and
 // greeting, voice, model, vendor settings) to the agent's assistant.
-func (s *Service) SyncAssistant(st *store.Store, a *store.Agent) { syncAssistant(st.Assistants, a) }
+func (s *Service) SyncAssistant(tx *platform.Tx, a *store.Agent) { syncAssistant(tx.Assistants, a) }
 
 // syncAssistant is SyncAssistant over the provider's assistants.
 func syncAssistant(assistants map[string]*store.Assistant, a *store.Agent) {
@@ -470,7 +470,7 @@ func orDefault(v any, def any) any {
 // ProviderAssistants returns how many assistants the simulated voice
 // provider holds, so tests can check that a failed create left none behind.
 func (s *Service) ProviderAssistants() int {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	return len(s.Store.Assistants)
+	tx := s.ReadTx()
+	defer tx.End()
+	return len(tx.Assistants)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -42,7 +43,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	}
 	var lead *store.Lead
 	if body.LeadID != "" {
-		l, ok := rc.Store.Leads.Get(body.LeadID)
+		l, ok := rc.Tx.Leads.Get(body.LeadID)
 		if !ok || l.Owner != a.Owner {
 			return nil, httpapi.NotFound("lead not found: " + body.LeadID)
 		}
@@ -60,7 +61,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 			first = *m
 		}
 	}
-	c, apiErr := s.PlaceOutboundCall(rc.Store, rc.Now, OutboundCall{
+	c, apiErr := s.PlaceOutboundCall(rc.Tx, rc.Now, OutboundCall{
 		Agent: a, To: body.To, Name: name, Context: body.Context, FirstMessage: first,
 		WebhookURL: body.WebhookURL, MaxDuration: body.MaxDuration, Lead: lead,
 		ProviderFault: func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) },
@@ -100,9 +101,8 @@ type OutboundCall struct {
 
 // PlaceOutboundCall places an outbound call: the magic failing number and
 // the voice provider are checked, the call is stored queued with its
-// enrichment variables and the clock takes it on. The caller holds the
-// write lock.
-func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundCall) (*store.Call, *httpapi.Error) {
+// enrichment variables and the clock takes it on.
+func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundCall) (*store.Call, *httpapi.Error) {
 	if oc.To == MagicCallFailed {
 		return nil, ErrMagicCallFailed(oc.To)
 	}
@@ -115,9 +115,9 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 	}
 	a, lead, name := oc.Agent, oc.Lead, oc.Name
 	if lead == nil {
-		lead = st.LeadByPhone(a.Owner, oc.To)
+		lead = tx.LeadByPhone(a.Owner, oc.To)
 	}
-	b, _ := st.Businesses.Get(a.Owner)
+	b, _ := tx.Businesses.Get(a.Owner)
 	maxDur := DefaultMaxDuration
 	switch {
 	case oc.MaxDuration != nil:
@@ -127,7 +127,7 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 	}
 	from := oc.From
 	if from == "" {
-		from = BusinessNumber(st, a)
+		from = BusinessNumber(tx, a)
 	}
 
 	c := &store.Call{
@@ -160,31 +160,31 @@ func (s *Service) PlaceOutboundCall(st *store.Store, now time.Time, oc OutboundC
 		AssistantID: a.VendorAssistantID, Prompt: fillVariables(prompt, vars), Variables: vars,
 	}
 	c.PlannedDuration = simulatedDuration(c.To)
-	st.Calls.Insert(c, a.Owner, now)
+	tx.Calls.Insert(c, a.Owner, now)
 	c.UpdatedAt = c.CreatedAt
 
 	switch c.To {
 	case magicCallNoAnswer:
-		s.scheduleCall(st, c, now.Add(noAnswerRingTime), func(st *store.Store, c *store.Call, now time.Time) {
-			s.failCall(st, now, c, "no_answer")
+		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), func(tx *platform.Tx, c *store.Call, now time.Time) {
+			s.failCall(tx, now, c, "no_answer")
 		})
 	case magicCallBusy:
-		s.scheduleCall(st, c, now.Add(outboundRingTime), func(st *store.Store, c *store.Call, now time.Time) {
-			s.failCall(st, now, c, "busy")
+		s.scheduleCall(tx, c, now.Add(outboundRingTime), func(tx *platform.Tx, c *store.Call, now time.Time) {
+			s.failCall(tx, now, c, "busy")
 		})
 	default:
-		s.scheduleCall(st, c, now.Add(outboundRingTime), s.answerOutbound)
+		s.scheduleCall(tx, c, now.Add(outboundRingTime), s.answerOutbound)
 	}
 	return c, nil
 }
 
 // BusinessNumber is the number a call or text of an agent comes from: the
 // agent's own, else the business's first number, else "".
-func BusinessNumber(st *store.Store, a *store.Agent) string {
+func BusinessNumber(tx *platform.Tx, a *store.Agent) string {
 	if a.PhoneNumber != "" {
 		return a.PhoneNumber
 	}
-	if nums := st.Numbers.Owned(a.Owner); len(nums) > 0 {
+	if nums := tx.Numbers.Owned(a.Owner); len(nums) > 0 {
 		return nums[0].PhoneNumber
 	}
 	return ""
@@ -192,11 +192,11 @@ func BusinessNumber(st *store.Store, a *store.Agent) string {
 
 // scheduleCall runs step on call c when its tenant's clock reaches at,
 // unless the call is gone (reset) or already finished.
-func (s *Service) scheduleCall(st *store.Store, c *store.Call, at time.Time, step func(st *store.Store, c *store.Call, now time.Time)) {
+func (s *Service) scheduleCall(tx *platform.Tx, c *store.Call, at time.Time, step func(tx *platform.Tx, c *store.Call, now time.Time)) {
 	id := c.ID
-	s.Schedule(st.TenantOf(c.Owner), at, func(now time.Time) {
-		if c, ok := s.Store.Calls.Get(id); ok && !c.Ended() {
-			step(s.Store, c, now)
+	s.Schedule(tx.TenantOf(c.Owner), at, func(tx *platform.Tx, now time.Time) {
+		if c, ok := tx.Calls.Get(id); ok && !c.Ended() {
+			step(tx, c, now)
 		}
 	})
 }
@@ -204,41 +204,41 @@ func (s *Service) scheduleCall(st *store.Store, c *store.Call, at time.Time, ste
 // answerOutbound: the callee picks up (queued -> in-progress, call.started);
 // the conversation ends after the simulated duration, capped by
 // max_duration.
-func (s *Service) answerOutbound(st *store.Store, c *store.Call, now time.Time) {
-	s.startCall(st, now, c)
+func (s *Service) answerOutbound(tx *platform.Tx, c *store.Call, now time.Time) {
+	s.startCall(tx, now, c)
 	d := min(c.PlannedDuration, c.MaxDuration)
-	s.scheduleCall(st, c, now.Add(time.Duration(d)*time.Second), s.completeOutbound)
+	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), s.completeOutbound)
 }
 
-func (s *Service) startCall(st *store.Store, now time.Time, c *store.Call) {
-	st.Calls.Update(c, func(c *store.Call) {
+func (s *Service) startCall(tx *platform.Tx, now time.Time, c *store.Call) {
+	tx.Calls.Update(c, func(c *store.Call) {
 		at := now.UTC()
 		c.Status = store.CallInProgress
 		c.StartedAt = &at
 		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
 	})
-	s.Emit(st, c.Owner, "call.started", now, callDetail(st, c))
+	s.Emit(tx, c.Owner, "call.started", now, callDetail(tx, c))
 }
 
 // finishCall sets what every finished conversation has. It changes c:
 // call it in Calls.Update's change function.
-func finishCall(st *store.Store, now time.Time, c *store.Call, status string, duration int) {
+func finishCall(tx *platform.Tx, now time.Time, c *store.Call, status string, duration int) {
 	at := now.UTC()
 	c.Status = status
 	c.Duration = duration
 	c.EndedAt = &at
 	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
 	c.Recorded = true
-	st.AddCallMinutes(c.Owner, duration)
+	tx.AddCallMinutes(c.Owner, duration)
 }
 
-func (s *Service) completeOutbound(st *store.Store, c *store.Call, now time.Time) {
-	b, _ := st.Businesses.Get(c.Owner)
+func (s *Service) completeOutbound(tx *platform.Tx, c *store.Call, now time.Time) {
+	b, _ := tx.Businesses.Get(c.Owner)
 	capped := c.PlannedDuration > c.MaxDuration
-	st.Calls.Update(c, func(c *store.Call) {
-		finishCall(st, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
+	tx.Calls.Update(c, func(c *store.Call) {
+		finishCall(tx, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
 		c.Transcript, c.Summary = outboundConversation(c, b, capped)
-		if note := s.CallKnowledgeNote(st, c); note != "" {
+		if note := s.CallKnowledgeNote(tx, c); note != "" {
 			c.Summary += " " + note
 		}
 		c.Quality = qualityFor(c.To, 0, capped)
@@ -247,22 +247,22 @@ func (s *Service) completeOutbound(st *store.Store, c *store.Call, now time.Time
 			c.EndedReason = "max_duration"
 		}
 	})
-	if l, ok := st.Leads.Get(c.LeadID); ok {
-		s.touchLead(st, now, l, true)
+	if l, ok := tx.Leads.Get(c.LeadID); ok {
+		s.touchLead(tx, now, l, true)
 	}
-	ev := s.Emit(st, c.Owner, "call.completed", now, callDetail(st, c))
+	ev := s.Emit(tx, c.Owner, "call.completed", now, callDetail(tx, c))
 	if c.WebhookURL != "" {
-		s.hooks.EnqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
+		s.hooks.EnqueueCallWebhook(tx, c, ev, webhooks.CallWebhook{
 			Event: ev.Type, CallID: c.ID, Status: c.Status, Duration: c.Duration,
 			RecordingURL: RecordingURL(c), Summary: c.Summary, Timestamp: ev.Timestamp,
 		})
 	}
-	s.CallEnded(st, now, c)
+	s.CallEnded(tx, now, c)
 }
 
 // failCall ends an outbound call that never connected.
-func (s *Service) failCall(st *store.Store, now time.Time, c *store.Call, reason string) {
-	st.Calls.Update(c, func(c *store.Call) {
+func (s *Service) failCall(tx *platform.Tx, now time.Time, c *store.Call, reason string) {
+	tx.Calls.Update(c, func(c *store.Call) {
 		at := now.UTC()
 		c.Status = store.CallFailed
 		c.Error = reason
@@ -270,34 +270,34 @@ func (s *Service) failCall(st *store.Store, now time.Time, c *store.Call, reason
 		c.EndedAt = &at
 		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
 	})
-	ev := s.Emit(st, c.Owner, "call.failed", now, callDetail(st, c))
+	ev := s.Emit(tx, c.Owner, "call.failed", now, callDetail(tx, c))
 	if c.WebhookURL != "" {
-		s.hooks.EnqueueCallWebhook(st, c, ev, webhooks.CallWebhook{
+		s.hooks.EnqueueCallWebhook(tx, c, ev, webhooks.CallWebhook{
 			Event: ev.Type, CallID: c.ID, Status: c.Status, Error: reason, Timestamp: ev.Timestamp,
 		})
 	}
-	s.CallEnded(st, now, c)
+	s.CallEnded(tx, now, c)
 }
 
 func (s *Service) getCalls(rc *httpapi.Ctx) (any, error) {
 	if id := rc.Query("id"); id != "" {
-		c, err := httpapi.Reachable(rc, rc.Store.Calls, id, "call")
+		c, err := httpapi.Reachable(rc, rc.Tx.Calls, id, "call")
 		if err != nil {
 			return nil, err
 		}
-		return callDetail(rc.Store, c), nil
+		return callDetail(rc.Tx, c), nil
 	}
 	pq, owners, err := rc.ListQuery(50, 100)
 	if err != nil {
 		return nil, err
 	}
 	agentID, status := rc.Query("agent_id"), rc.Query("status")
-	recs, more := httpapi.PageRecords(rc.Store.Calls, owners, pq, func(c *store.Call) bool {
+	recs, more := httpapi.PageRecords(rc.Tx.Calls, owners, pq, func(c *store.Call) bool {
 		return (agentID == "" || c.AgentID == agentID) && (status == "" || c.Status == status)
 	})
 	items := make([]calls.Call, len(recs))
 	for i, c := range recs {
-		items[i] = callListItem(rc.Store, c)
+		items[i] = callListItem(rc.Tx, c)
 	}
 	return callList{Calls: items, HasMore: more}, nil
 }
@@ -321,7 +321,7 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 	agentID := rc.Query("agent_id")
 	items := make([]calls.Transcript, 0, min(pq.Limit, 64))
 	more := false
-	rc.Store.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
+	rc.Tx.Calls.Scan(owners, pq.After, func(c *store.Call) bool {
 		if c.CreatedAt.Before(since) {
 			return false // older calls are outside the window: stop
 		}
@@ -332,7 +332,7 @@ func (s *Service) listTranscripts(rc *httpapi.Ctx) (any, error) {
 			more = true
 			return false
 		}
-		items = append(items, transcriptItem(rc.Store, c))
+		items = append(items, transcriptItem(rc.Tx, c))
 		return true
 	})
 	return transcriptList{Transcripts: items, HasMore: more}, nil
@@ -345,18 +345,18 @@ type transcriptList struct {
 }
 
 // transcriptItem is a call's transcript as GET /v1/transcripts shows it.
-func transcriptItem(st *store.Store, c *store.Call) calls.Transcript {
+func transcriptItem(tx *platform.Tx, c *store.Call) calls.Transcript {
 	return calls.Transcript{
 		CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
-		AgentName: agentName(st, c), Status: c.Status, Duration: c.Duration,
+		AgentName: agentName(tx, c), Status: c.Status, Duration: c.Duration,
 		Transcript: c.Transcript, Summary: httpapi.Strp(c.Summary), CreatedAt: c.CreatedAt,
 	}
 }
 
 // agentName is the agent's current name, or its name when the call was
 // placed if the agent is gone.
-func agentName(st *store.Store, c *store.Call) string {
-	if a, ok := st.Agents.Get(c.AgentID); ok {
+func agentName(tx *platform.Tx, c *store.Call) string {
+	if a, ok := tx.Agents.Get(c.AgentID); ok {
 		return a.Name
 	}
 	return c.AgentName
@@ -364,10 +364,10 @@ func agentName(st *store.Store, c *store.Call) string {
 
 // callListItem is a call as GET /v1/calls shows it: the spec's list
 // members and the quickstart's direction and summary.
-func callListItem(st *store.Store, c *store.Call) calls.Call {
+func callListItem(tx *platform.Tx, c *store.Call) calls.Call {
 	return calls.Call{
 		ID: c.ID, ConversationID: c.ConversationID, Status: calls.Status(c.Status), Duration: c.Duration,
-		AgentID: c.AgentID, AgentName: agentName(st, c), CreatedAt: c.CreatedAt,
+		AgentID: c.AgentID, AgentName: agentName(tx, c), CreatedAt: c.CreatedAt,
 		Direction: c.Direction, Summary: httpapi.Strp(c.Summary),
 	}
 }
@@ -409,10 +409,10 @@ type CallDetail struct {
 
 // callDetail is a call's detail view. Its nullable members are copies of
 // the call's strings.
-func callDetail(st *store.Store, c *store.Call) CallDetail {
+func callDetail(tx *platform.Tx, c *store.Call) CallDetail {
 	return CallDetail{
 		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Duration: c.Duration,
-		AgentID: c.AgentID, AgentName: agentName(st, c), CreatedAt: c.CreatedAt,
+		AgentID: c.AgentID, AgentName: agentName(tx, c), CreatedAt: c.CreatedAt,
 		Direction: c.Direction, Summary: httpapi.Strp(c.Summary), BusinessID: c.Owner,
 		LeadID: httpapi.Strp(c.LeadID), RecordingURL: httpapi.Strp(RecordingURL(c)),
 		Transcript: httpapi.Strp(c.Transcript), QualityDimensions: c.Quality, To: c.To,

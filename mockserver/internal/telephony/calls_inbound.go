@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -41,21 +42,20 @@ type Caller struct {
 	Intent string `json:"intent,omitempty"`
 }
 
-// inboundCallLocked starts an inbound call: the call rings (call.received),
-// the caller's number gains SMS consent (unless it opted out), and the
-// clock of the number's tenant takes it on. The caller holds the write
-// lock.
-func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Call, *httpapi.Error) {
-	n, ok := st.NumbersByPhone[in.To]
+// inboundCallLocked starts an inbound call: the call rings (call.received), the
+// caller's number gains SMS consent (unless it opted out), and the clock of the
+// number's tenant takes it on.
+func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Call, *httpapi.Error) {
+	n, ok := tx.NumbersByPhone[in.To]
 	if !ok {
 		return nil, httpapi.NotFound("no agent answers " + in.To + ": it is not a platform number")
 	}
-	now := s.Now(st.TenantOf(n.Owner))
-	a, ok := st.Agents.Get(n.AgentID)
+	now := s.Now(tx.TenantOf(n.Owner))
+	a, ok := tx.Agents.Get(n.AgentID)
 	if !ok {
 		return nil, httpapi.NotFound("the number " + in.To + " has no agent")
 	}
-	b, _ := st.Businesses.Get(n.Owner)
+	b, _ := tx.Businesses.Get(n.Owner)
 	c := &store.Call{
 		ConversationID: "conv_" + s.IDs.Token(12),
 		Status:         store.CallRinging,
@@ -78,7 +78,7 @@ func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Cal
 	if c.PlannedDuration <= 0 {
 		c.PlannedDuration = simulatedDuration(in.From)
 	}
-	lead := st.LeadByPhone(n.Owner, in.From)
+	lead := tx.LeadByPhone(n.Owner, in.From)
 	if lead != nil {
 		c.LeadID = lead.ID
 	}
@@ -86,15 +86,15 @@ func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Cal
 	c.Provider = store.ProviderCall{
 		AssistantID: a.VendorAssistantID, Prompt: fillVariables(a.InboundPrompt, vars), Variables: vars,
 	}
-	st.Calls.Insert(c, n.Owner, now)
+	tx.Calls.Insert(c, n.Owner, now)
 	c.UpdatedAt = c.CreatedAt
-	if st.Consent(n.Owner, in.From) != store.ConsentOptedOut {
-		st.SetConsent(n.Owner, in.From, store.ConsentOptedIn)
+	if tx.Consent(n.Owner, in.From) != store.ConsentOptedOut {
+		tx.SetConsent(n.Owner, in.From, store.ConsentOptedIn)
 	}
-	s.Emit(st, c.Owner, "call.received", now, callDetail(st, c))
+	s.Emit(tx, c.Owner, "call.received", now, callDetail(tx, c))
 
 	if !c.Answered {
-		s.scheduleCall(st, c, now.Add(noAnswerRingTime), s.missInbound)
+		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), s.missInbound)
 		return c, nil
 	}
 	ring := inboundRingTime
@@ -103,10 +103,10 @@ func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Cal
 		// answers when nobody picks up.
 		ring = time.Duration(b.RingFirstSeconds) * time.Second
 	}
-	s.scheduleCall(st, c, now.Add(ring), func(st *store.Store, c *store.Call, now time.Time) {
-		s.startCall(st, now, c)
+	s.scheduleCall(tx, c, now.Add(ring), func(tx *platform.Tx, c *store.Call, now time.Time) {
+		s.startCall(tx, now, c)
 		d := min(c.PlannedDuration, c.MaxDuration)
-		s.scheduleCall(st, c, now.Add(time.Duration(d)*time.Second), s.endInbound)
+		s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), s.endInbound)
 	})
 	return c, nil
 }
@@ -115,22 +115,22 @@ func (s *Service) inboundCallLocked(st *store.Store, in InboundCall) (*store.Cal
 // quality, recording, lead collection, a transfer when the caller asked for
 // a person and the agent has transfer on (conversation.handoff), then
 // call.completed.
-func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
-	a, _ := st.Agents.Get(c.AgentID)
+func (s *Service) endInbound(tx *platform.Tx, c *store.Call, now time.Time) {
+	a, _ := tx.Agents.Get(c.AgentID)
 	if a == nil {
 		a = &store.Agent{Name: c.AgentName, FirstMessage: c.FirstMessage}
 	}
-	b, _ := st.Businesses.Get(c.Owner)
+	b, _ := tx.Businesses.Get(c.Owner)
 	info := extractLead(c.CallerInfo(), c.From)
 	capped := c.PlannedDuration > c.MaxDuration
 	transferTo := ""
 	if !capped && info.intent == intentHuman && a.TransferEnabled && a.TransferPhoneNumber != "" {
 		transferTo = a.TransferPhoneNumber
 	}
-	st.Calls.Update(c, func(c *store.Call) {
-		finishCall(st, now, c, store.CallEnded, min(c.PlannedDuration, c.MaxDuration))
+	tx.Calls.Update(c, func(c *store.Call) {
+		finishCall(tx, now, c, store.CallEnded, min(c.PlannedDuration, c.MaxDuration))
 		c.Transcript, c.Summary = inboundConversation(c, a, b, info, transferTo, capped)
-		if note := s.CallKnowledgeNote(st, c); note != "" {
+		if note := s.CallKnowledgeNote(tx, c); note != "" {
 			c.Summary += " " + note
 		}
 		c.Quality = qualityFor(c.From, len(info.captured())-1, capped) // the caller's number is always known
@@ -146,22 +146,22 @@ func (s *Service) endInbound(st *store.Store, c *store.Call, now time.Time) {
 			c.Name = info.name
 		}
 	})
-	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, SourceInboundCall)
-	st.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
+	lead := s.collectLead(tx, now, c.Owner, c.AgentID, c.From, info, SourceInboundCall)
+	tx.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
 	if transferTo != "" {
-		s.Emit(st, c.Owner, webhooks.EventConversationHandoff, now, webhooks.HandoffData{
+		s.Emit(tx, c.Owner, webhooks.EventConversationHandoff, now, webhooks.HandoffData{
 			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
 			LeadID: lead.ID, From: c.From, TransferTo: transferTo,
 			Reason: "the caller asked to speak with a person", Timestamp: now.UTC(),
 		})
 	}
-	s.Emit(st, c.Owner, "call.completed", now, callDetail(st, c))
+	s.Emit(tx, c.Owner, "call.completed", now, callDetail(tx, c))
 }
 
 // missInbound ends an inbound call nobody answered: no-answer, with the
 // voicemail when the caller left one (voicemail.received). The lead is
 // collected either way, then call.failed.
-func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
+func (s *Service) missInbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	in := c.CallerInfo()
 	source := sourceMissedCall
 	voicemail := in.Voicemail
@@ -170,9 +170,9 @@ func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
 		in.Said = httpapi.FirstNonEmpty(in.Said, voicemail)
 	}
 	info := extractLead(in, c.From)
-	st.Calls.Update(c, func(c *store.Call) {
+	tx.Calls.Update(c, func(c *store.Call) {
 		if voicemail != "" {
-			finishCall(st, now, c, store.CallNoAnswer, voicemailDuration(voicemail))
+			finishCall(tx, now, c, store.CallNoAnswer, voicemailDuration(voicemail))
 			c.Transcript = "Caller: " + voicemail
 			c.EndedReason = "voicemail"
 			c.Summary = "Voicemail from " + httpapi.FirstNonEmpty(info.name, c.From) + ": " + truncate(voicemail, 160)
@@ -187,10 +187,10 @@ func (s *Service) missInbound(st *store.Store, c *store.Call, now time.Time) {
 			c.Name = info.name
 		}
 	})
-	lead := s.collectLead(st, now, c.Owner, c.AgentID, c.From, info, source)
-	st.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
+	lead := s.collectLead(tx, now, c.Owner, c.AgentID, c.From, info, source)
+	tx.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
 	if voicemail != "" {
-		s.Emit(st, c.Owner, "voicemail.received", now, callDetail(st, c))
+		s.Emit(tx, c.Owner, "voicemail.received", now, callDetail(tx, c))
 	}
-	s.Emit(st, c.Owner, "call.failed", now, callDetail(st, c))
+	s.Emit(tx, c.Owner, "call.failed", now, callDetail(tx, c))
 }

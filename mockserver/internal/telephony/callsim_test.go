@@ -23,7 +23,7 @@ func (w *world) place(t *testing.T, oc telephony.OutboundCall) (*store.Call, *ht
 	var err *httpapi.Error
 	w.p.Write(func(tx *platform.Tx) {
 		oc.Agent = w.acct.Agent
-		c, err = w.tel.PlaceOutboundCall(w.p.Store, w.p.Now(w.tenant()), oc)
+		c, err = w.tel.PlaceOutboundCall(tx, w.p.Now(w.tenant()), oc)
 	})
 	return c, err
 }

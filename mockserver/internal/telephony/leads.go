@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -146,39 +147,39 @@ func LeadScore(l *store.Lead) int {
 }
 
 // Rescore recomputes a lead's score and emits lead.scored when it changed.
-func (s *Service) Rescore(st *store.Store, now time.Time, l *store.Lead) {
+func (s *Service) Rescore(tx *platform.Tx, now time.Time, l *store.Lead) {
 	if sc := LeadScore(l); sc != l.Score {
-		st.Leads.Update(l, func(l *store.Lead) { l.Score = sc })
-		s.Emit(st, l.Owner, "lead.scored", now, LeadDetail(st, l))
+		tx.Leads.Update(l, func(l *store.Lead) { l.Score = sc })
+		s.Emit(tx, l.Owner, "lead.scored", now, LeadDetail(tx, l))
 	}
 }
 
 // collectLead records what a conversation collected: the business's lead
 // with the caller's number (or the phone or email they gave) is updated,
 // otherwise a new lead is created (lead.created, then lead.scored). Either
-// way the interaction is counted. The caller holds the write lock.
-func (s *Service) collectLead(st *store.Store, now time.Time, businessID, agentID, callerNumber string, info leadInfo, source string) *store.Lead {
-	l := st.LeadByPhone(businessID, callerNumber)
+// way the interaction is counted.
+func (s *Service) collectLead(tx *platform.Tx, now time.Time, businessID, agentID, callerNumber string, info leadInfo, source string) *store.Lead {
+	l := tx.LeadByPhone(businessID, callerNumber)
 	if l == nil && info.phone != "" {
-		l = st.LeadByPhone(businessID, info.phone)
+		l = tx.LeadByPhone(businessID, info.phone)
 	}
 	if l == nil && info.email != "" {
-		l = st.LeadByEmail(businessID, info.email)
+		l = tx.LeadByEmail(businessID, info.email)
 	}
 	if l == nil {
 		nl := &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID, Interactions: 1}
 		applyLeadInfo(nl, info)
 		nl.Score = LeadScore(nl)
-		st.Leads.Insert(nl, businessID, now)
+		tx.Leads.Insert(nl, businessID, now)
 		nl.UpdatedAt = nl.CreatedAt
 		nl.LastContactAt = &nl.CreatedAt
-		view := LeadDetail(st, nl)
-		s.Emit(st, businessID, "lead.created", now, view)
-		s.Emit(st, businessID, "lead.scored", now, view)
+		view := LeadDetail(tx, nl)
+		s.Emit(tx, businessID, "lead.created", now, view)
+		s.Emit(tx, businessID, "lead.scored", now, view)
 		return nl
 	}
-	st.Leads.Update(l, func(l *store.Lead) { applyLeadInfo(l, info) })
-	s.touchLead(st, now, l, false)
+	tx.Leads.Update(l, func(l *store.Lead) { applyLeadInfo(l, info) })
+	s.touchLead(tx, now, l, false)
 	return l
 }
 
@@ -203,10 +204,9 @@ func applyLeadInfo(l *store.Lead, info leadInfo) {
 }
 
 // touchLead counts one interaction with a lead (a call or a text); an
-// outbound contact moves a new lead to contacted. The caller holds the
-// write lock.
-func (s *Service) touchLead(st *store.Store, now time.Time, l *store.Lead, outbound bool) {
-	st.Leads.Update(l, func(l *store.Lead) {
+// outbound contact moves a new lead to contacted.
+func (s *Service) touchLead(tx *platform.Tx, now time.Time, l *store.Lead, outbound bool) {
+	tx.Leads.Update(l, func(l *store.Lead) {
 		l.Interactions++
 		at := now.UTC()
 		l.LastContactAt = &at
@@ -215,12 +215,12 @@ func (s *Service) touchLead(st *store.Store, now time.Time, l *store.Lead, outbo
 		}
 		l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
 	})
-	s.Rescore(st, now, l)
+	s.Rescore(tx, now, l)
 }
 
 // leadOf returns a lead the caller reaches, or 404.
 func leadOf(rc *httpapi.Ctx, id string) (*store.Lead, error) {
-	return httpapi.Reachable(rc, rc.Store.Leads, id, "lead")
+	return httpapi.Reachable(rc, rc.Tx.Leads, id, "lead")
 }
 
 func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
@@ -229,7 +229,7 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return LeadDetail(rc.Store, l), nil
+		return LeadDetail(rc.Tx, l), nil
 	}
 	status := rc.Query("status")
 	if status != "" && !slices.Contains(store.LeadStatuses, status) {
@@ -254,18 +254,18 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 		var cands []*store.Lead
 		for _, o := range owners {
 			if phone != "" {
-				cands = append(cands, rc.Store.LeadsByPhone(o, phone)...)
+				cands = append(cands, rc.Tx.LeadsByPhone(o, phone)...)
 			} else {
-				cands = append(cands, rc.Store.LeadsByEmail(o, email)...)
+				cands = append(cands, rc.Tx.LeadsByEmail(o, email)...)
 			}
 		}
 		recs, more = pageOf(cands, pq, match)
 	} else {
-		recs, more = httpapi.PageRecords(rc.Store.Leads, owners, pq, match)
+		recs, more = httpapi.PageRecords(rc.Tx.Leads, owners, pq, match)
 	}
 	items := make([]LeadListView, len(recs))
 	for i, l := range recs {
-		items[i] = LeadListItem(rc.Store, l)
+		items[i] = LeadListItem(rc.Tx, l)
 	}
 	return leadList{Leads: items, HasMore: more}, nil
 }
@@ -311,7 +311,7 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc.Store.Leads.Update(l, func(l *store.Lead) {
+	rc.Tx.Leads.Update(l, func(l *store.Lead) {
 		fields := map[string]**string{
 			"name": &l.Name, "first_name": &l.FirstName, "last_name": &l.LastName,
 			"email": &l.Email, "phone": &l.Phone, "source": &l.Source, "notes": &l.Notes,
@@ -329,8 +329,8 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 		}
 		l.UpdatedAt = httpapi.Later(l.UpdatedAt, rc.Now)
 	})
-	s.Rescore(rc.Store, rc.Now, l)
-	return LeadDetail(rc.Store, l), nil
+	s.Rescore(rc.Tx, rc.Now, l)
+	return LeadDetail(rc.Tx, l), nil
 }
 
 // LeadListView is a lead in GET /v1/leads: the spec's list form, the
@@ -373,13 +373,13 @@ type leadDetailView struct {
 }
 
 // LeadListItem is a lead in GET /v1/leads.
-func LeadListItem(st *store.Store, l *store.Lead) LeadListView {
+func LeadListItem(tx *platform.Tx, l *store.Lead) LeadListView {
 	v := LeadListView{
 		ID: l.ID, Name: l.Name, FirstName: l.FirstName, LastName: l.LastName,
 		Email: l.Email, Phone: l.Phone, Status: l.Status, Source: l.Source,
 		AgentID: httpapi.Strp(l.AgentID), BusinessID: l.Owner, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}
-	if a, ok := st.Agents.Get(l.AgentID); ok {
+	if a, ok := tx.Agents.Get(l.AgentID); ok {
 		name := a.Name
 		v.AgentName = &name
 	}
@@ -387,9 +387,9 @@ func LeadListItem(st *store.Store, l *store.Lead) LeadListView {
 }
 
 // LeadDetail is a lead in GET /v1/leads?id=, PATCH answers and lead events.
-func LeadDetail(st *store.Store, l *store.Lead) leadDetailView {
+func LeadDetail(tx *platform.Tx, l *store.Lead) leadDetailView {
 	return leadDetailView{
-		LeadListView: LeadListItem(st, l),
+		LeadListView: LeadListItem(tx, l),
 		Zip:          l.Zip, Address: l.Address, City: l.City, State: l.State,
 		SourceURL: l.SourceURL, SourcePage: l.SourcePage, Notes: l.Notes, Message: l.Message,
 		EventDate: l.EventDate, EventType: l.EventType, Score: l.Score, InteractionCount: l.Interactions,

@@ -12,7 +12,7 @@ func (s *Service) listNumbers(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	out := []numbers.Number{}
-	rc.Store.Numbers.Scan(owners, httpapi.ZeroTime, func(n *store.Number) bool {
+	rc.Tx.Numbers.Scan(owners, httpapi.ZeroTime, func(n *store.Number) bool {
 		out = append(out, NumberView(n))
 		return true
 	})

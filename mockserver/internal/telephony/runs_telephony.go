@@ -5,6 +5,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -74,23 +75,22 @@ var SMSComplianceCodes = []string{wire.CodeNumberOnDNC, wire.CodeNumberOptedOut,
 
 // touchLead is the lead a touch names, when it is a lead of the agent's
 // business.
-func touchLead(st *store.Store, a *store.Agent, leadID string) *store.Lead {
-	if l, ok := st.Leads.Get(leadID); ok && l.Owner == a.Owner {
+func touchLead(tx *platform.Tx, a *store.Agent, leadID string) *store.Lead {
+	if l, ok := tx.Leads.Get(leadID); ok && l.Owner == a.Owner {
 		return l
 	}
 	return nil
 }
 
-// PlaceTouchCall places a touch's call and returns its id. The caller holds
-// the write lock.
-func (s *Service) PlaceTouchCall(st *store.Store, now time.Time, tc TouchCall) (string, *httpapi.Error) {
-	a, ok := st.Agents.Get(tc.AgentID)
+// PlaceTouchCall places a touch's call and returns its id.
+func (s *Service) PlaceTouchCall(tx *platform.Tx, now time.Time, tc TouchCall) (string, *httpapi.Error) {
+	a, ok := tx.Agents.Get(tc.AgentID)
 	if !ok {
 		return "", httpapi.NotFound("agent not found: " + tc.AgentID)
 	}
-	c, err := s.PlaceOutboundCall(st, now, OutboundCall{
+	c, err := s.PlaceOutboundCall(tx, now, OutboundCall{
 		Agent: a, To: tc.To, Name: tc.Name, Context: tc.Context, FirstMessage: tc.FirstMessage,
-		Lead: touchLead(st, a, tc.LeadID), From: tc.From, Ref: tc.Ref,
+		Lead: touchLead(tx, a, tc.LeadID), From: tc.From, Ref: tc.Ref,
 	})
 	if err != nil {
 		return "", err
@@ -98,15 +98,14 @@ func (s *Service) PlaceTouchCall(st *store.Store, now time.Time, tc TouchCall) (
 	return c.ID, nil
 }
 
-// SendTouchText sends a touch's text and returns its message sid. The
-// caller holds the write lock.
-func (s *Service) SendTouchText(st *store.Store, now time.Time, tm TouchSMS) (string, *httpapi.Error) {
-	a, ok := st.Agents.Get(tm.AgentID)
+// SendTouchText sends a touch's text and returns its message sid.
+func (s *Service) SendTouchText(tx *platform.Tx, now time.Time, tm TouchSMS) (string, *httpapi.Error) {
+	a, ok := tx.Agents.Get(tm.AgentID)
 	if !ok {
 		return "", httpapi.NotFound("agent not found: " + tm.AgentID)
 	}
-	m, err := s.SendSMS(st, now, SMSRequest{Agent: a, To: tm.To, Body: tm.Message,
-		Lead: touchLead(st, a, tm.LeadID), From: tm.From, Ref: tm.Ref, Timezone: tm.Timezone})
+	m, err := s.SendSMS(tx, now, SMSRequest{Agent: a, To: tm.To, Body: tm.Message,
+		Lead: touchLead(tx, a, tm.LeadID), From: tm.From, Ref: tm.Ref, Timezone: tm.Timezone})
 	if err != nil {
 		return "", err
 	}

@@ -11,6 +11,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/sms"
 )
@@ -104,12 +105,12 @@ func RecipientLocation(number string, b *store.Business) *time.Location {
 	return BusinessLocation(b)
 }
 
-// smsCompliance is the check every outbound text passes, in order: the
-// magic numbers (+15005550012 never gets here: it goes straight to the
-// carrier, which fails), do-not-call (national registry and the business's
-// list), consent (opted in, not opted out), quiet hours in the recipient's
-// local time (loc), then content. The caller holds the lock.
-func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body string, loc *time.Location) *httpapi.Error {
+// smsCompliance is the check every outbound text passes, in order: the magic
+// numbers (+15005550012 never gets here: it goes straight to the carrier,
+// which fails), do-not-call (national registry and the business's list),
+// consent (opted in, not opted out), quiet hours in the recipient's local
+// time (loc), then content.
+func smsCompliance(tx *platform.Tx, now time.Time, b *store.Business, to, body string, loc *time.Location) *httpapi.Error {
 	switch to {
 	case magicSMSOnDNC:
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
@@ -118,10 +119,10 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 	case magicSMSTCPA:
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
 	}
-	if st.OnDNC(b.ID, to) {
+	if tx.OnDNC(b.ID, to) {
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
 	}
-	switch st.Consent(b.ID, to) {
+	switch tx.Consent(b.ID, to) {
 	case store.ConsentOptedOut:
 		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
@@ -141,7 +142,7 @@ func smsCompliance(st *store.Store, now time.Time, b *store.Business, to, body s
 // SMSPrecheck is what SendSMS checks before a text reaches the carrier: the
 // sender (the agent's number, or "messaging_service") and the compliance
 // checks. It changes nothing, so a dry run can ask it too.
-func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, apiErr *httpapi.Error) {
+func SMSPrecheck(tx *platform.Tx, now time.Time, req SMSRequest) (from string, apiErr *httpapi.Error) {
 	a := req.Agent
 	from = a.PhoneNumber
 	if sid, _ := a.Metadata[MessagingServiceKey].(string); sid != "" {
@@ -153,7 +154,7 @@ func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, a
 	if from == "" {
 		return "", httpapi.NotFound("agent " + a.ID + " has no phone number to send from")
 	}
-	b, _ := st.Businesses.Get(a.Owner)
+	b, _ := tx.Businesses.Get(a.Owner)
 	if b == nil {
 		return "", httpapi.NotFound("agent not found: " + a.ID)
 	}
@@ -164,7 +165,7 @@ func SMSPrecheck(st *store.Store, now time.Time, req SMSRequest) (from string, a
 		if req.Timezone != "" {
 			loc = location(req.Timezone)
 		}
-		if err := smsCompliance(st, now, b, req.To, req.Body, loc); err != nil {
+		if err := smsCompliance(tx, now, b, req.To, req.Body, loc); err != nil {
 			return "", err
 		}
 	}
@@ -198,16 +199,16 @@ type SMSRequest struct {
 // carrier. A refused text is not logged; a text the carrier fails is logged
 // as failed (sms.failed); a sent one is logged in the lead's thread
 // (sms.sent, delivered two seconds later: sms.delivered), counts as an
-// interaction and appears in the outbox. The caller holds the write lock.
-func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*store.SMSMessage, *httpapi.Error) {
+// interaction and appears in the outbox.
+func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*store.SMSMessage, *httpapi.Error) {
 	a := req.Agent
-	from, apiErr := SMSPrecheck(st, now, req)
+	from, apiErr := SMSPrecheck(tx, now, req)
 	if apiErr != nil {
 		return nil, apiErr
 	}
 	lead := req.Lead
 	if lead == nil {
-		lead = st.LeadByPhone(a.Owner, req.To)
+		lead = tx.LeadByPhone(a.Owner, req.To)
 	}
 	m := &store.SMSMessage{
 		MessageSID: "SM" + s.IDs.Token(16), AgentID: a.ID, Direction: store.DirectionOutbound,
@@ -223,26 +224,26 @@ func (s *Service) SendSMS(st *store.Store, now time.Time, req SMSRequest) (*stor
 	if fault != nil {
 		m.Status, m.Error = store.SMSFailed, fault.Message
 	}
-	st.SMSMessages.Insert(m, a.Owner, now)
+	tx.SMSMessages.Insert(m, a.Owner, now)
 	m.UpdatedAt = m.CreatedAt
 	if fault != nil {
-		s.Emit(st, a.Owner, "sms.failed", now, smsView(m))
+		s.Emit(tx, a.Owner, "sms.failed", now, smsView(m))
 		return m, fault
 	}
-	s.Emit(st, a.Owner, "sms.sent", now, smsView(m))
-	s.SendOutbox(st, now, store.OutboxMessage{BusinessID: a.Owner, Channel: "sms", To: req.To, From: from, Body: req.Body})
+	s.Emit(tx, a.Owner, "sms.sent", now, smsView(m))
+	s.SendOutbox(tx, now, store.OutboxMessage{BusinessID: a.Owner, Channel: "sms", To: req.To, From: from, Body: req.Body})
 	if lead != nil {
-		s.touchLead(st, now, lead, true)
+		s.touchLead(tx, now, lead, true)
 	}
 	id := m.ID
-	s.Schedule(st.TenantOf(a.Owner), now.Add(smsDeliveryDelay), func(now time.Time) {
-		if m, ok := s.Store.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
-			s.Store.SMSMessages.Update(m, func(m *store.SMSMessage) {
+	s.Schedule(tx.TenantOf(a.Owner), now.Add(smsDeliveryDelay), func(tx *platform.Tx, now time.Time) {
+		if m, ok := tx.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
+			tx.SMSMessages.Update(m, func(m *store.SMSMessage) {
 				m.Status = store.SMSDelivered
 				m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
 			})
-			s.Emit(s.Store, m.Owner, "sms.delivered", now, smsView(m))
-			s.TextDelivered(s.Store, now, m)
+			s.Emit(tx, m.Owner, "sms.delivered", now, smsView(m))
+			s.TextDelivered(tx, now, m)
 		}
 	})
 	return m, nil
@@ -264,7 +265,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 	}
 	req := SMSRequest{Agent: a, To: body.To, Body: body.Message}
 	if body.LeadID != "" {
-		l, ok := rc.Store.Leads.Get(body.LeadID)
+		l, ok := rc.Tx.Leads.Get(body.LeadID)
 		if !ok || l.Owner != a.Owner {
 			return nil, httpapi.NotFound("lead not found: " + body.LeadID)
 		}
@@ -273,7 +274,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
 		req.CarrierFault = httpapi.DependencyError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
-	m, apiErr := s.SendSMS(rc.Store, rc.Now, req)
+	m, apiErr := s.SendSMS(rc.Tx, rc.Now, req)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -301,8 +302,8 @@ func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
 	if rc.Principal.Key != nil {
 		e.ActorKey = rc.Principal.Key.Prefix
 	}
-	rc.Store.PromptAudits.Insert(e, a.Owner, rc.Now)
-	rc.Store.Agents.Update(a, func(a *store.Agent) {
+	rc.Tx.PromptAudits.Insert(e, a.Owner, rc.Now)
+	rc.Tx.Agents.Update(a, func(a *store.Agent) {
 		a.SMSPrompt = body.SMSPrompt
 		a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
 	})
@@ -325,7 +326,7 @@ func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
 	if direction != "" && direction != store.DirectionInbound && direction != store.DirectionOutbound {
 		return nil, httpapi.InvalidField("direction", "must be inbound or outbound")
 	}
-	items, more := httpapi.ListPage(rc.Store.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
+	items, more := httpapi.ListPage(rc.Tx.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
 		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
 			(agentID == "" || m.AgentID == agentID) && (direction == "" || m.Direction == direction)
 	}, smsView)
@@ -359,36 +360,36 @@ type InboundSMS struct {
 	Consent string `json:"consent"`
 }
 
-// inboundSMSLocked receives a text to a platform number: STOP (and the
-// other opt-out keywords) revokes consent, START (and the other opt-in
-// keywords) restores it, any other text grants it unless the number opted
-// out. The text joins the lead's thread (a lead is created for a new number
-// unless the text is a keyword) and sms.received is emitted, at the time of
-// the number's tenant. The caller holds the write lock.
-func (s *Service) inboundSMSLocked(st *store.Store, to, from, body string) (InboundSMS, *httpapi.Error) {
-	n, ok := st.NumbersByPhone[to]
+// inboundSMSLocked receives a text to a platform number: STOP (and the other
+// opt-out keywords) revokes consent, START (and the other opt-in keywords)
+// restores it, any other text grants it unless the number opted out. The
+// text joins the lead's thread (a lead is created for a new number unless
+// the text is a keyword) and sms.received is emitted, at the time of the
+// number's tenant.
+func (s *Service) inboundSMSLocked(tx *platform.Tx, to, from, body string) (InboundSMS, *httpapi.Error) {
+	n, ok := tx.NumbersByPhone[to]
 	if !ok {
 		return InboundSMS{}, httpapi.NotFound(to + " is not a platform number")
 	}
-	now := s.Now(st.TenantOf(n.Owner))
+	now := s.Now(tx.TenantOf(n.Owner))
 	biz := n.Owner
 	kw := strings.ToUpper(strings.TrimSpace(body))
 	isStop, isStart := slices.Contains(stopKeywords, kw), slices.Contains(startKeywords, kw)
 	switch {
 	case isStop:
-		st.SetConsent(biz, from, store.ConsentOptedOut)
+		tx.SetConsent(biz, from, store.ConsentOptedOut)
 	case isStart:
-		st.SetConsent(biz, from, store.ConsentOptedIn)
-	case st.Consent(biz, from) != store.ConsentOptedOut:
-		st.SetConsent(biz, from, store.ConsentOptedIn)
+		tx.SetConsent(biz, from, store.ConsentOptedIn)
+	case tx.Consent(biz, from) != store.ConsentOptedOut:
+		tx.SetConsent(biz, from, store.ConsentOptedIn)
 	}
 	var lead *store.Lead
 	if isStop || isStart {
-		if lead = st.LeadByPhone(biz, from); lead != nil {
-			s.touchLead(st, now, lead, false)
+		if lead = tx.LeadByPhone(biz, from); lead != nil {
+			s.touchLead(tx, now, lead, false)
 		}
 	} else {
-		lead = s.collectLead(st, now, biz, n.AgentID, from, extractLead(store.CallerInput{Said: body}, from), sourceSMS)
+		lead = s.collectLead(tx, now, biz, n.AgentID, from, extractLead(store.CallerInput{Said: body}, from), sourceSMS)
 	}
 	m := &store.SMSMessage{
 		MessageSID: "SM" + s.IDs.Token(16), AgentID: n.AgentID, Direction: store.DirectionInbound,
@@ -397,8 +398,8 @@ func (s *Service) inboundSMSLocked(st *store.Store, to, from, body string) (Inbo
 	if lead != nil {
 		m.LeadID = lead.ID
 	}
-	st.SMSMessages.Insert(m, biz, now)
+	tx.SMSMessages.Insert(m, biz, now)
 	m.UpdatedAt = m.CreatedAt
-	s.Emit(st, biz, "sms.received", now, smsView(m))
-	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: st.Consent(biz, from)}, nil
+	s.Emit(tx, biz, "sms.received", now, smsView(m))
+	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: tx.Consent(biz, from)}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -25,11 +26,11 @@ func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	c, apiErr := s.inboundCallLocked(rc.Store, in)
+	c, apiErr := s.inboundCallLocked(rc.Tx, in)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return httpapi.Created(callDetail(rc.Store, c)), nil
+	return httpapi.Created(callDetail(rc.Tx, c)), nil
 }
 
 // InboundCall makes a caller ring a platform number (see the type
@@ -39,9 +40,9 @@ func (s *Service) InboundCall(in InboundCall) (string, error) {
 	if err := httpapi.Validate("mockInboundCall", in); err != nil {
 		return "", err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	c, apiErr := s.inboundCallLocked(s.Store, in)
+	tx := s.WriteTx()
+	defer tx.End()
+	c, apiErr := s.inboundCallLocked(tx, in)
 	if apiErr != nil {
 		return "", apiErr
 	}
@@ -59,7 +60,7 @@ func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	out, apiErr := s.inboundSMSLocked(rc.Store, in.To, in.From, in.Body)
+	out, apiErr := s.inboundSMSLocked(rc.Tx, in.To, in.From, in.Body)
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -72,9 +73,9 @@ func (s *Service) InboundSMS(to, from, body string) (InboundSMS, error) {
 	if err := httpapi.Validate("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
 		return InboundSMS{}, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	out, apiErr := s.inboundSMSLocked(s.Store, to, from, body)
+	tx := s.WriteTx()
+	defer tx.End()
+	out, apiErr := s.inboundSMSLocked(tx, to, from, body)
 	if apiErr != nil {
 		return InboundSMS{}, apiErr
 	}
@@ -93,19 +94,19 @@ func (s *Service) adminDNC(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	on := in.OnList == nil || *in.OnList
-	if err := s.setDNCLocked(in.Phone, in.BusinessID, on); err != nil {
+	if err := s.setDNCLocked(rc.Tx, in.Phone, in.BusinessID, on); err != nil {
 		return nil, err
 	}
 	return map[string]any{"phone": in.Phone, "business_id": httpapi.Nullable(in.BusinessID), "on_list": on}, nil
 }
 
-func (s *Service) setDNCLocked(phone, businessID string, on bool) *httpapi.Error {
+func (s *Service) setDNCLocked(tx *platform.Tx, phone, businessID string, on bool) *httpapi.Error {
 	if businessID != "" {
-		if _, ok := s.Store.Businesses.Get(businessID); !ok {
+		if _, ok := tx.Businesses.Get(businessID); !ok {
 			return httpapi.NotFound("business not found: " + businessID)
 		}
 	}
-	s.Store.SetDNC(businessID, phone, on)
+	tx.SetDNC(businessID, phone, on)
 	return nil
 }
 
@@ -124,9 +125,9 @@ func (s *Service) setDNC(phone, businessID string, on bool) error {
 	if err := httpapi.Validate("mockDNC", dncBody{Phone: phone, BusinessID: businessID, OnList: &on}); err != nil {
 		return err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if err := s.setDNCLocked(phone, businessID, on); err != nil {
+	tx := s.WriteTx()
+	defer tx.End()
+	if err := s.setDNCLocked(tx, phone, businessID, on); err != nil {
 		return err
 	}
 	return nil
@@ -143,10 +144,10 @@ func (s *Service) adminSetConsent(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
-	if _, ok := rc.Store.Businesses.Get(in.BusinessID); !ok {
+	if _, ok := rc.Tx.Businesses.Get(in.BusinessID); !ok {
 		return nil, httpapi.NotFound("business not found: " + in.BusinessID)
 	}
-	rc.Store.SetConsent(in.BusinessID, in.Phone, in.Status)
+	rc.Tx.SetConsent(in.BusinessID, in.Phone, in.Status)
 	return in, nil
 }
 
@@ -156,20 +157,20 @@ func (s *Service) SetConsent(businessID, phone, status string) error {
 	if err := httpapi.Validate("mockConsent", consentBody{BusinessID: businessID, Phone: phone, Status: status}); err != nil {
 		return err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if _, ok := s.Store.Businesses.Get(businessID); !ok {
+	tx := s.WriteTx()
+	defer tx.End()
+	if _, ok := tx.Businesses.Get(businessID); !ok {
 		return httpapi.NotFound("business not found: " + businessID)
 	}
-	s.Store.SetConsent(businessID, phone, status)
+	tx.SetConsent(businessID, phone, status)
 	return nil
 }
 
 // Consent returns a number's SMS consent towards a business.
 func (s *Service) Consent(businessID, phone string) string {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	return s.Store.Consent(businessID, phone)
+	tx := s.ReadTx()
+	defer tx.End()
+	return tx.Consent(businessID, phone)
 }
 
 func (s *Service) adminGetConsent(rc *httpapi.Ctx) (any, error) {
@@ -182,7 +183,7 @@ func (s *Service) adminGetConsent(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	return map[string]any{
-		"business_id": biz, "phone": phone, "status": rc.Store.Consent(biz, phone), "on_dnc": rc.Store.OnDNC(biz, phone),
+		"business_id": biz, "phone": phone, "status": rc.Tx.Consent(biz, phone), "on_dnc": rc.Tx.OnDNC(biz, phone),
 	}, nil
 }
 
@@ -211,9 +212,9 @@ type ProviderCall struct {
 // ProviderCall returns what the simulated voice provider received for a
 // call.
 func (s *Service) ProviderCall(callID string) (ProviderCall, bool) {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	c, ok := s.Store.Calls.Get(callID)
+	tx := s.ReadTx()
+	defer tx.End()
+	c, ok := tx.Calls.Get(callID)
 	if !ok {
 		return ProviderCall{}, false
 	}
@@ -233,7 +234,7 @@ func (s *Service) adminProviderCall(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, ok := rc.Store.Calls.Get(id)
+	c, ok := rc.Tx.Calls.Get(id)
 	if !ok {
 		return nil, httpapi.NotFound("call not found: " + id)
 	}
@@ -261,18 +262,18 @@ type PromptAuditEntry struct {
 // PromptAudit returns the audit trail of an agent's prompt changes, oldest
 // first.
 func (s *Service) PromptAudit(agentID string) []PromptAuditEntry {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	return promptAuditLocked(s.Store, agentID)
+	tx := s.ReadTx()
+	defer tx.End()
+	return promptAuditLocked(tx, agentID)
 }
 
-func promptAuditLocked(st *store.Store, agentID string) []PromptAuditEntry {
+func promptAuditLocked(tx *platform.Tx, agentID string) []PromptAuditEntry {
 	out := []PromptAuditEntry{}
-	a, ok := st.Agents.Get(agentID)
+	a, ok := tx.Agents.Get(agentID)
 	if !ok {
 		return out
 	}
-	for _, e := range st.PromptAudits.Owned(a.Owner) {
+	for _, e := range tx.PromptAudits.Owned(a.Owner) {
 		if e.AgentID == agentID {
 			out = append(out, PromptAuditEntry{
 				ID: e.ID, AgentID: e.AgentID, BusinessID: e.Owner, Field: e.Field, OldValue: e.OldValue,
@@ -289,15 +290,15 @@ func (s *Service) adminPromptAudit(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"entries": promptAuditLocked(rc.Store, id)}, nil
+	return map[string]any{"entries": promptAuditLocked(rc.Tx, id)}, nil
 }
 
 // MinutesUsed returns the minutes a business's calls used (finished calls'
 // durations, each rounded up to a whole minute).
 func (s *Service) MinutesUsed(businessID string) int {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	return s.Store.MinutesUsed(businessID)
+	tx := s.ReadTx()
+	defer tx.End()
+	return tx.MinutesUsed(businessID)
 }
 
 // callStates are the values of GET /_mock/calls?status=: a call state, or
@@ -327,17 +328,17 @@ func (s *Service) adminCalls(rc *httpapi.Ctx) (any, error) {
 	var tenant string
 	if id := rc.Query("business_id"); id != "" {
 		// Any business of a tenant selects the tenant's calls.
-		if tenant = rc.Store.TenantOf(id); tenant == "" {
+		if tenant = rc.Tx.TenantOf(id); tenant == "" {
 			return nil, httpapi.NotFound("business not found: " + id)
 		}
 	}
-	page, more := rc.Store.Calls.Page(rc.Store.Calls.Owners(), time.Time{}, limit, func(c *store.Call) bool {
-		return (tenant == "" || rc.Store.TenantOf(c.Owner) == tenant) &&
+	page, more := rc.Tx.Calls.Page(rc.Tx.Calls.Owners(), time.Time{}, limit, func(c *store.Call) bool {
+		return (tenant == "" || rc.Tx.TenantOf(c.Owner) == tenant) &&
 			(status == "" || c.Status == status || (status == "active" && activeCall(c)))
 	})
 	out := make([]CallDetail, len(page))
 	for i, c := range page {
-		out[i] = callDetail(rc.Store, c)
+		out[i] = callDetail(rc.Tx, c)
 	}
 	return map[string]any{"calls": out, "has_more": more}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -66,8 +67,8 @@ func testLead(i int) *store.Lead {
 
 // testStore is a store with the agent "agent-1" (an awkward name) that the
 // test leads name.
-func testStore() (*store.Store, *store.Agent) {
-	st := store.New()
+func testStore() (*platform.Tx, *store.Agent) {
+	st := platform.New(platform.Config{}).WriteTx()
 	a := &store.Agent{Name: "Agent \"One\"\n<b>", VendorAssistantID: "asst_1", Status: "active"}
 	a.ID, a.Owner, a.CreatedAt = "agent-1", "biz", time.Date(2026, 6, 5, 14, 0, 0, 120, time.UTC)
 	st.Agents.Put(a)
@@ -77,7 +78,7 @@ func testStore() (*store.Store, *store.Agent) {
 // sdkLead is the list form of a lead as the SDK type: the members GET
 // /v1/leads answers (the detail members stay unset, so leads.Lead omits
 // them).
-func sdkLead(st *store.Store, l *store.Lead) leads.Lead {
+func sdkLead(st *platform.Tx, l *store.Lead) leads.Lead {
 	v := leads.Lead{
 		ID: l.ID, Name: l.Name, FirstName: l.FirstName, LastName: l.LastName, Email: l.Email,
 		Phone: l.Phone, Status: l.Status, Source: l.Source, BusinessID: l.Owner,
@@ -95,7 +96,7 @@ func sdkLead(st *store.Store, l *store.Lead) leads.Lead {
 }
 
 // sdkLeadDetail is the detail form of a lead as the SDK type.
-func sdkLeadDetail(st *store.Store, l *store.Lead) leads.Lead {
+func sdkLeadDetail(st *platform.Tx, l *store.Lead) leads.Lead {
 	v := sdkLead(st, l)
 	v.Zip, v.Address, v.City, v.State = l.Zip, l.Address, l.City, l.State
 	v.SourceURL, v.SourcePage, v.Notes, v.Message = l.SourceURL, l.SourcePage, l.Notes, l.Message
@@ -135,7 +136,7 @@ func testCall(i int) *store.Call {
 }
 
 // sdkCall is the list form of a call as the SDK type.
-func sdkCall(st *store.Store, c *store.Call) calls.Call {
+func sdkCall(st *platform.Tx, c *store.Call) calls.Call {
 	v := calls.Call{ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Duration: c.Duration,
 		AgentID: c.AgentID, AgentName: c.AgentName, CreatedAt: c.CreatedAt, Direction: c.Direction}
 	if a, ok := st.Agents.Get(c.AgentID); ok {

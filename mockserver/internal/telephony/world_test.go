@@ -30,7 +30,7 @@ func newWorld(t *testing.T) *world {
 	id := identity.New(p, httpapi.New(p), tel)
 	w := &world{p: p, tel: tel}
 	p.Write(func(tx *platform.Tx) {
-		w.acct = id.Provision(p.Store, start, identity.ProvisionSpec{BusinessName: "Acme Plumbing", Email: "owner@acme.example"})
+		w.acct = id.Provision(tx, start, identity.ProvisionSpec{BusinessName: "Acme Plumbing", Email: "owner@acme.example"})
 	})
 	if w.acct.Agent == nil || w.acct.Number == nil {
 		t.Fatalf("provisioning made no agent or number: %+v", w.acct)
@@ -39,7 +39,7 @@ func newWorld(t *testing.T) *world {
 }
 
 // tenant is the account's tenant, whose clock runs its calls.
-func (w *world) tenant() string { return w.p.Store.TenantOf(w.acct.Business.ID) }
+func (w *world) tenant() string { return w.acct.Business.Tenant }
 
 // advance moves the account's clock on by d, running what falls due.
 func (w *world) advance(d time.Duration) { w.p.Clocks.Of(w.tenant()).Advance(d) }
