@@ -2,6 +2,10 @@ module github.com/voiceagent/voiceagent-go/testcontainers
 
 go 1.26.0
 
+// The checkout's SDK, for this repository's own builds and tests. A
+// replace applies only here: a release of this module (tag
+// testcontainers/vX.Y.Z) must first require the SDK's released version
+// below instead of v0.0.0.
 replace github.com/voiceagent/voiceagent-go => ../
 
 require (
