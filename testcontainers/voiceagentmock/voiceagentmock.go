@@ -132,7 +132,9 @@ func WithStartTime(t time.Time) testcontainers.CustomizeRequestOption {
 // unless WithAdminToken gives one), and waits until GET /_mock/health
 // answers 200. opts are any Testcontainers customizers: WithEnv sets the
 // server's VOICEAGENT_MOCK_* variables (every flag has one). The caller
-// terminates the container (testcontainers.CleanupContainer in a test).
+// terminates the container (testcontainers.CleanupContainer in a test),
+// also when Run returns an error with a container that started but never
+// became healthy.
 func Run(ctx context.Context, opts ...testcontainers.ContainerCustomizer) (*Container, error) {
 	token := ""
 	for _, o := range opts {
