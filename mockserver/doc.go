@@ -30,6 +30,8 @@
 // limits and admin routes. Its sections:
 //
 //   - Quick start.
+//   - Distribution: Container image, Release binaries, Recipes for test
+//     suites.
 //   - The server: Pipeline, Authentication and scopes, Validation,
 //     Pagination, Rate limits, Idempotency, Clock, IDs and determinism,
 //     Faults, Magic values, Admin API, Request journal, Web dashboard,

@@ -6,6 +6,7 @@
 //	go run ./cmd/voiceagent-mock -realtime        # the simulated clock follows real time
 //	go run ./cmd/voiceagent-mock -fixtures f.json # also load accounts, leads and calls from a file
 //	go run ./cmd/voiceagent-mock -help            # every flag and its environment variable
+//	voiceagent-mock healthcheck                   # exit 0 when the server of these flags answers
 //
 // Every flag can also be set by an environment variable: VOICEAGENT_MOCK_
 // and the flag's name in capitals, - as _ (VOICEAGENT_MOCK_ADDR,
@@ -13,6 +14,12 @@
 // over its variable; an empty variable counts as unset. Every value is
 // checked before the server listens: a bad one exits 2 with a message
 // saying which and why. -help exits 0, -version prints the version.
+//
+// The healthcheck subcommand reads the same flags and variables, asks GET
+// /_mock/health of the server they configure (on loopback when -addr is
+// every interface, with the admin token when one is set) and exits 0 when
+// it answers, 1 otherwise: the HEALTHCHECK of the container image, which
+// has no shell.
 //
 // A fixtures file is JSON: {"accounts": [{business_name, email, scopes,
 // leads: [...], calls: [...]}]} (mockserver.Fixtures; the format is in the
@@ -89,6 +96,9 @@ func main() {
 // errors and the -v log go to stderr. ready, if not nil, receives the
 // listening address.
 func run(ctx context.Context, args []string, env func(string) (string, bool), stdout, stderr io.Writer, ready chan<- string) int {
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return healthcheck(ctx, args[1:], env, stdout, stderr)
+	}
 	cfg, fs, err := parseConfig(args, env)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -365,10 +375,13 @@ func valueKind(f *flag.Flag) string {
 // environment variable.
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, `Usage: voiceagent-mock [flags]
+       voiceagent-mock healthcheck [flags]
 
 Runs the voiceagent mock server: the whole API under /api, the admin API
 under /_mock (GET /_mock/health answers once it serves). It prints the base
-URL and the demo account's API key.
+URL and the demo account's API key. The healthcheck subcommand asks the
+server that the same flags and variables configure for GET /_mock/health and
+exits 0 when it answers, 1 otherwise.
 
 Every flag can also be set by the environment variable shown after it; a
 flag on the command line wins over its variable.
