@@ -15,7 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// countRoute is a test-only POST that counts its runs and answers the count.
+// countRoute is a test-only POST that counts its runs and responds with the count.
 func countRoute(runs *atomic.Int32) Option {
 	return withRoutes(&httpapi.Route{Method: http.MethodPost, Path: "/api/v1/_test/count", Handle: func(rc *httpapi.Ctx) (any, error) {
 		n := runs.Add(1)
@@ -131,10 +131,10 @@ func TestConcurrentDuplicatesRunTheHandlerOnce(t *testing.T) {
 
 func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 	t.Parallel()
-	// POST /v1/agents carries RateLimit-* headers: adding them to the answer
+	// POST /v1/agents carries RateLimit-* headers: adding them to the response
 	// that concurrent replays read was a data race (go test -race). The test
 	// holds the store lock until every duplicate is in flight, so they all
-	// meet the first one's answer being made.
+	// meet the first one's response being made.
 	const n = 8
 	s := New()
 	t.Cleanup(s.Close)

@@ -119,7 +119,7 @@ func keys(v any) []string {
 }
 
 // TestServedDocumentsAreKeptPerURL reads the served documents twice under
-// one Host name and once under another: the same URL answers the same
+// one Host name and once under another: the same URL gets the same
 // bytes (kept, not built again), another names its own URL first.
 func TestServedDocumentsAreKeptPerURL(t *testing.T) {
 	t.Parallel()

@@ -224,7 +224,7 @@ func TestAPanicWithAnIdempotencyKeyDoesNotPoisonTheKey(t *testing.T) {
 	r := rawDo(t, http.MethodPost, srv.URL+"/v1/_test/panic", `{}`, hdr...)
 	assert.Equal(t, http.StatusInternalServerError, r.status)
 
-	// A retry with the same key gets the recorded answer instead of waiting
+	// A retry with the same key gets the recorded response instead of waiting
 	// for one that never comes.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -210,8 +210,8 @@ func (b *syncBuffer) String() string {
 // TestSecretsAndCustomHeaderValuesNeverShow runs a subscription's life
 // (create with custom headers, update, rotate the secret, deliveries,
 // replay, reads, delete) on a server logging at debug level, records every
-// answer, and checks that custom header values appear in no answer and no
-// log, and signing secrets only in the answer that made each (create,
+// response, and checks that custom header values appear in no response and no
+// log, and signing secrets only in the response that made each (create,
 // rotate): not in reads, the journal, the usage log, the delivery log or
 // the server's log. The receiver gets both, so they are in use.
 func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
@@ -295,7 +295,7 @@ func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
 	for _, a := range answers {
 		for _, v := range never {
 			if (strings.HasSuffix(a.body, string(created.body)) || strings.Contains(a.name, "rotate-secret")) && strings.HasPrefix(v, "whsec_") {
-				continue // the answer that made a secret shows it, once
+				continue // the response that made a secret shows it, once
 			}
 			assert.NotContains(t, a.body, v, "the answer to %s", a.name)
 		}

@@ -39,7 +39,7 @@ func recordBytes(b *testing.B, n int, opts []Option, make func(s *Server, acct *
 }
 
 // serve sends one request through the pipeline and fails unless it
-// answers want.
+// responses want.
 func serve(b *testing.B, s *Server, key, method, path, body string, want int) {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)

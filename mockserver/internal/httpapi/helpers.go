@@ -111,7 +111,7 @@ func DeleteOwned[T store.Record](rc *Ctx, t *store.Table[T], what string) (T, er
 	return r, nil
 }
 
-// Deleted is the answer of a delete.
+// Deleted is the response of a delete.
 func Deleted(id string) map[string]any { return map[string]any{"success": true, "id": id} }
 
 // UtcPtr returns a pointer to t in UTC.

@@ -217,8 +217,8 @@ func allScopes(names []string) ScopeReq {
 	return AllOf(reqs...)
 }
 
-// Handler answers a request: a value to encode as JSON (or a *Respond or
-// *RawBody), or an error (an *Error is answered as it is, anything else as
+// Handler serves a request: a value to encode as JSON (or a *Respond or
+// *RawBody), or an error (an *Error is sent as it is, anything else as
 // 500 internal_error).
 type Handler func(rc *Ctx) (any, error)
 

@@ -18,9 +18,9 @@ type selfDocuments struct {
 
 type selfDocumentKey struct{ name, url string }
 
-// SelfDocument answers the document name of contentType that build makes
+// SelfDocument serves the document name of contentType that build makes
 // for url (SelfURL, or a URL under it): the kept one when it was built
-// for that URL before. The body is shared by the answers: nothing may
+// for that URL before. The body is shared by the responses: nothing may
 // change it.
 func (rc *Ctx) SelfDocument(name, contentType, url string, build func(url string) ([]byte, error)) (*RawBody, error) {
 	key := selfDocumentKey{name, url}

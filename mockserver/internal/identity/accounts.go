@@ -234,13 +234,13 @@ type AccountOptions struct {
 	// with POST /v1/keys partner_id).
 	Operator bool `json:"operator,omitempty"`
 	// Partner makes the user act for a new partner (agency): the account
-	// answers its partner_id and referral_code, the business is linked to
+	// returns its partner_id and referral_code, the business is linked to
 	// the partner, and signups may name the code as referral_code.
 	Partner bool `json:"partner,omitempty"`
 }
 
 // Account is a ready tenant: what NewAccount and POST /_mock/accounts
-// answer.
+// response.
 type Account struct {
 	APIKey      string `json:"api_key"`
 	BusinessID  string `json:"business_id"`

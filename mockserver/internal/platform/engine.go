@@ -33,12 +33,12 @@ type Config struct {
 
 	// AdminToken, when set, is required by the admin API (Authorization:
 	// Bearer, or the password of Basic auth); AdminHosts are Host names
-	// the admin API answers besides loopback ones (WithAdminHosts).
+	// the admin API serves besides loopback ones (WithAdminHosts).
 	AdminToken string
 	AdminHosts []string
 
 	ApprovalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
-	// CORSOrigins are the origins the API answers cross-origin (WithCORS),
+	// CORSOrigins are the origins the API serves cross-origin (WithCORS),
 	// normalized; none: CORS is off.
 	CORSOrigins []string
 }
