@@ -447,8 +447,8 @@ func (rr *recordingReceiver) waitFor(ctx context.Context, t *testing.T, n int32)
 // TestTransientDependencyFailuresAreNotRemembered: a dependency fault that
 // fired once (the voice provider, the SMS carrier) and the magic failing
 // numbers respond 5xx without changing anything; a retry with the same
-// Idempotency-Key runs again instead of replaying the failure (DESIGN
-// section 3). A 4xx is remembered.
+// Idempotency-Key runs again instead of replaying the failure (see docs/mockserver.md,
+// section Idempotency). A 4xx is remembered.
 func TestTransientDependencyFailuresAreNotRemembered(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t, WithRateLimits(false), WithStartTime(time.Date(2026, 3, 10, 19, 0, 0, 0, time.UTC)))

@@ -15,7 +15,8 @@ type FieldError struct {
 }
 
 // Error is every error response of the API: {"error": {code, message, ...}}.
-// It is the one error type handlers return; writeError is its one writer.
+// It is the one error type handlers return; ErrorResponse turns it into
+// the Response that writeResponse writes.
 type Error struct {
 	Status  int
 	Code    string
@@ -27,8 +28,8 @@ type Error struct {
 	// Transient marks the failure of a dependency (the voice provider, the
 	// carrier, storage, an injected dependency fault) that changed
 	// nothing: a 5xx response so marked is not remembered under the
-	// request's Idempotency-Key, so a retry runs again (DESIGN section 3,
-	// "Idempotency and failures").
+	// request's Idempotency-Key, so a retry runs again (see
+	// docs/mockserver.md, section Idempotency).
 	Transient bool
 }
 
@@ -86,7 +87,7 @@ func Invalid(format string, args ...any) *Error {
 	return NewError(http.StatusBadRequest, wire.CodeInvalidRequest, fmt.Sprintf(format, args...))
 }
 
-// InvalidField is errInvalid naming the field in details.
+// InvalidField is Invalid naming the field in details.
 func InvalidField(path, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
 	e := Invalid("%s: %s", path, msg)

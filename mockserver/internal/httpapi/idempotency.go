@@ -31,7 +31,7 @@ const (
 // running waits for its response.
 //
 // A response is remembered only when the request changed state or failed
-// for good (DESIGN section 3): responses made up by fault injection or rate
+// for good (see docs/mockserver.md, section Idempotency): responses made up by fault injection or rate
 // limiting (the handler did not run) and 5xx responses of a dependency that
 // failed and changed nothing (Error.Transient: vendor_error,
 // sms_send_failed, call_failed, an injected dependency fault) are not, so
@@ -76,7 +76,7 @@ type idemEntry struct {
 // entry, its map slot and name, the response's struct and header map.
 const idemEntryOverhead = 320
 
-// answerCost is what a kept response counts against the byte bound.
+// answerCost is what a stored response counts against the byte bound.
 func answerCost(resp *Response) int64 {
 	n := int64(idemEntryOverhead + len(resp.Body))
 	for k, vs := range resp.Header {
