@@ -133,7 +133,7 @@ func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 	t.Parallel()
 	// POST /v1/agents carries RateLimit-* headers: adding them to the response
 	// that concurrent replays read was a data race (go test -race). The test
-	// holds the store lock until every duplicate is in flight, so they all
+	// holds the state lock until every duplicate is in flight, so they all
 	// meet the first one's response being made.
 	const n = 8
 	s := New()

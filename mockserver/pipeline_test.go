@@ -206,7 +206,7 @@ func TestAHandlerPanicIs500AndTheServerKeepsServing(t *testing.T) {
 	assert.NotContains(t, string(r.body), "boom", "the panic stays in the server's log")
 	assert.NotEmpty(t, r.header.Get("X-Request-Id"))
 
-	// The store lock was released: reads and writes still work.
+	// The state lock was released: reads and writes still work.
 	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...).status)
 	body := `{"business_id":"` + acct.BusinessID + `","name":"a","system_prompt":"b"}`
 	assert.Equal(t, http.StatusCreated, rawDo(t, http.MethodPost, srv.URL+"/v1/agents", body, bearer(acct.APIKey)...).status)

@@ -508,7 +508,7 @@ type GovernedUpdate struct {
 
 // GovernedView is a governed update as the API shows it (dry_run is always
 // false: a dry run is never stored). The view shares the update's maps and
-// strings: it is encoded under the store lock.
+// strings: it is encoded before the Tx that read it ends.
 func GovernedView(g *store.GovernedUpdate) GovernedUpdate {
 	return GovernedUpdate{
 		ID: g.ID, BusinessID: g.Owner, Intent: g.Intent, Status: g.Status,

@@ -60,8 +60,8 @@ const (
 // of calls and every other kind of delivery registered with it, with one
 // retry schedule and one delivery log. It subscribes to the event bus: the
 // subscriber only records deliveries and starts or schedules attempts; HTTP
-// happens on the outbound pool, outside the store lock, and results are
-// recorded under it. notify wakes the waiters of the delivery log
+// happens on the outbound pool, outside any Tx, and results are
+// recorded in a write Tx of their own. notify wakes the waiters of the delivery log
 // (WaitDeliveries, the admin long poll) on every change.
 type deliveryEngine struct {
 	notify watch.Notifier
@@ -72,7 +72,7 @@ type deliveryEngine struct {
 type DeliveryKind struct {
 	// Request builds attempt n (the body was rendered at enqueue time); a non-empty cancel cancels the delivery with that reason instead.
 	Request func(tx *platform.Tx, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string)
-	// Changed, when set, runs when a delivery of this kind starts (att nil) and after each recorded attempt, under the write lock.
+	// Changed, when set, runs when a delivery of this kind starts (att nil) and after each recorded attempt, with a write Tx.
 	Changed func(tx *platform.Tx, d *store.Delivery, att *store.DeliveryAttempt)
 }
 
@@ -136,8 +136,7 @@ func orDefault(n, def int) int {
 }
 
 // deliverEvent is the bus subscriber: one delivery per active subscription
-// of the event's business that lists the event's type. It runs under the
-// write lock.
+// of the event's business that lists the event's type.
 func (s *Service) deliverEvent(tx *platform.Tx, ev *store.Event) {
 	for _, w := range tx.Webhooks.Owned(ev.Owner) {
 		if w.Active && slices.Contains(w.Events, ev.Type) {

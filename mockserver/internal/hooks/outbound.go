@@ -189,9 +189,9 @@ func (p *OutboundPoster) Close() {
 }
 
 // postOutbound sends req on the pool, never on the caller's goroutine, and
-// hands the result to done on the pool's goroutine. Callers schedule under
-// the store lock (snapshotting what to send) and done takes the lock itself
-// to record the result: no HTTP exchange ever runs under the store lock.
+// hands the result to done on the pool's goroutine. Callers schedule within
+// a Tx (snapshotting what to send) and done begins its own Tx to record
+// the result: no HTTP exchange ever runs while the state lock is held.
 // After Close, done is not called.
 func (s *Service) postOutbound(req OutboundRequest, done func(outboundResult)) {
 	p := &s.Outbound

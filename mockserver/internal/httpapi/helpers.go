@@ -18,7 +18,7 @@ func Nullable(s string) any {
 
 // NullIfEmpty is s for a struct view's nullable member, nil (null) when
 // *s is "". The view shares the record's string without a copy: views are
-// encoded under the store lock that reads the record, before it can change.
+// encoded before the Tx that read the record ends, so before it can change.
 func NullIfEmpty(s *string) *string {
 	if *s == "" {
 		return nil

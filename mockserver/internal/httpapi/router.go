@@ -35,7 +35,7 @@ const (
 	AuthAdmin                        // the admin API: no key, never journaled as usage
 )
 
-// lockMode says how a handler holds the store lock.
+// lockMode says which Tx, read or write, a handler gets.
 type lockMode int
 
 const (
@@ -181,8 +181,8 @@ func (rc *Ctx) IntQuery(name string, def, lo, hi int) (int, error) {
 //
 // Order: request id; route lookup (404/405); injected faults that act before
 // the handler; body size limit (413); authentication (401); scopes (403);
-// rate limits (429); idempotency (replay or 409); the handler under the store
-// lock, its response encoded under the same lock; the idempotency record; the
+// rate limits (429); idempotency (replay or 409); the handler in a Tx,
+// its response encoded before the Tx ends; the idempotency record; the
 // usage log; faults that act after the handler (dropped or truncated
 // responses); the request journal.
 func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {

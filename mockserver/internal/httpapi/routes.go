@@ -13,8 +13,8 @@ import (
 // in one place: its method and path, its operation (the operationId in
 // openapi/openapi.yaml or openapi/admin.yaml, which names its handler), who
 // may call it (key, session, key or session, public, admin), the scopes a
-// key needs, the JSON Schema of its body, and how its handler holds the
-// state lock (default: a read lock for GET, the write lock otherwise). Its
+// key needs, the JSON Schema of its body, and which Tx its handler
+// gets (default: a read Tx for GET, a write Tx otherwise). Its
 // rate limit is wire.LimitFor of its method and path, the table the SDK's
 // client-side limits use too.
 //
@@ -188,7 +188,7 @@ func admin(method, path, op string) Route {
 // body names the JSON Schema the route's body is validated against.
 func (r Route) body(schema string) Route { r.Schema = schema; return r }
 
-// lock sets how the route's handler holds the state lock.
+// lock sets which Tx, read or write, the route's handler gets.
 func (r Route) lock(m lockMode) Route { r.Lock = m; return r }
 
 // cached marks a GET route whose responses the pipeline keeps (Route.Cached).

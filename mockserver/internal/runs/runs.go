@@ -641,7 +641,7 @@ type Touch struct {
 }
 
 // RunView is a communication run as the API shows it. The view shares the
-// run's maps and strings: it is encoded under the store lock.
+// run's maps and strings: it is encoded before the Tx that read it ends.
 func RunView(r *store.CommunicationRun) Run {
 	v := Run{
 		ID: r.ID, BusinessID: r.Owner, ExternalRef: r.ExternalRef, Status: r.Status,

@@ -418,7 +418,7 @@ type sdrMail struct {
 }
 
 // sdrMailView is an SDR email as lead_email.* events show it. It shares
-// the email's strings: the event encodes it at once, under the store lock.
+// the email's strings: the event encodes it at once, before the Tx ends.
 func sdrMailView(m *store.SDRMail) sdrMail {
 	return sdrMail{
 		ID: m.ID, LeadID: m.LeadID, BusinessID: m.Owner, To: m.To, From: m.From,
