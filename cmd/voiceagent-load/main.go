@@ -20,7 +20,7 @@
 //	go run ./cmd/voiceagent-load -soak 3m -warmup 30s -concurrency 8
 //
 // The scenarios are GET /v1/agents, GET /v1/leads?limit=100 (the reads of
-// the throughput target: at least 60% of the bare handler on 2 cores),
+// the throughput target; see docs/mockserver.md, section Performance and load),
 // POST /v1/calls and PATCH /v1/leads.
 package main
 
