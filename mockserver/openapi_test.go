@@ -120,7 +120,7 @@ func keys(v any) []string {
 
 // TestServedDocumentsAreKeptPerURL reads the served documents twice under
 // one Host name and once under another: the same URL gets the same
-// bytes (kept, not built again), another names its own URL first.
+// bytes (cached, not built again), another names its own URL first.
 func TestServedDocumentsAreKeptPerURL(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.Start(t)

@@ -162,7 +162,7 @@ type crossCase struct {
 	session bool
 	// userLevel marks data that belongs to a user rather than a business
 	// (agencies, keys): a key restricted to another business of the same
-	// user reaches it by design, so only the other user is tried.
+	// user has access to it by design, so only the other user is tried.
 	userLevel bool
 	// header is sent along with the outsider's credentials (for example
 	// the Idempotency-Key a create requires before it reads the body).

@@ -24,9 +24,9 @@ type API struct {
 	FaultSet *FaultSet
 	// Usage is the usage log.
 	Usage *UsageLog
-	// selfDocs keeps the documents the server serves about itself.
+	// selfDocs caches the documents the server serves about itself.
 	selfDocs selfDocuments
-	// reads keeps the responses of the cached GET routes.
+	// reads caches the responses of the cached GET routes.
 	reads readCache
 
 	// draining ends when Drain is called: open long polls respond.

@@ -63,7 +63,7 @@ type Route struct {
 	Handle Handler
 	// Cached marks a GET route whose response is made from the state
 	// under the lock, the caller, the query and the tenant's time alone:
-	// the pipeline keeps its response until the state changes (readCache).
+	// the pipeline caches its response until the state changes (readCache).
 	Cached bool
 }
 
@@ -333,7 +333,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 
 // run calls the handler with the Tx its route's lock gives (none for
 // LockNone), and serves a cached route's GET from the read cache when the
-// state has not changed since the response was kept.
+// state has not changed since the response was cached.
 func (s *API) run(rc *Ctx) *Response {
 	mode := rc.Route.Lock
 	if mode == LockAuto && rc.Request.Method != http.MethodGet {

@@ -21,7 +21,7 @@ import (
 // A domain package binds handlers to operations (its Handlers method), and
 // Bind refuses a route without a handler and a handler without a route. To
 // add an endpoint: a line here, its handler, and its entry in its domain's
-// Handlers. A GET route marked cached has its responses kept by the
+// Handlers. A GET route marked cached has its responses cached by the
 // pipeline until the state changes (Route.Cached): only a route whose
 // response comes from the state under the lock, the caller, the query
 // and the tenant's time, nothing else (not the usage log, not a key's
@@ -191,7 +191,7 @@ func (r Route) body(schema string) Route { r.Schema = schema; return r }
 // lock sets which Tx, read or write, the route's handler gets.
 func (r Route) lock(m lockMode) Route { r.Lock = m; return r }
 
-// cached marks a GET route whose responses the pipeline keeps (Route.Cached).
+// cached marks a GET route whose responses the pipeline caches (Route.Cached).
 func (r Route) cached() Route { r.Cached = true; return r }
 
 // scope sets the route's scope requirement (for requirements that are not

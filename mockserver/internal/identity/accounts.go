@@ -167,7 +167,8 @@ func (s *Service) Provision(tx *platform.Tx, now time.Time, spec ProvisionSpec) 
 }
 
 // IssueKey creates a key for a user and returns its value (shown once) and
-// record. businessID "" reaches all the user's businesses; partnerID makes a
+// record. businessID "" gives access to all the user's
+// businesses; partnerID makes a
 // partner key.
 func (s *Service) IssueKey(tx *platform.Tx, now time.Time, userID, name string, scopes []string, businessID, partnerID string) (string, *store.APIKey) {
 	value := httpapi.KeyPrefix + s.IDs.Base62(httpapi.KeyRandomLen)

@@ -26,7 +26,7 @@ const (
 	magicLinkTTL     = 15 * time.Minute
 	passwordSetupTTL = 7 * 24 * time.Hour
 	// challengeRetention is how long after its code expires a challenge is
-	// kept (a completed one responds to replays until then).
+	// stored (a completed one responds to replays until then).
 	challengeRetention = 24 * time.Hour
 	linkRetention      = 24 * time.Hour
 

@@ -114,7 +114,7 @@ func (p *Plan) invalid() *httpapi.Error {
 }
 
 // PlanRun checks in beyond its schema at now and returns its plan. It does
-// not check access: in.BusinessID must be a business the caller reaches.
+// not check access: in.BusinessID must be a business the caller has access to.
 // Every problem found is in the plan's Errors or Warnings; PlanRun changes
 // nothing.
 func PlanRun(tx *platform.Tx, now time.Time, in RunInput) *Plan {
@@ -252,7 +252,7 @@ func (p *Plan) planTouches(now time.Time) {
 }
 
 // decodeRun decodes and plans the body of validate, preview and create.
-// Access problems (a business the key does not reach) are errors;
+// Access problems (a business the key has no access to) are errors;
 // everything else is in the plan.
 func decodeRun(rc *httpapi.Ctx) (*Plan, error) {
 	var in RunInput

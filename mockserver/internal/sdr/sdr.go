@@ -17,7 +17,7 @@ import (
 )
 
 // sdrBusiness reads the businessId query parameter: required (400
-// bad_request), a business the caller reaches (404 unknown, 403 another's).
+// bad_request), a business the caller has access to (404 unknown, 403 another's).
 func sdrBusiness(rc *httpapi.Ctx) (*store.Business, error) {
 	id, err := rc.RequireQuery("businessId")
 	if err != nil {

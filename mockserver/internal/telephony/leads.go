@@ -218,7 +218,7 @@ func (s *Service) touchLead(tx *platform.Tx, now time.Time, l *store.Lead, outbo
 	s.Rescore(tx, now, l)
 }
 
-// leadOf returns a lead the caller reaches, or 404.
+// leadOf returns a lead the caller has access to, or 404.
 func leadOf(rc *httpapi.Ctx, id string) (*store.Lead, error) {
 	return httpapi.Reachable(rc, rc.Tx.Leads, id, "lead")
 }
