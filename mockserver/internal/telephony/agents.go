@@ -202,7 +202,7 @@ type AgentPatch struct {
 	VendorConfig        map[string]any `json:"vendor_config"`
 	TransferEnabled     *bool          `json:"transfer_enabled"`
 	TransferPhoneNumber *string        `json:"transfer_phone_number"`
-	// The owner's audit trail: accepted and listed as updated, not kept.
+	// The owner's audit trail: accepted and listed as updated, not stored.
 	OwnerChangeSummary *string `json:"owner_change_summary"`
 	OwnerChangeReason  *string `json:"owner_change_reason"`
 	OverrideOwnerEdits *bool   `json:"override_owner_edits"`
