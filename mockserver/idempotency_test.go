@@ -107,21 +107,21 @@ func TestConcurrentDuplicatesRunTheHandlerOnce(t *testing.T) {
 	hs, allIn := countingServer(t, s, n)
 	go func() { <-allIn; close(release) }()
 
-	answers := make([]rawResp, n)
+	resps := make([]rawResp, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/_test/block", `{"x":1}`, append(bearer(acct.APIKey), "Idempotency-Key", "same")...)
+			resps[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/_test/block", `{"x":1}`, append(bearer(acct.APIKey), "Idempotency-Key", "same")...)
 		}()
 	}
 	wg.Wait()
 	assert.Equal(t, int32(1), runs.Load())
 	replays := 0
-	for _, a := range answers {
+	for _, a := range resps {
 		assert.Equal(t, http.StatusCreated, a.status)
-		assert.Equal(t, string(answers[0].body), string(a.body))
+		assert.Equal(t, string(resps[0].body), string(a.body))
 		if a.header.Get(httpapi.HeaderIdempotentReplayed) == "true" {
 			replays++
 		}
@@ -145,20 +145,20 @@ func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 
 	tx := s.platform.WriteTx()
 	go func() { <-allIn; tx.End() }()
-	answers := make([]rawResp, n)
+	resps := make([]rawResp, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/agents", body, append(bearer(acct.APIKey), "Idempotency-Key", "create-once")...)
+			resps[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/agents", body, append(bearer(acct.APIKey), "Idempotency-Key", "create-once")...)
 		}()
 	}
 	wg.Wait()
 	replays := 0
-	for i, a := range answers {
+	for i, a := range resps {
 		require.Equal(t, http.StatusCreated, a.status, "answer %d: %s", i, a.body)
-		assert.Equal(t, string(answers[0].body), string(a.body))
+		assert.Equal(t, string(resps[0].body), string(a.body))
 		assert.NotEmpty(t, a.header.Get("RateLimit-Limit"), "every answer has its own rate limit headers")
 		if a.header.Get(httpapi.HeaderIdempotentReplayed) == "true" {
 			replays++

@@ -285,16 +285,16 @@ func TestTheJournalWaitsForNewEntriesOnly(t *testing.T) {
 	go func() {
 		got <- rawDo(t, http.MethodGet, srv.AdminURL+"/requests?path=/v1/numbers&wait=30s", "")
 	}()
-	var answer rawResp
-	for answer.status == 0 {
+	var resp rawResp
+	for resp.status == 0 {
 		rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 		rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
 		select {
-		case answer = <-got:
+		case resp = <-got:
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	got <- answer
+	got <- resp
 	p = journalPage(t, <-got)
 	require.NotEmpty(t, p.Requests)
 	for _, e := range p.Requests {
