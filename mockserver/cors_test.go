@@ -58,7 +58,7 @@ func TestCORSAnswersTheAPIsPreflightsAndNeverAllowsCredentials(t *testing.T) {
 	assert.Contains(t, h.Values("Vary"), "Origin")
 	assert.Empty(t, srv.Requests(nil), "a preflight is not an API request: not journaled")
 
-	// The request itself: the origin may read the answer and its headers.
+	// The request itself: the origin may read the response and its headers.
 	resp = corsDo(t, http.MethodGet, srv.URL+"/v1/agents", origin, "Authorization", "Bearer "+acct.APIKey)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, origin, resp.Header.Get("Access-Control-Allow-Origin"))
@@ -80,7 +80,7 @@ func TestCORSAnswersTheAPIsPreflightsAndNeverAllowsCredentials(t *testing.T) {
 	assert.Equal(t, "http://localhost:3000", resp.Header.Get("Access-Control-Allow-Origin"))
 
 	// Another origin: its preflight is refused, saying how to allow it, and
-	// its requests carry no CORS header (the browser keeps the answer from
+	// its requests carry no CORS header (the browser keeps the response from
 	// the page).
 	resp = preflight(t, srv.URL+"/v1/calls", "https://evil.example", "POST", "authorization")
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)

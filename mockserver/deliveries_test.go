@@ -17,7 +17,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
-// call sends a request with an optional key and decodes the JSON answer.
+// call sends a request with an optional key and decodes the JSON response.
 func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))

@@ -106,7 +106,7 @@ func ExampleServer_WaitOutbox() {
 }
 
 // A fault rule makes matching requests fail: here the next POST /v1/calls
-// answers 503, once.
+// responds 503, once.
 func ExampleServer_AddFault() {
 	srv := mockserver.New()
 	defer srv.Close()

@@ -67,7 +67,7 @@ func TestFaultsMatchMethodAndPathAndNeverTheAdminAPI(t *testing.T) {
 	assert.Contains(t, string(r.body), "no route of the API matches")
 	assert.PanicsWithValue(t, "mockserver: WithFaults: 400 invalid_request: path: no route of the API matches /api/_mock/clock: the rule would never fire (see GET /api/openapi.yaml for the routes)",
 		func() { New(WithFaults(FaultRule{Status: 502, Path: "/_mock/clock"})) })
-	// A status fault answers before authentication: the handler never runs.
+	// A status fault responds before authentication: the handler never runs.
 	assert.Equal(t, http.StatusInternalServerError, rawDo(t, http.MethodPost, srv.URL+"/v1/agents", "{}").status)
 }
 

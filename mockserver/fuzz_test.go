@@ -50,7 +50,7 @@ func fuzzSetup(f *testing.F, keep func(*httpapi.Route) bool) (*Server, *Account,
 	return s, acct, ids, routes
 }
 
-// checkAnswer fails unless the answer is below 500 (or a documented 5xx)
+// checkAnswer fails unless the response is below 500 (or a documented 5xx)
 // and, for errors, in the API's error format.
 func checkAnswer(t *testing.T, rt *httpapi.Route, rec *httptest.ResponseRecorder, input string) {
 	t.Helper()
@@ -71,7 +71,7 @@ func checkAnswer(t *testing.T, rt *httpapi.Route, rec *httptest.ResponseRecorder
 }
 
 // FuzzRequestBodies sends arbitrary bodies to every write route with a key
-// holding every scope: nothing may panic or answer 5xx. Its corpus has
+// holding every scope: nothing may panic or respond 5xx. Its corpus has
 // structured seeds for every route's body schema (fuzz_seeds_test.go).
 func FuzzRequestBodies(f *testing.F) {
 	s, acct, ids, writes := fuzzSetup(f, func(rt *httpapi.Route) bool { return rt.Method != http.MethodGet })

@@ -22,7 +22,7 @@ import (
 )
 
 // hostDo sends one request as a browser or a script might, with its own
-// Host and Content-Type (contentType "" sends none), and reads the answer.
+// Host and Content-Type (contentType "" sends none), and reads the response.
 // It is not checked against the OpenAPI document: it probes the admin API.
 func hostDo(t testing.TB, method, url, host, contentType, body string, header ...string) rawResp {
 	t.Helper()
@@ -138,7 +138,7 @@ func TestTheAdminAPITakesJSONBodiesOnly(t *testing.T) {
 // TestTheAdminTokenGuardsTheAdminAPI: with WithAdminToken every admin
 // route needs the token (as a bearer token, or as the password of Basic
 // auth, which a browser asks for after the 401's challenge); with it, any
-// Host name is answered (a page cannot know the token), and a foreign
+// Host name is served (a page cannot know the token), and a foreign
 // Origin is still refused. The API's bearer keys are no admin token.
 func TestTheAdminTokenGuardsTheAdminAPI(t *testing.T) {
 	t.Parallel()
@@ -299,7 +299,7 @@ func TestTheUsageLogKeepsTheNewestEntriesPerUserAndInAll(t *testing.T) {
 		rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(busy.APIKey)...)
 	}
 	busyItems, _ := usageOf(t, srv, busy.APIKey, "?limit=500")
-	// The usage read itself is logged after it answers.
+	// The usage read itself is logged after it responds.
 	assert.Len(t, busyItems, 4, "the newest 4 of the busy user")
 	quietItems, _ := usageOf(t, srv, quiet.APIKey, "?limit=500")
 	require.NotEmpty(t, quietItems)
@@ -391,8 +391,8 @@ func TestTheDeliveryLogIsBoundedInBytes(t *testing.T) {
 	defer cancel()
 	receiver.waitFor(ctx, t, 40)
 	// The receiver has every request; each delivery records its attempt
-	// once answered, which may drop the oldest again: read the log once
-	// every kept delivery has its answer.
+	// once it has a response, which may drop the oldest again: read the log once
+	// every kept delivery has its response.
 	var n int
 	var bytes int64
 	require.Eventually(t, func() bool {
@@ -446,9 +446,9 @@ func (rr *recordingReceiver) waitFor(ctx context.Context, t *testing.T, n int32)
 
 // TestTransientDependencyFailuresAreNotRemembered: a dependency fault that
 // fired once (the voice provider, the SMS carrier) and the magic failing
-// numbers answer 5xx without changing anything; a retry with the same
-// Idempotency-Key runs again instead of replaying the failure (DESIGN
-// section 3). A 4xx is remembered.
+// numbers respond 5xx without changing anything; a retry with the same
+// Idempotency-Key runs again instead of replaying the failure (see docs/mockserver.md,
+// section Idempotency). A 4xx is remembered.
 func TestTransientDependencyFailuresAreNotRemembered(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t, WithRateLimits(false), WithStartTime(time.Date(2026, 3, 10, 19, 0, 0, 0, time.UTC)))
@@ -581,7 +581,7 @@ func TestTheHTTPServerCutsSlowBodiesAndIdleConnections(t *testing.T) {
 	assert.ErrorIs(t, err, io.EOF, "the idle keep-alive connection was closed by the server")
 }
 
-// isClosed reports whether the server closed conn (or answered on it): a
+// isClosed reports whether the server closed conn (or sent a response on it): a
 // read returns at once with data or an error.
 func isClosed(conn net.Conn) bool {
 	_ = conn.SetReadDeadline(time.Now().Add(time.Millisecond))
@@ -595,7 +595,7 @@ func isClosed(conn net.Conn) bool {
 
 // TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem: a long poll
 // is not cut by the read and write timeouts (shortened here); Shutdown
-// answers an open long poll at once, with what it has, and returns.
+// responds to an open long poll at once, with what it has, and returns.
 func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 	t.Parallel()
 	srv := New()

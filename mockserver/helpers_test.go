@@ -15,7 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// rawResp is an answer read by rawDo.
+// rawResp is a response read by rawDo.
 type rawResp struct {
 	status int
 	header http.Header
@@ -23,14 +23,14 @@ type rawResp struct {
 	json   map[string]any
 }
 
-// code is the error code of an error answer ("" if none).
+// code is the error code of an error response ("" if none).
 func (r rawResp) code() string {
 	e, _ := r.json["error"].(map[string]any)
 	c, _ := e["code"].(string)
 	return c
 }
 
-// message is the error message of an error answer.
+// message is the error message of an error response.
 func (r rawResp) message() string {
 	e, _ := r.json["error"].(map[string]any)
 	m, _ := e["message"].(string)
@@ -38,9 +38,9 @@ func (r rawResp) message() string {
 }
 
 // rawDo sends one request with the given headers (name, value pairs) and
-// reads the whole answer; an answer that is a JSON object is decoded. The
+// reads the whole response; a response that is a JSON object is decoded. The
 // exchange is checked against the OpenAPI document (internal/conformance):
-// bad input may be sent, but the answer must be one the document allows. A
+// bad input may be sent, but the response must be one the document allows. A
 // body is sent as application/json unless header says otherwise.
 func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
 	t.Helper()
@@ -63,7 +63,7 @@ func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
 	return sendRaw(t, c, req)
 }
 
-// sendRaw sends req with c and reads the whole answer; an answer that is a
+// sendRaw sends req with c and reads the whole response; a response that is a
 // JSON object is decoded.
 func sendRaw(t testing.TB, c *http.Client, req *http.Request) rawResp {
 	t.Helper()
@@ -78,7 +78,7 @@ func sendRaw(t testing.TB, c *http.Client, req *http.Request) rawResp {
 }
 
 // localRequest is httptest.NewRequest as a client on loopback sends it
-// (Host 127.0.0.1, a JSON body), so that the admin API answers it too.
+// (Host 127.0.0.1, a JSON body), so that the admin API serves it too.
 func localRequest(method, target string, body io.Reader) *http.Request {
 	req := httptest.NewRequest(method, target, body)
 	req.Host = "127.0.0.1"

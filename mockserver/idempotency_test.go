@@ -15,7 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// countRoute is a test-only POST that counts its runs and answers the count.
+// countRoute is a test-only POST that counts its runs and responds with the count.
 func countRoute(runs *atomic.Int32) Option {
 	return withRoutes(&httpapi.Route{Method: http.MethodPost, Path: "/api/v1/_test/count", Handle: func(rc *httpapi.Ctx) (any, error) {
 		n := runs.Add(1)
@@ -107,21 +107,21 @@ func TestConcurrentDuplicatesRunTheHandlerOnce(t *testing.T) {
 	hs, allIn := countingServer(t, s, n)
 	go func() { <-allIn; close(release) }()
 
-	answers := make([]rawResp, n)
+	resps := make([]rawResp, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/_test/block", `{"x":1}`, append(bearer(acct.APIKey), "Idempotency-Key", "same")...)
+			resps[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/_test/block", `{"x":1}`, append(bearer(acct.APIKey), "Idempotency-Key", "same")...)
 		}()
 	}
 	wg.Wait()
 	assert.Equal(t, int32(1), runs.Load())
 	replays := 0
-	for _, a := range answers {
+	for _, a := range resps {
 		assert.Equal(t, http.StatusCreated, a.status)
-		assert.Equal(t, string(answers[0].body), string(a.body))
+		assert.Equal(t, string(resps[0].body), string(a.body))
 		if a.header.Get(httpapi.HeaderIdempotentReplayed) == "true" {
 			replays++
 		}
@@ -131,10 +131,10 @@ func TestConcurrentDuplicatesRunTheHandlerOnce(t *testing.T) {
 
 func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 	t.Parallel()
-	// POST /v1/agents carries RateLimit-* headers: adding them to the answer
+	// POST /v1/agents carries RateLimit-* headers: adding them to the response
 	// that concurrent replays read was a data race (go test -race). The test
-	// holds the store lock until every duplicate is in flight, so they all
-	// meet the first one's answer being made.
+	// holds the state lock until every duplicate is in flight, so they all
+	// meet the first one's response being made.
 	const n = 8
 	s := New()
 	t.Cleanup(s.Close)
@@ -145,20 +145,20 @@ func TestConcurrentDuplicateCreatesOfARateLimitedRoute(t *testing.T) {
 
 	tx := s.platform.WriteTx()
 	go func() { <-allIn; tx.End() }()
-	answers := make([]rawResp, n)
+	resps := make([]rawResp, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/agents", body, append(bearer(acct.APIKey), "Idempotency-Key", "create-once")...)
+			resps[i] = rawDo(t, http.MethodPost, hs.URL+"/api/v1/agents", body, append(bearer(acct.APIKey), "Idempotency-Key", "create-once")...)
 		}()
 	}
 	wg.Wait()
 	replays := 0
-	for i, a := range answers {
+	for i, a := range resps {
 		require.Equal(t, http.StatusCreated, a.status, "answer %d: %s", i, a.body)
-		assert.Equal(t, string(answers[0].body), string(a.body))
+		assert.Equal(t, string(resps[0].body), string(a.body))
 		assert.NotEmpty(t, a.header.Get("RateLimit-Limit"), "every answer has its own rate limit headers")
 		if a.header.Get(httpapi.HeaderIdempotentReplayed) == "true" {
 			replays++

@@ -18,7 +18,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// identityPost sends a JSON body to the API and decodes the answer.
+// identityPost sends a JSON body to the API and decodes the response.
 func identityPost(t *testing.T, ts *TestServer, path, body string, cookie string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, ts.URL+path, strings.NewReader(body))

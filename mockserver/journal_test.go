@@ -26,7 +26,7 @@ func journalPage(t *testing.T, r rawResp) JournalPageForTest {
 	return out
 }
 
-// JournalPageForTest is the answer of GET /_mock/requests.
+// JournalPageForTest is the response of GET /_mock/requests.
 type JournalPageForTest = httpapi.JournalPage
 
 func TestTheJournalKeepsHeadersBodiesAndTheTenant(t *testing.T) {
@@ -52,7 +52,7 @@ func TestTheJournalKeepsHeadersBodiesAndTheTenant(t *testing.T) {
 	assert.Equal(t, "application/json", e.Response.Header.Get("Content-Type"))
 	assert.NotEmpty(t, e.Response.Header.Get("RateLimit-Limit"), "the answer's own headers")
 
-	// Without credentials there is no tenant; an answer made up by a fault is journaled as sent.
+	// Without credentials there is no tenant; a response made up by a fault is journaled as sent.
 	rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "")
 	none := srv.Requests(RequestFilter{Path: "/v1/numbers"}.Match)
 	require.Len(t, none, 1)
@@ -86,7 +86,7 @@ func TestTheJournalCapsBodies(t *testing.T) {
 	assert.True(t, utf8.ValidString(e[0].Request.Body), "cut at a character boundary")
 	assert.True(t, strings.HasPrefix(long, e[0].Request.Body))
 
-	// A long answer (the OpenAPI document) is capped too.
+	// A long response (the OpenAPI document) is capped too.
 	r := rawDo(t, http.MethodGet, srv.URL+"/openapi.yaml", "")
 	require.Equal(t, http.StatusOK, r.status)
 	doc := srv.Requests(RequestFilter{Path: "/openapi.yaml"}.Match)
@@ -108,7 +108,7 @@ func TestTheJournalRedactsSecrets(t *testing.T) {
 	srv, acct := startWithAccount(t)
 	secretsSeen := []string{acct.APIKey, acct.Session}
 
-	// A signup: the emailed code in the verify body, the key, the magic link and the replay token in the answer.
+	// A signup: the emailed code in the verify body, the key, the magic link and the replay token in the response.
 	req := rawDo(t, http.MethodPost, srv.URL+"/v1/signup", `{"business_name":"Journal Co","email":"journal@example.com"}`)
 	require.Equal(t, http.StatusOK, req.status, "%s", req.body)
 	otp := srv.Outbox("journal@example.com")
@@ -131,7 +131,7 @@ func TestTheJournalRedactsSecrets(t *testing.T) {
 	require.NotEmpty(t, cookies)
 	secretsSeen = append(secretsSeen, cookies[0].Value)
 
-	// A subscription: custom header values in the body, the signing secret in the answer.
+	// A subscription: custom header values in the body, the signing secret in the response.
 	sub := rawDo(t, http.MethodPost, srv.URL+"/v1/webhooks",
 		`{"business_id":"`+acct.BusinessID+`","webhook_url":"https://hooks.example.com/x","events":["lead.created"],"custom_headers":{"X-Crm-Token":"crm-secret-value"}}`,
 		bearer(acct.APIKey)...)
@@ -278,23 +278,23 @@ func TestTheJournalWaitsForNewEntriesOnly(t *testing.T) {
 	assert.Zero(t, p.Count)
 	assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond, "it waited")
 
-	// A new match ends it, and the answer lists only what is new. The
+	// A new match ends it, and the response lists only what is new. The
 	// poll starts at some point after the goroutine does: keep making
-	// requests until it answers.
+	// requests until it responds.
 	got := make(chan rawResp, 1)
 	go func() {
 		got <- rawDo(t, http.MethodGet, srv.AdminURL+"/requests?path=/v1/numbers&wait=30s", "")
 	}()
-	var answer rawResp
-	for answer.status == 0 {
+	var resp rawResp
+	for resp.status == 0 {
 		rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 		rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
 		select {
-		case answer = <-got:
+		case resp = <-got:
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	got <- answer
+	got <- resp
 	p = journalPage(t, <-got)
 	require.NotEmpty(t, p.Requests)
 	for _, e := range p.Requests {
@@ -302,7 +302,7 @@ func TestTheJournalWaitsForNewEntriesOnly(t *testing.T) {
 		assert.Equal(t, "/api/v1/numbers", e.Path)
 	}
 
-	// With after, an entry already there after it answers at once.
+	// With after, an entry already there after it responds at once.
 	start = time.Now()
 	p = journalPage(t, rawDo(t, http.MethodGet, srv.AdminURL+"/requests?path=/v1/numbers&after=0&wait=30s", ""))
 	assert.Less(t, time.Since(start), 20*time.Second, "answered at once")

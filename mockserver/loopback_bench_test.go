@@ -31,8 +31,8 @@ func throughputFixture(b *testing.B) (*mockserver.Server, *loadgen.Fixtures, []l
 // bare net/http handler that writes the same bytes. ns/op is the inverse
 // of throughput (RunParallel, 4 requests in flight per core); cpu-ns/op is
 // the CPU the process (client and server together) spent per request,
-// which stays meaningful when the machine's cores are shared. The target:
-// mock/bare throughput at least 60% for the reads on 2 cores.
+// which stays meaningful when the machine's cores are shared. The target
+// is in docs/mockserver.md, section Performance and load.
 // cmd/voiceagent-load measures the same with latencies.
 func BenchmarkLoopback(b *testing.B) {
 	srv, fx, scenarios := throughputFixture(b)

@@ -119,8 +119,8 @@ func keys(v any) []string {
 }
 
 // TestServedDocumentsAreKeptPerURL reads the served documents twice under
-// one Host name and once under another: the same URL answers the same
-// bytes (kept, not built again), another names its own URL first.
+// one Host name and once under another: the same URL gets the same
+// bytes (cached, not built again), another names its own URL first.
 func TestServedDocumentsAreKeptPerURL(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.Start(t)

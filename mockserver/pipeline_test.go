@@ -206,7 +206,7 @@ func TestAHandlerPanicIs500AndTheServerKeepsServing(t *testing.T) {
 	assert.NotContains(t, string(r.body), "boom", "the panic stays in the server's log")
 	assert.NotEmpty(t, r.header.Get("X-Request-Id"))
 
-	// The store lock was released: reads and writes still work.
+	// The state lock was released: reads and writes still work.
 	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...).status)
 	body := `{"business_id":"` + acct.BusinessID + `","name":"a","system_prompt":"b"}`
 	assert.Equal(t, http.StatusCreated, rawDo(t, http.MethodPost, srv.URL+"/v1/agents", body, bearer(acct.APIKey)...).status)
@@ -224,7 +224,7 @@ func TestAPanicWithAnIdempotencyKeyDoesNotPoisonTheKey(t *testing.T) {
 	r := rawDo(t, http.MethodPost, srv.URL+"/v1/_test/panic", `{}`, hdr...)
 	assert.Equal(t, http.StatusInternalServerError, r.status)
 
-	// A retry with the same key gets the recorded answer instead of waiting
+	// A retry with the same key gets the recorded response instead of waiting
 	// for one that never comes.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

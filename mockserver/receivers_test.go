@@ -116,7 +116,7 @@ func TestWebhookCATrustsAPrivateCA(t *testing.T) {
 }
 
 // WithLogger at debug level (the binary's -v) logs the error code of error
-// answers and every webhook attempt, without bodies, headers or secrets.
+// responses and every webhook attempt, without bodies, headers or secrets.
 func TestTheDebugLogShowsErrorCodesAndWebhookAttempts(t *testing.T) {
 	t.Parallel()
 	var log syncBuffer

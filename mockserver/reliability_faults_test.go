@@ -25,7 +25,7 @@ import (
 
 // faultWays are the ways a request fails in the fault workload. The
 // latency fault outlasts the client's per-attempt timeout (faultAttempt),
-// so the client gives up while the handler still runs: the answer is lost
+// so the client gives up while the handler still runs: the response is lost
 // like a dropped one.
 var faultWays = []struct {
 	name string
@@ -54,7 +54,7 @@ const (
 // once ("mixed"), and checks that every logical operation happened exactly
 // once: each SDK call succeeded, every call and text exists once with the
 // id the SDK returned (the SDK's Idempotency-Key makes a retry after a
-// lost answer a replay), and every lead carries its update and was
+// lost response a replay), and every lead carries its update and was
 // rescored once.
 //
 // Leads have no create endpoint (they come from inbound calls and texts),

@@ -34,12 +34,13 @@ var publicRoutes = []string{
 	// The scheduled SDR runner: no key or session, only the platform's
 	// internal secret header (401 without it; see docs/mockserver.md, section Scheduled runner).
 	"POST /api/sdr/cron",
-	// The public OpenAPI document (DESIGN section 3).
+	// The public OpenAPI document (no credentials needed).
 	"GET /api/openapi.yaml",
 }
 
 // keyOnlyRoutes are the bearer routes that need no scope beyond a valid
-// key (DESIGN section 3: capabilities and schemas); any other bearer route
+// key (capabilities and schemas: see docs/mockserver.md, section
+// Authentication and scopes); any other bearer route
 // without a scope requirement fails TestScopeMatrix.
 var keyOnlyRoutes = []string{
 	"GET /api/v1/capabilities",
@@ -161,7 +162,7 @@ type crossCase struct {
 	session bool
 	// userLevel marks data that belongs to a user rather than a business
 	// (agencies, keys): a key restricted to another business of the same
-	// user reaches it by design, so only the other user is tried.
+	// user has access to it by design, so only the other user is tried.
 	userLevel bool
 	// header is sent along with the outsider's credentials (for example
 	// the Idempotency-Key a create requires before it reads the body).

@@ -210,8 +210,8 @@ func (b *syncBuffer) String() string {
 // TestSecretsAndCustomHeaderValuesNeverShow runs a subscription's life
 // (create with custom headers, update, rotate the secret, deliveries,
 // replay, reads, delete) on a server logging at debug level, records every
-// answer, and checks that custom header values appear in no answer and no
-// log, and signing secrets only in the answer that made each (create,
+// response, and checks that custom header values appear in no response and no
+// log, and signing secrets only in the response that made each (create,
 // rotate): not in reads, the journal, the usage log, the delivery log or
 // the server's log. The receiver gets both, so they are in use.
 func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
@@ -220,16 +220,16 @@ func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
 	s := New(WithRateLimits(false), WithStartTime(afternoonET),
 		WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	t.Cleanup(s.Close)
-	type answer struct{ name, body string }
+	type response struct{ name, body string }
 	var mu sync.Mutex
-	var answers []answer
+	var responses []response
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, r)
 		mu.Lock()
 		var hdr strings.Builder
 		_ = rec.Header().Write(&hdr)
-		answers = append(answers, answer{r.Method + " " + r.URL.String(), hdr.String() + rec.Body.String()})
+		responses = append(responses, response{r.Method + " " + r.URL.String(), hdr.String() + rec.Body.String()})
 		mu.Unlock()
 		for k, vs := range rec.Header() {
 			w.Header()[k] = vs
@@ -292,10 +292,10 @@ func TestSecretsAndCustomHeaderValuesNeverShow(t *testing.T) {
 	never := append(slices.Clone(custom), secrets...)
 	mu.Lock()
 	defer mu.Unlock()
-	for _, a := range answers {
+	for _, a := range responses {
 		for _, v := range never {
 			if (strings.HasSuffix(a.body, string(created.body)) || strings.Contains(a.name, "rotate-secret")) && strings.HasPrefix(v, "whsec_") {
-				continue // the answer that made a secret shows it, once
+				continue // the response that made a secret shows it, once
 			}
 			assert.NotContains(t, a.body, v, "the answer to %s", a.name)
 		}

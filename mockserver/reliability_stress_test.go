@@ -48,7 +48,7 @@ type stressEnv struct {
 	cronSecret  string // the SDR runner's internal secret
 }
 
-// stressAnswer is one answer: status and the decoded JSON object.
+// stressAnswer is one response: status and the decoded JSON object.
 type stressAnswer struct {
 	status int
 	body   map[string]any
@@ -65,14 +65,14 @@ func (a stressAnswer) str(path ...string) string {
 	return s
 }
 
-// stressResult is an answer or the error that prevented one.
+// stressResult is a response or the error that prevented one.
 type stressResult struct {
 	a   stressAnswer
 	err error
 }
 
 // do sends a request as tenant t (by key, or by session when session is
-// set) and decodes the answer. It never fails the test itself: writers
+// set) and decodes the response. It never fails the test itself: writers
 // run on their own goroutines.
 func (e *stressEnv) do(t int, session bool, method, path string, body any, header ...string) stressResult {
 	var rd io.Reader
@@ -111,7 +111,7 @@ func (e *stressEnv) do(t int, session bool, method, path string, body any, heade
 	return stressResult{a: a}
 }
 
-// expect turns an answer outside the wanted statuses into an error.
+// expect turns a response outside the wanted statuses into an error.
 func expect(r stressResult, want ...int) (stressAnswer, error) {
 	if r.err != nil {
 		return r.a, r.err
@@ -128,8 +128,8 @@ type stressLog struct {
 	agents        [2][]string
 	agentMeta     [2]map[string]float64 // metadata key -> last value written
 	calls         [2][]string
-	dupCalls      [][2]string           // ids answered to two concurrent creates with one key
-	leadUpdates   map[string][]leadSeen // lead -> every successful update's answer
+	dupCalls      [][2]string           // ids returned to two concurrent creates with one key
+	leadUpdates   map[string][]leadSeen // lead -> every successful update's response
 	texts         [2][]string
 	smsPrompts    [2][]string
 	hooks         [2][]string
@@ -143,7 +143,7 @@ type stressLog struct {
 	otherOutcomes map[string]int
 	// created[route] are the ids each tenant created on a create route
 	// with a list (products, knowledge, runs, approval requests);
-	// removed[id] marks those a delete answered 200 for.
+	// removed[id] marks those a delete got 200 for.
 	created   map[string]*[2][]string
 	removed   map[string]bool
 	governed  [2][]string       // queued governed updates
@@ -397,7 +397,7 @@ var stressWriters = map[string]stressWriter{
 	// Enrollment and installation commands need a published offer, approved
 	// owners and installations; under stress they run against sessions and
 	// installations that do not exist: validation, membership and lookups
-	// under the lock, answered 404.
+	// under the lock, got 404.
 	"POST /api/v1/agency-enrollments": func(e *stressEnv, l *stressLog, g, i, t int) error {
 		_, err := expect(e.do(0, false, http.MethodPost, "/api/v1/agency-enrollments", map[string]any{
 			"action": "revoke", "partnerId": e.partner, "sessionId": e.srv.platform.IDs.UUID(),
@@ -830,7 +830,7 @@ func walkPages(e *stressEnv, t int, path, key string, limit int) ([]string, erro
 }
 
 func checkStressInvariants(t *testing.T, e *stressEnv, l *stressLog) {
-	// No request answered a server error.
+	// No request got a server error.
 	for _, j := range e.srv.Requests(func(j *JournalEntry) bool { return j.Status >= 500 }) {
 		t.Errorf("%s %s answered %d", j.Method, j.Path, j.Status)
 	}
@@ -1002,7 +1002,7 @@ func toFloats(v any) map[string]float64 {
 	return out
 }
 
-// newReceiver is a loopback webhook receiver that answers 200.
+// newReceiver is a loopback webhook receiver that responds 200.
 func newReceiver(t *testing.T) string {
 	t.Helper()
 	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -39,7 +39,7 @@ func recordBytes(b *testing.B, n int, opts []Option, make func(s *Server, acct *
 }
 
 // serve sends one request through the pipeline and fails unless it
-// answers want.
+// responses want.
 func serve(b *testing.B, s *Server, key, method, path, body string, want int) {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
@@ -52,8 +52,7 @@ func serve(b *testing.B, s *Server, key, method, path, body string, want int) {
 }
 
 // BenchmarkRecordBytes reports the live heap that each record users create
-// takes, made as users make them (target: under 1 KiB each; DESIGN
-// section 4, "Bounded memory"): a call placed with POST /v1/calls (with its
+// takes, made as users make them (see docs/architecture.md): a call placed with POST /v1/calls (with its
 // pending progress on the clock), a text sent with POST /v1/sms/send, an
 // inbound text from a new number (a lead and the message), a lead alone
 // (as a fixture: name, phone, email, source and notes), and an event

@@ -184,7 +184,7 @@ func TestRingFirstRoutingDelaysTheAgent(t *testing.T) {
 	assert.Equal(t, 40, c.Duration)
 }
 
-// blockingReceiver answers nothing until the test ends.
+// blockingReceiver sends no response until the test ends.
 func blockingReceiver(t *testing.T) (string, <-chan struct{}) {
 	t.Helper()
 	got := make(chan struct{}, 8)

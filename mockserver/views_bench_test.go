@@ -50,7 +50,7 @@ func viewsBenchServer(b *testing.B, n int) (*Server, *Account, string) {
 	return s, acct, call["id"].(string)
 }
 
-// BenchmarkViewReads reads the answers whose records are shown by struct
+// BenchmarkViewReads reads the responses whose records are shown by struct
 // views: a page of 100 communication runs, a page of 100 governed updates,
 // and a call by id.
 func BenchmarkViewReads(b *testing.B) {

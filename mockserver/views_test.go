@@ -17,7 +17,7 @@ import (
 // governance.GovernedView, the call detail, the SDR email of lead_email.*
 // events). A struct encodes only the members it declares, so a member lost,
 // renamed or no longer null when unset would go unnoticed by the SDK's
-// decoders: these tests decode each answer into map[string]any and compare
+// decoders: these tests decode each response into map[string]any and compare
 // its shape (every member, nested ones included, with the kind of its value:
 // string, number, bool, null, object or array) to the shape the API
 // documents, with the optional members both present and absent.
@@ -79,7 +79,7 @@ func (e viewsEnv) get(path string) map[string]any {
 	return e.do(http.MethodGet, path, "", http.StatusOK).json
 }
 
-// list reads a list answer and returns its items by id.
+// list reads a list response and returns its items by id.
 func (e viewsEnv) list(path, key string) map[string]map[string]any {
 	e.t.Helper()
 	items, ok := e.get(path)[key].([]any)

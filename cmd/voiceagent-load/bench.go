@@ -21,7 +21,7 @@ import (
 // The benchmark mode (-bench) measures, side by side in one run:
 //
 //   - every read route of the API against a bare net/http handler writing
-//     the mock's own answer byte for byte, alternating the two -rounds
+//     the mock's own response byte for byte, alternating the two -rounds
 //     times per route, with the mock's share of the bare throughput and
 //     the read floor of the hot lists;
 //   - POST /v1/calls throughput with each number of stored calls of
@@ -193,7 +193,7 @@ const (
 // after a warm-up of each for warm (none when 0), and returns both sums
 // and the range of the rounds' ratios.
 func alternate(ctx context.Context, drive loadgen.Driver, mockURL, bareURL, key string, sc loadgen.Scenario, warm, d time.Duration, rounds int) (mock, bare loadgen.Measure, lo, hi float64, err error) {
-	// A drive that had no answer in time counts as 0 requests a second.
+	// A drive that had no response in time counts as 0 requests a second.
 	for _, u := range []string{mockURL, bareURL} {
 		if warm == 0 {
 			break

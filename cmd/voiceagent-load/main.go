@@ -2,7 +2,7 @@
 // loopback. It starts the mock (rate limits off; authentication, scopes,
 // rate-limit bookkeeping, the usage log, the request journal and
 // idempotency on), seeds a tenant with leads, and for each scenario serves
-// the mock's own answer from a bare net/http handler too; it drives both
+// the mock's own response from a bare net/http handler too; it drives both
 // with keep-alive connections in the same run, alternating them for
 // -rounds rounds, and prints requests per second, p50 and p99 latency, and
 // the mock's share of the bare handler's throughput (overall, and the
@@ -20,7 +20,7 @@
 //	go run ./cmd/voiceagent-load -soak 3m -warmup 30s -concurrency 8
 //
 // The scenarios are GET /v1/agents, GET /v1/leads?limit=100 (the reads of
-// the throughput target: at least 60% of the bare handler on 2 cores),
+// the throughput target; see docs/mockserver.md, section Performance and load),
 // POST /v1/calls and PATCH /v1/leads.
 package main
 
@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "scenario\tmock req/s\tp50\tp99\tbare req/s\tp50\tp99\tmock/bare\trange\terrors\t\n")
 	for _, sc := range loadgen.Scenarios(fx) {
-		// The bare handler serves one real answer of the mock, byte for byte.
+		// The bare handler serves one real response of the mock, byte for byte.
 		sample, status, err := loadgen.Sample(mockURL, fx.APIKey, sc)
 		if err != nil {
 			return err

@@ -14,7 +14,7 @@ import (
 )
 
 // adminGet sends GET url to the admin API with an optional bearer token and
-// answers the status.
+// returns the status.
 func adminGet(t *testing.T, url, token string) int {
 	t.Helper()
 	var header []string
@@ -26,7 +26,7 @@ func adminGet(t *testing.T, url, token string) int {
 }
 
 // TestAdminTokenFlagGuardsTheAdminAPI: with -admin-token (or its
-// variable) the admin API answers 401 without the token and 200 with it;
+// variable) the admin API responds 401 without the token and 200 with it;
 // the binary prints how to send it.
 func TestAdminTokenFlagGuardsTheAdminAPI(t *testing.T) {
 	for _, tc := range []struct {
@@ -76,7 +76,7 @@ func TestBeyondLoopbackTheBinaryWarnsAndGeneratesAnAdminToken(t *testing.T) {
 }
 
 // adminGetAs sends GET url to the admin API with the Host header host and
-// no token, and answers the status.
+// no token, and returns the status.
 func adminGetAs(t *testing.T, url, host string) int {
 	t.Helper()
 	status, _ := httpJSON(t, http.MethodGet, url, "", "Host", host)
@@ -84,7 +84,7 @@ func adminGetAs(t *testing.T, url, host string) int {
 }
 
 // TestAdminHostsAnswerTheirNamesWithoutAToken: with -admin-hosts (or its
-// variable) the admin API of a server on loopback answers those Host
+// variable) the admin API of a server on loopback serves those Host
 // names (a local proxy's), with any port or the one given, as well as
 // loopback names, and refuses others; no token is printed or needed.
 func TestAdminHostsAnswerTheirNamesWithoutAToken(t *testing.T) {
@@ -111,7 +111,7 @@ func TestAdminHostsAnswerTheirNamesWithoutAToken(t *testing.T) {
 }
 
 // TestShutdownAnswersOpenLongPollsAndExitsZero: SIGTERM (the context's end)
-// with a ?wait= long poll open answers the poll at once and the command
+// with a ?wait= long poll open ends the poll at once and the command
 // exits 0, long before the poll's 60 s.
 func TestShutdownAnswersOpenLongPollsAndExitsZero(t *testing.T) {
 	s := startRun(t, nil, "-seed", "none")
@@ -131,7 +131,7 @@ func TestShutdownAnswersOpenLongPollsAndExitsZero(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		got <- answer{resp.StatusCode, string(b), err}
 	}()
-	// Let the poll reach the server (it is answered only by the shutdown).
+	// Let the poll reach the server (only the shutdown ends it).
 	time.Sleep(300 * time.Millisecond)
 	select {
 	case a := <-got:

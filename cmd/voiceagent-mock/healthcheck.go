@@ -16,7 +16,7 @@ import (
 // subcommand.
 const healthcheckTimeout = 5 * time.Second
 
-// adminRealmChallenge is what the admin API's 401 answers carry in
+// adminRealmChallenge is what the admin API's 401 responses carry in
 // WWW-Authenticate: a 401 with it comes from a serving mock.
 const adminRealmChallenge = `realm="voiceagent-mock admin"`
 
@@ -24,8 +24,8 @@ const adminRealmChallenge = `realm="voiceagent-mock admin"`
 // variables as the server, asks GET /_mock/health of the server at -addr
 // (an address of every interface, such as 0.0.0.0 or [::], is asked on
 // loopback) with the admin token when one is configured, and returns
-// exitOK when the server answers 200, exitFailed otherwise. Without a
-// configured token, a server that generated its own answers 401 with the
+// exitOK when the server responds 200, exitFailed otherwise. Without a
+// configured token, a server that generated its own token responds 401 with the
 // admin API's challenge, which also counts as serving: the subcommand
 // cannot know that token. It needs no shell and no other program, for
 // HEALTHCHECK in an image that has neither.

@@ -11,7 +11,7 @@ import (
 )
 
 // healthcheckRun runs the healthcheck subcommand with env and args and
-// answers its exit code and output.
+// returns its exit code and output.
 func healthcheckRun(env []string, args ...string) (int, string) {
 	var out bytes.Buffer
 	code := run(context.Background(), append([]string{"healthcheck"}, args...), envOf(env...), &out, &out, nil)
@@ -19,9 +19,9 @@ func healthcheckRun(env []string, args ...string) (int, string) {
 }
 
 // TestHealthcheckAsksTheConfiguredServer: the subcommand exits 0 when the
-// server its flags or variables name answers GET /_mock/health, with the
+// server its flags or variables name responds to GET /_mock/health, with the
 // admin token when one is set, and on loopback for an address of every
-// interface; 1 when nothing answers or the token is wrong.
+// interface; 1 when nothing responds or the token is wrong.
 func TestHealthcheckAsksTheConfiguredServer(t *testing.T) {
 	s := startRun(t, nil, "-seed", "none")
 	code, out := healthcheckRun(nil, "-addr", s.addr)

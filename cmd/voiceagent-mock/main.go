@@ -6,7 +6,7 @@
 //	go run ./cmd/voiceagent-mock -realtime        # the simulated clock follows real time
 //	go run ./cmd/voiceagent-mock -fixtures f.json # also load accounts, leads and calls from a file
 //	go run ./cmd/voiceagent-mock -help            # every flag and its environment variable
-//	voiceagent-mock healthcheck                   # exit 0 when the server of these flags answers
+//	voiceagent-mock healthcheck                   # exit 0 when the server of these flags responds
 //
 // Every flag can also be set by an environment variable: VOICEAGENT_MOCK_
 // and the flag's name in capitals, - as _ (VOICEAGENT_MOCK_ADDR,
@@ -18,7 +18,7 @@
 // The healthcheck subcommand reads the same flags and variables, asks GET
 // /_mock/health of the server they configure (on loopback when -addr is
 // every interface, with the admin token when one is set) and exits 0 when
-// it answers, 1 otherwise: the HEALTHCHECK of the container image, which
+// it responds, 1 otherwise: the HEALTHCHECK of the container image, which
 // has no shell.
 //
 // A fixtures file is JSON: {"accounts": [{business_name, email, scopes,
@@ -29,7 +29,7 @@
 // It prints the base URL, how the simulated clock runs and, on a line of
 // its own, the demo account's API key; POST /_mock/reset keeps that account
 // and its key (mockserver.Server.SeedAccount). The admin API is under /_mock
-// (see the mockserver package); GET /_mock/health answers once it serves.
+// (see the mockserver package); GET /_mock/health responds once it serves.
 package main
 
 import (
@@ -142,7 +142,7 @@ type config struct {
 	// server listens beyond loopback: adminTokenGenerated).
 	adminToken          string
 	adminTokenGenerated bool
-	// adminHosts are the Host names the admin API answers without a
+	// adminHosts are the Host names the admin API serves without a
 	// token, besides loopback names (-admin-hosts).
 	adminHosts []string
 }
@@ -533,7 +533,7 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 		}
 	}
 
-	// Read, write and idle timeouts; Shutdown answers open long polls.
+	// Read, write and idle timeouts; Shutdown ends open long polls with a response.
 	hs := srv.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -542,7 +542,7 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	}
 	select {
 	case <-ctx.Done():
-		// Shutdown drains: long polls answer at once, other requests in
+		// Shutdown drains: long polls respond at once, other requests in
 		// flight finish; then the command exits 0.
 		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

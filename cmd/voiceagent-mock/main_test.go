@@ -120,7 +120,7 @@ func (s *started) key(t *testing.T) string {
 }
 
 // httpJSON sends one request (header: name, value pairs; a Host pair sets
-// the request's Host) and answers its status and its decoded JSON body.
+// the request's Host) and returns the status and the decoded JSON body.
 func httpJSON(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
@@ -331,7 +331,7 @@ func TestStartPinsTheClockAndTheStartUpLineSaysHowItRuns(t *testing.T) {
 	assert.Contains(t, realtime.out.String(), "clock: follows real time at speed 1, from ")
 }
 
-// -v logs every request with the error code of error answers, and every
+// -v logs every request with the error code of error responses, and every
 // webhook attempt.
 func TestVerboseLogsErrorCodesAndWebhookAttempts(t *testing.T) {
 	s := startRun(t, nil, "-v")
@@ -539,7 +539,7 @@ func TestTheBinaryHelpVersionAndBadInput(t *testing.T) {
 }
 
 // The built binary serves: configured by the environment alone, it says
-// how its clock runs, answers health with its -version, logs with -v to
+// how its clock runs, responds to health with its -version, logs with -v to
 // stderr, keeps the demo key over a reset, and exits 0 on SIGTERM.
 func TestTheBinaryServes(t *testing.T) {
 	_, version, _ := runBinary(t, nil, "-version")

@@ -42,7 +42,7 @@ func analyticsWindowOf(rc *httpapi.Ctx) (analyticsWindow, error) {
 	return analyticsWindow{days: days, since: rc.Now.Add(-time.Duration(days) * httpapi.Day).UTC(), owners: owners}, nil
 }
 
-// period is the window as answers show it.
+// period is the window as responses show it.
 func (w analyticsWindow) period() analyticsapi.Period {
 	return analyticsapi.Period{Days: w.days, Since: w.since}
 }
@@ -120,7 +120,7 @@ func (a *callAgg) avg() float64 {
 	return round2(float64(a.duration) / float64(a.timed))
 }
 
-// stats are the sums as answers show them.
+// stats are the sums as responses show them.
 func (a *callAgg) stats() analyticsapi.CallStats {
 	return analyticsapi.CallStats{Total: a.total, Completed: a.completed, TotalDurationSeconds: a.duration, AvgDurationSeconds: a.avg()}
 }
@@ -136,7 +136,7 @@ func (a *leadAgg) add(l *store.Lead) {
 	}
 }
 
-// stats are the sums as answers show them.
+// stats are the sums as responses show them.
 func (a *leadAgg) stats() analyticsapi.LeadStats {
 	return analyticsapi.LeadStats{Total: a.total, Converted: a.converted, ConversionRate: percent(a.converted, a.total)}
 }

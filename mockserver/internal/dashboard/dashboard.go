@@ -29,7 +29,7 @@ var securityHeaders = http.Header{
 	"Cache-Control":           {"no-cache"},
 }
 
-// file answers one embedded file with its content type.
+// file responds with one embedded file with its content type.
 func file(name, contentType string) httpapi.Handler {
 	body, err := static.ReadFile("static/" + name)
 	if err != nil {

@@ -117,7 +117,7 @@ func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
 }
 
 // Submit submits governed update req of who at now. The key needs the
-// intent's scope; the target must be one who reaches (its business that
+// intent's scope; the target must be one who has access to (its business that
 // of business_id when sent); an agent.patch payload must be a PATCH
 // /v1/agents body (its errors under /payload). The authority decides the
 // outcome: queued for approval (202) when the request asks, applied (200)
@@ -233,7 +233,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 }
 
 // reachBusiness checks that the business with the id exists (else 404)
-// and that who reaches it (else 403).
+// and that who has access to it (else 403).
 func reachBusiness(tx *platform.Tx, who *httpapi.Principal, id string) error {
 	if _, ok := tx.Businesses.Get(id); !ok {
 		return httpapi.NotFound("business not found: " + id)
@@ -437,7 +437,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 
 // Decide records the decision of who at now on governed update g, which
 // must be pending approval (else 409): "reject" rejects it; "approve"
-// applies its change to its target, which who must still reach, and the
+// applies its change to its target, which who must still have access to, and the
 // update is applied, or failed with the change's error (a failure of the
 // voice provider, reported by providerFault, nil: none, included). The
 // decision, its note, who and when are recorded in one change of g.
@@ -508,7 +508,7 @@ type GovernedUpdate struct {
 
 // GovernedView is a governed update as the API shows it (dry_run is always
 // false: a dry run is never stored). The view shares the update's maps and
-// strings: it is encoded under the store lock.
+// strings: it is encoded before the Tx that read it ends.
 func GovernedView(g *store.GovernedUpdate) GovernedUpdate {
 	return GovernedUpdate{
 		ID: g.ID, BusinessID: g.Owner, Intent: g.Intent, Status: g.Status,

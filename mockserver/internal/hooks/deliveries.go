@@ -45,7 +45,7 @@ func WebhookRetrySchedule() []time.Duration { return slices.Clone(webhookRetrySc
 const (
 	// DeliveryPending is a delivery with attempts still to come.
 	DeliveryPending = store.DeliveryPending
-	// DeliverySucceeded is a delivery a receiver answered with a 2xx.
+	// DeliverySucceeded is a delivery a receiver responded to with a 2xx.
 	DeliverySucceeded = store.DeliverySucceeded
 	// DeliveryFailed is a delivery whose last attempt failed; it is
 	// replayable.
@@ -60,8 +60,8 @@ const (
 // of calls and every other kind of delivery registered with it, with one
 // retry schedule and one delivery log. It subscribes to the event bus: the
 // subscriber only records deliveries and starts or schedules attempts; HTTP
-// happens on the outbound pool, outside the store lock, and results are
-// recorded under it. notify wakes the waiters of the delivery log
+// happens on the outbound pool, outside any Tx, and results are
+// recorded in a write Tx of their own. notify wakes the waiters of the delivery log
 // (WaitDeliveries, the admin long poll) on every change.
 type deliveryEngine struct {
 	notify watch.Notifier
@@ -72,7 +72,7 @@ type deliveryEngine struct {
 type DeliveryKind struct {
 	// Request builds attempt n (the body was rendered at enqueue time); a non-empty cancel cancels the delivery with that reason instead.
 	Request func(tx *platform.Tx, d *store.Delivery, n int, at, wall time.Time) (req OutboundRequest, shown map[string]string, cancel string)
-	// Changed, when set, runs when a delivery of this kind starts (att nil) and after each recorded attempt, under the write lock.
+	// Changed, when set, runs when a delivery of this kind starts (att nil) and after each recorded attempt, with a write Tx.
 	Changed func(tx *platform.Tx, d *store.Delivery, att *store.DeliveryAttempt)
 }
 
@@ -136,8 +136,7 @@ func orDefault(n, def int) int {
 }
 
 // deliverEvent is the bus subscriber: one delivery per active subscription
-// of the event's business that lists the event's type. It runs under the
-// write lock.
+// of the event's business that lists the event's type.
 func (s *Service) deliverEvent(tx *platform.Tx, ev *store.Event) {
 	for _, w := range tx.Webhooks.Owned(ev.Owner) {
 		if w.Active && slices.Contains(w.Events, ev.Type) {
@@ -175,8 +174,8 @@ func (s *Service) EnqueueCallWebhook(tx *platform.Tx, c *store.Call, ev *store.E
 // the outbound pool, with the second attempt already on the clock 5 seconds
 // later: that task waits for the first attempt's outcome and does nothing if
 // it succeeded, so the schedule never depends on how fast the receiver
-// answers. Later attempts run on the clock and Advance waits for their
-// answer, so one Advance covers a whole stretch of the schedule.
+// responds. Later attempts run on the clock and Advance waits for their
+// response, so one Advance covers a whole stretch of the schedule.
 func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Delivery {
 	tenant := tx.TenantOf(d.BusinessID)
 	d.Tenant = tenant
@@ -218,7 +217,7 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 }
 
 // retryAttempt makes attempt n >= 2 of a delivery at simulated time at,
-// waiting for the answer, and schedules the next attempt when it failed.
+// waiting for the response, and schedules the next attempt when it failed.
 // It runs on the clock, without the state lock while it waits; dropped
 // reports whether a reset dropped the delivery's store.
 func (s *Service) retryAttempt(dropped func() bool, d *store.Delivery, n int, at time.Time) {
@@ -243,7 +242,7 @@ func (s *Service) retryAttempt(dropped func() bool, d *store.Delivery, n int, at
 	}
 }
 
-// postOutboundWait is postOutbound for a caller that waits for the answer
+// postOutboundWait is postOutbound for a caller that waits for the response
 // (a delivery retry running on the clock, so that Advance covers it). ok is
 // false when the server closed first.
 func (s *Service) postOutboundWait(req OutboundRequest) (res outboundResult, ok bool) {
@@ -257,7 +256,7 @@ func (s *Service) postOutboundWait(req OutboundRequest) (res outboundResult, ok 
 	}
 }
 
-// sendAttempt posts a prepared attempt and waits for the answer; a receiver
+// sendAttempt posts a prepared attempt and waits for the response; a receiver
 // the server may not call fails at once without a connection. ok is false
 // when the server closed first.
 func (s *Service) sendAttempt(att preparedAttempt) (outboundResult, bool) {
@@ -550,7 +549,7 @@ type DeliveryAttempt struct {
 	// Error says why the attempt failed.
 	Error      string  `json:"error,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
-	// Response is the start (4 KiB) of the receiver's answer.
+	// Response is the start (4 KiB) of the receiver's response.
 	Response string `json:"response,omitempty"`
 }
 

@@ -22,11 +22,11 @@ import (
 // delivery engine of deliveries.go) goes through allowedTarget and postOutbound, so the host
 // rules and the worker pool are the same everywhere.
 const (
-	// outboundTimeout bounds one attempt (connect, send, answer).
+	// outboundTimeout bounds one attempt (connect, send, response).
 	outboundTimeout = 10 * time.Second
 	// outboundConcurrency is how many attempts run at once; more wait.
 	outboundConcurrency = 8
-	// outboundMaxAnswer is how much of a receiver's answer is kept.
+	// outboundMaxAnswer is how much of a receiver's response is kept.
 	outboundMaxAnswer = 4 << 10
 )
 
@@ -89,7 +89,7 @@ type OutboundRequest struct {
 }
 
 // outboundResult is how an attempt went: the status (0 when there was no
-// answer), an error text, the start of the answer and the real time taken.
+// response), an error text, the start of the response and the real time taken.
 type outboundResult struct {
 	status   int
 	err      string
@@ -97,7 +97,7 @@ type outboundResult struct {
 	duration time.Duration
 }
 
-// ok reports a 2xx answer.
+// ok reports whether the response was a 2xx.
 func (r outboundResult) ok() bool { return r.err == "" && r.status >= 200 && r.status < 300 }
 
 // OutboundPoster runs attempts on a bounded pool of goroutines. Its zero
@@ -150,7 +150,7 @@ func (p *OutboundPoster) init(external bool, cas []*x509.Certificate, dial func(
 					IdleConnTimeout:     30 * time.Second,
 				},
 				Timeout: p.timeout,
-				// A redirect is an answer like any other non-2xx: not followed.
+				// A redirect is a response like any other non-2xx: not followed.
 				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 			}
 		}
@@ -189,9 +189,9 @@ func (p *OutboundPoster) Close() {
 }
 
 // postOutbound sends req on the pool, never on the caller's goroutine, and
-// hands the result to done on the pool's goroutine. Callers schedule under
-// the store lock (snapshotting what to send) and done takes the lock itself
-// to record the result: no HTTP exchange ever runs under the store lock.
+// hands the result to done on the pool's goroutine. Callers schedule within
+// a Tx (snapshotting what to send) and done begins its own Tx to record
+// the result: no HTTP exchange ever runs while the state lock is held.
 // After Close, done is not called.
 func (s *Service) postOutbound(req OutboundRequest, done func(outboundResult)) {
 	p := &s.Outbound
@@ -253,7 +253,7 @@ func (s *Service) doOutbound(req OutboundRequest) outboundResult {
 // falls due it waits until first is closed (the first attempt's outcome is
 // recorded) and then runs second, which does nothing when the first
 // attempt succeeded. So the schedule never depends on how fast a receiver
-// answers. It returns the task's cancel.
+// responds. It returns the task's cancel.
 func (s *Service) scheduleSecondAttempt(tenant string, now time.Time, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
 	return s.Clocks.Of(tenant).Schedule(now.Add(webhookRetrySchedule[1]), func(at time.Time) {
 		select {

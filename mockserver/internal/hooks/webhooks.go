@@ -35,7 +35,7 @@ var eventTypes = []string{
 
 func isEventType(s string) bool { return slices.Contains(eventTypes, s) }
 
-// webhookOf returns a subscription the caller reaches, or 404.
+// webhookOf returns a subscription the caller has access to, or 404.
 func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
 	return httpapi.Reachable(rc, rc.Tx.Webhooks, id, "webhook subscription")
 }

@@ -33,7 +33,7 @@ func (s *API) adminReset(rc *Ctx) (any, error) {
 	return map[string]any{"reset": true, "seed_accounts": n}, nil
 }
 
-// adminHealth answers once the server is serving: its status and version.
+// adminHealth responds once the server is serving: its status and version.
 func (s *API) adminHealth(rc *Ctx) (any, error) {
 	return map[string]any{"status": "ok", "version": Version()}, nil
 }
@@ -96,7 +96,7 @@ func (rc *Ctx) LongPoll() (poll func(wait func(context.Context)), err error) {
 	}, nil
 }
 
-// ExtendDeadlines lets the request answered by w take d plus
+// ExtendDeadlines lets the request served by w take d plus
 // LongPollGrace from now, past the server's read and write timeouts: a
 // long poll, or the latency of a fault. (Without its read deadline moved,
 // the server's read timeout would also end the request's context.) Writers
@@ -108,12 +108,12 @@ func ExtendDeadlines(w http.ResponseWriter, d time.Duration) {
 	_ = c.SetWriteDeadline(deadline)
 }
 
-// Drain makes every open long poll answer now, with what it has, and
-// later ones answer at once: the server is shutting down
+// Drain makes every open long poll respond now, with what it has, and
+// later ones respond at once: the server is shutting down
 // (http.Server.RegisterOnShutdown), and its shutdown waits for no poll.
 func (s *API) Drain() { s.drain() }
 
-// ClockView is what GET /_mock/clock and POST /_mock/clock/advance answer:
+// ClockView is what GET /_mock/clock and POST /_mock/clock/advance return:
 // a tenant's time (or the base time), and how many simulated processes
 // wait on its clock (on every clock for the base).
 type ClockView struct {
@@ -214,7 +214,7 @@ func (s *API) adminTenants(rc *Ctx) (any, error) {
 	return map[string]any{"tenants": s.Tenants()}, nil
 }
 
-// JournalPage is the answer of GET /_mock/requests.
+// JournalPage is the response of GET /_mock/requests.
 type JournalPage struct {
 	// Requests are the matching entries, oldest first: the first Limit
 	// after After when it is given, the newest Limit otherwise.

@@ -29,7 +29,7 @@ const adminRealm = `realm="voiceagent-mock admin"`
 //   - with an admin token (WithAdminToken, -admin-token), the request must
 //     carry it (Authorization: Bearer <token>, or as the password of Basic
 //     auth, which a browser asks for): 401 otherwise. A page cannot know
-//     the token, so with it any Host name is answered;
+//     the token, so with it any Host name is served;
 //   - without one, the Host must be a loopback name (localhost, *.localhost,
 //     127.0.0.0/8, ::1) or one of WithAdminHosts: 403 otherwise, which
 //     defeats DNS rebinding (a page on evil.example whose name now points to
@@ -81,7 +81,7 @@ func adminTokenMatches(r *http.Request, token string) bool {
 	return subtle.ConstantTimeCompare(want[:], have[:]) == 1
 }
 
-// adminHostAllowed reports whether the admin API answers a Host header
+// adminHostAllowed reports whether the admin API serves a Host header
 // value: a loopback name or address, one of the configured hosts, or no
 // Host at all (an HTTP/1.0 client; browsers always send one).
 func (s *API) adminHostAllowed(hostport string) bool {

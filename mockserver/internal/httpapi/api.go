@@ -24,16 +24,16 @@ type API struct {
 	FaultSet *FaultSet
 	// Usage is the usage log.
 	Usage *UsageLog
-	// selfDocs keeps the documents the server serves about itself.
+	// selfDocs caches the documents the server serves about itself.
 	selfDocs selfDocuments
-	// reads keeps the responses of the cached GET routes.
+	// reads caches the responses of the cached GET routes.
 	reads readCache
 
-	// draining ends when Drain is called: open long polls answer.
+	// draining ends when Drain is called: open long polls respond.
 	draining context.Context
 	drain    context.CancelFunc
 
-	cors *corsPolicy // nil: the API answers no cross-origin request
+	cors *corsPolicy // nil: the API serves no cross-origin request
 }
 
 // New returns the pipeline of engine p; each part registers how a reset

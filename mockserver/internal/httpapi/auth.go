@@ -23,12 +23,12 @@ const (
 )
 
 // Principal is who is calling: a key, or a dashboard session, and the
-// businesses the caller reaches.
+// businesses the caller has access to.
 type Principal struct {
 	User    *store.User
 	Key     *store.APIKey  // nil for a session
 	Session *store.Session // nil for a key
-	// Businesses are the ids the caller reaches, oldest first. The slice
+	// Businesses are the ids the caller has access to, oldest first. The slice
 	// may be the store's: read it, do not change it.
 	Businesses []string
 	// Tenant is the tenant the caller acts in (the root business of its
@@ -219,7 +219,7 @@ func (p *Principal) keyExpired(now time.Time) *Error {
 }
 
 // principalTenant is the tenant a caller acts in: that of the first
-// business it reaches, else of its user's first business ("" when it has
+// business it has access to, else of its user's first business ("" when it has
 // none).
 func principalTenant(tx *platform.Tx, p *Principal) string {
 	if len(p.Businesses) > 0 {
@@ -257,8 +257,8 @@ func intersect(ids []string, only string) []string {
 // that an append to it copies rather than writing into the store's.
 func readOnly(ids []string) []string { return ids[:len(ids):len(ids)] }
 
-// Business returns a business the caller reaches: 404 when it does not
-// exist, 403 when the caller does not reach it.
+// Business returns a business the caller has access to: 404 when it does
+// not exist, 403 when the caller has no access to it.
 func (rc *Ctx) Business(id string) (*store.Business, error) {
 	b, ok := rc.Tx.Businesses.Get(id)
 	if !ok {
@@ -271,7 +271,7 @@ func (rc *Ctx) Business(id string) (*store.Business, error) {
 }
 
 // ScopedBusinesses returns the businesses a list reads: all the caller
-// reaches, or the one named by the business_id query parameter.
+// has access to, or the one named by the business_id query parameter.
 func (rc *Ctx) ScopedBusinesses() ([]string, error) {
 	if id := rc.Query("business_id"); id != "" {
 		if _, err := rc.Business(id); err != nil {

@@ -8,15 +8,15 @@ import (
 	"strings"
 )
 
-// CORS: the API under /api answers browsers of the configured origins
+// CORS: the API under /api serves browsers of the configured origins
 // (WithCORS, -cors), so an API explorer (Swagger UI, Scalar) or a web app
 // on another origin can call the mock. Never with credentials: keys travel
 // in the Authorization header, which needs none; the session cookie stays
-// same-origin. The admin API (/_mock) never answers cross-origin.
+// same-origin. The admin API (/_mock) never serves cross-origin.
 const (
 	// corsMethods are the methods a preflight allows: every method of the API.
 	corsMethods = "GET, POST, PUT, PATCH, DELETE"
-	// corsMaxAge is how long (seconds) a browser may keep a preflight's answer.
+	// corsMaxAge is how long (seconds) a browser may keep a preflight's response.
 	corsMaxAge = "600"
 )
 
@@ -27,7 +27,7 @@ var CORSRequestHeaders = []string{
 	"Authorization", "Content-Type", "Idempotency-Key", "X-Voiceagent-Retry-Count", "X-Payment", "Accept",
 }
 
-// CORSExposedHeaders are the answer headers a browser script may read: the
+// CORSExposedHeaders are the response headers a browser script may read: the
 // request id, the rate limit headers, Retry-After, the idempotent replay
 // marker and the retry hint.
 var CORSExposedHeaders = []string{
@@ -96,7 +96,7 @@ func NormalizeOrigin(origin string) (string, error) {
 }
 
 // allowed reports whether a request's Origin may call the API, and the
-// value of Access-Control-Allow-Origin to answer.
+// value of Access-Control-Allow-Origin to send.
 func (c *corsPolicy) allowed(origin string) (string, bool) {
 	if c.anyOrigin {
 		return "*", true
@@ -108,9 +108,9 @@ func (c *corsPolicy) allowed(origin string) (string, bool) {
 	return origin, true
 }
 
-// apply handles CORS for a request under /api: it answers a preflight
+// apply handles CORS for a request under /api: it responds to a preflight
 // (and reports true: the request is done), or adds the CORS headers of an
-// allowed origin to the answer.
+// allowed origin to the response.
 func (c *corsPolicy) apply(w http.ResponseWriter, r *http.Request) (done bool) {
 	h := w.Header()
 	if !c.anyOrigin {

@@ -14,8 +14,9 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// Error is every error answer of the API: {"error": {code, message, ...}}.
-// It is the one error type handlers return; writeError is its one writer.
+// Error is every error response of the API: {"error": {code, message, ...}}.
+// It is the one error type handlers return; ErrorResponse turns it into
+// the Response that writeResponse writes.
 type Error struct {
 	Status  int
 	Code    string
@@ -26,16 +27,16 @@ type Error struct {
 	Header  http.Header
 	// Transient marks the failure of a dependency (the voice provider, the
 	// carrier, storage, an injected dependency fault) that changed
-	// nothing: a 5xx answer so marked is not remembered under the
-	// request's Idempotency-Key, so a retry runs again (DESIGN section 3,
-	// "Idempotency and failures").
+	// nothing: a 5xx response so marked is not remembered under the
+	// request's Idempotency-Key, so a retry runs again (see
+	// docs/mockserver.md, section Idempotency).
 	Transient bool
 }
 
 // Error implements error.
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
 
-// NewError returns an error answer with a status, a code and a message.
+// NewError returns an error response with a status, a code and a message.
 func NewError(status int, code, message string) *Error {
 	return &Error{Status: status, Code: code, Message: message}
 }
@@ -86,7 +87,7 @@ func Invalid(format string, args ...any) *Error {
 	return NewError(http.StatusBadRequest, wire.CodeInvalidRequest, fmt.Sprintf(format, args...))
 }
 
-// InvalidField is errInvalid naming the field in details.
+// InvalidField is Invalid naming the field in details.
 func InvalidField(path, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
 	e := Invalid("%s: %s", path, msg)
@@ -94,19 +95,19 @@ func InvalidField(path, format string, args ...any) *Error {
 	return e
 }
 
-// Response is a finished answer: status, headers and the encoded body.
+// Response is a finished HTTP response: status, headers and the encoded body.
 type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
-	// Code is the error code of an error answer ("" for a success), for
+	// Code is the error code of an error response ("" for a success), for
 	// the log.
 	Code string
-	// transient is Error.Transient of an error answer.
+	// transient is Error.Transient of an error response.
 	transient bool
 }
 
-// withHeader returns a copy of the answer with h added to its headers.
+// withHeader returns a copy of the response with h added to its headers.
 func (r *Response) withHeader(h http.Header) *Response {
 	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, transient: r.transient}
 	if c.Header == nil {
@@ -125,10 +126,10 @@ type Respond struct {
 	Header http.Header
 }
 
-// Created answers 201 with body.
+// Created responds 201 with body.
 func Created(body any) *Respond { return &Respond{Status: http.StatusCreated, Body: body} }
 
-// RawBody is a handler answer sent as is, with its content type, instead of
+// RawBody is a handler response sent as is, with its content type, instead of
 // being encoded as JSON.
 type RawBody struct {
 	ContentType string
@@ -159,15 +160,15 @@ func ErrorResponse(e *Error) *Response {
 	return &Response{Status: e.Status, Header: h, Body: body, Code: e.Code, transient: e.Transient}
 }
 
-// defaultContentType is the Content-Type of answers that set none.
+// defaultContentType is the Content-Type of responses that set none.
 const defaultContentType = "application/json"
 
 // defaultContentTypeHeader is the header value of defaultContentType,
-// shared by every answer rather than made for each (net/http only reads
+// shared by every response rather than made for each (net/http only reads
 // a header's values, and appends to a full slice copy it).
 var defaultContentTypeHeader = []string{defaultContentType}
 
-// writeResponse writes a finished answer.
+// writeResponse writes a finished response.
 func writeResponse(w http.ResponseWriter, resp *Response) {
 	h := w.Header()
 	for k, vs := range resp.Header {

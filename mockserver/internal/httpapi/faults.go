@@ -28,17 +28,17 @@ const (
 // ends with "*"; "" any; with or without the /api prefix), then Probability.
 //
 // With Target "request" (the default) the rule acts on the HTTP exchange:
-// LatencyMS delays the answer; Status answers with that status (and Code,
+// LatencyMS delays the response; Status responds with that status (and Code,
 // default derived from the status) without running the handler; Drop closes
-// the connection without an answer (before the handler runs, or after it
-// when After is set: the work happens and the answer is lost); Truncate sends
-// the handler's answer cut in half and closes the connection. A 429 answer
+// the connection without a response (before the handler runs, or after it
+// when After is set: the work happens and the response is lost); Truncate sends
+// the handler's response cut in half and closes the connection. A 429 response
 // carries Retry-After: 1 unless RetryAfter says otherwise (0 lets a test's
 // client retry at once); RetryAfter also adds the header to other statuses.
 // Answers made up by a fault are never remembered for idempotency replays.
 //
 // Other targets make a simulated dependency fail while the handler runs: the
-// handler turns the failure into the answer the real service gives (for
+// handler turns the failure into the response the real service gives (for
 // example vendor_error for the voice provider).
 //
 // BusinessID scopes the rule to one tenant: it fires only on requests of
@@ -61,7 +61,7 @@ type FaultRule struct {
 	Truncate    bool    `json:"truncate,omitempty"`
 	Probability float64 `json:"probability,omitempty"`
 	Times       int     `json:"times,omitempty"`
-	// RetryAfter is the Retry-After of the answer, in seconds.
+	// RetryAfter is the Retry-After of the response, in seconds.
 	RetryAfter *int `json:"retry_after,omitempty"`
 	Fired      int  `json:"fired"`
 
@@ -271,10 +271,10 @@ func pathMatches(pattern, path string) bool {
 }
 
 // before applies the parts of a request fault that act before the handler:
-// the delay, and a made-up answer (done reports that the handler must not
+// the delay, and a made-up response (done reports that the handler must not
 // run).
-// beforeOn is before for request r answered by w: a latency first moves
-// the connection's deadlines past it, since a made-up slow answer, like a
+// beforeOn is before for request r served by w: a latency first moves
+// the connection's deadlines past it, since a made-up slow response, like a
 // long poll, may outlast the server's timeouts.
 func (f *FaultRule) beforeOn(w http.ResponseWriter, r *http.Request) (resp *Response, done bool) {
 	if f.LatencyMS > 0 {
@@ -288,7 +288,7 @@ func (f *FaultRule) before(ctx context.Context) (resp *Response, done bool) {
 		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
 		select {
 		case <-t.C:
-		case <-ctx.Done(): // the client gave up: nobody reads the answer
+		case <-ctx.Done(): // the client gave up: nobody reads the response
 			t.Stop()
 		}
 	}
@@ -301,7 +301,7 @@ func (f *FaultRule) before(ctx context.Context) (resp *Response, done bool) {
 	return nil, false
 }
 
-// AsError is the error answer of a fault with a status.
+// AsError is the error response of a fault with a status.
 func (f *FaultRule) AsError() *Error {
 	status := f.Status
 	if status == 0 {
@@ -326,7 +326,7 @@ func (f *FaultRule) AsError() *Error {
 	return e
 }
 
-// mangles reports whether the fault changes how the answer is written.
+// mangles reports whether the fault changes how the response is written.
 func (f *FaultRule) mangles() bool { return f.Drop || f.Truncate }
 
 // outcome is the journal's word for what apply does to resp.

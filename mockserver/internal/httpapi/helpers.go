@@ -18,7 +18,7 @@ func Nullable(s string) any {
 
 // NullIfEmpty is s for a struct view's nullable member, nil (null) when
 // *s is "". The view shares the record's string without a copy: views are
-// encoded under the store lock that reads the record, before it can change.
+// encoded before the Tx that read the record ends, so before it can change.
 func NullIfEmpty(s *string) *string {
 	if *s == "" {
 		return nil
@@ -33,7 +33,7 @@ func Set[T any](dst *T, src *T) {
 	}
 }
 
-// Reachable returns a record of a business the caller reaches, or 404 (an
+// Reachable returns a record of a business the caller has access to, or 404 (an
 // absent and an inaccessible record look the same).
 func Reachable[T store.Record](rc *Ctx, t *store.Table[T], id, what string) (T, error) {
 	r, ok := t.Get(id)
@@ -45,7 +45,7 @@ func Reachable[T store.Record](rc *Ctx, t *store.Table[T], id, what string) (T, 
 }
 
 // ReadOrList is the GET of a resource in the ?id= style: one record's
-// view (404 when the caller does not reach it), or a page of the records
+// view (404 when the caller has no access to it), or a page of the records
 // of the caller's businesses (or of business_id), newest first, filtered
 // by match, each shown by view, made into the response by page.
 func ReadOrList[T store.Record, V any](rc *Ctx, t *store.Table[T], what string, match func(T) bool, view func(T) V, page func(items []V, more bool) any) (any, error) {
@@ -96,7 +96,7 @@ func Str(v any) string {
 }
 
 // DeleteOwned is the DELETE ?id= of a resource: it removes a record the
-// caller reaches and returns it.
+// caller has access to and returns it.
 func DeleteOwned[T store.Record](rc *Ctx, t *store.Table[T], what string) (T, error) {
 	var zero T
 	id, err := rc.RequireQuery("id")
@@ -111,7 +111,7 @@ func DeleteOwned[T store.Record](rc *Ctx, t *store.Table[T], what string) (T, er
 	return r, nil
 }
 
-// Deleted is the answer of a delete.
+// Deleted is the response of a delete.
 func Deleted(id string) map[string]any { return map[string]any{"success": true, "id": id} }
 
 // UtcPtr returns a pointer to t in UTC.

@@ -22,17 +22,17 @@ const (
 	maxIdempotencyKeyLen      = 255
 )
 
-// IdempotencyStore remembers the answer of every POST that carried an
+// IdempotencyStore remembers the response of every POST that carried an
 // Idempotency-Key, per key owner (the caller's user, or the client IP on
 // unauthenticated routes), for IdempotencyTTL. A replay with the same
-// method, path and body gets the first answer with Idempotent-Replayed:
+// method, path and body gets the first response with Idempotent-Replayed:
 // true; a different request with the same key gets 409
 // idempotency_conflict. A second request arriving while the first is still
-// running waits for its answer.
+// running waits for its response.
 //
-// An answer is remembered only when the request changed state or failed
-// for good (DESIGN section 3): answers made up by fault injection or rate
-// limiting (the handler did not run) and 5xx answers of a dependency that
+// A response is remembered only when the request changed state or failed
+// for good (see docs/mockserver.md, section Idempotency): responses made up by fault injection or rate
+// limiting (the handler did not run) and 5xx responses of a dependency that
 // failed and changed nothing (Error.Transient: vendor_error,
 // sms_send_failed, call_failed, an injected dependency fault) are not, so
 // a retry runs the handler again.
@@ -69,14 +69,14 @@ type idemEntry struct {
 	resp        *Response // the response, once made
 	expires     time.Time // on the tenant's simulated clock
 	wallExpires time.Time // in real time
-	cost        int64     // what it counts against maxBytes, once answered
+	cost        int64     // what it counts against maxBytes, once it has a response
 }
 
-// idemEntryOverhead is what a record costs besides its answer's bytes: the
-// entry, its map slot and name, the answer's struct and header map.
+// idemEntryOverhead is what a record costs besides its response's bytes: the
+// entry, its map slot and name, the response's struct and header map.
 const idemEntryOverhead = 320
 
-// answerCost is what a kept response counts against the byte bound.
+// answerCost is what a stored response counts against the byte bound.
 func answerCost(resp *Response) int64 {
 	n := int64(idemEntryOverhead + len(resp.Body))
 	for k, vs := range resp.Header {
@@ -187,9 +187,9 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 	return replay
 }
 
-// runFirst runs the first request of a key and records its answer. If the
-// handler panics, the answer recorded is the 500 internal_error the client
-// gets, so that duplicates waiting for it and later retries are answered
+// runFirst runs the first request of a key and records its response. If the
+// handler panics, the response recorded is the 500 internal_error the client
+// gets, so that duplicates waiting for it and later retries get
 // instead of waiting forever; the panic goes on to the pipeline's recover.
 // A transient 5xx (Error.Transient) is handed to the duplicates already
 // waiting but not kept: the next request with the key runs again.

@@ -14,7 +14,7 @@ var (
 	adminIDParams = []string{"business_id"}
 )
 
-// checkIDParams is the one check of ids in queries (DESIGN section 3): an
+// checkIDParams is the one check of ids in queries: an
 // id parameter present but empty is 400 bad_request (GET /v1/calls?id=
 // must not quietly list every call), a value that is not a UUID is 400
 // invalid_request. A well-formed id the caller cannot see is the

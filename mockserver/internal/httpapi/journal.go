@@ -34,7 +34,7 @@ const (
 )
 
 // JournalEntry is one API request as the journal (GET /_mock/requests)
-// keeps it: what was asked and answered, secrets redacted (see
+// keeps it: the request and the response, secrets redacted (see
 // docs/mockserver.md, "Request journal").
 type JournalEntry struct {
 	// Seq numbers the entries from 1, in the order they were journaled.
@@ -52,12 +52,12 @@ type JournalEntry struct {
 	DurationMS float64   `json:"duration_ms"`
 	Replayed   bool      `json:"idempotent_replayed,omitempty"`
 	Fault      string    `json:"fault,omitempty"`
-	// Request and Response are the headers and bodies sent and answered.
+	// Request and Response are the headers and bodies of the request and the response.
 	Request  JournalMessage `json:"request"`
 	Response JournalMessage `json:"response"`
 }
 
-// JournalMessage is the headers and body of a journaled request or answer.
+// JournalMessage is the headers and body of a journaled request or response.
 type JournalMessage struct {
 	Header http.Header `json:"headers"`
 	// Body is the body as text, its first JournalBodyCap bytes.
@@ -106,7 +106,7 @@ func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Respon
 }
 
 // entry returns the record's entry, its maps and strings made (once): the
-// answer's headers with those writeResponse adds. The caller holds the
+// response's headers with those writeResponse adds. The caller holds the
 // journal's lock.
 func (j *Journal) entry(r *journalRecord) *JournalEntry {
 	if !r.made {
@@ -199,7 +199,7 @@ type RequestFilter struct {
 	// Path is exact, or a prefix when it ends with "*", with or without
 	// the /api prefix (as fault rules take it).
 	Path string
-	// Status is the answer's status code.
+	// Status is the response's status code.
 	Status int
 	// BusinessID is the tenant of the request (JournalEntry.BusinessID).
 	BusinessID string
@@ -329,7 +329,7 @@ func (s *API) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) 
 	return s.Journal.List(match)
 }
 
-// newJournalEntry is request r (answered by route rt, nil when none
+// newJournalEntry is request r (served by route rt, nil when none
 // matched) as the journal and the log keep it: its method, path and query
 // cut to MaxJournalField bytes, secret query values redacted, and no
 // string sharing memory with the request (a kept substring would keep the

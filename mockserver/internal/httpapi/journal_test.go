@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// journalOf adds n requests to j, the i-th answered with a body of its
+// journalOf adds n requests to j, the i-th served with a body of its
 // own (of a size that varies, up to more than the cap), and returns the
 // bodies the journal should show.
 func journalOf(j *Journal, n int) []string {

@@ -36,7 +36,7 @@ func (rc *Ctx) PageQuery(def, maxLimit int) (PageQuery, error) {
 
 // ListQuery reads what every list of business records starts with: the
 // page (limit default def, at most maxLimit; after) and the businesses the
-// list covers (see scopedBusinesses).
+// list covers (see Ctx.ScopedBusinesses).
 func (rc *Ctx) ListQuery(def, maxLimit int) (PageQuery, []string, error) {
 	pq, err := rc.PageQuery(def, maxLimit)
 	if err != nil {

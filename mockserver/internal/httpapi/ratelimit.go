@@ -47,7 +47,7 @@ func (l *RateLimiter) LimitOf(r *wire.Limit) int {
 }
 
 // check takes a token for the request. It returns the RateLimit-* headers
-// to add to the answer, or a 429 error carrying them and Retry-After.
+// to add to the response, or a 429 error carrying them and Retry-After.
 func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	if !l.On || rc.Route.Auth == AuthAdmin {
 		return nil, nil

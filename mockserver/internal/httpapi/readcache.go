@@ -2,7 +2,7 @@ package httpapi
 
 import "sync"
 
-// readCache keeps the encoded responses of the GET routes marked Cached in
+// readCache caches the encoded responses of the GET routes marked Cached in
 // Table, for as long as the state they were read from stands. An entry is
 // filed under the path, the raw query, the caller and the tenant's time of
 // the request; the cache holds the entries of one state version
@@ -44,7 +44,7 @@ func readKeyOf(rc *Ctx) (readKey, bool) {
 	return readKey{path: rc.Request.URL.Path, query: rc.Request.URL.RawQuery, caller: caller, now: rc.Now.UnixNano()}, true
 }
 
-// get returns the body kept for k at state version v.
+// get returns the body cached for k at state version v.
 func (c *readCache) get(v uint64, k readKey) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,8 +55,8 @@ func (c *readCache) get(v uint64, k readKey) ([]byte, bool) {
 	return body, ok
 }
 
-// put keeps body for k, read at state version v. A body read at an older
-// version than the cache's is not kept.
+// put caches body for k, read at state version v. A body read at an older
+// version than the cache's is not cached.
 func (c *readCache) put(v uint64, k readKey, body []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

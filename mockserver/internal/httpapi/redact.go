@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// What the journal never keeps: the secrets a request or its answer may
+// What the journal never keeps: the secrets a request or its response may
 // carry are replaced before an entry is stored, so neither GET
 // /_mock/requests, the dashboard nor a Go test reading the journal sees
 // them. The rules are in docs/mockserver.md, section "Request journal".
@@ -277,7 +277,7 @@ func appendHeaderText(text []byte, h http.Header) ([]byte, int) {
 	return text, pairs
 }
 
-// maxHeaderText bounds the header text of a request or an answer the
+// maxHeaderText bounds the header text of a request or a response the
 // journal keeps (16 KiB).
 const maxHeaderText = JournalBodyCap
 

@@ -35,7 +35,7 @@ const (
 	AuthAdmin                        // the admin API: no key, never journaled as usage
 )
 
-// lockMode says how a handler holds the store lock.
+// lockMode says which Tx, read or write, a handler gets.
 type lockMode int
 
 const (
@@ -59,11 +59,11 @@ type Route struct {
 	Op string
 	// Limit is the route's rate limit (nil: none), from wire.LimitFor.
 	Limit *wire.Limit
-	// Handle answers the route's requests.
+	// Handle serves the route's requests.
 	Handle Handler
 	// Cached marks a GET route whose response is made from the state
 	// under the lock, the caller, the query and the tenant's time alone:
-	// the pipeline keeps its response until the state changes (readCache).
+	// the pipeline caches its response until the state changes (readCache).
 	Cached bool
 }
 
@@ -181,16 +181,16 @@ func (rc *Ctx) IntQuery(name string, def, lo, hi int) (int, error) {
 //
 // Order: request id; route lookup (404/405); injected faults that act before
 // the handler; body size limit (413); authentication (401); scopes (403);
-// rate limits (429); idempotency (replay or 409); the handler under the store
-// lock, its answer encoded under the same lock; the idempotency record; the
+// rate limits (429); idempotency (replay or 409); the handler in a Tx,
+// its response encoded before the Tx ends; the idempotency record; the
 // usage log; faults that act after the handler (dropped or truncated
-// answers); the request journal.
+// responses); the request journal.
 func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.IDs.UUID()
 	w.Header()[headerRequestID] = []string{reqID} // the canonical name: no need for Set's
 	if s.cors != nil && strings.HasPrefix(r.URL.Path, APIPrefix+"/") && s.cors.apply(w, r) {
-		return // a preflight, answered: not an API request, so not journaled
+		return // a preflight, already served: not an API request, so not journaled
 	}
 	resp, rt, rc, fault := s.handle(w, r, reqID)
 	var p *Principal
@@ -211,8 +211,8 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if mangled {
 		rec.Fault = fault.outcome(resp)
 	}
-	// The usage log and the journal are written before the answer, so a
-	// client that has its answer finds its request in both.
+	// The usage log and the journal are written before the response, so a
+	// client that has its response finds its request in both.
 	// Every request but the admin API's is journaled, unknown paths included
 	// (a client calling a wrong path shows up there).
 	if (rt == nil && !IsAdminPath(r.URL.Path)) || (rt != nil && rt.Auth != AuthAdmin) {
@@ -229,21 +229,21 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResponse(w, resp)
 	}
 	if mangled {
-		// Abort the connection: the client sees no answer, or half of one.
+		// Abort the connection: the client sees no response, or half of one.
 		panic(http.ErrAbortHandler)
 	}
 }
 
-// headerRequestID names every answer's request id, in net/http's
+// headerRequestID names every response's request id, in net/http's
 // canonical form.
 const headerRequestID = "X-Request-Id"
 
-// HeaderIdempotentReplayed marks an answer replayed from an idempotency record.
+// HeaderIdempotentReplayed marks a response replayed from an idempotency record.
 const HeaderIdempotentReplayed = "Idempotent-Replayed"
 
 // logRequest writes a request's journal line to the WithLogger logger at
 // debug level (admin requests included): one line of what the journal
-// keeps, and the error code of an error answer, so never a key (its prefix
+// keeps, and the error code of an error response, so never a key (its prefix
 // only), a body, a header value, nor a secret query value, and the method,
 // path and query cut as the journal cuts them (MaxJournalField).
 func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start time.Time) {
@@ -262,7 +262,7 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request", attrs...)
 }
 
-// handle runs the pipeline up to the encoded answer. rc, nil when the
+// handle runs the pipeline up to the encoded response. rc, nil when the
 // request did not get that far, holds the request body it read and the
 // caller once known.
 func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, rc *Ctx, fault *FaultRule) {
@@ -319,7 +319,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	if h, apiErr := s.Limits.check(rc); apiErr != nil {
 		return ErrorResponse(apiErr), rt, rc, fault
 	} else if h != nil {
-		// On a copy: the answer may be an idempotency record that
+		// On a copy: the response may be an idempotency record that
 		// concurrent replays read.
 		defer func() { resp = resp.withHeader(h) }()
 	}
@@ -333,7 +333,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 
 // run calls the handler with the Tx its route's lock gives (none for
 // LockNone), and serves a cached route's GET from the read cache when the
-// state has not changed since the response was kept.
+// state has not changed since the response was cached.
 func (s *API) run(rc *Ctx) *Response {
 	mode := rc.Route.Lock
 	if mode == LockAuto && rc.Request.Method != http.MethodGet {
@@ -378,7 +378,7 @@ func (s *API) handleAndEncode(rc *Ctx) *Response {
 		s.Config.Logger.Error("mockserver: handler error", "path", rc.Request.URL.Path, "error", err)
 		return ErrorResponse(Internal())
 	}
-	status, header := http.StatusOK, http.Header(nil) // a GET answer rarely has headers of its own
+	status, header := http.StatusOK, http.Header(nil) // a GET response rarely has headers of its own
 	if rc.Request.Method != http.MethodGet {
 		header = http.Header{} // kept, and given Idempotent-Replayed, by replays
 	}

@@ -13,15 +13,15 @@ import (
 // in one place: its method and path, its operation (the operationId in
 // openapi/openapi.yaml or openapi/admin.yaml, which names its handler), who
 // may call it (key, session, key or session, public, admin), the scopes a
-// key needs, the JSON Schema of its body, and how its handler holds the
-// state lock (default: a read lock for GET, the write lock otherwise). Its
+// key needs, the JSON Schema of its body, and which Tx its handler
+// gets (default: a read Tx for GET, a write Tx otherwise). Its
 // rate limit is wire.LimitFor of its method and path, the table the SDK's
 // client-side limits use too.
 //
 // A domain package binds handlers to operations (its Handlers method), and
 // Bind refuses a route without a handler and a handler without a route. To
 // add an endpoint: a line here, its handler, and its entry in its domain's
-// Handlers. A GET route marked cached has its responses kept by the
+// Handlers. A GET route marked cached has its responses cached by the
 // pipeline until the state changes (Route.Cached): only a route whose
 // response comes from the state under the lock, the caller, the query
 // and the tenant's time, nothing else (not the usage log, not a key's
@@ -188,10 +188,10 @@ func admin(method, path, op string) Route {
 // body names the JSON Schema the route's body is validated against.
 func (r Route) body(schema string) Route { r.Schema = schema; return r }
 
-// lock sets how the route's handler holds the state lock.
+// lock sets which Tx, read or write, the route's handler gets.
 func (r Route) lock(m lockMode) Route { r.Lock = m; return r }
 
-// cached marks a GET route whose responses the pipeline keeps (Route.Cached).
+// cached marks a GET route whose responses the pipeline caches (Route.Cached).
 func (r Route) cached() Route { r.Cached = true; return r }
 
 // scope sets the route's scope requirement (for requirements that are not
@@ -217,8 +217,8 @@ func allScopes(names []string) ScopeReq {
 	return AllOf(reqs...)
 }
 
-// Handler answers a request: a value to encode as JSON (or a *Respond or
-// *RawBody), or an error (an *Error is answered as it is, anything else as
+// Handler serves a request: a value to encode as JSON (or a *Respond or
+// *RawBody), or an error (an *Error is sent as it is, anything else as
 // 500 internal_error).
 type Handler func(rc *Ctx) (any, error)
 

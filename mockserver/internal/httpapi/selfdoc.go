@@ -7,7 +7,7 @@ import "sync"
 // its documents built again, never an unbounded cache).
 const maxSelfDocuments = 16
 
-// selfDocuments keeps the documents the server serves about itself (its
+// selfDocuments caches the documents the server serves about itself (its
 // OpenAPI documents, whose first server is the URL the request reached
 // it under), built once per document and URL: building one decodes,
 // bundles and encodes the whole document, tens of milliseconds.
@@ -18,9 +18,9 @@ type selfDocuments struct {
 
 type selfDocumentKey struct{ name, url string }
 
-// SelfDocument answers the document name of contentType that build makes
-// for url (SelfURL, or a URL under it): the kept one when it was built
-// for that URL before. The body is shared by the answers: nothing may
+// SelfDocument serves the document name of contentType that build makes
+// for url (SelfURL, or a URL under it): the cached one when it was built
+// for that URL before. The body is shared by the responses: nothing may
 // change it.
 func (rc *Ctx) SelfDocument(name, contentType, url string, build func(url string) ([]byte, error)) (*RawBody, error) {
 	key := selfDocumentKey{name, url}

@@ -35,7 +35,7 @@ const (
 // A request only queues its entry (under a lock held for an append); the
 // queue goes into the table, in the order it was queued, when it is long
 // (maxPendingUsage) and before every read, so that requests do not wait on
-// each other's table inserts and a read sees every request answered.
+// each other's table inserts and a read sees every request already served.
 type UsageLog struct {
 	// Mu guards T; take it through Flushed (or Page), which first moves
 	// the queued entries in.
@@ -83,7 +83,7 @@ func (u *UsageLog) Reset() {
 	u.T.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
 }
 
-// Record adds an authenticated request and its answer to the log, at the
+// Record adds an authenticated request and its response to the log, at the
 // request's time on its tenant's clock (rc.Now). The entry's id is the
 // request's id (its X-Request-Id), so an entry, the request's journal
 // entry and the client's error name one request; the entry keeps the
@@ -162,8 +162,8 @@ func (u *UsageLog) lockFlushed() (shared bool) {
 	queued := len(u.pending)
 	u.pendingMu.Unlock()
 	if queued == 0 {
-		// Nothing to move in (a request answered before this read
-		// queued its entry before its answer): readers share the lock.
+		// Nothing to move in (a request served before this read
+		// queued its entry before its response): readers share the lock.
 		u.Mu.RLock()
 		return true
 	}

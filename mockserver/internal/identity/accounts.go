@@ -167,7 +167,8 @@ func (s *Service) Provision(tx *platform.Tx, now time.Time, spec ProvisionSpec) 
 }
 
 // IssueKey creates a key for a user and returns its value (shown once) and
-// record. businessID "" reaches all the user's businesses; partnerID makes a
+// record. businessID "" gives access to all the user's
+// businesses; partnerID makes a
 // partner key.
 func (s *Service) IssueKey(tx *platform.Tx, now time.Time, userID, name string, scopes []string, businessID, partnerID string) (string, *store.APIKey) {
 	value := httpapi.KeyPrefix + s.IDs.Base62(httpapi.KeyRandomLen)
@@ -234,13 +235,13 @@ type AccountOptions struct {
 	// with POST /v1/keys partner_id).
 	Operator bool `json:"operator,omitempty"`
 	// Partner makes the user act for a new partner (agency): the account
-	// answers its partner_id and referral_code, the business is linked to
+	// returns its partner_id and referral_code, the business is linked to
 	// the partner, and signups may name the code as referral_code.
 	Partner bool `json:"partner,omitempty"`
 }
 
 // Account is a ready tenant: what NewAccount and POST /_mock/accounts
-// answer.
+// response.
 type Account struct {
 	APIKey      string `json:"api_key"`
 	BusinessID  string `json:"business_id"`

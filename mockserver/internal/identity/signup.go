@@ -26,7 +26,7 @@ const (
 	magicLinkTTL     = 15 * time.Minute
 	passwordSetupTTL = 7 * 24 * time.Hour
 	// challengeRetention is how long after its code expires a challenge is
-	// kept (a completed one answers replays until then).
+	// stored (a completed one responds to replays until then).
 	challengeRetention = 24 * time.Hour
 	linkRetention      = 24 * time.Hour
 
@@ -213,8 +213,8 @@ func (s *Service) signupVerify(rc *httpapi.Ctx) (any, error) {
 	return s.signupProvision(rc, &body.SignupFields, plan, "otp", "", ch)
 }
 
-// signupReplay answers a verify step on a completed challenge: with the
-// right replay_token, the first answer without its key and links.
+// signupReplay responds to a verify step on a completed challenge: with the
+// right replay_token, the first response without its key and links.
 func (s *Service) signupReplay(ch *store.SignupChallenge, token *string) (any, error) {
 	if token == nil {
 		email := strings.ToLower(strings.TrimSpace(ch.Fields.Email))
@@ -278,7 +278,7 @@ func signupPlanFor(id string) (string, bool) {
 	return "", false
 }
 
-// signupProvision creates the account, its links and the answer: 201, or
+// signupProvision creates the account, its links and the response: 201, or
 // 503 provisioning_failed (the account exists) for the magic domain. ch is
 // the verified challenge (nil in payment mode).
 func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *signupPlan, mode, plan string, ch *store.SignupChallenge) (any, error) {
@@ -367,7 +367,7 @@ func (s *Service) linkTenant(tx *platform.Tx, l *store.MagicLink) string {
 }
 
 // newLink stores a link token for a user, forgotten a day after it expires
-// (until then it answers "expired").
+// (until then it responds "expired").
 func (s *Service) newLink(tx *platform.Tx, now time.Time, kind, userID string, ttl time.Duration) string {
 	l := &store.MagicLink{Token: s.IDs.Token(24), Kind: kind, UserID: userID, ExpiresAt: now.Add(ttl).UTC()}
 	tx.MagicLinks[l.Token] = l
@@ -462,7 +462,7 @@ func errEmailExists(email string) *httpapi.Error {
 }
 
 // errProvisioningFailed is the 503 of a partly failed provisioning: the
-// answer (key and links included) beside the error, which repeats the
+// response (key and links included) beside the error, which repeats the
 // recovery paths. It tells clients not to retry.
 func errProvisioningFailed(answer map[string]any) *httpapi.Error {
 	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeProvisioningFailed,

@@ -33,12 +33,12 @@ type Config struct {
 
 	// AdminToken, when set, is required by the admin API (Authorization:
 	// Bearer, or the password of Basic auth); AdminHosts are Host names
-	// the admin API answers besides loopback ones (WithAdminHosts).
+	// the admin API serves besides loopback ones (WithAdminHosts).
 	AdminToken string
 	AdminHosts []string
 
 	ApprovalCallbackHosts []string // WithApprovalCallbackHosts (approvals.go)
-	// CORSOrigins are the origins the API answers cross-origin (WithCORS),
+	// CORSOrigins are the origins the API serves cross-origin (WithCORS),
 	// normalized; none: CORS is off.
 	CORSOrigins []string
 }
@@ -202,7 +202,7 @@ func (s *Platform) OnNewState(fn func(tx *Tx)) {
 }
 
 // OnReseed registers fn with ResetState as a seeder: it runs after every
-// reset has, under the same write lock, unless the reset is asked to leave
+// reset has, in the same write Tx, unless the reset is asked to leave
 // the server empty, and returns how many accounts it provisioned. The seed
 // accounts (mockserver's SeedAccount, the binary's demo account) come back
 // this way.
@@ -210,7 +210,7 @@ func (s *Platform) OnReseed(fn func(tx *Tx) int) { s.reseeds = append(s.reseeds,
 
 // ResetState drops all state: it gives the server a new store, drops the
 // tenants' clocks and every pending simulation, and runs every registered
-// reset, then, when reseed is set, every seeder; all under the write lock,
+// reset, then, when reseed is set, every seeder; all in one write Tx,
 // so no request sees the server between the two. It returns how many
 // accounts the seeders provisioned.
 func (s *Platform) ResetState(reseed bool) (seeded int) {
@@ -259,7 +259,7 @@ func (s *Platform) CallEnded(tx *Tx, now time.Time, c *store.Call) {
 }
 
 // OnTextDelivered subscribes fn to the delivery of every text. Subscribers
-// run in the order they subscribed, under the write lock.
+// run in the order they subscribed, with the write Tx of the delivery.
 func (s *Platform) OnTextDelivered(fn func(tx *Tx, now time.Time, m *store.SMSMessage)) {
 	s.on.TextDelivered = append(s.on.TextDelivered, fn)
 }

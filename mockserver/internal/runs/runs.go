@@ -114,7 +114,7 @@ func (p *Plan) invalid() *httpapi.Error {
 }
 
 // PlanRun checks in beyond its schema at now and returns its plan. It does
-// not check access: in.BusinessID must be a business the caller reaches.
+// not check access: in.BusinessID must be a business the caller has access to.
 // Every problem found is in the plan's Errors or Warnings; PlanRun changes
 // nothing.
 func PlanRun(tx *platform.Tx, now time.Time, in RunInput) *Plan {
@@ -252,7 +252,7 @@ func (p *Plan) planTouches(now time.Time) {
 }
 
 // decodeRun decodes and plans the body of validate, preview and create.
-// Access problems (a business the key does not reach) are errors;
+// Access problems (a business the key has no access to) are errors;
 // everything else is in the plan.
 func decodeRun(rc *httpapi.Ctx) (*Plan, error) {
 	var in RunInput
@@ -641,7 +641,7 @@ type Touch struct {
 }
 
 // RunView is a communication run as the API shows it. The view shares the
-// run's maps and strings: it is encoded under the store lock.
+// run's maps and strings: it is encoded before the Tx that read it ends.
 func RunView(r *store.CommunicationRun) Run {
 	v := Run{
 		ID: r.ID, BusinessID: r.Owner, ExternalRef: r.ExternalRef, Status: r.Status,

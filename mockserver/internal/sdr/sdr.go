@@ -17,7 +17,7 @@ import (
 )
 
 // sdrBusiness reads the businessId query parameter: required (400
-// bad_request), a business the caller reaches (404 unknown, 403 another's).
+// bad_request), a business the caller has access to (404 unknown, 403 another's).
 func sdrBusiness(rc *httpapi.Ctx) (*store.Business, error) {
 	id, err := rc.RequireQuery("businessId")
 	if err != nil {
@@ -418,7 +418,7 @@ type sdrMail struct {
 }
 
 // sdrMailView is an SDR email as lead_email.* events show it. It shares
-// the email's strings: the event encodes it at once, under the store lock.
+// the email's strings: the event encodes it at once, before the Tx ends.
 func sdrMailView(m *store.SDRMail) sdrMail {
 	return sdrMail{
 		ID: m.ID, LeadID: m.LeadID, BusinessID: m.Owner, To: m.To, From: m.From,

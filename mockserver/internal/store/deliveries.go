@@ -10,7 +10,7 @@ import (
 // Delivery states.
 const (
 	DeliveryPending   = "pending"   // an attempt is due or running
-	DeliverySucceeded = "succeeded" // a receiver answered 2xx
+	DeliverySucceeded = "succeeded" // a receiver responded 2xx
 	DeliveryFailed    = "failed"    // every attempt failed; replayable
 	DeliveryCanceled  = "canceled"  // the subscription was deleted or deactivated (subscriptions only)
 )
@@ -63,10 +63,10 @@ type DeliveryAttempt struct {
 	URL        string
 	Method     string
 	Headers    map[string]string // custom header values redacted
-	StatusCode int               // 0 when no answer came
+	StatusCode int               // 0 when no response came
 	Error      string
 	Duration   time.Duration
-	Response   string // the start of the receiver's answer
+	Response   string // the start of the receiver's response
 }
 
 // Defaults of the delivery log's bounds.
@@ -85,7 +85,7 @@ var (
 
 // DeliveryBytes is what a delivery counts against the delivery log's byte
 // bound: its struct, its strings and body, and each attempt with its URL,
-// headers, error and the receiver's answer.
+// headers, error and the receiver's response.
 func DeliveryBytes(d *Delivery) int64 {
 	n := deliveryOverhead + int64(len(d.ID)+len(d.Kind)+len(d.MessageID)+len(d.SubscriptionID)+len(d.CallID)+
 		len(d.ApprovalRequestID)+len(d.URL)+len(d.BusinessID)+len(d.EventID)+len(d.EventType)+len(d.ContentType)+

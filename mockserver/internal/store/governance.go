@@ -27,7 +27,7 @@ type GovernedUpdate struct {
 	DecidedAt        *time.Time
 	DecisionNote     *string
 	UpdatedAt        time.Time
-	// AnswerStatus and Answer are the first answer, replayed for the same
+	// AnswerStatus and Answer are the first response, replayed for the same
 	// idempotency_key.
 	AnswerStatus int
 	Answer       json.RawMessage

@@ -38,7 +38,7 @@ type SignupChallenge struct {
 	State     string
 
 	// Set once the verify step provisioned the account: the replay token,
-	// whether provisioning partly failed, and the answer without its
+	// whether provisioning partly failed, and the response without its
 	// secrets (key, links) for redacted replays.
 	ReplayToken string
 	Failed      bool

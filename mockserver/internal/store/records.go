@@ -73,7 +73,7 @@ type APIKey struct {
 	Name       string
 	Scopes     []string
 	BusinessID string // "" means all of the owner's businesses
-	PartnerID  string // partner keys reach only that partner's businesses
+	PartnerID  string // partner keys have access only to that partner's businesses
 	ExpiresAt  *time.Time
 	Active     bool
 	// CreatedBy is the user who minted the key (an operator minting a

@@ -62,14 +62,14 @@ var vendorConfigKeys = []string{
 	"responseDelaySeconds", "numWordsToInterruptAssistant",
 }
 
-// AgentOf returns an agent the caller reaches, or 404 (absent and not
+// AgentOf returns an agent the caller has access to, or 404 (absent and not
 // accessible look the same).
 func AgentOf(rc *httpapi.Ctx, id string) (*store.Agent, error) {
 	return httpapi.Reachable(rc, rc.Tx.Agents, id, "agent")
 }
 
-// ReachedAgent returns the agent with the id when who reaches its
-// business, else 404 (absent and not accessible look the same), as
+// ReachedAgent returns the agent with the id when who has access to
+// its business, else 404 (absent and not accessible look the same), as
 // AgentOf does for a request's caller.
 func ReachedAgent(tx *platform.Tx, who *httpapi.Principal, id string) (*store.Agent, error) {
 	a, ok := tx.Agents.Get(id)
@@ -202,7 +202,7 @@ type AgentPatch struct {
 	VendorConfig        map[string]any `json:"vendor_config"`
 	TransferEnabled     *bool          `json:"transfer_enabled"`
 	TransferPhoneNumber *string        `json:"transfer_phone_number"`
-	// The owner's audit trail: accepted and listed as updated, not kept.
+	// The owner's audit trail: accepted and listed as updated, not stored.
 	OwnerChangeSummary *string `json:"owner_change_summary"`
 	OwnerChangeReason  *string `json:"owner_change_reason"`
 	OverrideOwnerEdits *bool   `json:"override_owner_edits"`

@@ -44,7 +44,7 @@ const (
 	magicCallBusy     = "+15005550002" // fails after the ring time: busy
 
 	// MagicCallFailed is the number whose calls the carrier refuses:
-	// POST /v1/calls answers 500 call_failed and stores nothing.
+	// POST /v1/calls responds 500 call_failed and stores nothing.
 	MagicCallFailed = "+15005550003"
 )
 

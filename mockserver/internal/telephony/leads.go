@@ -218,7 +218,7 @@ func (s *Service) touchLead(tx *platform.Tx, now time.Time, l *store.Lead, outbo
 	s.Rescore(tx, now, l)
 }
 
-// leadOf returns a lead the caller reaches, or 404.
+// leadOf returns a lead the caller has access to, or 404.
 func leadOf(rc *httpapi.Ctx, id string) (*store.Lead, error) {
 	return httpapi.Reachable(rc, rc.Tx.Leads, id, "lead")
 }
@@ -351,7 +351,7 @@ type LeadListView struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 }
 
-// leadDetailView is a lead in GET /v1/leads?id=, PATCH answers and lead
+// leadDetailView is a lead in GET /v1/leads?id=, PATCH responses and lead
 // events: the list form, the spec's detail fields, and the mock's score,
 // interaction_count, intent and last_contact_at.
 type leadDetailView struct {
@@ -386,7 +386,7 @@ func LeadListItem(tx *platform.Tx, l *store.Lead) LeadListView {
 	return v
 }
 
-// LeadDetail is a lead in GET /v1/leads?id=, PATCH answers and lead events.
+// LeadDetail is a lead in GET /v1/leads?id=, PATCH responses and lead events.
 func LeadDetail(tx *platform.Tx, l *store.Lead) leadDetailView {
 	return leadDetailView{
 		LeadListView: LeadListItem(tx, l),

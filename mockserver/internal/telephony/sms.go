@@ -24,7 +24,7 @@ const (
 	magicSMSTCPA     = "+15005550013" // refused: tcpa_violation
 
 	// MagicSMSSendFails is the number whose texts the carrier fails: the
-	// text skips the compliance checks, is logged as failed and the answer
+	// text skips the compliance checks, is logged as failed and the response
 	// is 500 sms_send_failed.
 	MagicSMSSendFails = "+15005550012"
 )
@@ -43,7 +43,7 @@ const (
 const smsDeliveryDelay = 2 * time.Second
 
 // MessagingServiceKey in an agent's metadata makes it send through a
-// messaging service: the answer's from is "messaging_service".
+// messaging service: the response's from is "messaging_service".
 const MessagingServiceKey = "messaging_service_sid"
 
 // blockedContent is the content compliance rule: carrier-filtered
@@ -349,7 +349,7 @@ func smsView(m *store.SMSMessage) sms.Message {
 	}
 }
 
-// InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS answer.
+// InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS return.
 type InboundSMS struct {
 	// MessageID is the logged inbound message.
 	MessageID string `json:"message_id"`

@@ -76,7 +76,7 @@ func testStore() (*platform.Tx, *store.Agent) {
 }
 
 // sdkLead is the list form of a lead as the SDK type: the members GET
-// /v1/leads answers (the detail members stay unset, so leads.Lead omits
+// /v1/leads responses (the detail members stay unset, so leads.Lead omits
 // them).
 func sdkLead(st *platform.Tx, l *store.Lead) leads.Lead {
 	v := leads.Lead{
