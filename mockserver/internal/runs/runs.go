@@ -148,7 +148,7 @@ func PlanRun(tx *platform.Tx, now time.Time, in RunInput) *Plan {
 		}
 	}
 	if p.Agent == nil && in.AgentID == nil {
-		p.Agent = defaultRunAgent(tx.Agents, biz)
+		p.Agent = DefaultRunAgent(tx, biz)
 		if p.Agent == nil {
 			p.fail("/agent_id", "is required: business %s has no agent", biz)
 		}
@@ -175,13 +175,8 @@ func PlanRun(tx *platform.Tx, now time.Time, in RunInput) *Plan {
 // the business's intake agent, else its oldest agent with a number (nil
 // when it has neither).
 func DefaultRunAgent(tx *platform.Tx, businessID string) *store.Agent {
-	return defaultRunAgent(tx.Agents, businessID)
-}
-
-// defaultRunAgent is DefaultRunAgent on the agents table.
-func defaultRunAgent(agents *store.Table[*store.Agent], businessID string) *store.Agent {
 	var withNumber *store.Agent
-	for _, a := range agents.Owned(businessID) {
+	for _, a := range tx.Agents.Owned(businessID) {
 		if a.Intake {
 			return a
 		}

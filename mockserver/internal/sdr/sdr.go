@@ -28,7 +28,7 @@ func sdrBusiness(rc *httpapi.Ctx) (*store.Business, error) {
 
 // sdrCtxFor returns the pipeline of business b at the request's time.
 func sdrCtxFor(rc *httpapi.Ctx, b *store.Business) *sdrCtx {
-	return newSDRCtx(rc.Tx, rc.Now, b, configOf(rc.Tx, b.ID))
+	return newSDRCtx(rc.Tx, rc.Now, b, SDRConfigOf(rc.Tx, b.ID))
 }
 
 // SDRConfigView is an SDR configuration as the API shows it (GET and PUT
@@ -70,7 +70,7 @@ func (s *Service) getSDRConfig(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return SDRConfigView(rc.Tx, configOf(rc.Tx, b.ID)), nil
+	return SDRConfigView(rc.Tx, SDRConfigOf(rc.Tx, b.ID)), nil
 }
 
 // ConfigPatch is PUT /sdr/config: absent fields keep their value.
@@ -117,7 +117,7 @@ func (s *Service) UpdateConfig(tx *platform.Tx, now time.Time, b *store.Business
 	}
 	cfg, stored := tx.SDRConfigs[b.ID]
 	if !stored {
-		cfg = configOf(tx, b.ID)
+		cfg = SDRConfigOf(tx, b.ID)
 		cfg.CreatedAt = now.UTC()
 		tx.SDRConfigs[b.ID] = cfg
 	}

@@ -128,18 +128,7 @@ const (
 // SDRConfigOf returns a business's configuration, or the defaults (not
 // stored) when it has none.
 func SDRConfigOf(tx *platform.Tx, businessID string) *store.SDRConfig {
-	return configIn(tx.SDRConfigs, businessID)
-}
-
-// configOf is SDRConfigOf on the state tx holds.
-func configOf(tx *platform.Tx, businessID string) *store.SDRConfig {
-	return configIn(tx.SDRConfigs, businessID)
-}
-
-// configIn returns the configuration of a business in configs, or the
-// defaults.
-func configIn(configs map[string]*store.SDRConfig, businessID string) *store.SDRConfig {
-	if c, ok := configs[businessID]; ok {
+	if c, ok := tx.SDRConfigs[businessID]; ok {
 		return c
 	}
 	return &store.SDRConfig{

@@ -80,5 +80,5 @@ func (w *world) addLead(tx *platform.Tx, s leadSpec) *store.Lead {
 
 // ctx returns the business's pipeline at now under its configuration.
 func (w *world) ctx(tx *platform.Tx, now time.Time) *sdrCtx {
-	return newSDRCtx(tx, now, w.biz, configOf(tx, w.biz.ID))
+	return newSDRCtx(tx, now, w.biz, SDRConfigOf(tx, w.biz.ID))
 }

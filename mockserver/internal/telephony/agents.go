@@ -163,7 +163,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	// that a seeded server (WithIDSeed) keeps giving the same ids; Insert
 	// keeps it.
 	a.ID = s.IDs.UUID()
-	s.createAssistant(rc.Tx.Assistants, a)
+	s.CreateAssistant(rc.Tx, a)
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Tx.Assistants, a.VendorAssistantID)
@@ -360,7 +360,7 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 		a.UpdatedAt = now.UTC()
 	})
 	if syncs {
-		syncAssistant(tx.Assistants, a)
+		s.SyncAssistant(tx, a)
 	}
 	return agents.Updated{
 		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
@@ -374,23 +374,15 @@ func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.
 func (s *Service) CreateAssistant(tx *platform.Tx, a *store.Agent) {
-	s.createAssistant(tx.Assistants, a)
-}
-
-// createAssistant creates a's twin among the provider's assistants.
-func (s *Service) createAssistant(assistants map[string]*store.Assistant, a *store.Agent) {
 	a.VendorAssistantID = "asst_" + s.IDs.Token(12)
-	assistants[a.VendorAssistantID] = &store.Assistant{ID: a.VendorAssistantID}
-	syncAssistant(assistants, a)
+	tx.Assistants[a.VendorAssistantID] = &store.Assistant{ID: a.VendorAssistantID}
+	s.SyncAssistant(tx, a)
 }
 
 // SyncAssistant copies what the provider uses (name, inbound prompt and
 // greeting, voice, model, vendor settings) to the agent's assistant.
-func (s *Service) SyncAssistant(tx *platform.Tx, a *store.Agent) { syncAssistant(tx.Assistants, a) }
-
-// syncAssistant is SyncAssistant over the provider's assistants.
-func syncAssistant(assistants map[string]*store.Assistant, a *store.Agent) {
-	as, ok := assistants[a.VendorAssistantID]
+func (s *Service) SyncAssistant(tx *platform.Tx, a *store.Agent) {
+	as, ok := tx.Assistants[a.VendorAssistantID]
 	if !ok {
 		return
 	}
