@@ -181,3 +181,80 @@ const Day = 24 * time.Hour
 
 // HeaderShouldRetry tells a client whether retrying a failed request can help.
 const HeaderShouldRetry = "X-Voiceagent-Should-Retry"
+
+// PageQuery is a list request's limit and cursor, and optionally a time
+// window that handlers with start/end parameters set.
+type PageQuery struct {
+	Limit int
+	After time.Time // zero: from the newest
+	Since time.Time // zero: no lower bound; else created_at >= since
+	Until time.Time // zero: no upper bound; else created_at < until
+}
+
+// PageQuery parses limit (default def, 1..max) and after (the created_at of
+// the last item seen, RFC 3339). Out-of-range values are 400
+// invalid_request, not clamped, so a caller learns the bound.
+func (rc *Ctx) PageQuery(def, maxLimit int) (PageQuery, error) {
+	limit, err := rc.IntQuery("limit", def, 1, maxLimit)
+	if err != nil {
+		return PageQuery{}, err
+	}
+	pq := PageQuery{Limit: limit}
+	if a := rc.Query("after"); a != "" {
+		t, err := time.Parse(time.RFC3339Nano, a)
+		if err != nil {
+			return PageQuery{}, InvalidField("after", "must be an RFC 3339 timestamp (the created_at of the last item)")
+		}
+		pq.After = t
+	}
+	return pq, nil
+}
+
+// ListQuery reads what every list of business records starts with: the
+// page (limit default def, at most maxLimit; after) and the businesses the
+// list covers (see Ctx.ScopedBusinesses).
+func (rc *Ctx) ListQuery(def, maxLimit int) (PageQuery, []string, error) {
+	pq, err := rc.PageQuery(def, maxLimit)
+	if err != nil {
+		return PageQuery{}, nil, err
+	}
+	owners, err := rc.ScopedBusinesses()
+	return pq, owners, err
+}
+
+// ListPage is the one pagination helper: a page of the table's records of
+// the owners, newest first, filtered by match (nil: all) and shown by view,
+// and whether more follow.
+func ListPage[T store.Record, V any](t *store.Table[T], owners []string, pq PageQuery, match func(T) bool, view func(T) V) ([]V, bool) {
+	recs, more := PageRecords(t, owners, pq, match)
+	out := make([]V, len(recs))
+	for i, r := range recs {
+		out[i] = view(r)
+	}
+	return out, more
+}
+
+// PageRecords is ListPage without views: the page's records themselves.
+func PageRecords[T store.Record](t *store.Table[T], owners []string, pq PageQuery, match func(T) bool) ([]T, bool) {
+	before := pq.After
+	if !pq.Until.IsZero() && (before.IsZero() || pq.Until.Before(before)) {
+		before = pq.Until
+	}
+	return t.PageBetween(owners, pq.Since, before, pq.Limit, match)
+}
+
+// TimeQuery parses an ISO 8601 timestamp query parameter: RFC 3339 (with
+// or without fractional seconds) or a date (midnight UTC). Absent: zero.
+func (rc *Ctx) TimeQuery(name string) (time.Time, error) {
+	v := rc.Query(name)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, InvalidField(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z, or a date such as 2026-01-02")
+}

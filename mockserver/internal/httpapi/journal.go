@@ -3,16 +3,24 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
 
@@ -428,4 +436,561 @@ func isSecretParam(name string) bool {
 		}
 	}
 	return false
+}
+
+// What the journal never keeps: the secrets a request or its response may
+// carry are replaced before an entry is stored, so neither GET
+// /_mock/requests, the dashboard nor a Go test reading the journal sees
+// them. The rules are in docs/mockserver.md, section "Request journal".
+
+// redactedValue replaces a secret in a body or a header value.
+const redactedValue = "[redacted]"
+
+// secretMembers are JSON members whose values the journal never keeps, at
+// any depth of a body: every string and number inside them is replaced
+// (object member names are kept, so custom_headers still shows which
+// headers were set). The outbox is where tests read OTP codes; the
+// journal does not repeat them.
+var secretMembers = []string{"custom_headers", "otp_code", "password", "replay_token", "secret", "secrets", "session", "token"}
+
+// maySecretMember reports whether a body may name one of secretMembers: a
+// quoted name, or a \u escape (a member name may be written with escapes).
+// One pass over the quotes: most bodies have none of the names, and the
+// journal checks every body.
+func maySecretMember(body []byte) bool {
+	if bytes.IndexByte(body, '\\') >= 0 && bytes.Contains(body, []byte(`\u`)) {
+		return true
+	}
+	for {
+		i := bytes.IndexByte(body, '"')
+		if i < 0 {
+			return false
+		}
+		body = body[i+1:]
+		if len(body) == 0 {
+			return false
+		}
+		switch body[0] {
+		case 'c', 'o', 'p', 'r', 's', 't':
+			for _, m := range secretMembers {
+				if len(body) > len(m) && body[len(m)] == '"' && string(body[:len(m)]) == m {
+					return true
+				}
+			}
+		}
+	}
+}
+
+// Secret values recognised wherever they appear, in bodies and header
+// values: API keys (their shown prefix is kept), signing secrets, and
+// secret parameters of URLs (the signup's dashboard_magic_link).
+var (
+	keyValue    = regexp.MustCompile(`voiceagent_live_[0-9A-Za-z]{40}`)
+	signingKey  = regexp.MustCompile(`whsec_[0-9A-Za-z+/]+=*`)
+	secretInURL = regexp.MustCompile(`([?&](?:` + strings.Join(secretParams, "|") + `)=)[^&"'\s\\#]+`)
+)
+
+// mayHoldSecretValue reports whether s may hold a value redactValues
+// replaces: each has an underscore (keys, signing secrets) or an equals
+// sign (URL parameters), which most header values lack.
+func mayHoldSecretValue(s string) bool {
+	return strings.IndexByte(s, '_') >= 0 || strings.IndexByte(s, '=') >= 0
+}
+
+// holdsSecretValue reports whether redactValues would change s.
+func holdsSecretValue(s []byte) bool {
+	if bytes.IndexByte(s, '_') < 0 && bytes.IndexByte(s, '=') < 0 {
+		return false
+	}
+	if bytes.Contains(s, []byte(KeyPrefix)) && keyValue.Match(s) || bytes.Contains(s, []byte("whsec_")) && signingKey.Match(s) {
+		return true
+	}
+	return holdsSecretParam(s)
+}
+
+// holdsSecretParam reports whether secretInURL matches s: a secret
+// parameter (secretParams) preceded by '?' or '&' and followed by "=" and
+// a character of a value. It finds what the expression finds in one pass
+// over the equals signs, without running the expression, which is slow on
+// long texts.
+func holdsSecretParam(s []byte) bool {
+	for i := bytes.IndexByte(s, '='); i >= 0; {
+		if i+1 < len(s) && strings.IndexByte("&\"'\t\n\f\r \\#", s[i+1]) < 0 {
+			for _, p := range secretParams {
+				if at := i - len(p); at > 0 && string(s[at:i]) == p && (s[at-1] == '?' || s[at-1] == '&') {
+					return true
+				}
+			}
+		}
+		next := bytes.IndexByte(s[i+1:], '=')
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// plainForJournal reports whether the journal keeps b as it is: b names
+// none of secretMembers and holds none of the values redactValues
+// replaces.
+func plainForJournal(b []byte) bool {
+	return !maySecretMember(b) && !holdsSecretValue(b)
+}
+
+// redactValues replaces the secret values that keyValue, signingKey and
+// secretInURL recognise in s.
+func redactValues(s string) string {
+	if !mayHoldSecretValue(s) {
+		return s
+	}
+	if strings.Contains(s, KeyPrefix) {
+		s = keyValue.ReplaceAllStringFunc(s, func(k string) string { return k[:KeyShownLen] + redactedValue })
+	}
+	if strings.Contains(s, "whsec_") {
+		s = signingKey.ReplaceAllString(s, "whsec_"+redactedValue)
+	}
+	for _, p := range secretParams {
+		if strings.Contains(s, p+"=") {
+			s = secretInURL.ReplaceAllString(s, "${1}REDACTED")
+			break
+		}
+	}
+	return s
+}
+
+// redactMembersOf is body with the values of secretMembers replaced when
+// it may name one. cut says body is the start of a longer body: a JSON
+// text that ends early is redacted up to where it ends. A body naming a
+// member that is not valid JSON is replaced whole. The secret values
+// redactValues finds are left to the caller.
+func redactMembersOf(body []byte, cut bool) []byte {
+	if !maySecretMember(body) {
+		return body
+	}
+	out, err := redactMembers(body, cut)
+	if err != nil {
+		return []byte(redactedValue + " (not valid JSON, and may name a secret member)")
+	}
+	return out
+}
+
+// redactMembers rewrites a JSON text with the values of secretMembers
+// replaced, keeping the order of members (the text comes out compact).
+// With cut, the text may end early: the token it ends in is kept as it is
+// unless it is a secret member's.
+func redactMembers(body []byte, cut bool) ([]byte, error) {
+	type frame struct {
+		object, wantKey, secret bool
+		n                       int // values (members) written so far
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var out bytes.Buffer
+	var stack []frame
+	pending := false // the next value is a secret member's
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if !cut || !errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, err
+			}
+			if !pending && (len(stack) == 0 || !stack[len(stack)-1].secret) {
+				out.Write(body[dec.InputOffset():])
+			}
+			break
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			out.WriteByte(byte(d))
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.wantKey {
+			name, _ := tok.(string)
+			if top.n > 0 {
+				out.WriteByte(',')
+			}
+			top.n++
+			writeJSONString(&out, name)
+			out.WriteByte(':')
+			top.wantKey = false
+			pending = top.secret || slices.Contains(secretMembers, name)
+			continue
+		}
+		secret := pending || (top != nil && top.secret)
+		pending = false
+		if top != nil {
+			if top.object {
+				top.wantKey = true
+			} else {
+				if top.n > 0 {
+					out.WriteByte(',')
+				}
+				top.n++
+			}
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(v))
+			stack = append(stack, frame{object: v == '{', wantKey: v == '{', secret: secret})
+		case string:
+			if secret {
+				v = redactedValue
+			}
+			writeJSONString(&out, v)
+		case json.Number:
+			if secret {
+				writeJSONString(&out, redactedValue)
+			} else {
+				out.WriteString(v.String())
+			}
+		case bool:
+			if v {
+				out.WriteString("true")
+			} else {
+				out.WriteString("false")
+			}
+		case nil:
+			out.WriteString("null")
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// writeJSONString writes s as a JSON string, without escaping HTML
+// characters (the journal shows bodies as they were).
+func writeJSONString(out *bytes.Buffer, s string) {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	out.Truncate(out.Len() - 1)
+}
+
+// appendHeaderText appends to text the name and the value of each value
+// of h as the journal keeps them (see appendRedactedValue), each one
+// preceded by its length (headerLen), and returns it with the number of
+// pairs appended. A name or a redacted value is cut as Truncate cuts it
+// at MaxJournalField bytes, and the pairs stop before the text appended
+// would pass maxHeaderText bytes. The journal keeps headers as such texts
+// (headerOfText reads them back).
+func appendHeaderText(text []byte, h http.Header) ([]byte, int) {
+	start, pairs := len(text), 0
+	for name, vs := range h {
+		for _, v := range vs {
+			before := len(text)
+			text = appendTruncated(binary.LittleEndian.AppendUint32(text, 0), name, MaxJournalField)
+			text = endHeaderString(text, before)
+			at := len(text)
+			text = appendRedactedValue(binary.LittleEndian.AppendUint32(text, 0), name, v)
+			if redacted := text[at+headerLen:]; len(redacted) > MaxJournalField {
+				// Cut after redacting, so that no secret is cut in two.
+				text = appendTruncated(text[:at+headerLen], string(redacted), MaxJournalField)
+			}
+			text = endHeaderString(text, at)
+			if len(text)-start > maxHeaderText {
+				return text[:before], pairs
+			}
+			pairs++
+		}
+	}
+	return text, pairs
+}
+
+// maxHeaderText bounds the header text of a request or a response the
+// journal keeps (16 KiB).
+const maxHeaderText = JournalBodyCap
+
+// endHeaderString writes the length of the string appended to text after
+// its length's place at at.
+func endHeaderString(text []byte, at int) []byte {
+	binary.LittleEndian.PutUint32(text[at:], uint32(len(text)-at-headerLen))
+	return text
+}
+
+// headerLen is the size of the length before each string of a header
+// text.
+const headerLen = 4
+
+// headerOfText makes pairs name and value pairs of a header text
+// (appendHeaderText) a header, with room for extra more names, and
+// returns the rest of the text.
+func headerOfText(text []byte, pairs, extra int) (http.Header, []byte) {
+	h := make(http.Header, pairs+extra)
+	next := func() string {
+		n := int(binary.LittleEndian.Uint32(text))
+		s := string(text[headerLen : headerLen+n])
+		text = text[headerLen+n:]
+		return s
+	}
+	for range pairs {
+		name := next()
+		h[name] = append(h[name], next())
+	}
+	return h, text
+}
+
+// appendRedactedValue appends a header value as the journal keeps it:
+// credentials replaced (Authorization and Proxy-Authorization keep their
+// scheme and a key's shown prefix, cookies their names, X-PAYMENT
+// nothing), and the secret values redactValues finds replaced in every
+// other header.
+func appendRedactedValue(text []byte, name, v string) []byte {
+	switch name {
+	case "Authorization", "Proxy-Authorization":
+		return appendRedactedCredentials(text, v)
+	case "Cookie", "Set-Cookie":
+		return append(text, redactCookies(v, name == "Set-Cookie")...)
+	case "X-Payment":
+		return append(text, redactedValue...)
+	default:
+		return append(text, redactValues(v)...)
+	}
+}
+
+// appendRedactedCredentials appends an Authorization value with its
+// scheme and, for an API key, its shown prefix kept.
+func appendRedactedCredentials(text []byte, v string) []byte {
+	scheme, cred, ok := strings.Cut(v, " ")
+	if !ok {
+		return append(text, redactedValue...)
+	}
+	text = append(append(text, scheme...), ' ')
+	if cred = strings.TrimSpace(cred); isKeyValue(cred) {
+		text = append(text, cred[:KeyShownLen]...)
+	}
+	return append(text, redactedValue...)
+}
+
+// isKeyValue reports whether s is an API key and nothing else (keyValue
+// matching all of s), without a regular expression: it is checked on
+// every request's Authorization header.
+func isKeyValue(s string) bool {
+	if len(s) != len(KeyPrefix)+KeyRandomLen || !strings.HasPrefix(s, KeyPrefix) {
+		return false
+	}
+	for i := len(KeyPrefix); i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// redactCookies keeps the names of a Cookie value, or the name and the
+// attributes of a Set-Cookie value, never a cookie's value.
+func redactCookies(v string, set bool) string {
+	parts := strings.Split(v, ";")
+	for i, p := range parts {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok || (set && i > 0 && isCookieAttribute(name)) {
+			continue // Path=/, Expires=..., Max-Age=...: not secrets
+		}
+		parts[i] = name + "=" + redactedValue
+	}
+	return strings.Join(parts, ";")
+}
+
+// isCookieAttribute reports whether name is an attribute of a Set-Cookie
+// value rather than a cookie.
+func isCookieAttribute(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "path", "domain", "expires", "max-age", "samesite", "priority":
+		return true
+	}
+	return false
+}
+
+// usagePrices is what an authenticated request costs in the usage log, in
+// cents: a placed call 10, a sent SMS 1, everything else 0.
+var usagePrices = map[usageRoute]int{
+	{http.MethodPost, "/v1/calls"}:    10,
+	{http.MethodPost, "/v1/sms/send"}: 1,
+}
+
+// usageRoute is a method and an endpoint (a route's path without the API
+// prefix).
+type usageRoute struct{ method, endpoint string }
+
+// Defaults of the usage log's bounds (WithUsageLogSize).
+const (
+	DefaultUsagePerUser = 10_000  // the newest entries kept per user
+	DefaultUsageEntries = 100_000 // the newest entries kept in all
+)
+
+// UsageLog keeps one entry per authenticated API request, per user: the
+// newest perUser entries of each user, and the newest total in all. It has
+// its own lock because reads (which hold only the store's read lock) write
+// to it.
+//
+// A request only queues its entry (under a lock held for an append); the
+// queue goes into the table, in the order it was queued, when it is long
+// (maxPendingUsage) and before every read, so that requests do not wait on
+// each other's table inserts and a read sees every request already served.
+type UsageLog struct {
+	// Mu guards T; take it through Flushed (or Page), which first moves
+	// the queued entries in.
+	Mu             sync.RWMutex
+	T              *store.Table[*store.UsageEntry]
+	perUser, total int
+
+	pendingMu sync.Mutex
+	pending   []pendingUsage
+}
+
+// pendingUsage is a queued entry and its owner; the entry's CreatedAt
+// holds the time it was made at until the table stamps it.
+type pendingUsage struct {
+	e     *store.UsageEntry
+	owner string
+}
+
+// maxPendingUsage is how many entries wait in the queue at most before the
+// request that queues one more moves them all into the table.
+const maxPendingUsage = 256
+
+// newUsageLog returns an empty usage log keeping perUser entries per user
+// and total in all (the defaults when not positive).
+func newUsageLog(perUser, total int) *UsageLog {
+	if perUser <= 0 {
+		perUser = DefaultUsagePerUser
+	}
+	if total <= 0 {
+		total = DefaultUsageEntries
+	}
+	u := &UsageLog{perUser: perUser, total: total}
+	u.Reset()
+	return u
+}
+
+// Reset empties the log.
+func (u *UsageLog) Reset() {
+	u.Mu.Lock()
+	defer u.Mu.Unlock()
+	u.pendingMu.Lock()
+	u.pending = nil
+	u.pendingMu.Unlock()
+	u.T = store.NewLogTable[*store.UsageEntry]()
+	u.T.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
+}
+
+// Record adds an authenticated request and its response to the log, at the
+// request's time on its tenant's clock (rc.Now). The entry's id is the
+// request's id (its X-Request-Id), so an entry, the request's journal
+// entry and the client's error name one request; the entry keeps the
+// route's own strings, none of the request's.
+func (u *UsageLog) Record(rc *Ctx, resp *Response) {
+	p, rt := rc.Principal, rc.Route
+	endpoint := strings.TrimPrefix(rt.Path, APIPrefix)
+	e := &store.UsageEntry{
+		Base:       store.Base{ID: rc.RequestID, CreatedAt: rc.Now},
+		Endpoint:   endpoint,
+		Method:     rt.Method,
+		StatusCode: int16(resp.Status),
+	}
+	if p.Key != nil {
+		e.BusinessID = p.Key.BusinessID
+	}
+	if resp.Status < 300 && rt.Method != http.MethodGet { // reads cost nothing
+		e.CostCents = int32(usagePrices[usageRoute{rt.Method, endpoint}])
+		if rt.Method == http.MethodPost && endpoint == "/v1/calls" {
+			var created struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(resp.Body, &created) == nil {
+				e.CallID = created.ID
+			}
+		}
+	}
+	u.pendingMu.Lock()
+	u.pending = append(u.pending, pendingUsage{e, p.OwnerID()})
+	full := len(u.pending) >= maxPendingUsage
+	u.pendingMu.Unlock()
+	if full {
+		u.Mu.Lock()
+		u.flush()
+		u.Mu.Unlock()
+	}
+}
+
+// flush moves the queued entries into the table. The caller holds Mu for
+// writing.
+func (u *UsageLog) flush() {
+	u.pendingMu.Lock()
+	queued := u.pending
+	if len(queued) > 0 {
+		u.pending = make([]pendingUsage, 0, len(queued))
+	}
+	u.pendingMu.Unlock()
+	// Each run of entries of one owner (a load test's one user: the whole
+	// queue) goes in at once.
+	run := make([]*store.UsageEntry, 0, len(queued))
+	for i, q := range queued {
+		run = append(run, q.e)
+		if i+1 == len(queued) || queued[i+1].owner != q.owner {
+			u.T.InsertRun(q.owner, run)
+			run = run[:0]
+		}
+	}
+}
+
+// Flushed calls read with the table holding every entry queued so far,
+// under the log's lock.
+func (u *UsageLog) Flushed(read func(t *store.Table[*store.UsageEntry])) {
+	if u.lockFlushed() {
+		defer u.Mu.RUnlock()
+	} else {
+		defer u.Mu.Unlock()
+	}
+	read(u.T)
+}
+
+// lockFlushed locks the log with every queued entry in the table: for
+// reading when nothing was queued (true), else for writing, after moving
+// the queue in (false).
+func (u *UsageLog) lockFlushed() (shared bool) {
+	u.pendingMu.Lock()
+	queued := len(u.pending)
+	u.pendingMu.Unlock()
+	if queued == 0 {
+		// Nothing to move in (a request served before this read
+		// queued its entry before its response): readers share the lock.
+		u.Mu.RLock()
+		return true
+	}
+	u.Mu.Lock()
+	u.flush()
+	return false
+}
+
+// UsagePage is a page of GET /v1/usage.
+type UsagePage struct {
+	Usage   []account.UsageEntry `json:"usage"`
+	HasMore bool                 `json:"has_more"`
+}
+
+// Page returns one page of a user's usage log, newest first, as GET
+// /v1/usage shows it, read under the log's lock.
+func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) UsagePage {
+	if u.lockFlushed() {
+		defer u.Mu.RUnlock()
+	} else {
+		defer u.Mu.Unlock()
+	}
+	items, more := ListPage(u.T, []string{owner}, pq, match, usageView)
+	return UsagePage{Usage: items, HasMore: more}
+}
+
+// usageView is a usage log entry as the API shows it.
+func usageView(e *store.UsageEntry) account.UsageEntry {
+	return account.UsageEntry{
+		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: int(e.StatusCode),
+		CallID: Strp(e.CallID), CostCents: int(e.CostCents), CreatedAt: e.CreatedAt,
+	}
 }

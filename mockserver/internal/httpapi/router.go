@@ -6,10 +6,14 @@
 package httpapi
 
 import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
@@ -429,4 +434,332 @@ func (m AuthMode) String() string {
 		return "admin"
 	}
 	return "unknown"
+}
+
+// API is the request pipeline of one server: the routes and what the
+// pipeline keeps per request (rate limit buckets, idempotency records, the
+// journal, fault rules, the usage log). It is an http.Handler.
+type API struct {
+	*platform.Platform
+
+	// Routes finds a route by path, then method.
+	Routes map[string]map[string]*Route
+	// Limits are the rate limits' buckets.
+	Limits *RateLimiter
+	// Idem holds the idempotency records.
+	Idem *IdempotencyStore
+	// Journal is the request journal.
+	Journal *Journal
+	// FaultSet holds the fault injection rules.
+	FaultSet *FaultSet
+	// Usage is the usage log.
+	Usage *UsageLog
+	// selfDocs caches the documents the server serves about itself.
+	selfDocs selfDocuments
+	// reads caches the responses of the cached GET routes.
+	reads readCache
+
+	// draining ends when Drain is called: open long polls respond.
+	draining context.Context
+	drain    context.CancelFunc
+
+	cors *corsPolicy // nil: the API serves no cross-origin request
+}
+
+// New returns the pipeline of engine p; each part registers how a reset
+// drops its state.
+func New(p *platform.Platform) *API {
+	lim := p.Config.Limits
+	a := &API{
+		Platform: p,
+		Journal:  newJournal(p.Config.JournalSize, lim.JournalBytes),
+		Usage:    newUsageLog(lim.UsagePerUser, lim.UsageEntries),
+		FaultSet: newFaultSet(p.IDs.Float64),
+		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
+		Idem:     newIdempotencyStore(lim.IdempotencyRecords, lim.IdempotencyBytes),
+		cors:     newCORS(p.Config.CORSOrigins),
+	}
+	a.draining, a.drain = context.WithCancel(context.Background())
+	p.OnReset(a.Usage.Reset)
+	p.OnReset(a.Journal.Reset)
+	p.OnReset(a.FaultSet.Reset)
+	p.OnReset(a.Limits.Reset)
+	p.OnReset(a.Idem.Reset)
+	p.OnReset(p.OutboxNotifier.Notify)
+	return a
+}
+
+// Handlers are the handlers of the pipeline's own admin routes, by operation (httpapi.Table).
+func (s *API) Handlers() Handlers {
+	return Handlers{
+		"getClock":                s.adminClock,
+		"advanceClock":            s.adminAdvance,
+		"clearFaults":             s.adminClearFaults,
+		"listFaults":              s.adminListFaults,
+		"addFault":                s.adminAddFault,
+		"listRequests":            s.adminRequests,
+		"reset":                   s.adminReset,
+		"getHealth":               s.adminHealth,
+		"getAdminOpenAPIDocument": s.adminOpenAPI,
+		"listTenants":             s.adminTenants,
+	}
+}
+
+// idParams are the query parameters that name records by id: each is a
+// UUID (the OpenAPI documents say format: uuid). On the admin API only
+// business_id is one (fault and delivery ids have their own forms).
+var (
+	idParams      = []string{"id", "business_id", "agent_id", "lead_id"}
+	adminIDParams = []string{"business_id"}
+)
+
+// checkIDParams is the one check of ids in queries: an
+// id parameter present but empty is 400 bad_request (GET /v1/calls?id=
+// must not quietly list every call), a value that is not a UUID is 400
+// invalid_request. A well-formed id the caller cannot see is the
+// handler's 404.
+func (rc *Ctx) checkIDParams() *Error {
+	if rc.Request.URL.RawQuery == "" {
+		return nil
+	}
+	names := idParams
+	if rc.Route.Auth == AuthAdmin {
+		names = adminIDParams
+	}
+	q := rc.query()
+	for _, name := range names {
+		vs, ok := q[name]
+		if !ok {
+			continue
+		}
+		for _, v := range vs {
+			switch {
+			case v == "" && name == "id":
+				return NewError(http.StatusBadRequest, wire.CodeBadRequest,
+					"the id query parameter is empty: send ?id=<uuid> to read one record, or leave it out to list")
+			case v == "":
+			case !IsUUID(v):
+				return InvalidField(name, "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7, not %q", Truncate(v, 64))
+			}
+		}
+	}
+	return nil
+}
+
+// IsUUID reports whether s is a UUID in its canonical textual form:
+// 8-4-4-4-12 hexadecimal digits.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// IsAdminPath reports whether a request path is the admin API's: /_mock
+// or anything under it, known route or not.
+func IsAdminPath(path string) bool {
+	return path == AdminPrefix || strings.HasPrefix(path, AdminPrefix+"/")
+}
+
+// adminRealm names the admin API in WWW-Authenticate challenges.
+const adminRealm = `realm="voiceagent-mock admin"`
+
+// guardAdmin is the one check of every admin API request, before its route
+// is looked up, so that a web page can drive no part of a developer's
+// local mock:
+//
+//   - with an admin token (WithAdminToken, -admin-token), the request must
+//     carry it (Authorization: Bearer <token>, or as the password of Basic
+//     auth, which a browser asks for): 401 otherwise. A page cannot know
+//     the token, so with it any Host name is served;
+//   - without one, the Host must be a loopback name (localhost, *.localhost,
+//     127.0.0.0/8, ::1) or one of WithAdminHosts: 403 otherwise, which
+//     defeats DNS rebinding (a page on evil.example whose name now points to
+//     127.0.0.1 still sends Host: evil.example);
+//   - a browser's cross-origin request (an Origin other than the request's
+//     own, or Sec-Fetch-Site cross-site or same-site) is 403, which defeats
+//     cross-site request forgery (a form or a no-cors fetch posting
+//     text/plain);
+//   - a body, or a Content-Type, must be JSON (application/json or
+//     application/*+json): 415 otherwise.
+func (s *API) guardAdmin(r *http.Request) *Error {
+	if token := s.Config.AdminToken; token != "" {
+		if !adminTokenMatches(r, token) {
+			e := Unauthorized("the admin API needs the admin token: Authorization: Bearer <token> (the server printed it at start, or it was set with -admin-token)")
+			e.Header = http.Header{"Www-Authenticate": {"Bearer " + adminRealm + ", Basic " + adminRealm}}
+			return e
+		}
+	} else if !s.adminHostAllowed(r.Host) {
+		return Forbidden("the admin API answers only loopback host names and the hosts it is configured for, not " +
+			strconvQuote(r.Host) + " (a page on another site must not reach it through DNS rebinding)")
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
+		return Forbidden("the admin API refuses cross-origin requests (Origin " + strconvQuote(origin) + ")")
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		return Forbidden("the admin API refuses requests a page of another site made (Sec-Fetch-Site: " + site + ")")
+	}
+	ct := r.Header.Get("Content-Type")
+	if (ct != "" || r.ContentLength != 0) && !isJSONMediaType(ct) {
+		return NewError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest,
+			"the admin API takes JSON bodies only (Content-Type: application/json), not "+strconvQuote(ct))
+	}
+	return nil
+}
+
+// adminTokenMatches reports whether r carries the admin token, as a bearer
+// token or as the password of Basic auth, compared in constant time.
+func adminTokenMatches(r *http.Request, token string) bool {
+	got := ""
+	if _, pass, ok := r.BasicAuth(); ok {
+		got = pass
+	} else if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "Bearer ") {
+		got = strings.TrimSpace(h[7:])
+	}
+	if got == "" {
+		return false
+	}
+	want, have := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(got))
+	return subtle.ConstantTimeCompare(want[:], have[:]) == 1
+}
+
+// adminHostAllowed reports whether the admin API serves a Host header
+// value: a loopback name or address, one of the configured hosts, or no
+// Host at all (an HTTP/1.0 client; browsers always send one).
+func (s *API) adminHostAllowed(hostport string) bool {
+	if hostport == "" {
+		return true
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if IsLoopbackHost(host) {
+		return true
+	}
+	for _, allowed := range s.Config.AdminHosts {
+		if strings.EqualFold(allowed, host) || strings.EqualFold(allowed, hostport) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsLoopbackHost reports whether a host name (without port) is a loopback
+// name or address: localhost, a name under .localhost (RFC 6761), an
+// address of 127.0.0.0/8, or ::1.
+func IsLoopbackHost(host string) bool {
+	host = strings.ToLower(host)
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin reports whether a browser's Origin header is the origin of
+// the request's own Host (the dashboard the server serves).
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false // "null" (a sandboxed frame, a file) included
+	}
+	return strings.EqualFold(u.Host, host)
+}
+
+// isJSONMediaType reports whether a Content-Type is JSON.
+func isJSONMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// strconvQuote quotes a header value for a message, cut to 200 bytes.
+func strconvQuote(s string) string { return strconv.Quote(Truncate(s, 200)) }
+
+// readCache caches the encoded responses of the GET routes marked Cached in
+// Table, for as long as the state they were read from stands. An entry is
+// filed under the path, the raw query, the caller and the tenant's time of
+// the request; the cache holds the entries of one state version
+// (platform.StateLock.Version), so a release of the write lock (a write
+// request, a clock task, a reset, an admin helper) empties it.
+type readCache struct {
+	mu      sync.Mutex
+	version uint64
+	entries map[readKey][]byte
+	bytes   int
+}
+
+// readKey names a cached response.
+type readKey struct {
+	path, query string
+	// caller is the caller's key, or its user for a session.
+	caller string
+	// now is the tenant's time of the request, in Unix nanoseconds.
+	now int64
+}
+
+// Bounds of the read cache: past either, it starts again empty.
+const (
+	readCacheEntries = 1024
+	readCacheBytes   = 16 << 20
+)
+
+// readKeyOf returns the key of rc's response, and false when the request
+// has no caller to file it under.
+func readKeyOf(rc *Ctx) (readKey, bool) {
+	p := rc.Principal
+	if p == nil || p.User == nil {
+		return readKey{}, false
+	}
+	caller := "s:" + p.User.ID
+	if p.Key != nil {
+		caller = "k:" + p.Key.ID
+	}
+	return readKey{path: rc.Request.URL.Path, query: rc.Request.URL.RawQuery, caller: caller, now: rc.Now.UnixNano()}, true
+}
+
+// get returns the body cached for k at state version v.
+func (c *readCache) get(v uint64, k readKey) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != v {
+		return nil, false
+	}
+	body, ok := c.entries[k]
+	return body, ok
+}
+
+// put caches body for k, read at state version v. A body read at an older
+// version than the cache's is not cached.
+func (c *readCache) put(v uint64, k readKey, body []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v < c.version {
+		return
+	}
+	if v > c.version || c.entries == nil || len(c.entries) >= readCacheEntries || c.bytes+len(body) > readCacheBytes {
+		c.version, c.entries, c.bytes = v, map[readKey][]byte{}, 0
+	}
+	if len(body) > readCacheBytes {
+		return
+	}
+	c.entries[k] = body
+	c.bytes += len(body)
 }
