@@ -95,47 +95,6 @@ func InvalidField(path, format string, args ...any) *Error {
 	return e
 }
 
-// Response is a finished HTTP response: status, headers and the encoded body.
-type Response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-	// Code is the error code of an error response ("" for a success), for
-	// the log.
-	Code string
-	// transient is Error.Transient of an error response.
-	transient bool
-}
-
-// withHeader returns a copy of the response with h added to its headers.
-func (r *Response) withHeader(h http.Header) *Response {
-	c := &Response{Status: r.Status, Header: r.Header.Clone(), Body: r.Body, Code: r.Code, transient: r.transient}
-	if c.Header == nil {
-		c.Header = http.Header{}
-	}
-	for k, vs := range h {
-		c.Header[k] = vs
-	}
-	return c
-}
-
-// Respond lets a handler choose the status and headers of a success.
-type Respond struct {
-	Status int
-	Body   any
-	Header http.Header
-}
-
-// Created responds 201 with body.
-func Created(body any) *Respond { return &Respond{Status: http.StatusCreated, Body: body} }
-
-// RawBody is a handler response sent as is, with its content type, instead of
-// being encoded as JSON.
-type RawBody struct {
-	ContentType string
-	Body        []byte
-}
-
 // ErrorResponse encodes e in the API's error format.
 func ErrorResponse(e *Error) *Response {
 	obj := map[string]any{"code": e.Code, "message": e.Message}
@@ -158,25 +117,4 @@ func ErrorResponse(e *Error) *Response {
 		h = http.Header{}
 	}
 	return &Response{Status: e.Status, Header: h, Body: body, Code: e.Code, transient: e.Transient}
-}
-
-// defaultContentType is the Content-Type of responses that set none.
-const defaultContentType = "application/json"
-
-// defaultContentTypeHeader is the header value of defaultContentType,
-// shared by every response rather than made for each (net/http only reads
-// a header's values, and appends to a full slice copy it).
-var defaultContentTypeHeader = []string{defaultContentType}
-
-// writeResponse writes a finished response.
-func writeResponse(w http.ResponseWriter, resp *Response) {
-	h := w.Header()
-	for k, vs := range resp.Header {
-		h[k] = vs
-	}
-	if h.Get("Content-Type") == "" {
-		h["Content-Type"] = defaultContentTypeHeader // shared, as resp.Header's values are
-	}
-	w.WriteHeader(resp.Status)
-	_, _ = w.Write(resp.Body)
 }
