@@ -193,10 +193,23 @@ func TestBrowserDashboard(t *testing.T) {
 	assert.Equal(t, "2026-06-05T19:00:00Z", clockOf(acmeRow), "the tenant's own clock")
 	assert.Contains(t, text(`#outbox-body`), "owner@initech.example", "the signup code's email")
 
+	// Acme's pending script steps are listed until a call uses them.
+	steps, err := acme.Script(mockserver.Script{
+		Calls: []mockserver.CallStep{{To: "+15551230001", Outcome: "completed", Summary: "Scripted."}},
+		Texts: []mockserver.TextStep{{To: "*", Outcome: "failed"}},
+	})
+	require.NoError(t, err)
+	callStep := fmt.Sprintf(`#scripts-body tr[data-step="%s"]`, steps[0].ID)
+	textStep := fmt.Sprintf(`#scripts-body tr[data-step="%s"]`, steps[1].ID)
+	do("see the pending steps", chromedp.WaitVisible(chromedp.CSS(callStep)), chromedp.WaitVisible(chromedp.CSS(textStep)))
+	assert.Contains(t, text(callStep), "Acme Plumbing")
+	assert.Contains(t, text(textStep), "any number")
+
 	// A request made now appears in the journal without a reload.
 	hook := receiver.URL + "/call-hook"
 	call, err := c.Calls.Create(ctx, &calls.CreateParams{AgentID: acme.AgentID, To: "+15551230001", WebhookURL: &hook})
 	require.NoError(t, err)
+	do("see the call's step used", chromedp.WaitNotPresent(chromedp.CSS(callStep)), chromedp.WaitVisible(chromedp.CSS(textStep)))
 	seq := srv.LatestRequestSeq()
 	entry := fmt.Sprintf(`#journal-body tr[data-seq="%d"]`, seq)
 	detailSel := fmt.Sprintf(`#req-%d-detail`, seq)

@@ -38,7 +38,7 @@
 //     CORS, Limits and retention.
 //   - Accounts and identity: Accounts, Signup, Dashboard sessions, API keys.
 //   - Telephony: Agents and the voice provider, Calls, Call states,
-//     Enrichment, Per-call webhooks, Leads, SMS, Telephony admin API.
+//     Enrichment, Per-call webhooks, Leads, SMS, Telephony admin API, Scripts.
 //   - Webhooks and events: Webhook subscriptions, Payload templates and
 //     presets, Custom headers, Secret rotation, Deliveries, Receivers the
 //     mock calls, Event log, Events emitted, Delivery log (admin).

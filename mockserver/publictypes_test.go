@@ -101,6 +101,13 @@ func TestPublicTypesMatchDomains(t *testing.T) {
 		{PromptAuditEntry{}, telephony.PromptAuditEntry{}},
 		{ProviderCall{}, telephony.ProviderCall{}},
 		{ErrorDetail{}, httpapi.FieldError{}},
+		{Script{}, telephony.Script{}},
+		{CallStep{}, telephony.CallStep{}},
+		{TextStep{}, telephony.TextStep{}},
+		{Turn{}, store.ScriptTurn{}},
+		{ScriptCaller{}, store.ScriptCaller{}},
+		{TextReply{}, store.ScriptReply{}},
+		{ScriptStep{}, telephony.StepView{}},
 	}
 	for _, p := range pairs {
 		pt, it := reflect.TypeOf(p.public), reflect.TypeOf(p.internal)

@@ -314,8 +314,8 @@ func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOu
 		return sdrOutcome{err: httpapi.NotFound("the business has no agent to call from")}
 	}
 	if dry {
-		if to == telephony.MagicCallFailed {
-			return sdrOutcome{err: telephony.ErrMagicCallFailed(to)}
+		if err := telephony.CallRefusal(c.tx, a, to); err != nil {
+			return sdrOutcome{err: err}
 		}
 		return sdrOutcome{detail: fmt.Sprintf("would call %s from agent %s", to, a.Name)}
 	}
@@ -341,8 +341,8 @@ func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOut
 		if _, apiErr := telephony.SMSPrecheck(c.tx, c.now, req); apiErr != nil {
 			return sdrOutcome{err: apiErr}
 		}
-		if req.To == telephony.MagicSMSSendFails {
-			return sdrOutcome{err: telephony.ErrCarrierRejected(req.To)}
+		if err := telephony.TextRefusal(c.tx, a, req.To); err != nil {
+			return sdrOutcome{err: err}
 		}
 		return sdrOutcome{detail: "would text " + req.To}
 	}

@@ -69,6 +69,9 @@ type Call struct {
 	// Ref is the run touch or approval request that placed the call (nil:
 	// none; Touch).
 	Ref *TouchRef
+	// Step is the id of the script step the call follows ("": the default
+	// simulation).
+	Step string
 }
 
 // CallerInfo is what an inbound caller says (the zero value when the call

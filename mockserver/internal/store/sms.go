@@ -26,6 +26,8 @@ type SMSMessage struct {
 	UpdatedAt  time.Time
 	// Ref is the run touch that sent the text.
 	Ref TouchRef
+	// Step is the id of the script step the text follows ("": none).
+	Step string
 }
 
 // PromptAudit is one entry of the audit trail of prompt changes. Owner is

@@ -31,6 +31,9 @@ type Store struct {
 	Leads        *Table[*Lead]
 	SMSMessages  *Table[*SMSMessage]
 	PromptAudits *Table[*PromptAudit]
+	// Scripts are the tenants' script steps (scripts.go), owned by the
+	// tenant's root business.
+	Scripts *Table[*ScriptStep]
 
 	// Catalog, communication runs and governance (catalog.go, runs.go,
 	// governance.go).
@@ -160,6 +163,7 @@ func New() *Store {
 		Leads:           NewTable[*Lead](),
 		SMSMessages:     NewTable[*SMSMessage](),
 		PromptAudits:    NewTable[*PromptAudit](),
+		Scripts:         NewTable[*ScriptStep](),
 		KeysByHash:      map[[32]byte]*APIKey{},
 		SessionsByToken: map[string]*Session{},
 		UsersByEmail:    map[string]*User{},

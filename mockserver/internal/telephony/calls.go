@@ -99,11 +99,15 @@ type OutboundCall struct {
 	ProviderFault func() *httpapi.Error
 }
 
-// PlaceOutboundCall places an outbound call: the magic failing number and
-// the voice provider are checked, the call is stored queued with its
-// enrichment variables and the clock takes it on.
+// PlaceOutboundCall places an outbound call: the tenant's script, the
+// magic failing number and the voice provider are checked, the call is
+// stored queued with its enrichment variables and the clock takes it on.
+// The call follows the tenant's next script step for the number, if any,
+// else the default simulation.
 func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundCall) (*store.Call, *httpapi.Error) {
-	if oc.To == MagicCallFailed {
+	a := oc.Agent
+	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, oc.To)
+	if step == nil && oc.To == MagicCallFailed {
 		return nil, ErrMagicCallFailed(oc.To)
 	}
 	if oc.ProviderFault != nil {
@@ -113,7 +117,11 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 			return nil, e
 		}
 	}
-	a, lead, name := oc.Agent, oc.Lead, oc.Name
+	if step != nil && step.Outcome == store.StepRejected {
+		tx.UseStep(step, "", now)
+		return nil, ErrMagicCallFailed(oc.To)
+	}
+	lead, name := oc.Lead, oc.Name
 	if lead == nil {
 		lead = tx.LeadByPhone(a.Owner, oc.To)
 	}
@@ -160,20 +168,41 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 		AssistantID: a.VendorAssistantID, Prompt: fillVariables(prompt, vars), Variables: vars,
 	}
 	c.PlannedDuration = simulatedDuration(c.To)
-	tx.Calls.Insert(c, a.Owner, now)
-	c.UpdatedAt = c.CreatedAt
-
+	outcome := store.StepCompleted
 	switch c.To {
 	case magicCallNoAnswer:
-		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), func(tx *platform.Tx, c *store.Call, now time.Time) {
-			s.failCall(tx, now, c, "no_answer")
-		})
+		outcome = store.StepNoAnswer
 	case magicCallBusy:
-		s.scheduleCall(tx, c, now.Add(outboundRingTime), func(tx *platform.Tx, c *store.Call, now time.Time) {
-			s.failCall(tx, now, c, "busy")
+		outcome = store.StepBusy
+	}
+	ring := outboundRingTime
+	if step != nil {
+		c.Step, outcome = step.ID, step.Outcome
+		if step.Duration != nil {
+			c.PlannedDuration = *step.Duration
+		}
+	}
+	if outcome == store.StepNoAnswer {
+		ring = noAnswerRingTime
+	}
+	if step != nil && step.RingSeconds != nil {
+		ring = time.Duration(*step.RingSeconds) * time.Second
+	}
+	tx.Calls.Insert(c, a.Owner, now)
+	c.UpdatedAt = c.CreatedAt
+	if step != nil {
+		tx.UseStep(step, c.ID, now)
+	}
+
+	switch outcome {
+	case store.StepNoAnswer, store.StepBusy:
+		s.scheduleCall(tx, c, now.Add(ring), func(tx *platform.Tx, c *store.Call, now time.Time) {
+			s.failCall(tx, now, c, outcome)
 		})
+	case store.StepVoicemail:
+		s.scheduleCall(tx, c, now.Add(ring), s.reachVoicemail)
 	default:
-		s.scheduleCall(tx, c, now.Add(outboundRingTime), s.answerOutbound)
+		s.scheduleCall(tx, c, now.Add(ring), s.answerOutbound)
 	}
 	return c, nil
 }
@@ -232,24 +261,75 @@ func finishCall(tx *platform.Tx, now time.Time, c *store.Call, status string, du
 	tx.AddCallMinutes(c.Owner, duration)
 }
 
+// completeOutbound ends an answered outbound call: the conversation of its
+// script step when it has one, else the simulated one.
 func (s *Service) completeOutbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	b, _ := tx.Businesses.Get(c.Owner)
 	capped := c.PlannedDuration > c.MaxDuration
+	step, _ := tx.Scripts.Get(c.Step)
+	var info leadInfo
+	if step != nil && step.Caller != nil {
+		info = extractLead(store.CallerInput{Name: step.Caller.Name, Email: step.Caller.Email, Intent: step.Caller.Intent}, c.To)
+	}
 	tx.Calls.Update(c, func(c *store.Call) {
 		finishCall(tx, now, c, store.CallCompleted, min(c.PlannedDuration, c.MaxDuration))
 		c.Transcript, c.Summary = outboundConversation(c, b, capped)
+		if step != nil && len(step.Transcript) > 0 {
+			c.Transcript = scriptedTranscript(step.Transcript)
+		}
+		if step != nil && step.Summary != "" {
+			c.Summary = step.Summary
+		}
 		if note := s.CallKnowledgeNote(tx, c); note != "" {
 			c.Summary += " " + note
 		}
-		c.Quality = qualityFor(c.To, 0, capped)
+		c.Quality = qualityFor(c.To, len(info.captured()), capped)
 		c.EndedReason = "completed"
 		if capped {
 			c.EndedReason = "max_duration"
 		}
 	})
-	if l, ok := tx.Leads.Get(c.LeadID); ok {
+	if step != nil && step.Caller != nil {
+		l := s.collectLead(tx, now, c.Owner, c.AgentID, c.To, info, sourceOutboundCall)
+		if c.LeadID == "" {
+			tx.Calls.Update(c, func(c *store.Call) { c.LeadID = l.ID })
+		}
+	} else if l, ok := tx.Leads.Get(c.LeadID); ok {
 		s.touchLead(tx, now, l, true)
 	}
+	s.endOutbound(tx, c, now)
+}
+
+// reachVoicemail: the call reaches a voicemail box, and the agent leaves
+// its message (queued -> in-progress, call.started); the call completes
+// when the message ends, with ended_reason voicemail.
+func (s *Service) reachVoicemail(tx *platform.Tx, c *store.Call, now time.Time) {
+	s.startCall(tx, now, c)
+	a, _ := tx.Agents.Get(c.AgentID)
+	b, _ := tx.Businesses.Get(c.Owner)
+	msg := voicemailMessage(a, b, c)
+	d := min(voicemailDuration(msg), c.MaxDuration)
+	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), func(tx *platform.Tx, c *store.Call, now time.Time) {
+		step, _ := tx.Scripts.Get(c.Step)
+		tx.Calls.Update(c, func(c *store.Call) {
+			finishCall(tx, now, c, store.CallCompleted, d)
+			c.Transcript = "Agent: " + msg
+			c.Summary = "Outbound call to " + httpapi.FirstNonEmpty(c.Name, c.To) + " reached voicemail; the agent left a message."
+			if step != nil && step.Summary != "" {
+				c.Summary = step.Summary
+			}
+			c.EndedReason = "voicemail"
+		})
+		if l, ok := tx.Leads.Get(c.LeadID); ok {
+			s.touchLead(tx, now, l, true)
+		}
+		s.endOutbound(tx, c, now)
+	})
+}
+
+// endOutbound announces a finished outbound call: call.completed, its
+// per-call webhook and CallEnded.
+func (s *Service) endOutbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	ev := s.Emit(tx, c.Owner, "call.completed", now, callDetail(tx, c))
 	if c.WebhookURL != "" {
 		s.hooks.EnqueueCallWebhook(tx, c, ev, webhooks.CallWebhook{

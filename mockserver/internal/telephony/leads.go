@@ -20,6 +20,9 @@ const (
 	sourceVoicemail   = "voicemail"
 	sourceMissedCall  = "missed_call"
 	sourceSMS         = "sms"
+	// sourceOutboundCall is the source of a lead a scripted outbound
+	// call's caller details created.
+	sourceOutboundCall = "outbound_call"
 )
 
 // Intents that lead collection recognises in what a caller says.

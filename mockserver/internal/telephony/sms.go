@@ -218,14 +218,27 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 		m.LeadID = lead.ID
 	}
 	fault := req.CarrierFault
-	if fault == nil && req.To == MagicSMSSendFails {
+	var step *store.ScriptStep
+	if fault == nil {
+		step = tx.NextStep(tx.TenantOf(a.Owner), store.StepText, req.To)
+	}
+	switch {
+	case step != nil && step.Outcome == store.StepFailed:
+		fault = ErrCarrierRejected(req.To)
+	case step == nil && fault == nil && req.To == MagicSMSSendFails:
 		fault = ErrCarrierRejected(req.To)
 	}
 	if fault != nil {
 		m.Status, m.Error = store.SMSFailed, fault.Message
 	}
+	if step != nil {
+		m.Step = step.ID
+	}
 	tx.SMSMessages.Insert(m, a.Owner, now)
 	m.UpdatedAt = m.CreatedAt
+	if step != nil {
+		tx.UseStep(step, m.ID, now)
+	}
 	if fault != nil {
 		s.Emit(tx, a.Owner, "sms.failed", now, smsView(m))
 		return m, fault
@@ -244,9 +257,31 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 			})
 			s.Emit(tx, m.Owner, "sms.delivered", now, smsView(m))
 			s.TextDelivered(tx, now, m)
+			s.scheduleReply(tx, now, m)
 		}
 	})
 	return m, nil
+}
+
+// scheduleReply schedules the reply of a delivered text's script step, if
+// it has one: a text from the recipient to the number that sent it,
+// after_seconds later, received as POST /_mock/inbound-sms receives one.
+func (s *Service) scheduleReply(tx *platform.Tx, now time.Time, m *store.SMSMessage) {
+	step, ok := tx.Scripts.Get(m.Step)
+	if !ok || step.Reply == nil {
+		return
+	}
+	to := m.From
+	if a, ok := tx.Agents.Get(m.AgentID); ok && to == "messaging_service" {
+		to = BusinessNumber(tx, a)
+	}
+	from, body := m.To, step.Reply.Body
+	at := now.Add(time.Duration(step.Reply.AfterSeconds) * time.Second)
+	s.Schedule(tx.TenantOf(m.Owner), at, func(tx *platform.Tx, now time.Time) {
+		if n, ok := tx.NumbersByPhone[to]; ok {
+			s.receiveText(tx, now, n, from, body)
+		}
+	})
 }
 
 func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
@@ -371,8 +406,13 @@ func (s *Service) inboundSMSLocked(tx *platform.Tx, to, from, body string) (Inbo
 	if !ok {
 		return InboundSMS{}, httpapi.NotFound(to + " is not a platform number")
 	}
-	now := s.Now(tx.TenantOf(n.Owner))
-	biz := n.Owner
+	return s.receiveText(tx, s.Now(tx.TenantOf(n.Owner)), n, from, body), nil
+}
+
+// receiveText receives a text from a person to the platform number n at
+// now: the rules of inboundSMSLocked.
+func (s *Service) receiveText(tx *platform.Tx, now time.Time, n *store.Number, from, body string) InboundSMS {
+	to, biz := n.PhoneNumber, n.Owner
 	kw := strings.ToUpper(strings.TrimSpace(body))
 	isStop, isStart := slices.Contains(stopKeywords, kw), slices.Contains(startKeywords, kw)
 	switch {
@@ -401,5 +441,5 @@ func (s *Service) inboundSMSLocked(tx *platform.Tx, to, from, body string) (Inbo
 	tx.SMSMessages.Insert(m, biz, now)
 	m.UpdatedAt = m.CreatedAt
 	s.Emit(tx, biz, "sms.received", now, smsView(m))
-	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: tx.Consent(biz, from)}, nil
+	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: tx.Consent(biz, from)}
 }

@@ -225,6 +225,27 @@ async function loadCalls() {
   });
 }
 
+// --- Scripts --------------------------------------------------------------
+
+// loadScripts lists the pending script steps of the selected tenant, or of
+// every tenant.
+async function loadScripts() {
+  const ids = state.tenant ? [state.tenant] : ((await api('GET', '/_mock/tenants')).tenants || []).map((t) => t.business_id);
+  const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/scripts' + query({ business_id: id }))));
+  const steps = lists.flatMap((l) => (l.steps || []).filter((st) => st.status === 'pending'));
+  render('scripts', $('scripts-body'), steps, (tbody) => {
+    if (!steps.length) emptyRow(tbody, 5, 'No pending steps.');
+    for (const st of steps) {
+      tbody.append(el('tr', { 'data-step': st.id },
+        el('td', {}, tenantName(st.business_id)),
+        el('td', {}, st.kind),
+        el('td', {}, el('span', { class: 'mono' }, st.to === '*' ? 'any number' : st.to)),
+        el('td', {}, st.outcome, st.reply ? el('div', { class: 'note' }, `reply after ${st.reply.after_seconds || 0} s: ${clip(st.reply.body, 40)}`) : null),
+        el('td', {}, when(st.created_at))));
+    }
+  });
+}
+
 // --- The request journal --------------------------------------------------
 
 function journalParams(extra) {
@@ -478,7 +499,7 @@ async function clearFaults() {
 // --- Refreshing -----------------------------------------------------------
 
 async function refresh() {
-  const parts = [loadTenants, loadCalls, loadOutbox, loadDeliveries, loadFaults];
+  const parts = [loadTenants, loadCalls, loadScripts, loadOutbox, loadDeliveries, loadFaults];
   const results = await Promise.allSettled(parts.map((f) => f()));
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) say(`Refreshing failed: ${failed.reason.message}`, true);

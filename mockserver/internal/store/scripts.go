@@ -1,0 +1,96 @@
+package store
+
+import "time"
+
+// Script step kinds and outcomes (POST /_mock/scripts).
+const (
+	StepCall = "call"
+	StepText = "text"
+
+	// StepAny is the To of a step that matches any number.
+	StepAny = "*"
+
+	StepCompleted = "completed"
+	StepNoAnswer  = "no_answer"
+	StepBusy      = "busy"
+	StepVoicemail = "voicemail"
+	StepRejected  = "rejected"
+	StepDelivered = "delivered"
+	StepFailed    = "failed"
+)
+
+// ScriptStep is one step of a tenant's script: what the other end of the
+// tenant's next outbound call or text to a number does. Owner is the
+// tenant's root business. A step is pending until a call or text uses it.
+type ScriptStep struct {
+	Base
+	Kind    string // StepCall or StepText
+	To      string // E.164, or StepAny
+	Outcome string
+
+	// Call steps.
+	RingSeconds *int // nil: the default ring time
+	Duration    *int // nil: the duration derived from the number
+	Transcript  []ScriptTurn
+	Summary     string
+	Caller      *ScriptCaller
+
+	// Text steps.
+	Reply *ScriptReply
+
+	// UsedBy is the id of the call or text that used the step ("" while
+	// pending, and for a call rejected at creation, which stores nothing).
+	UsedBy string
+	// UsedAt is when the step was used, at the tenant's time (nil: pending).
+	UsedAt *time.Time
+}
+
+// Pending reports whether the step has not been used.
+func (s *ScriptStep) Pending() bool { return s.UsedAt == nil }
+
+// ScriptTurn is one line of a scripted transcript.
+type ScriptTurn struct {
+	Role string `json:"role"` // "agent" or "caller"
+	Text string `json:"text"`
+}
+
+// ScriptCaller is what the person on a scripted call tells the agent.
+type ScriptCaller struct {
+	Name   string `json:"name,omitempty"`
+	Email  string `json:"email,omitempty"`
+	Intent string `json:"intent,omitempty"`
+}
+
+// ScriptReply is a text the recipient of a scripted text sends back.
+type ScriptReply struct {
+	AfterSeconds int    `json:"after_seconds"`
+	Body         string `json:"body"`
+}
+
+// NextStep returns the step that the tenant's next outbound call or text
+// (kind) to the number to follows, without using it: the oldest pending
+// step for that number, else the oldest pending "*" step, else nil.
+func (s *Store) NextStep(tenant, kind, to string) *ScriptStep {
+	var anyStep *ScriptStep
+	for _, st := range s.Scripts.Owned(tenant) {
+		if !st.Pending() || st.Kind != kind {
+			continue
+		}
+		if st.To == to {
+			return st
+		}
+		if st.To == StepAny && anyStep == nil {
+			anyStep = st
+		}
+	}
+	return anyStep
+}
+
+// UseStep marks step st as used at now by the call or text usedBy ("" when
+// none is stored).
+func (s *Store) UseStep(st *ScriptStep, usedBy string, now time.Time) {
+	s.Scripts.Update(st, func(st *ScriptStep) {
+		at := now.UTC()
+		st.UsedBy, st.UsedAt = usedBy, &at
+	})
+}

@@ -1,0 +1,269 @@
+package telephony
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// Script is the body of POST /_mock/scripts: steps to add to the script of
+// the tenant that owns BusinessID.
+type Script struct {
+	BusinessID string     `json:"business_id"`
+	Calls      []CallStep `json:"calls,omitempty"`
+	Texts      []TextStep `json:"texts,omitempty"`
+}
+
+// CallStep is what the person on the other end of an outbound call does.
+type CallStep struct {
+	To          string              `json:"to"`
+	Outcome     string              `json:"outcome"`
+	RingSeconds *int                `json:"ring_seconds,omitempty"`
+	Duration    *int                `json:"duration,omitempty"`
+	Transcript  []store.ScriptTurn  `json:"transcript,omitempty"`
+	Summary     string              `json:"summary,omitempty"`
+	Caller      *store.ScriptCaller `json:"caller,omitempty"`
+}
+
+// TextStep is what the carrier and the recipient do with an outbound text.
+type TextStep struct {
+	To      string             `json:"to"`
+	Outcome string             `json:"outcome"`
+	Reply   *store.ScriptReply `json:"reply,omitempty"`
+}
+
+// StepView is a script step as GET /_mock/scripts shows it.
+type StepView struct {
+	ID          string              `json:"id"`
+	BusinessID  string              `json:"business_id"`
+	Kind        string              `json:"kind"`
+	To          string              `json:"to"`
+	Outcome     string              `json:"outcome"`
+	RingSeconds *int                `json:"ring_seconds,omitempty"`
+	Duration    *int                `json:"duration,omitempty"`
+	Transcript  []store.ScriptTurn  `json:"transcript,omitempty"`
+	Summary     string              `json:"summary,omitempty"`
+	Caller      *store.ScriptCaller `json:"caller,omitempty"`
+	Reply       *store.ScriptReply  `json:"reply,omitempty"`
+	Status      string              `json:"status"`
+	UsedBy      *string             `json:"used_by"`
+	UsedAt      *time.Time          `json:"used_at"`
+	CreatedAt   time.Time           `json:"created_at"`
+}
+
+// StepList is the response of GET and POST /_mock/scripts.
+type StepList struct {
+	Steps []StepView `json:"steps"`
+}
+
+func stepView(st *store.ScriptStep) StepView {
+	v := StepView{
+		ID: st.ID, BusinessID: st.Owner, Kind: st.Kind, To: st.To, Outcome: st.Outcome,
+		RingSeconds: st.RingSeconds, Duration: st.Duration, Transcript: st.Transcript,
+		Summary: st.Summary, Caller: st.Caller, Reply: st.Reply,
+		Status: "pending", UsedAt: st.UsedAt, CreatedAt: st.CreatedAt,
+	}
+	if !st.Pending() {
+		v.Status = "used"
+		v.UsedBy = httpapi.Strp(st.UsedBy)
+	}
+	return v
+}
+
+// checkScript refuses what the body's schema cannot say: the members a
+// step's outcome does not use.
+func checkScript(in Script) *httpapi.Error {
+	if len(in.Calls)+len(in.Texts) == 0 {
+		return httpapi.Invalid("a script needs at least one step in calls or texts")
+	}
+	for i, c := range in.Calls {
+		at := func(f string) string { return fmt.Sprintf("/calls/%d/%s", i, f) }
+		if c.Outcome != store.StepCompleted {
+			switch {
+			case c.Duration != nil:
+				return httpapi.InvalidField(at("duration"), "duration applies only to a completed call, not %s", c.Outcome)
+			case len(c.Transcript) > 0:
+				return httpapi.InvalidField(at("transcript"), "transcript applies only to a completed call, not %s", c.Outcome)
+			case c.Summary != "" && c.Outcome != store.StepVoicemail:
+				return httpapi.InvalidField(at("summary"), "summary applies only to a completed or voicemail call, not %s", c.Outcome)
+			case c.Caller != nil:
+				return httpapi.InvalidField(at("caller"), "caller applies only to a completed call, not %s", c.Outcome)
+			}
+		}
+		if c.Outcome == store.StepRejected && c.RingSeconds != nil {
+			return httpapi.InvalidField(at("ring_seconds"), "a rejected call never rings")
+		}
+	}
+	for i, t := range in.Texts {
+		if t.Reply != nil && t.Outcome != store.StepDelivered {
+			return httpapi.InvalidField(fmt.Sprintf("/texts/%d/reply", i), "only a delivered text gets a reply")
+		}
+	}
+	return nil
+}
+
+// AddScript adds the steps of in to the script of the tenant owning
+// in.BusinessID, calls first, each kind in the order given, and returns
+// them. Nothing is added when a step is refused.
+func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *httpapi.Error) {
+	if _, ok := tx.Businesses.Get(in.BusinessID); !ok {
+		return nil, httpapi.NotFound("business not found: " + in.BusinessID)
+	}
+	if err := checkScript(in); err != nil {
+		return nil, err
+	}
+	tenant := tx.TenantOf(in.BusinessID)
+	now := s.Now(tenant)
+	var out []StepView
+	for _, c := range in.Calls {
+		st := &store.ScriptStep{
+			Kind: store.StepCall, To: c.To, Outcome: c.Outcome, RingSeconds: c.RingSeconds,
+			Duration: c.Duration, Transcript: c.Transcript, Summary: c.Summary, Caller: c.Caller,
+		}
+		tx.Scripts.Insert(st, tenant, now)
+		out = append(out, stepView(st))
+	}
+	for _, t := range in.Texts {
+		st := &store.ScriptStep{Kind: store.StepText, To: t.To, Outcome: t.Outcome, Reply: t.Reply}
+		tx.Scripts.Insert(st, tenant, now)
+		out = append(out, stepView(st))
+	}
+	return out, nil
+}
+
+// ScriptSteps returns the steps of the script of the tenant owning
+// businessID, oldest first, used and pending.
+func ScriptSteps(tx *platform.Tx, businessID string) ([]StepView, *httpapi.Error) {
+	if _, ok := tx.Businesses.Get(businessID); !ok {
+		return nil, httpapi.NotFound("business not found: " + businessID)
+	}
+	steps := tx.Scripts.Owned(tx.TenantOf(businessID))
+	out := make([]StepView, len(steps))
+	for i, st := range steps {
+		out[i] = stepView(st)
+	}
+	return out, nil
+}
+
+// ClearScript removes the pending steps of the script of the tenant owning
+// businessID and returns how many it removed. Used steps stay, as a record
+// of what happened.
+func ClearScript(tx *platform.Tx, businessID string) (int, *httpapi.Error) {
+	if _, ok := tx.Businesses.Get(businessID); !ok {
+		return 0, httpapi.NotFound("business not found: " + businessID)
+	}
+	var ids []string
+	for _, st := range tx.Scripts.Owned(tx.TenantOf(businessID)) {
+		if st.Pending() {
+			ids = append(ids, st.ID)
+		}
+	}
+	for _, id := range ids {
+		tx.Scripts.Delete(id)
+	}
+	return len(ids), nil
+}
+
+func (s *Service) adminAddScript(rc *httpapi.Ctx) (any, error) {
+	var in Script
+	if err := rc.Decode(&in); err != nil {
+		return nil, err
+	}
+	steps, err := s.AddScript(rc.Tx, in)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Created(StepList{Steps: steps}), nil
+}
+
+func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
+	if err := rc.OnlyQuery("business_id"); err != nil {
+		return nil, err
+	}
+	biz, err := rc.RequireQuery("business_id")
+	if err != nil {
+		return nil, err
+	}
+	steps, apiErr := ScriptSteps(rc.Tx, biz)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return StepList{Steps: steps}, nil
+}
+
+func (s *Service) adminClearScript(rc *httpapi.Ctx) (any, error) {
+	if err := rc.OnlyQuery("business_id"); err != nil {
+		return nil, err
+	}
+	biz, err := rc.RequireQuery("business_id")
+	if err != nil {
+		return nil, err
+	}
+	n, apiErr := ClearScript(rc.Tx, biz)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return map[string]int{"deleted": n}, nil
+}
+
+// CallRefusal returns the error a call of agent a to the number to would
+// get from the carrier now, without placing it: a rejected script step or
+// the magic failing number; nil when the carrier would take the call. Dry
+// runs predict with it.
+func CallRefusal(tx *platform.Tx, a *store.Agent, to string) *httpapi.Error {
+	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, to)
+	if (step != nil && step.Outcome == store.StepRejected) || (step == nil && to == MagicCallFailed) {
+		return ErrMagicCallFailed(to)
+	}
+	return nil
+}
+
+// TextRefusal returns the error a text of agent a to the number to would
+// get from the carrier now, without sending it: a failed script step or the
+// magic failing number; nil when the carrier would deliver it.
+func TextRefusal(tx *platform.Tx, a *store.Agent, to string) *httpapi.Error {
+	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepText, to)
+	if (step != nil && step.Outcome == store.StepFailed) || (step == nil && to == MagicSMSSendFails) {
+		return ErrCarrierRejected(to)
+	}
+	return nil
+}
+
+// scriptedTranscript renders a step's transcript as Agent: and Caller:
+// lines.
+func scriptedTranscript(turns []store.ScriptTurn) string {
+	lines := make([]string, len(turns))
+	for i, t := range turns {
+		who := "Agent"
+		if t.Role == "caller" {
+			who = "Caller"
+		}
+		lines[i] = who + ": " + t.Text
+	}
+	return strings.Join(lines, "\n")
+}
+
+// voicemailMessage is what the agent of an outbound call says to a
+// voicemail box: its vendor_config voicemailMessage, else a message of its
+// own.
+func voicemailMessage(a *store.Agent, b *store.Business, c *store.Call) string {
+	if a != nil {
+		if m, _ := a.VendorConfig["voicemailMessage"].(string); strings.TrimSpace(m) != "" {
+			return m
+		}
+	}
+	name := c.AgentName
+	biz := "us"
+	if b != nil {
+		biz = b.Name
+	}
+	msg := "Hi" + prefixed(" ", c.Name) + ", this is " + name + " from " + biz + ". Sorry we missed you."
+	if c.From != "" {
+		msg += " Please call us back at " + c.From + "."
+	}
+	return msg
+}
