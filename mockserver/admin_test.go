@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	mclock "github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -148,7 +149,7 @@ func TestAdminClock(t *testing.T) {
 	assert.Zero(t, clock.Pending)
 
 	var ranAt time.Time
-	srv.platform.Schedule("", start.Add(time.Minute), func(_ *platform.Tx, now time.Time) { ranAt = now })
+	srv.platform.Schedule("", mclock.Task{At: start.Add(time.Minute), Kind: "test"}, func(_ *platform.Tx, now time.Time) { ranAt = now })
 	require.NoError(t, json.Unmarshal(rawDo(t, http.MethodGet, srv.AdminURL+"/clock", "").body, &clock))
 	assert.Equal(t, 1, clock.Pending)
 
@@ -212,7 +213,7 @@ func TestAdminResetDropsAllState(t *testing.T) {
 	srv, acct := startWithAccount(t)
 	rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	srv.AddFault(FaultRule{Path: "/v1/voices", Status: 500})
-	srv.platform.Schedule("", srv.Now().Add(time.Hour), func(*platform.Tx, time.Time) {})
+	srv.platform.Schedule("", mclock.Task{At: srv.Now().Add(time.Hour), Kind: "test"}, func(*platform.Tx, time.Time) {})
 
 	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
 	require.Equal(t, http.StatusOK, r.status)

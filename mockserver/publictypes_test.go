@@ -108,6 +108,7 @@ func TestPublicTypesMatchDomains(t *testing.T) {
 		{ScriptCaller{}, store.ScriptCaller{}},
 		{TextReply{}, store.ScriptReply{}},
 		{ScriptStep{}, telephony.StepView{}},
+		{ScheduledTask{}, httpapi.ScheduledTask{}},
 	}
 	for _, p := range pairs {
 		pt, it := reflect.TypeOf(p.public), reflect.TypeOf(p.internal)

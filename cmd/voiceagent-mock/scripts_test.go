@@ -147,3 +147,50 @@ func TestTheBinaryFollowsScripts(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, list)
 	assert.Len(t, list["steps"], 5, "nothing was added")
 }
+
+// The schedule through raw HTTP against the binary: a queued call's work
+// is listed, moves on with the tenant's clock and is dropped once done.
+func TestTheBinaryListsTheSchedule(t *testing.T) {
+	t.Parallel()
+	bin, err := buildBinary()
+	require.NoError(t, err)
+	base, admin := startBinary(t, bin, "-addr", "127.0.0.1:0", "-seed", "none", "-start", "2026-03-10T16:00:00Z")
+	status, acct := httpJSON(t, http.MethodPost, admin+"/accounts", "{}")
+	require.Equal(t, http.StatusCreated, status, acct)
+	biz := acct["business_id"].(string)
+	auth := []string{"Authorization", "Bearer " + acct["api_key"].(string)}
+	status, call := httpJSON(t, http.MethodPost, base+"/v1/calls", fmt.Sprintf(`{"agent_id":%q,"to":"+14155550190"}`, acct["agent_id"]), auth...)
+	require.Equal(t, http.StatusCreated, status, call)
+
+	tasksOf := func() []map[string]any {
+		status, out := httpJSON(t, http.MethodGet, admin+"/schedule?business_id="+biz, "")
+		require.Equal(t, http.StatusOK, status, out)
+		var mine []map[string]any
+		for _, task := range out["tasks"].([]any) {
+			if task := task.(map[string]any); task["subject_id"] == call["id"] {
+				mine = append(mine, task)
+			}
+		}
+		return mine
+	}
+	queued := tasksOf()
+	require.Len(t, queued, 1)
+	assert.Equal(t, "call.answer", queued[0]["kind"])
+	assert.Equal(t, "2026-03-10T16:00:02Z", queued[0]["at"])
+
+	advance := func(seconds int) {
+		status, out := httpJSON(t, http.MethodPost, admin+"/clock/advance", fmt.Sprintf(`{"seconds":%d,"business_id":%q}`, seconds, biz))
+		require.Equal(t, http.StatusOK, status, out)
+	}
+	advance(3)
+	talking := tasksOf()
+	require.Len(t, talking, 1)
+	assert.Equal(t, "call.end", talking[0]["kind"])
+	advance(600)
+	assert.Empty(t, tasksOf(), "the call completed: its work is gone")
+
+	status, _ = httpJSON(t, http.MethodGet, admin+"/schedule", "")
+	assert.Equal(t, http.StatusBadRequest, status, "business_id is required")
+	status, _ = httpJSON(t, http.MethodGet, admin+"/schedule?business_id=00000000-0000-4000-8000-000000000000", "")
+	assert.Equal(t, http.StatusNotFound, status)
+}

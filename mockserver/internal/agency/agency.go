@@ -14,6 +14,7 @@ import (
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/canonical"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -226,10 +227,20 @@ func (c *call) operationOwner() string {
 	return c.by.User.ID
 }
 
+// Kinds of the agency's tasks on the schedule.
+const (
+	// TaskRetryCommand runs a retained command (Subject: its operation)
+	// again.
+	TaskRetryCommand = "agency.retry_command"
+	// TaskRetryEnrollment retries the waiting clients of an enrollment
+	// session (Subject).
+	TaskRetryEnrollment = "agency.retry_enrollment"
+)
+
 // scheduleRetry runs a retained command again agencyRetryEvery after from
 // on its tenant's clock (see runRetained).
 func (s *Service) scheduleRetry(r *retainedCommand, from time.Time) {
-	s.Schedule(r.tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
+	s.Schedule(r.tenant, clock.Task{At: from.Add(agencyRetryEvery), Kind: TaskRetryCommand, Subject: r.opID}, func(tx *platform.Tx, now time.Time) {
 		if s.runRetained(tx, now, r) {
 			s.scheduleRetry(r, now)
 		}

@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -648,7 +649,7 @@ func (s *Service) settle(sess *store.EnrollmentSession) (waiting bool) {
 // scheduleWaiting retries the waiting clients of a session every
 // agencyRetryEvery of tenant's clock until none waits (see retryWaiting).
 func (s *Service) scheduleWaiting(tenant, sessID string, from time.Time) {
-	s.Schedule(tenant, from.Add(agencyRetryEvery), func(tx *platform.Tx, now time.Time) {
+	s.Schedule(tenant, clock.Task{At: from.Add(agencyRetryEvery), Kind: TaskRetryEnrollment, Subject: sessID}, func(tx *platform.Tx, now time.Time) {
 		if s.retryWaiting(tx, now, tenant, sessID) {
 			s.scheduleWaiting(tenant, sessID, now)
 		}

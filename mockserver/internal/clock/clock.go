@@ -6,6 +6,7 @@
 package clock
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"maps"
@@ -42,23 +43,58 @@ func (c *Clock) Offset() time.Duration {
 	return c.offset
 }
 
-// Schedule runs fn once the clock reaches at; fn receives the task's time.
-// A task is never run synchronously by Schedule: one due now runs on the next
-// Advance (Advance(0) runs it). Tasks run in time order, ties in scheduling
-// order, one at a time. The returned func cancels the task if it has not run.
-func (c *Clock) Schedule(at time.Time, fn func(now time.Time)) (cancel func()) {
+// Task is a piece of scheduled work as data: when it is due, what kind of
+// work it is, and the record it acts on. GET /_mock/schedule lists a
+// tenant's pending tasks.
+type Task struct {
+	// At is when the task is due.
+	At time.Time
+	// Kind names the work, such as "call.answer" or "delivery.attempt".
+	Kind string
+	// Subject is the id of the record the task acts on ("" when none).
+	Subject string
+	// N is a number the kind gives a meaning to (an attempt, a touch's
+	// index), 0 when none.
+	N int
+}
+
+// Schedule runs fn once the clock reaches t.At; fn receives the task's
+// time. A task is never run synchronously by Schedule: one due now runs on
+// the next Advance (Advance(0) runs it). Tasks run in time order, ties in
+// scheduling order, one at a time. The returned func cancels the task if
+// it has not run.
+func (c *Clock) Schedule(t Task, fn func(now time.Time)) (cancel func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++
-	t := &task{at: at, seq: c.seq, fn: fn}
-	heap.Push(&c.tasks, t)
+	qt := &task{Task: t, seq: c.seq, fn: fn}
+	heap.Push(&c.tasks, qt)
 	return func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if t.index >= 0 {
-			heap.Remove(&c.tasks, t.index)
+		if qt.index >= 0 {
+			heap.Remove(&c.tasks, qt.index)
 		}
 	}
+}
+
+// Tasks returns the pending tasks in the order they will run.
+func (c *Clock) Tasks() []Task {
+	c.mu.Lock()
+	sorted := make([]*task, len(c.tasks))
+	copy(sorted, c.tasks)
+	c.mu.Unlock()
+	slices.SortFunc(sorted, func(a, b *task) int {
+		if d := a.At.Compare(b.At); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	out := make([]Task, len(sorted))
+	for i, t := range sorted {
+		out[i] = t.Task
+	}
+	return out
 }
 
 // Pending returns how many tasks are waiting.
@@ -95,7 +131,7 @@ func (c *Clock) runUntil(target time.Time) time.Time {
 	defer c.runMu.Unlock()
 	for {
 		c.mu.Lock()
-		if len(c.tasks) == 0 || c.tasks[0].at.After(target) {
+		if len(c.tasks) == 0 || c.tasks[0].At.After(target) {
 			if target.After(c.now) {
 				c.now = target
 			}
@@ -104,8 +140,8 @@ func (c *Clock) runUntil(target time.Time) time.Time {
 			return now
 		}
 		t := heap.Pop(&c.tasks).(*task)
-		if t.at.After(c.now) {
-			c.now = t.at
+		if t.At.After(c.now) {
+			c.now = t.At
 		}
 		now := c.now
 		c.mu.Unlock()
@@ -114,7 +150,7 @@ func (c *Clock) runUntil(target time.Time) time.Time {
 }
 
 type task struct {
-	at    time.Time
+	Task
 	seq   uint64
 	fn    func(time.Time)
 	index int
@@ -124,8 +160,8 @@ type taskHeap []*task
 
 func (h taskHeap) Len() int { return len(h) }
 func (h taskHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+	if !h[i].At.Equal(h[j].At) {
+		return h[i].At.Before(h[j].At)
 	}
 	return h[i].seq < h[j].seq
 }

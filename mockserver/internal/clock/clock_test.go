@@ -13,14 +13,14 @@ func TestAdvanceRunsTasksInOrderAtTheirTime(t *testing.T) {
 	c := New(start)
 	var got []string
 	var times []time.Time
-	c.Schedule(start.Add(10*time.Second), func(now time.Time) { got = append(got, "b"); times = append(times, now) })
-	c.Schedule(start.Add(5*time.Second), func(now time.Time) {
+	c.Schedule(Task{At: start.Add(10 * time.Second)}, func(now time.Time) { got = append(got, "b"); times = append(times, now) })
+	c.Schedule(Task{At: start.Add(5 * time.Second)}, func(now time.Time) {
 		got = append(got, "a")
 		times = append(times, now)
 		// A task scheduled by a task, inside the window, runs too.
-		c.Schedule(now.Add(time.Second), func(now time.Time) { got = append(got, "a2"); times = append(times, now) })
+		c.Schedule(Task{At: now.Add(time.Second)}, func(now time.Time) { got = append(got, "a2"); times = append(times, now) })
 	})
-	c.Schedule(start.Add(time.Hour), func(time.Time) { got = append(got, "late") })
+	c.Schedule(Task{At: start.Add(time.Hour)}, func(time.Time) { got = append(got, "late") })
 
 	now := c.Advance(30 * time.Second)
 	assert.Equal(t, start.Add(30*time.Second), now)
@@ -34,15 +34,35 @@ func TestScheduleNeverRunsSynchronouslyAndCancelWorks(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := New(start)
 	ran := 0
-	c.Schedule(start, func(time.Time) { ran++ })
-	cancel := c.Schedule(start, func(time.Time) { ran += 10 })
+	c.Schedule(Task{At: start}, func(time.Time) { ran++ })
+	cancel := c.Schedule(Task{At: start}, func(time.Time) { ran += 10 })
 	require.Equal(t, 0, ran)
 	cancel()
 	c.Advance(0)
 	assert.Equal(t, 1, ran)
 	c.Reset()
-	c.Schedule(start, func(time.Time) { ran++ })
+	c.Schedule(Task{At: start}, func(time.Time) { ran++ })
 	c.Reset()
 	c.Advance(time.Second)
 	assert.Equal(t, 1, ran)
+}
+
+// Tasks lists the pending tasks as data in the order they will run (ties
+// in scheduling order), without what ran or was cancelled.
+func TestTasksListsPendingWorkInOrder(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := New(start)
+	c.Schedule(Task{At: start.Add(time.Hour), Kind: "late", Subject: "c"}, func(time.Time) {})
+	c.Schedule(Task{At: start.Add(time.Minute), Kind: "first", Subject: "a"}, func(time.Time) {})
+	c.Schedule(Task{At: start.Add(time.Minute), Kind: "tie", Subject: "b", N: 2}, func(time.Time) {})
+	cancel := c.Schedule(Task{At: start.Add(time.Second), Kind: "cancelled"}, func(time.Time) {})
+	cancel()
+	assert.Equal(t, []Task{
+		{At: start.Add(time.Minute), Kind: "first", Subject: "a"},
+		{At: start.Add(time.Minute), Kind: "tie", Subject: "b", N: 2},
+		{At: start.Add(time.Hour), Kind: "late", Subject: "c"},
+	}, c.Tasks())
+	c.Advance(2 * time.Minute)
+	assert.Equal(t, []Task{{At: start.Add(time.Hour), Kind: "late", Subject: "c"}}, c.Tasks())
+	assert.Empty(t, New(start).Tasks())
 }

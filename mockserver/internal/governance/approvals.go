@@ -9,6 +9,7 @@ import (
 
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -71,6 +72,10 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(v), nil
 }
 
+// TaskExpireApproval is the kind of an approval request's expiry on the
+// schedule (Subject: the request).
+const TaskExpireApproval = "approval.expire"
+
 // RequestApproval makes approval request b of who at now: a voice call to
 // the approver, placed from the first of who's businesses with an agent
 // and a number (409 when none has), asking the summary and naming the
@@ -125,7 +130,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	// restricted to another business of the same user does not see it.
 	tx.ApprovalRequests.Insert(a, biz, now)
 	a.UpdatedAt = a.CreatedAt
-	s.Schedule(tx.TenantOf(biz), a.ExpiresAt, func(tx *platform.Tx, now time.Time) {
+	s.Schedule(tx.TenantOf(biz), clock.Task{At: a.ExpiresAt, Kind: TaskExpireApproval, Subject: id}, func(tx *platform.Tx, now time.Time) {
 		if a, ok := tx.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
 			s.decideApproval(tx, a, now, approvalExpired, "nobody decided before expires_at")
 		}

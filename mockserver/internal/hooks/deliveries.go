@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -191,7 +192,7 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 	s.deliveryUpdated(tx, d, nil)
 	first := make(chan struct{})
 	dropped := tx.Dropped // the store of this delivery, which a reset drops
-	cancelSecond := s.scheduleSecondAttempt(tenant, now, first, func(at time.Time) { s.retryAttempt(dropped, d, 2, at) })
+	cancelSecond := s.scheduleSecondAttempt(tenant, now, d.ID, first, func(at time.Time) { s.retryAttempt(dropped, d, 2, at) })
 	att, ok := s.prepareAttempt(tx, d, 1, now)
 	if !ok {
 		close(first)
@@ -238,7 +239,8 @@ func (s *Service) retryAttempt(dropped func() bool, d *store.Delivery, n int, at
 	tx = s.WriteTx()
 	defer tx.End()
 	if !dropped() && !s.recordAttempt(tx, d, att, res) {
-		s.Clocks.Of(tx.TenantOf(d.BusinessID)).Schedule(d.NextAttemptAt, func(at time.Time) { s.retryAttempt(dropped, d, n+1, at) })
+		s.Clocks.Of(tx.TenantOf(d.BusinessID)).Schedule(clock.Task{At: d.NextAttemptAt, Kind: TaskDeliveryAttempt, Subject: d.ID, N: n + 1},
+			func(at time.Time) { s.retryAttempt(dropped, d, n+1, at) })
 	}
 }
 

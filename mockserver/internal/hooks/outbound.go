@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 )
 
 // Outbound HTTP: every request the mock makes to a receiver (subscription
@@ -248,14 +250,19 @@ func (s *Service) doOutbound(req OutboundRequest) outboundResult {
 	return outboundResult{status: resp.StatusCode, answer: answer, duration: time.Since(start)}
 }
 
-// scheduleSecondAttempt puts the second attempt of an outbound delivery on
+// TaskDeliveryAttempt is the kind of a delivery's next attempt on the
+// schedule: Subject is the delivery, N the attempt.
+const TaskDeliveryAttempt = "delivery.attempt"
+
+// scheduleSecondAttempt puts the second attempt of delivery deliveryID on
 // its tenant's clock, webhookRetrySchedule[1] after the first attempt started at now: when it
 // falls due it waits until first is closed (the first attempt's outcome is
 // recorded) and then runs second, which does nothing when the first
 // attempt succeeded. So the schedule never depends on how fast a receiver
 // responds. It returns the task's cancel.
-func (s *Service) scheduleSecondAttempt(tenant string, now time.Time, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
-	return s.Clocks.Of(tenant).Schedule(now.Add(webhookRetrySchedule[1]), func(at time.Time) {
+func (s *Service) scheduleSecondAttempt(tenant string, now time.Time, deliveryID string, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
+	t := clock.Task{At: now.Add(webhookRetrySchedule[1]), Kind: TaskDeliveryAttempt, Subject: deliveryID, N: 2}
+	return s.Clocks.Of(tenant).Schedule(t, func(at time.Time) {
 		select {
 		case <-first:
 		case <-s.Outbound.ctx.Done():

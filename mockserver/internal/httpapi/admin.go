@@ -158,6 +158,49 @@ func (s *API) adminClock(rc *Ctx) (any, error) {
 	return s.clockView(tenant, id), nil
 }
 
+// ScheduledTask is a pending task as GET /_mock/schedule shows it.
+type ScheduledTask struct {
+	At        time.Time `json:"at"`
+	Kind      string    `json:"kind"`
+	SubjectID string    `json:"subject_id"`
+	N         int       `json:"n,omitempty"`
+}
+
+// ScheduleView is the response of GET /_mock/schedule: a tenant's time and
+// its pending tasks in the order they will run.
+type ScheduleView struct {
+	BusinessID string          `json:"business_id"`
+	Now        time.Time       `json:"now"`
+	Tasks      []ScheduledTask `json:"tasks"`
+}
+
+// Schedule returns the pending work of the tenant owning businessID: 400
+// when it is not a UUID, 404 when no such business exists.
+func (s *API) Schedule(businessID string) (ScheduleView, error) {
+	tenant, err := s.TenantOfBusiness(businessID)
+	if err != nil {
+		return ScheduleView{}, err
+	}
+	c := s.Clocks.Of(tenant)
+	tasks := c.Tasks()
+	out := ScheduleView{BusinessID: businessID, Now: c.Now(), Tasks: make([]ScheduledTask, len(tasks))}
+	for i, t := range tasks {
+		out.Tasks[i] = ScheduledTask{At: t.At.UTC(), Kind: t.Kind, SubjectID: t.Subject, N: t.N}
+	}
+	return out, nil
+}
+
+func (s *API) adminSchedule(rc *Ctx) (any, error) {
+	if err := rc.OnlyQuery("business_id"); err != nil {
+		return nil, err
+	}
+	id, err := rc.RequireQuery("business_id")
+	if err != nil {
+		return nil, err
+	}
+	return s.Schedule(id)
+}
+
 func (s *API) adminAdvance(rc *Ctx) (any, error) {
 	var body struct {
 		Seconds    float64 `json:"seconds"`

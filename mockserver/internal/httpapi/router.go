@@ -493,6 +493,7 @@ func New(p *platform.Platform) *API {
 func (s *API) Handlers() Handlers {
 	return Handlers{
 		"getClock":                s.adminClock,
+		"getSchedule":             s.adminSchedule,
 		"advanceClock":            s.adminAdvance,
 		"clearFaults":             s.adminClearFaults,
 		"listFaults":              s.adminListFaults,

@@ -29,6 +29,7 @@ import (
 var Table = []Route{
 	// The pipeline's own admin routes: health, the admin API's document, reset, clock, journal, faults.
 	admin(GET, "/_mock/clock", "getClock").lock(LockNone),
+	admin(GET, "/_mock/schedule", "getSchedule").lock(LockNone),
 	admin(POST, "/_mock/clock/advance", "advanceClock").body("mockClockAdvance").lock(LockNone),
 	admin(DELETE, "/_mock/faults", "clearFaults").lock(LockNone),
 	admin(GET, "/_mock/faults", "listFaults").lock(LockNone),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -144,7 +145,7 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 		State:     store.ChallengePending,
 	}
 	rc.Tx.Challenges.Insert(ch, "signup", rc.Now)
-	s.Schedule("", ch.ExpiresAt.Add(challengeRetention), func(tx *platform.Tx, _ time.Time) { tx.Challenges.Delete(ch.ID) })
+	s.Schedule("", clock.Task{At: ch.ExpiresAt.Add(challengeRetention), Kind: TaskForgetChallenge, Subject: ch.ID}, func(tx *platform.Tx, _ time.Time) { tx.Challenges.Delete(ch.ID) })
 	s.SendOutbox(rc.Tx, rc.Now, store.OutboxMessage{
 		Channel: "email", To: strings.ToLower(strings.TrimSpace(f.Email)), From: "no-reply@voiceagent.example",
 		Subject: "Your voiceagent verification code",
@@ -366,12 +367,21 @@ func (s *Service) linkTenant(tx *platform.Tx, l *store.MagicLink) string {
 	return ""
 }
 
+// Kinds of identity's tasks on the schedule.
+const (
+	// TaskForgetChallenge forgets an expired signup challenge (Subject).
+	TaskForgetChallenge = "signup.forget_challenge"
+	// TaskForgetLink forgets an expired magic link of a user (Subject; the
+	// link's token is a secret and is not shown).
+	TaskForgetLink = "magic_link.forget"
+)
+
 // newLink stores a link token for a user, forgotten a day after it expires
 // (until then it responds "expired").
 func (s *Service) newLink(tx *platform.Tx, now time.Time, kind, userID string, ttl time.Duration) string {
 	l := &store.MagicLink{Token: s.IDs.Token(24), Kind: kind, UserID: userID, ExpiresAt: now.Add(ttl).UTC()}
 	tx.MagicLinks[l.Token] = l
-	s.Schedule(s.linkTenant(tx, l), l.ExpiresAt.Add(linkRetention), func(tx *platform.Tx, _ time.Time) { delete(tx.MagicLinks, l.Token) })
+	s.Schedule(s.linkTenant(tx, l), clock.Task{At: l.ExpiresAt.Add(linkRetention), Kind: TaskForgetLink, Subject: l.UserID}, func(tx *platform.Tx, _ time.Time) { delete(tx.MagicLinks, l.Token) })
 	return l.Token
 }
 

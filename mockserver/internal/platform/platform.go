@@ -255,10 +255,11 @@ func (s *Platform) boundLogs() {
 	s.store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
 }
 
-// Schedule runs fn with a write Tx once tenant's clock reaches at ("": the
-// base clock, for work of no tenant). fn receives the tenant's time.
-func (s *Platform) Schedule(tenant string, at time.Time, fn func(tx *Tx, now time.Time)) (cancel func()) {
-	return s.Clocks.Of(tenant).Schedule(at, func(now time.Time) {
+// Schedule runs fn with a write Tx once tenant's clock reaches t.At ("":
+// the base clock, for work of no tenant). fn receives the tenant's time. t
+// says what the work is: the tenant's schedule lists it until it runs.
+func (s *Platform) Schedule(tenant string, t clock.Task, fn func(tx *Tx, now time.Time)) (cancel func()) {
+	return s.Clocks.Of(tenant).Schedule(t, func(now time.Time) {
 		tx := s.WriteTx()
 		defer tx.End()
 		fn(tx, now)

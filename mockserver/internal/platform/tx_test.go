@@ -3,6 +3,8 @@ package platform
 import (
 	"testing"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 )
 
 func TestTxHoldsTheLock(t *testing.T) {
@@ -41,7 +43,7 @@ func TestScheduleGivesAWriteTx(t *testing.T) {
 	start := time.Date(2026, 1, 2, 19, 0, 0, 0, time.UTC)
 	p := New(Config{Start: start})
 	var ran time.Time
-	p.Schedule("", start.Add(time.Minute), func(tx *Tx, now time.Time) {
+	p.Schedule("", clock.Task{At: start.Add(time.Minute)}, func(tx *Tx, now time.Time) {
 		if !tx.Writable() || p.mu.TryRLock() {
 			t.Error("a task runs without the write lock")
 		}

@@ -10,6 +10,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -394,6 +395,10 @@ func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(RunView(s.CreateRun(rc.Tx, rc.Now, p, key))), nil
 }
 
+// TaskRunTouch is the kind of a run's touch on the schedule: Subject is
+// the run, N the touch's index.
+const TaskRunTouch = "run.touch"
+
 // CreateRun stores the run of plan p, which has no errors, created at now
 // under an idempotency key, and schedules each of its touches at its
 // execution time on the tenant's clock. It returns the stored run.
@@ -416,7 +421,7 @@ func (s *Service) CreateRun(tx *platform.Tx, now time.Time, p *Plan, idempotency
 	tenant := tx.TenantOf(in.BusinessID)
 	for i, t := range run.Touches {
 		runID, idx := run.ID, i
-		s.Schedule(tenant, t.ExecuteAt, func(tx *platform.Tx, now time.Time) { s.runTouch(tx, now, runID, idx) })
+		s.Schedule(tenant, clock.Task{At: t.ExecuteAt, Kind: TaskRunTouch, Subject: runID, N: idx}, func(tx *platform.Tx, now time.Time) { s.runTouch(tx, now, runID, idx) })
 	}
 	return run
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -370,7 +371,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 	}
 	c.tx.SDRMails.Insert(m, l.Owner, c.now)
 	id := m.ID
-	s.Schedule(c.tx.TenantOf(l.Owner), c.now.Add(sdrEmailDelay), func(tx *platform.Tx, now time.Time) { s.sendSDRMail(tx, now, id) })
+	s.Schedule(c.tx.TenantOf(l.Owner), clock.Task{At: c.now.Add(sdrEmailDelay), Kind: TaskSendEmail, Subject: id}, func(tx *platform.Tx, now time.Time) { s.sendSDRMail(tx, now, id) })
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
 }
 
@@ -866,6 +867,15 @@ type activityList struct {
 	BusinessID string            `json:"businessId"`
 }
 
+// Kinds of the SDR pipeline's tasks on the schedule.
+const (
+	// TaskSendEmail sends a queued SDR email (Subject).
+	TaskSendEmail = "sdr.email"
+	// TaskRunPipeline is the scheduled runner's next run for a business
+	// (Subject).
+	TaskRunPipeline = "sdr.run"
+)
+
 // startSDRRunner starts the scheduled runner of a business whose SDR was
 // just enabled at now: a run every two hours of the clock from now, while
 // the configuration stays enabled (disabling stops it; enabling again
@@ -877,7 +887,7 @@ func (s *Service) startSDRRunner(tx *platform.Tx, cfg *store.SDRConfig, now time
 	schedule := func(tx *platform.Tx, at time.Time) {
 		next := at.UTC()
 		cfg.NextRunAt = &next
-		s.Schedule(tx.TenantOf(businessID), at, tick)
+		s.Schedule(tx.TenantOf(businessID), clock.Task{At: at, Kind: TaskRunPipeline, Subject: businessID}, tick)
 	}
 	tick = func(tx *platform.Tx, now time.Time) {
 		cur, ok := tx.SDRConfigs[businessID]

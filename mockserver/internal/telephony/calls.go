@@ -7,6 +7,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -196,13 +197,13 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 
 	switch outcome {
 	case store.StepNoAnswer, store.StepBusy:
-		s.scheduleCall(tx, c, now.Add(ring), func(tx *platform.Tx, c *store.Call, now time.Time) {
+		s.scheduleCall(tx, c, now.Add(ring), TaskCallFail, func(tx *platform.Tx, c *store.Call, now time.Time) {
 			s.failCall(tx, now, c, outcome)
 		})
 	case store.StepVoicemail:
-		s.scheduleCall(tx, c, now.Add(ring), s.reachVoicemail)
+		s.scheduleCall(tx, c, now.Add(ring), TaskCallVoicemail, s.reachVoicemail)
 	default:
-		s.scheduleCall(tx, c, now.Add(ring), s.answerOutbound)
+		s.scheduleCall(tx, c, now.Add(ring), TaskCallAnswer, s.answerOutbound)
 	}
 	return c, nil
 }
@@ -219,11 +220,27 @@ func BusinessNumber(tx *platform.Tx, a *store.Agent) string {
 	return ""
 }
 
+// Kinds of the simulated calls' tasks on the schedule (Subject: the call).
+const (
+	// TaskCallAnswer: the call is answered (outbound, or inbound after the
+	// ring).
+	TaskCallAnswer = "call.answer"
+	// TaskCallFail: an outbound call fails (busy, no answer).
+	TaskCallFail = "call.fail"
+	// TaskCallVoicemail: an outbound call reaches a voicemail box.
+	TaskCallVoicemail = "call.voicemail"
+	// TaskCallMissed: nobody answers an inbound call.
+	TaskCallMissed = "call.missed"
+	// TaskCallEnd: the conversation ends.
+	TaskCallEnd = "call.end"
+)
+
 // scheduleCall runs step on call c when its tenant's clock reaches at,
-// unless the call is gone (reset) or already finished.
-func (s *Service) scheduleCall(tx *platform.Tx, c *store.Call, at time.Time, step func(tx *platform.Tx, c *store.Call, now time.Time)) {
+// unless the call is gone (reset) or already finished; kind names the step
+// on the schedule.
+func (s *Service) scheduleCall(tx *platform.Tx, c *store.Call, at time.Time, kind string, step func(tx *platform.Tx, c *store.Call, now time.Time)) {
 	id := c.ID
-	s.Schedule(tx.TenantOf(c.Owner), at, func(tx *platform.Tx, now time.Time) {
+	s.Schedule(tx.TenantOf(c.Owner), clock.Task{At: at, Kind: kind, Subject: id}, func(tx *platform.Tx, now time.Time) {
 		if c, ok := tx.Calls.Get(id); ok && !c.Ended() {
 			step(tx, c, now)
 		}
@@ -236,7 +253,7 @@ func (s *Service) scheduleCall(tx *platform.Tx, c *store.Call, at time.Time, ste
 func (s *Service) answerOutbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	s.startCall(tx, now, c)
 	d := min(c.PlannedDuration, c.MaxDuration)
-	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), s.completeOutbound)
+	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd, s.completeOutbound)
 }
 
 func (s *Service) startCall(tx *platform.Tx, now time.Time, c *store.Call) {
@@ -309,7 +326,7 @@ func (s *Service) reachVoicemail(tx *platform.Tx, c *store.Call, now time.Time) 
 	b, _ := tx.Businesses.Get(c.Owner)
 	msg := voicemailMessage(a, b, c)
 	d := min(voicemailDuration(msg), c.MaxDuration)
-	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), func(tx *platform.Tx, c *store.Call, now time.Time) {
+	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd, func(tx *platform.Tx, c *store.Call, now time.Time) {
 		step, _ := tx.Scripts.Get(c.Step)
 		tx.Calls.Update(c, func(c *store.Call) {
 			finishCall(tx, now, c, store.CallCompleted, d)

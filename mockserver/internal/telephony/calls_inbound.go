@@ -94,7 +94,7 @@ func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Cal
 	s.Emit(tx, c.Owner, "call.received", now, callDetail(tx, c))
 
 	if !c.Answered {
-		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), s.missInbound)
+		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), TaskCallMissed, s.missInbound)
 		return c, nil
 	}
 	ring := inboundRingTime
@@ -103,10 +103,10 @@ func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Cal
 		// answers when nobody picks up.
 		ring = time.Duration(b.RingFirstSeconds) * time.Second
 	}
-	s.scheduleCall(tx, c, now.Add(ring), func(tx *platform.Tx, c *store.Call, now time.Time) {
+	s.scheduleCall(tx, c, now.Add(ring), TaskCallAnswer, func(tx *platform.Tx, c *store.Call, now time.Time) {
 		s.startCall(tx, now, c)
 		d := min(c.PlannedDuration, c.MaxDuration)
-		s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), s.endInbound)
+		s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd, s.endInbound)
 	})
 	return c, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -249,7 +250,7 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 		s.touchLead(tx, now, lead, true)
 	}
 	id := m.ID
-	s.Schedule(tx.TenantOf(a.Owner), now.Add(smsDeliveryDelay), func(tx *platform.Tx, now time.Time) {
+	s.Schedule(tx.TenantOf(a.Owner), clock.Task{At: now.Add(smsDeliveryDelay), Kind: TaskTextDelivery, Subject: id}, func(tx *platform.Tx, now time.Time) {
 		if m, ok := tx.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
 			tx.SMSMessages.Update(m, func(m *store.SMSMessage) {
 				m.Status = store.SMSDelivered
@@ -262,6 +263,14 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 	})
 	return m, nil
 }
+
+// Kinds of the texts' tasks on the schedule (Subject: the text).
+const (
+	// TaskTextDelivery: the carrier delivers a sent text.
+	TaskTextDelivery = "sms.delivery"
+	// TaskTextReply: the recipient of a scripted text replies.
+	TaskTextReply = "sms.reply"
+)
 
 // scheduleReply schedules the reply of a delivered text's script step, if
 // it has one: a text from the recipient to the number that sent it,
@@ -277,7 +286,7 @@ func (s *Service) scheduleReply(tx *platform.Tx, now time.Time, m *store.SMSMess
 	}
 	from, body := m.To, step.Reply.Body
 	at := now.Add(time.Duration(step.Reply.AfterSeconds) * time.Second)
-	s.Schedule(tx.TenantOf(m.Owner), at, func(tx *platform.Tx, now time.Time) {
+	s.Schedule(tx.TenantOf(m.Owner), clock.Task{At: at, Kind: TaskTextReply, Subject: m.ID}, func(tx *platform.Tx, now time.Time) {
 		if n, ok := tx.NumbersByPhone[to]; ok {
 			s.receiveText(tx, now, n, from, body)
 		}

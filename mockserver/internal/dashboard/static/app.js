@@ -225,6 +225,27 @@ async function loadCalls() {
   });
 }
 
+// --- Upcoming work ----------------------------------------------------------
+
+// loadSchedule lists the pending tasks of the selected tenant, or of every
+// tenant, soonest first.
+async function loadSchedule() {
+  const ids = state.tenant ? [state.tenant] : ((await api('GET', '/_mock/tenants')).tenants || []).map((t) => t.business_id);
+  const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/schedule' + query({ business_id: id }))));
+  const tasks = lists.flatMap((l) => (l.tasks || []).map((t) => ({ ...t, business_id: l.business_id })))
+    .sort((a, b) => a.at.localeCompare(b.at)).slice(0, 100);
+  render('schedule', $('schedule-body'), tasks, (tbody) => {
+    if (!tasks.length) emptyRow(tbody, 4, 'Nothing scheduled.');
+    for (const t of tasks) {
+      tbody.append(el('tr', { 'data-task': t.subject_id, 'data-kind': t.kind },
+        el('td', {}, when(t.at)),
+        el('td', {}, tenantName(t.business_id)),
+        el('td', {}, t.kind, t.n ? el('div', { class: 'note' }, `#${t.n}`) : null),
+        el('td', {}, el('span', { class: 'mono' }, short(t.subject_id)))));
+    }
+  });
+}
+
 // --- Scripts --------------------------------------------------------------
 
 // loadScripts lists the pending script steps of the selected tenant, or of
@@ -499,7 +520,7 @@ async function clearFaults() {
 // --- Refreshing -----------------------------------------------------------
 
 async function refresh() {
-  const parts = [loadTenants, loadCalls, loadScripts, loadOutbox, loadDeliveries, loadFaults];
+  const parts = [loadTenants, loadCalls, loadSchedule, loadScripts, loadOutbox, loadDeliveries, loadFaults];
   const results = await Promise.allSettled(parts.map((f) => f()));
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) say(`Refreshing failed: ${failed.reason.message}`, true);
