@@ -250,3 +250,36 @@ func TestRunsAndTheSDRPipelineFollowScripts(t *testing.T) {
 	assert.Equal(t, "Booked a demo for Friday.", *detail.Summary, "the SDR call followed the completed step")
 	e.acct.VerifyScript(t)
 }
+
+// A request refused by a step, retried by the SDK with its idempotency key,
+// gets the same response: the retry does not take the next step.
+func TestRetriesOfAScriptedRefusalReplayIt(t *testing.T) {
+	t.Parallel()
+	e := newTelEnv(t)
+	ctx := context.Background()
+	const to = "+14155550175"
+	require.NoError(t, e.srv.SetConsent(e.acct.BusinessID, to, "opted_in"))
+	_, err := e.acct.Script(Script{
+		Calls: []CallStep{{To: to, Outcome: "rejected"}, {To: to, Outcome: "busy"}},
+		Texts: []TextStep{{To: to, Outcome: "failed"}, {To: to, Outcome: "delivered"}},
+	})
+	require.NoError(t, err)
+	c := e.acct.Client(voiceagent.WithMaxRetries(2), voiceagent.WithRetryWait(time.Millisecond, time.Millisecond))
+
+	_, err = c.Calls.Create(ctx, &calls.CreateParams{AgentID: e.acct.AgentID, To: to}, voiceagent.WithIdempotencyKey("call-1"))
+	var apiErr *voiceagent.Error
+	require.True(t, errors.As(err, &apiErr), "%v", err)
+	assert.Equal(t, "call_failed", string(apiErr.Code))
+	_, err = c.SMS.Send(ctx, &sms.SendParams{To: to, FromAgentID: e.acct.AgentID, Message: "Hi"}, voiceagent.WithIdempotencyKey("text-1"))
+	require.True(t, errors.As(err, &apiErr), "%v", err)
+	assert.Equal(t, "sms_send_failed", string(apiErr.Code))
+
+	steps, err := e.acct.ScriptSteps()
+	require.NoError(t, err)
+	require.Len(t, steps, 4)
+	assert.Equal(t, []string{"used", "pending", "used", "pending"},
+		[]string{steps[0].Status, steps[1].Status, steps[2].Status, steps[3].Status}, "each retry replayed the refusal")
+	page, err := c.Calls.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, page.Data)
+}

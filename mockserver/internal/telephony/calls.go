@@ -120,7 +120,11 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 	}
 	if step != nil && step.Outcome == store.StepRejected {
 		tx.UseStep(step, "", now)
-		return nil, ErrMagicCallFailed(oc.To)
+		// The step is used: a retry with the same Idempotency-Key gets this
+		// response again instead of the next step.
+		e := ErrMagicCallFailed(oc.To)
+		e.Transient = false
+		return nil, e
 	}
 	lead, name := oc.Lead, oc.Name
 	if lead == nil {

@@ -225,7 +225,10 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 	}
 	switch {
 	case step != nil && step.Outcome == store.StepFailed:
+		// The step is used: a retry with the same Idempotency-Key gets this
+		// response again instead of the next step.
 		fault = ErrCarrierRejected(req.To)
+		fault.Transient = false
 	case step == nil && fault == nil && req.To == MagicSMSSendFails:
 		fault = ErrCarrierRejected(req.To)
 	}
