@@ -225,12 +225,25 @@ async function loadCalls() {
   });
 }
 
+// maxPanelTenants is how many tenants the per-tenant panels (upcoming work,
+// scripts) read at once when no tenant is selected: each tenant is one
+// request per refresh.
+const maxPanelTenants = 20;
+
+// panelTenants returns the tenants the per-tenant panels read: the selected
+// one, else the newest maxPanelTenants.
+async function panelTenants() {
+  if (state.tenant) return [state.tenant];
+  const tenants = (await api('GET', '/_mock/tenants')).tenants || [];
+  return tenants.slice(-maxPanelTenants).map((t) => t.business_id);
+}
+
 // --- Upcoming work ----------------------------------------------------------
 
 // loadSchedule lists the pending tasks of the selected tenant, or of every
 // tenant, soonest first.
 async function loadSchedule() {
-  const ids = state.tenant ? [state.tenant] : ((await api('GET', '/_mock/tenants')).tenants || []).map((t) => t.business_id);
+  const ids = await panelTenants();
   const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/schedule' + query({ business_id: id }))));
   const tasks = lists.flatMap((l) => (l.tasks || []).map((t) => ({ ...t, business_id: l.business_id })))
     .sort((a, b) => a.at.localeCompare(b.at)).slice(0, 100);
@@ -251,7 +264,7 @@ async function loadSchedule() {
 // loadScripts lists the pending script steps of the selected tenant, or of
 // every tenant.
 async function loadScripts() {
-  const ids = state.tenant ? [state.tenant] : ((await api('GET', '/_mock/tenants')).tenants || []).map((t) => t.business_id);
+  const ids = await panelTenants();
   const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/scripts' + query({ business_id: id }))));
   const steps = lists.flatMap((l) => (l.steps || []).filter((st) => st.status === 'pending'));
   render('scripts', $('scripts-body'), steps, (tbody) => {
