@@ -180,11 +180,16 @@ func (s *Service) adminAddScript(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(StepList{Steps: steps}), nil
 }
 
-func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
+// scriptQuery is the business_id of GET and DELETE /_mock/scripts.
+func scriptQuery(rc *httpapi.Ctx) (string, error) {
 	if err := rc.OnlyQuery("business_id"); err != nil {
-		return nil, err
+		return "", err
 	}
-	biz, err := rc.RequireQuery("business_id")
+	return rc.RequireQuery("business_id")
+}
+
+func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
+	biz, err := scriptQuery(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +201,7 @@ func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
 }
 
 func (s *Service) adminClearScript(rc *httpapi.Ctx) (any, error) {
-	if err := rc.OnlyQuery("business_id"); err != nil {
-		return nil, err
-	}
-	biz, err := rc.RequireQuery("business_id")
+	biz, err := scriptQuery(rc)
 	if err != nil {
 		return nil, err
 	}
