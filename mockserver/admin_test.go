@@ -3,6 +3,7 @@ package mockserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -62,8 +63,12 @@ func TestTheJournalLongPolls(t *testing.T) {
 	t.Parallel()
 	srv, acct := startWithAccount(t)
 	got := make(chan rawResp, 1)
+	// After the newest entry of now: a poll without ?after= waits for what
+	// comes after the newest entry when it arrives, which may be after the
+	// requests below on a loaded machine.
+	after := srv.LatestRequestSeq()
 	go func() {
-		got <- rawDo(t, http.MethodGet, srv.AdminURL+"/requests?path=/api/v1/numbers&wait=30s", "")
+		got <- rawDo(t, http.MethodGet, fmt.Sprintf("%s/requests?path=/api/v1/numbers&after=%d&wait=30s", srv.AdminURL, after), "")
 	}()
 	rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
