@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +194,23 @@ func TestScriptedTextsThroughTheSDK(t *testing.T) {
 	require.Len(t, ls.Data, 1, "the reply made a lead")
 	assert.Equal(t, "Sam Lee", *ls.Data[0].Name)
 	e.lastEvent(t, "sms.received")
+	e.acct.VerifyScript(t)
+}
+
+// An approval request's call follows the script: a busy approver is
+// unreachable.
+func TestApprovalRequestsFollowScripts(t *testing.T) {
+	t.Parallel()
+	e := newTelEnv(t)
+	const approver = "+14155550177"
+	_, err := e.acct.Script(Script{Calls: []CallStep{{To: approver, Outcome: "busy"}}})
+	require.NoError(t, err)
+	created := rawDo(t, http.MethodPost, e.srv.URL+"/v1/approval-requests", approvalRequestBody(approver), bearer(e.acct.APIKey)...)
+	require.Equal(t, http.StatusCreated, created.status, string(created.body))
+	e.acct.Advance(time.Minute)
+	got := rawDo(t, http.MethodGet, e.srv.URL+"/v1/approval-requests?id="+created.json["id"].(string), "", bearer(e.acct.APIKey)...)
+	require.Equal(t, http.StatusOK, got.status, string(got.body))
+	assert.Equal(t, "unreachable", got.json["status"], "the approver's line was busy")
 	e.acct.VerifyScript(t)
 }
 
