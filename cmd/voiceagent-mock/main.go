@@ -302,6 +302,18 @@ func generateToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
+// reachableAddr is the host and port a client on this machine reaches the
+// listener at: the listener's own, or loopback's when it listens on every
+// interface (0.0.0.0 or [::], as in the container image), which is not an
+// address a client can use.
+func reachableAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+}
+
 // printAdminAccess says how the admin API is protected: the admin hosts
 // ("admin hosts: ..."), or the token on a line of its own ("admin token:
 // ..."), with a warning when it was generated because the server listens
@@ -506,9 +518,9 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	if err != nil {
 		return err
 	}
-	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(out, "voiceagent mock server %s listening\nbase URL: %s/api\nadmin API: %s/_mock\n%s\n",
-		mockserver.Version(), base, base, clockLine)
+	base := "http://" + reachableAddr(ln.Addr())
+	fmt.Fprintf(out, "voiceagent mock server %s listening on %s\nbase URL: %s/api\nadmin API: %s/_mock\n%s\n",
+		mockserver.Version(), ln.Addr(), base, base, clockLine)
 	fmt.Fprintf(out, "dashboard: %s/_mock/ui\n", base)
 	printAdminAccess(out, cfg)
 	if len(cfg.cors) > 0 {

@@ -621,3 +621,23 @@ func TestTheREADMEListsEveryFlag(t *testing.T) {
 			"README.md's flags table has a row for -%s and its variable", f.Name)
 	})
 }
+
+// Listening on every interface (as in the container image), the printed
+// URLs name loopback, which a client can use, not 0.0.0.0 or [::].
+func TestTheURLsPrintedOnEveryInterfaceAreReachable(t *testing.T) {
+	// [::] is checked on reachableAddr alone: a machine may have no IPv6.
+	for _, addr := range []string{"0.0.0.0:0"} {
+		t.Run(addr, func(t *testing.T) {
+			s := startRun(t, nil, "-addr", addr, "-admin-token", "tok")
+			out := s.out.String()
+			m := regexp.MustCompile(`(?m)^base URL: (http://\S+)/api$`).FindStringSubmatch(out)
+			require.Len(t, m, 2, out)
+			assert.Regexp(t, `^http://127\.0\.0\.1:[0-9]+$`, m[1])
+			assert.Contains(t, out, "listening on "+s.addr)
+			status, _ := httpJSON(t, http.MethodGet, m[1]+"/_mock/health", "", "Authorization", "Bearer tok")
+			assert.Equal(t, http.StatusOK, status, "the printed URL answers")
+		})
+	}
+	assert.Equal(t, "127.0.0.1:8080", reachableAddr(&net.TCPAddr{IP: net.IPv6zero, Port: 8080}))
+	assert.Equal(t, "[::1]:8080", reachableAddr(&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}))
+}
