@@ -113,7 +113,7 @@ func (s *API) checkFault(r *FaultRule) error {
 		return InvalidField("status", "must be an error status from 400 to 599")
 	}
 	if r.Probability < 0 || r.Probability > 1 {
-		return InvalidField("probability", "must be from 0 to 1")
+		return InvalidField("probability", "must be above 0 and at most 1 (leave it out to fire always)")
 	}
 	if r.LatencyMS < 0 || r.Times < 0 {
 		return Invalid("latency_ms and times must not be negative")

@@ -60,6 +60,8 @@ type JournalEntry struct {
 	DurationMS float64   `json:"duration_ms"`
 	Replayed   bool      `json:"idempotent_replayed,omitempty"`
 	Fault      string    `json:"fault,omitempty"`
+	// FaultID is the id of the fault rule that acted on the request.
+	FaultID string `json:"fault_id,omitempty"`
 	// Request and Response are the headers and bodies of the request and the response.
 	Request  JournalMessage `json:"request"`
 	Response JournalMessage `json:"response"`
@@ -184,7 +186,7 @@ var journalEntryOverhead = int64(reflect.TypeFor[JournalEntry]().Size())
 // bodies included. A field added to the entry adds its length here, so
 // that entries of any size are counted by what they hold.
 func (e *JournalEntry) Bytes() int64 {
-	n := len(e.RequestID) + len(e.Method) + len(e.Path) + len(e.Query) + len(e.KeyPrefix) + len(e.BusinessID) + len(e.Fault)
+	n := len(e.RequestID) + len(e.Method) + len(e.Path) + len(e.Query) + len(e.KeyPrefix) + len(e.BusinessID) + len(e.Fault) + len(e.FaultID)
 	return journalEntryOverhead + int64(n+e.Request.bytes()+e.Response.bytes())
 }
 

@@ -212,6 +212,9 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Status = resp.Status
 	rec.Replayed = resp.Header.Get(HeaderIdempotentReplayed) == "true"
+	if fault != nil {
+		rec.FaultID = fault.ID
+	}
 	mangled := fault != nil && fault.mangles()
 	if mangled {
 		rec.Fault = fault.outcome(resp)
@@ -250,7 +253,9 @@ const HeaderIdempotentReplayed = "Idempotent-Replayed"
 // debug level (admin requests included): one line of what the journal
 // keeps, and the error code of an error response, so never a key (its prefix
 // only), a body, a header value, nor a secret query value, and the method,
-// path and query cut as the journal cuts them (MaxJournalField).
+// path and query cut as the journal cuts them (MaxJournalField). A request
+// a fault rule acted on names the rule (fault=fault_3) and, when the rule
+// dropped or truncated the response, what it did (fault_outcome).
 func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start time.Time) {
 	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
@@ -262,8 +267,14 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 	if code != "" {
 		attrs = append(attrs, slog.String("error_code", code))
 	}
-	attrs = append(attrs, slog.String("key_prefix", rec.KeyPrefix), slog.Bool("replayed", rec.Replayed),
-		slog.String("fault", rec.Fault), slog.Duration("duration", time.Since(start)))
+	attrs = append(attrs, slog.String("key_prefix", rec.KeyPrefix), slog.Bool("replayed", rec.Replayed))
+	if rec.FaultID != "" {
+		attrs = append(attrs, slog.String("fault", rec.FaultID))
+		if rec.Fault != "" {
+			attrs = append(attrs, slog.String("fault_outcome", rec.Fault))
+		}
+	}
+	attrs = append(attrs, slog.Duration("duration", time.Since(start)))
 	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request", attrs...)
 }
 
