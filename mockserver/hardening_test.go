@@ -268,6 +268,29 @@ func TestRedactionMatchesNamesAfterPercentDecoding(t *testing.T) {
 	assert.Equal(t, "", httpapi.RedactQuery(""))
 }
 
+// TestCredentialsAreRedactedByTheirNames: a header or a query parameter
+// named as a credential (X-Api-Key, X-Auth-Token, ?api_key=) keeps no
+// value in the journal or the -v log, whatever the value looks like.
+func TestCredentialsAreRedactedByTheirNames(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	srv := Start(t, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	const secret = "sk_live_0ther_s3rvice_credential"
+	r := hostDo(t, http.MethodGet, srv.URL+"/v1/agents?api_key="+secret+"&client-secret="+secret+"&page=2", "", "", "",
+		"X-Api-Key", secret, "X-Auth-Token", secret, "Idempotency-Key", "kept-1")
+	require.Equal(t, http.StatusUnauthorized, r.status)
+	e := srv.Requests(nil)
+	require.Len(t, e, 1)
+	assert.Equal(t, "api_key=REDACTED&client-secret=REDACTED&page=2", e[0].Query)
+	assert.Equal(t, "[redacted]", e[0].Request.Header.Get("X-Api-Key"))
+	assert.Equal(t, "[redacted]", e[0].Request.Header.Get("X-Auth-Token"))
+	assert.Equal(t, "kept-1", e[0].Request.Header.Get("Idempotency-Key"), "an idempotency key names a request: kept")
+	raw, err := json.Marshal(e)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), secret)
+	assert.NotContains(t, logs.String(), secret)
+}
+
 // TestTheLogWritesOneCappedLinePerRequest: -v (WithLogger at debug) writes
 // one line per request, however long its path and query, and whatever
 // they hold (newlines included).

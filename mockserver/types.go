@@ -219,7 +219,8 @@ type Delivery struct {
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 	// ReplayOf is the delivery this one replays.
 	ReplayOf string `json:"replay_of,omitempty"`
-	// Reason says why a delivery was canceled.
+	// Reason says why a delivery was canceled, or why it failed at once
+	// (a receiver the server may not call).
 	Reason string `json:"reason,omitempty"`
 	// CreatedAt is the simulated time the delivery was made.
 	CreatedAt time.Time `json:"created_at"`
