@@ -288,14 +288,17 @@ func (j *Journal) Size() int {
 
 // List returns the kept entries, oldest first, that match.
 func (j *Journal) List(match func(*JournalEntry) bool) []JournalEntry {
-	out, _ := j.Find(match, -1, false)
+	out, _ := j.Find(match, -1, false, 0)
 	return out
 }
 
 // Find returns how many kept entries match and up to limit (negative: no
 // limit) of them, oldest first: the first ones when first is set, the
-// newest ones otherwise.
-func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([]JournalEntry, int) {
+// newest ones otherwise. With maxBytes > 0 the entries listed count at
+// most that many bytes (JournalEntry.Bytes) together, the first entry
+// excepted: the list stops before the entry that would pass the bound,
+// keeping the first ones or the newest ones as it would have.
+func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool, maxBytes int64) ([]JournalEntry, int) {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
 	count := 0
@@ -313,11 +316,35 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([
 	if limit >= 0 && len(seqs) > limit {
 		seqs = seqs[len(seqs)-limit:]
 	}
+	if maxBytes > 0 {
+		seqs = j.withinBytes(seqs, first, maxBytes)
+	}
 	out := make([]JournalEntry, len(seqs))
 	for i, seq := range seqs {
 		out[i] = *j.entry(j.log.At(seq))
 	}
 	return out, count
+}
+
+// withinBytes returns the longest run of seqs, from their start when first
+// is set and from their end otherwise, whose entries count at most
+// maxBytes together, and at least one entry. The caller holds the lock.
+func (j *Journal) withinBytes(seqs []int64, first bool, maxBytes int64) []int64 {
+	var total int64
+	for n := range seqs {
+		i := n
+		if !first {
+			i = len(seqs) - 1 - n
+		}
+		total += j.entry(j.log.At(seqs[i])).Bytes()
+		if total > maxBytes && n > 0 {
+			if first {
+				return seqs[:n]
+			}
+			return seqs[len(seqs)-n:]
+		}
+	}
+	return seqs
 }
 
 // Requests returns the journaled requests, oldest first, for which match
@@ -333,7 +360,7 @@ func (s *API) Requests(match func(*JournalEntry) bool) []JournalEntry {
 // requests are made).
 func (s *API) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) []JournalEntry {
 	s.Journal.n.Wait(ctx, func() bool {
-		_, n := s.Journal.Find(match, 0, true)
+		_, n := s.Journal.Find(match, 0, true, 0)
 		return n > 0
 	})
 	return s.Journal.List(match)

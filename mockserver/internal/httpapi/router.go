@@ -824,8 +824,21 @@ const defaultContentType = "application/json"
 // a header's values, and appends to a full slice copy it).
 var defaultContentTypeHeader = []string{defaultContentType}
 
-// writeResponse writes a finished response.
+// A response of more than LargeResponseBytes must be read within
+// LargeResponseTimeout of being ready: past it the connection is closed,
+// so that a client that never reads cannot make the server hold a large
+// response for the server's whole write timeout.
+const (
+	LargeResponseBytes   = 64 << 10
+	LargeResponseTimeout = 10 * time.Second
+)
+
+// writeResponse writes a finished response, with the write deadline of a
+// large one moved to LargeResponseTimeout from now.
 func writeResponse(w http.ResponseWriter, resp *Response) {
+	if len(resp.Body) > LargeResponseBytes {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(LargeResponseTimeout))
+	}
 	h := w.Header()
 	for k, vs := range resp.Header {
 		h[k] = vs
