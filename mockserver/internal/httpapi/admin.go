@@ -108,9 +108,12 @@ func ExtendDeadlines(w http.ResponseWriter, d time.Duration) {
 	_ = c.SetWriteDeadline(deadline)
 }
 
-// Drain makes every open long poll respond now, with what it has, and
-// later ones respond at once: the server is shutting down
-// (http.Server.RegisterOnShutdown), and its shutdown waits for no poll.
+// Drain prepares the pipeline for the server's shutdown
+// (http.Server.RegisterOnShutdown), so that every request in flight is
+// answered at once: every open long poll responds now, with what it has,
+// and later ones respond at once; a fault's latency ends (the request goes
+// on as the rule says); a body still arriving stops being read, and its
+// request is answered 503 service_unavailable.
 func (s *API) Drain() { s.drain() }
 
 // ClockView is what GET /_mock/clock and POST /_mock/clock/advance return:

@@ -300,19 +300,23 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	if rt.Auth != AuthAdmin {
 		fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
 		if fault != nil {
-			if resp, done := fault.beforeOn(w, r); done {
+			if resp, done := fault.beforeOn(w, r, s.draining); done {
 				return resp, rt, nil, fault
 			}
 		}
 	}
 	rc = &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
-		read, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
+		read, err := s.readBody(w, r)
 		if err != nil {
 			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
+			switch {
+			case errors.As(err, &tooBig):
 				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
 					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, rc, fault
+			case s.draining.Err() != nil:
+				return ErrorResponse(NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+					"the server is shutting down and stopped reading the request body before its end; nothing was done")), rt, rc, fault
 			}
 			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, rc, fault
 		}
@@ -324,7 +328,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	if fault == nil && rc.Tenant != "" {
 		// The caller's tenant's own rules act once the caller is known.
 		if fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
-			if resp, done := fault.beforeOn(w, r); done {
+			if resp, done := fault.beforeOn(w, r, s.draining); done {
 				return resp, rt, rc, fault
 			}
 		}
@@ -345,6 +349,19 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		}
 	}
 	return s.run(rc), rt, rc, fault
+}
+
+// readBody reads the body of request r, served by w, up to MaxBodyBytes.
+// When the server shuts down (Drain) while the body is still arriving, as
+// from a client sending it slowly, the connection's read deadline moves to
+// now, so that the read ends and the request is answered instead of being
+// cut off when the shutdown's grace period ends.
+func (s *API) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	stop := context.AfterFunc(s.draining, func() {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	})
+	defer stop()
+	return io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
 }
 
 // run calls the handler with the Tx its route's lock gives (none for
