@@ -409,41 +409,39 @@ func appendTruncated[S ~string | ~[]byte](b []byte, s S, limit int) []byte {
 
 // secretNameParts are what the name of a header or a query parameter
 // carrying a credential holds (case-insensitively): X-Api-Key,
-// access_token, X-Client-Secret, Authorization, X-Session-Id.
-var secretNameParts = []string{"key", "token", "secret", "passw", "credential", "session", "authorization"}
+// access_token, X-Client-Secret, Authorization, X-Session-Id; "auth" only
+// as a word of its own (X-Auth-Token, not author).
+var secretNameParts = []string{"key", "token", "secret", "passw", "credential", "session", "authorization", "auth"}
 
 // IsSecretName reports whether a header or query parameter name says that
 // its value is a credential, so that neither the journal, the delivery
 // log nor the log keeps the value: a name holding key, token, secret,
 // passw, credential, session or authorization, or the word auth (between
 // '-', '_' or '.'), case-insensitively. Idempotency-Key names a request,
-// not a credential, and is kept.
+// not a credential, and is kept. It runs on every header of every
+// request, so it scans the name once, without allocating.
 func IsSecretName(name string) bool {
 	if strings.EqualFold(name, "Idempotency-Key") || strings.EqualFold(name, "idempotency_key") {
 		return false
 	}
-	for _, part := range secretNameParts {
-		if containsFold(name, part) {
-			return true
-		}
-	}
-	for word := range strings.FieldsFuncSeq(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
-		if strings.EqualFold(word, "auth") {
-			return true
+	for i := range len(name) {
+		c := name[i] | 0x20 // a letter in lower case
+		for _, part := range secretNameParts {
+			if part[0] != c || len(name)-i < len(part) || !strings.EqualFold(name[i:i+len(part)], part) {
+				continue
+			}
+			if part != "auth" || isWordBoundary(name, i-1) && isWordBoundary(name, i+len(part)) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// containsFold reports whether s contains the lower-case ASCII word sub,
-// case-insensitively, without allocating.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
+// isWordBoundary reports whether index i of name is outside it or one of
+// the separators of a name's words: '-', '_', '.'.
+func isWordBoundary(name string, i int) bool {
+	return i < 0 || i >= len(name) || name[i] == '-' || name[i] == '_' || name[i] == '.'
 }
 
 // maxSecretParamLen bounds the names isSecretParam decodes: a longer name
