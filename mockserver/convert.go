@@ -90,7 +90,7 @@ func (e *JournalEntry) internal() httpapi.JournalEntry {
 	return httpapi.JournalEntry{
 		Seq: e.Seq, RequestID: e.RequestID, Method: e.Method, Path: e.Path, Query: e.Query, Status: e.Status,
 		KeyPrefix: e.KeyPrefix, BusinessID: e.BusinessID, Time: e.Time, DurationMS: e.DurationMS,
-		Replayed: e.Replayed, Fault: e.Fault,
+		Replayed: e.Replayed, Fault: e.Fault, FaultID: e.FaultID,
 		Request: httpapi.JournalMessage(e.Request), Response: httpapi.JournalMessage(e.Response),
 	}
 }
@@ -104,7 +104,7 @@ func journalEntry(e *httpapi.JournalEntry) JournalEntry {
 	return JournalEntry{
 		Seq: e.Seq, RequestID: e.RequestID, Method: e.Method, Path: e.Path, Query: e.Query, Status: e.Status,
 		KeyPrefix: e.KeyPrefix, BusinessID: e.BusinessID, Time: e.Time, DurationMS: e.DurationMS,
-		Replayed: e.Replayed, Fault: e.Fault,
+		Replayed: e.Replayed, Fault: e.Fault, FaultID: e.FaultID,
 		Request: JournalMessage(e.Request), Response: JournalMessage(e.Response),
 	}
 }

@@ -181,3 +181,33 @@ func TestAdminEventsHappenAtTheTenantsTime(t *testing.T) {
 	require.Equal(t, http.StatusCreated, status, ev)
 	assert.Equal(t, tenantNow.UTC().Format(time.RFC3339), ev["created_at"])
 }
+
+// TestADeliveryTheGuardRefusesFailsAtOnce: a receiver the server may not
+// call (https outside loopback, without WithExternalWebhooks) fails its
+// delivery at the first attempt, with the refusal as the reason, and no
+// attempt is retried however far the clock moves.
+func TestADeliveryTheGuardRefusesFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.Start(t)
+	acct, err := srv.NewAccount(mockserver.AccountOptions{})
+	require.NoError(t, err)
+	status, sub := call(t, http.MethodPost, srv.URL+"/v1/webhooks", acct.APIKey,
+		`{"business_id":"`+acct.BusinessID+`","webhook_url":"https://receiver.example/hook?token=t0ps3cret","events":["lead.created"]}`)
+	require.Equal(t, http.StatusCreated, status, sub)
+	status, ev := call(t, http.MethodPost, srv.AdminURL+"/events", "", `{"business_id":"`+acct.BusinessID+`","event":"lead.created"}`)
+	require.Equal(t, http.StatusCreated, status, ev)
+
+	status, out := call(t, http.MethodGet, srv.AdminURL+"/deliveries?wait=10s&status=failed&event_id="+ev["id"].(string), "", "")
+	require.Equal(t, http.StatusOK, status)
+	require.Len(t, out["deliveries"], 1, "failed at once: %v", out)
+	status, _ = call(t, http.MethodPost, srv.AdminURL+"/clock/advance", "", `{"seconds": 100000}`)
+	require.Equal(t, http.StatusOK, status)
+	d := srv.Deliveries(mockserver.DeliveryFilter{EventID: ev["id"].(string)})
+	require.Len(t, d, 1)
+	assert.Equal(t, mockserver.DeliveryFailed, d[0].Status)
+	assert.Nil(t, d[0].NextAttemptAt)
+	require.Len(t, d[0].Attempts, 1, "never retried")
+	assert.Contains(t, d[0].Attempts[0].Error, "host receiver.example is outside loopback")
+	assert.Equal(t, d[0].Attempts[0].Error, d[0].Reason)
+	assert.Equal(t, "https://receiver.example/hook?token=REDACTED", d[0].Attempts[0].URL, "the delivery log keeps no token")
+}

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"testing"
 	"time"
@@ -178,4 +179,43 @@ func TestFaultRetryAfter(t *testing.T) {
 	for _, f := range srv.Faults() {
 		assert.Equal(t, 1, f.Fired, f.ID)
 	}
+}
+
+// TestAFaultOfProbabilityZeroIsRefused: "probability": 0 would never fire,
+// so POST /_mock/faults refuses it, naming the field; a rule without a
+// probability fires every time.
+func TestAFaultOfProbabilityZeroIsRefused(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	r := rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"path":"/v1/numbers","status":503,"probability":0}`)
+	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	assert.Equal(t, "invalid_request", r.code())
+	assert.Contains(t, r.message(), "/probability: must be greater than 0, not 0")
+	assert.Empty(t, srv.Faults(), "nothing was added")
+
+	r = rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"path":"/v1/numbers","status":503}`)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	for range 10 {
+		assert.Equal(t, http.StatusServiceUnavailable, rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...).status)
+	}
+}
+
+// TestTheJournalNamesTheFaultThatActed: every journaled request a fault
+// rule acted on carries the rule's id, whatever the rule did, and the -v
+// log line names it too.
+func TestTheJournalNamesTheFaultThatActed(t *testing.T) {
+	t.Parallel()
+	var log syncBuffer
+	srv, acct := startWithAccount(t, WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	_, err := srv.AddFault(FaultRule{ID: "slow-numbers", Path: "/v1/numbers", LatencyMS: 1, Status: 502})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadGateway, rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...).status)
+	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...).status)
+	e := srv.Requests(nil)
+	require.Len(t, e, 2)
+	assert.Equal(t, "slow-numbers", e[0].FaultID)
+	assert.Empty(t, e[0].Fault, "answered, not dropped or truncated")
+	assert.Empty(t, e[1].FaultID)
+	assert.Regexp(t, `path=/api/v1/numbers .*status=502 .*fault=slow-numbers `, log.String())
+	assert.NotContains(t, log.String(), `fault=""`)
 }

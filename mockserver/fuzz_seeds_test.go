@@ -17,12 +17,14 @@ import (
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
-// Structured seeds for the fuzz targets: for every body schema, bodies
-// generated from the schema (valid-looking, naming the fuzz tenant's real
-// records so handlers run past their lookups), then mutated one field at a
-// time; for every read route, every query parameter the API knows with
-// well-formed and malformed values. The seeds run in go test like any
-// corpus, so a route or schema added later is covered at once.
+// Structured inputs of the fuzz targets' checks: for every body schema,
+// bodies generated from the schema (valid-looking, naming the fuzz
+// tenant's real records so handlers run past their lookups), then mutated
+// one field at a time; for every read route, every query parameter the API
+// knows with well-formed and malformed values. TestRequestBodySeeds and
+// TestQuerySeeds run them in go test as table tests (not as the fuzz
+// targets' corpus, which stays small so that fuzzing starts at once), so
+// a route or schema added later is covered at once.
 
 // routeSchemas are the body schemas of a route: its own, or the ones its
 // handler chooses between (signup's three body shapes).

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -266,6 +267,29 @@ func TestRedactionMatchesNamesAfterPercentDecoding(t *testing.T) {
 	assert.Equal(t, "limit=5&status=new", httpapi.RedactQuery("limit=5&status=new"), "the query as sent otherwise")
 	assert.Equal(t, "%2574oken=x", httpapi.RedactQuery("%2574oken=x"), "decoded once, as the server reads it: %74oken is not token")
 	assert.Equal(t, "", httpapi.RedactQuery(""))
+}
+
+// TestCredentialsAreRedactedByTheirNames: a header or a query parameter
+// named as a credential (X-Api-Key, X-Auth-Token, ?api_key=) keeps no
+// value in the journal or the -v log, whatever the value looks like.
+func TestCredentialsAreRedactedByTheirNames(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	srv := Start(t, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	const secret = "sk_live_0ther_s3rvice_credential"
+	r := hostDo(t, http.MethodGet, srv.URL+"/v1/agents?api_key="+secret+"&client-secret="+secret+"&page=2", "", "", "",
+		"X-Api-Key", secret, "X-Auth-Token", secret, "Idempotency-Key", "kept-1")
+	require.Equal(t, http.StatusUnauthorized, r.status)
+	e := srv.Requests(nil)
+	require.Len(t, e, 1)
+	assert.Equal(t, "api_key=REDACTED&client-secret=REDACTED&page=2", e[0].Query)
+	assert.Equal(t, "[redacted]", e[0].Request.Header.Get("X-Api-Key"))
+	assert.Equal(t, "[redacted]", e[0].Request.Header.Get("X-Auth-Token"))
+	assert.Equal(t, "kept-1", e[0].Request.Header.Get("Idempotency-Key"), "an idempotency key names a request: kept")
+	raw, err := json.Marshal(e)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), secret)
+	assert.NotContains(t, logs.String(), secret)
 }
 
 // TestTheLogWritesOneCappedLinePerRequest: -v (WithLogger at debug) writes
@@ -714,4 +738,107 @@ func TestTheOutboxKeepsTheNewestMessages(t *testing.T) {
 	require.NoError(t, err)
 	send(acct, 5)
 	assert.Len(t, srv.Outbox(""), 3, "the bound holds after a reset")
+}
+
+// fillJournal journals n requests to s, each with a body the journal keeps
+// at its cap (JournalBodyCap).
+func fillJournal(t *testing.T, s *Server, key string, n int) {
+	t.Helper()
+	body := `{"name":"` + strings.Repeat("x", httpapi.JournalBodyCap) + `"}`
+	for range n {
+		req := localRequest(http.MethodPost, "/api/v1/agents", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		s.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
+
+// TestAJournalPageIsBoundedInEntriesAndBytes: GET /_mock/requests lists
+// at most MaxJournalLimit entries (a larger limit is 400) and at most
+// MaxJournalPageBytes of them, the newest (or with after, the first)
+// ones, however large the journal.
+func TestAJournalPageIsBoundedInEntriesAndBytes(t *testing.T) {
+	t.Parallel()
+	srv, acct := startWithAccount(t)
+	r := rawDo(t, http.MethodGet, srv.AdminURL+"/requests?limit=1001", "")
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Equal(t, "invalid_request", r.code())
+	assert.Contains(t, r.message(), "limit")
+	assert.Equal(t, http.StatusOK, rawDo(t, http.MethodGet, srv.AdminURL+"/requests?limit=1000", "").status)
+
+	const n = 300 // each over 16 KiB: about 5 MiB in all
+	fillJournal(t, srv.Server, acct.APIKey, n)
+	for _, q := range []string{"limit=1000", "limit=1000&after=0"} {
+		r = rawDo(t, http.MethodGet, srv.AdminURL+"/requests?"+q, "")
+		require.Equal(t, http.StatusOK, r.status)
+		var page struct {
+			Requests  []JournalEntry `json:"requests"`
+			Count     int            `json:"count"`
+			LatestSeq int64          `json:"latest_seq"`
+		}
+		require.NoError(t, json.Unmarshal(r.body, &page))
+		assert.Equal(t, n, page.Count, q)
+		require.NotEmpty(t, page.Requests, q)
+		assert.Less(t, len(page.Requests), n, "%s: cut by bytes", q)
+		var bytes int64
+		for i, e := range page.Requests {
+			bytes += e.Bytes()
+			assert.Equal(t, page.Requests[0].Seq+int64(i), e.Seq, "%s: a run of entries", q)
+		}
+		assert.LessOrEqual(t, bytes, int64(httpapi.MaxJournalPageBytes), q)
+		if strings.Contains(q, "after") {
+			assert.Equal(t, int64(1), page.Requests[0].Seq, "read on from after: the first ones")
+		} else {
+			assert.Equal(t, page.LatestSeq, page.Requests[len(page.Requests)-1].Seq, "the newest ones")
+		}
+	}
+}
+
+// smallBuffers is a listener whose connections have small send buffers,
+// so that a response a client does not read stays with the server.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+// TestAClientThatDoesNotReadALargeResponseIsCutOff: a response over
+// LargeResponseBytes that its client does not read within
+// LargeResponseTimeout is abandoned (the connection closed), so that the
+// server does not hold it for its whole write timeout.
+func TestAClientThatDoesNotReadALargeResponseIsCutOff(t *testing.T) {
+	t.Parallel()
+	srv := New()
+	t.Cleanup(srv.Close)
+	acct, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	fillJournal(t, srv, acct.APIKey, 100)
+	hs := srv.HTTPServer()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = hs.Serve(smallBuffers{ln}) }()
+	t.Cleanup(func() { _ = hs.Close() })
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.(*net.TCPConn).SetReadBuffer(4096))
+	_, err = fmt.Fprintf(conn, "GET /_mock/requests?limit=100 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	require.NoError(t, err)
+	time.Sleep(httpapi.LargeResponseTimeout + 2*time.Second) // the client reads nothing meanwhile
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	got, err := io.Copy(io.Discard, resp.Body)
+	assert.Error(t, err, "the server closed the connection")
+
+	whole := rawDo(t, http.MethodGet, "http://"+ln.Addr().String()+"/_mock/requests?limit=100", "")
+	require.Equal(t, http.StatusOK, whole.status)
+	require.Greater(t, len(whole.body), httpapi.LargeResponseBytes)
+	assert.Less(t, got, int64(len(whole.body)), "the server stopped before the whole response was sent")
 }

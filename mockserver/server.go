@@ -345,8 +345,9 @@ const (
 // HTTPServer returns an http.Server that serves s as the standalone binary
 // does: with ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout,
 // and s.Drain registered with RegisterOnShutdown, so that its Shutdown
-// ends open long polls at once instead of waiting for them. Set its
-// Addr, or call its Serve with a listener.
+// answers every request in flight at once (long polls, fault latencies,
+// slow bodies) instead of waiting for them. Set its Addr, or call its
+// Serve with a listener.
 func (s *Server) HTTPServer() *http.Server {
 	hs := &http.Server{
 		Handler:           s,
@@ -359,10 +360,14 @@ func (s *Server) HTTPServer() *http.Server {
 	return hs
 }
 
-// Drain makes every open long poll (?wait= on the admin API) respond now,
-// with what it has, and later ones respond without waiting: the server is
-// shutting down. HTTPServer registers it with the HTTP server's shutdown;
-// Start calls it when the test ends.
+// Drain prepares s for shutting down, so that every request in flight is
+// answered at once: every open long poll (?wait= on the admin API)
+// responds now, with what it has, and later ones respond without waiting;
+// a fault's latency ends, and the request goes on as the rule says; a
+// request body still arriving (a client sending it slowly) stops being
+// read and its request is answered 503 service_unavailable. HTTPServer
+// registers it with the HTTP server's shutdown; Start calls it when the
+// test ends.
 func (s *Server) Drain() { s.httpapi.Drain() }
 
 // LogUsage is what the logs the server keeps for itself hold at one moment:

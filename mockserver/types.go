@@ -219,7 +219,8 @@ type Delivery struct {
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 	// ReplayOf is the delivery this one replays.
 	ReplayOf string `json:"replay_of,omitempty"`
-	// Reason says why a delivery was canceled.
+	// Reason says why a delivery was canceled, or why it failed at once
+	// (a receiver the server may not call).
 	Reason string `json:"reason,omitempty"`
 	// CreatedAt is the simulated time the delivery was made.
 	CreatedAt time.Time `json:"created_at"`
@@ -338,8 +339,10 @@ type FaultRule struct {
 	// Truncate sends half of the handler's response and closes the
 	// connection.
 	Truncate bool `json:"truncate,omitempty"`
-	// Probability is the chance, from 0 to 1, that a matching request
-	// fires the rule (0: always).
+	// Probability is the chance, above 0 and at most 1, that a matching
+	// request fires the rule; the zero value (unset) means always. POST
+	// /_mock/faults refuses an explicit "probability": 0, a rule that
+	// would never fire.
 	Probability float64 `json:"probability,omitempty"`
 	// Times is how many times the rule fires before it stops (0: no
 	// limit).
@@ -379,6 +382,9 @@ type JournalEntry struct {
 	Replayed bool `json:"idempotent_replayed,omitempty"`
 	// Fault is what an injected fault did to the request, if anything.
 	Fault string `json:"fault,omitempty"`
+	// FaultID is the id of the fault rule that acted on the request, if
+	// any (whatever it did: a status, a latency, a drop, a truncation).
+	FaultID string `json:"fault_id,omitempty"`
 	// Request and Response are the headers and bodies sent and received.
 	Request  JournalMessage `json:"request"`
 	Response JournalMessage `json:"response"`

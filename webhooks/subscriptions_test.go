@@ -791,7 +791,9 @@ func TestTheMockCallsOnlyLoopbackReceivers(t *testing.T) {
 	assert.Equal(t, sub.ID, d.SubscriptionID)
 	assert.Equal(t, 0, d.Attempts[0].StatusCode)
 	assert.Contains(t, d.Attempts[0].Error, "loopback", "refused without connecting")
-	assert.Equal(t, mockserver.DeliveryPending, d.Status, "retried like any failure")
+	assert.Equal(t, mockserver.DeliveryFailed, d.Status, "failed at once: no retry could reach it")
+	assert.Equal(t, d.Attempts[0].Error, d.Reason)
+	assert.Nil(t, d.NextAttemptAt)
 }
 
 func TestHTTPSReceiversOnLoopbackAndTimeouts(t *testing.T) {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,4 +154,137 @@ func TestShutdownAnswersOpenLongPollsAndExitsZero(t *testing.T) {
 	require.NoError(t, a.err)
 	assert.Equal(t, http.StatusOK, a.status, a.body)
 	assert.True(t, strings.HasPrefix(a.body, "{"), a.body)
+}
+
+// runningBinary is the built command serving on a free port.
+type runningBinary struct {
+	cmd              *exec.Cmd
+	admin, base, key string
+	stderr           *syncBuffer
+}
+
+// startDemoBinary starts the built command with env (and a free port) and
+// reads its start-up lines up to the demo key.
+func startDemoBinary(t *testing.T, env ...string) *runningBinary {
+	t.Helper()
+	b := &runningBinary{cmd: binary(t, append([]string{"VOICEAGENT_MOCK_ADDR=127.0.0.1:0"}, env...)), stderr: &syncBuffer{}}
+	b.cmd.Stderr = b.stderr
+	pipe, err := b.cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, b.cmd.Start())
+	t.Cleanup(func() { _ = b.cmd.Process.Kill() })
+	lines := bufio.NewScanner(pipe)
+	for b.key == "" && lines.Scan() {
+		l := lines.Text()
+		if a, ok := strings.CutPrefix(l, "admin API: "); ok {
+			b.admin = a
+		}
+		if u, ok := strings.CutPrefix(l, "base URL: "); ok {
+			b.base = u
+		}
+		if k, ok := strings.CutPrefix(l, "export VOICEAGENT_API_KEY="); ok {
+			b.key = k
+		}
+	}
+	require.NotEmpty(t, b.key, "the binary printed the demo key")
+	go func() { _, _ = io.Copy(io.Discard, pipe) }()
+	return b
+}
+
+// response is what a client got: a status and a body, or an error.
+type response struct {
+	status int
+	body   string
+	err    error
+}
+
+// read reads a response from r (nil when the request failed first).
+func read(resp *http.Response, err error) response {
+	if err != nil {
+		return response{err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return response{resp.StatusCode, string(b), err}
+}
+
+// TestSIGTERMAnswersEveryRequestInFlightAndExitsZero: the built binary,
+// sent SIGTERM while a request waits out a 25 s latency fault, a client
+// uploads a body slowly and a long poll is open, answers all three (the
+// latency cut short and the request served, the upload 503, the poll with
+// what it has) and exits 0.
+func TestSIGTERMAnswersEveryRequestInFlightAndExitsZero(t *testing.T) {
+	t.Parallel()
+	b := startDemoBinary(t)
+	status, _ := httpJSON(t, http.MethodPost, b.admin+"/faults", `{"method":"GET","path":"/v1/agents","latency_ms":25000}`)
+	require.Equal(t, http.StatusCreated, status)
+
+	slow := make(chan response, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, b.base+"/v1/agents", nil)
+		req.Header.Set("Authorization", "Bearer "+b.key)
+		slow <- read(http.DefaultClient.Do(req))
+	}()
+	require.Eventually(t, func() bool {
+		_, out := httpJSON(t, http.MethodGet, b.admin+"/faults", "")
+		faults, _ := out["faults"].([]any)
+		return len(faults) == 1 && faults[0].(map[string]any)["fired"] == float64(1)
+	}, 10*time.Second, 10*time.Millisecond, "the request is waiting out the latency")
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(b.base, "/api"), "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "POST /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\": ", b.key)
+	require.NoError(t, err)
+	upload := make(chan response, 1)
+	go func() { upload <- read(http.ReadResponse(bufio.NewReader(conn), nil)) }()
+
+	poll := make(chan response, 1)
+	go func() { poll <- read(http.Get(b.admin + "/requests?wait=60s")) }()
+	time.Sleep(300 * time.Millisecond) // let the upload and the poll reach the server
+
+	require.NoError(t, b.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 0, exitCode(t, b.cmd.Wait()), "stderr: %s", b.stderr)
+	assert.NotContains(t, b.stderr.String(), "shutdown:")
+
+	r := <-slow
+	require.NoError(t, r.err)
+	assert.Equal(t, http.StatusOK, r.status, "the latency was cut short and the request served: %s", r.body)
+	assert.Contains(t, r.body, "Demo Business Intake Agent")
+	r = <-upload
+	require.NoError(t, r.err)
+	assert.Equal(t, http.StatusServiceUnavailable, r.status, r.body)
+	assert.Contains(t, r.body, `"code":"service_unavailable"`)
+	assert.Contains(t, r.body, "shutting down")
+	r = <-poll
+	require.NoError(t, r.err)
+	assert.Equal(t, http.StatusOK, r.status, r.body)
+	assert.Contains(t, r.body, `"requests"`)
+}
+
+// TestShutdownPastItsGraceClosesWhatIsLeft: a request still in flight when
+// the grace period ends (here, a handler that never returns) has its
+// connection closed, and shutdown says so: the command exits 1.
+func TestShutdownPastItsGraceClosesWhatIsLeft(t *testing.T) {
+	t.Parallel()
+	stuck := make(chan struct{})
+	defer close(stuck)
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-stuck
+	}), ReadHeaderTimeout: time.Second}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = hs.Serve(ln) }()
+	resp, err := http.Get("http://" + ln.Addr().String())
+	require.NoError(t, err)
+	defer resp.Body.Close()
+
+	err = shutdown(hs, 100*time.Millisecond)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "requests still in flight after 100ms")
+	_, err = io.ReadAll(resp.Body)
+	assert.Error(t, err, "the connection was closed")
 }

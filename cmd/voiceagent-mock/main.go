@@ -554,15 +554,34 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	}
 	select {
 	case <-ctx.Done():
-		// Shutdown drains: long polls respond at once, other requests in
-		// flight finish; then the command exits 0.
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return hs.Shutdown(shutdown)
+		srv.Close() // no webhook attempt keeps a clock advance waiting
+		return shutdown(hs, shutdownGrace)
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}
 		return err
 	}
+}
+
+// shutdownGrace is how long SIGINT and SIGTERM wait for the requests in
+// flight to be answered. The server's Drain answers them at once (long
+// polls, fault latencies, slow bodies), so only a client that does not
+// read its response takes it; it fits within the 10 s a container runtime
+// waits after SIGTERM by default.
+const shutdownGrace = 5 * time.Second
+
+// shutdown stops hs: it stops listening, answers the requests in flight
+// (hs's shutdown hooks drain the mock server) and waits for them up to
+// grace. Connections still busy then are closed, their responses lost,
+// and shutdown returns an error saying so.
+func shutdown(hs *http.Server, grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := hs.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = hs.Close()
+		return fmt.Errorf("shutdown: requests still in flight after %s (a client not reading its response) were closed without the rest of their response", grace)
+	}
+	return err
 }

@@ -331,8 +331,8 @@ func TestStartPinsTheClockAndTheStartUpLineSaysHowItRuns(t *testing.T) {
 	assert.Contains(t, realtime.out.String(), "clock: follows real time at speed 1, from ")
 }
 
-// -v logs every request with the error code of error responses, and every
-// webhook attempt.
+// -v logs every request with the error code of error responses (and the
+// fault rule that acted on it), and every webhook attempt.
 func TestVerboseLogsErrorCodesAndWebhookAttempts(t *testing.T) {
 	s := startRun(t, nil, "-v")
 	key := s.key(t)
@@ -351,9 +351,16 @@ func TestVerboseLogsErrorCodesAndWebhookAttempts(t *testing.T) {
 	status, _ = httpJSON(t, http.MethodPost, s.admin+"/events", `{"business_id":"`+business+`","event":"lead.created"}`)
 	require.Equal(t, http.StatusCreated, status)
 
+	status, _ = httpJSON(t, http.MethodPost, s.admin+"/faults", `{"path":"/v1/numbers","status":503,"times":1}`)
+	require.Equal(t, http.StatusCreated, status)
+	status, _ = httpJSON(t, http.MethodGet, s.base+"/v1/numbers", "", "Authorization", "Bearer "+key)
+	require.Equal(t, http.StatusServiceUnavailable, status)
+
 	require.Eventually(t, func() bool { return strings.Contains(s.log.String(), "mockserver webhook attempt") }, 10*time.Second, 10*time.Millisecond)
 	log := s.log.String()
 	assert.Regexp(t, `path=/api/v1/agents .*status=401 error_code=unauthorized`, log)
+	assert.Regexp(t, `path=/api/v1/numbers .*status=503 error_code=service_unavailable .*fault=fault_1 `, log, "the line names the fault")
+	assert.NotContains(t, log, `fault=""`)
 	assert.Regexp(t, `mockserver webhook attempt" .*event=lead.created attempt=1 .*receiver=`+regexp.QuoteMeta(recv.URL)+`/hook status=418 error="the receiver answered 418"`, log)
 	assert.NotContains(t, log, key)
 	assert.NotContains(t, s.out.String(), "webhook attempt", "the log goes to stderr")

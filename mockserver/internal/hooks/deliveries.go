@@ -209,7 +209,7 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 		s.engine.notify.Notify()
 	}
 	if err := s.CheckTarget(att.req.URL); err != nil {
-		go done(outboundResult{err: err.Error()}) // done takes the lock tx holds
+		go done(refusedResult(err)) // done takes the lock tx holds
 	} else {
 		s.postOutbound(att.req, done)
 	}
@@ -263,7 +263,7 @@ func (s *Service) postOutboundWait(req OutboundRequest) (res outboundResult, ok 
 // when the server closed first.
 func (s *Service) sendAttempt(att preparedAttempt) (outboundResult, bool) {
 	if err := s.CheckTarget(att.req.URL); err != nil {
-		return outboundResult{err: err.Error()}, true
+		return refusedResult(err), true
 	}
 	return s.postOutboundWait(att.req)
 }
@@ -341,15 +341,17 @@ func callWebhookAttempt(_ *platform.Tx, d *store.Delivery, n int, _, _ time.Time
 }
 
 // recordAttempt records an attempt's result and moves the delivery on:
-// succeeded on a 2xx, failed after the last attempt, otherwise the time of
-// the next attempt. It reports whether the delivery is finished.
+// succeeded on a 2xx, failed after the last attempt or at once when the
+// receiver is one the server may not call (with the refusal as its
+// reason: retrying could not help), otherwise the time of the next
+// attempt. It reports whether the delivery is finished.
 func (s *Service) recordAttempt(tx *platform.Tx, d *store.Delivery, att preparedAttempt, res outboundResult) (finished bool) {
 	errText := res.err
 	if errText == "" && !res.ok() {
 		errText = fmt.Sprintf("the receiver answered %d", res.status)
 	}
 	d.Attempts = append(d.Attempts, store.DeliveryAttempt{
-		N: att.n, At: att.at, SentAt: att.wall, URL: att.req.URL, Method: att.req.Method, Headers: att.shown,
+		N: att.n, At: att.at, SentAt: att.wall, URL: httpapi.RedactURL(att.req.URL), Method: att.req.Method, Headers: att.shown,
 		StatusCode: res.status, Error: errText, Duration: res.duration, Response: string(res.answer),
 	})
 	tx.Deliveries.Recount(d)
@@ -360,6 +362,8 @@ func (s *Service) recordAttempt(tx *platform.Tx, d *store.Delivery, att prepared
 	switch {
 	case res.ok():
 		d.Status, d.NextAttemptAt = store.DeliverySucceeded, time.Time{}
+	case res.refused:
+		d.Status, d.NextAttemptAt, d.Reason = store.DeliveryFailed, time.Time{}, errText
 	case att.n >= maxDeliveryAttempts:
 		d.Status, d.NextAttemptAt = store.DeliveryFailed, time.Time{}
 	default:
@@ -438,7 +442,8 @@ func callWebhookRequest(d *store.Delivery, n int) (req OutboundRequest, shown ma
 // AttemptRequest completes the headers every attempt carries (Content-Type,
 // X-Voiceagent-Event, X-Voiceagent-Attempt, a default User-Agent) and
 // returns the request with the headers for the delivery log, the values of
-// the redacted names (custom headers) hidden.
+// the redacted names (custom headers) and of secret names
+// (httpapi.IsSecretName) hidden.
 func AttemptRequest(method, url string, h http.Header, d *store.Delivery, n int, redacted map[string]string) (req OutboundRequest, shown map[string]string) {
 	h.Set("Content-Type", d.ContentType)
 	h.Set(webhooks.HeaderEvent, d.EventType)
@@ -449,7 +454,7 @@ func AttemptRequest(method, url string, h http.Header, d *store.Delivery, n int,
 	shown = make(map[string]string, len(h))
 	for k, vs := range h {
 		shown[k] = strings.Join(vs, ", ")
-		if _, custom := redacted[k]; custom {
+		if _, custom := redacted[k]; custom || httpapi.IsSecretName(k) {
 			shown[k] = redactedValue
 		}
 	}
@@ -523,7 +528,8 @@ type Delivery struct {
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 	// ReplayOf is the delivery this one replays.
 	ReplayOf string `json:"replay_of,omitempty"`
-	// Reason says why a delivery was canceled.
+	// Reason says why a delivery was canceled, or why it failed at once
+	// (a receiver the server may not call).
 	Reason    string    `json:"reason,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 

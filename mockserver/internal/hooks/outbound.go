@@ -91,13 +91,20 @@ type OutboundRequest struct {
 }
 
 // outboundResult is how an attempt went: the status (0 when there was no
-// response), an error text, the start of the response and the real time taken.
+// response), an error text, whether the receiver is one the server may
+// not call (allowedTarget or the dialer refused it: no later attempt
+// can do better), the start of the response and the real time taken.
 type outboundResult struct {
 	status   int
 	err      string
+	refused  bool
 	answer   []byte
 	duration time.Duration
 }
+
+// refusedResult is the result of an attempt to a receiver the server may
+// not call.
+func refusedResult(err error) outboundResult { return outboundResult{err: err.Error(), refused: true} }
 
 // ok reports whether the response was a 2xx.
 func (r outboundResult) ok() bool { return r.err == "" && r.status >= 200 && r.status < 300 }
@@ -242,7 +249,7 @@ func (s *Service) doOutbound(req OutboundRequest) outboundResult {
 		if ue != nil {
 			err = ue.Err // the attempt records the URL apart; its query may hold a token
 		}
-		return outboundResult{err: err.Error(), duration: time.Since(start)}
+		return outboundResult{err: err.Error(), refused: errors.Is(err, errTargetRefused), duration: time.Since(start)}
 	}
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, outboundMaxAnswer))

@@ -108,9 +108,12 @@ func ExtendDeadlines(w http.ResponseWriter, d time.Duration) {
 	_ = c.SetWriteDeadline(deadline)
 }
 
-// Drain makes every open long poll respond now, with what it has, and
-// later ones respond at once: the server is shutting down
-// (http.Server.RegisterOnShutdown), and its shutdown waits for no poll.
+// Drain prepares the pipeline for the server's shutdown
+// (http.Server.RegisterOnShutdown), so that every request in flight is
+// answered at once: every open long poll responds now, with what it has,
+// and later ones respond at once; a fault's latency ends (the request goes
+// on as the rule says); a body still arriving stops being read, and its
+// request is answered 503 service_unavailable.
 func (s *API) Drain() { s.drain() }
 
 // ClockView is what GET /_mock/clock and POST /_mock/clock/advance return:
@@ -260,7 +263,8 @@ func (s *API) adminTenants(rc *Ctx) (any, error) {
 // JournalPage is the response of GET /_mock/requests.
 type JournalPage struct {
 	// Requests are the matching entries, oldest first: the first Limit
-	// after After when it is given, the newest Limit otherwise.
+	// after After when it is given, the newest Limit otherwise, as many
+	// of them as fit in MaxJournalPageBytes (at least one).
 	Requests []JournalEntry `json:"requests"`
 	// Count is how many kept entries match, however many are listed.
 	Count int `json:"count"`
@@ -269,8 +273,15 @@ type JournalPage struct {
 	LatestSeq int64 `json:"latest_seq"`
 }
 
-// journalLimit is how many entries GET /_mock/requests lists by default.
-const journalLimit = 100
+// Bounds of a response of GET /_mock/requests: by default it lists 100
+// entries; limit may ask for up to MaxJournalLimit, and the entries listed
+// count at most MaxJournalPageBytes (JournalEntry.Bytes), so that no
+// response holds more than a few MiB however a client asks.
+const (
+	journalLimit        = 100
+	MaxJournalLimit     = 1000
+	MaxJournalPageBytes = 4 << 20
+)
 
 func (s *API) adminRequests(rc *Ctx) (any, error) {
 	if err := rc.OnlyQuery("after", "business_id", "limit", "method", "path", "status", "wait"); err != nil {
@@ -294,7 +305,7 @@ func (s *API) adminRequests(rc *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, err := rc.IntQuery("limit", journalLimit, 0, max(s.Journal.Size(), journalLimit))
+	limit, err := rc.IntQuery("limit", journalLimit, 0, MaxJournalLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +316,7 @@ func (s *API) adminRequests(rc *Ctx) (any, error) {
 		f.After, forward = s.Journal.Latest(), true
 	}
 	poll(func(ctx context.Context) { s.WaitRequests(ctx, f.Match) })
-	entries, count := s.Journal.Find(f.Match, limit, forward)
+	entries, count := s.Journal.Find(f.Match, limit, forward, MaxJournalPageBytes)
 	return JournalPage{Requests: entries, Count: count, LatestSeq: s.Journal.Latest()}, nil
 }
 

@@ -113,7 +113,7 @@ func (s *API) checkFault(r *FaultRule) error {
 		return InvalidField("status", "must be an error status from 400 to 599")
 	}
 	if r.Probability < 0 || r.Probability > 1 {
-		return InvalidField("probability", "must be from 0 to 1")
+		return InvalidField("probability", "must be above 0 and at most 1 (leave it out to fire always)")
 	}
 	if r.LatencyMS < 0 || r.Times < 0 {
 		return Invalid("latency_ms and times must not be negative")
@@ -270,25 +270,28 @@ func pathMatches(pattern, path string) bool {
 	return pattern == path
 }
 
-// before applies the parts of a request fault that act before the handler:
-// the delay, and a made-up response (done reports that the handler must not
-// run).
 // beforeOn is before for request r served by w: a latency first moves
 // the connection's deadlines past it, since a made-up slow response, like a
 // long poll, may outlast the server's timeouts.
-func (f *FaultRule) beforeOn(w http.ResponseWriter, r *http.Request) (resp *Response, done bool) {
+func (f *FaultRule) beforeOn(w http.ResponseWriter, r *http.Request, draining context.Context) (resp *Response, done bool) {
 	if f.LatencyMS > 0 {
 		ExtendDeadlines(w, time.Duration(f.LatencyMS)*time.Millisecond)
 	}
-	return f.before(r.Context())
+	return f.before(r.Context(), draining)
 }
 
-func (f *FaultRule) before(ctx context.Context) (resp *Response, done bool) {
+// before applies the parts of a request fault that act before the
+// handler: the delay, cut short when the client goes away (ctx) or the
+// server shuts down (draining), and a made-up response (done reports that
+// the handler must not run).
+func (f *FaultRule) before(ctx, draining context.Context) (resp *Response, done bool) {
 	if f.LatencyMS > 0 {
 		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
 		select {
 		case <-t.C:
 		case <-ctx.Done(): // the client gave up: nobody reads the response
+			t.Stop()
+		case <-draining.Done(): // shutting down: the request is answered now
 			t.Stop()
 		}
 	}

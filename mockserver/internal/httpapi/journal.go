@@ -60,6 +60,8 @@ type JournalEntry struct {
 	DurationMS float64   `json:"duration_ms"`
 	Replayed   bool      `json:"idempotent_replayed,omitempty"`
 	Fault      string    `json:"fault,omitempty"`
+	// FaultID is the id of the fault rule that acted on the request.
+	FaultID string `json:"fault_id,omitempty"`
 	// Request and Response are the headers and bodies of the request and the response.
 	Request  JournalMessage `json:"request"`
 	Response JournalMessage `json:"response"`
@@ -184,7 +186,7 @@ var journalEntryOverhead = int64(reflect.TypeFor[JournalEntry]().Size())
 // bodies included. A field added to the entry adds its length here, so
 // that entries of any size are counted by what they hold.
 func (e *JournalEntry) Bytes() int64 {
-	n := len(e.RequestID) + len(e.Method) + len(e.Path) + len(e.Query) + len(e.KeyPrefix) + len(e.BusinessID) + len(e.Fault)
+	n := len(e.RequestID) + len(e.Method) + len(e.Path) + len(e.Query) + len(e.KeyPrefix) + len(e.BusinessID) + len(e.Fault) + len(e.FaultID)
 	return journalEntryOverhead + int64(n+e.Request.bytes()+e.Response.bytes())
 }
 
@@ -286,14 +288,17 @@ func (j *Journal) Size() int {
 
 // List returns the kept entries, oldest first, that match.
 func (j *Journal) List(match func(*JournalEntry) bool) []JournalEntry {
-	out, _ := j.Find(match, -1, false)
+	out, _ := j.Find(match, -1, false, 0)
 	return out
 }
 
 // Find returns how many kept entries match and up to limit (negative: no
 // limit) of them, oldest first: the first ones when first is set, the
-// newest ones otherwise.
-func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([]JournalEntry, int) {
+// newest ones otherwise. With maxBytes > 0 the entries listed count at
+// most that many bytes (JournalEntry.Bytes) together, the first entry
+// excepted: the list stops before the entry that would pass the bound,
+// keeping the first ones or the newest ones as it would have.
+func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool, maxBytes int64) ([]JournalEntry, int) {
 	j.Mu.Lock()
 	defer j.Mu.Unlock()
 	count := 0
@@ -311,11 +316,35 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool) ([
 	if limit >= 0 && len(seqs) > limit {
 		seqs = seqs[len(seqs)-limit:]
 	}
+	if maxBytes > 0 {
+		seqs = j.withinBytes(seqs, first, maxBytes)
+	}
 	out := make([]JournalEntry, len(seqs))
 	for i, seq := range seqs {
 		out[i] = *j.entry(j.log.At(seq))
 	}
 	return out, count
+}
+
+// withinBytes returns the longest run of seqs, from their start when first
+// is set and from their end otherwise, whose entries count at most
+// maxBytes together, and at least one entry. The caller holds the lock.
+func (j *Journal) withinBytes(seqs []int64, first bool, maxBytes int64) []int64 {
+	var total int64
+	for n := range seqs {
+		i := n
+		if !first {
+			i = len(seqs) - 1 - n
+		}
+		total += j.entry(j.log.At(seqs[i])).Bytes()
+		if total > maxBytes && n > 0 {
+			if first {
+				return seqs[:n]
+			}
+			return seqs[len(seqs)-n:]
+		}
+	}
+	return seqs
 }
 
 // Requests returns the journaled requests, oldest first, for which match
@@ -331,7 +360,7 @@ func (s *API) Requests(match func(*JournalEntry) bool) []JournalEntry {
 // requests are made).
 func (s *API) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) []JournalEntry {
 	s.Journal.n.Wait(ctx, func() bool {
-		_, n := s.Journal.Find(match, 0, true)
+		_, n := s.Journal.Find(match, 0, true, 0)
 		return n > 0
 	})
 	return s.Journal.List(match)
@@ -378,19 +407,51 @@ func appendTruncated[S ~string | ~[]byte](b []byte, s S, limit int) []byte {
 	return append(strconv.AppendInt(b, int64(len(s)-cut), 10), " bytes cut]"...)
 }
 
-// secretParams are query parameters whose values neither the journal nor
-// the log keeps. Names match case-insensitively after percent-decoding,
-// as the server reads them: ?%74oken= is ?token=.
-var secretParams = []string{"token", "access_token", "api_key", "password", "secret"}
+// secretNameParts are what the name of a header or a query parameter
+// carrying a credential holds (case-insensitively): X-Api-Key,
+// access_token, X-Client-Secret, Authorization, X-Session-Id; "auth" only
+// as a word of its own (X-Auth-Token, not author).
+var secretNameParts = []string{"key", "token", "secret", "passw", "credential", "session", "authorization", "auth"}
 
-// maxSecretParamLen bounds the names RedactQuery decodes: a longer name is
-// none of secretParams, however it is encoded.
-const maxSecretParamLen = 64
+// IsSecretName reports whether a header or query parameter name says that
+// its value is a credential, so that neither the journal, the delivery
+// log nor the log keeps the value: a name holding key, token, secret,
+// passw, credential, session or authorization, or the word auth (between
+// '-', '_' or '.'), case-insensitively. Idempotency-Key names a request,
+// not a credential, and is kept. It runs on every header of every
+// request, so it scans the name once, without allocating.
+func IsSecretName(name string) bool {
+	if strings.EqualFold(name, "Idempotency-Key") || strings.EqualFold(name, "idempotency_key") {
+		return false
+	}
+	for i := range len(name) {
+		c := name[i] | 0x20 // a letter in lower case
+		for _, part := range secretNameParts {
+			if part[0] != c || len(name)-i < len(part) || !strings.EqualFold(name[i:i+len(part)], part) {
+				continue
+			}
+			if part != "auth" || isWordBoundary(name, i-1) && isWordBoundary(name, i+len(part)) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
-// RedactQuery is a raw query as the journal and the log keep it: as sent,
-// but with the value of every secret parameter (secretParams, matched
-// after percent-decoding) replaced by REDACTED. It is the one redaction of
-// queries.
+// isWordBoundary reports whether index i of name is outside it or one of
+// the separators of a name's words: '-', '_', '.'.
+func isWordBoundary(name string, i int) bool {
+	return i < 0 || i >= len(name) || name[i] == '-' || name[i] == '_' || name[i] == '.'
+}
+
+// maxSecretParamLen bounds the names isSecretParam decodes: a longer name
+// is matched as it is sent.
+const maxSecretParamLen = 256
+
+// RedactQuery is a raw query as the journal, the delivery log and the log
+// keep it: as sent, but with the value of every parameter whose name is
+// secret (IsSecretName, after percent-decoding) replaced by REDACTED. It
+// is the one redaction of queries.
 func RedactQuery(raw string) string {
 	var out []byte // nil until a secret is found
 	start := 0
@@ -419,23 +480,31 @@ func RedactQuery(raw string) string {
 	return string(out)
 }
 
-// isSecretParam reports whether a raw (percent-encoded) query parameter
-// name is one of secretParams.
-func isSecretParam(name string) bool {
-	if len(name) > maxSecretParamLen {
-		return false
+// RedactURL is a URL as the delivery log keeps it: its query redacted as
+// RedactQuery redacts it.
+func RedactURL(raw string) string {
+	base, query, ok := strings.Cut(raw, "?")
+	if !ok {
+		return raw
 	}
-	if strings.ContainsAny(name, "%+") {
+	query, fragment, hasFragment := strings.Cut(query, "#")
+	out := base + "?" + RedactQuery(query)
+	if hasFragment {
+		out += "#" + fragment
+	}
+	return out
+}
+
+// isSecretParam reports whether a raw (percent-encoded) query parameter
+// name is secret (IsSecretName), matched after percent-decoding as the
+// server reads it: ?%74oken= is ?token=.
+func isSecretParam(name string) bool {
+	if len(name) <= maxSecretParamLen && strings.ContainsAny(name, "%+") {
 		if dec, err := url.QueryUnescape(name); err == nil {
 			name = dec
 		}
 	}
-	for _, s := range secretParams {
-		if strings.EqualFold(name, s) {
-			return true
-		}
-	}
-	return false
+	return IsSecretName(name)
 }
 
 // What the journal never keeps: the secrets a request or its response may
@@ -482,12 +551,12 @@ func maySecretMember(body []byte) bool {
 }
 
 // Secret values recognised wherever they appear, in bodies and header
-// values: API keys (their shown prefix is kept), signing secrets, and
-// secret parameters of URLs (the signup's dashboard_magic_link).
+// values: API keys (their shown prefix is kept) and signing secrets.
+// Secret parameters of URLs (the signup's dashboard_magic_link) are found
+// by secretParamValues.
 var (
-	keyValue    = regexp.MustCompile(`voiceagent_live_[0-9A-Za-z]{40}`)
-	signingKey  = regexp.MustCompile(`whsec_[0-9A-Za-z+/]+=*`)
-	secretInURL = regexp.MustCompile(`([?&](?:` + strings.Join(secretParams, "|") + `)=)[^&"'\s\\#]+`)
+	keyValue   = regexp.MustCompile(`voiceagent_live_[0-9A-Za-z]{40}`)
+	signingKey = regexp.MustCompile(`whsec_[0-9A-Za-z+/]+=*`)
 )
 
 // mayHoldSecretValue reports whether s may hold a value redactValues
@@ -508,27 +577,78 @@ func holdsSecretValue(s []byte) bool {
 	return holdsSecretParam(s)
 }
 
-// holdsSecretParam reports whether secretInURL matches s: a secret
-// parameter (secretParams) preceded by '?' or '&' and followed by "=" and
-// a character of a value. It finds what the expression finds in one pass
-// over the equals signs, without running the expression, which is slow on
-// long texts.
-func holdsSecretParam(s []byte) bool {
-	for i := bytes.IndexByte(s, '='); i >= 0; {
-		if i+1 < len(s) && strings.IndexByte("&\"'\t\n\f\r \\#", s[i+1]) < 0 {
-			for _, p := range secretParams {
-				if at := i - len(p); at > 0 && string(s[at:i]) == p && (s[at-1] == '?' || s[at-1] == '&') {
-					return true
-				}
-			}
+// holdsSecretParam reports whether s holds a URL parameter whose value
+// redactValues replaces (nextSecretParam).
+func holdsSecretParam(s []byte) bool { return nextSecretParam(s, 0) >= 0 }
+
+// What ends a URL parameter's value in a text (a body, a header value),
+// and what ends its name.
+const (
+	paramValueEnds = "&\"'\t\n\f\r \\#"
+	paramNameEnds  = paramValueEnds + "=?"
+)
+
+// nextSecretParam returns the index of the '=' of the first URL parameter
+// of s, at from or after, whose name is secret (isSecretParam): a name
+// right after '?' or '&', then '=' and a character of a value; -1 when
+// there is none. It jumps from equals sign to equals sign.
+func nextSecretParam[S string | []byte](s S, from int) int {
+	for from < len(s) {
+		i := indexByte(s[from:], '=')
+		if i < 0 {
+			return -1
 		}
-		next := bytes.IndexByte(s[i+1:], '=')
-		if next < 0 {
-			return false
+		i += from
+		from = i + 1
+		if i+1 >= len(s) || strings.IndexByte(paramValueEnds, s[i+1]) >= 0 {
+			continue
 		}
-		i += 1 + next
+		start := i
+		for start > 0 && strings.IndexByte(paramNameEnds, s[start-1]) < 0 {
+			start--
+		}
+		if start == i || start == 0 || (s[start-1] != '?' && s[start-1] != '&') {
+			continue
+		}
+		if isSecretParam(string(s[start:i])) {
+			return i
+		}
 	}
-	return false
+	return -1
+}
+
+// indexByte is strings.IndexByte or bytes.IndexByte, as s is.
+func indexByte[S string | []byte](s S, c byte) int {
+	switch v := any(s).(type) {
+	case string:
+		return strings.IndexByte(v, c)
+	case []byte:
+		return bytes.IndexByte(v, c)
+	}
+	return -1
+}
+
+// redactParams replaces the value of every URL parameter of s whose name
+// is secret (nextSecretParam) by REDACTED.
+func redactParams(s string) string {
+	i := nextSecretParam(s, 0)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i >= 0 {
+		end := i + 1
+		for end < len(s) && strings.IndexByte(paramValueEnds, s[end]) < 0 {
+			end++
+		}
+		b.WriteString(s[last : i+1])
+		b.WriteString("REDACTED")
+		last = end
+		i = nextSecretParam(s, end)
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // plainForJournal reports whether the journal keeps b as it is: b names
@@ -538,8 +658,8 @@ func plainForJournal(b []byte) bool {
 	return !maySecretMember(b) && !holdsSecretValue(b)
 }
 
-// redactValues replaces the secret values that keyValue, signingKey and
-// secretInURL recognise in s.
+// redactValues replaces the secret values that keyValue and signingKey
+// recognise in s, and the values of secret URL parameters (redactParams).
 func redactValues(s string) string {
 	if !mayHoldSecretValue(s) {
 		return s
@@ -550,13 +670,7 @@ func redactValues(s string) string {
 	if strings.Contains(s, "whsec_") {
 		s = signingKey.ReplaceAllString(s, "whsec_"+redactedValue)
 	}
-	for _, p := range secretParams {
-		if strings.Contains(s, p+"=") {
-			s = secretInURL.ReplaceAllString(s, "${1}REDACTED")
-			break
-		}
-	}
-	return s
+	return redactParams(s)
 }
 
 // redactMembersOf is body with the values of secretMembers replaced when
@@ -739,8 +853,9 @@ func headerOfText(text []byte, pairs, extra int) (http.Header, []byte) {
 // appendRedactedValue appends a header value as the journal keeps it:
 // credentials replaced (Authorization and Proxy-Authorization keep their
 // scheme and a key's shown prefix, cookies their names, X-PAYMENT
-// nothing), and the secret values redactValues finds replaced in every
-// other header.
+// nothing, any other header whose name is secret by IsSecretName a key's
+// shown prefix at most), and the secret values redactValues finds
+// replaced in every other header.
 func appendRedactedValue(text []byte, name, v string) []byte {
 	switch name {
 	case "Authorization", "Proxy-Authorization":
@@ -749,9 +864,14 @@ func appendRedactedValue(text []byte, name, v string) []byte {
 		return append(text, redactCookies(v, name == "Set-Cookie")...)
 	case "X-Payment":
 		return append(text, redactedValue...)
-	default:
-		return append(text, redactValues(v)...)
 	}
+	if IsSecretName(name) {
+		if v = strings.TrimSpace(v); isKeyValue(v) {
+			text = append(text, v[:KeyShownLen]...)
+		}
+		return append(text, redactedValue...)
+	}
+	return append(text, redactValues(v)...)
 }
 
 // appendRedactedCredentials appends an Authorization value with its

@@ -95,11 +95,13 @@ func TestJournalHeadersKeepNamesNotCredentials(t *testing.T) {
 		"X-Payment":           {"proof"},
 		"X-Api-Key":           {key},
 		"Idempotency-Key":     {"k-1"},
+		"X-Upstream-Api-Key":  {"sk_live_upstream"},
+		"X-Auth-Token":        {"opaque"},
 	}
 	text, pairs := appendHeaderText(nil, h)
 	got, rest := headerOfText(text, pairs, 0)
 	assert.Empty(t, rest, "the text holds the pairs and nothing else")
-	assert.Equal(t, 7, pairs)
+	assert.Equal(t, 9, pairs)
 	assert.Equal(t, "Bearer "+key[:KeyShownLen]+"[redacted]", got.Get("Authorization"))
 	assert.Equal(t, "Basic [redacted]", got.Get("Proxy-Authorization"))
 	assert.Equal(t, "voiceagent_session=[redacted]; theme=[redacted]", got.Get("Cookie"))
@@ -107,6 +109,8 @@ func TestJournalHeadersKeepNamesNotCredentials(t *testing.T) {
 	assert.Equal(t, "[redacted]", got.Get("X-Payment"))
 	assert.Equal(t, key[:KeyShownLen]+"[redacted]", got.Get("X-Api-Key"))
 	assert.Equal(t, "k-1", got.Get("Idempotency-Key"))
+	assert.Equal(t, "[redacted]", got.Get("X-Upstream-Api-Key"), "a credential of another service, by its name")
+	assert.Equal(t, "[redacted]", got.Get("X-Auth-Token"))
 	assert.Equal(t, "Bearer "+key, h.Get("Authorization"), "the request's own headers are left alone")
 	assert.Equal(t, "[redacted]", string(appendRedactedCredentials(nil, "garbage")))
 	assert.Equal(t, "Bearer [redacted]", string(appendRedactedCredentials(nil, "Bearer not-a-key")))
@@ -141,11 +145,11 @@ func TestPlainForJournalIsWhatTheJournalKeepsAsItIs(t *testing.T) {
 	}
 }
 
-func TestHoldsSecretValueFindsWhatTheExpressionsFind(t *testing.T) {
+func TestHoldsSecretValueReportsWhatRedactValuesChanges(t *testing.T) {
 	key := KeyPrefix + strings.Repeat("k", KeyRandomLen)
 	var inputs []string
-	for _, pre := range []string{"", "?", "&", "x", "/a?b=1&", "\n"} {
-		for _, p := range append(secretParams, "Token", "tokens", "my_token") {
+	for _, pre := range []string{"", "?", "&", "x", "/a?b=1&", "\n", "?a=b=", "?%74oken=1&"} {
+		for _, p := range []string{"token", "access_token", "api_key", "password", "secret", "Token", "tokens", "my_token", "X-Api-Key", "%74oken", "page", "author", "auth"} {
 			for _, post := range []string{"", "v", "&", "\"", "'", " ", "\t", "\\", "#", "é", "=x", "\xff"} {
 				inputs = append(inputs, pre+p+"="+post, `{"a":"`+pre+p+"="+post+`"}`)
 			}
@@ -153,9 +157,42 @@ func TestHoldsSecretValueFindsWhatTheExpressionsFind(t *testing.T) {
 	}
 	inputs = append(inputs, key, key[:len(key)-1], "whsec_", "whsec_a", "x=1 token", `{"a_b":"c=d"}`, "", "token=x?token=")
 	for _, in := range inputs {
-		want := keyValue.MatchString(in) || signingKey.MatchString(in) || secretInURL.MatchString(in)
-		assert.Equal(t, want, holdsSecretValue([]byte(in)), "%q", in)
+		assert.Equal(t, redactValues(in) != in, holdsSecretValue([]byte(in)), "%q", in)
 	}
+}
+
+// TestSecretNamesAreFoundByWhatTheyHold: a header or query parameter
+// carrying a credential is known by its name, whatever the service.
+func TestSecretNamesAreFoundByWhatTheyHold(t *testing.T) {
+	for _, name := range []string{
+		"token", "access_token", "api_key", "apikey", "X-Api-Key", "X-API-KEY", "key", "X-Client-Secret",
+		"password", "passwd", "X-Auth-Token", "auth", "X-Auth", "Authorization", "X-Amz-Security-Token",
+		"client_credentials", "X-Session-Id", "X-Voiceagent-Cron-Secret", "refresh-token",
+	} {
+		assert.True(t, IsSecretName(name), name)
+	}
+	for _, name := range []string{
+		"Idempotency-Key", "idempotency_key", "Content-Type", "author", "Www-Authenticate", "page", "limit",
+		"X-Request-Id", "Accept", "business_id", "", "webhook-signature",
+	} {
+		assert.False(t, IsSecretName(name), name)
+	}
+}
+
+// TestSecretQueryParametersAreRedactedByName: a query keeps every value
+// but those of parameters named as credentials, in a URL as in a query.
+func TestSecretQueryParametersAreRedactedByName(t *testing.T) {
+	for in, want := range map[string]string{
+		"page=2&api-key=abc&X-Amz-Security-Token=t1": "page=2&api-key=REDACTED&X-Amz-Security-Token=REDACTED",
+		"client_secret=s&token=&limit=5":             "client_secret=REDACTED&token=REDACTED&limit=5",
+		"%61pi%5Fkey=abc":                            "%61pi%5Fkey=REDACTED",
+		"idempotency_key=k&author=ann":               "idempotency_key=k&author=ann",
+	} {
+		assert.Equal(t, want, RedactQuery(in), in)
+	}
+	assert.Equal(t, "https://hooks.example/in?token=REDACTED&v=1#top", RedactURL("https://hooks.example/in?token=t0ps3cret&v=1#top"))
+	assert.Equal(t, "https://hooks.example/in", RedactURL("https://hooks.example/in"))
+	assert.Equal(t, `{"link":"https://x.example/cb?sig=1&apiKey=REDACTED"}`, redactValues(`{"link":"https://x.example/cb?sig=1&apiKey=abc"}`))
 }
 
 func TestAPIPathAddsThePrefixOnce(t *testing.T) {

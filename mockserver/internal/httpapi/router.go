@@ -212,6 +212,9 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Status = resp.Status
 	rec.Replayed = resp.Header.Get(HeaderIdempotentReplayed) == "true"
+	if fault != nil {
+		rec.FaultID = fault.ID
+	}
 	mangled := fault != nil && fault.mangles()
 	if mangled {
 		rec.Fault = fault.outcome(resp)
@@ -250,7 +253,9 @@ const HeaderIdempotentReplayed = "Idempotent-Replayed"
 // debug level (admin requests included): one line of what the journal
 // keeps, and the error code of an error response, so never a key (its prefix
 // only), a body, a header value, nor a secret query value, and the method,
-// path and query cut as the journal cuts them (MaxJournalField).
+// path and query cut as the journal cuts them (MaxJournalField). A request
+// a fault rule acted on names the rule (fault=fault_3) and, when the rule
+// dropped or truncated the response, what it did (fault_outcome).
 func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start time.Time) {
 	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
@@ -262,8 +267,14 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 	if code != "" {
 		attrs = append(attrs, slog.String("error_code", code))
 	}
-	attrs = append(attrs, slog.String("key_prefix", rec.KeyPrefix), slog.Bool("replayed", rec.Replayed),
-		slog.String("fault", rec.Fault), slog.Duration("duration", time.Since(start)))
+	attrs = append(attrs, slog.String("key_prefix", rec.KeyPrefix), slog.Bool("replayed", rec.Replayed))
+	if rec.FaultID != "" {
+		attrs = append(attrs, slog.String("fault", rec.FaultID))
+		if rec.Fault != "" {
+			attrs = append(attrs, slog.String("fault_outcome", rec.Fault))
+		}
+	}
+	attrs = append(attrs, slog.Duration("duration", time.Since(start)))
 	s.Config.Logger.LogAttrs(r.Context(), slog.LevelDebug, "mockserver request", attrs...)
 }
 
@@ -289,19 +300,23 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	if rt.Auth != AuthAdmin {
 		fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
 		if fault != nil {
-			if resp, done := fault.beforeOn(w, r); done {
+			if resp, done := fault.beforeOn(w, r, s.draining); done {
 				return resp, rt, nil, fault
 			}
 		}
 	}
 	rc = &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
-		read, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
+		read, err := s.readBody(w, r)
 		if err != nil {
 			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
+			switch {
+			case errors.As(err, &tooBig):
 				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
 					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, rc, fault
+			case s.draining.Err() != nil:
+				return ErrorResponse(NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+					"the server is shutting down and stopped reading the request body before its end; nothing was done")), rt, rc, fault
 			}
 			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, rc, fault
 		}
@@ -313,7 +328,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	if fault == nil && rc.Tenant != "" {
 		// The caller's tenant's own rules act once the caller is known.
 		if fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
-			if resp, done := fault.beforeOn(w, r); done {
+			if resp, done := fault.beforeOn(w, r, s.draining); done {
 				return resp, rt, rc, fault
 			}
 		}
@@ -334,6 +349,19 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		}
 	}
 	return s.run(rc), rt, rc, fault
+}
+
+// readBody reads the body of request r, served by w, up to MaxBodyBytes.
+// When the server shuts down (Drain) while the body is still arriving, as
+// from a client sending it slowly, the connection's read deadline moves to
+// now, so that the read ends and the request is answered instead of being
+// cut off when the shutdown's grace period ends.
+func (s *API) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	stop := context.AfterFunc(s.draining, func() {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	})
+	defer stop()
+	return io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
 }
 
 // run calls the handler with the Tx its route's lock gives (none for
@@ -814,8 +842,21 @@ const defaultContentType = "application/json"
 // a header's values, and appends to a full slice copy it).
 var defaultContentTypeHeader = []string{defaultContentType}
 
-// writeResponse writes a finished response.
+// A response of more than LargeResponseBytes must be read within
+// LargeResponseTimeout of being ready: past it the connection is closed,
+// so that a client that never reads cannot make the server hold a large
+// response for the server's whole write timeout.
+const (
+	LargeResponseBytes   = 64 << 10
+	LargeResponseTimeout = 10 * time.Second
+)
+
+// writeResponse writes a finished response, with the write deadline of a
+// large one moved to LargeResponseTimeout from now.
 func writeResponse(w http.ResponseWriter, resp *Response) {
+	if len(resp.Body) > LargeResponseBytes {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(LargeResponseTimeout))
+	}
 	h := w.Header()
 	for k, vs := range resp.Header {
 		h[k] = vs

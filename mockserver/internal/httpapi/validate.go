@@ -138,8 +138,15 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 				path = "/"
 			}
 			msg := u.Error.String()
-			if msg == "false schema" {
+			switch k := u.Error.Kind.(type) {
+			case *kind.FalseSchema:
 				msg = "not allowed here"
+			case *kind.ExclusiveMinimum:
+				// The library's "exclusiveMinimum: got 0, want 0" reads
+				// as if 0 were wanted.
+				got, _ := k.Got.Float64()
+				want, _ := k.Want.Float64()
+				msg = fmt.Sprintf("must be greater than %v, not %v", want, got)
 			}
 			add(FieldError{Path: path, Message: msg})
 		}

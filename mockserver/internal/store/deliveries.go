@@ -51,7 +51,7 @@ type Delivery struct {
 	NextAttemptAt time.Time // zero when no attempt is scheduled
 	ReplayOf      string    // the delivery this one replays, if any
 	CreatedAt     time.Time // simulated time
-	// Reason says why a delivery was canceled.
+	// Reason says why a delivery was canceled, or why it failed at once.
 	Reason string
 }
 
