@@ -236,7 +236,7 @@ func TestMaxDurationCapsTheCallAndTheAgentsDefaultApplies(t *testing.T) {
 	ctx := context.Background()
 	c1, err := env.Client.Calls.Create(ctx, &calls.CreateParams{AgentID: env.Account.AgentID, To: "+15557770010", MaxDuration: voiceagent.Int(10)})
 	require.NoError(t, err)
-	_, err = env.Client.Agents.Update(ctx, &agents.UpdateParams{ID: env.Account.AgentID, MaxDuration: voiceagent.Float64(20)})
+	_, err = env.Client.Agents.Update(ctx, &agents.UpdateParams{ID: env.Account.AgentID, MaxDuration: voiceagent.Int(20)})
 	require.NoError(t, err)
 	c2, err := env.Client.Calls.Create(ctx, &calls.CreateParams{AgentID: env.Account.AgentID, To: "+15557770010"})
 	require.NoError(t, err)

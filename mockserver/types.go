@@ -393,7 +393,8 @@ func (e *JournalEntry) Bytes() int64 {
 }
 
 // JournalMessage is the headers and body of a journaled request or
-// response.
+// response. In JSON (GET /_mock/requests, MarshalJSON) its body is the
+// decoded JSON value when BodyIsJSON, else a string.
 type JournalMessage struct {
 	// Header is the message's headers, secrets redacted.
 	Header http.Header `json:"headers"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
 // Table is every route of the mock server, the API's and the admin API's,
@@ -27,7 +28,11 @@ import (
 // and the tenant's time, nothing else (not the usage log, not a key's
 // last use, not the delivery log).
 var Table = []Route{
-	// The pipeline's own admin routes: health, the admin API's document, reset, clock, journal, faults.
+	// The pipeline's own admin routes: the index of the first URLs people try, health, the admin
+	// API's document, reset, clock, journal, faults.
+	admin(GET, "/", "getIndex").lock(LockNone),
+	admin(GET, "/_mock", "getAdminIndex").lock(LockNone),
+	admin(GET, "/api", "getAPIIndex").lock(LockNone),
 	admin(GET, "/_mock/clock", "getClock").lock(LockNone),
 	admin(POST, "/_mock/clock/advance", "advanceClock").body("mockClockAdvance").lock(LockNone),
 	admin(DELETE, "/_mock/faults", "clearFaults").lock(LockNone),
@@ -259,8 +264,17 @@ func (s *API) Bind(extra []*Route, handlers ...Handlers) {
 		slices.Sort(ops)
 		panic("httpapi: handlers without a route in the table: " + strings.Join(ops, ", "))
 	}
+	params, err := openapi.QueryParameters()
+	if err != nil {
+		panic("httpapi: " + err.Error()) // the documents are embedded
+	}
 	m := map[string]map[string]*Route{}
 	for _, rt := range append(routes, extra...) {
+		for _, p := range params[rt.Op] {
+			if !p.AllowsEmpty {
+				rt.nonEmpty = append(rt.nonEmpty, p.Name)
+			}
+		}
 		if rt.Auth != AuthAdmin {
 			if l, ok := wire.LimitFor(rt.Method, strings.TrimPrefix(rt.Path, APIPrefix)); ok {
 				rt.Limit = &l

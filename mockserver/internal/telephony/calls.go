@@ -123,7 +123,7 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 	case oc.MaxDuration != nil:
 		maxDur = *oc.MaxDuration
 	case a.MaxDuration >= 1:
-		maxDur = int(a.MaxDuration)
+		maxDur = a.MaxDuration
 	}
 	from := oc.From
 	if from == "" {
