@@ -21,7 +21,7 @@ import (
 )
 
 // Status is a call's status.
-type Status = string
+type Status string
 
 // Call statuses. Outbound calls go StatusQueued, StatusInProgress, then
 // StatusCompleted or StatusFailed; inbound calls go StatusRinging,

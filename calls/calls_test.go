@@ -208,7 +208,7 @@ func TestCreateWithEveryFieldRunsTheLifecycleAndPostsTheWebhook(t *testing.T) {
 	// The completed outbound call counted as an interaction and contacted the lead.
 	l, err := env.Client.Leads.Get(ctx, lead)
 	require.NoError(t, err)
-	assert.Equal(t, "contacted", l.Status)
+	assert.Equal(t, "contacted", string(l.Status))
 	assert.Equal(t, 2, l.InteractionCount)
 	inbound, err := env.Client.Calls.List(ctx, &calls.ListParams{Status: calls.StatusEnded})
 	require.NoError(t, err)
@@ -457,10 +457,10 @@ func TestErrors(t *testing.T) {
 	_, err = env.Client.Calls.Get(ctx, otherCall.ID)
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound, "another tenant's call")
 
-	readOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"calls:read"}}).APIKey)
+	readOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"calls:read"}}).APIKey)
 	_, err = readOnly.Calls.Create(ctx, p(func(*calls.CreateParams) {}))
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	noRead := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"calls:write"}}).APIKey)
+	noRead := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"calls:write"}}).APIKey)
 	_, err = noRead.Calls.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 	_, err = noRead.Calls.ListTranscripts(ctx, nil)

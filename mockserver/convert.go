@@ -148,7 +148,7 @@ func (f Fixtures) internal() fixtures.Fixtures {
 
 func (a FixtureAccount) internal() fixtures.FixtureAccount {
 	return fixtures.FixtureAccount{
-		BusinessName: a.BusinessName, Email: a.Email, Scopes: a.Scopes,
+		BusinessName: a.BusinessName, Email: a.Email, Scopes: httpapi.Strings[string](a.Scopes),
 		Leads: leadFixtures(a.Leads), Calls: callFixtures(a.Calls),
 	}
 }
@@ -168,7 +168,12 @@ func (in InboundCall) internal() telephony.InboundCall {
 	}
 }
 
-func (o AccountOptions) internal() identity.AccountOptions { return identity.AccountOptions(o) }
+func (o AccountOptions) internal() identity.AccountOptions {
+	return identity.AccountOptions{
+		BusinessName: o.BusinessName, Email: o.Email, Scopes: httpapi.Strings[string](o.Scopes),
+		Operator: o.Operator, Partner: o.Partner,
+	}
+}
 
 func tenant(t httpapi.TenantView) Tenant { return Tenant(t) }
 

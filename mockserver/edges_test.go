@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/openapi"
+	"github.com/voiceagent/voiceagent-go/sms"
 )
 
 // An agent's max_duration is whole seconds from 1 to 3600, like a call's:
@@ -80,8 +83,8 @@ func TestEmptyQueryFiltersAreRefused(t *testing.T) {
 	checked := 0
 	for _, rt := range srv.Routes() {
 		for _, p := range params[rt.Operation] {
-			if p.AllowsEmpty || p.Name == "id" {
-				continue // ?id= has its own answer (bad_request)
+			if p.AllowsEmpty || p.Required || p.Name == "id" {
+				continue // ?id= and required parameters have their own answer (bad_request)
 			}
 			url := srv.URL + rt.Path[len("/api"):] + "?" + p.Name + "="
 			header := key
@@ -278,4 +281,125 @@ func TestDeliveryLogFiltersAreTheDocumentsAndNoOthers(t *testing.T) {
 	assert.Contains(t, doc.Components.Schemas["FaultRule"].Properties, "business_id")
 	errorMembers := doc.Components.Schemas["Error"].Properties["error"]["properties"].(map[string]any)
 	assert.Contains(t, errorMembers, "details")
+}
+
+// acct.Client() retries what the SDK retries, as often, with test-sized
+// waits (ClientRetryWaitMin to ClientRetryWaitMax, not half a second and
+// more), and returns a 429 whose Retry-After is longer at once, so a test
+// of a failure path takes milliseconds.
+func TestAccountClientRetriesWithTestSizedWaits(t *testing.T) {
+	srv, acct := startWithAccount(t, WithRateLimits(false))
+	var cfg voiceagent.RequestConfig
+	for _, o := range srv.clientOptions() {
+		o(&cfg)
+	}
+	assert.Equal(t, ClientRetryWaitMin, cfg.RetryWaitMin)
+	assert.Equal(t, ClientRetryWaitMax, cfg.RetryWaitMax)
+	assert.Less(t, ClientRetryWaitMax, voiceagent.DefaultRetryWait/10)
+
+	ctx := context.Background()
+	c := acct.Client()
+	_, err := acct.AddFault(FaultRule{Method: http.MethodGet, Path: "/v1/agents", Status: http.StatusServiceUnavailable, Times: 2})
+	require.NoError(t, err)
+	_, err = c.Agents.List(ctx, nil)
+	require.NoError(t, err, "two injected 503s, then the answer")
+	attempts := acct.Requests(RequestFilter{Method: http.MethodGet, Path: "/v1/agents"}.Match)
+	require.Len(t, attempts, 3)
+	for i, e := range attempts {
+		assert.Equal(t, []string{fmt.Sprint(i)}, e.Request.Header["X-Voiceagent-Retry-Count"])
+	}
+
+	_, err = acct.AddFault(FaultRule{Method: http.MethodGet, Path: "/v1/numbers", Status: http.StatusTooManyRequests, Times: 1})
+	require.NoError(t, err)
+	_, err = c.Numbers.List(ctx, nil)
+	var apiErr *voiceagent.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
+	assert.Equal(t, time.Second, apiErr.RetryAfter)
+	assert.Len(t, acct.Requests(RequestFilter{Path: "/v1/numbers"}.Match), 1, "a Retry-After longer than the waits is returned, not waited for")
+}
+
+// Advance refuses to move time back, in Go as over HTTP: the route
+// answers 400, Server.Advance and Account.Advance panic with its message,
+// and no clock moves.
+func TestAdvanceRefusesNegativeDurations(t *testing.T) {
+	srv, acct := startWithAccount(t)
+	before, base := acct.Now(), srv.Now()
+	r := rawDo(t, http.MethodPost, srv.AdminURL+"/clock/advance", fmt.Sprintf(`{"seconds":-3600,"business_id":%q}`, acct.BusinessID))
+	assert.Equal(t, http.StatusBadRequest, r.status, string(r.body))
+	for name, advance := range map[string]func(){
+		"Account.Advance(-1h)":   func() { acct.Advance(-time.Hour) },
+		"Server.Advance(-1h)":    func() { srv.Advance(-time.Hour) },
+		"Account.Advance(401 d)": func() { acct.Advance(401 * 24 * time.Hour) },
+	} {
+		func() {
+			defer func() {
+				v := recover()
+				require.NotNil(t, v, "%s did not panic", name)
+				assert.Contains(t, fmt.Sprint(v), "/seconds", name)
+			}()
+			advance()
+		}()
+	}
+	assert.Equal(t, before, acct.Now())
+	assert.Equal(t, base, srv.Now())
+	assert.Equal(t, before.Add(time.Minute), acct.Advance(time.Minute), "a forward move works as before")
+}
+
+// The helpers take a business first, then a number, then a value; each
+// per-account one has a form on Account that fills the account's business
+// (and number) in; InboundSMS takes a struct, as InboundCall does.
+func TestHelpersTakeOneOrderAndHaveAccountForms(t *testing.T) {
+	srv, acct := startWithAccount(t, WithStartTime(afternoonET), WithRateLimits(false))
+	other, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	const phone = "+15551239876"
+
+	require.NoError(t, acct.SetConsent(phone, ConsentOptedIn))
+	assert.Equal(t, ConsentOptedIn, acct.Consent(phone))
+	assert.Equal(t, ConsentOptedIn, srv.Consent(acct.BusinessID, phone))
+	assert.NotEqual(t, ConsentOptedIn, other.Consent(phone), "another tenant's consent is its own")
+
+	require.NoError(t, acct.AddDoNotCall(phone))
+	c := acct.Client()
+	ctx := context.Background()
+	_, err = c.SMS.Send(ctx, &sms.SendParams{To: phone, FromAgentID: acct.AgentID, Message: "Hello"})
+	var apiErr *voiceagent.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, "number_on_dnc", apiErr.Code)
+	require.NoError(t, acct.RemoveDoNotCall(phone))
+	require.NoError(t, srv.AddDoNotCall(acct.BusinessID, phone))
+	require.NoError(t, srv.RemoveDNC(phone, acct.BusinessID), "the deprecated form keeps its order")
+	_, err = c.SMS.Send(ctx, &sms.SendParams{To: phone, FromAgentID: acct.AgentID, Message: "Hello"})
+	require.NoError(t, err)
+
+	got, err := acct.InboundSMS(InboundSMS{From: phone, Body: "STOP"})
+	require.NoError(t, err)
+	assert.Equal(t, ConsentOptedOut, got.Consent)
+	_, err = srv.InboundSMS(InboundSMS{To: other.PhoneNumber, From: phone, Body: "Hi"})
+	require.NoError(t, err)
+	assert.Equal(t, ConsentOptedIn, other.Consent(phone))
+
+	callID, err := acct.InboundCall(InboundCall{From: "+15551230042"})
+	require.NoError(t, err)
+	call, err := c.Calls.Get(ctx, callID)
+	require.NoError(t, err)
+	assert.Equal(t, acct.PhoneNumber, call.To, "the account's number rang")
+
+	ids, err := acct.SeedLeads([]LeadFixture{{Name: "Ada Lovelace", Phone: "+15551230043"}})
+	require.NoError(t, err)
+	lead, err := c.Leads.Get(ctx, ids[0])
+	require.NoError(t, err)
+	assert.Equal(t, acct.BusinessID, lead.BusinessID)
+	_, err = other.Client().Leads.Get(ctx, ids[0])
+	require.Error(t, err, "the lead is the account's, not another tenant's")
+
+	_, err = other.Client().Agents.List(ctx, nil)
+	require.NoError(t, err)
+	for _, e := range acct.Requests(nil) {
+		assert.Equal(t, acct.BusinessID, e.BusinessID, "Account.Requests keeps the account's own")
+	}
+	assert.Len(t, other.Requests(nil), 2)
+	assert.Equal(t, 0, acct.MinutesUsed())
+	assert.Empty(t, acct.Deliveries(DeliveryFilter{}))
 }

@@ -371,7 +371,7 @@ func newVictim(t *testing.T, srv *TestServer) *victim {
 	require.NoError(t, err)
 	v := &victim{Account: acct, emailForTest: "victim@example.com"}
 	key := bearer(acct.APIKey)
-	in, err := srv.InboundSMS(acct.PhoneNumber, "+15551239001", "Hi, this is Vic, I need a quote")
+	in, err := srv.InboundSMS(InboundSMS{To: acct.PhoneNumber, From: "+15551239001", Body: "Hi, this is Vic, I need a quote"})
 	require.NoError(t, err)
 	v.leadID = in.LeadID
 	post := func(path, body string, want int) rawResp {

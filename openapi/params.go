@@ -12,6 +12,8 @@ import (
 type QueryParameter struct {
 	// Name is the parameter's name.
 	Name string
+	// Required reports whether the operation needs the parameter.
+	Required bool
 	// AllowsEmpty reports whether the parameter's schema accepts the empty
 	// string: a plain string with no minLength, enum, const, pattern,
 	// format or reference. Every other schema refuses ?name= (minLength: 1,
@@ -33,10 +35,11 @@ type operationDoc struct {
 }
 
 type parameter struct {
-	Ref    string         `yaml:"$ref"`
-	Name   string         `yaml:"name"`
-	In     string         `yaml:"in"`
-	Schema map[string]any `yaml:"schema"`
+	Ref      string         `yaml:"$ref"`
+	Name     string         `yaml:"name"`
+	In       string         `yaml:"in"`
+	Required bool           `yaml:"required"`
+	Schema   map[string]any `yaml:"schema"`
 }
 
 // queryParameters is QueryParameters, read once.
@@ -63,7 +66,7 @@ var queryParameters = sync.OnceValues(func() (map[string][]QueryParameter, error
 						}
 					}
 					if p.In == "query" {
-						out[op.OperationID] = append(out[op.OperationID], QueryParameter{Name: p.Name, AllowsEmpty: allowsEmpty(p.Schema)})
+						out[op.OperationID] = append(out[op.OperationID], QueryParameter{Name: p.Name, Required: p.Required, AllowsEmpty: allowsEmpty(p.Schema)})
 					}
 				}
 			}

@@ -527,10 +527,11 @@ var (
 // checkQuery is the one check of query values before the handler: an id
 // parameter present but empty is 400 bad_request (GET /v1/calls?id= must
 // not quietly list every call), an id that is not a UUID is 400
-// invalid_request, and so is an empty value of any other parameter the
-// route declares with a schema that refuses one (minLength: 1, an enum, a
-// number, a timestamp: ?phone= must not list every lead). A well-formed id
-// the caller cannot see is the handler's 404.
+// invalid_request, and so is an empty value of any other optional
+// parameter the route declares with a schema that refuses one (minLength:
+// 1, an enum, a number, a timestamp: ?phone= must not list every lead). An
+// empty required parameter is missing: the handler's 400 bad_request. A
+// well-formed id the caller cannot see is the handler's 404.
 func (rc *Ctx) checkQuery() *Error {
 	if rc.Request.URL.RawQuery == "" {
 		return nil

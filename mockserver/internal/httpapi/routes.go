@@ -271,7 +271,7 @@ func (s *API) Bind(extra []*Route, handlers ...Handlers) {
 	m := map[string]map[string]*Route{}
 	for _, rt := range append(routes, extra...) {
 		for _, p := range params[rt.Op] {
-			if !p.AllowsEmpty {
+			if !p.AllowsEmpty && !p.Required { // an empty required one is missing: the handler's 400
 				rt.nonEmpty = append(rt.nonEmpty, p.Name)
 			}
 		}
