@@ -64,6 +64,10 @@ type Route struct {
 	Op string
 	// Limit is the route's rate limit (nil: none), from wire.LimitFor.
 	Limit *wire.Limit
+	// LimitBy names a member of the body that a limit counted per client
+	// IP is also counted by ("" none): signup's "email", so that each
+	// address has the limit to itself.
+	LimitBy string
 	// Handle serves the route's requests.
 	Handle Handler
 	// Cached marks a GET route whose response is made from the state

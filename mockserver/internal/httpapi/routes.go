@@ -57,7 +57,7 @@ var Table = []Route{
 	session(POST, "/api/v1/keys", "createKey").body("keyCreate"),
 	key(GET, "/api/v1/openapi.json", "getOpenAPIContract").lock(LockNone),
 	key(GET, "/api/v1/schemas", "getSchemas"),
-	public(POST, "/api/v1/signup", "signup").failsWith(wire.CodeValidationError),
+	public(POST, "/api/v1/signup", "signup").failsWith(wire.CodeValidationError).limitBy("email"),
 	key(GET, "/api/v1/usage", "listUsage", wire.ScopeBillingRead),
 
 	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
@@ -202,6 +202,10 @@ func (r Route) cached() Route { r.Cached = true; return r }
 // scope sets the route's scope requirement (for requirements that are not
 // a plain list of scopes, such as AnyOf).
 func (r Route) scope(req ScopeReq) Route { r.Scope = req; return r }
+
+// limitBy sets the body member the route's per-IP rate limit is also
+// counted by (Route.LimitBy).
+func (r Route) limitBy(member string) Route { r.LimitBy = member; return r }
 
 // failsWith sets the error code of body validation failures (default
 // invalid_request).
