@@ -670,6 +670,9 @@ func writeRoutes(s *Server) []string {
 }
 
 func TestStressEveryWriteRouteConcurrently(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the stress test runs in the full suite (go test ./...)")
+	}
 	t.Parallel()
 	receiver := newReceiver(t)
 	srv := Start(t, WithRateLimits(false), WithStartTime(time.Date(2026, 3, 10, 16, 0, 0, 0, time.UTC)))

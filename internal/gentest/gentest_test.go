@@ -275,6 +275,15 @@ func copyDir(t *testing.T, name string) string {
 	return dst
 }
 
+// generatorTest skips a generator test under -short: generating, installing and compiling
+// clients takes minutes, and the full suite (go test ./...) runs them.
+func generatorTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the code generator tests run in the full suite (go test ./...)")
+	}
+}
+
 // missingTool stops a test that needs a tool the machine lacks: it skips, with why, on a
 // developer's machine, and fails under CI=true, where .ci/run installs every tool the tests
 // need, so that a missing install step cannot pass unnoticed.

@@ -33,6 +33,7 @@ const (
 // Redocly (its recommended rules), at the versions testdata/lint/package-lock.json pins: no
 // errors, and no warnings but the ones explained above.
 func TestLintServedDocument(t *testing.T) {
+	generatorTest(t)
 	_, npm := nodeTools(t)
 	start := time.Now()
 	s := newScenario(t)

@@ -31,6 +31,7 @@ func goCommand(t *testing.T) string {
 // program, and runs the scenario against the mock, the two union request bodies (signup,
 // communication-runs/validate) included.
 func TestOapiCodegenClient(t *testing.T) {
+	generatorTest(t)
 	start := time.Now()
 	dir := copyDir(t, "oapi-codegen")
 	goCmd := goCommand(t)
