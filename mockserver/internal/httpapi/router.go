@@ -74,9 +74,10 @@ type Route struct {
 	// under the lock, the caller, the query and the tenant's time alone:
 	// the pipeline caches its response until the state changes (readCache).
 	Cached bool
-	// nonEmpty are the query parameters the route's operation declares
-	// whose schema refuses an empty value (Bind reads them from the OpenAPI
-	// documents): ?name= is 400 rather than taken as absent.
+	// nonEmpty are the optional query parameters the route's operation
+	// declares with a schema that refuses an empty value (Bind reads them
+	// from the OpenAPI documents): ?name= is 400 rather than taken as
+	// absent (checkQuery).
 	nonEmpty []string
 }
 
