@@ -1,13 +1,11 @@
 package voiceagent
 
 import (
-	"slices"
-
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // Scope is a permission carried by an API key.
-type Scope = string
+type Scope string
 
 // Scopes of the API (spec section 5). ScopeAll is the wildcard.
 const (
@@ -56,12 +54,21 @@ const (
 // does not change the tables an in-process mock server checks scopes with.
 
 // AllScopes lists every scope of the API except the wildcard.
-var AllScopes []Scope = slices.Clone(wire.AllScopes)
+var AllScopes = scopes(wire.AllScopes)
 
 // SignupDefaultScopes is the read-only set a signup in email verification
 // mode grants when api_key_scopes is omitted.
-var SignupDefaultScopes []Scope = slices.Clone(wire.SignupDefaultScopes)
+var SignupDefaultScopes = scopes(wire.SignupDefaultScopes)
 
 // KeyDefaultScopes is the scope set of a new standard key created without
 // scopes: agents, numbers, calls, sms and emails, read and write each.
-var KeyDefaultScopes []Scope = slices.Clone(wire.KeyDefaultScopes)
+var KeyDefaultScopes = scopes(wire.KeyDefaultScopes)
+
+// scopes returns a copy of names as scopes.
+func scopes(names []string) []Scope {
+	out := make([]Scope, len(names))
+	for i, n := range names {
+		out[i] = Scope(n)
+	}
+	return out
+}

@@ -76,10 +76,10 @@ type Workspace struct {
 
 // KeyInfo describes the key that made the request (never its value).
 type KeyInfo struct {
-	ID     string   `json:"id"`
-	Prefix string   `json:"prefix"`
-	Name   string   `json:"name"`
-	Scopes []string `json:"scopes"`
+	ID     string             `json:"id"`
+	Prefix string             `json:"prefix"`
+	Name   string             `json:"name"`
+	Scopes []voiceagent.Scope `json:"scopes"`
 	// BusinessID is the one business the key is limited to (nil: all the
 	// owner's businesses).
 	BusinessID *string `json:"business_id"`
@@ -121,8 +121,8 @@ type Capabilities struct {
 	Workspaces []Workspace `json:"workspaces"`
 	Key        KeyInfo     `json:"key"`
 	// Permissions are the scopes granted (the wildcard expanded).
-	Permissions []string  `json:"permissions"`
-	Allowance   Allowance `json:"allowance"`
+	Permissions []voiceagent.Scope `json:"permissions"`
+	Allowance   Allowance          `json:"allowance"`
 }
 
 // Can reports whether the key holds a scope.

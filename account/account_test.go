@@ -41,7 +41,7 @@ func TestBalanceAndUsageNeedBillingRead(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
 	ctx := context.Background()
-	noBilling := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"agents:read"}})
+	noBilling := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"agents:read"}})
 	c := env.ClientFor(noBilling.APIKey)
 	_, err := c.Account.Balance(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
@@ -197,7 +197,7 @@ func TestCapabilitiesDescribeTheKey(t *testing.T) {
 	env := testenv.New(t, mockserver.WithRateLimitScale(2))
 	ctx := context.Background()
 	limited := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{
-		BusinessName: "Limited Co", Scopes: []string{"agents:read", "billing:read"},
+		BusinessName: "Limited Co", Scopes: []voiceagent.Scope{"agents:read", "billing:read"},
 	})
 	caps, err := env.ClientFor(limited.APIKey).Account.Capabilities(ctx)
 	require.NoError(t, err)
@@ -211,10 +211,10 @@ func TestCapabilitiesDescribeTheKey(t *testing.T) {
 
 	assert.Equal(t, limited.APIKey[:20], caps.Key.Prefix)
 	assert.NotEmpty(t, caps.Key.ID)
-	assert.Equal(t, []string{"agents:read", "billing:read"}, caps.Key.Scopes)
+	assert.Equal(t, []voiceagent.Scope{"agents:read", "billing:read"}, caps.Key.Scopes)
 	assert.Nil(t, caps.Key.BusinessID, "the key reaches all its user's businesses")
 	assert.Nil(t, caps.Key.ExpiresAt)
-	assert.Equal(t, []string{"agents:read", "billing:read"}, caps.Permissions)
+	assert.Equal(t, []voiceagent.Scope{"agents:read", "billing:read"}, caps.Permissions)
 	assert.True(t, caps.Can(voiceagent.ScopeBillingRead))
 	assert.False(t, caps.Can(voiceagent.ScopeCallsWrite))
 
@@ -244,11 +244,11 @@ func TestCapabilitiesDescribeTheKey(t *testing.T) {
 func TestCapabilitiesWithoutRateLimitsAndWithTheWildcard(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, mockserver.WithRateLimits(false))
-	wild := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"*"}})
+	wild := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"*"}})
 	caps, err := env.ClientFor(wild.APIKey).Account.Capabilities(context.Background())
 	require.NoError(t, err)
 	assert.False(t, caps.Allowance.RateLimitsEnforced)
-	assert.Equal(t, []string{"*"}, caps.Key.Scopes)
+	assert.Equal(t, []voiceagent.Scope{"*"}, caps.Key.Scopes)
 	assert.ElementsMatch(t, voiceagent.AllScopes, caps.Permissions, "the wildcard grants every scope")
 }
 

@@ -154,7 +154,7 @@ func TestAgencyFromBootstrapToInstalledClient(t *testing.T) {
 
 	// A partner key reaches exactly the agency's clients.
 	issued, err := admin.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "Integration",
-		Scopes: []string{voiceagent.ScopeAgentsRead, voiceagent.ScopeWorkspacesRead}})
+		Scopes: []voiceagent.Scope{voiceagent.ScopeAgentsRead, voiceagent.ScopeWorkspacesRead}})
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(issued.Key.Key, "voiceagent_live_"))
 	partnerAgents, err := w.env.ClientFor(issued.Key.Key).Agents.List(ctx, nil)

@@ -185,7 +185,7 @@ func TestRolesAndMembershipAreChecked(t *testing.T) {
 	requireAPIError(t, err, http.StatusForbidden, voiceagent.CodeForbidden)
 	_, err = reader.Agency.Profile.Invite(ctx, &agency.InviteParams{PartnerID: w.partner, Email: "x@y.example", Role: agency.RoleAdmin})
 	requireAPIError(t, err, http.StatusForbidden, voiceagent.CodeForbidden)
-	_, err = op.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []string{"agents:read"}})
+	_, err = op.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []voiceagent.Scope{"agents:read"}})
 	requireAPIError(t, err, http.StatusForbidden, voiceagent.CodeForbidden)
 
 	// Outsiders get 403 on reads and commands of the agency.
@@ -239,7 +239,7 @@ func TestRolesAndMembershipAreChecked(t *testing.T) {
 	_, admin2 := w.account("admin2@acme.example")
 	_, err = admin2.Agency.Profile.AcceptInvite(ctx, &agency.AcceptInviteParams{PartnerID: w.partner, Token: w.linkToken("admin2@acme.example")})
 	require.NoError(t, err)
-	key, err := admin2.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k2", Scopes: []string{"workspaces:read"}})
+	key, err := admin2.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k2", Scopes: []voiceagent.Scope{"workspaces:read"}})
 	require.NoError(t, err)
 	_, err = w.env.ClientFor(key.Key.Key).Agency.Profile.Get(ctx, "")
 	require.NoError(t, err)
@@ -324,10 +324,10 @@ func TestScopesAreChecked(t *testing.T) {
 
 	// A partner key holds only scopes the issuer holds, never platform-only
 	// or unknown ones.
-	_, err = noSMS.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []string{"sms:write"}})
+	_, err = noSMS.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []voiceagent.Scope{"sms:write"}})
 	requireAPIError(t, err, http.StatusForbidden, voiceagent.CodeForbidden)
-	for _, sc := range []string{"approvals:write", "nope:read", "*"} {
-		_, err = w.admin.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []string{sc}})
+	for _, sc := range []voiceagent.Scope{"approvals:write", "nope:read", "*"} {
+		_, err = w.admin.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []voiceagent.Scope{sc}})
 		requireAPIError(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
 	}
 }

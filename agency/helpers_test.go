@@ -108,7 +108,7 @@ func newWorld(t testing.TB, opts ...mockserver.Option) *world {
 
 // account provisions another account (scopes default to all) and returns
 // it with a client.
-func (w *world) account(email string, scopes ...string) (*mockserver.Account, *client.Client) {
+func (w *world) account(email string, scopes ...voiceagent.Scope) (*mockserver.Account, *client.Client) {
 	w.t.Helper()
 	acct := testenv.NewAccount(w.t, w.env.Server, mockserver.AccountOptions{Email: email, Scopes: scopes})
 	return acct, w.env.ClientFor(acct.APIKey)
@@ -128,7 +128,7 @@ func (w *world) linkToken(to string) string {
 
 // member invites email with role and has them accept; it returns their
 // client.
-func (w *world) member(email string, role agency.Role, scopes ...string) (*mockserver.Account, *client.Client) {
+func (w *world) member(email string, role agency.Role, scopes ...voiceagent.Scope) (*mockserver.Account, *client.Client) {
 	w.t.Helper()
 	acct, c := w.account(email, scopes...)
 	_, err := w.admin.Agency.Profile.Invite(w.ctx, &agency.InviteParams{PartnerID: w.partner, Email: email, Role: role})

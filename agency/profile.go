@@ -100,11 +100,11 @@ type Invite struct {
 // PartnerKey is an API key of the agency: it reaches exactly the agency's
 // client businesses.
 type PartnerKey struct {
-	ID        string   `json:"id"`
-	Prefix    string   `json:"prefix"`
-	Name      string   `json:"name"`
-	Scopes    []string `json:"scopes"`
-	PartnerID string   `json:"partnerId"`
+	ID        string             `json:"id"`
+	Prefix    string             `json:"prefix"`
+	Name      string             `json:"name"`
+	Scopes    []voiceagent.Scope `json:"scopes"`
+	PartnerID string             `json:"partnerId"`
 	// UserID is the member the key acts as.
 	UserID    string    `json:"userId"`
 	IsActive  bool      `json:"isActive"`
@@ -204,9 +204,9 @@ type RevokeMemberParams struct {
 // reaches the agency's client businesses only. Scopes must be scopes the
 // caller holds; platform-only scopes are refused.
 type IssueKeyParams struct {
-	PartnerID string   `json:"partnerId"`
-	Name      string   `json:"name"`   // 1-100 characters
-	Scopes    []string `json:"scopes"` // 1-25
+	PartnerID string             `json:"partnerId"`
+	Name      string             `json:"name"`   // 1-100 characters
+	Scopes    []voiceagent.Scope `json:"scopes"` // 1-25
 }
 
 // ProfileService manages the agency profile (/v1/agency-profile).

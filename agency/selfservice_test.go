@@ -149,7 +149,7 @@ func TestReadsNeverExposeTokensOrKeyValues(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Agency.Profile.Invite(ctx, &agency.InviteParams{PartnerID: w.partner, Email: "inv@acme.example", Role: agency.RoleReader})
 	require.NoError(t, err)
-	key, err := c.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []string{"workspaces:read"}})
+	key, err := c.Agency.Profile.IssueKey(ctx, &agency.IssueKeyParams{PartnerID: w.partner, Name: "k", Scopes: []voiceagent.Scope{"workspaces:read"}})
 	require.NoError(t, err)
 	secrets := []string{w.linkToken("tok@client.example"), w.linkToken("inv@acme.example"), key.Key.Key}
 	for _, path := range []string{"/v1/agency-profile", "/v1/agency-offers", "/v1/agency-enrollments", "/v1/agency-installations"} {

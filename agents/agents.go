@@ -54,7 +54,7 @@ type Agent struct {
 	Model               *Model         `json:"model,omitempty"`
 	FirstMessage        string         `json:"first_message,omitempty"`
 	Metadata            map[string]any `json:"metadata,omitempty"`
-	MaxDuration         float64        `json:"max_duration,omitempty"`
+	MaxDuration         int            `json:"max_duration,omitempty"`
 	VendorConfig        map[string]any `json:"vendor_config,omitempty"`
 	TransferEnabled     bool           `json:"transfer_enabled,omitempty"`
 	TransferPhoneNumber *string        `json:"transfer_phone_number,omitempty"`
@@ -111,8 +111,10 @@ type UpdateParams struct {
 	Voice                *Voice  `json:"voice,omitempty"`
 	Model                *Model  `json:"model,omitempty"`
 	// Metadata is merged into the existing metadata, not replaced.
-	Metadata     map[string]any `json:"metadata,omitempty"`
-	MaxDuration  *float64       `json:"max_duration,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+	// MaxDuration caps the agent's calls, in whole seconds from 1 to
+	// 3600; a call's own max_duration overrides it.
+	MaxDuration  *int           `json:"max_duration,omitempty"`
 	VendorConfig map[string]any `json:"vendor_config,omitempty"`
 	// TransferEnabled and TransferPhoneNumber configure call transfer.
 	TransferEnabled     *bool   `json:"transfer_enabled,omitempty"`

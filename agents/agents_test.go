@@ -86,7 +86,7 @@ func TestErrors(t *testing.T) {
 	assert.Equal(t, "/name", apiErr.Details[0].Path)
 	assert.NotEmpty(t, apiErr.RequestID)
 
-	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"agents:read"}})
+	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"agents:read"}})
 	_, err = env.ClientFor(readOnly.APIKey).Agents.Create(ctx, &agents.CreateParams{BusinessID: readOnly.BusinessID, Name: "x", SystemPrompt: "y"})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 

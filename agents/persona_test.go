@@ -96,7 +96,7 @@ func TestLoadPersonaErrors(t *testing.T) {
 	other := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{})
 	_, err = env.Client.Agents.LoadPersona(ctx, &agents.PersonaParams{AgentID: other.AgentID, Persona: valid})
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
-	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"agents:read"}})
+	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"agents:read"}})
 	_, err = env.ClientFor(ro.APIKey).Agents.LoadPersona(ctx, &agents.PersonaParams{AgentID: ro.AgentID, Persona: valid})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 

@@ -315,7 +315,7 @@ func TestBusinessesAndScoping(t *testing.T) {
 func TestScopesAndBadParameters(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t, mockserver.WithStartTime(now))
-	leadsOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"leads:read"}})
+	leadsOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"leads:read"}})
 	c := env.ClientFor(leadsOnly.APIKey)
 	_, err := c.Analytics.Funnel(ctx, nil)
 	require.NoError(t, err)

@@ -21,7 +21,7 @@ import (
 )
 
 // Status is a call's status.
-type Status = string
+type Status string
 
 // Call statuses. Outbound calls go StatusQueued, StatusInProgress, then
 // StatusCompleted or StatusFailed; inbound calls go StatusRinging,
@@ -60,15 +60,16 @@ type QualityDimensions struct {
 // of them. Fields that are not known yet (a call in progress has no summary)
 // are nil.
 type Call struct {
-	ID             string    `json:"id"`
-	ConversationID string    `json:"conversation_id"`
-	Status         Status    `json:"status"`
-	Duration       int       `json:"duration"`
-	AgentID        string    `json:"agent_id"`
-	AgentName      string    `json:"agent_name"`
-	CreatedAt      time.Time `json:"created_at"`
-	Direction      string    `json:"direction"`
-	Summary        *string   `json:"summary"`
+	ID             string `json:"id"`
+	ConversationID string `json:"conversation_id"`
+	Status         Status `json:"status"`
+	// Duration is the call's length in seconds: 0 until the call ends.
+	Duration  int       `json:"duration"`
+	AgentID   string    `json:"agent_id"`
+	AgentName string    `json:"agent_name"`
+	CreatedAt time.Time `json:"created_at"`
+	Direction string    `json:"direction"`
+	Summary   *string   `json:"summary"`
 
 	BusinessID        string             `json:"business_id,omitempty"`
 	LeadID            *string            `json:"lead_id,omitempty"`

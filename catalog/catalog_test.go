@@ -157,7 +157,7 @@ func TestProductUpsertRulesAndErrors(t *testing.T) {
 		assert.Equal(t, p.ID, mine.Data[0].ID)
 	})
 	t.Run("scopes", func(t *testing.T) {
-		ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"products:read"}})
+		ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"products:read"}})
 		roc := env.ClientFor(ro.APIKey)
 		_, err := roc.Products.List(ctx, nil)
 		require.NoError(t, err)
@@ -165,7 +165,7 @@ func TestProductUpsertRulesAndErrors(t *testing.T) {
 		assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 		_, err = roc.Products.Delete(ctx, p.ID)
 		assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-		none := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"knowledge:read"}})
+		none := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"knowledge:read"}})
 		_, err = env.ClientFor(none.APIKey).Products.List(ctx, nil)
 		assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 	})
@@ -252,10 +252,10 @@ func TestKnowledgeUpsertRulesAndErrors(t *testing.T) {
 	_, err = env.ClientFor(other.APIKey).Knowledge.Get(ctx, k.ID)
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
 
-	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"knowledge:read"}})
+	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"knowledge:read"}})
 	_, err = env.ClientFor(ro.APIKey).Knowledge.Create(ctx, &catalog.KnowledgeCreateParams{BusinessID: ro.BusinessID, Title: "t", Content: "c", ContentType: "text"})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"products:read"}})
+	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"products:read"}})
 	_, err = env.ClientFor(noScope.APIKey).Knowledge.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 }

@@ -104,7 +104,7 @@ func BenchmarkSDKOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in, err := srv.InboundSMS(acct.PhoneNumber, "+15551230001", "Hi, my name is Ada Lovelace, I need a quote")
+	in, err := srv.InboundSMS(mockserver.InboundSMS{To: acct.PhoneNumber, From: "+15551230001", Body: "Hi, my name is Ada Lovelace, I need a quote"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func TestListFiltersAndPages(t *testing.T) {
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound, "another tenant's event is not visible")
 	_, err = env.Client.Events.List(ctx, &events.ListParams{BusinessID: other.BusinessID})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeWebhooksRead}})
+	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeWebhooksRead}})
 	_, err = env.ClientFor(noScope.APIKey).Events.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 }
@@ -211,7 +211,7 @@ func TestReplayErrors(t *testing.T) {
 	_, err = oc.Events.Replay(ctx, &events.ReplayParams{Since: &since, BusinessID: env.Account.BusinessID})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 
-	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeEventsRead}})
+	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeEventsRead}})
 	_, err = env.ClientFor(readOnly.APIKey).Events.Replay(ctx, &events.ReplayParams{Since: &since})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden, "replay needs events:replay")
 }

@@ -271,7 +271,7 @@ func TestApprovalRequestErrors(t *testing.T) {
 		assert.Contains(t, *got.Callback.Error, "loopback")
 	}
 
-	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"agents:write", "workspaces:write"}})
+	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"agents:write", "workspaces:write"}})
 	_, err := env.ClientFor(noScope.APIKey).Approvals.Request(ctx, approvalParams(env, "+15551230001", rcv.url()))
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden, "approvals:write is needed")
 

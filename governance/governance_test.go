@@ -306,14 +306,14 @@ func TestGovernedUpdateErrors(t *testing.T) {
 	assert.Equal(t, governance.StatusApplied, u.Status)
 
 	// Scopes per intent.
-	agentsOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"agents:write", "agents:read"}}).APIKey)
+	agentsOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"agents:write", "agents:read"}}).APIKey)
 	_, err = agentsOnly.GovernedUpdates.Submit(ctx, &governance.UpdateParams{Intent: governance.IntentTranscriptSink, IdempotencyKey: "s",
 		Payload: governance.TranscriptSink{URL: "https://s.example"}, Authority: &governance.Authority{Mode: governance.AuthoritySystemPolicy}})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	ws := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"workspaces:write", "workspaces:read"}})
+	ws := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"workspaces:write", "workspaces:read"}})
 	_, err = env.ClientFor(ws.APIKey).GovernedUpdates.Submit(ctx, agentPatch(ws.AgentID, "k", map[string]any{"name": "x"}, mode))
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"calls:read"}})
+	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"calls:read"}})
 	_, err = env.ClientFor(ro.APIKey).GovernedUpdates.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 }

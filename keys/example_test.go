@@ -22,7 +22,7 @@ func ExampleService() {
 	ctx := context.Background()
 
 	dash := client.New("", voiceagent.WithBaseURL(hs.URL+"/api"), voiceagent.WithSessionCookie(acct.Session))
-	k, err := dash.Keys.Create(ctx, &keys.CreateParams{Name: "CI", Scopes: []string{voiceagent.ScopeCallsRead}})
+	k, err := dash.Keys.Create(ctx, &keys.CreateParams{Name: "CI", Scopes: []voiceagent.Scope{voiceagent.ScopeCallsRead}})
 	if err != nil {
 		panic(err)
 	}

@@ -4,7 +4,7 @@
 // signup.Service.ExchangeMagicLink). A bearer key gets 401.
 //
 //	dash := client.New("", voiceagent.WithSessionCookie(session))
-//	k, err := dash.Keys.Create(ctx, &keys.CreateParams{Name: "CI", Scopes: []string{voiceagent.ScopeCallsRead}})
+//	k, err := dash.Keys.Create(ctx, &keys.CreateParams{Name: "CI", Scopes: []voiceagent.Scope{voiceagent.ScopeCallsRead}})
 //	// k.Value is the key: it is shown once.
 package keys
 

@@ -116,7 +116,7 @@ func TestBearerKeysCannotManageKeys(t *testing.T) {
 	_, err := env.Client.Keys.List(ctx, nil)
 	e := apiErr(t, err, http.StatusUnauthorized, voiceagent.CodeUnauthorized)
 	assert.Contains(t, e.Message, "session")
-	_, err = env.Client.Keys.Create(ctx, &keys.CreateParams{Name: "escalate", Scopes: []string{voiceagent.ScopeBillingWrite}})
+	_, err = env.Client.Keys.Create(ctx, &keys.CreateParams{Name: "escalate", Scopes: []voiceagent.Scope{voiceagent.ScopeBillingWrite}})
 	apiErr(t, err, http.StatusUnauthorized, voiceagent.CodeUnauthorized)
 	_, err = env.Client.Keys.Revoke(ctx, "anything")
 	apiErr(t, err, http.StatusUnauthorized, voiceagent.CodeUnauthorized)
@@ -143,25 +143,25 @@ func TestScopes(t *testing.T) {
 	ctx := context.Background()
 	dash := dashboard(env, env.Account)
 
-	for _, sc := range []string{
+	for _, sc := range []voiceagent.Scope{
 		voiceagent.ScopeSDRRead, voiceagent.ScopeSDRWrite, voiceagent.ScopeApprovalsWrite,
 		voiceagent.ScopeConciergeWrite, voiceagent.ScopeCallEvidenceRead, voiceagent.ScopeCallEvidenceWrite,
 		voiceagent.ScopeSupportWrite, "*", "calls:delete",
 	} {
-		_, err := dash.Keys.Create(ctx, &keys.CreateParams{Scopes: []string{voiceagent.ScopeCallsRead, sc}})
+		_, err := dash.Keys.Create(ctx, &keys.CreateParams{Scopes: []voiceagent.Scope{voiceagent.ScopeCallsRead, sc}})
 		e := apiErr(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
 		require.NotEmpty(t, e.Details, sc)
 		assert.Equal(t, "/scopes/1", e.Details[0].Path, sc)
 	}
-	_, err := dash.Keys.Create(ctx, &keys.CreateParams{Scopes: []string{voiceagent.ScopeCallsRead, voiceagent.ScopeCallsRead}})
+	_, err := dash.Keys.Create(ctx, &keys.CreateParams{Scopes: []voiceagent.Scope{voiceagent.ScopeCallsRead, voiceagent.ScopeCallsRead}})
 	apiErr(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
 	_, err = dash.Keys.Create(ctx, &keys.CreateParams{Name: strings.Repeat("n", 101)})
 	apiErr(t, err, http.StatusBadRequest, voiceagent.CodeInvalidRequest)
 
-	k, err := dash.Keys.Create(ctx, &keys.CreateParams{Name: "reader", Scopes: []string{voiceagent.ScopeNumbersRead, voiceagent.ScopeBillingRead}})
+	k, err := dash.Keys.Create(ctx, &keys.CreateParams{Name: "reader", Scopes: []voiceagent.Scope{voiceagent.ScopeNumbersRead, voiceagent.ScopeBillingRead}})
 	require.NoError(t, err)
 	assert.Equal(t, "reader", k.Name)
-	assert.Equal(t, []string{voiceagent.ScopeNumbersRead, voiceagent.ScopeBillingRead}, k.Scopes)
+	assert.Equal(t, []voiceagent.Scope{voiceagent.ScopeNumbersRead, voiceagent.ScopeBillingRead}, k.Scopes)
 	reader := env.ClientFor(k.Value)
 	_, err = reader.Numbers.List(ctx, nil)
 	require.NoError(t, err)
@@ -180,13 +180,13 @@ func TestBusinessRestrictedKeys(t *testing.T) {
 	require.Equal(t, first.UserID, second.UserID)
 	dash := dashboard(env, first)
 
-	all, err := dash.Keys.Create(ctx, &keys.CreateParams{Scopes: []string{voiceagent.ScopeAgentsRead}})
+	all, err := dash.Keys.Create(ctx, &keys.CreateParams{Scopes: []voiceagent.Scope{voiceagent.ScopeAgentsRead}})
 	require.NoError(t, err)
 	list, err := env.ClientFor(all.Value).Agents.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Len(t, list, 2, "no business_id: every business of the user")
 
-	one, err := dash.Keys.Create(ctx, &keys.CreateParams{BusinessID: second.BusinessID, Scopes: []string{voiceagent.ScopeAgentsRead}})
+	one, err := dash.Keys.Create(ctx, &keys.CreateParams{BusinessID: second.BusinessID, Scopes: []voiceagent.Scope{voiceagent.ScopeAgentsRead}})
 	require.NoError(t, err)
 	require.NotNil(t, one.BusinessID)
 	assert.Equal(t, second.BusinessID, *one.BusinessID)
@@ -213,7 +213,7 @@ func TestPartnerKeys(t *testing.T) {
 	partner := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Partner: true})
 	ops := dashboard(env, operator)
 
-	k, err := ops.Keys.Create(ctx, &keys.CreateParams{PartnerID: partner.PartnerID, Scopes: []string{voiceagent.ScopeAgentsRead}})
+	k, err := ops.Keys.Create(ctx, &keys.CreateParams{PartnerID: partner.PartnerID, Scopes: []voiceagent.Scope{voiceagent.ScopeAgentsRead}})
 	require.NoError(t, err)
 	require.NotNil(t, k.PartnerID)
 	assert.Equal(t, partner.PartnerID, *k.PartnerID)

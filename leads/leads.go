@@ -14,7 +14,7 @@ import (
 )
 
 // Status is a lead's status.
-type Status = string
+type Status string
 
 // Lead statuses. The first five are the API's; the last three appear in the
 // quickstart and are accepted too. The funnel order is new, contacted,

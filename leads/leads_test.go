@@ -120,7 +120,7 @@ func TestLeadSourcesOfVoicemailMissedCallsAndTexts(t *testing.T) {
 	assert.Nil(t, l.Intent)
 	assert.Equal(t, 30, l.Score, "10 + phone 10 + one interaction 10")
 
-	in, err := env.Server.InboundSMS(env.Account.PhoneNumber, "+15558880013", "Hi, how much is a cleaning?")
+	in, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: "+15558880013", Body: "Hi, how much is a cleaning?"})
 	require.NoError(t, err)
 	l, err = env.Client.Leads.Get(ctx, in.LeadID)
 	require.NoError(t, err)
@@ -324,10 +324,10 @@ func TestUpdateErrors(t *testing.T) {
 	_, err = env.ClientFor(other.APIKey).Leads.Get(ctx, id)
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
 
-	ro := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"leads:read"}}).APIKey)
+	ro := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"leads:read"}}).APIKey)
 	_, err = ro.Leads.Update(ctx, &leads.UpdateParams{ID: id})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	none := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"calls:read"}}).APIKey)
+	none := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"calls:read"}}).APIKey)
 	_, err = none.Leads.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 }
@@ -338,7 +338,7 @@ func TestAllWalksLeadsWhileNewOnesArrive(t *testing.T) {
 	ctx := context.Background()
 	want := map[string]bool{}
 	for i := range 5 {
-		in, err := env.Server.InboundSMS(env.Account.PhoneNumber, "+155588801"+string(rune('0'+i))+"0", "hello")
+		in, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: "+155588801" + string(rune('0'+i)) + "0", Body: "hello"})
 		require.NoError(t, err)
 		want[in.LeadID] = true
 	}
@@ -349,7 +349,7 @@ func TestAllWalksLeadsWhileNewOnesArrive(t *testing.T) {
 		require.False(t, seen[l.ID], "repeated")
 		seen[l.ID] = true
 		n++
-		_, err = env.Server.InboundSMS(env.Account.PhoneNumber, "+155588802"+string(rune('0'+n))+"0", "new lead mid-walk")
+		_, err = env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: "+155588802" + string(rune('0'+n)) + "0", Body: "new lead mid-walk"})
 		require.NoError(t, err)
 	}
 	assert.Equal(t, want, seen)

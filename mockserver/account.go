@@ -2,12 +2,14 @@ package mockserver
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
@@ -50,12 +52,23 @@ func (s *Server) accounts(as []*identity.Account, err error) ([]*Account, error)
 }
 
 // Client returns an SDK client of the account: its key, the server's base
-// URL, and no client-side rate limiting (the server enforces the API's
-// limits itself; switch them off with WithRateLimits(false)). opts come
-// last, so they can change any of it. A server started with Start is
-// reached over its loopback port; one made with New, which listens
-// nowhere, is called in-process.
+// URL, no client-side rate limiting (the server enforces the API's limits
+// itself; switch them off with WithRateLimits(false)), and test-sized
+// retry waits: it retries what the SDK retries, as often, but waits
+// ClientRetryWaitMin to ClientRetryWaitMax between attempts instead of
+// half a second and more, and returns at once an answer whose Retry-After
+// is longer (a 429), so that a test of a failure path (an injected 503, the
+// magic numbers) takes milliseconds. opts come last, so they can change
+// any of it (voiceagent.WithRetryWait restores the SDK's waits). A server
+// started with Start is reached over its loopback port; one made with New,
+// which listens nowhere, is called in-process.
 func (a *Account) Client(opts ...voiceagent.Option) *client.Client { return a.srv.Client(a, opts...) }
+
+// The retry waits of the clients Account.Client and Server.Client return.
+const (
+	ClientRetryWaitMin = time.Millisecond
+	ClientRetryWaitMax = 10 * time.Millisecond
+)
 
 // Now returns the account's tenant's simulated time.
 func (a *Account) Now() time.Time { return a.srv.tenantNow(a.BusinessID) }
@@ -63,7 +76,9 @@ func (a *Account) Now() time.Time { return a.srv.tenantNow(a.BusinessID) }
 // Advance moves the account's tenant's clock forward by d, running every
 // simulated process of the tenant that falls due on the way (calls, texts,
 // deliveries and their retries, runs, the SDR schedule), and returns the
-// tenant's new time. Other tenants' clocks do not move.
+// tenant's new time. Other tenants' clocks do not move. Like
+// Server.Advance, it panics when d is negative or longer than 400 days,
+// where POST /_mock/clock/advance answers 400: time never moves back.
 func (a *Account) Advance(d time.Duration) time.Time { return a.srv.advanceTenant(a.BusinessID, d) }
 
 // AddFault installs a fault injection rule that fires only on requests of
@@ -73,17 +88,95 @@ func (a *Account) AddFault(f FaultRule) (FaultRule, error) {
 	return a.srv.AddFault(f)
 }
 
+// The account's forms of the Server's helpers: the same, for the account's
+// own business (and its number where one is called or texted).
+
+// InboundCall makes a caller ring the account's number (in.To when set)
+// and returns the call's id: see Server.InboundCall.
+func (a *Account) InboundCall(in InboundCall) (string, error) {
+	if in.To == "" {
+		in.To = a.PhoneNumber
+	}
+	return a.srv.InboundCall(in)
+}
+
+// InboundSMS makes a person text the account's number (in.To when set):
+// see Server.InboundSMS.
+func (a *Account) InboundSMS(in InboundSMS) (InboundSMSResult, error) {
+	if in.To == "" {
+		in.To = a.PhoneNumber
+	}
+	return a.srv.InboundSMS(in)
+}
+
+// SetConsent sets a number's SMS consent towards the account's business:
+// see Server.SetConsent.
+func (a *Account) SetConsent(phone, status string) error {
+	return a.srv.SetConsent(a.BusinessID, phone, status)
+}
+
+// Consent returns a number's SMS consent towards the account's business.
+func (a *Account) Consent(phone string) string { return a.srv.Consent(a.BusinessID, phone) }
+
+// AddDoNotCall puts a number on the business's do-not-call list: see
+// Server.AddDoNotCall.
+func (a *Account) AddDoNotCall(phone string) error { return a.srv.AddDoNotCall(a.BusinessID, phone) }
+
+// RemoveDoNotCall takes a number off the business's do-not-call list.
+func (a *Account) RemoveDoNotCall(phone string) error {
+	return a.srv.RemoveDoNotCall(a.BusinessID, phone)
+}
+
+// SeedCalls stores finished calls in the account's business: see
+// Server.SeedCalls.
+func (a *Account) SeedCalls(calls []CallFixture) ([]string, error) {
+	return a.srv.SeedCalls(a.BusinessID, calls)
+}
+
+// SeedLeads stores leads in the account's business: see Server.SeedLeads.
+func (a *Account) SeedLeads(leads []LeadFixture) ([]string, error) {
+	return a.srv.SeedLeads(a.BusinessID, leads)
+}
+
+// EmitEvent records an event of the account's business and delivers it:
+// see Server.EmitEvent.
+func (a *Account) EmitEvent(eventType string, data any) (string, error) {
+	return a.srv.EmitEvent(a.BusinessID, eventType, data)
+}
+
+// Deliveries returns the deliveries of the account's tenant that pass the
+// filter, oldest first (f.Tenant is set to the account's).
+func (a *Account) Deliveries(f DeliveryFilter) []Delivery {
+	f.Tenant = a.BusinessID
+	return a.srv.Deliveries(f)
+}
+
+// Requests returns the journaled requests of the account's tenant, oldest
+// first, for which match (nil: all) reports true.
+func (a *Account) Requests(match func(*JournalEntry) bool) []JournalEntry {
+	return a.srv.Requests(func(e *JournalEntry) bool {
+		return e.BusinessID == a.BusinessID && (match == nil || match(e))
+	})
+}
+
+// MinutesUsed returns the minutes the account's business's calls used.
+func (a *Account) MinutesUsed() int { return a.srv.MinutesUsed(a.BusinessID) }
+
 // Client returns an SDK client of acct against this server: see
 // Account.Client.
 func (s *Server) Client(acct *Account, opts ...voiceagent.Option) *client.Client {
-	base := []voiceagent.Option{voiceagent.WithRateLimiting(false)}
+	return client.New(acct.APIKey, append(s.clientOptions(), opts...)...)
+}
+
+// clientOptions are the options of the clients Client returns, before the
+// caller's.
+func (s *Server) clientOptions() []voiceagent.Option {
+	base := []voiceagent.Option{voiceagent.WithRateLimiting(false), voiceagent.WithRetryWait(ClientRetryWaitMin, ClientRetryWaitMax)}
 	if s.baseURL != "" {
-		base = append(base, voiceagent.WithBaseURL(s.baseURL))
-	} else {
-		base = append(base, voiceagent.WithBaseURL("http://mockserver.invalid/api"),
-			voiceagent.WithHTTPClient(&http.Client{Transport: inProcess{s}}))
+		return append(base, voiceagent.WithBaseURL(s.baseURL))
 	}
-	return client.New(acct.APIKey, append(base, opts...)...)
+	return append(base, voiceagent.WithBaseURL("http://mockserver.invalid/api"),
+		voiceagent.WithHTTPClient(&http.Client{Transport: inProcess{s}}))
 }
 
 // tenantNow is the time of the tenant owning a business (the base time for
@@ -98,11 +191,21 @@ func (s *Server) tenantNow(businessID string) time.Time {
 
 // advanceTenant moves the clock of the tenant owning a business.
 func (s *Server) advanceTenant(businessID string, d time.Duration) time.Time {
+	checkAdvance(d)
 	t, err := s.httpapi.TenantOfBusiness(businessID)
 	if err != nil {
 		panic("mockserver: Advance: " + err.Error())
 	}
 	return s.platform.Clocks.Of(t).Advance(d)
+}
+
+// checkAdvance panics when POST /_mock/clock/advance would refuse to move
+// a clock by d (its body's schema: 0 to 400 days), with the route's
+// message.
+func checkAdvance(d time.Duration) {
+	if err := httpapi.Validate("mockClockAdvance", map[string]float64{"seconds": d.Seconds()}); err != nil {
+		panic(fmt.Sprintf("mockserver: Advance(%s): %v", d, err))
+	}
 }
 
 // inProcess is an http.RoundTripper that serves requests with the server's

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -97,7 +98,7 @@ func TestBalanceCoversEveryBusinessTheKeyReaches(t *testing.T) {
 func TestUsageRecordsStatusesButNotUnauthenticatedRequests(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
-	acct, err := srv.NewAccount(AccountOptions{Scopes: []string{"billing:read", "numbers:read"}})
+	acct, err := srv.NewAccount(AccountOptions{Scopes: []voiceagent.Scope{"billing:read", "numbers:read"}})
 	require.NoError(t, err)
 	numbers := rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
 	agents := rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...) // 403

@@ -201,12 +201,26 @@ func (s *Server) WaitOutbox(ctx context.Context, to string, match func(OutboxMes
 // never open it.
 func (s *Server) SDRCronSecret() string { return s.sdr.SDRCronSecret() }
 
-// AddDNC puts a number on a business's do-not-call list, or on the national
-// registry every business honours when businessID is "". Texts to it are
-// refused with number_on_dnc; calls placed through the API are not checked
-// (the spec leaves that to the caller).
-func (s *Server) AddDNC(phone string, businessID string) error {
+// AddDoNotCall puts a number on a business's do-not-call list, or on the
+// national registry every business honours when businessID is "". Texts
+// to it are refused with number_on_dnc; calls placed through the API are
+// not checked (the spec leaves that to the caller).
+func (s *Server) AddDoNotCall(businessID, phone string) error {
 	return publicError(s.telephony.AddDNC(phone, businessID))
+}
+
+// RemoveDoNotCall takes a number off a do-not-call list (see
+// AddDoNotCall).
+func (s *Server) RemoveDoNotCall(businessID, phone string) error {
+	return publicError(s.telephony.RemoveDNC(phone, businessID))
+}
+
+// AddDNC is AddDoNotCall with its arguments the other way round.
+//
+// Deprecated: use AddDoNotCall(businessID, phone), whose arguments come in
+// the order of every other helper.
+func (s *Server) AddDNC(phone string, businessID string) error {
+	return s.AddDoNotCall(businessID, phone)
 }
 
 // Consent returns a number's SMS consent towards a business.
@@ -224,9 +238,9 @@ func (s *Server) InboundCall(in InboundCall) (string, error) {
 
 // InboundSMS makes a person text a platform number: consent, opt-out
 // (STOP) and opt-in (START) as the package documentation says.
-func (s *Server) InboundSMS(to string, from string, body string) (InboundSMS, error) {
-	r, err := s.telephony.InboundSMS(to, from, body)
-	return InboundSMS(r), publicError(err)
+func (s *Server) InboundSMS(in InboundSMS) (InboundSMSResult, error) {
+	r, err := s.telephony.InboundSMS(in.To, in.From, in.Body)
+	return InboundSMSResult(r), publicError(err)
 }
 
 // MinutesUsed returns the minutes a business's calls used (finished calls'
@@ -250,9 +264,12 @@ func (s *Server) ProviderCall(callID string) (ProviderCall, bool) {
 	return ProviderCall(c), ok
 }
 
-// RemoveDNC takes a number off a do-not-call list (see AddDNC).
+// RemoveDNC is RemoveDoNotCall with its arguments the other way round.
+//
+// Deprecated: use RemoveDoNotCall(businessID, phone), whose arguments come
+// in the order of every other helper.
 func (s *Server) RemoveDNC(phone string, businessID string) error {
-	return publicError(s.telephony.RemoveDNC(phone, businessID))
+	return s.RemoveDoNotCall(businessID, phone)
 }
 
 // SetConsent sets a number's SMS consent towards a business: ConsentOptedIn,

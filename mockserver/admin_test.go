@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	mclock "github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -136,7 +137,7 @@ func TestAdminAccounts(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, r.status, body)
 		assert.Equal(t, "invalid_request", r.code(), body)
 	}
-	_, err := srv.NewAccount(AccountOptions{Scopes: []string{"nope"}})
+	_, err := srv.NewAccount(AccountOptions{Scopes: []voiceagent.Scope{"nope"}})
 	assert.Error(t, err)
 }
 

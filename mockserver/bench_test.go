@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -22,7 +23,7 @@ import (
 func BenchmarkUsagePage(b *testing.B) {
 	for _, n := range []int{10_000, 1_000_000} {
 		s := New(WithRateLimits(false), WithStartTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
-		acct, err := s.NewAccount(AccountOptions{Scopes: []string{"billing:read"}})
+		acct, err := s.NewAccount(AccountOptions{Scopes: []voiceagent.Scope{"billing:read"}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -109,6 +109,21 @@ func journalEntry(e *httpapi.JournalEntry) JournalEntry {
 	}
 }
 
+// BodyIsJSON reports whether the message's body is shown as JSON: its
+// Content-Type is JSON, and the body is whole (within JournalBodyCap) and
+// parses.
+func (m *JournalMessage) BodyIsJSON() bool { return (*httpapi.JournalMessage)(m).BodyIsJSON() }
+
+// MarshalJSON encodes the message as GET /_mock/requests shows it: body is
+// the decoded JSON value when BodyIsJSON, else the text as a string.
+func (m JournalMessage) MarshalJSON() ([]byte, error) { return httpapi.JournalMessage(m).MarshalJSON() }
+
+// UnmarshalJSON decodes a message as GET /_mock/requests shows it: a body
+// that is a JSON value other than a string is kept as its (compact) text.
+func (m *JournalMessage) UnmarshalJSON(b []byte) error {
+	return (*httpapi.JournalMessage)(m).UnmarshalJSON(b)
+}
+
 func journalEntries(es []httpapi.JournalEntry) []JournalEntry {
 	return convertSlice(es, func(e httpapi.JournalEntry) JournalEntry { return journalEntry(&e) })
 }
@@ -133,7 +148,7 @@ func (f Fixtures) internal() fixtures.Fixtures {
 
 func (a FixtureAccount) internal() fixtures.FixtureAccount {
 	return fixtures.FixtureAccount{
-		BusinessName: a.BusinessName, Email: a.Email, Scopes: a.Scopes,
+		BusinessName: a.BusinessName, Email: a.Email, Scopes: httpapi.Strings[string](a.Scopes),
 		Leads: leadFixtures(a.Leads), Calls: callFixtures(a.Calls),
 	}
 }
@@ -153,7 +168,12 @@ func (in InboundCall) internal() telephony.InboundCall {
 	}
 }
 
-func (o AccountOptions) internal() identity.AccountOptions { return identity.AccountOptions(o) }
+func (o AccountOptions) internal() identity.AccountOptions {
+	return identity.AccountOptions{
+		BusinessName: o.BusinessName, Email: o.Email, Scopes: httpapi.Strings[string](o.Scopes),
+		Operator: o.Operator, Partner: o.Partner,
+	}
+}
 
 func tenant(t httpapi.TenantView) Tenant { return Tenant(t) }
 

@@ -72,6 +72,9 @@ func artifactDir(t *testing.T) string {
 // narrows the page to one tenant, adds and removes a fault rule with the
 // form, and saves a screenshot (dashboard.png).
 func TestBrowserDashboard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the browser test runs in the full suite (go test ./...)")
+	}
 	browser := findBrowser(t)
 	start := time.Date(2026, 6, 5, 19, 0, 0, 0, time.UTC)
 	srv := mockserver.Start(t, mockserver.WithStartTime(start), mockserver.WithIDSeed(7))

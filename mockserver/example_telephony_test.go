@@ -48,7 +48,7 @@ func ExampleServer_InboundSMS() {
 		log.Fatal(err)
 	}
 	for _, body := range []string{"Hello there", "STOP", "start"} {
-		in, err := srv.InboundSMS(acct.PhoneNumber, "+15551230006", body)
+		in, err := srv.InboundSMS(mockserver.InboundSMS{To: acct.PhoneNumber, From: "+15551230006", Body: body})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -376,7 +376,7 @@ func fuzzTenant(s *Server) (*Account, seedIDs, error) {
 		return nil, nil, err
 	}
 	ids := seedIDs{"business": acct.BusinessID, "agent": acct.AgentID}
-	in, err := s.InboundSMS(acct.PhoneNumber, "+15551230001", "Hi, my name is Fuzz, I need a quote")
+	in, err := s.InboundSMS(InboundSMS{To: acct.PhoneNumber, From: "+15551230001", Body: "Hi, my name is Fuzz, I need a quote"})
 	if err != nil {
 		return nil, nil, err
 	}

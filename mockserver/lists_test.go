@@ -65,7 +65,7 @@ func TestListsShowEveryChange(t *testing.T) {
 	}{
 		{"inbound texts make leads", func() {
 			for i := range 3 {
-				_, err := srv.InboundSMS(acct.PhoneNumber, fmt.Sprintf("+1555123000%d", i), "Hi, this is Jane Doe, I would like a quote")
+				_, err := srv.InboundSMS(InboundSMS{To: acct.PhoneNumber, From: fmt.Sprintf("+1555123000%d", i), Body: "Hi, this is Jane Doe, I would like a quote"})
 				require.NoError(t, err)
 			}
 		}, []string{`"phone":"+15551230000"`}},
@@ -223,7 +223,7 @@ func TestListsAfterAResetShowOnlyTheNewState(t *testing.T) {
 			require.Equal(t, want, r.status, "%s %s: %s", method, path, r.body)
 		}
 		do(http.MethodPatch, "/v1/agents", `{"id":"`+acct.AgentID+`","name":"`+agentName+`"}`, http.StatusOK)
-		_, err = srv.InboundSMS(acct.PhoneNumber, "+15551230000", "Hi, this is "+agentName+" calling, I would like a quote")
+		_, err = srv.InboundSMS(InboundSMS{To: acct.PhoneNumber, From: "+15551230000", Body: "Hi, this is " + agentName + " calling, I would like a quote"})
 		require.NoError(t, err)
 		do(http.MethodPost, "/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"+15551230000"}`, http.StatusCreated)
 		srv.Advance(10 * time.Minute)
@@ -264,7 +264,7 @@ func TestListsFollowEachTenantsClock(t *testing.T) {
 		accts[i] = acct
 		for j := range 2 {
 			to := fmt.Sprintf("+1555123%d00%d", i, j)
-			_, err := srv.InboundSMS(acct.PhoneNumber, to, "Hi, this is Jane Doe, I would like a quote")
+			_, err := srv.InboundSMS(InboundSMS{To: acct.PhoneNumber, From: to, Body: "Hi, this is Jane Doe, I would like a quote"})
 			require.NoError(t, err)
 			r := rawDo(t, http.MethodPost, srv.URL+"/v1/calls", `{"agent_id":"`+acct.AgentID+`","to":"`+to+`"}`, bearer(acct.APIKey)...)
 			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)

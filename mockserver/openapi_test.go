@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
@@ -56,7 +57,7 @@ func TestOpenAPIContractNeedsAKey(t *testing.T) {
 	resp, _ := get(t, env.HTTPClient(), env.Server.URL+"/v1/openapi.json", "")
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 
-	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"calls:read"}})
+	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"calls:read"}})
 	resp, body := get(t, env.HTTPClient(), env.Server.URL+"/v1/openapi.json", readOnly.APIKey)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "any valid key reads it, whatever its scopes")
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -175,7 +176,7 @@ func TestScopeRequirements(t *testing.T) {
 func TestMissingScopeIs403NamingTheScope(t *testing.T) {
 	t.Parallel()
 	srv := Start(t)
-	acct, err := srv.NewAccount(AccountOptions{Scopes: []string{"numbers:read"}})
+	acct, err := srv.NewAccount(AccountOptions{Scopes: []voiceagent.Scope{"numbers:read"}})
 	require.NoError(t, err)
 	r := rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	assert.Equal(t, http.StatusForbidden, r.status)

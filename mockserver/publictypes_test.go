@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/fixtures"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -89,7 +90,7 @@ func TestPublicTypesMatchDomains(t *testing.T) {
 		{Fixtures{}, fixtures.Fixtures{}},
 		{Caller{}, telephony.Caller{}},
 		{InboundCall{}, telephony.InboundCall{}},
-		{InboundSMS{}, telephony.InboundSMS{}},
+		{InboundSMSResult{}, telephony.InboundSMS{}},
 		{Delivery{}, hooks.Delivery{}},
 		{DeliveryAttempt{}, hooks.DeliveryAttempt{}},
 		{DeliveryFilter{}, hooks.DeliveryFilter{}},
@@ -119,7 +120,8 @@ func TestPublicTypesMatchDomains(t *testing.T) {
 }
 
 // shape describes the exported fields of a struct type: name, JSON tag and
-// type, with named struct types of either side described by their kind.
+// type, with named struct and string types of either side described by
+// their kind.
 func shape(t reflect.Type) string {
 	var b strings.Builder
 	for i := range t.NumField() {
@@ -138,6 +140,8 @@ func typeShape(t reflect.Type) string {
 		return "[]" + typeShape(t.Elem())
 	case reflect.Pointer:
 		return "*" + typeShape(t.Elem())
+	case reflect.String:
+		return "string" // voiceagent.Scope and string encode alike
 	case reflect.Struct:
 		if t.PkgPath() == "time" {
 			return t.String()
@@ -200,7 +204,7 @@ func TestHelperErrors(t *testing.T) {
 			status: 400, code: "invalid_request", path: "path"},
 		{name: "fault rule of an unknown business", err: second(acctFault(s, unknown)),
 			status: 404, code: "not_found"},
-		{name: "unknown scope", err: second(s.NewAccount(AccountOptions{Scopes: []string{"nothing:write"}})),
+		{name: "unknown scope", err: second(s.NewAccount(AccountOptions{Scopes: []voiceagent.Scope{"nothing:write"}})),
 			status: 400, code: "invalid_request", path: "scopes"},
 		{name: "event of an unknown business", err: second(s.EmitEvent(unknown, "call.completed", nil)),
 			status: 404, code: "not_found"},
@@ -210,7 +214,7 @@ func TestHelperErrors(t *testing.T) {
 			status: 404, code: "not_found"},
 		{name: "bad lead fixture", err: second(s.SeedLeads(acct.BusinessID, []LeadFixture{{Status: "nothing"}})),
 			status: 400, code: "invalid_request"},
-		{name: "fixtures with an unknown scope", err: second(s.LoadFixtures(Fixtures{Accounts: []FixtureAccount{{Scopes: []string{"nothing:write"}}}})),
+		{name: "fixtures with an unknown scope", err: second(s.LoadFixtures(Fixtures{Accounts: []FixtureAccount{{Scopes: []voiceagent.Scope{"nothing:write"}}}})),
 			status: 400, code: "invalid_request"},
 		{name: "unknown delivery", err: second(s.ReplayDelivery("d_nothing")),
 			status: 404, code: "not_found", is: ErrDeliveryNotFound},

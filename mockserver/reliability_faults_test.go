@@ -100,7 +100,7 @@ func runFaultWorkload(t *testing.T, n int, rules ...mockserver.FaultRule) {
 	// none of them a lead's, so a text touches no lead).
 	leadIDs := make([]string, n)
 	for i := range leadIDs {
-		in, err := srv.InboundSMS(acct.PhoneNumber, fmt.Sprintf("+1555730%04d", i), "Hello, I need a quote")
+		in, err := srv.InboundSMS(mockserver.InboundSMS{To: acct.PhoneNumber, From: fmt.Sprintf("+1555730%04d", i), Body: "Hello, I need a quote"})
 		require.NoError(t, err)
 		leadIDs[i] = in.LeadID
 	}

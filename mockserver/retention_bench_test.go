@@ -81,7 +81,7 @@ func BenchmarkRecordBytes(b *testing.B) {
 				fmt.Sprintf(`{"from_agent_id":%q,"to":"+15551230001","message":"Your appointment %d is confirmed."}`, acct.AgentID, i), http.StatusOK)
 		}},
 		{"inbound-text-lead", nil, func(s *Server, acct *Account, i int) {
-			if _, err := s.InboundSMS(acct.PhoneNumber, fmt.Sprintf("+1555%07d", i+1), "Hi, I would like a quote"); err != nil {
+			if _, err := s.InboundSMS(InboundSMS{To: acct.PhoneNumber, From: fmt.Sprintf("+1555%07d", i+1), Body: "Hi, I would like a quote"}); err != nil {
 				b.Fatal(err)
 			}
 		}},

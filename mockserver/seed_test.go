@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
 )
 
 func TestHealthAnswersTheVersion(t *testing.T) {
@@ -53,7 +55,7 @@ func TestResetKeepsTheSeedAccounts(t *testing.T) {
 	require.NoError(t, err)
 	other, err := srv.NewAccount(AccountOptions{})
 	require.NoError(t, err)
-	_, err = srv.SeedAccount(AccountOptions{Scopes: []string{"nope"}})
+	_, err = srv.SeedAccount(AccountOptions{Scopes: []voiceagent.Scope{"nope"}})
 	assert.Error(t, err)
 
 	agents := func(key string) rawResp { return rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(key)...) }

@@ -417,8 +417,13 @@ func (s *Server) Now() time.Time { return s.platform.Clocks.Base().Now() }
 // Advance moves the base simulated time, and every tenant's clock with it,
 // forward by d, running every simulated process that falls due on the way,
 // and returns the new base time. To move one test's time without touching
-// the others', use Account.Advance.
-func (s *Server) Advance(d time.Duration) time.Time { return s.platform.Clocks.Advance(d) }
+// the others', use Account.Advance. It panics when d is negative or longer
+// than 400 days, where POST /_mock/clock/advance answers 400: time never
+// moves back, and a test's mistake is reported where it happens.
+func (s *Server) Advance(d time.Duration) time.Time {
+	checkAdvance(d)
+	return s.platform.Clocks.Advance(d)
+}
 
 // Reset drops all state: records, pending simulations, idempotency keys,
 // rate limit windows, the journal, the outbox and fault rules; then it

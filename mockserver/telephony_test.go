@@ -114,7 +114,7 @@ func TestEventsOfCallsLeadsAndTexts(t *testing.T) {
 	assert.Equal(t, "Caller: Call me back", e.lastEvent(t, "voicemail.received")["transcript"])
 	assert.Equal(t, "no-answer", e.lastEvent(t, "call.failed")["status"])
 
-	_, err = e.srv.InboundSMS(e.acct.PhoneNumber, "+15556660003", "hi there")
+	_, err = e.srv.InboundSMS(InboundSMS{To: e.acct.PhoneNumber, From: "+15556660003", Body: "hi there"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"lead.created", "lead.scored", "sms.received"}, e.events(t, &seen))
 	_, err = e.c.SMS.Send(ctx, &sms.SendParams{To: "+15556660003", FromAgentID: e.acct.AgentID, Message: "hello"})
@@ -172,15 +172,15 @@ func TestRingFirstRoutingDelaysTheAgent(t *testing.T) {
 	e.srv.Advance(19 * time.Second)
 	c, err := e.c.Calls.Get(context.Background(), id)
 	require.NoError(t, err)
-	assert.Equal(t, "ringing", c.Status, "the owner's phone rings first")
+	assert.Equal(t, calls.StatusRinging, c.Status, "the owner's phone rings first")
 	e.srv.Advance(time.Second)
 	c, err = e.c.Calls.Get(context.Background(), id)
 	require.NoError(t, err)
-	assert.Equal(t, "in-progress", c.Status)
+	assert.Equal(t, calls.StatusInProgress, c.Status)
 	e.srv.Advance(40 * time.Second)
 	c, err = e.c.Calls.Get(context.Background(), id)
 	require.NoError(t, err)
-	assert.Equal(t, "ended", c.Status)
+	assert.Equal(t, calls.StatusEnded, c.Status)
 	assert.Equal(t, 40, c.Duration)
 }
 
@@ -367,7 +367,7 @@ func TestAdminRoutes(t *testing.T) {
 	}
 	_, err = srv.InboundCall(InboundCall{To: e.acct.PhoneNumber, From: "nope"})
 	assert.Error(t, err, "the Go helper validates like the route")
-	_, err = srv.InboundSMS("+15550000000", "+15556660033", "x")
+	_, err = srv.InboundSMS(InboundSMS{To: "+15550000000", From: "+15556660033", Body: "x"})
 	assert.Error(t, err)
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 )
 
@@ -36,7 +37,7 @@ type AccountOptions struct {
 	// Email is the email of the account's user.
 	Email string `json:"email,omitempty"`
 	// Scopes are the scopes of the account's key ("*" for all).
-	Scopes []string `json:"scopes,omitempty"`
+	Scopes []voiceagent.Scope `json:"scopes,omitempty"`
 	// Operator makes the user a platform operator (may mint partner keys
 	// with POST /v1/keys partner_id).
 	Operator bool `json:"operator,omitempty"`
@@ -115,9 +116,9 @@ type CallFixture struct {
 // /_mock/accounts takes, and the account's leads and calls.
 type FixtureAccount struct {
 	// BusinessName, Email and Scopes are as in AccountOptions.
-	BusinessName string   `json:"business_name,omitempty"`
-	Email        string   `json:"email,omitempty"`
-	Scopes       []string `json:"scopes,omitempty"`
+	BusinessName string             `json:"business_name,omitempty"`
+	Email        string             `json:"email,omitempty"`
+	Scopes       []voiceagent.Scope `json:"scopes,omitempty"`
 	// Leads are stored as Server.SeedLeads stores them.
 	Leads []LeadFixture `json:"leads,omitempty"`
 	// Calls are stored as Server.SeedCalls stores them.
@@ -164,9 +165,24 @@ type InboundCall struct {
 	Duration int `json:"duration,omitempty"`
 }
 
-// InboundSMS is the outcome of an inbound text: the response of POST
-// /_mock/inbound-sms and what Server.InboundSMS returns.
+// InboundSMS is a person texting one of the platform's numbers: the body
+// of POST /_mock/inbound-sms and the argument of Server.InboundSMS and
+// Account.InboundSMS.
 type InboundSMS struct {
+	// To is the platform number texted (Account.InboundSMS: the account's
+	// number when empty).
+	To string `json:"to"`
+	// From is the sender's number, E.164. Required.
+	From string `json:"from"`
+	// Body is the text: STOP opts out, START opts in, anything else
+	// grants consent (unless the number opted out) and joins the lead's
+	// thread.
+	Body string `json:"body"`
+}
+
+// InboundSMSResult is the outcome of an inbound text: the response of POST
+// /_mock/inbound-sms and what Server.InboundSMS returns.
+type InboundSMSResult struct {
 	// MessageID is the logged inbound message.
 	MessageID string `json:"message_id"`
 	// LeadID is the lead whose thread holds it ("" when none: an opt-out
@@ -399,7 +415,8 @@ func (e *JournalEntry) Bytes() int64 {
 }
 
 // JournalMessage is the headers and body of a journaled request or
-// response.
+// response. In JSON (GET /_mock/requests, MarshalJSON) its body is the
+// decoded JSON value when BodyIsJSON, else a string.
 type JournalMessage struct {
 	// Header is the message's headers, secrets redacted.
 	Header http.Header `json:"headers"`

@@ -41,7 +41,7 @@ func TestListNumbersErrors(t *testing.T) {
 	_, err := env.Client.Numbers.List(ctx, &numbers.ListParams{BusinessID: other.BusinessID})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden, "another tenant's business")
 
-	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"agents:read"}})
+	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"agents:read"}})
 	_, err = env.ClientFor(noScope.APIKey).Numbers.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden, "numbers:read is required")
 

@@ -204,7 +204,7 @@ func TestListFiltersPagesAndAccess(t *testing.T) {
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 
 	// communication-runs:read validates, previews, lists and reads; create needs :write.
-	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeCommunicationRunsRead}})
+	ro := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeCommunicationRunsRead}})
 	rc := env.ClientFor(ro.APIKey)
 	p := &runs.CreateParams{BusinessID: ro.BusinessID, ExternalRef: "ro", Touches: []runs.TouchParams{touch("t", runs.ChannelSMS, "+15551230002", time.Hour)}}
 	_, err = rc.Runs.Validate(ctx, p)
@@ -215,7 +215,7 @@ func TestListFiltersPagesAndAccess(t *testing.T) {
 	require.NoError(t, err)
 	_, err = rc.Runs.Create(ctx, p)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	none := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeCallsRead}})
+	none := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeCallsRead}})
 	_, err = env.ClientFor(none.APIKey).Runs.Validate(ctx, p)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 }

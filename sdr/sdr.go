@@ -23,7 +23,7 @@ import (
 )
 
 // Segment is where a lead stands in the pipeline.
-type Segment = string
+type Segment string
 
 // The eleven segments and manual review.
 const (
@@ -42,7 +42,7 @@ const (
 )
 
 // Action is what the pipeline does with a lead.
-type Action = string
+type Action string
 
 // Actions of Act (the first six), and the ones runs and the pipeline
 // report.

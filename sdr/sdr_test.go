@@ -160,8 +160,8 @@ func TestConfigDefaultsUpsertAndValidation(t *testing.T) {
 func TestKeysNeedSDRScopesAndSessionsDoNot(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
-	noSDR := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"calls:read"}})
-	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"sdr:read"}})
+	noSDR := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"calls:read"}})
+	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"sdr:read"}})
 
 	_, err := env.ClientFor(noSDR.APIKey).SDR.GetConfig(ctx, noSDR.BusinessID)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
@@ -430,7 +430,7 @@ func TestCadenceLimitsRefuseWithNextAllowedAt(t *testing.T) {
 	require.NoError(t, err)
 	var actions []string
 	for _, a := range log {
-		actions = append(actions, a.Action+map[bool]string{true: "", false: "!"}[a.Success])
+		actions = append(actions, string(a.Action)+map[bool]string{true: "", false: "!"}[a.Success])
 	}
 	assert.Equal(t, []string{"skip", "resume", "pause", "sms", "email"}, actions,
 		"newest first; refused touches never reach the dispatch, so they are not logged")

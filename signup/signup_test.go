@@ -151,7 +151,7 @@ func TestOTPFlowProvisionsAnAccount(t *testing.T) {
 func TestChosenScopesGoOnTheKey(t *testing.T) {
 	env, c := newEnv(t)
 	p := params("scopes@acme.example")
-	p.APIKeyScopes = []string{voiceagent.ScopeAgentsRead, voiceagent.ScopeAgentsWrite, voiceagent.ScopeSDRRead}
+	p.APIKeyScopes = []voiceagent.Scope{voiceagent.ScopeAgentsRead, voiceagent.ScopeAgentsWrite, voiceagent.ScopeSDRRead}
 	res, err := c.Signup.Verify(context.Background(), start(t, env, c, p))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, p.APIKeyScopes, res.Scopes)
@@ -167,19 +167,19 @@ func TestVerifyMustRepeatTheRequestStep(t *testing.T) {
 	ctx := context.Background()
 	scoped := func(email string) *signup.RequestParams {
 		p := params(email)
-		p.APIKeyScopes = []string{voiceagent.ScopeCallsRead, voiceagent.ScopeAgentsRead}
+		p.APIKeyScopes = []voiceagent.Scope{voiceagent.ScopeCallsRead, voiceagent.ScopeAgentsRead}
 		return p
 	}
 
 	t.Run("scope order does not matter", func(t *testing.T) {
 		v := start(t, env, c, scoped("order@acme.example"))
-		v.APIKeyScopes = []string{voiceagent.ScopeAgentsRead, voiceagent.ScopeCallsRead}
+		v.APIKeyScopes = []voiceagent.Scope{voiceagent.ScopeAgentsRead, voiceagent.ScopeCallsRead}
 		_, err := c.Signup.Verify(ctx, v)
 		require.NoError(t, err)
 	})
 
 	for name, change := range map[string]func(v *signup.VerifyParams){
-		"changed scopes": func(v *signup.VerifyParams) { v.APIKeyScopes = []string{voiceagent.ScopeCallsRead} },
+		"changed scopes": func(v *signup.VerifyParams) { v.APIKeyScopes = []voiceagent.Scope{voiceagent.ScopeCallsRead} },
 		"removed scopes": func(v *signup.VerifyParams) { v.APIKeyScopes = nil },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -199,7 +199,7 @@ func TestVerifyMustRepeatTheRequestStep(t *testing.T) {
 
 	t.Run("added scopes and other fields", func(t *testing.T) {
 		v := start(t, env, c, params("other@acme.example"))
-		v.APIKeyScopes = []string{voiceagent.ScopeCallsRead}
+		v.APIKeyScopes = []voiceagent.Scope{voiceagent.ScopeCallsRead}
 		v.BusinessName = "Other Name"
 		v.Email = "OTHER@acme.example" // case does not count
 		_, err := c.Signup.Verify(ctx, v)
@@ -317,7 +317,7 @@ func TestSDKRetryOfAVerifyReplaysTheFirstAnswer(t *testing.T) {
 
 func TestScopeRules(t *testing.T) {
 	_, c := newEnv(t)
-	for name, scopes := range map[string][]string{
+	for name, scopes := range map[string][]voiceagent.Scope{
 		"unknown":       {"calls:delete"},
 		"wildcard":      {"*"},
 		"platform-only": {voiceagent.ScopeApprovalsWrite},

@@ -31,7 +31,7 @@ func ExampleService_Send() {
 	fmt.Println(errors.Is(err, voiceagent.ErrNumberOptedOut)) // no consent yet
 
 	// The customer texts first: that is consent.
-	in, err := srv.InboundSMS(acct.PhoneNumber, customer, "Hi, are you open on Saturday?")
+	in, err := srv.InboundSMS(mockserver.InboundSMS{To: acct.PhoneNumber, From: customer, Body: "Hi, are you open on Saturday?"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func ExampleService_All() {
 	}
 	c := client.New(acct.APIKey, voiceagent.WithBaseURL(hs.URL+"/api"))
 	for _, from := range []string{"+15551230007", "+15551230008"} {
-		if _, err := srv.InboundSMS(acct.PhoneNumber, from, "Do you do weekend visits?"); err != nil {
+		if _, err := srv.InboundSMS(mockserver.InboundSMS{To: acct.PhoneNumber, From: from, Body: "Do you do weekend visits?"}); err != nil {
 			log.Fatal(err)
 		}
 	}

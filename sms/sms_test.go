@@ -49,7 +49,7 @@ func TestConsentComesFromInboundTextsAndCallsAndFollowsStopAndStart(t *testing.T
 	assert.Equal(t, voiceagent.CodeNumberOptedOut, c, "never opted in")
 	assert.ErrorIs(t, err, voiceagent.ErrNumberOptedOut)
 
-	in, err := env.Server.InboundSMS(env.Account.PhoneNumber, to, "Hi, do you have availability tomorrow?")
+	in, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: to, Body: "Hi, do you have availability tomorrow?"})
 	require.NoError(t, err)
 	assert.Equal(t, mockserver.ConsentOptedIn, in.Consent)
 	sent, err := send(env, to, "Yes, we have 10am free.")
@@ -62,12 +62,12 @@ func TestConsentComesFromInboundTextsAndCallsAndFollowsStopAndStart(t *testing.T
 	assert.Equal(t, in.LeadID, *sent.LeadID, "the text joins the thread of the lead with that number")
 	assert.Equal(t, sms.StatusSent, sent.Status)
 
-	in, err = env.Server.InboundSMS(env.Account.PhoneNumber, to, "  stop ")
+	in, err = env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: to, Body: "  stop "})
 	require.NoError(t, err)
 	assert.Equal(t, mockserver.ConsentOptedOut, in.Consent)
 	_, err = send(env, to, "Are you sure?")
 	assert.ErrorIs(t, err, voiceagent.ErrNumberOptedOut, "STOP revokes")
-	_, err = env.Server.InboundSMS(env.Account.PhoneNumber, to, "one more question")
+	_, err = env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: to, Body: "one more question"})
 	require.NoError(t, err)
 	_, err = send(env, to, "Sure")
 	assert.ErrorIs(t, err, voiceagent.ErrNumberOptedOut, "only START lifts an opt-out")
@@ -76,7 +76,7 @@ func TestConsentComesFromInboundTextsAndCallsAndFollowsStopAndStart(t *testing.T
 	_ = id
 	_, err = send(env, to, "Sure")
 	assert.ErrorIs(t, err, voiceagent.ErrNumberOptedOut, "nor does a call")
-	in, err = env.Server.InboundSMS(env.Account.PhoneNumber, to, "START")
+	in, err = env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: to, Body: "START"})
 	require.NoError(t, err)
 	assert.Equal(t, mockserver.ConsentOptedIn, in.Consent)
 	_, err = send(env, to, "Welcome back")
@@ -217,7 +217,7 @@ func TestThreadsAndDelivery(t *testing.T) {
 	env := newEnv(t, afternoonET)
 	ctx := context.Background()
 	const to = "+15559990051"
-	in, err := env.Server.InboundSMS(env.Account.PhoneNumber, to, "Hi, this is Lee Park. Can I book a visit?")
+	in, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: to, Body: "Hi, this is Lee Park. Can I book a visit?"})
 	require.NoError(t, err)
 	env.Server.Advance(time.Minute)
 	sent, err := send(env, to, "Sure, Lee! Does Friday work?")
@@ -254,7 +254,7 @@ func TestThreadsAndDelivery(t *testing.T) {
 	assert.Equal(t, 2, l.InteractionCount)
 
 	// An explicit lead_id puts the text in that thread.
-	other, err := env.Server.InboundSMS(env.Account.PhoneNumber, "+15559990052", "hello")
+	other, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: "+15559990052", Body: "hello"})
 	require.NoError(t, err)
 	s2, err := env.Client.SMS.Send(ctx, &sms.SendParams{To: to, FromAgentID: env.Account.AgentID, Message: "fyi", LeadID: voiceagent.String(other.LeadID)})
 	require.NoError(t, err)
@@ -299,7 +299,7 @@ func TestSendErrorsAndMessagingService(t *testing.T) {
 	other := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{})
 	_, err = env.Client.SMS.Send(ctx, &sms.SendParams{To: to, FromAgentID: other.AgentID, Message: "hi"})
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound, "another tenant's agent")
-	otherLead, err := env.Server.InboundSMS(other.PhoneNumber, "+15559990062", "hi")
+	otherLead, err := env.Server.InboundSMS(mockserver.InboundSMS{To: other.PhoneNumber, From: "+15559990062", Body: "hi"})
 	require.NoError(t, err)
 	_, err = env.Client.SMS.Send(ctx, &sms.SendParams{To: to, FromAgentID: env.Account.AgentID, Message: "hi", LeadID: voiceagent.String(otherLead.LeadID)})
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound, "another tenant's lead")
@@ -328,12 +328,12 @@ func TestSendErrorsAndMessagingService(t *testing.T) {
 	_, err = env.Client.SMS.List(ctx, &sms.ListParams{Direction: "sideways"})
 	assert.ErrorIs(t, err, voiceagent.ErrInvalidRequest)
 
-	readOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"sms:read", "agents:read"}}).APIKey)
+	readOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"sms:read", "agents:read"}}).APIKey)
 	_, err = readOnly.SMS.Send(ctx, &sms.SendParams{To: to, FromAgentID: env.Account.AgentID, Message: "x"})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 	_, err = readOnly.SMS.UpdatePrompt(ctx, &sms.UpdatePromptParams{AgentID: env.Account.AgentID, SMSPrompt: "x"})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden, "update-prompt needs agents:write")
-	writeOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{"sms:write"}}).APIKey)
+	writeOnly := env.ClientFor(testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{"sms:write"}}).APIKey)
 	_, err = writeOnly.SMS.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 }

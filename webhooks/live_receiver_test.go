@@ -279,7 +279,7 @@ func callData(c *calls.Call) webhooks.CallData {
 		q = (*webhooks.Quality)(c.QualityDimensions)
 	}
 	return webhooks.CallData{
-		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Direction: c.Direction, Duration: c.Duration,
+		ID: c.ID, ConversationID: c.ConversationID, Status: string(c.Status), Direction: c.Direction, Duration: c.Duration,
 		AgentID: c.AgentID, AgentName: c.AgentName, BusinessID: c.BusinessID, LeadID: deref(c.LeadID),
 		To: c.To, From: deref(c.From), Name: deref(c.Name), Summary: deref(c.Summary),
 		RecordingURL: deref(c.RecordingURL), Transcript: deref(c.Transcript), QualityDimensions: q,
@@ -293,7 +293,7 @@ func callData(c *calls.Call) webhooks.CallData {
 func leadData(l *leads.Lead) webhooks.LeadData {
 	return webhooks.LeadData{
 		ID: l.ID, Name: deref(l.Name), FirstName: deref(l.FirstName), LastName: deref(l.LastName),
-		Email: deref(l.Email), Phone: deref(l.Phone), Status: l.Status, Source: deref(l.Source),
+		Email: deref(l.Email), Phone: deref(l.Phone), Status: string(l.Status), Source: deref(l.Source),
 		AgentID: deref(l.AgentID), AgentName: deref(l.AgentName), BusinessID: l.BusinessID,
 		Zip: deref(l.Zip), Address: deref(l.Address), City: deref(l.City), State: deref(l.State),
 		SourceURL: deref(l.SourceURL), SourcePage: deref(l.SourcePage), Notes: deref(l.Notes),

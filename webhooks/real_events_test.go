@@ -50,7 +50,7 @@ func TestACompletedCallIsDeliveredSignedAndItsOwnWebhookUnsigned(t *testing.T) {
 	cd, err := started.Call()
 	require.NoError(t, err)
 	assert.Equal(t, callData(live), *cd, "call.started carries the call as the API shows it then")
-	assert.Equal(t, calls.StatusInProgress, cd.Status)
+	assert.EqualValues(t, calls.StatusInProgress, cd.Status)
 	assert.True(t, cd.EndedAt.IsZero())
 
 	env.Server.Advance(5 * time.Minute)
@@ -74,7 +74,7 @@ func TestACompletedCallIsDeliveredSignedAndItsOwnWebhookUnsigned(t *testing.T) {
 	// flat form of the spec.
 	cw := recv.call(t)
 	assert.Equal(t, webhooks.CallWebhook{
-		ID: cw.ID, Event: webhooks.EventCallCompleted, CallID: created.ID, Status: calls.StatusCompleted,
+		ID: cw.ID, Event: webhooks.EventCallCompleted, CallID: created.ID, Status: string(calls.StatusCompleted),
 		Duration: done.Duration, RecordingURL: *done.RecordingURL, Summary: *done.Summary, Timestamp: *done.EndedAt,
 	}, *cw)
 
@@ -140,7 +140,7 @@ func TestAnInboundCallCreatesALeadDeliveredSigned(t *testing.T) {
 	assert.Equal(t, "Jane", ld.FirstName)
 	assert.Equal(t, "jane@example.com", ld.Email)
 	assert.Equal(t, "+15557770101", ld.Phone)
-	assert.Equal(t, leads.StatusNew, ld.Status)
+	assert.EqualValues(t, leads.StatusNew, ld.Status)
 	assert.Equal(t, "inbound_call", ld.Source)
 	assert.Equal(t, "human", ld.Intent)
 	assert.Equal(t, env.Account.AgentID, ld.AgentID)
@@ -179,7 +179,7 @@ func TestASentTextIsDeliveredSigned(t *testing.T) {
 		webhooks.EventSMSDelivered, webhooks.EventSMSFailed)
 
 	// The customer texts first: consent, a lead, sms.received.
-	in, err := env.Server.InboundSMS(env.Account.PhoneNumber, "+15557770201", "Do you deliver on Fridays?")
+	in, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: "+15557770201", Body: "Do you deliver on Fridays?"})
 	require.NoError(t, err)
 	inbound, err := recv.event(t, webhooks.EventSMSReceived).Message()
 	require.NoError(t, err)
@@ -231,7 +231,7 @@ func TestAReceiverFailingTwiceGetsARealEventOnTheThirdAttempt(t *testing.T) {
 	ctx := context.Background()
 	recv, sub := liveSubscription(t, env, 2, webhooks.EventLeadCreated)
 
-	in, err := env.Server.InboundSMS(env.Account.PhoneNumber, "+15557770301", "Hi, I'm Ada. Can I book a table?")
+	in, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: "+15557770301", Body: "Hi, I'm Ada. Can I book a table?"})
 	require.NoError(t, err)
 	f := mockserver.DeliveryFilter{SubscriptionID: sub.ID}
 	d := waitDeliveries(t, env.Server, 1, mockserver.DeliveryFilter{SubscriptionID: sub.ID, MinAttempts: 1})[0]
@@ -370,7 +370,7 @@ func TestReplayReDeliversARealEvent(t *testing.T) {
 	ctx := context.Background()
 	recv, _ := liveSubscription(t, env, 0, webhooks.EventLeadCreated)
 
-	in, err := env.Server.InboundSMS(env.Account.PhoneNumber, "+15557770501", "Hi, this is Grace Hopper")
+	in, err := env.Server.InboundSMS(mockserver.InboundSMS{To: env.Account.PhoneNumber, From: "+15557770501", Body: "Hi, this is Grace Hopper"})
 	require.NoError(t, err)
 	ev := recv.event(t, webhooks.EventLeadCreated)
 	waitDeliveries(t, env.Server, 1, mockserver.DeliveryFilter{EventID: ev.ID, Status: mockserver.DeliverySucceeded})
@@ -406,7 +406,7 @@ func TestReplayReDeliversARealEvent(t *testing.T) {
 	assert.JSONEq(t, string(ev.Data), string(lateEv.Data))
 	ld, err := lateEv.Lead()
 	require.NoError(t, err)
-	assert.Equal(t, leads.StatusNew, ld.Status)
+	assert.EqualValues(t, leads.StatusNew, ld.Status)
 	assert.Equal(t, 1, late.assertReferenceVerified(t))
 	waitDeliveries(t, env.Server, 4, mockserver.DeliveryFilter{EventID: ev.ID, Status: mockserver.DeliverySucceeded})
 	assert.Len(t, recv.handled(), 1, "still once")

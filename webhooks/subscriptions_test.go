@@ -594,7 +594,7 @@ func TestUpsertAccessRules(t *testing.T) {
 	_, err = env.Client.Webhooks.Upsert(ctx, &webhooks.UpsertParams{ID: "7c8f5a56-34a4-4c5e-9a9e-0b7cbb2f6f3e", BusinessID: env.Account.BusinessID, WebhookURL: "https://a.example"})
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
 
-	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeWebhooksRead}})
+	readOnly := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeWebhooksRead}})
 	rc := env.ClientFor(readOnly.APIKey)
 	_, err = rc.Webhooks.List(ctx, nil)
 	require.NoError(t, err)
@@ -603,7 +603,7 @@ func TestUpsertAccessRules(t *testing.T) {
 	assert.ErrorIs(t, rc.Webhooks.Delete(ctx, sub.ID), voiceagent.ErrForbidden)
 	_, err = rc.Webhooks.RotateSecret(ctx, &webhooks.RotateSecretParams{ID: sub.ID})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeAgentsRead}})
+	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeAgentsRead}})
 	_, err = env.ClientFor(noScope.APIKey).Webhooks.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 

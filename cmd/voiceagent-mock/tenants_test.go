@@ -42,6 +42,9 @@ var usZones = []struct{ zone, prefix string }{
 // once with the binary's wall clock fixed at 03:00 in New York, once on the
 // real one.
 func TestTheBinaryKeepsParallelTenantsApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the scale test of two binaries and 32 tenants runs in the full suite (go test ./...)")
+	}
 	for _, tc := range []struct {
 		name  string
 		build func() (string, error)

@@ -290,7 +290,7 @@ func (q *quickstart) callBack(ctx context.Context, agentID, to string, lead *lea
 func (q *quickstart) watch(ctx context.Context, callID string) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	start, last := time.Now(), ""
+	start, last := time.Now(), calls.Status("")
 	if q.srv != nil {
 		start = q.srv.Now()
 	}

@@ -249,7 +249,7 @@ func (a *autopilot) seedLeads() error {
 		return fmt.Errorf("simulating a caller: %w", err)
 	}
 	a.say("A caller (+15551230101) asked for a quote on the phone")
-	if _, err := a.srv.InboundSMS(a.acct.PhoneNumber, "+15551230102", "Hi, I'm Omar Haddad. Do you install home batteries too?"); err != nil {
+	if _, err := a.srv.InboundSMS(mockserver.InboundSMS{To: a.acct.PhoneNumber, From: "+15551230102", Body: "Hi, I'm Omar Haddad. Do you install home batteries too?"}); err != nil {
 		return fmt.Errorf("simulating a texter: %w", err)
 	}
 	a.say("A texter (+15551230102) asked about batteries")

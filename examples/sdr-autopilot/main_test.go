@@ -169,7 +169,7 @@ func TestSDRAutopilotStopsWhenTheKeyIsRejected(t *testing.T) {
 
 func TestSDRAutopilotNeedsSDRScopes(t *testing.T) {
 	srv, _, _ := startService(t)
-	acct, err := srv.NewAccount(mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeAgentsRead}})
+	acct, err := srv.NewAccount(mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeAgentsRead}})
 	require.NoError(t, err)
 	t.Setenv("VOICEAGENT_API_KEY", acct.APIKey)
 	err = run(context.Background(), io.Discard)

@@ -60,7 +60,10 @@ var adminOps = sync.OnceValues(func() (map[string]docOp, error) {
 
 func readOps(src []byte, prefix string) (map[string]docOp, error) {
 	var doc struct {
-		Paths map[string]map[string]yaml.Node `yaml:"paths"`
+		Paths      map[string]map[string]yaml.Node `yaml:"paths"`
+		Components struct {
+			Schemas map[string]yaml.Node `yaml:"schemas"`
+		} `yaml:"components"`
 	}
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
@@ -84,7 +87,7 @@ func readOps(src []byte, prefix string) (map[string]docOp, error) {
 			d := docOp{id: op.OperationID, auth: authOf(op.Security), scope: scopeString(op.RequiredScopes, " and ")}
 			if op.RequestBody != nil {
 				for _, c := range op.RequestBody.Content {
-					d.schemas = append(d.schemas, schemaRefs(&c.Schema)...)
+					d.schemas = append(d.schemas, schemaRefs(&c.Schema, doc.Components.Schemas, map[string]bool{})...)
 				}
 			}
 			out[strings.ToUpper(m)+" "+prefix+path] = d
@@ -132,21 +135,30 @@ func scopeString(v []any, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// schemaRefs lists the schema files a request body schema references (through oneOf and the like).
-func schemaRefs(n *yaml.Node) []string {
+// schemaRefs lists the schema files a request body schema references (through oneOf and the
+// like, and through the document's own components, which seen keeps from being read twice).
+func schemaRefs(n *yaml.Node, components map[string]yaml.Node, seen map[string]bool) []string {
 	var out []string
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == "$ref" {
-				f, _, _ := strings.Cut(n.Content[i+1].Value, "#")
-				if name, ok := strings.CutSuffix(path.Base(f), ".json"); ok && f != "" {
-					out = append(out, name)
+			if n.Content[i].Value != "$ref" {
+				continue
+			}
+			ref := n.Content[i+1].Value
+			if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok && !seen[name] {
+				seen[name] = true
+				if c, ok := components[name]; ok {
+					out = append(out, schemaRefs(&c, components, seen)...)
 				}
+			}
+			f, _, _ := strings.Cut(ref, "#")
+			if name, ok := strings.CutSuffix(path.Base(f), ".json"); ok && f != "" {
+				out = append(out, name)
 			}
 		}
 	}
 	for _, c := range n.Content {
-		out = append(out, schemaRefs(c)...)
+		out = append(out, schemaRefs(c, components, seen)...)
 	}
 	return out
 }
@@ -204,8 +216,9 @@ func checkRoutes(t *testing.T, ops map[string]docOp, admin bool, doc string) {
 	t.Helper()
 	served := map[string]bool{}
 	for _, r := range mockserver.New().Routes() {
-		isAdmin := strings.HasPrefix(r.Path, "/_mock/")
-		assert.Equal(t, isAdmin, r.Auth == "admin", "%s %s: admin routes, and only they, live under /_mock", r.Method, r.Path)
+		// The index (/, /api, /_mock) is the server's own, described with the admin API.
+		isAdmin := strings.HasPrefix(r.Path, "/_mock/") || slices.Contains([]string{"/", "/api", "/_mock"}, r.Path)
+		assert.Equal(t, isAdmin, r.Auth == "admin", "%s %s: admin routes, and only they, live under /_mock (or are the index)", r.Method, r.Path)
 		if isAdmin != admin {
 			continue
 		}

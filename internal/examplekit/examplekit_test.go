@@ -34,7 +34,7 @@ func TestStartMockAndBusiness(t *testing.T) {
 	assert.Equal(t, "VOICEAGENT_BUSINESS_ID", how)
 
 	t.Setenv("VOICEAGENT_BUSINESS_ID", "")
-	bare, err := m.NewAccount(mockserver.AccountOptions{Scopes: []string{voiceagent.ScopeLeadsRead}})
+	bare, err := m.NewAccount(mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeLeadsRead}})
 	require.NoError(t, err)
 	_, _, err = Business(ctx, client.New(bare.APIKey, voiceagent.WithBaseURL(m.BaseURL)))
 	require.ErrorIs(t, err, voiceagent.ErrForbidden, "a key without agents:read")

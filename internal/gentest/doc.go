@@ -18,6 +18,8 @@
 //
 // Where a tool is missing (node or npm, or a module the proxy cannot serve), a test skips and
 // says how to install it; under CI=true it fails instead, since .ci/run installs them all.
+// Under go test -short every test here skips: the fast mode leaves the generators to the full
+// suite.
 //
 // The package has no code of its own outside its tests.
 package gentest

@@ -32,6 +32,9 @@ import (
 // seededLeads is how many leads the scenario pages through, three per page.
 const seededLeads = 7
 
+// signupEmail is the address the oapi-codegen scenario signs up with.
+const signupEmail = "generated-signup@clients.example"
+
 // callTo is the number the scenario calls: it answers, and the call completes after a
 // simulated duration of 30 to 300 seconds.
 const callTo = "+15551230001"
@@ -146,6 +149,7 @@ func (s *scenario) env() []string {
 		"VOICEAGENT_MOCK_ADMIN_URL="+s.srv.AdminURL,
 		"VOICEAGENT_BUSINESS_ID="+s.acct.BusinessID,
 		"VOICEAGENT_CALL_TO="+callTo,
+		"VOICEAGENT_SIGNUP_EMAIL="+signupEmail,
 	)
 }
 
@@ -161,6 +165,11 @@ type result struct {
 	LeadPages         int      `json:"lead_pages"`
 	NotFoundCode      string   `json:"not_found_code"`
 	NotFoundRequestID string   `json:"not_found_request_id"`
+	// The oapi-codegen scenario also sends the two union request bodies.
+	RunValid        bool   `json:"run_valid"`
+	RunTouches      int    `json:"run_touches"`
+	SignupChallenge string `json:"signup_challenge"`
+	SignupBusiness  string `json:"signup_business_id"`
 }
 
 // checkResult asserts that a scenario program saw what the mock holds.
@@ -177,7 +186,7 @@ func (s *scenario) checkResult(t *testing.T, out []byte) {
 	assert.GreaterOrEqual(t, s.acct.Now().Sub(s.srv.Now()), 900*time.Second,
 		"the scenario advanced its account's clock (its tenant), not the base time")
 	assert.Equal(t, "completed", r.CallStatus, "the clock moved past the call's end")
-	assert.Equal(t, call.Status, r.CallStatus)
+	assert.EqualValues(t, call.Status, r.CallStatus)
 	assert.GreaterOrEqual(t, r.CallDuration, 30)
 	assert.LessOrEqual(t, r.CallDuration, 300)
 	assert.NotEmpty(t, r.Transcript)
@@ -194,6 +203,32 @@ func (s *scenario) checkResult(t *testing.T, out []byte) {
 	}
 	for _, op := range []string{"GET /v1/agents", "POST /v1/calls", "GET /v1/calls", "GET /v1/leads"} {
 		assert.Contains(t, ops, op, "the generated client's traffic went through the checking proxy")
+	}
+}
+
+// checkUnionBodies asserts that a scenario sent real bodies for the two operations whose request
+// body is a union (signup, communication-runs/validate), not the {} a union type without its
+// variants encodes as: the run validated, and the signup made a tenant from the sent address.
+func (s *scenario) checkUnionBodies(t *testing.T, out []byte) {
+	t.Helper()
+	var r result
+	require.NoError(t, json.Unmarshal(out, &r), "the scenario printed: %s", out)
+	assert.True(t, r.RunValid, "the run body was sent and is valid")
+	assert.Equal(t, 1, r.RunTouches)
+	assert.NotEmpty(t, r.SignupChallenge)
+	var emails []string
+	for _, tn := range s.srv.Tenants() {
+		if tn.BusinessID == r.SignupBusiness {
+			emails = append(emails, tn.Email)
+		}
+	}
+	assert.Equal(t, []string{signupEmail}, emails, "the signup made the tenant of the address it sent")
+	for _, path := range []string{"/v1/signup", "/v1/communication-runs/validate"} {
+		sent := s.srv.Requests(mockserver.RequestFilter{Method: http.MethodPost, Path: path}.Match)
+		require.NotEmpty(t, sent, path)
+		for _, e := range sent {
+			assert.NotEqual(t, "{}", e.Request.Body, "%s: a real body", path)
+		}
 	}
 }
 
@@ -238,6 +273,15 @@ func copyDir(t *testing.T, name string) string {
 	})
 	require.NoError(t, err)
 	return dst
+}
+
+// generatorTest skips a generator test under -short: generating, installing and compiling
+// clients takes minutes, and the full suite (go test ./...) runs them.
+func generatorTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the code generator tests run in the full suite (go test ./...)")
+	}
 }
 
 // missingTool stops a test that needs a tool the machine lacks: it skips, with why, on a

@@ -28,8 +28,10 @@ func goCommand(t *testing.T) string {
 
 // TestOapiCodegenClient generates the Go types and client with oapi-codegen (the version
 // testdata/oapi-codegen/go.mod pins) from the served document, builds them with the scenario
-// program, and runs the scenario against the mock.
+// program, and runs the scenario against the mock, the two union request bodies (signup,
+// communication-runs/validate) included.
 func TestOapiCodegenClient(t *testing.T) {
+	generatorTest(t)
 	start := time.Now()
 	dir := copyDir(t, "oapi-codegen")
 	goCmd := goCommand(t)
@@ -55,5 +57,6 @@ func TestOapiCodegenClient(t *testing.T) {
 	run(t, dir, env, goCmd, "build", "-o", "scenario", ".")
 	out := run(t, dir, env, filepath.Join(dir, "scenario"))
 	s.checkResult(t, out)
+	s.checkUnionBodies(t, out)
 	t.Logf("oapi-codegen: generate, build and run in %s", time.Since(start).Round(100*time.Millisecond))
 }

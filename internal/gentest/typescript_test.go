@@ -52,6 +52,7 @@ func npmInstall(t *testing.T, npm, dir string) {
 // example, in strict mode; each scenario runs against a mock server of its own; every answer
 // the openapi-fetch scenario received is then type-checked against the generated types.
 func TestTypeScriptClients(t *testing.T) {
+	generatorTest(t)
 	node, npm := nodeTools(t)
 	start := time.Now()
 	s := newScenario(t)

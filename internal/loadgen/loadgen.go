@@ -68,7 +68,7 @@ func Setup(leads int) (*mockserver.Server, *Fixtures, error) {
 	}
 	fx := &Fixtures{APIKey: acct.APIKey, BusinessID: acct.BusinessID, AgentID: acct.AgentID, Session: acct.Session}
 	for i := range leads {
-		in, err := srv.InboundSMS(acct.PhoneNumber, callerNumber(int64(i)), "Hi, I would like a quote")
+		in, err := srv.InboundSMS(mockserver.InboundSMS{To: acct.PhoneNumber, From: callerNumber(int64(i)), Body: "Hi, I would like a quote"})
 		if err != nil {
 			srv.Close()
 			return nil, nil, fmt.Errorf("seeding lead %d: %w", i, err)

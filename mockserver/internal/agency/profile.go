@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -531,7 +532,7 @@ func inviteView(now time.Time, inv *store.PartnerInvite) *sdk.Invite {
 // partnerKeyView is a partner key without its value.
 func partnerKeyView(k *store.APIKey) sdk.PartnerKey {
 	return sdk.PartnerKey{
-		ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: k.Scopes, PartnerID: k.PartnerID,
+		ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: httpapi.Strings[voiceagent.Scope](k.Scopes), PartnerID: k.PartnerID,
 		UserID: k.Owner, IsActive: k.Active, CreatedAt: k.CreatedAt,
 	}
 }

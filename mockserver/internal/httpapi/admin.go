@@ -3,7 +3,10 @@ package httpapi
 import (
 	"context"
 	"math"
+	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
@@ -42,6 +45,60 @@ func (s *API) adminHealth(rc *Ctx) (any, error) {
 // self-contained), with this server first among its servers.
 func (s *API) adminOpenAPI(rc *Ctx) (any, error) {
 	return rc.SelfDocument("admin.yaml", "application/yaml", rc.SelfURL(), openapi.BundledAdmin)
+}
+
+// Index is what GET /, GET /api and GET /_mock answer a program: where the
+// API, its OpenAPI documents, the dashboard and the health check are, as
+// absolute URLs of the server the request reached.
+type Index struct {
+	Name string `json:"name"`
+	// Version is the server's version (Version).
+	Version string `json:"version"`
+	// API is the API's base URL (ending with /api).
+	API string `json:"api"`
+	// OpenAPI is the API's OpenAPI document; AdminOpenAPI the admin API's.
+	OpenAPI      string `json:"openapi"`
+	AdminAPI     string `json:"admin_api"`
+	AdminOpenAPI string `json:"admin_openapi"`
+	// Dashboard is the web dashboard; Health the health check.
+	Dashboard string `json:"dashboard"`
+	Health    string `json:"health"`
+}
+
+// dashboardPath is where the web dashboard is served.
+const dashboardPath = AdminPrefix + "/ui"
+
+// adminIndex answers the first URLs a person or a tool tries: a browser
+// (a request that accepts text/html) is redirected to the dashboard, any
+// other client gets the Index.
+func (s *API) adminIndex(rc *Ctx) (any, error) {
+	self := rc.SelfURL()
+	if acceptsHTML(rc.Request.Header.Get("Accept")) {
+		return &Respond{Status: http.StatusFound, Header: http.Header{"Location": {dashboardPath}},
+			Body: map[string]string{"location": dashboardPath}}, nil
+	}
+	return Index{
+		Name: "voiceagent mock server", Version: Version(),
+		API: self + APIPrefix, OpenAPI: self + APIPrefix + "/openapi.yaml",
+		AdminAPI: self + AdminPrefix, AdminOpenAPI: self + AdminPrefix + "/openapi.yaml",
+		Dashboard: self + dashboardPath, Health: self + AdminPrefix + "/health",
+	}, nil
+}
+
+// acceptsHTML reports whether an Accept header lists text/html (with a
+// quality above 0): what a browser sends for a page.
+func acceptsHTML(accept string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || mt != "text/html" {
+			continue
+		}
+		if q, err := strconv.ParseFloat(params["q"], 64); err == nil && q <= 0 {
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // SelfURL is the root URL (scheme and host, no path) under which the

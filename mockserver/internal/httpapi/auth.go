@@ -3,6 +3,7 @@ package httpapi
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"math"
 	"net/http"
 	"slices"
@@ -332,14 +333,18 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	if rule == nil {
 		return nil, nil
 	}
-	var who string
+	var who, per string
 	switch {
 	case rule.PerIP || rc.Principal == nil:
-		who = "ip:" + rc.ClientIP
+		who, per = "ip:"+rc.ClientIP, "client IP"
+		if by := rc.Route.LimitBy; by != "" {
+			who += "\x00" + by + ":" + limitMember(rc.Body, by)
+			per += " and " + by + " (another " + by + " has a limit of its own)"
+		}
 	case rc.Principal.Key != nil:
-		who = "key:" + rc.Principal.Key.ID
+		who, per = "key:"+rc.Principal.Key.ID, "key"
 	default:
-		who = "session:" + rc.Principal.Session.ID
+		who, per = "session:"+rc.Principal.Session.ID, "session"
 	}
 	limit := l.LimitOf(rule)
 	every := rule.Window / time.Duration(limit)
@@ -365,7 +370,22 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	wait := max(int(math.Ceil((1-tokens)*every.Seconds())), 1)
 	h.Set("Retry-After", strconv.Itoa(wait))
 	e := NewError(http.StatusTooManyRequests, wire.CodeRateLimited,
-		"too many requests: the limit is "+strconv.Itoa(limit)+" per "+rule.Window.String()+"; retry after "+strconv.Itoa(wait)+"s")
+		"too many requests: the limit is "+strconv.Itoa(limit)+" per "+rule.Window.String()+", counted per "+per+"; retry after "+strconv.Itoa(wait)+"s")
 	e.Header = h
 	return nil, e
+}
+
+// limitMember is the string member name of a JSON object body, lower-cased
+// and trimmed, as a rate limit counts it: "" when the body is not such an
+// object (those attempts share one count per client IP).
+func limitMember(body []byte, name string) string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return ""
+	}
+	var v string
+	if json.Unmarshal(members[name], &v) != nil {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(v))
 }

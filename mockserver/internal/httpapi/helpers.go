@@ -129,12 +129,22 @@ func NonNil[T any](s []T) []T {
 	return slices.Clone(s)
 }
 
-// Strp returns a pointer to s.
-func Strp(s string) *string {
+// Strp returns a pointer to s, nil for "".
+func Strp[S ~string](s S) *S {
 	if s == "" {
 		return nil
 	}
 	return &s
+}
+
+// Strings returns a copy of in as another string type: a record's []string
+// as the SDK's []voiceagent.Scope, for example.
+func Strings[T, S ~string](in []S) []T {
+	out := make([]T, len(in))
+	for i, s := range in {
+		out[i] = T(s)
+	}
+	return out
 }
 
 // Later returns now, or a nanosecond after prev when now is not later, so

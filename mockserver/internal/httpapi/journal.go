@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/voiceagent/voiceagent-go/account"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
@@ -68,6 +69,7 @@ type JournalEntry struct {
 }
 
 // JournalMessage is the headers and body of a journaled request or response.
+// In JSON (MarshalJSON) its body is a JSON value when BodyIsJSON.
 type JournalMessage struct {
 	Header http.Header `json:"headers"`
 	// Body is the body as text, its first JournalBodyCap bytes.
@@ -76,6 +78,50 @@ type JournalMessage struct {
 	BodyBytes int `json:"body_bytes"`
 	// Truncated reports that Body holds only the start of the body.
 	Truncated bool `json:"truncated,omitempty"`
+}
+
+// BodyIsJSON reports whether the message's body is shown as JSON: its
+// Content-Type is JSON, and the body is whole (within JournalBodyCap) and
+// parses.
+func (m *JournalMessage) BodyIsJSON() bool {
+	return m.Body != "" && !m.Truncated && isJSONMediaType(m.Header.Get("Content-Type")) && json.Valid([]byte(m.Body))
+}
+
+// MarshalJSON encodes the message as GET /_mock/requests shows it: body is
+// the decoded JSON value when BodyIsJSON (so that jq .request.body.name
+// reads into it), else the text as a string.
+func (m JournalMessage) MarshalJSON() ([]byte, error) {
+	type fields JournalMessage // the same members, without this method
+	var body any
+	switch {
+	case m.BodyIsJSON():
+		body = json.RawMessage(m.Body)
+	case m.Body != "":
+		body = m.Body
+	}
+	return jsonview.EncodeJSON(struct {
+		fields
+		Body any `json:"body,omitempty"`
+	}{fields(m), body})
+}
+
+// UnmarshalJSON decodes a message as MarshalJSON encodes it: a body that
+// is a JSON value other than a string is kept as its text.
+func (m *JournalMessage) UnmarshalJSON(b []byte) error {
+	type fields JournalMessage
+	var v struct {
+		fields
+		Body json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = JournalMessage(v.fields)
+	if len(v.Body) > 0 && v.Body[0] == '"' {
+		return json.Unmarshal(v.Body, &m.Body)
+	}
+	m.Body = string(v.Body)
+	return nil
 }
 
 // journalRecord is an entry as the journal keeps it until it is read: its

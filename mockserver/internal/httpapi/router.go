@@ -64,12 +64,21 @@ type Route struct {
 	Op string
 	// Limit is the route's rate limit (nil: none), from wire.LimitFor.
 	Limit *wire.Limit
+	// LimitBy names a member of the body that a limit counted per client
+	// IP is also counted by ("" none): signup's "email", so that each
+	// address has the limit to itself.
+	LimitBy string
 	// Handle serves the route's requests.
 	Handle Handler
 	// Cached marks a GET route whose response is made from the state
 	// under the lock, the caller, the query and the tenant's time alone:
 	// the pipeline caches its response until the state changes (readCache).
 	Cached bool
+	// nonEmpty are the optional query parameters the route's operation
+	// declares with a schema that refuses an empty value (Bind reads them
+	// from the OpenAPI documents): ?name= is 400 rather than taken as
+	// absent (checkQuery).
+	nonEmpty []string
 }
 
 // apiPrefix is where the API lives; adminPrefix is the admin API.
@@ -221,9 +230,10 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The usage log and the journal are written before the response, so a
 	// client that has its response finds its request in both.
-	// Every request but the admin API's is journaled, unknown paths included
-	// (a client calling a wrong path shows up there).
-	if (rt == nil && !IsAdminPath(r.URL.Path)) || (rt != nil && rt.Auth != AuthAdmin) {
+	// Every API request is journaled, unknown paths under /api included (a
+	// client calling a wrong path shows up there); nothing else is (the
+	// admin API, the index, a browser's /favicon.ico).
+	if IsAPIPath(r.URL.Path) && (rt == nil || rt.Auth != AuthAdmin) {
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		s.Journal.add(newJournalRecord(rec, r, body, resp))
 		if p != nil && resp.Status > 0 {
@@ -333,7 +343,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 			}
 		}
 	}
-	if apiErr := rc.checkIDParams(); apiErr != nil {
+	if apiErr := rc.checkQuery(); apiErr != nil {
 		return ErrorResponse(apiErr), rt, rc, fault
 	}
 	if h, apiErr := s.Limits.check(rc); apiErr != nil {
@@ -344,8 +354,11 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		defer func() { resp = resp.withHeader(h) }()
 	}
 	if r.Method == http.MethodPost && rt.Auth != AuthAdmin {
-		if key := r.Header.Get("Idempotency-Key"); key != "" {
-			return s.Idem.do(rc, key, func() *Response { return s.run(rc) }), rt, rc, fault
+		if keys, ok := r.Header["Idempotency-Key"]; ok {
+			if keys[0] == "" {
+				return ErrorResponse(InvalidField("Idempotency-Key", "must not be empty: send a key of 1 to %d characters, or leave the header out", maxIdempotencyKeyLen)), rt, rc, fault
+			}
+			return s.Idem.do(rc, keys[0], func() *Response { return s.run(rc) }), rt, rc, fault
 		}
 	}
 	return s.run(rc), rt, rc, fault
@@ -530,6 +543,9 @@ func (s *API) Handlers() Handlers {
 		"reset":                   s.adminReset,
 		"getHealth":               s.adminHealth,
 		"getAdminOpenAPIDocument": s.adminOpenAPI,
+		"getIndex":                s.adminIndex,
+		"getAdminIndex":           s.adminIndex,
+		"getAPIIndex":             s.adminIndex,
 		"listTenants":             s.adminTenants,
 	}
 }
@@ -542,12 +558,15 @@ var (
 	adminIDParams = []string{"business_id"}
 )
 
-// checkIDParams is the one check of ids in queries: an
-// id parameter present but empty is 400 bad_request (GET /v1/calls?id=
-// must not quietly list every call), a value that is not a UUID is 400
-// invalid_request. A well-formed id the caller cannot see is the
-// handler's 404.
-func (rc *Ctx) checkIDParams() *Error {
+// checkQuery is the one check of query values before the handler: an id
+// parameter present but empty is 400 bad_request (GET /v1/calls?id= must
+// not quietly list every call), an id that is not a UUID is 400
+// invalid_request, and so is an empty value of any other optional
+// parameter the route declares with a schema that refuses one (minLength:
+// 1, an enum, a number, a timestamp: ?phone= must not list every lead). An
+// empty required parameter is missing: the handler's 400 bad_request. A
+// well-formed id the caller cannot see is the handler's 404.
+func (rc *Ctx) checkQuery() *Error {
 	if rc.Request.URL.RawQuery == "" {
 		return nil
 	}
@@ -570,6 +589,11 @@ func (rc *Ctx) checkIDParams() *Error {
 			case !IsUUID(v):
 				return InvalidField(name, "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7, not %q", Truncate(v, 64))
 			}
+		}
+	}
+	for _, name := range rc.Route.nonEmpty {
+		if slices.Contains(q[name], "") {
+			return InvalidField(name, "must not be empty: give a value, or leave the parameter out")
 		}
 	}
 	return nil
@@ -601,6 +625,12 @@ func IsUUID(s string) bool {
 // or anything under it, known route or not.
 func IsAdminPath(path string) bool {
 	return path == AdminPrefix || strings.HasPrefix(path, AdminPrefix+"/")
+}
+
+// IsAPIPath reports whether a request path is the API's: /api or anything
+// under it, known route or not.
+func IsAPIPath(path string) bool {
+	return path == APIPrefix || strings.HasPrefix(path, APIPrefix+"/")
 }
 
 // adminRealm names the admin API in WWW-Authenticate challenges.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
 // Table is every route of the mock server, the API's and the admin API's,
@@ -27,7 +28,11 @@ import (
 // and the tenant's time, nothing else (not the usage log, not a key's
 // last use, not the delivery log).
 var Table = []Route{
-	// The pipeline's own admin routes: health, the admin API's document, reset, clock, journal, faults.
+	// The pipeline's own admin routes: the index of the first URLs people try, health, the admin
+	// API's document, reset, clock, journal, faults.
+	admin(GET, "/", "getIndex").lock(LockNone),
+	admin(GET, "/_mock", "getAdminIndex").lock(LockNone),
+	admin(GET, "/api", "getAPIIndex").lock(LockNone),
 	admin(GET, "/_mock/clock", "getClock").lock(LockNone),
 	admin(GET, "/_mock/schedule", "getSchedule").lock(LockNone),
 	admin(POST, "/_mock/clock/advance", "advanceClock").body("mockClockAdvance").lock(LockNone),
@@ -53,7 +58,7 @@ var Table = []Route{
 	session(POST, "/api/v1/keys", "createKey").body("keyCreate"),
 	key(GET, "/api/v1/openapi.json", "getOpenAPIContract").lock(LockNone),
 	key(GET, "/api/v1/schemas", "getSchemas"),
-	public(POST, "/api/v1/signup", "signup").failsWith(wire.CodeValidationError),
+	public(POST, "/api/v1/signup", "signup").failsWith(wire.CodeValidationError).limitBy("email"),
 	key(GET, "/api/v1/usage", "listUsage", wire.ScopeBillingRead),
 
 	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
@@ -202,6 +207,10 @@ func (r Route) cached() Route { r.Cached = true; return r }
 // a plain list of scopes, such as AnyOf).
 func (r Route) scope(req ScopeReq) Route { r.Scope = req; return r }
 
+// limitBy sets the body member the route's per-IP rate limit is also
+// counted by (Route.LimitBy).
+func (r Route) limitBy(member string) Route { r.LimitBy = member; return r }
+
 // failsWith sets the error code of body validation failures (default
 // invalid_request).
 func (r Route) failsWith(code string) Route { r.ValidationCode = code; return r }
@@ -263,8 +272,17 @@ func (s *API) Bind(extra []*Route, handlers ...Handlers) {
 		slices.Sort(ops)
 		panic("httpapi: handlers without a route in the table: " + strings.Join(ops, ", "))
 	}
+	params, err := openapi.QueryParameters()
+	if err != nil {
+		panic("httpapi: " + err.Error()) // the documents are embedded
+	}
 	m := map[string]map[string]*Route{}
 	for _, rt := range append(routes, extra...) {
+		for _, p := range params[rt.Op] {
+			if !p.AllowsEmpty && !p.Required { // an empty required one is missing: the handler's 400
+				rt.nonEmpty = append(rt.nonEmpty, p.Name)
+			}
+		}
 		if rt.Auth != AuthAdmin {
 			if l, ok := wire.LimitFor(rt.Method, strings.TrimPrefix(rt.Path, APIPrefix)); ok {
 				rt.Limit = &l

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -61,11 +62,11 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 	out := account.Capabilities{
 		Workspaces: make([]account.Workspace, 0, len(rc.Principal.Businesses)),
 		Key: account.KeyInfo{
-			ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: k.Scopes,
+			ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: httpapi.Strings[voiceagent.Scope](k.Scopes),
 			BusinessID: httpapi.Strp(k.BusinessID), PartnerID: httpapi.Strp(k.PartnerID),
 			CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt,
 		},
-		Permissions: []string{},
+		Permissions: []voiceagent.Scope{},
 		Allowance: account.Allowance{
 			RateLimits:         s.rateLimitsView(),
 			RateLimitsEnforced: s.httpapi.Limits.On,
@@ -85,7 +86,7 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 	}
 	for _, sc := range wire.AllScopes {
 		if rc.Principal.Has(sc) {
-			out.Permissions = append(out.Permissions, sc)
+			out.Permissions = append(out.Permissions, voiceagent.Scope(sc))
 		}
 	}
 	return out, nil

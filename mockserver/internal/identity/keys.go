@@ -3,6 +3,7 @@ package identity
 import (
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -111,7 +112,7 @@ func keyView(k *store.APIKey, now time.Time) keys.Key {
 		ID:         k.ID,
 		Prefix:     k.Prefix,
 		Name:       k.Name,
-		Scopes:     k.Scopes,
+		Scopes:     httpapi.Strings[voiceagent.Scope](k.Scopes),
 		BusinessID: httpapi.Strp(k.BusinessID),
 		PartnerID:  httpapi.Strp(k.PartnerID),
 		UserID:     k.Owner,

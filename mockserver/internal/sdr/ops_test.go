@@ -153,7 +153,7 @@ func TestCadence(t *testing.T) {
 				err = apiErr
 				return
 			}
-			assert.Equal(t, channel, res.Action)
+			assert.Equal(t, channel, string(res.Action))
 			state = tx.SDRLeads[l.ID]
 		})
 		return state, err
@@ -231,7 +231,7 @@ func TestRunSDRDryRunChangesNothing(t *testing.T) {
 	outcomeOf := func(res *sdrapi.RunResult) outcome {
 		o := outcome{escalated: res.Summary.Escalated, calls: res.Summary.CallsQueued, skipped: res.Skipped, failed: res.Summary.Failed}
 		for _, it := range res.Results {
-			o.actions = append(o.actions, it.Action+" "+it.LeadID)
+			o.actions = append(o.actions, string(it.Action)+" "+it.LeadID)
 		}
 		return o
 	}

@@ -148,8 +148,8 @@ func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	l := e.lead
 	v := sdrapi.Lead{
 		ID: l.ID, Name: l.Name, Email: l.Email, Phone: l.Phone, Status: l.Status,
-		Source: l.Source, Segment: e.segment.String(), Score: e.score, TouchCount: e.touches(),
-		NextAction: e.next, Actionable: e.actionable, Paused: e.paused(), CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+		Source: l.Source, Segment: sdrapi.Segment(e.segment.String()), Score: e.score, TouchCount: e.touches(),
+		NextAction: sdrapi.Action(e.next), Actionable: e.actionable, Paused: e.paused(), CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}
 	if e.state != nil && e.state.LastTouchAt != nil {
 		v.LastTouch = e.state.LastTouchAt
@@ -531,8 +531,8 @@ func (s *Service) act(c *sdrCtx, l *store.Lead, action string) (*sdrapi.ActionRe
 	}
 	after := c.evaluate(l)
 	return &sdrapi.ActionResult{
-		Success: true, Action: action, LeadID: l.ID, Detail: out.detail,
-		ActivityID: act.ID, Segment: after.segment.String(), TouchCount: after.touches(),
+		Success: true, Action: sdrapi.Action(action), LeadID: l.ID, Detail: out.detail,
+		ActivityID: act.ID, Segment: sdrapi.Segment(after.segment.String()), TouchCount: after.touches(),
 		CallID: out.callID, MessageID: out.messageID, EmailID: out.emailID, // omitted when empty
 	}, nil
 }
@@ -642,7 +642,7 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult 
 				continue
 			}
 			res.Summary.Escalated++
-			item := sdrapi.RunItem{Success: true, Action: store.SDREscalate, LeadID: l.ID, Segment: e.segment.String(),
+			item := sdrapi.RunItem{Success: true, Action: store.SDREscalate, LeadID: l.ID, Segment: sdrapi.Segment(e.segment.String()),
 				Detail: "no phone that may be called and no email: put on manual review"}
 			res.Results = append(res.Results, item)
 			if !dry {
@@ -674,11 +674,11 @@ func (s *Service) runSDR(c *sdrCtx, trigger string, dry bool) *sdrapi.RunResult 
 		}
 		dispatched++
 		out := s.sdrTouch(c, l, e.next, e.segment, dry)
-		item := sdrapi.RunItem{Success: out.err == nil, Action: e.next, LeadID: l.ID, Detail: out.detail, Segment: e.segment.String()}
+		item := sdrapi.RunItem{Success: out.err == nil, Action: sdrapi.Action(e.next), LeadID: l.ID, Detail: out.detail, Segment: sdrapi.Segment(e.segment.String())}
 		if out.err != nil {
 			res.Summary.Failed++
 			item.Detail = out.err.Message
-			res.Errors = append(res.Errors, sdrapi.RunError{LeadID: l.ID, Action: e.next, Code: out.err.Code, Message: out.err.Message})
+			res.Errors = append(res.Errors, sdrapi.RunError{LeadID: l.ID, Action: sdrapi.Action(e.next), Code: out.err.Code, Message: out.err.Message})
 		} else {
 			switch e.next {
 			case store.SDRCall:
@@ -746,9 +746,9 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 // report returns the report of the period that started at since: its
 // actions, their outcomes, new leads, and the segments now.
 func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
-	actions := map[string]int{}
+	actions := map[sdrapi.Action]int{}
 	for _, a := range []string{store.SDRCall, store.SDREmail, store.SDRSMS, store.SDRSkip, store.SDRPause, store.SDRResume, store.SDREscalate} {
-		actions[a] = 0
+		actions[sdrapi.Action(a)] = 0
 	}
 	outcomes := map[string]int{}
 	for _, o := range sdrOutcomeKeys {
@@ -758,7 +758,7 @@ func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
 		if a.CreatedAt.Before(since) {
 			return false
 		}
-		actions[a.Action]++
+		actions[sdrapi.Action(a.Action)]++
 		if o := sdrActivityOutcome(c.tx, a); o != "" {
 			outcomes[o]++
 		}
@@ -832,8 +832,8 @@ func sdrActivityOutcome(tx *platform.Tx, a *store.SDRActivity) string {
 // sdrActivityView is an entry of GET /sdr/activity.
 func sdrActivityView(a *store.SDRActivity) sdrapi.Activity {
 	return sdrapi.Activity{
-		ID: a.ID, LeadID: a.LeadID, Action: a.Action, Trigger: a.Trigger, Success: a.Success,
-		Detail: a.Detail, Segment: httpapi.Strp(a.Segment), CallID: httpapi.Strp(a.CallID),
+		ID: a.ID, LeadID: a.LeadID, Action: sdrapi.Action(a.Action), Trigger: a.Trigger, Success: a.Success,
+		Detail: a.Detail, Segment: httpapi.Strp(sdrapi.Segment(a.Segment)), CallID: httpapi.Strp(a.CallID),
 		MessageID: httpapi.Strp(a.MessageID), EmailID: httpapi.Strp(a.EmailID), CreatedAt: a.CreatedAt,
 	}
 }

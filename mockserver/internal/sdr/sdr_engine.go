@@ -62,7 +62,7 @@ type segmentCounts [numSegments]int
 func (c *segmentCounts) view() map[sdrapi.Segment]int {
 	m := make(map[sdrapi.Segment]int, numSegments)
 	for i, n := range c {
-		m[segment(i).String()] = n
+		m[sdrapi.Segment(segment(i).String())] = n
 	}
 	return m
 }

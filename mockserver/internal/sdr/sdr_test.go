@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
@@ -16,12 +17,12 @@ import (
 // TestSegmentNamesAreTheSDKs keeps the engine's segments and the SDK's
 // segment constants the same names in the same order.
 func TestSegmentNamesAreTheSDKs(t *testing.T) {
-	assert.Equal(t, []string{
+	assert.Equal(t, []sdrapi.Segment{
 		sdrapi.SegmentSpeedToLead, sdrapi.SegmentFreshDemoCaller, sdrapi.SegmentWarmDemoCaller,
 		sdrapi.SegmentCoolingDemo, sdrapi.SegmentNewTrialStuck, sdrapi.SegmentTrialGoingDark,
 		sdrapi.SegmentTrialEnding, sdrapi.SegmentContactedNoReply, sdrapi.SegmentExhausted,
 		sdrapi.SegmentChurnedRecent, sdrapi.SegmentCold, sdrapi.SegmentManualReview,
-	}, segmentNames[:])
+	}, httpapi.Strings[sdrapi.Segment](segmentNames[:]))
 	for i, name := range segmentNames {
 		g, ok := parseSegment(name)
 		assert.True(t, ok, name)

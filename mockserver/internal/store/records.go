@@ -131,7 +131,7 @@ type Agent struct {
 	VoiceCatalogID       string
 	Model                Model
 	Metadata             map[string]any
-	MaxDuration          float64
+	MaxDuration          int
 	VendorConfig         map[string]any
 	TransferEnabled      bool
 	TransferPhoneNumber  string
@@ -195,5 +195,5 @@ type Assistant struct {
 	Voice        Voice
 	Model        Model
 	VendorConfig map[string]any
-	MaxDuration  float64
+	MaxDuration  int
 }

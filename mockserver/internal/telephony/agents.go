@@ -196,7 +196,7 @@ type AgentPatch struct {
 	Model                *store.Model `json:"model"`
 	// Metadata is merged into the agent's metadata.
 	Metadata    map[string]any `json:"metadata"`
-	MaxDuration *float64       `json:"max_duration"`
+	MaxDuration *int           `json:"max_duration"`
 	// VendorConfig is merged into the agent's vendor settings, keeping
 	// only the settings passed to the voice provider.
 	VendorConfig        map[string]any `json:"vendor_config"`
@@ -412,7 +412,7 @@ type agentDetailView struct {
 	Model               store.Model    `json:"model"`
 	FirstMessage        string         `json:"first_message"`
 	Metadata            map[string]any `json:"metadata"`
-	MaxDuration         float64        `json:"max_duration"`
+	MaxDuration         int            `json:"max_duration"`
 	VendorConfig        map[string]any `json:"vendor_config"`
 	TransferEnabled     bool           `json:"transfer_enabled"`
 	TransferPhoneNumber *string        `json:"transfer_phone_number"`

@@ -39,12 +39,12 @@ func TestUpdateAgent(t *testing.T) {
 	}{
 		{
 			name:  "fields applied and synced",
-			patch: telephony.AgentPatch{Name: ptr("Night desk"), InboundPrompt: ptr("Be brief."), FirstMessage: ptr("Hi!"), MaxDuration: ptr(120.0)},
+			patch: telephony.AgentPatch{Name: ptr("Night desk"), InboundPrompt: ptr("Be brief."), FirstMessage: ptr("Hi!"), MaxDuration: ptr(120)},
 			check: func(t *testing.T, res agents.Updated, a *store.Agent, as *store.Assistant) {
 				assert.Equal(t, []string{"first_message", "inbound_prompt", "max_duration", "name"}, res.UpdatedFields)
 				assert.Equal(t, "Night desk", a.Name)
 				assert.Equal(t, "Be brief.", a.InboundPrompt)
-				assert.Equal(t, 120.0, a.MaxDuration)
+				assert.Equal(t, 120, a.MaxDuration)
 				assert.Equal(t, "Night desk", as.Name, "the assistant follows")
 				assert.Equal(t, "Be brief.", as.Prompt)
 				assert.Equal(t, "Hi!", as.FirstMessage)

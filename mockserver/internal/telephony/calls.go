@@ -76,7 +76,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 		return nil, apiErr
 	}
 	return httpapi.Created(calls.Created{
-		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, AgentID: c.AgentID,
+		ID: c.ID, ConversationID: c.ConversationID, Status: calls.Status(c.Status), AgentID: c.AgentID,
 		To: c.To, Name: httpapi.Strp(c.Name), CreatedAt: c.CreatedAt,
 	}), nil
 }
@@ -141,7 +141,7 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 	case oc.MaxDuration != nil:
 		maxDur = *oc.MaxDuration
 	case a.MaxDuration >= 1:
-		maxDur = int(a.MaxDuration)
+		maxDur = a.MaxDuration
 	}
 	from := oc.From
 	if from == "" {
@@ -454,7 +454,7 @@ type transcriptList struct {
 func transcriptItem(tx *platform.Tx, c *store.Call) calls.Transcript {
 	return calls.Transcript{
 		CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
-		AgentName: agentName(tx, c), Status: c.Status, Duration: c.Duration,
+		AgentName: agentName(tx, c), Status: calls.Status(c.Status), Duration: c.Duration,
 		Transcript: c.Transcript, Summary: httpapi.Strp(c.Summary), CreatedAt: c.CreatedAt,
 	}
 }

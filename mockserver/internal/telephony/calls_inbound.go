@@ -73,7 +73,7 @@ func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Cal
 		PlannedDuration: in.Duration,
 	}
 	if a.MaxDuration >= 1 {
-		c.MaxDuration = int(a.MaxDuration)
+		c.MaxDuration = a.MaxDuration
 	}
 	if c.PlannedDuration <= 0 {
 		c.PlannedDuration = simulatedDuration(in.From)

@@ -81,7 +81,7 @@ func testStore() (*platform.Tx, *store.Agent) {
 func sdkLead(st *platform.Tx, l *store.Lead) leads.Lead {
 	v := leads.Lead{
 		ID: l.ID, Name: l.Name, FirstName: l.FirstName, LastName: l.LastName, Email: l.Email,
-		Phone: l.Phone, Status: l.Status, Source: l.Source, BusinessID: l.Owner,
+		Phone: l.Phone, Status: leads.Status(l.Status), Source: l.Source, BusinessID: l.Owner,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}
 	if l.AgentID != "" {
@@ -137,7 +137,7 @@ func testCall(i int) *store.Call {
 
 // sdkCall is the list form of a call as the SDK type.
 func sdkCall(st *platform.Tx, c *store.Call) calls.Call {
-	v := calls.Call{ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Duration: c.Duration,
+	v := calls.Call{ID: c.ID, ConversationID: c.ConversationID, Status: calls.Status(c.Status), Duration: c.Duration,
 		AgentID: c.AgentID, AgentName: c.AgentName, CreatedAt: c.CreatedAt, Direction: c.Direction}
 	if a, ok := st.Agents.Get(c.AgentID); ok {
 		v.AgentName = a.Name

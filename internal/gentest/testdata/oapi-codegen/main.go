@@ -1,12 +1,13 @@
 // Command scenario drives the mock server with the client that oapi-codegen
 // generated from the served OpenAPI document (package voiceagent, written
 // next to this file by the test): list agents, create a call, advance the
-// clock, read the call, page through leads. It prints what it saw as JSON
-// for the test to check.
+// clock, read the call, page through leads, validate a communication run
+// and sign up (the two union request bodies). It prints what it saw as
+// JSON for the test to check.
 //
 // Environment: VOICEAGENT_BASE_URL (ends with /api), VOICEAGENT_API_KEY,
 // VOICEAGENT_MOCK_ADMIN_URL (ends with /_mock), VOICEAGENT_BUSINESS_ID,
-// VOICEAGENT_CALL_TO.
+// VOICEAGENT_CALL_TO, VOICEAGENT_SIGNUP_EMAIL.
 package main
 
 import (
@@ -15,8 +16,11 @@ import (
 	"encoding/json"
 	"log"
 	"net/http"
+	"net/url"
 	"os"
 	"time"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"example.com/oapiclient/voiceagent"
 )
@@ -33,6 +37,10 @@ type result struct {
 	LeadPages       int      `json:"lead_pages"`
 	NotFoundCode    string   `json:"not_found_code"`
 	NotFoundRequest string   `json:"not_found_request_id"`
+	RunValid        bool     `json:"run_valid"`
+	RunTouches      int      `json:"run_touches"`
+	SignupChallenge string   `json:"signup_challenge"`
+	SignupBusiness  string   `json:"signup_business_id"`
 }
 
 func main() {
@@ -82,9 +90,7 @@ func main() {
 	call, err := got.JSON200.AsCallDetail()
 	check(err)
 	out.CallStatus = call.Status
-	if call.Duration != nil {
-		out.CallDuration = *call.Duration
-	}
+	out.CallDuration = call.Duration
 	if call.Transcript != nil {
 		out.Transcript = *call.Transcript
 	}
@@ -117,7 +123,72 @@ func main() {
 	out.NotFoundCode = nf.JSON404.Error.Code
 	out.NotFoundRequest = nf.HTTPResponse.Header.Get("X-Request-Id")
 
+	// Validate a communication run: the body is a union (a run, or any
+	// JSON), built with its constructor.
+	var biz openapi_types.UUID
+	check(biz.UnmarshalText([]byte(os.Getenv("VOICEAGENT_BUSINESS_ID"))))
+	var run voiceagent.CommunicationRunValidateRequest
+	check(run.FromCommunicationRunCreate(voiceagent.CommunicationRunCreate{
+		BusinessId: biz, ExternalRef: "generated-run-1",
+		Touches: []voiceagent.CommunicationRunCreateTouch{{
+			TouchId: "t1", Channel: "call", ScheduledAt: time.Now().Add(24 * time.Hour).UTC(),
+			Target: voiceagent.CommunicationRunCreateTarget{Phone: os.Getenv("VOICEAGENT_CALL_TO")},
+		}},
+	}))
+	validated, err := c.ValidateCommunicationRunWithResponse(ctx, nil, run)
+	check(err)
+	expect(validated.StatusCode(), http.StatusOK, validated.Body)
+	out.RunValid, out.RunTouches = validated.JSON200.Valid, validated.JSON200.Touches
+	if !out.RunValid {
+		log.Printf("the run is not valid: %s", validated.Body)
+	}
+
+	// Sign up: the request step, the code from the outbox, the verify
+	// step; each body is a variant of the signup union.
+	email := os.Getenv("VOICEAGENT_SIGNUP_EMAIL")
+	var step voiceagent.SignupRequest
+	check(step.FromSignupOtpRequest(voiceagent.SignupOtpRequest{BusinessName: "Generated Signup", Email: openapi_types.Email(email)}))
+	sent, err := c.SignupWithResponse(ctx, nil, step)
+	check(err)
+	expect(sent.StatusCode(), http.StatusOK, sent.Body)
+	challenge, err := sent.JSON200.AsSignupOtpSent()
+	check(err)
+	out.SignupChallenge = challenge.ChallengeId
+	var verify voiceagent.SignupRequest
+	check(verify.FromSignupOtpVerify(voiceagent.SignupOtpVerify{
+		BusinessName: "Generated Signup", Email: openapi_types.Email(email),
+		ChallengeId: challenge.ChallengeId, OtpCode: otpCode(ctx, os.Getenv("VOICEAGENT_MOCK_ADMIN_URL"), email),
+	}))
+	made, err := c.SignupWithResponse(ctx, nil, verify)
+	check(err)
+	expect(made.StatusCode(), http.StatusCreated, made.Body)
+	out.SignupBusiness = made.JSON201.BusinessId.String()
+
 	check(json.NewEncoder(os.Stdout).Encode(out))
+}
+
+// otpCode reads the newest signup code sent to email from the outbox
+// (admin API, not part of the generated client).
+func otpCode(ctx context.Context, adminURL, email string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, adminURL+"/outbox?to="+url.QueryEscape(email), nil)
+	check(err)
+	resp, err := http.DefaultClient.Do(req)
+	check(err)
+	defer resp.Body.Close()
+	expect(resp.StatusCode, http.StatusOK, nil)
+	var box struct {
+		Messages []struct {
+			OTPCode string `json:"otp_code"`
+		} `json:"messages"`
+	}
+	check(json.NewDecoder(resp.Body).Decode(&box))
+	for i := len(box.Messages) - 1; i >= 0; i-- {
+		if box.Messages[i].OTPCode != "" {
+			return box.Messages[i].OTPCode
+		}
+	}
+	log.Fatalf("no code was sent to %s", email)
+	return ""
 }
 
 // advance moves the simulated clock by seconds, only the business's tenant's

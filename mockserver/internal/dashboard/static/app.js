@@ -142,9 +142,12 @@ function toggle(key) {
   else state.expanded.add(key);
 }
 
-function prettyBody(text) {
-  if (!text) return '';
-  try { return JSON.stringify(JSON.parse(text), null, 2); } catch (_) { return text; }
+// prettyBody shows a body: a JSON value (the journal's JSON bodies) or text
+// that parses as JSON indented, other text as it is.
+function prettyBody(body) {
+  if (body === undefined || body === null && arguments.length === 0) return '';
+  if (typeof body !== 'string') return JSON.stringify(body, null, 2);
+  try { return JSON.stringify(JSON.parse(body), null, 2); } catch (_) { return body; }
 }
 
 function headerLines(h) {
@@ -365,7 +368,7 @@ function message(title, m) {
   return el('div', {},
     el('h3', {}, title),
     el('pre', { 'aria-label': `${title} headers` }, headerLines(m.headers)),
-    m.body ? el('pre', { 'aria-label': `${title} body` }, prettyBody(m.body)) : el('p', { class: 'note' }, 'No body.'),
+    m.body !== undefined ? el('pre', { 'aria-label': `${title} body` }, prettyBody(m.body)) : el('p', { class: 'note' }, 'No body.'),
     m.truncated ? el('p', { class: 'note' }, `Truncated: the first 16 KiB of ${m.body_bytes} bytes.`) : null);
 }
 
