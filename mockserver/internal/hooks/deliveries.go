@@ -726,10 +726,6 @@ func (s *Service) replayDeliveryLocked(tx *platform.Tx, id string) (*store.Deliv
 }
 
 func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
-	if err := rc.OnlyQuery("approval_request_id", "business_id", "call_id", "count", "event", "event_id", "kind",
-		"min_attempts", "status", "subscription_id", "wait"); err != nil {
-		return nil, err
-	}
 	poll, err := rc.LongPoll()
 	if err != nil {
 		return nil, err

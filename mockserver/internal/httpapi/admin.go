@@ -251,9 +251,6 @@ func (s *API) Schedule(businessID string) (ScheduleView, error) {
 }
 
 func (s *API) adminSchedule(rc *Ctx) (any, error) {
-	if err := rc.OnlyQuery("business_id"); err != nil {
-		return nil, err
-	}
 	id, err := rc.RequireQuery("business_id")
 	if err != nil {
 		return nil, err
@@ -341,9 +338,6 @@ const (
 )
 
 func (s *API) adminRequests(rc *Ctx) (any, error) {
-	if err := rc.OnlyQuery("after", "business_id", "limit", "method", "path", "status", "wait"); err != nil {
-		return nil, err
-	}
 	poll, err := rc.LongPoll()
 	if err != nil {
 		return nil, err

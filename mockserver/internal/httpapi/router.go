@@ -79,6 +79,10 @@ type Route struct {
 	// from the OpenAPI documents): ?name= is 400 rather than taken as
 	// absent (checkQuery).
 	nonEmpty []string
+	// declared are the query parameters the route's operation declares
+	// in its OpenAPI document: an admin route refuses any other
+	// (checkQuery).
+	declared []string
 }
 
 // apiPrefix is where the API lives; adminPrefix is the admin API.
@@ -151,10 +155,10 @@ func (rc *Ctx) query() url.Values {
 	return rc.q
 }
 
-// OnlyQuery refuses a query naming a parameter that is not one of names
+// onlyQuery refuses a query naming a parameter that is not one of names
 // with 400 bad_request naming it: a filter a route does not know would
 // otherwise be ignored, and a test asserting on it would pass by mistake.
-func (rc *Ctx) OnlyQuery(names ...string) error {
+func (rc *Ctx) onlyQuery(names []string) *Error {
 	var unknown []string
 	for name := range rc.query() {
 		if !slices.Contains(names, name) {
@@ -165,8 +169,12 @@ func (rc *Ctx) OnlyQuery(names ...string) error {
 		return nil
 	}
 	slices.Sort(unknown)
+	takes := "no query parameter"
+	if len(names) > 0 {
+		takes = strings.Join(names, ", ")
+	}
 	return NewError(http.StatusBadRequest, wire.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
-		strings.Join(unknown, ", "), strings.Join(names, ", ")))
+		strings.Join(unknown, ", "), takes))
 }
 
 // RequireQuery returns a query parameter or a bad_request error.
@@ -558,8 +566,10 @@ var (
 	adminIDParams = []string{"business_id"}
 )
 
-// checkQuery is the one check of query values before the handler: an id
-// parameter present but empty is 400 bad_request (GET /v1/calls?id= must
+// checkQuery is the one check of query values before the handler: on the
+// admin API a parameter the route's operation does not declare is 400
+// bad_request (a filter it would ignore); an id parameter present but
+// empty is 400 bad_request (GET /v1/calls?id= must
 // not quietly list every call), an id that is not a UUID is 400
 // invalid_request, and so is an empty value of any other optional
 // parameter the route declares with a schema that refuses one (minLength:
@@ -573,6 +583,9 @@ func (rc *Ctx) checkQuery() *Error {
 	names := idParams
 	if rc.Route.Auth == AuthAdmin {
 		names = adminIDParams
+		if err := rc.onlyQuery(rc.Route.declared); err != nil {
+			return err
+		}
 	}
 	q := rc.query()
 	for _, name := range names {

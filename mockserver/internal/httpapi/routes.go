@@ -279,6 +279,7 @@ func (s *API) Bind(extra []*Route, handlers ...Handlers) {
 	m := map[string]map[string]*Route{}
 	for _, rt := range append(routes, extra...) {
 		for _, p := range params[rt.Op] {
+			rt.declared = append(rt.declared, p.Name)
 			if !p.AllowsEmpty && !p.Required { // an empty required one is missing: the handler's 400
 				rt.nonEmpty = append(rt.nonEmpty, p.Name)
 			}

@@ -180,16 +180,8 @@ func (s *Service) adminAddScript(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(StepList{Steps: steps}), nil
 }
 
-// scriptQuery is the business_id of GET and DELETE /_mock/scripts.
-func scriptQuery(rc *httpapi.Ctx) (string, error) {
-	if err := rc.OnlyQuery("business_id"); err != nil {
-		return "", err
-	}
-	return rc.RequireQuery("business_id")
-}
-
 func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
-	biz, err := scriptQuery(rc)
+	biz, err := rc.RequireQuery("business_id")
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +193,7 @@ func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
 }
 
 func (s *Service) adminClearScript(rc *httpapi.Ctx) (any, error) {
-	biz, err := scriptQuery(rc)
+	biz, err := rc.RequireQuery("business_id")
 	if err != nil {
 		return nil, err
 	}
