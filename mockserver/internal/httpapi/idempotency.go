@@ -141,7 +141,10 @@ func (st *IdempotencyStore) forgetLocked(e *idemEntry) {
 }
 
 func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Response {
-	if len(key) > maxIdempotencyKeyLen {
+	switch {
+	case key == "":
+		return ErrorResponse(InvalidField("Idempotency-Key", "must not be empty: send a key of 1 to %d characters, or leave the header out", maxIdempotencyKeyLen))
+	case len(key) > maxIdempotencyKeyLen:
 		return ErrorResponse(InvalidField("Idempotency-Key", "must be at most %d characters", maxIdempotencyKeyLen))
 	}
 	owner := "ip:" + rc.ClientIP

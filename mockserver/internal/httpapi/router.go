@@ -362,10 +362,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		defer func() { resp = resp.withHeader(h) }()
 	}
 	if r.Method == http.MethodPost && rt.Auth != AuthAdmin {
-		if keys, ok := r.Header["Idempotency-Key"]; ok {
-			if keys[0] == "" {
-				return ErrorResponse(InvalidField("Idempotency-Key", "must not be empty: send a key of 1 to %d characters, or leave the header out", maxIdempotencyKeyLen)), rt, rc, fault
-			}
+		if keys, ok := r.Header["Idempotency-Key"]; ok { // present, even empty: do refuses ""
 			return s.Idem.do(rc, keys[0], func() *Response { return s.run(rc) }), rt, rc, fault
 		}
 	}

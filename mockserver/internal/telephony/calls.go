@@ -113,8 +113,9 @@ type OutboundCall struct {
 func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundCall) (*store.Call, *httpapi.Error) {
 	a := oc.Agent
 	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, oc.To)
-	if step == nil && oc.To == MagicCallFailed {
-		return nil, ErrMagicCallFailed(oc.To)
+	refusal := callRefusal(step, oc.To)
+	if refusal != nil && step == nil {
+		return nil, refusal // the magic number: refused before the provider is asked
 	}
 	if oc.ProviderFault != nil {
 		if e := oc.ProviderFault(); e != nil {
@@ -123,13 +124,9 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 			return nil, e
 		}
 	}
-	if step != nil && step.Outcome == store.StepRejected {
-		tx.UseStep(step, "", now)
-		// The step is used: a retry with the same Idempotency-Key gets this
-		// response again instead of the next step.
-		e := ErrMagicCallFailed(oc.To)
-		e.Transient = false
-		return nil, e
+	if refusal != nil {
+		tx.UseStep(step, "", now) // a rejected step, used by the refused call
+		return nil, refusal
 	}
 	lead, name := oc.Lead, oc.Name
 	if lead == nil {

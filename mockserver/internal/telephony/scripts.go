@@ -209,22 +209,47 @@ func (s *Service) adminClearScript(rc *httpapi.Ctx) (any, error) {
 // the magic failing number; nil when the carrier would take the call. Dry
 // runs predict with it.
 func CallRefusal(tx *platform.Tx, a *store.Agent, to string) *httpapi.Error {
-	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, to)
-	if (step != nil && step.Outcome == store.StepRejected) || (step == nil && to == MagicCallFailed) {
-		return ErrMagicCallFailed(to)
-	}
-	return nil
+	return callRefusal(tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, to), to)
 }
 
 // TextRefusal returns the error a text of agent a to the number to would
 // get from the carrier now, without sending it: a failed script step or the
 // magic failing number; nil when the carrier would deliver it.
 func TextRefusal(tx *platform.Tx, a *store.Agent, to string) *httpapi.Error {
-	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepText, to)
-	if (step != nil && step.Outcome == store.StepFailed) || (step == nil && to == MagicSMSSendFails) {
+	return textRefusal(tx.NextStep(tx.TenantOf(a.Owner), store.StepText, to), to)
+}
+
+// callRefusal is the carrier's refusal of a call to the number to that
+// follows step (nil: none): the step's when it is rejected, the magic
+// failing number's when there is no step, else nil.
+func callRefusal(step *store.ScriptStep, to string) *httpapi.Error {
+	switch {
+	case step != nil && step.Outcome == store.StepRejected:
+		return stepRefusal(ErrMagicCallFailed(to))
+	case step == nil && to == MagicCallFailed:
+		return ErrMagicCallFailed(to)
+	}
+	return nil
+}
+
+// textRefusal is the carrier's failure of a text to the number to that
+// follows step (nil: none), as callRefusal is for calls.
+func textRefusal(step *store.ScriptStep, to string) *httpapi.Error {
+	switch {
+	case step != nil && step.Outcome == store.StepFailed:
+		return stepRefusal(ErrCarrierRejected(to))
+	case step == nil && to == MagicSMSSendFails:
 		return ErrCarrierRejected(to)
 	}
 	return nil
+}
+
+// stepRefusal is e as a script step's refusal: not transient, since the
+// step is used, so that a retry with the same Idempotency-Key gets this
+// response again instead of taking the next step.
+func stepRefusal(e *httpapi.Error) *httpapi.Error {
+	e.Transient = false
+	return e
 }
 
 // scriptedTranscript renders a step's transcript as Agent: and Caller:

@@ -223,14 +223,8 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 	if fault == nil {
 		step = tx.NextStep(tx.TenantOf(a.Owner), store.StepText, req.To)
 	}
-	switch {
-	case step != nil && step.Outcome == store.StepFailed:
-		// The step is used: a retry with the same Idempotency-Key gets this
-		// response again instead of the next step.
-		fault = ErrCarrierRejected(req.To)
-		fault.Transient = false
-	case step == nil && fault == nil && req.To == MagicSMSSendFails:
-		fault = ErrCarrierRejected(req.To)
+	if fault == nil {
+		fault = textRefusal(step, req.To)
 	}
 	if fault != nil {
 		m.Status, m.Error = store.SMSFailed, fault.Message

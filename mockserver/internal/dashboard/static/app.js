@@ -234,11 +234,11 @@ async function loadCalls() {
 const maxPanelTenants = 20;
 
 // panelTenants returns the tenants the per-tenant panels read: the selected
-// one, else the newest maxPanelTenants.
-async function panelTenants() {
+// one, else the newest maxPanelTenants of those loadTenants read (it runs
+// first in each refresh).
+function panelTenants() {
   if (state.tenant) return [state.tenant];
-  const tenants = (await api('GET', '/_mock/tenants')).tenants || [];
-  return tenants.slice(-maxPanelTenants).map((t) => t.business_id);
+  return state.tenants.slice(-maxPanelTenants).map((t) => t.business_id);
 }
 
 // --- Upcoming work ----------------------------------------------------------
@@ -246,7 +246,7 @@ async function panelTenants() {
 // loadSchedule lists the pending tasks of the selected tenant, or of every
 // tenant, soonest first.
 async function loadSchedule() {
-  const ids = await panelTenants();
+  const ids = panelTenants();
   const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/schedule' + query({ business_id: id }))));
   const tasks = lists.flatMap((l) => (l.tasks || []).map((t) => ({ ...t, business_id: l.business_id })))
     .sort((a, b) => a.at.localeCompare(b.at)).slice(0, 100);
@@ -267,7 +267,7 @@ async function loadSchedule() {
 // loadScripts lists the pending script steps of the selected tenant, or of
 // every tenant.
 async function loadScripts() {
-  const ids = await panelTenants();
+  const ids = panelTenants();
   const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/scripts' + query({ business_id: id }))));
   const steps = lists.flatMap((l) => (l.steps || []).filter((st) => st.status === 'pending'));
   render('scripts', $('scripts-body'), steps, (tbody) => {
@@ -536,8 +536,10 @@ async function clearFaults() {
 // --- Refreshing -----------------------------------------------------------
 
 async function refresh() {
-  const parts = [loadTenants, loadCalls, loadSchedule, loadScripts, loadOutbox, loadDeliveries, loadFaults];
-  const results = await Promise.allSettled(parts.map((f) => f()));
+  // The tenants first: the per-tenant panels read their list (panelTenants).
+  const tenants = await Promise.allSettled([loadTenants()]);
+  const parts = [loadCalls, loadSchedule, loadScripts, loadOutbox, loadDeliveries, loadFaults];
+  const results = tenants.concat(await Promise.allSettled(parts.map((f) => f())));
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) say(`Refreshing failed: ${failed.reason.message}`, true);
 }
