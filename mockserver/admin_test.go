@@ -155,7 +155,8 @@ func TestAdminClock(t *testing.T) {
 	assert.Zero(t, clock.Pending)
 
 	var ranAt time.Time
-	srv.platform.Schedule("", mclock.Task{At: start.Add(time.Minute), Kind: "test"}, func(_ *platform.Tx, now time.Time) { ranAt = now })
+	srv.platform.DefineTask("test", func(_ *platform.Tx, now time.Time, _ mclock.Task) { ranAt = now })
+	srv.platform.Schedule("", mclock.Task{At: start.Add(time.Minute), Kind: "test"})
 	require.NoError(t, json.Unmarshal(rawDo(t, http.MethodGet, srv.AdminURL+"/clock", "").body, &clock))
 	assert.Equal(t, 1, clock.Pending)
 
@@ -219,7 +220,8 @@ func TestAdminResetDropsAllState(t *testing.T) {
 	srv, acct := startWithAccount(t)
 	rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	srv.AddFault(FaultRule{Path: "/v1/voices", Status: 500})
-	srv.platform.Schedule("", mclock.Task{At: srv.Now().Add(time.Hour), Kind: "test"}, func(*platform.Tx, time.Time) {})
+	srv.platform.DefineTask("test", func(*platform.Tx, time.Time, mclock.Task) {})
+	srv.platform.Schedule("", mclock.Task{At: srv.Now().Add(time.Hour), Kind: "test"})
 
 	r := rawDo(t, http.MethodPost, srv.AdminURL+"/reset", "")
 	require.Equal(t, http.StatusOK, r.status)

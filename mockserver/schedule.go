@@ -20,8 +20,9 @@ type ScheduledTask struct {
 	// SubjectID is the record the task acts on (the call, the text, the
 	// delivery, the run, ...).
 	SubjectID string `json:"subject_id"`
-	// N is the attempt of a delivery.attempt and the touch's index of a
-	// run.touch (0 otherwise).
+	// N is the attempt of a delivery.attempt, the touch's index of a
+	// run.touch and the generation of the SDR's scheduled runner of an
+	// sdr.run (enabling the SDR again starts a new one); 0 otherwise.
 	N int `json:"n,omitempty"`
 }
 

@@ -163,7 +163,7 @@ func (s *Service) agencyPost(resource string, cmds map[string]agencyCommand) fun
 		v, err := in.apply(s, rc.Tx, c)
 		var ret *errRetained
 		if errors.As(err, &ret) {
-			return nil, s.retain(rc.Tx, c, in, rc.Request.URL.Path, ret.cause)
+			return nil, s.retain(rc.Tx, c, rc.Body, rc.Request.URL.Path, ret.cause)
 		}
 		return v, err
 	}
@@ -189,29 +189,25 @@ func pick(p *httpapi.Principal, cmds map[string]agencyCommand, action, key strin
 	return cmd, nil
 }
 
-// retainedCommand is a command retained while a dependency is unavailable:
-// the operation that records it, the command's typed input, who sent it,
-// and the path of its request, which dependency faults are matched on when
-// it runs again.
-type retainedCommand struct {
-	opID             string
-	resource, action string
-	in               input
-	by               *httpapi.Principal
-	tenant           string
-	path             string
-}
-
-// retain stores the command of c with input in, whose dependency is
-// unavailable, as a pending operation, schedules its retry and returns the
-// 503 response naming it. path is the request's path.
-func (s *Service) retain(tx *platform.Tx, c *call, in input, path string, cause *httpapi.Error) *httpapi.Error {
+// retain stores the command of c, whose dependency is unavailable, as a
+// pending operation that keeps the command (store.RetainedCommand: body is
+// the request's body, path its path), schedules its retry and returns the
+// 503 response naming it.
+func (s *Service) retain(tx *platform.Tx, c *call, body []byte, path string, cause *httpapi.Error) *httpapi.Error {
+	cmd := &store.RetainedCommand{
+		Body: slices.Clone(body), Path: path, Tenant: c.tenant,
+		UserID: c.by.User.ID, Businesses: slices.Clone(c.by.Businesses),
+	}
+	if c.by.Key != nil {
+		cmd.KeyID = c.by.Key.ID
+	}
+	if c.by.Session != nil {
+		cmd.SessionID = c.by.Session.ID
+	}
 	op := tx.AgencyOperations.Insert(&store.AgencyOperation{
-		Resource: c.resource, Action: c.action, Status: "pending", Attempts: 1, UpdatedAt: c.now.UTC(),
+		Resource: c.resource, Action: c.action, Status: "pending", Attempts: 1, UpdatedAt: c.now.UTC(), Command: cmd,
 	}, c.operationOwner(), c.now)
-	s.scheduleRetry(&retainedCommand{
-		opID: op.ID, resource: c.resource, action: c.action, in: in, by: c.by, tenant: c.tenant, path: path,
-	}, c.now)
+	s.scheduleRetry(op, c.now)
 	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
 		"a dependency is unavailable ("+cause.Message+"); the command was retained as operation "+op.ID+
 			" and is applied when the dependency returns: read the resource to see it")
@@ -237,40 +233,48 @@ const (
 	TaskRetryEnrollment = "agency.retry_enrollment"
 )
 
-// scheduleRetry runs a retained command again agencyRetryEvery after from
-// on its tenant's clock (see runRetained).
-func (s *Service) scheduleRetry(r *retainedCommand, from time.Time) {
-	s.Schedule(r.tenant, clock.Task{At: from.Add(agencyRetryEvery), Kind: TaskRetryCommand, Subject: r.opID}, func(tx *platform.Tx, now time.Time) {
-		if s.runRetained(tx, now, r) {
-			s.scheduleRetry(r, now)
-		}
-	})
+// scheduleRetry runs the retained command of operation op again
+// agencyRetryEvery after from on its sender's tenant's clock (see
+// retryCommand).
+func (s *Service) scheduleRetry(op *store.AgencyOperation, from time.Time) {
+	s.Schedule(op.Command.Tenant, clock.Task{At: from.Add(agencyRetryEvery), Kind: TaskRetryCommand, Subject: op.ID})
 }
 
-// runRetained runs a retained command again at now and reports whether its
-// dependency is still unavailable (it is retried later). Otherwise the
-// outcome is recorded on its operation: applied with its receipt, or
-// rejected with the error its guards give now. A command whose operation
-// is no longer pending is not run.
-func (s *Service) runRetained(tx *platform.Tx, now time.Time, r *retainedCommand) (retry bool) {
-	op, ok := tx.AgencyOperations.Get(r.opID)
-	if !ok || op.Status != "pending" {
-		return false
+// retryCommand is the task TaskRetryCommand: it runs the retained command
+// of operation t.Subject again (runRetained), and schedules the next retry
+// while its dependency stays unavailable.
+func (s *Service) retryCommand(tx *platform.Tx, now time.Time, t clock.Task) {
+	op, ok := tx.AgencyOperations.Get(t.Subject)
+	if ok && s.runRetained(tx, now, op) {
+		s.scheduleRetry(op, now)
 	}
-	c := &call{
-		now: now, by: r.by, tenant: r.tenant, resource: r.resource, action: r.action,
-		deps: func(target string) *httpapi.Error {
-			return s.httpapi.DependencyFaultAt(target, http.MethodPost, r.path, r.tenant)
-		},
+}
+
+// runRetained runs the retained command of operation op again at now and
+// reports whether its dependency is still unavailable (it is retried
+// later). Otherwise the outcome is recorded on the operation: applied with
+// its receipt, or rejected with the error its guards give now. A command
+// whose operation is no longer pending is not run.
+func (s *Service) runRetained(tx *platform.Tx, now time.Time, op *store.AgencyOperation) (retry bool) {
+	r := op.Command
+	if op.Status != "pending" || r == nil {
+		return false
 	}
 	op.Attempts++
 	op.UpdatedAt = now.UTC()
+	by, err := retainedSender(tx, r)
+	c := &call{
+		now: now, by: by, tenant: r.Tenant, resource: op.Resource, action: op.Action,
+		deps: func(target string) *httpapi.Error {
+			return s.httpapi.DependencyFaultAt(target, http.MethodPost, r.Path, r.Tenant)
+		},
+	}
 	var v any
-	var err error
-	if r.by.Key != nil && !r.by.Key.Active {
-		err = httpapi.Unauthorized("the key that sent the command was revoked")
-	} else {
-		v, err = r.in.apply(s, tx, c)
+	if err == nil {
+		var in input
+		if in, err = s.retainedInput(op); err == nil {
+			v, err = in.apply(s, tx, c)
+		}
 	}
 	var ret *errRetained
 	var apiErr *httpapi.Error
@@ -288,11 +292,51 @@ func (s *Service) runRetained(tx *platform.Tx, now time.Time, r *retainedCommand
 		op.Status = "applied"
 		op.Result, _ = jsonview.EncodeJSON(v)
 	}
+	op.Command = nil
+	if by == nil {
+		return false
+	}
 	if owner := c.operationOwner(); owner != op.Owner {
 		// A retained bootstrap is listed under the agency it created.
 		tx.AgencyOperations.Update(op, func(op *store.AgencyOperation) { op.Owner = owner })
 	}
 	return false
+}
+
+// retainedSender is the principal that sent retained command r, as the
+// command runs again, and an error when it may no longer run the command:
+// its key was revoked, or (with no principal) its account is gone.
+func retainedSender(tx *platform.Tx, r *store.RetainedCommand) (*httpapi.Principal, error) {
+	u, ok := tx.Users.Get(r.UserID)
+	if !ok {
+		return nil, httpapi.Unauthorized("the account that sent the command no longer exists")
+	}
+	p := &httpapi.Principal{User: u, Businesses: r.Businesses, Tenant: r.Tenant}
+	if r.SessionID != "" {
+		p.Session, _ = tx.Sessions.Get(r.SessionID)
+	}
+	if r.KeyID != "" {
+		k, ok := tx.Keys.Get(r.KeyID)
+		if !ok {
+			k = &store.APIKey{Base: store.Base{ID: r.KeyID, Owner: r.UserID}} // keys are revoked, not deleted
+		}
+		p.Key = k
+		if !k.Active {
+			return p, httpapi.Unauthorized("the key that sent the command was revoked")
+		}
+	}
+	return p, nil
+}
+
+// retainedInput decodes the input of operation op's retained command from
+// its body, as the command's request was decoded.
+func (s *Service) retainedInput(op *store.AgencyOperation) (input, error) {
+	cmd, ok := s.commands[op.Resource][op.Action]
+	if !ok {
+		return nil, fmt.Errorf("no %s command %q", op.Resource, op.Action)
+	}
+	// The body was validated against the route's schema when it came.
+	return cmd.decode(&httpapi.Ctx{Route: &httpapi.Route{}, Body: op.Command.Body})
 }
 
 // operationView is a retained command as reads show it.

@@ -557,12 +557,12 @@ func (s *Service) enroll(tx *platform.Tx, c *call, in enrollInput) (*httpapi.Res
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	sess.EnrolledBy, sess.EnrolledAt, sess.Receipts = c.by.User.ID, c.now.UTC(), nil
+	sess.EnrolledBy, sess.EnrolledAt, sess.EnrolledIn, sess.Receipts = c.by.User.ID, c.now.UTC(), c.tenant, nil
 	for i := range sess.Entries {
 		sess.Receipts = append(sess.Receipts, s.enrollEntry(tx, c, sess, v, i))
 	}
 	if s.settle(sess) {
-		s.scheduleWaiting(c.tenant, sess.ID, c.now)
+		s.scheduleWaiting(sess, c.now)
 	}
 	s.touch(c.now, sess)
 	return &httpapi.Respond{Status: http.StatusAccepted, Body: s.receipt(c, map[string]any{
@@ -646,24 +646,30 @@ func (s *Service) settle(sess *store.EnrollmentSession) (waiting bool) {
 	return waiting
 }
 
-// scheduleWaiting retries the waiting clients of a session every
-// agencyRetryEvery of tenant's clock until none waits (see retryWaiting).
-func (s *Service) scheduleWaiting(tenant, sessID string, from time.Time) {
-	s.Schedule(tenant, clock.Task{At: from.Add(agencyRetryEvery), Kind: TaskRetryEnrollment, Subject: sessID}, func(tx *platform.Tx, now time.Time) {
-		if s.retryWaiting(tx, now, tenant, sessID) {
-			s.scheduleWaiting(tenant, sessID, now)
-		}
-	})
+// scheduleWaiting retries the waiting clients of session sess
+// agencyRetryEvery after from on the clock of the tenant that enrolled it
+// (see retryEnrollment).
+func (s *Service) scheduleWaiting(sess *store.EnrollmentSession, from time.Time) {
+	s.Schedule(sess.EnrolledIn, clock.Task{At: from.Add(agencyRetryEvery), Kind: TaskRetryEnrollment, Subject: sess.ID})
+}
+
+// retryEnrollment is the task TaskRetryEnrollment: it retries the waiting
+// clients of session t.Subject, every agencyRetryEvery until none waits.
+func (s *Service) retryEnrollment(tx *platform.Tx, now time.Time, t clock.Task) {
+	if sess, ok := tx.Enrollments.Get(t.Subject); ok && s.retryWaiting(tx, now, sess) {
+		s.scheduleWaiting(sess, now)
+	}
 }
 
 // retryWaiting enrolls again at now the waiting clients of an enrolling
-// session of tenant, and reports whether some still wait. The voice
-// provider's faults are matched as on the enroll's request.
-func (s *Service) retryWaiting(tx *platform.Tx, now time.Time, tenant, sessID string) (waiting bool) {
-	sess, ok := tx.Enrollments.Get(sessID)
-	if !ok || sess.State != sessEnrolling {
+// session, and reports whether some still wait. The voice provider's
+// faults are matched as on the enroll's request, in the tenant that
+// enrolled it.
+func (s *Service) retryWaiting(tx *platform.Tx, now time.Time, sess *store.EnrollmentSession) (waiting bool) {
+	if sess.State != sessEnrolling {
 		return false
 	}
+	tenant := sess.EnrolledIn
 	v, ok := tx.OfferVersions.Get(sess.OfferVersionID)
 	if !ok {
 		return false

@@ -6,12 +6,12 @@ import "github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 func (s *Service) Handlers() httpapi.Handlers {
 	return httpapi.Handlers{
 		"getAgencyEnrollments":       s.getAgencyEnrollments,
-		"commandAgencyEnrollments":   s.agencyPost("enrollments", s.enrollmentCommands()),
+		"commandAgencyEnrollments":   s.agencyPost("enrollments", s.commands["enrollments"]),
 		"getAgencyInstallations":     s.getAgencyInstallations,
-		"commandAgencyInstallations": s.agencyPost("installations", s.installationCommands()),
+		"commandAgencyInstallations": s.agencyPost("installations", s.commands["installations"]),
 		"getAgencyOffers":            s.getAgencyOffers,
-		"commandAgencyOffers":        s.agencyPost("offers", s.offerCommands()),
+		"commandAgencyOffers":        s.agencyPost("offers", s.commands["offers"]),
 		"getAgencyProfile":           s.getAgencyProfile,
-		"commandAgencyProfile":       s.agencyPost("profile", s.profileCommands()),
+		"commandAgencyProfile":       s.agencyPost("profile", s.commands["profile"]),
 	}
 }

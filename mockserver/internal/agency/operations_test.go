@@ -241,7 +241,7 @@ func TestRetainedCommandRunsWhenTheClockReachesIt(t *testing.T) {
 		_, err := in.apply(w.s, tx, c)
 		var ret *errRetained
 		require.ErrorAs(t, err, &ret)
-		e := w.s.retain(tx, c, in, pathAgencyProfile, ret.cause)
+		e := w.s.retain(tx, c, mustJSON(t, in), pathAgencyProfile, ret.cause)
 		assert.Equal(t, http.StatusServiceUnavailable, e.Status)
 		ops := operationsOf(tx, w.partner, "profile")
 		require.Len(t, ops, 1)
@@ -299,7 +299,7 @@ func TestRetainedCommandRetriesThenMeetsItsGuards(t *testing.T) {
 		_, err := in.apply(w.s, tx, c)
 		var ret *errRetained
 		require.ErrorAs(t, err, &ret)
-		w.s.retain(tx, c, in, pathAgencyProfile, ret.cause)
+		w.s.retain(tx, c, mustJSON(t, in), pathAgencyProfile, ret.cause)
 		ops := operationsOf(tx, w.partner, "profile")
 		require.Len(t, ops, 1)
 		opID = ops[0].OperationID
@@ -390,4 +390,12 @@ func TestGuards(t *testing.T) {
 			assert.Equal(t, want, editable(&store.EnrollmentSession{State: state}), state)
 		}
 	})
+}
+
+// mustJSON is the body of a request whose command decodes to in.
+func mustJSON(t *testing.T, in any) []byte {
+	t.Helper()
+	b, err := json.Marshal(in)
+	require.NoError(t, err)
+	return b
 }

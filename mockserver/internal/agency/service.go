@@ -16,10 +16,20 @@ type Service struct {
 	httpapi   *httpapi.API
 	identity  *identity.Service
 	telephony *telephony.Service
+	// commands are the commands of each resource, by resource and action.
+	commands map[string]map[string]agencyCommand
 }
 
 // New returns the agency domain of engine p.
 func New(p *platform.Platform, api *httpapi.API, id *identity.Service, tel *telephony.Service) *Service {
 	s := &Service{Platform: p, httpapi: api, identity: id, telephony: tel}
+	s.commands = map[string]map[string]agencyCommand{
+		"enrollments":   s.enrollmentCommands(),
+		"installations": s.installationCommands(),
+		"offers":        s.offerCommands(),
+		"profile":       s.profileCommands(),
+	}
+	s.DefineTask(TaskRetryCommand, s.retryCommand)
+	s.DefineTask(TaskRetryEnrollment, s.retryEnrollment)
 	return s
 }

@@ -130,22 +130,24 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	// restricted to another business of the same user does not see it.
 	tx.ApprovalRequests.Insert(a, biz, now)
 	a.UpdatedAt = a.CreatedAt
-	s.Schedule(tx.TenantOf(biz), clock.Task{At: a.ExpiresAt, Kind: TaskExpireApproval, Subject: id}, func(tx *platform.Tx, now time.Time) {
-		if a, ok := tx.ApprovalRequests.Get(id); ok && a.Status == approvalCalling {
-			s.decideApproval(tx, a, now, approvalExpired, "nobody decided before expires_at")
-		}
-	})
+	s.Schedule(tx.TenantOf(biz), clock.Task{At: a.ExpiresAt, Kind: TaskExpireApproval, Subject: id})
 	if !shown {
 		secret = ""
 	}
 	return a, secret, nil
 }
 
-// startApprovals subscribes approval requests to the ends of their calls
-// and registers the approval callback kind of delivery: built from the
+// startApprovals defines the expiry of approval requests (at expires_at,
+// a request nobody decided expires), subscribes approval requests to the
+// ends of their calls and registers the approval callback kind of delivery: built from the
 // request's secret at each attempt (canceled once the request is gone),
 // its outcome copied onto the request.
 func (s *Service) startApprovals() {
+	s.DefineTask(TaskExpireApproval, func(tx *platform.Tx, now time.Time, t clock.Task) {
+		if a, ok := tx.ApprovalRequests.Get(t.Subject); ok && a.Status == approvalCalling {
+			s.decideApproval(tx, a, now, approvalExpired, "nobody decided before expires_at")
+		}
+	})
 	s.OnCallEnded(func(tx *platform.Tx, now time.Time, c *store.Call) {
 		if id := c.Touch().ApprovalRequestID; id != "" {
 			s.approvalCallEnded(tx, now, id, telephony.CallTouchEnd(c))

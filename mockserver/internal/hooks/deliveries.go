@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
@@ -67,6 +68,15 @@ const (
 type deliveryEngine struct {
 	notify watch.Notifier
 	kinds  map[string]DeliveryKind // by store.Delivery.Kind (RegisterDeliveryKind)
+
+	// firstMu guards first.
+	firstMu sync.Mutex
+	// first holds, by delivery id, a channel closed once the first attempt
+	// of the delivery has its outcome recorded, while that attempt is in
+	// flight: the second attempt waits for it (runAttempt). A delivery
+	// whose first attempt is not in flight (it is over, or the task was
+	// rebuilt from data) has none.
+	first map[string]chan struct{}
 }
 
 // DeliveryKind is how the engine builds and follows one kind of delivery.
@@ -77,10 +87,12 @@ type DeliveryKind struct {
 	Changed func(tx *platform.Tx, d *store.Delivery, att *store.DeliveryAttempt)
 }
 
-// startDeliveries creates the engine, registers the subscription and
-// call-webhook kinds of delivery and subscribes the engine to the bus.
+// startDeliveries creates the engine, defines the task of a delivery's
+// attempt, registers the subscription and call-webhook kinds of delivery
+// and subscribes the engine to the bus.
 func (s *Service) startDeliveries() {
-	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}}
+	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}, first: map[string]chan struct{}{}}
+	s.DefineUnlockedTask(TaskDeliveryAttempt, s.runAttempt)
 	s.Outbound.timeout = s.Config.Hooks.Timeout
 	s.initOutbound()
 	s.OnNewState(s.resetLogs)
@@ -190,12 +202,13 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 	d.NextAttemptAt = now.UTC()
 	tx.Deliveries.Add(d)
 	s.deliveryUpdated(tx, d, nil)
-	first := make(chan struct{})
 	dropped := tx.Dropped // the store of this delivery, which a reset drops
-	cancelSecond := s.scheduleSecondAttempt(tenant, now, d.ID, first, func(at time.Time) { s.retryAttempt(dropped, d, 2, at) })
+	// The first attempt is in flight before the second is on the clock.
+	first := s.firstInFlight(d.ID)
+	cancelSecond := s.Schedule(tenant, clock.Task{At: now.Add(webhookRetrySchedule[1]), Kind: TaskDeliveryAttempt, Subject: d.ID, N: 2})
 	att, ok := s.prepareAttempt(tx, d, 1, now)
 	if !ok {
-		close(first)
+		s.firstDone(d.ID, first)
 		return d
 	}
 	done := func(res outboundResult) {
@@ -205,7 +218,7 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 		if finished {
 			cancelSecond()
 		}
-		close(first)
+		s.firstDone(d.ID, first)
 		s.engine.notify.Notify()
 	}
 	if err := s.CheckTarget(att.req.URL); err != nil {
@@ -215,6 +228,54 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 	}
 	s.engine.notify.Notify()
 	return d
+}
+
+// firstInFlight records that the first attempt of delivery id is in
+// flight and returns the channel firstDone closes.
+func (s *Service) firstInFlight(id string) chan struct{} {
+	ch := make(chan struct{})
+	s.engine.firstMu.Lock()
+	s.engine.first[id] = ch
+	s.engine.firstMu.Unlock()
+	return ch
+}
+
+// firstDone closes ch, the channel of the first attempt of delivery id,
+// once its outcome is recorded.
+func (s *Service) firstDone(id string, ch chan struct{}) {
+	s.engine.firstMu.Lock()
+	if s.engine.first[id] == ch {
+		delete(s.engine.first, id)
+	}
+	s.engine.firstMu.Unlock()
+	close(ch)
+}
+
+// runAttempt is the task TaskDeliveryAttempt: attempt t.N of delivery
+// t.Subject at simulated time at, outside the state lock. The second
+// attempt, put on the clock when the first started, first waits for the
+// first attempt's outcome when it is still in flight, and does nothing
+// when the first attempt succeeded; so the schedule never depends on how
+// fast a receiver responds. A delivery gone from the log (a reset, or
+// dropped past the log's bounds) or over is not attempted.
+func (s *Service) runAttempt(_ string, at time.Time, t clock.Task) {
+	s.engine.firstMu.Lock()
+	first := s.engine.first[t.Subject]
+	s.engine.firstMu.Unlock()
+	if first != nil {
+		select {
+		case <-first:
+		case <-s.Outbound.ctx.Done():
+			return
+		}
+	}
+	tx := s.WriteTx()
+	d, ok := tx.Deliveries.Get(t.Subject)
+	dropped := tx.Dropped
+	tx.End()
+	if ok {
+		s.retryAttempt(dropped, d, t.N, at)
+	}
 }
 
 // retryAttempt makes attempt n >= 2 of a delivery at simulated time at,
@@ -239,8 +300,7 @@ func (s *Service) retryAttempt(dropped func() bool, d *store.Delivery, n int, at
 	tx = s.WriteTx()
 	defer tx.End()
 	if !dropped() && !s.recordAttempt(tx, d, att, res) {
-		s.Clocks.Of(tx.TenantOf(d.BusinessID)).Schedule(clock.Task{At: d.NextAttemptAt, Kind: TaskDeliveryAttempt, Subject: d.ID, N: n + 1},
-			func(at time.Time) { s.retryAttempt(dropped, d, n+1, at) })
+		s.Schedule(tx.TenantOf(d.BusinessID), clock.Task{At: d.NextAttemptAt, Kind: TaskDeliveryAttempt, Subject: d.ID, N: n + 1})
 	}
 }
 

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 )
 
 // Outbound HTTP: every request the mock makes to a receiver (subscription
@@ -260,21 +258,3 @@ func (s *Service) doOutbound(req OutboundRequest) outboundResult {
 // TaskDeliveryAttempt is the kind of a delivery's next attempt on the
 // schedule: Subject is the delivery, N the attempt.
 const TaskDeliveryAttempt = "delivery.attempt"
-
-// scheduleSecondAttempt puts the second attempt of delivery deliveryID on
-// its tenant's clock, webhookRetrySchedule[1] after the first attempt started at now: when it
-// falls due it waits until first is closed (the first attempt's outcome is
-// recorded) and then runs second, which does nothing when the first
-// attempt succeeded. So the schedule never depends on how fast a receiver
-// responds. It returns the task's cancel.
-func (s *Service) scheduleSecondAttempt(tenant string, now time.Time, deliveryID string, first <-chan struct{}, second func(at time.Time)) (cancel func()) {
-	t := clock.Task{At: now.Add(webhookRetrySchedule[1]), Kind: TaskDeliveryAttempt, Subject: deliveryID, N: 2}
-	return s.Clocks.Of(tenant).Schedule(t, func(at time.Time) {
-		select {
-		case <-first:
-		case <-s.Outbound.ctx.Done():
-			return
-		}
-		second(at)
-	})
-}

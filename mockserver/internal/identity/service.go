@@ -22,5 +22,6 @@ type Service struct {
 func New(p *platform.Platform, api *httpapi.API, tel *telephony.Service) *Service {
 	s := &Service{Platform: p, httpapi: api, telephony: tel}
 	p.OnReseed(s.reseed)
+	s.defineForgetTasks()
 	return s
 }

@@ -145,7 +145,7 @@ func (s *Service) signupRequest(rc *httpapi.Ctx) (any, error) {
 		State:     store.ChallengePending,
 	}
 	rc.Tx.Challenges.Insert(ch, "signup", rc.Now)
-	s.Schedule("", clock.Task{At: ch.ExpiresAt.Add(challengeRetention), Kind: TaskForgetChallenge, Subject: ch.ID}, func(tx *platform.Tx, _ time.Time) { tx.Challenges.Delete(ch.ID) })
+	s.Schedule("", clock.Task{At: ch.ExpiresAt.Add(challengeRetention), Kind: TaskForgetChallenge, Subject: ch.ID})
 	s.SendOutbox(rc.Tx, rc.Now, store.OutboxMessage{
 		Channel: "email", To: strings.ToLower(strings.TrimSpace(f.Email)), From: "no-reply@voiceagent.example",
 		Subject: "Your voiceagent verification code",
@@ -381,8 +381,26 @@ const (
 func (s *Service) newLink(tx *platform.Tx, now time.Time, kind, userID string, ttl time.Duration) string {
 	l := &store.MagicLink{Token: s.IDs.Token(24), Kind: kind, UserID: userID, ExpiresAt: now.Add(ttl).UTC()}
 	tx.MagicLinks[l.Token] = l
-	s.Schedule(s.linkTenant(tx, l), clock.Task{At: l.ExpiresAt.Add(linkRetention), Kind: TaskForgetLink, Subject: l.UserID}, func(tx *platform.Tx, _ time.Time) { delete(tx.MagicLinks, l.Token) })
+	s.Schedule(s.linkTenant(tx, l), clock.Task{At: l.ExpiresAt.Add(linkRetention), Kind: TaskForgetLink, Subject: l.UserID})
 	return l.Token
+}
+
+// defineForgetTasks defines the kinds of identity's tasks.
+func (s *Service) defineForgetTasks() {
+	s.DefineTask(TaskForgetChallenge, func(tx *platform.Tx, _ time.Time, t clock.Task) { tx.Challenges.Delete(t.Subject) })
+	s.DefineTask(TaskForgetLink, forgetLinks)
+}
+
+// forgetLinks is the task TaskForgetLink: it forgets the links of user
+// t.Subject whose retention ended by t.At (the task names the user, not
+// the link, whose token is a secret; a link's task falls due when its
+// retention ends).
+func forgetLinks(tx *platform.Tx, _ time.Time, t clock.Task) {
+	for token, l := range tx.MagicLinks {
+		if l.UserID == t.Subject && !l.ExpiresAt.Add(linkRetention).After(t.At) {
+			delete(tx.MagicLinks, token)
+		}
+	}
 }
 
 // exchangeMagicLink is GET /api/auth/magic?token=: a one-time link that

@@ -35,7 +35,7 @@ type Platform struct {
 	Config Config
 
 	// mu guards store, which is reached only through a Tx (ReadTx,
-	// WriteTx, Schedule).
+	// WriteTx, and the tasks Schedule runs).
 	mu StateLock
 	// store is the whole state; ResetState replaces it.
 	store *store.Store
@@ -51,6 +51,7 @@ type Platform struct {
 	// Bus carries every platform event to its subscribers.
 	Bus *EventBus
 
+	tasks     taskKinds
 	on        engineHooks
 	resets    []func()
 	newStates []func(tx *Tx)
@@ -253,17 +254,6 @@ func (s *Platform) boundLogs() {
 		n = DefaultOutboxSize
 	}
 	s.store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
-}
-
-// Schedule runs fn with a write Tx once tenant's clock reaches t.At ("":
-// the base clock, for work of no tenant). fn receives the tenant's time. t
-// says what the work is: the tenant's schedule lists it until it runs.
-func (s *Platform) Schedule(tenant string, t clock.Task, fn func(tx *Tx, now time.Time)) (cancel func()) {
-	return s.Clocks.Of(tenant).Schedule(t, func(now time.Time) {
-		tx := s.WriteTx()
-		defer tx.End()
-		fn(tx, now)
-	})
 }
 
 // Now returns tenant's simulated time ("": the base time).

@@ -43,12 +43,13 @@ func TestScheduleGivesAWriteTx(t *testing.T) {
 	start := time.Date(2026, 1, 2, 19, 0, 0, 0, time.UTC)
 	p := New(Config{Start: start})
 	var ran time.Time
-	p.Schedule("", clock.Task{At: start.Add(time.Minute)}, func(tx *Tx, now time.Time) {
+	p.DefineTask("test", func(tx *Tx, now time.Time, _ clock.Task) {
 		if !tx.Writable() || p.mu.TryRLock() {
 			t.Error("a task runs without the write lock")
 		}
 		ran = now
 	})
+	p.Schedule("", clock.Task{At: start.Add(time.Minute), Kind: "test"})
 	p.Clocks.Of("").Advance(2 * time.Minute)
 	if !ran.Equal(start.Add(time.Minute)) {
 		t.Errorf("the task ran at %v, want %v", ran, start.Add(time.Minute))

@@ -34,9 +34,11 @@ const (
 	maxRunSMSLength = 1600
 )
 
-// startRuns subscribes runs to the ends of the calls and texts their
-// touches make (an approval request's call is not a run's).
+// startRuns defines the task of a run's touch and subscribes runs to the
+// ends of the calls and texts their touches make (an approval request's
+// call is not a run's).
 func (s *Service) startRuns() {
+	s.DefineTask(TaskRunTouch, s.runTouch)
 	s.OnCallEnded(func(tx *platform.Tx, now time.Time, c *store.Call) {
 		if ref := c.Touch(); ref.ApprovalRequestID == "" && ref.CommunicationRunID != "" {
 			runTouchEnded(tx, now, ref, telephony.CallTouchEnd(c))
@@ -420,18 +422,19 @@ func (s *Service) CreateRun(tx *platform.Tx, now time.Time, p *Plan, idempotency
 	run.UpdatedAt = run.CreatedAt
 	tenant := tx.TenantOf(in.BusinessID)
 	for i, t := range run.Touches {
-		runID, idx := run.ID, i
-		s.Schedule(tenant, clock.Task{At: t.ExecuteAt, Kind: TaskRunTouch, Subject: runID, N: idx}, func(tx *platform.Tx, now time.Time) { s.runTouch(tx, now, runID, idx) })
+		s.Schedule(tenant, clock.Task{At: t.ExecuteAt, Kind: TaskRunTouch, Subject: run.ID, N: i})
 	}
 	return run
 }
 
-// runTouch executes touch idx of run runID when the clock reaches it: it
-// places the call or sends the text, with the touch's reference. A touch
-// that is no longer scheduled (its run was deleted) does nothing.
-func (s *Service) runTouch(tx *platform.Tx, now time.Time, runID string, idx int) {
-	run, ok := tx.Runs.Get(runID)
-	if !ok || run.Touches[idx].Status != touchScheduled {
+// runTouch is the task TaskRunTouch: it executes touch task.N of run
+// task.Subject when the clock reaches it: it places the call or sends the
+// text, with the touch's reference. A touch that is no longer scheduled
+// (its run was deleted) does nothing.
+func (s *Service) runTouch(tx *platform.Tx, now time.Time, task clock.Task) {
+	run, ok := tx.Runs.Get(task.Subject)
+	idx := task.N
+	if !ok || idx < 0 || idx >= len(run.Touches) || run.Touches[idx].Status != touchScheduled {
 		return
 	}
 	// The touch runs at its execute_at, which validation kept inside the

@@ -370,8 +370,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 		Status:  store.SDREmailQueued,
 	}
 	c.tx.SDRMails.Insert(m, l.Owner, c.now)
-	id := m.ID
-	s.Schedule(c.tx.TenantOf(l.Owner), clock.Task{At: c.now.Add(sdrEmailDelay), Kind: TaskSendEmail, Subject: id}, func(tx *platform.Tx, now time.Time) { s.sendSDRMail(tx, now, id) })
+	s.Schedule(c.tx.TenantOf(l.Owner), clock.Task{At: c.now.Add(sdrEmailDelay), Kind: TaskSendEmail, Subject: m.ID})
 	return sdrOutcome{detail: "email " + m.ID + " queued to " + to, emailID: m.ID}
 }
 
@@ -879,27 +878,33 @@ const (
 // startSDRRunner starts the scheduled runner of a business whose SDR was
 // just enabled at now: a run every two hours of the clock from now, while
 // the configuration stays enabled (disabling stops it; enabling again
-// starts a new one).
+// starts a new one, of the next generation).
 func (s *Service) startSDRRunner(tx *platform.Tx, cfg *store.SDRConfig, now time.Time) {
 	cfg.RunnerGen++
-	gen, businessID := cfg.RunnerGen, cfg.BusinessID
-	var tick func(tx *platform.Tx, now time.Time)
-	schedule := func(tx *platform.Tx, at time.Time) {
-		next := at.UTC()
-		cfg.NextRunAt = &next
-		s.Schedule(tx.TenantOf(businessID), clock.Task{At: at, Kind: TaskRunPipeline, Subject: businessID}, tick)
+	s.scheduleSDRRun(tx, cfg, now.Add(sdrRunnerInterval))
+}
+
+// scheduleSDRRun puts the next run of cfg's current runner on its tenant's
+// clock at at: Subject is the business, N the runner's generation.
+func (s *Service) scheduleSDRRun(tx *platform.Tx, cfg *store.SDRConfig, at time.Time) {
+	next := at.UTC()
+	cfg.NextRunAt = &next
+	s.Schedule(tx.TenantOf(cfg.BusinessID), clock.Task{At: at, Kind: TaskRunPipeline, Subject: cfg.BusinessID, N: cfg.RunnerGen})
+}
+
+// runSDRTask is the task TaskRunPipeline: the scheduled runner of
+// generation t.N runs the pipeline of business t.Subject and schedules its
+// next run, unless the configuration was disabled or a newer runner
+// replaced it since.
+func (s *Service) runSDRTask(tx *platform.Tx, now time.Time, t clock.Task) {
+	cfg, ok := tx.SDRConfigs[t.Subject]
+	if !ok || !cfg.Enabled || cfg.RunnerGen != t.N {
+		return
 	}
-	tick = func(tx *platform.Tx, now time.Time) {
-		cur, ok := tx.SDRConfigs[businessID]
-		if !ok || cur != cfg || !cfg.Enabled || cfg.RunnerGen != gen {
-			return
-		}
-		if b, ok := tx.Businesses.Get(businessID); ok {
-			s.runSDR(newSDRCtx(tx, now, b, cfg), store.SDRTriggerScheduled, false)
-		}
-		schedule(tx, now.Add(sdrRunnerInterval))
+	if b, ok := tx.Businesses.Get(t.Subject); ok {
+		s.runSDR(newSDRCtx(tx, now, b, cfg), store.SDRTriggerScheduled, false)
 	}
-	schedule(tx, now.Add(sdrRunnerInterval))
+	s.scheduleSDRRun(tx, cfg, now.Add(sdrRunnerInterval))
 }
 
 // runScheduledAll runs the pipeline of every enabled business now, as the

@@ -4,6 +4,9 @@
 package sdr
 
 import (
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
@@ -17,5 +20,7 @@ type Service struct {
 // New returns the sdr domain of engine p; its calls and texts go through tel.
 func New(p *platform.Platform, tel *telephony.Service) *Service {
 	s := &Service{Platform: p, telephony: tel}
+	s.DefineTask(TaskSendEmail, func(tx *platform.Tx, now time.Time, t clock.Task) { s.sendSDRMail(tx, now, t.Subject) })
+	s.DefineTask(TaskRunPipeline, s.runSDRTask)
 	return s
 }

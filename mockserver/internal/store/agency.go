@@ -158,6 +158,9 @@ type EnrollmentSession struct {
 	EnrolledBy     string
 	UpdatedAt      time.Time
 	EnrolledAt     time.Time
+	// EnrolledIn is the tenant of the caller who enrolled the session:
+	// its clock retries the waiting clients, and its scoped faults apply.
+	EnrolledIn string
 }
 
 // InstallStep is a reviewed step of an installation (route receipt,
@@ -243,6 +246,27 @@ type AgencyOperation struct {
 	ErrorCode    string
 	ErrorMessage string
 	UpdatedAt    time.Time
+	// Command is the retained command, kept while the operation is
+	// pending so that its retry can run it again (nil once it is applied
+	// or rejected).
+	Command *RetainedCommand
+}
+
+// RetainedCommand is what running a retained agency command again needs:
+// the request that sent it and who sent it.
+type RetainedCommand struct {
+	// Body is the request's body, validated when the request came; the
+	// operation's resource and action say how to decode it.
+	Body json.RawMessage
+	// Path is the request's path, which dependency faults are matched on.
+	Path string
+	// Tenant is the sender's tenant: its clock and its scoped faults apply.
+	Tenant string
+	// UserID is the user who sent the command; KeyID the key it sent it
+	// with ("" for a dashboard session, SessionID).
+	UserID, KeyID, SessionID string
+	// Businesses are the businesses the sender had access to.
+	Businesses []string
 }
 
 // AgencyTables are the agency records and their indexes.

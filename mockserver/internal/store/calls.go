@@ -72,6 +72,10 @@ type Call struct {
 	// Step is the id of the script step the call follows ("": the default
 	// simulation).
 	Step string
+	// VoicemailMessage is the message an outbound call leaves once it
+	// reached a voicemail box ("": it did not), kept from then so that
+	// the call's end does not depend on later changes of its agent.
+	VoicemailMessage string
 }
 
 // CallerInfo is what an inbound caller says (the zero value when the call

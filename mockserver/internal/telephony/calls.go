@@ -175,16 +175,10 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 		AssistantID: a.VendorAssistantID, Prompt: fillVariables(prompt, vars), Variables: vars,
 	}
 	c.PlannedDuration = simulatedDuration(c.To)
-	outcome := store.StepCompleted
-	switch c.To {
-	case magicCallNoAnswer:
-		outcome = store.StepNoAnswer
-	case magicCallBusy:
-		outcome = store.StepBusy
-	}
+	outcome := callOutcome(c.To, step)
 	ring := outboundRingTime
 	if step != nil {
-		c.Step, outcome = step.ID, step.Outcome
+		c.Step = step.ID
 		if step.Duration != nil {
 			c.PlannedDuration = *step.Duration
 		}
@@ -203,13 +197,11 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 
 	switch outcome {
 	case store.StepNoAnswer, store.StepBusy:
-		s.scheduleCall(tx, c, now.Add(ring), TaskCallFail, func(tx *platform.Tx, c *store.Call, now time.Time) {
-			s.failCall(tx, now, c, outcome)
-		})
+		s.scheduleCall(tx, c, now.Add(ring), TaskCallFail)
 	case store.StepVoicemail:
-		s.scheduleCall(tx, c, now.Add(ring), TaskCallVoicemail, s.reachVoicemail)
+		s.scheduleCall(tx, c, now.Add(ring), TaskCallVoicemail)
 	default:
-		s.scheduleCall(tx, c, now.Add(ring), TaskCallAnswer, s.answerOutbound)
+		s.scheduleCall(tx, c, now.Add(ring), TaskCallAnswer)
 	}
 	return c, nil
 }
@@ -241,16 +233,64 @@ const (
 	TaskCallEnd = "call.end"
 )
 
-// scheduleCall runs step on call c when its tenant's clock reaches at,
-// unless the call is gone (reset) or already finished; kind names the step
-// on the schedule.
-func (s *Service) scheduleCall(tx *platform.Tx, c *store.Call, at time.Time, kind string, step func(tx *platform.Tx, c *store.Call, now time.Time)) {
-	id := c.ID
-	s.Schedule(tx.TenantOf(c.Owner), clock.Task{At: at, Kind: kind, Subject: id}, func(tx *platform.Tx, now time.Time) {
-		if c, ok := tx.Calls.Get(id); ok && !c.Ended() {
-			step(tx, c, now)
+// scheduleCall puts the next step of call c, of kind, on its tenant's
+// clock at at (see defineCallTasks).
+func (s *Service) scheduleCall(tx *platform.Tx, c *store.Call, at time.Time, kind string) {
+	s.Schedule(tx.TenantOf(c.Owner), clock.Task{At: at, Kind: kind, Subject: c.ID})
+}
+
+// defineCallTasks defines the kinds of the calls' tasks: each runs its step
+// on the call (Subject) unless the call is gone (reset) or already
+// finished. A kind that is the step of more than one kind of call picks
+// its step from the call: its direction, and whether it reached a
+// voicemail box.
+func (s *Service) defineCallTasks() {
+	step := func(step func(tx *platform.Tx, c *store.Call, now time.Time)) platform.TaskFunc {
+		return func(tx *platform.Tx, now time.Time, t clock.Task) {
+			if c, ok := tx.Calls.Get(t.Subject); ok && !c.Ended() {
+				step(tx, c, now)
+			}
 		}
-	})
+	}
+	s.DefineTask(TaskCallAnswer, step(func(tx *platform.Tx, c *store.Call, now time.Time) {
+		if c.Direction == store.DirectionInbound {
+			s.answerInbound(tx, c, now)
+		} else {
+			s.answerOutbound(tx, c, now)
+		}
+	}))
+	s.DefineTask(TaskCallFail, step(func(tx *platform.Tx, c *store.Call, now time.Time) {
+		step, _ := tx.Scripts.Get(c.Step)
+		s.failCall(tx, now, c, callOutcome(c.To, step))
+	}))
+	s.DefineTask(TaskCallVoicemail, step(s.reachVoicemail))
+	s.DefineTask(TaskCallMissed, step(s.missInbound))
+	s.DefineTask(TaskCallEnd, step(func(tx *platform.Tx, c *store.Call, now time.Time) {
+		switch {
+		case c.Direction == store.DirectionInbound:
+			s.endInbound(tx, c, now)
+		case c.VoicemailMessage != "":
+			s.endVoicemail(tx, c, now)
+		default:
+			s.completeOutbound(tx, c, now)
+		}
+	}))
+}
+
+// callOutcome is how an outbound call to number to goes: that of its
+// script step when it follows one, else that of the magic numbers (no
+// answer, busy), else it completes.
+func callOutcome(to string, step *store.ScriptStep) string {
+	if step != nil {
+		return step.Outcome
+	}
+	switch to {
+	case magicCallNoAnswer:
+		return store.StepNoAnswer
+	case magicCallBusy:
+		return store.StepBusy
+	}
+	return store.StepCompleted
 }
 
 // answerOutbound: the callee picks up (queued -> in-progress, call.started);
@@ -259,7 +299,7 @@ func (s *Service) scheduleCall(tx *platform.Tx, c *store.Call, at time.Time, kin
 func (s *Service) answerOutbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	s.startCall(tx, now, c)
 	d := min(c.PlannedDuration, c.MaxDuration)
-	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd, s.completeOutbound)
+	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd)
 }
 
 func (s *Service) startCall(tx *platform.Tx, now time.Time, c *store.Call) {
@@ -331,23 +371,33 @@ func (s *Service) reachVoicemail(tx *platform.Tx, c *store.Call, now time.Time) 
 	a, _ := tx.Agents.Get(c.AgentID)
 	b, _ := tx.Businesses.Get(c.Owner)
 	msg := voicemailMessage(a, b, c)
-	d := min(voicemailDuration(msg), c.MaxDuration)
-	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd, func(tx *platform.Tx, c *store.Call, now time.Time) {
-		step, _ := tx.Scripts.Get(c.Step)
-		tx.Calls.Update(c, func(c *store.Call) {
-			finishCall(tx, now, c, store.CallCompleted, d)
-			c.Transcript = "Agent: " + msg
-			c.Summary = "Outbound call to " + httpapi.FirstNonEmpty(c.Name, c.To) + " reached voicemail; the agent left a message."
-			if step != nil && step.Summary != "" {
-				c.Summary = step.Summary
-			}
-			c.EndedReason = "voicemail"
-		})
-		if l, ok := tx.Leads.Get(c.LeadID); ok {
-			s.touchLead(tx, now, l, true)
+	tx.Calls.Update(c, func(c *store.Call) { c.VoicemailMessage = msg })
+	s.scheduleCall(tx, c, now.Add(time.Duration(voicemailLength(c))*time.Second), TaskCallEnd)
+}
+
+// voicemailLength is how long the message an outbound call leaves on a
+// voicemail box lasts, capped by max_duration, in seconds.
+func voicemailLength(c *store.Call) int {
+	return min(voicemailDuration(c.VoicemailMessage), c.MaxDuration)
+}
+
+// endVoicemail completes an outbound call that left its message on a
+// voicemail box, with ended_reason voicemail.
+func (s *Service) endVoicemail(tx *platform.Tx, c *store.Call, now time.Time) {
+	step, _ := tx.Scripts.Get(c.Step)
+	tx.Calls.Update(c, func(c *store.Call) {
+		finishCall(tx, now, c, store.CallCompleted, voicemailLength(c))
+		c.Transcript = "Agent: " + c.VoicemailMessage
+		c.Summary = "Outbound call to " + httpapi.FirstNonEmpty(c.Name, c.To) + " reached voicemail; the agent left a message."
+		if step != nil && step.Summary != "" {
+			c.Summary = step.Summary
 		}
-		s.endOutbound(tx, c, now)
+		c.EndedReason = "voicemail"
 	})
+	if l, ok := tx.Leads.Get(c.LeadID); ok {
+		s.touchLead(tx, now, l, true)
+	}
+	s.endOutbound(tx, c, now)
 }
 
 // endOutbound announces a finished outbound call: call.completed, its

@@ -94,7 +94,7 @@ func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Cal
 	s.Emit(tx, c.Owner, "call.received", now, callDetail(tx, c))
 
 	if !c.Answered {
-		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), TaskCallMissed, s.missInbound)
+		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), TaskCallMissed)
 		return c, nil
 	}
 	ring := inboundRingTime
@@ -103,12 +103,17 @@ func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Cal
 		// answers when nobody picks up.
 		ring = time.Duration(b.RingFirstSeconds) * time.Second
 	}
-	s.scheduleCall(tx, c, now.Add(ring), TaskCallAnswer, func(tx *platform.Tx, c *store.Call, now time.Time) {
-		s.startCall(tx, now, c)
-		d := min(c.PlannedDuration, c.MaxDuration)
-		s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd, s.endInbound)
-	})
+	s.scheduleCall(tx, c, now.Add(ring), TaskCallAnswer)
 	return c, nil
+}
+
+// answerInbound: the agent answers an inbound call after the ring
+// (ringing -> in-progress, call.started); the conversation ends after the
+// simulated duration, capped by max_duration.
+func (s *Service) answerInbound(tx *platform.Tx, c *store.Call, now time.Time) {
+	s.startCall(tx, now, c)
+	d := min(c.PlannedDuration, c.MaxDuration)
+	s.scheduleCall(tx, c, now.Add(time.Duration(d)*time.Second), TaskCallEnd)
 }
 
 // endInbound finishes an answered inbound call: transcript, summary,

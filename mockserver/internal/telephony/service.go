@@ -24,5 +24,8 @@ type Service struct {
 // New returns the telephony domain of engine p; calls' per-call webhooks go through hk.
 func New(p *platform.Platform, hk *hooks.Service) *Service {
 	s := &Service{Platform: p, hooks: hk}
+	s.defineCallTasks()
+	s.DefineTask(TaskTextDelivery, s.deliverText)
+	s.DefineTask(TaskTextReply, s.replyText)
 	return s
 }

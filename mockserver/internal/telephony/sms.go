@@ -246,19 +246,25 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 	if lead != nil {
 		s.touchLead(tx, now, lead, true)
 	}
-	id := m.ID
-	s.Schedule(tx.TenantOf(a.Owner), clock.Task{At: now.Add(smsDeliveryDelay), Kind: TaskTextDelivery, Subject: id}, func(tx *platform.Tx, now time.Time) {
-		if m, ok := tx.SMSMessages.Get(id); ok && m.Status == store.SMSSent {
-			tx.SMSMessages.Update(m, func(m *store.SMSMessage) {
-				m.Status = store.SMSDelivered
-				m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
-			})
-			s.Emit(tx, m.Owner, "sms.delivered", now, smsView(m))
-			s.TextDelivered(tx, now, m)
-			s.scheduleReply(tx, now, m)
-		}
-	})
+	s.Schedule(tx.TenantOf(a.Owner), clock.Task{At: now.Add(smsDeliveryDelay), Kind: TaskTextDelivery, Subject: m.ID})
 	return m, nil
+}
+
+// deliverText is the task TaskTextDelivery: the carrier delivers text
+// t.Subject if it is still sent (sms.delivered), and its script step's
+// reply is scheduled.
+func (s *Service) deliverText(tx *platform.Tx, now time.Time, t clock.Task) {
+	m, ok := tx.SMSMessages.Get(t.Subject)
+	if !ok || m.Status != store.SMSSent {
+		return
+	}
+	tx.SMSMessages.Update(m, func(m *store.SMSMessage) {
+		m.Status = store.SMSDelivered
+		m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
+	})
+	s.Emit(tx, m.Owner, "sms.delivered", now, smsView(m))
+	s.TextDelivered(tx, now, m)
+	s.scheduleReply(tx, now, m)
 }
 
 // Kinds of the texts' tasks on the schedule (Subject: the text).
@@ -270,9 +276,24 @@ const (
 )
 
 // scheduleReply schedules the reply of a delivered text's script step, if
-// it has one: a text from the recipient to the number that sent it,
-// after_seconds later, received as POST /_mock/inbound-sms receives one.
+// it has one, after_seconds later (see replyText).
 func (s *Service) scheduleReply(tx *platform.Tx, now time.Time, m *store.SMSMessage) {
+	step, ok := tx.Scripts.Get(m.Step)
+	if !ok || step.Reply == nil {
+		return
+	}
+	at := now.Add(time.Duration(step.Reply.AfterSeconds) * time.Second)
+	s.Schedule(tx.TenantOf(m.Owner), clock.Task{At: at, Kind: TaskTextReply, Subject: m.ID})
+}
+
+// replyText is the task TaskTextReply: the recipient of text t.Subject
+// replies with its script step's reply, a text to the number that sent it,
+// received as POST /_mock/inbound-sms receives one.
+func (s *Service) replyText(tx *platform.Tx, now time.Time, t clock.Task) {
+	m, ok := tx.SMSMessages.Get(t.Subject)
+	if !ok {
+		return
+	}
 	step, ok := tx.Scripts.Get(m.Step)
 	if !ok || step.Reply == nil {
 		return
@@ -281,13 +302,9 @@ func (s *Service) scheduleReply(tx *platform.Tx, now time.Time, m *store.SMSMess
 	if a, ok := tx.Agents.Get(m.AgentID); ok && to == "messaging_service" {
 		to = BusinessNumber(tx, a)
 	}
-	from, body := m.To, step.Reply.Body
-	at := now.Add(time.Duration(step.Reply.AfterSeconds) * time.Second)
-	s.Schedule(tx.TenantOf(m.Owner), clock.Task{At: at, Kind: TaskTextReply, Subject: m.ID}, func(tx *platform.Tx, now time.Time) {
-		if n, ok := tx.NumbersByPhone[to]; ok {
-			s.receiveText(tx, now, n, from, body)
-		}
-	})
+	if n, ok := tx.NumbersByPhone[to]; ok {
+		s.receiveText(tx, now, n, m.To, step.Reply.Body)
+	}
 }
 
 func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
