@@ -399,3 +399,57 @@ func mustJSON(t *testing.T, in any) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// The agency's tasks are data: dropped from the tenant's clock and put
+// back from their clock.Task values (Resume), a retained command is
+// applied and the waiting clients of an enroll are provisioned, as the
+// original tasks would have done.
+func TestAgencyTasksAreRebuiltFromData(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 7)
+	sess, appr := w.approvedSession(w.publish("Base"), "c1")
+	in := inviteInput{PartnerID: w.partner, Email: "rebuilt@agency.example", Role: "operator"}
+	var opID string
+	w.p.Write(func(tx *platform.Tx) {
+		c := w.call(w.admin, "enrollments", "enroll")
+		c.deps = failing(httpapi.FaultTargetVoiceProvider)
+		_, err := w.s.enroll(tx, c, w.enrollInputOf(sess, appr))
+		require.NoError(t, err)
+
+		c = w.call(w.admin, "profile", "invite")
+		c.deps = failing(httpapi.FaultTargetDependency)
+		_, err = in.apply(w.s, tx, c)
+		var ret *errRetained
+		require.ErrorAs(t, err, &ret)
+		w.s.retain(tx, c, mustJSON(t, in), pathAgencyProfile, ret.cause)
+		opID = operationsOf(tx, w.partner, "profile")[0].OperationID
+	})
+	require.Equal(t, clientWaiting, sess.Receipts[0].State)
+
+	clk := w.p.Clocks.Of(w.tenant)
+	tasks := clk.Tasks()
+	var kinds []string
+	for _, task := range tasks {
+		kinds = append(kinds, task.Kind)
+	}
+	assert.Subset(t, kinds, []string{TaskRetryEnrollment, TaskRetryCommand})
+	clk.Reset()
+	for _, task := range tasks {
+		require.NoError(t, w.p.Resume(w.tenant, task))
+	}
+	require.Equal(t, tasks, clk.Tasks())
+
+	w.p.Clocks.Advance(agencyRetryEvery)
+	w.p.Read(func(tx *platform.Tx) {
+		assert.Equal(t, sessEnrolled, sess.State)
+		assert.Equal(t, clientEnrolled, sess.Receipts[0].State)
+		assert.Equal(t, 2, sess.Receipts[0].Attempts)
+		op, ok := tx.AgencyOperations.Get(opID)
+		require.True(t, ok)
+		assert.Equal(t, "applied", op.Status, op.ErrorMessage)
+		assert.Equal(t, 2, op.Attempts)
+		pt, _ := tx.Partners.Get(w.partner)
+		require.Len(t, pt.Invites, 1)
+		assert.Equal(t, in.Email, pt.Invites[0].Email)
+	})
+}
