@@ -276,6 +276,43 @@ func (t *Tenants) Reset() {
 	t.base.Reset()
 }
 
+// Set drops tenant's pending tasks and sets its time to now (the base
+// clock for ""), as a restored snapshot has it. Its offset becomes the
+// base clock's plus how far now is past the base time, so rate-limit
+// windows move with it as they would after Advance. Set never runs a task.
+func (t *Tenants) Set(tenant string, now time.Time) {
+	now = now.UTC()
+	if tenant == "" {
+		c := t.base
+		c.Reset()
+		c.mu.Lock()
+		c.offset += now.Sub(c.now)
+		c.now = now
+		c.mu.Unlock()
+		return
+	}
+	c := t.Of(tenant)
+	c.Reset()
+	t.base.mu.Lock()
+	offset := t.base.offset + now.Sub(t.base.now)
+	t.base.mu.Unlock()
+	c.mu.Lock()
+	c.now, c.offset = now, offset
+	c.mu.Unlock()
+}
+
+// Remove drops tenant's clock and its pending tasks: the tenant reads the
+// base time again until its clock is next made.
+func (t *Tenants) Remove(tenant string) {
+	t.mu.Lock()
+	c := t.tenants[tenant]
+	delete(t.tenants, tenant)
+	t.mu.Unlock()
+	if c != nil {
+		c.Reset()
+	}
+}
+
 // Follow moves the base time, and every tenant with it, with real time at
 // speed (1 = real time) until ctx ends, running due tasks as it goes.
 func (t *Tenants) Follow(ctx context.Context, speed float64, tick time.Duration) {

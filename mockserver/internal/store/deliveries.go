@@ -153,3 +153,28 @@ func (l *DeliveryLog) Get(id string) (*Delivery, bool) {
 func (l *DeliveryLog) Each(fn func(*Delivery) bool) {
 	l.log.Each(func(_ int64, d **Delivery) bool { return fn(*d) })
 }
+
+// Remove drops every kept delivery that match reports true for, keeping
+// the others in their order.
+func (l *DeliveryLog) Remove(match func(*Delivery) bool) {
+	var kept []*Delivery
+	removed := false
+	l.Each(func(d *Delivery) bool {
+		if match(d) {
+			removed = true
+		} else {
+			kept = append(kept, d)
+		}
+		return true
+	})
+	if !removed {
+		return
+	}
+	l.log.Reset(l.log.Next())
+	clear(l.byID)
+	for _, d := range kept {
+		l.Add(d)
+	}
+}
+
+func (l *DeliveryLog) has(id string) bool { _, ok := l.byID[id]; return ok }

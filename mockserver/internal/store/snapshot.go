@@ -1,0 +1,630 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Section is a part of the store as data, for snapshots: the records of
+// one tenant, or the server's own records that belong to no tenant
+// (partners and their offers, signups in progress, the number pool).
+// Indexes the store derives from records (keys by hash, users by email,
+// numbers by phone, a tenant's businesses) are not in it: Import rebuilds
+// them.
+type Section struct {
+	// Tables holds each table's records by the table's name (the Store
+	// field's name in snake case, such as "calls" or "sms_messages"), as a
+	// JSON array of records with the store's field names.
+	Tables map[string]json.RawMessage `json:"tables"`
+	// Deliveries are the webhook deliveries in the delivery log, oldest
+	// first.
+	Deliveries []*Delivery `json:"deliveries"`
+	// EmergencyAddresses are the numbers' emergency addresses.
+	EmergencyAddresses []EmergencyAddressEntry `json:"emergency_addresses"`
+	// TranscriptSinks are the businesses' transcript sinks, by business id.
+	TranscriptSinks map[string]*TranscriptSink `json:"transcript_sinks"`
+	// ApprovalSecrets are the users' named approval callback secrets, by
+	// user id, NUL and the secret's id.
+	ApprovalSecrets map[string]string `json:"approval_secrets"`
+	// Assistants are the simulated voice provider's assistants, by id.
+	Assistants map[string]*Assistant `json:"assistants"`
+	// MagicLinks are the users' one-time links.
+	MagicLinks []*MagicLink `json:"magic_links"`
+	// Signups are the businesses' signup records, by business id.
+	Signups map[string]*SignupRecord `json:"signups"`
+	// ClientsByRef maps a partner id, NUL and a client's external reference
+	// to the client business.
+	ClientsByRef map[string]string `json:"clients_by_ref"`
+	// SDRConfigs are the SDR configurations, by business id; SDRLeads the
+	// pipeline's lead states, by lead id.
+	SDRConfigs map[string]*SDRConfig `json:"sdr_configs"`
+	SDRLeads   map[string]*SDRLead   `json:"sdr_leads"`
+	// Minutes are the minutes used by finished calls, by business id.
+	Minutes map[string]int `json:"minutes"`
+	// DoNotCall holds do-not-call numbers by business id ("" is the
+	// national registry, in the server's section).
+	DoNotCall map[string][]string `json:"do_not_call"`
+	// Consent holds consent states by business id, then number.
+	Consent map[string]map[string]string `json:"consent"`
+
+	// NextNumber, ReferralCodes and SDRCronSecret are the server's own
+	// (zero in a tenant's section).
+	NextNumber    int               `json:"next_number,omitempty"`
+	ReferralCodes map[string]string `json:"referral_codes,omitempty"`
+	SDRCronSecret string            `json:"sdr_cron_secret,omitempty"`
+}
+
+// EmergencyAddressEntry is a number's emergency address in a Section.
+type EmergencyAddressEntry struct {
+	NumberID   string            `json:"number_id"`
+	BusinessID string            `json:"business_id"`
+	Address    *EmergencyAddress `json:"address"`
+}
+
+// dumpedTable is what a snapshot needs of a table, whatever its record
+// type.
+type dumpedTable interface {
+	idSourced
+	records(keep func(Record) bool) []Record
+	decode(data []byte) ([]Record, error)
+	putRecord(r Record)
+	dropRecord(r Record)
+	getRecord(id string) (Record, bool)
+	forgetGroup(group string)
+}
+
+// records returns the records keep keeps, by owner (sorted), each owner's
+// oldest first.
+func (t *Table[T]) records(keep func(Record) bool) []Record {
+	var out []Record
+	for _, owner := range slices.Sorted(maps.Keys(t.byOwner)) {
+		for _, r := range t.byOwner[owner] {
+			if keep(r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// decode decodes a JSON array of the table's records; every record needs
+// an id and an owner.
+func (t *Table[T]) decode(data []byte) ([]Record, error) {
+	var recs []T
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, err
+	}
+	out := make([]Record, len(recs))
+	for i, r := range recs {
+		if reflect.ValueOf(r).IsNil() {
+			return nil, &SectionError{Path: fmt.Sprint(i), Message: "must be a record, not null"}
+		}
+		if r.RecordID() == "" || r.RecordOwner() == "" {
+			return nil, &SectionError{Path: fmt.Sprint(i), Message: "needs an ID and an Owner"}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+func (t *Table[T]) putRecord(r Record) { t.Put(r.(T)) }
+
+func (t *Table[T]) dropRecord(r Record) {
+	if t.byID != nil {
+		t.Delete(r.RecordID())
+		return
+	}
+	t.drop(r.(T))
+}
+
+// forgetGroup forgets the latest stamp of a stamp group whose records are
+// gone, so that a tenant imported again stamps as it did.
+func (t *Table[T]) forgetGroup(group string) { delete(t.last, group) }
+
+func (t *Table[T]) getRecord(id string) (Record, bool) {
+	r, ok := t.byID[id]
+	return r, ok
+}
+
+// namedTables returns every table of the store by its snapshot name.
+func (s *Store) namedTables() map[string]dumpedTable {
+	out := map[string]dumpedTable{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f, fv := v.Type().Field(i), v.Field(i)
+			switch {
+			case f.Anonymous && f.IsExported() && f.Type.Kind() == reflect.Struct:
+				walk(fv)
+			case !f.IsExported() || fv.Kind() != reflect.Pointer || fv.IsNil():
+			default:
+				if t, ok := fv.Interface().(dumpedTable); ok {
+					out[SnakeCase(f.Name)] = t
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(s).Elem())
+	return out
+}
+
+// SnakeCase returns a Go field name in snake case: "SMSMessages" is
+// "sms_messages", "ApprovalRequests" "approval_requests".
+func SnakeCase(name string) string {
+	var b strings.Builder
+	rs := []rune(name)
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			if i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// SectionError is a Section that cannot be imported: Path names the member
+// (such as "tables.calls.3") and Message says what is wrong with it.
+type SectionError struct {
+	Path    string
+	Message string
+}
+
+func (e *SectionError) Error() string { return e.Path + ": " + e.Message }
+
+// prefixed returns err with prefix before its path when it is a
+// SectionError.
+func prefixed(prefix string, err error) error {
+	if se, ok := err.(*SectionError); ok {
+		return &SectionError{Path: prefix + "." + se.Path, Message: se.Message}
+	}
+	return &SectionError{Path: prefix, Message: err.Error()}
+}
+
+// IsTenant reports whether id is the root business of a tenant.
+func (s *Store) IsTenant(id string) bool {
+	b, ok := s.Businesses.Get(id)
+	return ok && b.Tenant == b.ID
+}
+
+// recordTenant is the tenant a record belongs to: its owner's, or for a
+// message of the outbox, its business's.
+func (s *Store) recordTenant(r Record) string {
+	if m, ok := r.(*OutboxMessage); ok && m.BusinessID != "" {
+		return s.TenantOf(m.BusinessID)
+	}
+	if k, ok := r.(*APIKey); ok && k.BusinessID != "" {
+		return s.TenantOf(k.BusinessID)
+	}
+	return s.TenantOfOwner(r.RecordOwner())
+}
+
+// scope decides what a Section holds: the records of one tenant, or
+// (tenant "") those of no tenant.
+type scope struct {
+	s      *Store
+	tenant string
+}
+
+// has reports whether a record of tenant t belongs in the scope.
+func (sc scope) has(t string) bool {
+	if sc.tenant != "" {
+		return t == sc.tenant
+	}
+	return !sc.s.IsTenant(t)
+}
+
+func (sc scope) business(id string) bool { return sc.has(sc.s.TenantOf(id)) }
+func (sc scope) owner(id string) bool    { return sc.has(sc.s.TenantOfOwner(id)) }
+
+// Export returns the records of tenant (a root business) as a Section;
+// tenant "" returns the server's own records, those of no tenant.
+func (s *Store) Export(tenant string) *Section {
+	sc := scope{s, tenant}
+	sec := &Section{
+		Tables:          map[string]json.RawMessage{},
+		TranscriptSinks: map[string]*TranscriptSink{},
+		ApprovalSecrets: map[string]string{},
+		Assistants:      map[string]*Assistant{},
+		Signups:         map[string]*SignupRecord{},
+		ClientsByRef:    map[string]string{},
+		SDRConfigs:      map[string]*SDRConfig{},
+		SDRLeads:        map[string]*SDRLead{},
+		Minutes:         map[string]int{},
+		DoNotCall:       map[string][]string{},
+		Consent:         map[string]map[string]string{},
+	}
+	for name, t := range s.namedTables() {
+		recs := t.records(func(r Record) bool { return sc.has(s.recordTenant(r)) })
+		if recs == nil {
+			recs = []Record{}
+		}
+		data, err := json.Marshal(recs)
+		if err != nil {
+			panic(fmt.Sprintf("store: a %s record does not encode: %v", name, err))
+		}
+		sec.Tables[name] = data
+	}
+	s.Deliveries.Each(func(d *Delivery) bool {
+		if sc.has(d.Tenant) {
+			sec.Deliveries = append(sec.Deliveries, d)
+		}
+		return true
+	})
+	for _, id := range slices.Sorted(maps.Keys(s.EmergencyAddresses)) {
+		if a := s.EmergencyAddresses[id]; sc.business(a.BusinessID) {
+			sec.EmergencyAddresses = append(sec.EmergencyAddresses, EmergencyAddressEntry{NumberID: id, BusinessID: a.BusinessID, Address: a})
+		}
+	}
+	for id, v := range s.TranscriptSinks {
+		if sc.business(id) {
+			sec.TranscriptSinks[id] = v
+		}
+	}
+	for k, v := range s.ApprovalSecrets {
+		if user, _, _ := strings.Cut(k, "\x00"); sc.owner(user) {
+			sec.ApprovalSecrets[k] = v
+		}
+	}
+	assistants := map[string]bool{}
+	for _, r := range s.Agents.records(func(Record) bool { return true }) {
+		assistants[r.(*Agent).VendorAssistantID] = sc.has(s.recordTenant(r))
+	}
+	for id, a := range s.Assistants {
+		if in, ok := assistants[id]; in || !ok && tenant == "" {
+			sec.Assistants[id] = a
+		}
+	}
+	for _, tok := range slices.Sorted(maps.Keys(s.MagicLinks)) {
+		if l := s.MagicLinks[tok]; sc.owner(l.UserID) {
+			sec.MagicLinks = append(sec.MagicLinks, l)
+		}
+	}
+	for id, v := range s.Signups {
+		if sc.business(id) {
+			sec.Signups[id] = v
+		}
+	}
+	for k, v := range s.ClientsByRef {
+		if sc.business(v) {
+			sec.ClientsByRef[k] = v
+		}
+	}
+	for id, v := range s.SDRConfigs {
+		if sc.business(id) {
+			sec.SDRConfigs[id] = v
+		}
+	}
+	for id, v := range s.SDRLeads {
+		if l, ok := s.Leads.Get(id); ok && sc.has(s.recordTenant(l)) || !ok && tenant == "" {
+			sec.SDRLeads[id] = v
+		}
+	}
+	tel := s.tel()
+	for id, v := range tel.minutes {
+		if sc.business(id) {
+			sec.Minutes[id] = v
+		}
+	}
+	for id, set := range tel.dnc {
+		if id == "" && tenant == "" || id != "" && sc.business(id) {
+			sec.DoNotCall[id] = slices.Sorted(maps.Keys(set))
+		}
+	}
+	for id, v := range tel.consent {
+		if sc.business(id) {
+			sec.Consent[id] = maps.Clone(v)
+		}
+	}
+	if tenant == "" {
+		sec.NextNumber = s.NextNumber
+		sec.ReferralCodes = maps.Clone(s.ReferralCodes)
+		sec.SDRCronSecret = s.SDRCronSecret
+	}
+	return sec
+}
+
+// Remove drops every record of tenant (a root business), as Export(tenant)
+// would list them, with the indexes the store derives from them.
+func (s *Store) Remove(tenant string) {
+	sc := scope{s, tenant}
+	// Every record is found before any is dropped: a record's tenant is
+	// found through its businesses.
+	type found struct {
+		t    dumpedTable
+		recs []Record
+	}
+	var drop []found
+	for _, t := range s.namedTables() {
+		drop = append(drop, found{t, t.records(func(r Record) bool { return sc.has(s.recordTenant(r)) })})
+	}
+	for _, f := range drop {
+		for _, r := range f.recs {
+			s.unindex(r)
+			f.t.dropRecord(r)
+		}
+		if tenant != "" {
+			f.t.forgetGroup(tenant)
+		}
+	}
+	s.Deliveries.Remove(func(d *Delivery) bool { return d.Tenant == tenant })
+	// The businesses are gone: what is keyed by them goes by id.
+	gone := func(businessID string) bool { _, ok := s.Businesses.Get(businessID); return !ok }
+	for id, a := range s.EmergencyAddresses {
+		if gone(a.BusinessID) {
+			delete(s.EmergencyAddresses, id)
+		}
+	}
+	for id := range s.TranscriptSinks {
+		if gone(id) {
+			delete(s.TranscriptSinks, id)
+		}
+	}
+	for id := range s.Signups {
+		if gone(id) {
+			delete(s.Signups, id)
+		}
+	}
+	for k, v := range s.ClientsByRef {
+		if gone(v) {
+			delete(s.ClientsByRef, k)
+		}
+	}
+	for id := range s.SDRConfigs {
+		if gone(id) {
+			delete(s.SDRConfigs, id)
+		}
+	}
+	for id := range s.SDRLeads {
+		if _, ok := s.Leads.Get(id); !ok {
+			delete(s.SDRLeads, id)
+		}
+	}
+	tel := s.tel()
+	for id := range tel.minutes {
+		if gone(id) {
+			delete(tel.minutes, id)
+		}
+	}
+	for id := range tel.dnc {
+		if id != "" && gone(id) {
+			delete(tel.dnc, id)
+		}
+	}
+	for id := range tel.consent {
+		if gone(id) {
+			delete(tel.consent, id)
+		}
+	}
+	for k := range s.ApprovalSecrets {
+		if user, _, _ := strings.Cut(k, "\x00"); !s.userKnown(user) {
+			delete(s.ApprovalSecrets, k)
+		}
+	}
+	for tok, l := range s.MagicLinks {
+		if !s.userKnown(l.UserID) {
+			delete(s.MagicLinks, tok)
+		}
+	}
+	used := map[string]bool{}
+	for _, r := range s.Agents.records(func(Record) bool { return true }) {
+		used[r.(*Agent).VendorAssistantID] = true
+	}
+	for id := range s.Assistants {
+		if !used[id] {
+			delete(s.Assistants, id)
+		}
+	}
+}
+
+func (s *Store) userKnown(id string) bool { _, ok := s.Users.Get(id); return ok }
+
+// Import adds the records of sec (a Section of Export) to the store and
+// builds the indexes derived from them. It checks the whole section first
+// and changes nothing when it returns an error: a *SectionError when a
+// record does not decode, lacks an id or an owner, or has the id of a
+// record the store holds already (remove a tenant before importing it
+// again).
+func (s *Store) Import(sec *Section) error {
+	tables := s.namedTables()
+	decoded := map[string][]Record{}
+	for _, name := range slices.Sorted(maps.Keys(sec.Tables)) {
+		t, ok := tables[name]
+		if !ok {
+			return &SectionError{Path: "tables." + name, Message: "is not a table of this server"}
+		}
+		recs, err := t.decode(sec.Tables[name])
+		if err != nil {
+			return prefixed("tables."+name, err)
+		}
+		seen := map[string]bool{}
+		for i, r := range recs {
+			if _, ok := t.getRecord(r.RecordID()); ok || seen[r.RecordID()] {
+				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is in use"}
+			}
+			seen[r.RecordID()] = true
+		}
+		decoded[name] = recs
+	}
+	for i, d := range sec.Deliveries {
+		switch {
+		case d == nil || d.ID == "":
+			return &SectionError{Path: fmt.Sprintf("deliveries.%d", i), Message: "needs an ID"}
+		case s.Deliveries.has(d.ID):
+			return &SectionError{Path: fmt.Sprintf("deliveries.%d.ID", i), Message: "id " + d.ID + " is in use"}
+		}
+	}
+	for i, e := range sec.EmergencyAddresses {
+		if e.Address == nil || e.NumberID == "" {
+			return &SectionError{Path: fmt.Sprintf("emergency_addresses.%d", i), Message: "needs a number_id and an address"}
+		}
+	}
+	for i, l := range sec.MagicLinks {
+		if l == nil || l.Token == "" {
+			return &SectionError{Path: fmt.Sprintf("magic_links.%d", i), Message: "needs a Token"}
+		}
+	}
+	if err := s.checkPhones(decoded["numbers"]); err != nil {
+		return err
+	}
+
+	// Businesses first, so the others' stamp groups are their tenants.
+	names := slices.Sorted(maps.Keys(decoded))
+	slices.SortStableFunc(names, func(a, b string) int { return boolRank(b == "businesses") - boolRank(a == "businesses") })
+	for _, name := range names {
+		for _, r := range decoded[name] {
+			tables[name].putRecord(r)
+			s.index(r)
+		}
+	}
+	for _, d := range sec.Deliveries {
+		s.Deliveries.Add(d)
+	}
+	for _, e := range sec.EmergencyAddresses {
+		e.Address.NumberID, e.Address.BusinessID = e.NumberID, e.BusinessID
+		s.EmergencyAddresses[e.NumberID] = e.Address
+	}
+	maps.Copy(s.TranscriptSinks, sec.TranscriptSinks)
+	maps.Copy(s.ApprovalSecrets, sec.ApprovalSecrets)
+	maps.Copy(s.Assistants, sec.Assistants)
+	for _, l := range sec.MagicLinks {
+		s.MagicLinks[l.Token] = l
+	}
+	maps.Copy(s.Signups, sec.Signups)
+	maps.Copy(s.ClientsByRef, sec.ClientsByRef)
+	maps.Copy(s.SDRConfigs, sec.SDRConfigs)
+	maps.Copy(s.SDRLeads, sec.SDRLeads)
+	tel := s.tel()
+	maps.Copy(tel.minutes, sec.Minutes)
+	for id, numbers := range sec.DoNotCall {
+		set := tel.dnc[id]
+		if set == nil {
+			set = map[string]bool{}
+			tel.dnc[id] = set
+		}
+		for _, n := range numbers {
+			set[n] = true
+		}
+	}
+	for id, v := range sec.Consent {
+		tel.consent[id] = maps.Clone(v)
+	}
+	s.NextNumber = max(s.NextNumber, sec.NextNumber)
+	maps.Copy(s.ReferralCodes, sec.ReferralCodes)
+	if sec.SDRCronSecret != "" {
+		s.SDRCronSecret = sec.SDRCronSecret
+	}
+	return nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkPhones refuses numbers whose phone number another number holds:
+// numbers route inbound calls.
+func (s *Store) checkPhones(numbers []Record) error {
+	seen := map[string]bool{}
+	for i, r := range numbers {
+		n := r.(*Number)
+		if _, ok := s.NumbersByPhone[n.PhoneNumber]; ok || seen[n.PhoneNumber] {
+			return &SectionError{Path: fmt.Sprintf("tables.numbers.%d.PhoneNumber", i), Message: "phone number " + n.PhoneNumber + " is in use"}
+		}
+		seen[n.PhoneNumber] = true
+	}
+	return nil
+}
+
+// index adds r to the indexes the store derives from records.
+func (s *Store) index(r Record) {
+	switch r := r.(type) {
+	case *User:
+		if _, ok := s.UsersByEmail[r.Email]; !ok && r.Email != "" {
+			s.UsersByEmail[r.Email] = r
+		}
+	case *Business:
+		if r.Tenant == r.ID {
+			s.tenants = append(s.tenants, r.ID)
+		}
+		for _, userID := range slices.Sorted(maps.Keys(r.Members)) {
+			s.userBusinesses[userID] = append(s.userBusinesses[userID], r.ID)
+		}
+		if r.PartnerID != "" {
+			s.partnerBusinesses[r.PartnerID] = append(s.partnerBusinesses[r.PartnerID], r.ID)
+		}
+	case *APIKey:
+		s.KeysByHash[r.Hash] = r
+	case *Session:
+		s.SessionsByToken[r.Token] = r
+	case *Number:
+		s.NumbersByPhone[r.PhoneNumber] = r
+	case *GovernedUpdate:
+		if r.IdempotencyKey != "" {
+			s.GovernedByKey[r.Owner+"\x00"+r.IdempotencyKey] = r
+		}
+	case *Installation:
+		s.InstallationByBusiness[r.BusinessID] = r
+	}
+}
+
+// unindex takes r out of the indexes the store derives from records.
+func (s *Store) unindex(r Record) {
+	switch r := r.(type) {
+	case *User:
+		if s.UsersByEmail[r.Email] == r {
+			delete(s.UsersByEmail, r.Email)
+		}
+	case *Business:
+		s.tenants = without(s.tenants, r.ID)
+		for userID := range r.Members {
+			s.userBusinesses[userID] = without(s.userBusinesses[userID], r.ID)
+		}
+		if r.PartnerID != "" {
+			s.partnerBusinesses[r.PartnerID] = without(s.partnerBusinesses[r.PartnerID], r.ID)
+		}
+	case *APIKey:
+		if s.KeysByHash[r.Hash] == r {
+			delete(s.KeysByHash, r.Hash)
+		}
+	case *Session:
+		if s.SessionsByToken[r.Token] == r {
+			delete(s.SessionsByToken, r.Token)
+		}
+	case *Number:
+		if s.NumbersByPhone[r.PhoneNumber] == r {
+			delete(s.NumbersByPhone, r.PhoneNumber)
+		}
+	case *GovernedUpdate:
+		if k := r.Owner + "\x00" + r.IdempotencyKey; s.GovernedByKey[k] == r {
+			delete(s.GovernedByKey, k)
+		}
+	case *Installation:
+		if s.InstallationByBusiness[r.BusinessID] == r {
+			delete(s.InstallationByBusiness, r.BusinessID)
+		}
+	}
+}
+
+// without returns ids without id, as a new slice when id is in it (the
+// store hands its slices out and never changes one in place).
+func without(ids []string, id string) []string {
+	i := slices.Index(ids, id)
+	if i < 0 {
+		return ids
+	}
+	out := append(ids[:i:i], ids[i+1:]...)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
