@@ -361,6 +361,11 @@ func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 				rec := httptest.NewRecorder()
 				s.ServeHTTP(rec, req)
 				what := fmt.Sprintf("%s %s (credentials %v)", rt.Method, rt.Path, creds)
+				if rt.MaxBody > DefaultMaxBodyBytes {
+					// A snapshot being restored has a bound of its own.
+					assert.Equal(t, http.StatusBadRequest, rec.Code, "%s reads past the server's bound: %s", what, rec.Body)
+					continue
+				}
 				assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, what)
 				var env struct {
 					Error struct{ Code, Message string } `json:"error"`

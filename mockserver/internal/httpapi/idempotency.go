@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -245,5 +248,92 @@ func (st *IdempotencyStore) trimLocked(wall time.Time) {
 			}
 		}
 		st.order, st.head = kept, 0
+	}
+}
+
+// IdempotencyRecord is a finished idempotency record as data, for
+// snapshots: who sent the key, the key, the request's fingerprint, when the
+// record expires on the tenant's clock, and the response it replays.
+type IdempotencyRecord struct {
+	Owner       string          `json:"owner"`
+	Key         string          `json:"key"`
+	Fingerprint string          `json:"fingerprint"` // hex SHA-256
+	ExpiresAt   time.Time       `json:"expires_at"`
+	Status      int             `json:"status"`
+	Header      http.Header     `json:"header,omitempty"`
+	Body        json.RawMessage `json:"body,omitempty"`
+	Code        string          `json:"code,omitempty"`
+}
+
+// Export returns the finished records of the owners keep reports true
+// for, oldest first. A record whose response is not JSON is left out (the
+// API's responses are).
+func (st *IdempotencyStore) Export(keep func(owner string) bool) []IdempotencyRecord {
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
+	out := []IdempotencyRecord{}
+	for _, e := range st.order[st.head:] {
+		if e == nil || st.Entries[e.key] != e || e.resp == nil {
+			continue
+		}
+		owner, key, _ := strings.Cut(e.key, "\x00")
+		if !keep(owner) || len(e.resp.Body) > 0 && !json.Valid(e.resp.Body) {
+			continue
+		}
+		out = append(out, IdempotencyRecord{Owner: owner, Key: key, Fingerprint: hex.EncodeToString(e.fingerprint[:]),
+			ExpiresAt: e.expires, Status: e.resp.Status, Header: e.resp.Header, Body: e.resp.Body, Code: e.resp.Code})
+	}
+	return out
+}
+
+// CheckRecords reports the first record that cannot be imported: its
+// index and what is wrong (-1 and "" when every record can).
+func CheckRecords(recs []IdempotencyRecord) (int, string) {
+	for i, r := range recs {
+		fp, err := hex.DecodeString(r.Fingerprint)
+		switch {
+		case r.Owner == "" || r.Key == "":
+			return i, "needs an owner and a key"
+		case err != nil || len(fp) != sha256.Size:
+			return i, "fingerprint must be 64 hex digits"
+		case r.Status < 100 || r.Status > 599:
+			return i, "status must be an HTTP status"
+		}
+	}
+	return -1, ""
+}
+
+// Import adds recs (checked with CheckRecords), replacing records with the
+// same owner and key. They expire in real time a TTL from now.
+func (st *IdempotencyStore) Import(recs []IdempotencyRecord) {
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
+	wall := st.WallNow()
+	for _, r := range recs {
+		var fp [32]byte
+		_, _ = hex.Decode(fp[:], []byte(r.Fingerprint))
+		done := make(chan struct{})
+		close(done)
+		resp := &Response{Status: r.Status, Header: r.Header, Body: r.Body, Code: r.Code}
+		e := &idemEntry{key: idemName(r.Owner, r.Key), fingerprint: fp, done: done, resp: resp,
+			expires: r.ExpiresAt, wallExpires: wall.Add(IdempotencyTTL), cost: answerCost(resp)}
+		if old := st.Entries[e.key]; old != nil {
+			st.forgetLocked(old)
+		}
+		st.Entries[e.key] = e
+		st.bytes += e.cost
+		st.order = append(st.order, e)
+	}
+	st.trimLocked(wall)
+}
+
+// Remove drops the records of the owners match reports true for.
+func (st *IdempotencyStore) Remove(match func(owner string) bool) {
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
+	for k, e := range st.Entries {
+		if owner, _, _ := strings.Cut(k, "\x00"); match(owner) {
+			st.forgetLocked(e)
+		}
 	}
 }

@@ -56,7 +56,10 @@ type Route struct {
 	Auth         AuthMode
 	Scope        ScopeReq // nil: a valid key is enough
 	Schema       string   // name of the JSON Schema of the body ("" none)
-	Lock         lockMode
+	// MaxBody bounds the route's request body instead of the server's
+	// MaxBodyBytes (0: the server's), for a snapshot being restored.
+	MaxBody int64
+	Lock    lockMode
 	// ValidationCode is the error code of body failures (default invalid_request).
 	ValidationCode string
 	// Op is the route's operation: the operationId of the OpenAPI documents,
@@ -325,13 +328,17 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	}
 	rc = &Ctx{API: s, Request: r, Route: rt, RequestID: reqID, Now: s.Clocks.Base().Now(), ClientIP: clientIP(r), writer: w}
 	if r.Body != nil && r.Method != http.MethodGet {
-		read, err := s.readBody(w, r)
+		limit := s.Config.MaxBodyBytes
+		if rt.MaxBody > 0 {
+			limit = rt.MaxBody
+		}
+		read, err := s.readBody(w, r, limit)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			switch {
 			case errors.As(err, &tooBig):
 				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
-					fmt.Sprintf("request body is larger than %d bytes", s.Config.MaxBodyBytes))), rt, rc, fault
+					fmt.Sprintf("request body is larger than %d bytes", limit))), rt, rc, fault
 			case s.draining.Err() != nil:
 				return ErrorResponse(NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
 					"the server is shutting down and stopped reading the request body before its end; nothing was done")), rt, rc, fault
@@ -369,17 +376,17 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	return s.run(rc), rt, rc, fault
 }
 
-// readBody reads the body of request r, served by w, up to MaxBodyBytes.
+// readBody reads the body of request r, served by w, up to limit bytes.
 // When the server shuts down (Drain) while the body is still arriving, as
 // from a client sending it slowly, the connection's read deadline moves to
 // now, so that the read ends and the request is answered instead of being
 // cut off when the shutdown's grace period ends.
-func (s *API) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (s *API) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	stop := context.AfterFunc(s.draining, func() {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	})
 	defer stop()
-	return io.ReadAll(http.MaxBytesReader(nil, r.Body, s.Config.MaxBodyBytes))
+	return io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 }
 
 // run calls the handler with the Tx its route's lock gives (none for

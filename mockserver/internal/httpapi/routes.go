@@ -48,6 +48,9 @@ var Table = []Route{
 	// Identity: signup and dashboard links, keys, account reads, the OpenAPI documents, accounts and the outbox.
 	admin(POST, "/_mock/accounts", "createAccount").body("mockAccount").lock(LockWrite),
 	admin(GET, "/_mock/outbox", "listOutbox").lock(LockNone),
+	admin(POST, "/_mock/accounts/copy", "copyAccount").body("mockAccountCopy").lock(LockNone),
+	admin(GET, "/_mock/snapshot", "getSnapshot").lock(LockNone),
+	admin(POST, "/_mock/snapshot", "restoreSnapshot").maxBody(SnapshotMaxBytes).lock(LockNone),
 	public(GET, "/api/auth/magic", "exchangeMagicLink").lock(LockWrite),
 	public(GET, "/api/auth/password-setup", "readPasswordSetupLink"),
 	public(GET, "/api/openapi.yaml", "getOpenAPIDocument").lock(LockNone),
@@ -196,6 +199,12 @@ func admin(method, path, op string) Route {
 
 // body names the JSON Schema the route's body is validated against.
 func (r Route) body(schema string) Route { r.Schema = schema; return r }
+
+// SnapshotMaxBytes bounds a snapshot document sent to POST /_mock/snapshot.
+const SnapshotMaxBytes = 1 << 30
+
+// maxBody sets the route's bound of its request body (Route.MaxBody).
+func (r Route) maxBody(n int64) Route { r.MaxBody = n; return r }
 
 // lock sets which Tx, read or write, the route's handler gets.
 func (r Route) lock(m lockMode) Route { r.Lock = m; return r }

@@ -209,12 +209,8 @@ func (s *Service) insertSession(tx *platform.Tx, now time.Time, userID, token st
 // when it is not empty (a seed account's number made again after a reset),
 // otherwise the next number of the pool that nobody holds.
 func (s *Service) assignNumber(tx *platform.Tx, now time.Time, b *store.Business, a *store.Agent, phone string) *store.Number {
-	for phone == "" {
-		next := fmt.Sprintf("+1%d", numberPoolStart+tx.NextNumber)
-		tx.NextNumber++
-		if tx.NumbersByPhone[next] == nil {
-			phone = next
-		}
+	if phone == "" {
+		phone = nextPoolNumber(tx)
 	}
 	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
 	tx.Numbers.Insert(n, b.ID, now)
@@ -222,6 +218,17 @@ func (s *Service) assignNumber(tx *platform.Tx, now time.Time, b *store.Business
 	a.PhoneNumber = phone
 	s.Emit(tx, b.ID, "phone_number.assigned", now, telephony.NumberView(n))
 	return n
+}
+
+// nextPoolNumber takes the next number of the pool that nobody holds.
+func nextPoolNumber(tx *platform.Tx) string {
+	for {
+		next := fmt.Sprintf("+1%d", numberPoolStart+tx.NextNumber)
+		tx.NextNumber++
+		if tx.NumbersByPhone[next] == nil {
+			return next
+		}
+	}
 }
 
 // AccountOptions says what NewAccount creates. Empty fields get defaults:

@@ -6,6 +6,9 @@ import "github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 func (s *Service) Handlers() httpapi.Handlers {
 	return httpapi.Handlers{
 		"createAccount":         s.adminAccounts,
+		"copyAccount":           s.adminCopy,
+		"getSnapshot":           s.adminSnapshot,
+		"restoreSnapshot":       s.adminRestore,
 		"listOutbox":            s.adminOutbox,
 		"exchangeMagicLink":     s.exchangeMagicLink,
 		"readPasswordSetupLink": s.passwordSetupLink,
@@ -20,4 +23,37 @@ func (s *Service) Handlers() httpapi.Handlers {
 		"signup":                s.signup,
 		"listUsage":             s.listUsage,
 	}
+}
+
+func (s *Service) adminSnapshot(rc *httpapi.Ctx) (any, error) {
+	return s.Snapshot(rc.Query("business_id"))
+}
+
+func (s *Service) adminRestore(rc *httpapi.Ctx) (any, error) {
+	doc, err := s.ParseSnapshot(rc.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Restore(doc); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(doc.Tenants))
+	for i, t := range doc.Tenants {
+		ids[i] = t.BusinessID
+	}
+	return map[string]any{"restored": ids, "server": doc.Server != nil}, nil
+}
+
+func (s *Service) adminCopy(rc *httpapi.Ctx) (any, error) {
+	var body struct {
+		BusinessID string `json:"business_id"`
+	}
+	if err := rc.Decode(&body); err != nil {
+		return nil, err
+	}
+	cp, err := s.CopyTenant(body.BusinessID)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Created(cp), nil
 }

@@ -1,0 +1,470 @@
+package identity
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+)
+
+// The snapshot document's format name and version. A document of another
+// format or version is refused; a change that older documents cannot be
+// read by makes a new version.
+const (
+	SnapshotFormat  = "voiceagent-mock-snapshot"
+	SnapshotVersion = 1
+)
+
+// Snapshot is the snapshot document (GET /_mock/snapshot): every record of
+// some tenants, their clocks and their pending work, and for a whole server
+// its own records and base time.
+type Snapshot struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// TakenAt is the tenant's time for a tenant's snapshot, the base time
+	// for a whole server's.
+	TakenAt time.Time        `json:"taken_at"`
+	Tenants []TenantSnapshot `json:"tenants"`
+	// Server holds what belongs to no tenant; only a whole server's
+	// snapshot has it.
+	Server *ServerSnapshot `json:"server,omitempty"`
+}
+
+// TenantSnapshot is one tenant in a snapshot: its root business, its time,
+// its pending work, its idempotency records and its records.
+type TenantSnapshot struct {
+	BusinessID  string                      `json:"business_id"`
+	Now         time.Time                   `json:"now"`
+	Tasks       []httpapi.ScheduledTask     `json:"tasks"`
+	Idempotency []httpapi.IdempotencyRecord `json:"idempotency"`
+	store.Section
+}
+
+// ServerSnapshot is what a whole server's snapshot holds beside its
+// tenants: the base clock's pending work and the records of no tenant.
+type ServerSnapshot struct {
+	Tasks []httpapi.ScheduledTask `json:"tasks"`
+	// SeedAccounts are the accounts a reset provisions again (the
+	// binary's demo account), with their keys: a server restored from the
+	// document keeps them.
+	SeedAccounts []SeedAccountState `json:"seed_accounts,omitempty"`
+	store.Section
+}
+
+// SeedAccountState is a seed account in a snapshot: its options and what
+// it was given.
+type SeedAccountState struct {
+	Options AccountOptions `json:"options"`
+	Account Account        `json:"account"`
+}
+
+// Snapshot returns the snapshot of the tenant owning businessID, or of the
+// whole server when businessID is "": 400 for an id that is not a UUID,
+// 404 for an unknown business.
+func (s *Service) Snapshot(businessID string) (*Snapshot, error) {
+	tx := s.ReadTx()
+	defer tx.End()
+	if businessID == "" {
+		doc := &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: s.Clocks.Now(""), Tenants: []TenantSnapshot{}}
+		for _, t := range tx.Tenants() {
+			doc.Tenants = append(doc.Tenants, s.exportTenant(tx, t))
+		}
+		doc.Server = &ServerSnapshot{Tasks: scheduled(s.Clocks.Base().Tasks()), Section: *tx.Export("")}
+		for _, sa := range s.seeds {
+			doc.Server.SeedAccounts = append(doc.Server.SeedAccounts, SeedAccountState{Options: sa.opts, Account: sa.acct})
+		}
+		return doc, nil
+	}
+	tenant, err := tenantOf(tx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	ts := s.exportTenant(tx, tenant)
+	return &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: ts.Now, Tenants: []TenantSnapshot{ts}}, nil
+}
+
+// tenantOf returns the tenant of a business: 400 for an id that is not a
+// UUID, 404 for an unknown business.
+func tenantOf(tx *platform.Tx, businessID string) (string, error) {
+	if !httpapi.IsUUID(businessID) {
+		return "", httpapi.InvalidField("business_id", "must be a UUID")
+	}
+	t := tx.TenantOf(businessID)
+	if t == "" {
+		return "", httpapi.NotFound("business not found: " + businessID)
+	}
+	return t, nil
+}
+
+func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {
+	c := s.Clocks.Of(tenant)
+	return TenantSnapshot{
+		BusinessID:  tenant,
+		Now:         c.Now(),
+		Tasks:       scheduled(c.Tasks()),
+		Idempotency: s.httpapi.Idem.Export(func(owner string) bool { return tx.TenantOfOwner(owner) == tenant }),
+		Section:     *tx.Export(tenant),
+	}
+}
+
+func scheduled(tasks []clock.Task) []httpapi.ScheduledTask {
+	out := make([]httpapi.ScheduledTask, len(tasks))
+	for i, t := range tasks {
+		out[i] = httpapi.ScheduledTask{At: t.At.UTC(), Kind: t.Kind, SubjectID: t.Subject, N: t.N}
+	}
+	return out
+}
+
+// ParseSnapshot decodes and checks a snapshot document: 400 invalid_request
+// naming what is wrong (error.details[].path) for JSON that is not a
+// document of this format and version.
+func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
+	var head struct {
+		Format  *string `json:"format"`
+		Version *int    `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonError(err)
+	}
+	switch {
+	case head.Format == nil:
+		return nil, httpapi.InvalidField("format", "is required: %q", SnapshotFormat)
+	case *head.Format != SnapshotFormat:
+		return nil, httpapi.InvalidField("format", "must be %q, not %q", SnapshotFormat, *head.Format)
+	case head.Version == nil:
+		return nil, httpapi.InvalidField("version", "is required: %d", SnapshotVersion)
+	case *head.Version != SnapshotVersion:
+		return nil, httpapi.InvalidField("version", "%d is not a version this server reads (it reads %d)", *head.Version, SnapshotVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	doc := &Snapshot{}
+	if err := dec.Decode(doc); err != nil {
+		return nil, jsonError(err)
+	}
+	if dec.More() {
+		return nil, httpapi.Invalid("the document must be one JSON object")
+	}
+	seen := map[string]bool{}
+	for i, ts := range doc.Tenants {
+		path := fmt.Sprintf("tenants.%d", i)
+		switch {
+		case !httpapi.IsUUID(ts.BusinessID):
+			return nil, httpapi.InvalidField(path+".business_id", "must be a UUID")
+		case seen[ts.BusinessID]:
+			return nil, httpapi.InvalidField(path+".business_id", "names a tenant already in the document")
+		case ts.Now.IsZero():
+			return nil, httpapi.InvalidField(path+".now", "is required")
+		}
+		seen[ts.BusinessID] = true
+		if err := s.checkTasks(path, ts.Tasks); err != nil {
+			return nil, err
+		}
+		if j, msg := httpapi.CheckRecords(ts.Idempotency); j >= 0 {
+			return nil, httpapi.InvalidField(fmt.Sprintf("%s.idempotency.%d", path, j), "%s", msg)
+		}
+	}
+	if doc.Server != nil {
+		if err := s.checkTasks("server", doc.Server.Tasks); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+func (s *Service) checkTasks(path string, tasks []httpapi.ScheduledTask) error {
+	for j, t := range tasks {
+		if !s.TaskDefined(t.Kind) {
+			return httpapi.InvalidField(fmt.Sprintf("%s.tasks.%d.kind", path, j), "%q is not a kind of task of this server", t.Kind)
+		}
+		if t.At.IsZero() {
+			return httpapi.InvalidField(fmt.Sprintf("%s.tasks.%d.at", path, j), "is required")
+		}
+	}
+	return nil
+}
+
+// jsonError is the 400 of a document that does not decode.
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return httpapi.Invalid("the document is not valid JSON at byte %d: %v", syn.Offset, err)
+	case errors.As(err, &typ) && typ.Field != "":
+		return httpapi.InvalidField(typ.Field, "must be %s, not a JSON %s", typ.Type, typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF) || err.Error() == "unexpected EOF":
+		return httpapi.Invalid("the document is truncated: %v", err)
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return httpapi.InvalidField(strings.Trim(f, `"`), "is not a member of a snapshot document")
+	}
+	return httpapi.Invalid("the document does not decode: %s", msg)
+}
+
+// Restore restores a snapshot document: each tenant in it replaces the
+// tenant with the same root business, or is added, with its clock at the
+// document's time and its pending work; a whole server's document also
+// replaces the records of no tenant and sets the base time. It is all or
+// nothing: on an error the server is as it was.
+func (s *Service) Restore(doc *Snapshot) error {
+	tx := s.WriteTx()
+	defer tx.End()
+	// Take out what the document replaces, keeping it to put back.
+	var replaced []string
+	if doc.Server != nil {
+		replaced = append(replaced, "")
+	}
+	for _, ts := range doc.Tenants {
+		if tx.IsTenant(ts.BusinessID) {
+			replaced = append(replaced, ts.BusinessID)
+		}
+	}
+	backups := make([]*store.Section, len(replaced))
+	for i, t := range replaced {
+		backups[i] = tx.Export(t)
+	}
+	for _, t := range replaced {
+		tx.Remove(t)
+	}
+	var imported []string
+	fail := func(err error) error {
+		for _, t := range imported {
+			tx.Remove(t)
+		}
+		for _, b := range backups {
+			if err := tx.Import(b); err != nil {
+				panic("identity: a backup taken before a restore does not import again: " + err.Error())
+			}
+		}
+		return err
+	}
+	if doc.Server != nil {
+		if err := tx.Import(&doc.Server.Section); err != nil {
+			return fail(sectionError("server", err))
+		}
+		imported = append(imported, "")
+	}
+	for i, ts := range doc.Tenants {
+		if err := tx.Import(&ts.Section); err != nil {
+			return fail(sectionError(fmt.Sprintf("tenants.%d", i), err))
+		}
+		imported = append(imported, ts.BusinessID)
+		if !tx.IsTenant(ts.BusinessID) {
+			return fail(httpapi.InvalidField(fmt.Sprintf("tenants.%d.business_id", i), "must be a business of tables.businesses that is its own tenant"))
+		}
+	}
+	// The records are in: now the clocks, the work and the replays.
+	if doc.Server != nil {
+		s.Clocks.Set("", doc.TakenAt)
+		s.resume("", doc.Server.Tasks)
+		s.seeds = s.seeds[:0]
+		for _, sa := range doc.Server.SeedAccounts {
+			s.seeds = append(s.seeds, seedAccount{opts: sa.Options, acct: sa.Account})
+		}
+	}
+	for _, ts := range doc.Tenants {
+		s.startTenant(tx, ts)
+	}
+	return nil
+}
+
+// startTenant sets an imported tenant's clock and pending work, and its
+// idempotency records.
+func (s *Service) startTenant(tx *platform.Tx, ts TenantSnapshot) {
+	s.httpapi.Idem.Remove(func(owner string) bool { return tx.TenantOfOwner(owner) == ts.BusinessID })
+	s.httpapi.Idem.Import(ts.Idempotency)
+	s.Clocks.Set(ts.BusinessID, ts.Now)
+	s.resume(ts.BusinessID, ts.Tasks)
+}
+
+func (s *Service) resume(tenant string, tasks []httpapi.ScheduledTask) {
+	for _, t := range tasks {
+		if err := s.Resume(tenant, clock.Task{At: t.At, Kind: t.Kind, Subject: t.SubjectID, N: t.N}); err != nil {
+			panic("identity: a checked task does not resume: " + err.Error())
+		}
+	}
+}
+
+// sectionError is the response to a section that does not import: 409
+// conflict for an id in use, 400 invalid_request otherwise, naming the
+// member.
+func sectionError(prefix string, err error) error {
+	var se *store.SectionError
+	if !errors.As(err, &se) {
+		return httpapi.Invalid("%s: %v", prefix, err)
+	}
+	path := prefix + "." + se.Path
+	if strings.Contains(se.Message, "is in use") {
+		e := httpapi.NewError(http.StatusConflict, wire.CodeConflict, path+": "+se.Message+" by another tenant")
+		e.Details = []httpapi.FieldError{{Path: path, Message: se.Message}}
+		return e
+	}
+	return httpapi.InvalidField(path, "%s", se.Message)
+}
+
+// SeedAccounts returns the seed accounts (SeedAccount), oldest first.
+func (s *Service) SeedAccounts() []*Account {
+	tx := s.ReadTx()
+	defer tx.End()
+	out := make([]*Account, len(s.seeds))
+	for i := range s.seeds {
+		a := s.seeds[i].acct
+		out[i] = &a
+	}
+	return out
+}
+
+// Copy is what POST /_mock/accounts/copy responds: the account fields of
+// the copy and the ids of the copied records.
+type Copy struct {
+	Account
+	// IDs maps every copied record's id to its copy's id.
+	IDs map[string]string `json:"ids"`
+}
+
+// CopyTenant makes a new tenant holding a copy of every record of the
+// tenant owning businessID, at the same time and with its pending work:
+// new ids everywhere (references follow), new numbers from the pool, new
+// key values and session tokens. It returns a new key with every scope and
+// a session for the copy of the business's owner.
+func (s *Service) CopyTenant(businessID string) (*Copy, error) {
+	tx := s.WriteTx()
+	defer tx.End()
+	tenant, err := tenantOf(tx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	orig := s.exportTenant(tx, tenant)
+	data, err := json.Marshal(orig)
+	if err != nil {
+		return nil, err
+	}
+	r := s.newRemapper(tx, &orig)
+	cp, err := r.copyOf(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Import(&cp.Section); err != nil {
+		return nil, fmt.Errorf("identity: a copy does not import: %w", err)
+	}
+	s.startTenant(tx, *cp)
+
+	now := s.Clocks.Now(cp.BusinessID)
+	b, _ := tx.Businesses.Get(r.ids[businessID])
+	out := &Copy{IDs: r.ids}
+	out.BusinessID = b.ID
+	out.UserID = b.OwnerUserID
+	out.APIKey, _ = s.IssueKey(tx, now, b.OwnerUserID, "copy", wire.AllScopes, "", "")
+	out.Session = s.newSession(tx, now, b.OwnerUserID).Token
+	if agents := tx.Agents.Owned(cp.BusinessID); len(agents) > 0 {
+		out.AgentID, out.PhoneNumber = agents[0].ID, agents[0].PhoneNumber
+	}
+	return out, nil
+}
+
+// remapper rewrites a tenant's snapshot into its copy's: every record id,
+// number, session token and link token is replaced by a new one wherever
+// it appears in the document's JSON, and every key gets a new value.
+type remapper struct {
+	ids     map[string]string // record ids, old to new
+	strings map[string]string // other strings to replace where they are a whole JSON string
+	gen     *platform.IDGen
+}
+
+func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot) *remapper {
+	r := &remapper{ids: map[string]string{}, strings: map[string]string{}, gen: s.IDs}
+	for _, raw := range ts.Tables {
+		var recs []struct{ ID string }
+		_ = json.Unmarshal(raw, &recs)
+		for _, rec := range recs {
+			r.ids[rec.ID] = s.IDs.UUID()
+		}
+	}
+	for _, d := range ts.Deliveries {
+		r.ids[d.ID] = s.IDs.UUID()
+	}
+	for id := range ts.Assistants {
+		r.ids[id] = s.IDs.UUID()
+	}
+	for old, id := range r.ids {
+		if !isUUID(old) {
+			r.strings[old] = id
+		}
+	}
+	var numbers []struct{ PhoneNumber string }
+	_ = json.Unmarshal(ts.Tables["numbers"], &numbers)
+	for _, n := range numbers {
+		r.strings[n.PhoneNumber] = nextPoolNumber(tx)
+	}
+	var sessions []struct{ Token string }
+	_ = json.Unmarshal(ts.Tables["sessions"], &sessions)
+	for _, sess := range sessions {
+		r.strings[sess.Token] = "sess_" + s.IDs.Token(24)
+	}
+	for _, l := range ts.MagicLinks {
+		r.strings[l.Token] = s.IDs.Token(len(l.Token) / 2)
+	}
+	return r
+}
+
+// copyOf returns the copy of the tenant snapshot whose JSON is data.
+func (r *remapper) copyOf(data []byte) (*TenantSnapshot, error) {
+	var cp TenantSnapshot
+	if err := json.Unmarshal(r.text(data), &cp); err != nil {
+		return nil, err
+	}
+	for _, d := range cp.Deliveries {
+		d.Body = r.text(d.Body) // base64 in the JSON: not rewritten with it
+	}
+	var keys []*store.APIKey
+	if err := json.Unmarshal(cp.Tables["keys"], &keys); err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		value := httpapi.KeyPrefix + r.gen.Base62(httpapi.KeyRandomLen)
+		k.Hash, k.Prefix = httpapi.HashKey(value), value[:httpapi.KeyShownLen]
+	}
+	var err error
+	if cp.Tables["keys"], err = json.Marshal(keys); err != nil {
+		return nil, err
+	}
+	return &cp, nil
+}
+
+// text returns JSON text b with every UUID of a copied record replaced by
+// its copy's, and every other string to replace replaced where it is a
+// whole JSON string.
+func (r *remapper) text(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	last := 0
+	for i := 0; i+36 <= len(b); i++ {
+		if b[i+8] != '-' || b[i+13] != '-' || b[i+18] != '-' || b[i+23] != '-' {
+			continue
+		}
+		if n, ok := r.ids[string(b[i:i+36])]; ok {
+			out = append(append(out, b[last:i]...), n...)
+			last = i + 36
+			i += 35
+		}
+	}
+	out = append(out, b[last:]...)
+	for old, n := range r.strings {
+		out = bytes.ReplaceAll(out, []byte(`"`+old+`"`), []byte(`"`+n+`"`))
+	}
+	return out
+}
+
+// isUUID reports whether s has the form of a UUID.
+func isUUID(s string) bool { return httpapi.IsUUID(s) }
