@@ -42,6 +42,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"net"
@@ -127,6 +128,7 @@ type config struct {
 	addr          string
 	seed          string
 	fixtures      string
+	state         string
 	start         time.Time // zero: the server's default
 	speed         float64   // 0: frozen
 	rateLimits    bool
@@ -166,6 +168,7 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "`address` to listen on (host:port; port 0 picks a free one)")
 	fs.StringVar(&cfg.seed, "seed", "demo", "initial data: demo (an account with every scope, kept by POST /_mock/reset) or none")
 	fs.StringVar(&cfg.fixtures, "fixtures", "", "load accounts, leads and calls from this JSON `file` (see mockserver.Fixtures)")
+	fs.StringVar(&cfg.state, "state", "", "keep the whole server in this `file`: load it at start when it exists (instead of -seed and -fixtures), write it on SIGINT and SIGTERM")
 	fs.StringVar(&start, "start", "", "pin the simulated start to this RFC 3339 `time` (such as 2026-03-10T16:00:00Z)")
 	fs.BoolVar(&realtime, "realtime", false, "let the simulated clock follow real time (same as -speed 1)")
 	fs.Float64Var(&cfg.speed, "speed", 0, "let the simulated clock run at this `multiple` of real time (0: only POST /_mock/clock/advance moves it)")
@@ -494,15 +497,22 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	defer srv.Close()
 
 	// Data is loaded before listening: a bad file fails the start.
+	restored, err := loadState(srv, cfg.state)
+	if err != nil {
+		return &badInput{fmt.Errorf("-state: %w", err)}
+	}
 	var fixtures []*mockserver.Account
-	if cfg.fixtures != "" {
+	if cfg.fixtures != "" && !restored {
 		var err error
 		if fixtures, err = srv.LoadFixturesFile(cfg.fixtures); err != nil {
 			return &badInput{fmt.Errorf("-fixtures: %w", err)}
 		}
 	}
 	var demo *mockserver.Account
-	if cfg.seed == "demo" {
+	switch seeds := srv.SeedAccounts(); {
+	case restored && len(seeds) > 0:
+		demo = seeds[0]
+	case !restored && cfg.seed == "demo":
 		var err error
 		demo, err = srv.SeedAccount(mockserver.AccountOptions{BusinessName: "Demo Business", Email: "demo@example.com"})
 		if err != nil {
@@ -537,7 +547,12 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 		fmt.Fprintf(out, "export VOICEAGENT_BASE_URL=%s/api\n", base)
 		fmt.Fprintf(out, "export VOICEAGENT_API_KEY=%s\n", demo.APIKey)
 	}
-	if cfg.fixtures != "" {
+	if restored {
+		fmt.Fprintf(out, "state: loaded from %s (written back on SIGINT and SIGTERM)\n", cfg.state)
+	} else if cfg.state != "" {
+		fmt.Fprintf(out, "state: %s does not exist yet; written on SIGINT and SIGTERM\n", cfg.state)
+	}
+	if len(fixtures) > 0 {
 		fmt.Fprintf(out, "fixtures: %d accounts from %s\n", len(fixtures), cfg.fixtures)
 		for i, a := range fixtures {
 			fmt.Fprintf(out, "fixture account %d: business %s, agent %s, number %s\n", i+1, a.BusinessID, a.AgentID, a.PhoneNumber)
@@ -555,13 +570,35 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	select {
 	case <-ctx.Done():
 		srv.Close() // no webhook attempt keeps a clock advance waiting
-		return shutdown(hs, shutdownGrace)
+		err := shutdown(hs, shutdownGrace)
+		if cfg.state != "" {
+			if serr := srv.WriteSnapshotFile(cfg.state); serr != nil {
+				return errors.Join(err, fmt.Errorf("-state: writing %s: %w", cfg.state, serr))
+			}
+			fmt.Fprintf(out, "state: written to %s\n", cfg.state)
+		}
+		return err
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}
 		return err
 	}
+}
+
+// loadState restores the whole server from the state file at path, and
+// reports whether it did: false when path is "" or does not exist yet.
+func loadState(srv *mockserver.Server, path string) (bool, error) {
+	if path == "" {
+		return false, nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err := srv.RestoreFile(path); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // shutdownGrace is how long SIGINT and SIGTERM wait for the requests in
