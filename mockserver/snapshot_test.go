@@ -3,6 +3,7 @@ package mockserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -138,6 +139,7 @@ func TestRestoreBringsTheWorldBack(t *testing.T) {
 	require.NoError(t, err)
 	w.acct.Advance(2 * time.Hour)
 	firstRun := normalized(t, reads(t, w.srv, w.acct)["/api/v1/events"])
+	firstDeliveries := deliveryOutcomes(t, w.acct)
 	require.NotEqual(t, before["/api/v1/calls"], reads(t, w.srv, w.acct)["/api/v1/calls"])
 
 	require.NoError(t, w.acct.Restore(snap))
@@ -155,6 +157,7 @@ func TestRestoreBringsTheWorldBack(t *testing.T) {
 	require.NoError(t, err)
 	w.acct.Advance(2 * time.Hour)
 	assert.Equal(t, firstRun, normalized(t, reads(t, w.srv, w.acct)["/api/v1/events"]))
+	assert.Equal(t, firstDeliveries, deliveryOutcomes(t, w.acct))
 	call, err := c.Calls.Get(ctx, w.call)
 	require.NoError(t, err)
 	assert.Equal(t, calls.StatusCompleted, call.Status)
@@ -219,7 +222,7 @@ func TestCopyIsTheSameWorldWithNewIDs(t *testing.T) {
 	// The copy's queued call completes on the copy's clock only.
 	copyCall := cp.IDs[w.call]
 	require.NotEmpty(t, copyCall)
-	cp.Advance(time.Hour)
+	cp.Advance(2 * time.Hour)
 	got, err := cp.Client().Calls.Get(ctx, copyCall)
 	require.NoError(t, err)
 	assert.Equal(t, calls.StatusCompleted, got.Status)
@@ -229,10 +232,31 @@ func TestCopyIsTheSameWorldWithNewIDs(t *testing.T) {
 	_, err = w.acct.Client().Calls.Get(ctx, copyCall)
 	assert.Error(t, err, "the original's key does not see the copy's call")
 
+	// Advancing the original as far yields the same events and
+	// deliveries, modulo ids.
+	w.acct.Advance(2 * time.Hour)
+	events := func(a *Account) string {
+		return normalized(t, strings.ReplaceAll(reads(t, w.srv, a)["/api/v1/events"], cp.PhoneNumber, w.acct.PhoneNumber))
+	}
+	assert.Equal(t, events(w.acct), events(cp.Account))
+	assert.Equal(t, deliveryOutcomes(t, w.acct), deliveryOutcomes(t, cp.Account))
+	assert.NotEmpty(t, deliveryOutcomes(t, cp.Account))
+
 	// Records made in one world never show in the other.
 	_, err = w.acct.Client().Products.Create(ctx, &catalog.ProductCreateParams{BusinessID: w.acct.BusinessID, Name: "Only here"})
 	require.NoError(t, err)
 	assert.NotContains(t, reads(t, w.srv, cp.Account)["/api/v1/products"], "Only here")
+}
+
+// deliveryOutcomes returns each of the account's webhook deliveries as its
+// event, status and number of attempts, oldest first.
+func deliveryOutcomes(t *testing.T, acct *Account) []string {
+	t.Helper()
+	var out []string
+	for _, d := range acct.Deliveries(DeliveryFilter{}) {
+		out = append(out, fmt.Sprint(d.Event, " ", d.Status, " ", len(d.Attempts)))
+	}
+	return out
 }
 
 // Bad documents get a 4xx naming what is wrong and change nothing.

@@ -368,7 +368,7 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	out.UserID = b.OwnerUserID
 	out.APIKey, _ = s.IssueKey(tx, now, b.OwnerUserID, "copy", wire.AllScopes, "", "")
 	out.Session = s.newSession(tx, now, b.OwnerUserID).Token
-	if agents := tx.Agents.Owned(cp.BusinessID); len(agents) > 0 {
+	if agents := tx.Agents.Owned(b.ID); len(agents) > 0 {
 		out.AgentID, out.PhoneNumber = agents[0].ID, agents[0].PhoneNumber
 	}
 	return out, nil
