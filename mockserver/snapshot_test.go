@@ -301,6 +301,10 @@ func TestRestoreRefusesBadDocuments(t *testing.T) {
 			agents := tenant(d)["tables"].(map[string]any)["agents"].([]any)
 			agents[0].(map[string]any)["ID"] = other.AgentID
 		}), 409, "tenants.0.tables.agents.0.ID"},
+		{"a record of nobody in the tenant", edit(func(d map[string]any) {
+			calls := tenant(d)["tables"].(map[string]any)["calls"].([]any)
+			calls[0].(map[string]any)["Owner"] = other.BusinessID
+		}), 400, "tenants.0.tables.calls.0.Owner"},
 		{"a number another tenant holds", edit(func(d map[string]any) {
 			numbers := tenant(d)["tables"].(map[string]any)["numbers"].([]any)
 			numbers[0].(map[string]any)["PhoneNumber"] = other.PhoneNumber

@@ -243,21 +243,21 @@ func (s *Service) Restore(doc *Snapshot) error {
 		for _, t := range imported {
 			tx.Remove(t)
 		}
-		for _, b := range backups {
-			if err := tx.Import(b); err != nil {
+		for i, b := range backups {
+			if err := tx.Import(b, replaced[i]); err != nil {
 				panic("identity: a backup taken before a restore does not import again: " + err.Error())
 			}
 		}
 		return err
 	}
 	if doc.Server != nil {
-		if err := tx.Import(&doc.Server.Section); err != nil {
+		if err := tx.Import(&doc.Server.Section, ""); err != nil {
 			return fail(sectionError("server", err))
 		}
 		imported = append(imported, "")
 	}
 	for i, ts := range doc.Tenants {
-		if err := tx.Import(&ts.Section); err != nil {
+		if err := tx.Import(&ts.Section, ts.BusinessID); err != nil {
 			return fail(sectionError(fmt.Sprintf("tenants.%d", i), err))
 		}
 		imported = append(imported, ts.BusinessID)
@@ -356,7 +356,7 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.Import(&cp.Section); err != nil {
+	if err := tx.Import(&cp.Section, cp.BusinessID); err != nil {
 		return nil, fmt.Errorf("identity: a copy does not import: %w", err)
 	}
 	s.startTenant(tx, *cp)

@@ -426,13 +426,14 @@ func (s *Store) Remove(tenant string) {
 
 func (s *Store) userKnown(id string) bool { _, ok := s.Users.Get(id); return ok }
 
-// Import adds the records of sec (a Section of Export) to the store and
-// builds the indexes derived from them. It checks the whole section first
-// and changes nothing when it returns an error: a *SectionError when a
-// record does not decode, lacks an id or an owner, or has the id of a
-// record the store holds already (remove a tenant before importing it
-// again).
-func (s *Store) Import(sec *Section) error {
+// Import adds the records of sec, a Section of Export(tenant), to the
+// store and builds the indexes derived from them. It checks the whole
+// section first and changes nothing when it returns an error: a
+// *SectionError when a record does not decode, lacks an id or an owner,
+// belongs to another tenant than tenant (its owner is none of the
+// section's businesses and users), or has the id of a record the store
+// holds already (remove a tenant before importing it again).
+func (s *Store) Import(sec *Section, tenant string) error {
 	tables := s.namedTables()
 	decoded := map[string][]Record{}
 	for _, name := range slices.Sorted(maps.Keys(sec.Tables)) {
@@ -473,6 +474,11 @@ func (s *Store) Import(sec *Section) error {
 	}
 	if err := s.checkPhones(decoded["numbers"]); err != nil {
 		return err
+	}
+	if tenant != "" {
+		if err := checkOwners(sec, decoded, tenant); err != nil {
+			return err
+		}
 	}
 
 	// Businesses first, so the others' stamp groups are their tenants.
@@ -520,6 +526,60 @@ func (s *Store) Import(sec *Section) error {
 	maps.Copy(s.ReferralCodes, sec.ReferralCodes)
 	if sec.SDRCronSecret != "" {
 		s.SDRCronSecret = sec.SDRCronSecret
+	}
+	return nil
+}
+
+// checkOwners refuses a tenant's section holding a record of another
+// tenant: every business must be of tenant, and every record owned by one
+// of the section's businesses or users; a delivery, an address or an entry
+// kept by business must be of those businesses.
+func checkOwners(sec *Section, decoded map[string][]Record, tenant string) error {
+	owners := map[string]bool{}
+	for i, r := range decoded["businesses"] {
+		if b := r.(*Business); b.Tenant != tenant {
+			return &SectionError{Path: fmt.Sprintf("tables.businesses.%d.Tenant", i), Message: "must be the tenant's root business " + tenant}
+		}
+		owners[r.RecordID()] = true
+	}
+	businesses := maps.Clone(owners)
+	for _, r := range decoded["users"] {
+		owners[r.RecordID()] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(decoded)) {
+		for i, r := range decoded[name] {
+			owner := r.RecordOwner()
+			if m, ok := r.(*OutboxMessage); ok && m.BusinessID != "" {
+				owner = m.BusinessID
+			}
+			if k, ok := r.(*APIKey); ok && k.BusinessID != "" {
+				owner = k.BusinessID // a member's key for one of the tenant's businesses
+			}
+			if !owners[owner] {
+				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.Owner", name, i), Message: owner + " is none of the tenant's businesses and users"}
+			}
+		}
+	}
+	for i, d := range sec.Deliveries {
+		if d.Tenant != tenant || !businesses[d.BusinessID] {
+			return &SectionError{Path: fmt.Sprintf("deliveries.%d.BusinessID", i), Message: "must be a business of the tenant"}
+		}
+	}
+	for i, e := range sec.EmergencyAddresses {
+		if !businesses[e.BusinessID] {
+			return &SectionError{Path: fmt.Sprintf("emergency_addresses.%d.business_id", i), Message: "must be a business of the tenant"}
+		}
+	}
+	for member, keys := range map[string][]string{
+		"transcript_sinks": slices.Collect(maps.Keys(sec.TranscriptSinks)), "signups": slices.Collect(maps.Keys(sec.Signups)),
+		"sdr_configs": slices.Collect(maps.Keys(sec.SDRConfigs)), "minutes": slices.Collect(maps.Keys(sec.Minutes)),
+		"do_not_call": slices.Collect(maps.Keys(sec.DoNotCall)), "consent": slices.Collect(maps.Keys(sec.Consent)),
+	} {
+		for _, id := range keys {
+			if !businesses[id] {
+				return &SectionError{Path: member + "." + id, Message: "must be a business of the tenant"}
+			}
+		}
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func TestEveryTableRoundTripsThroughASection(t *testing.T) {
 	dst := New()
 	var back Section
 	require.NoError(t, json.Unmarshal(first, &back))
-	require.NoError(t, dst.Import(&back))
+	require.NoError(t, dst.Import(&back, "biz"))
 	second, err := json.Marshal(dst.Export("biz"))
 	require.NoError(t, err)
 	assert.JSONEq(t, string(first), string(second))
@@ -208,7 +208,7 @@ func TestImportRefusesIDsInUse(t *testing.T) {
 	s.InsertBusiness(&Business{Base: Base{ID: "biz"}, Members: map[string]string{}}, t0)
 	s.Leads.Put(&Lead{Base: Base{ID: "lead", Owner: "biz", CreatedAt: t0}})
 	sec := s.Export("biz")
-	err := s.Import(sec)
+	err := s.Import(sec, "biz")
 	var se *SectionError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "tables.businesses.0.ID", se.Path)
