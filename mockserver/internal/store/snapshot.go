@@ -131,7 +131,8 @@ func (t *Table[T]) getRecord(id string) (Record, bool) {
 	return r, ok
 }
 
-// namedTables returns every table of the store by its snapshot name.
+// namedTables returns every table of the store by its snapshot name: the
+// exported *Table fields of Store and of the structs it embeds.
 func (s *Store) namedTables() map[string]dumpedTable {
 	out := map[string]dumpedTable{}
 	var walk func(v reflect.Value)

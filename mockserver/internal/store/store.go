@@ -1,7 +1,6 @@
 package store
 
 import (
-	"reflect"
 	"sync/atomic"
 	"time"
 )
@@ -112,22 +111,9 @@ type idSourced interface {
 // Store and of the structs it embeds (AgencyTables, SDRTables).
 func (s *Store) tables() []idSourced {
 	var out []idSourced
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		for i := range v.NumField() {
-			f, fv := v.Type().Field(i), v.Field(i)
-			switch {
-			case f.Anonymous && f.IsExported() && f.Type.Kind() == reflect.Struct:
-				walk(fv)
-			case !f.IsExported() || fv.Kind() != reflect.Pointer || fv.IsNil():
-			default:
-				if t, ok := fv.Interface().(idSourced); ok {
-					out = append(out, t)
-				}
-			}
-		}
+	for _, t := range s.namedTables() {
+		out = append(out, t)
 	}
-	walk(reflect.ValueOf(s).Elem())
 	return out
 }
 
