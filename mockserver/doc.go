@@ -33,9 +33,9 @@
 //   - Distribution: Container image, Release binaries, Recipes for test
 //     suites.
 //   - The server: Pipeline, Authentication and scopes, Validation,
-//     Pagination, Rate limits, Idempotency, Clock, IDs and determinism,
-//     Faults, Magic values, Admin API, Request journal, Web dashboard,
-//     CORS, Limits and retention.
+//     Pagination, Rate limits, Idempotency, Clock, Snapshots, copies and
+//     state files, IDs and determinism, Faults, Magic values, Admin API,
+//     Request journal, Web dashboard, CORS, Limits and retention.
 //   - Accounts and identity: Accounts, Signup, Dashboard sessions, API keys.
 //   - Telephony: Agents and the voice provider, Calls, Call states,
 //     Enrichment, Per-call webhooks, Leads, SMS, Telephony admin API, Scripts.

@@ -178,6 +178,7 @@ type SectionError struct {
 	Message string
 }
 
+// Error implements error.
 func (e *SectionError) Error() string { return e.Path + ": " + e.Message }
 
 // prefixed returns err with prefix before its path when it is a
