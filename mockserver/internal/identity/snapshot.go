@@ -306,7 +306,7 @@ func sectionError(prefix string, err error) error {
 		return httpapi.Invalid("%s: %v", prefix, err)
 	}
 	path := prefix + "." + se.Path
-	if strings.Contains(se.Message, "is in use") {
+	if se.InUse {
 		e := httpapi.NewError(http.StatusConflict, wire.CodeConflict, path+": "+se.Message+" by another tenant")
 		e.Details = []httpapi.FieldError{{Path: path, Message: se.Message}}
 		return e

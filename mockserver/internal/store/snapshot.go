@@ -173,9 +173,12 @@ func SnakeCase(name string) string {
 
 // SectionError is a Section that cannot be imported: Path names the member
 // (such as "tables.calls.3") and Message says what is wrong with it.
+// InUse reports that the member's id (or phone number) is held by a record
+// of the store.
 type SectionError struct {
 	Path    string
 	Message string
+	InUse   bool
 }
 
 // Error implements error.
@@ -185,7 +188,7 @@ func (e *SectionError) Error() string { return e.Path + ": " + e.Message }
 // SectionError.
 func prefixed(prefix string, err error) error {
 	if se, ok := err.(*SectionError); ok {
-		return &SectionError{Path: prefix + "." + se.Path, Message: se.Message}
+		return &SectionError{Path: prefix + "." + se.Path, Message: se.Message, InUse: se.InUse}
 	}
 	return &SectionError{Path: prefix, Message: err.Error()}
 }
@@ -450,7 +453,7 @@ func (s *Store) Import(sec *Section, tenant string) error {
 		seen := map[string]bool{}
 		for i, r := range recs {
 			if _, ok := t.getRecord(r.RecordID()); ok || seen[r.RecordID()] {
-				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is in use"}
+				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is in use", InUse: true}
 			}
 			seen[r.RecordID()] = true
 		}
@@ -461,7 +464,7 @@ func (s *Store) Import(sec *Section, tenant string) error {
 		case d == nil || d.ID == "":
 			return &SectionError{Path: fmt.Sprintf("deliveries.%d", i), Message: "needs an ID"}
 		case s.Deliveries.has(d.ID):
-			return &SectionError{Path: fmt.Sprintf("deliveries.%d.ID", i), Message: "id " + d.ID + " is in use"}
+			return &SectionError{Path: fmt.Sprintf("deliveries.%d.ID", i), Message: "id " + d.ID + " is in use", InUse: true}
 		}
 	}
 	for i, e := range sec.EmergencyAddresses {
@@ -600,7 +603,7 @@ func (s *Store) checkPhones(numbers []Record) error {
 	for i, r := range numbers {
 		n := r.(*Number)
 		if _, ok := s.NumbersByPhone[n.PhoneNumber]; ok || seen[n.PhoneNumber] {
-			return &SectionError{Path: fmt.Sprintf("tables.numbers.%d.PhoneNumber", i), Message: "phone number " + n.PhoneNumber + " is in use"}
+			return &SectionError{Path: fmt.Sprintf("tables.numbers.%d.PhoneNumber", i), Message: "phone number " + n.PhoneNumber + " is in use", InUse: true}
 		}
 		seen[n.PhoneNumber] = true
 	}
