@@ -5,7 +5,8 @@ It is also the black-box smoke test of the container image: health, an
 account made through the admin API with the admin token, a call placed
 with the account's API key, the tenant's clock advanced until the call
 completes, the request journal, a fault scoped to one tenant, and the
-admin API refusing a request without the token.
+admin API refusing a request without the token, and a world copied and
+restored from a snapshot.
 
     VOICEAGENT_MOCK_URL=http://127.0.0.1:8080 VOICEAGENT_MOCK_ADMIN_TOKEN=t \
         python3 -m unittest discover -s examples/python -v
@@ -126,6 +127,31 @@ class MockServerTest(unittest.TestCase):
         self.assertEqual(status, 503, answer)
         status, _ = other.api("POST", "/v1/calls", {"agent_id": other.agent_id, "to": "+15551230003"})
         self.assertEqual(status, 201)
+
+    def test_a_copied_world_runs_on_its_own_clock_and_a_snapshot_brings_it_back(self):
+        acct = Account("Python world")
+        status, call = acct.api("POST", "/v1/calls", {"agent_id": acct.agent_id, "to": "+15551230004"})
+        self.assertEqual(status, 201, call)
+        snapshot = admin("GET", "/snapshot?business_id=" + acct.business_id)
+        self.assertEqual(snapshot["format"], "voiceagent-mock-snapshot")
+
+        copy = admin("POST", "/accounts/copy", {"business_id": acct.business_id})
+        copy_call = copy["ids"][call["id"]]
+        self.assertNotEqual(copy_call, call["id"])
+        admin("POST", "/clock/advance", {"seconds": 600, "business_id": copy["business_id"]})
+        status, got = request("GET", BASE_URL + "/v1/calls?id=" + copy_call, token=copy["api_key"])
+        self.assertEqual(status, 200, got)
+        self.assertEqual(got["status"], "completed")
+        status, mine = acct.api("GET", "/v1/calls?id=" + call["id"])
+        self.assertEqual(mine["status"], "queued", "the original waits for its own clock")
+
+        acct.advance(600)
+        status, mine = acct.api("GET", "/v1/calls?id=" + call["id"])
+        self.assertEqual(mine["status"], "completed")
+        restored = admin("POST", "/snapshot", snapshot)
+        self.assertEqual(restored["restored"], [acct.business_id])
+        status, mine = acct.api("GET", "/v1/calls?id=" + call["id"])
+        self.assertEqual(mine["status"], "queued", "the snapshot brought the queued call back")
 
 
 if __name__ == "__main__":
