@@ -300,6 +300,30 @@ func TestBrowserDashboard(t *testing.T) {
 	assert.Equal(t, "Advance Globex Dental by 10 minutes", focused)
 	assert.Equal(t, start.Add(11*time.Minute), globex.Now())
 
+	// Copy makes a new tenant with Globex's records on a clock of its own,
+	// listed at Globex's time; the snapshot link names the tenant's document.
+	before := len(srv.Tenants())
+	do("copy Globex",
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[data-copy="%s"]`, globex.BusinessID))),
+		chromedp.WaitVisible(chromedp.CSS(`#status`)),
+	)
+	var copied mockserver.Tenant
+	require.Eventually(t, func() bool {
+		ts := srv.Tenants()
+		if len(ts) == before+1 {
+			copied = ts[len(ts)-1]
+		}
+		return copied.BusinessID != ""
+	}, 10*time.Second, 20*time.Millisecond)
+	copyRow := fmt.Sprintf(`#tenants-body tr[data-business="%s"]`, copied.BusinessID)
+	do("see the copy", chromedp.WaitVisible(chromedp.CSS(copyRow)))
+	assert.Contains(t, text(copyRow), "Globex Dental")
+	assert.Equal(t, clockOf(globexRow), clockOf(copyRow), "the copy starts at Globex's time")
+	assert.Contains(t, text(`#status`), copied.BusinessID)
+	href, err := chromedp.Run(bctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector('%s a[download]').getAttribute('href')`, globexRow)))
+	require.NoError(t, err)
+	assert.Equal(t, "/_mock/snapshot?business_id="+globex.BusinessID, href)
+
 	// The tenant selector narrows the panels to one tenant.
 	selectTenant := func(id string) chromedp.Action[chromedp.Void] {
 		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {

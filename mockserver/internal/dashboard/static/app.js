@@ -175,11 +175,26 @@ async function loadTenants() {
         'aria-label': `Advance ${t.business_id ? label : 'every tenant'} by ${words}`,
         onclick: () => advance(t.business_id, secs, label),
       }, text));
+      const world = [el('a', {
+        href: '/_mock/snapshot' + query({ business_id: t.business_id }),
+        download: t.business_id ? `snapshot-${t.business_id}.json` : 'snapshot.json',
+        'aria-label': `Download a snapshot of ${t.business_id ? label : 'the whole server'}`,
+      }, 'Snapshot')];
+      if (t.business_id) {
+        world.push(el('button', {
+          type: 'button',
+          'data-key': `copy-${t.business_id}`,
+          'data-copy': t.business_id,
+          'aria-label': `Copy ${label}: a new tenant with the same records`,
+          onclick: () => copyTenant(t.business_id, label),
+        }, 'Copy'));
+      }
       tbody.append(el('tr', { 'data-business': t.business_id },
         el('th', { scope: 'row' }, label, t.email ? el('div', { class: 'note' }, t.email) : null,
           t.business_id ? el('div', { class: 'mono id' }, t.business_id) : el('div', { class: 'note' }, 'the base time; advancing moves every clock')),
         el('td', {}, when(t.now)),
-        el('td', {}, el('div', { class: 'buttons' }, buttons))));
+        el('td', {}, el('div', { class: 'buttons' }, buttons)),
+        el('td', {}, el('div', { class: 'buttons' }, world))));
     }
   });
 }
@@ -194,6 +209,18 @@ function fillTenantSelects() {
     sel.replaceChildren(sel.options[0]);
     for (const t of state.tenants) sel.append(el('option', { value: t.business_id }, state.names.get(t.business_id)));
     sel.value = keep;
+  }
+}
+
+// copyTenant copies a tenant (POST /_mock/accounts/copy) and says where
+// the copy is; its key is shown once, as POST /_mock/accounts shows one.
+async function copyTenant(businessID, label) {
+  try {
+    const res = await api('POST', '/_mock/accounts/copy', { business_id: businessID });
+    say(`Copied ${label}: business ${res.business_id}, key ${res.api_key}.`);
+    await refresh();
+  } catch (e) {
+    say(`Copying failed: ${e.message}`, true);
   }
 }
 
