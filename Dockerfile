@@ -18,6 +18,9 @@ LABEL org.opencontainers.image.title="voiceagent-mock" \
       org.opencontainers.image.licenses="${LICENSES}"
 
 COPY bin/image/voiceagent-mock_linux_${TARGETARCH} /voiceagent-mock
+# /data is where a state file goes (VOICEAGENT_MOCK_STATE=/data/state.json):
+# owned by the server's user, so a volume mounted there is writable.
+COPY --chown=65532:65532 bin/image/data/ /data/
 
 # Every interface inside the container: the admin API then requires a
 # token, set with VOICEAGENT_MOCK_ADMIN_TOKEN or generated and printed.

@@ -34,6 +34,7 @@ bin/image/voiceagent-mock_linux_%: FORCE
 
 image: bin/image/voiceagent-mock_linux_$(ARCH)
 	@if [ "$(ENGINE)" = none ]; then echo "make image: neither a docker engine (docker info) nor podman answers" >&2; exit 1; fi
+	mkdir -p bin/image/data
 	v=$(call version,$<); \
 	$(ENGINE) build $(if $(filter podman,$(ENGINE)),--format docker) \
 	  --build-arg TARGETARCH=$(ARCH) --build-arg VERSION="$$v" --build-arg SOURCE=$(SOURCE) \
