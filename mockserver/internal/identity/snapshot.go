@@ -238,9 +238,13 @@ func (s *Service) Restore(doc *Snapshot) error {
 	for _, t := range replaced {
 		tx.Remove(t)
 	}
-	var imported []string
+	var imported []string             // the tenants imported ("": the server's records)
+	var importedSecs []*store.Section // their sections
 	fail := func(err error) error {
-		for _, t := range imported {
+		// A section's records may name owners of no business of its
+		// tenant, which Remove does not find: Unimport takes them all.
+		for i, t := range imported {
+			tx.Unimport(importedSecs[i])
 			tx.Remove(t)
 		}
 		for _, b := range backups {
@@ -254,13 +258,13 @@ func (s *Service) Restore(doc *Snapshot) error {
 		if err := tx.Import(&doc.Server.Section); err != nil {
 			return fail(sectionError("server", err))
 		}
-		imported = append(imported, "")
+		imported, importedSecs = append(imported, ""), append(importedSecs, &doc.Server.Section)
 	}
 	for i, ts := range doc.Tenants {
 		if err := tx.Import(&ts.Section); err != nil {
 			return fail(sectionError(fmt.Sprintf("tenants.%d", i), err))
 		}
-		imported = append(imported, ts.BusinessID)
+		imported, importedSecs = append(imported, ts.BusinessID), append(importedSecs, &doc.Tenants[i].Section)
 		if !tx.IsTenant(ts.BusinessID) {
 			return fail(httpapi.InvalidField(fmt.Sprintf("tenants.%d.business_id", i), "must be a business of tables.businesses that is its own tenant"))
 		}

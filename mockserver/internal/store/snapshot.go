@@ -468,7 +468,10 @@ func (s *Store) Import(sec *Section) error {
 		}
 		seen := map[string]bool{}
 		for i, r := range recs {
-			if _, ok := t.getRecord(r.RecordID()); ok || seen[r.RecordID()] {
+			if seen[r.RecordID()] {
+				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is repeated in the table"}
+			}
+			if _, ok := t.getRecord(r.RecordID()); ok {
 				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is in use"}
 			}
 			seen[r.RecordID()] = true
@@ -544,6 +547,43 @@ func (s *Store) Import(sec *Section) error {
 		s.SDRCronSecret = sec.SDRCronSecret
 	}
 	return nil
+}
+
+// Unimport takes out of the store the records Import(sec) put in it: the
+// records of sec's tables and its deliveries, found by id, with the
+// indexes derived from them. Remove finds a tenant's records through its
+// businesses and users, so it leaves a record of a section that names an
+// owner of no business of the tenant; Unimport finds every one, which is
+// what undoing an import needs. (A log table's records, which cannot be
+// found by id, are left to Remove.) Call Remove after it for the data
+// keyed by business.
+func (s *Store) Unimport(sec *Section) {
+	tables := s.namedTables()
+	for name, data := range sec.Tables {
+		t, ok := tables[name]
+		if !ok {
+			continue
+		}
+		recs, err := t.decode(data)
+		if err != nil {
+			continue // Import refused it: nothing of it is in
+		}
+		for _, r := range recs {
+			if cur, ok := t.getRecord(r.RecordID()); ok {
+				s.unindex(cur)
+				t.dropRecord(cur)
+			}
+		}
+	}
+	ids := map[string]bool{}
+	for _, d := range sec.Deliveries {
+		if d != nil {
+			ids[d.ID] = true
+		}
+	}
+	if len(ids) > 0 {
+		s.Deliveries.Remove(func(d *Delivery) bool { return ids[d.ID] })
+	}
 }
 
 func boolRank(b bool) int {

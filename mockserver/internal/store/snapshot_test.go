@@ -265,3 +265,29 @@ func TestImportRefusesIDsInUse(t *testing.T) {
 	assert.Equal(t, 1, s.Businesses.Len())
 	assert.Equal(t, 1, s.Leads.Len())
 }
+
+// Unimport takes out what Import put in, records whose owner belongs to
+// no business of the section too (which Remove leaves), so the section
+// imports again; an id repeated in a table is refused as such.
+func TestUnimportTakesOutWhatImportPutIn(t *testing.T) {
+	s := New()
+	sec := &Section{Tables: map[string]json.RawMessage{
+		"users": json.RawMessage(`[{"ID":"u","Owner":"u","Email":"u@example.com"}]`),
+		"leads": json.RawMessage(`[{"ID":"l","Owner":"nobody"}]`),
+	}, Deliveries: []*Delivery{{ID: "d", Tenant: "nobody"}}}
+	require.NoError(t, s.Import(sec))
+	s.Remove("biz")
+	require.Error(t, s.Import(sec), "Remove leaves the records of no tenant")
+	s.Unimport(sec)
+	assert.Zero(t, s.Users.Len()+s.Leads.Len())
+	assert.Empty(t, s.UsersByEmail)
+	assert.False(t, s.Deliveries.has("d"))
+	require.NoError(t, s.Import(sec), "it imports again")
+
+	sec.Tables["leads"] = json.RawMessage(`[{"ID":"m","Owner":"o"},{"ID":"m","Owner":"o"}]`)
+	err := New().Import(sec)
+	var se *SectionError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "tables.leads.1.ID", se.Path)
+	assert.Contains(t, se.Message, "repeated")
+}
