@@ -172,8 +172,10 @@ func restoreSeeds(tb testing.TB, w *restoreWorld) []restoreSeed {
 // refused document (4xx) leaves the tenant as it was. It starts from the
 // tenant's snapshot and mutations of it (restoreSeeds). A document that
 // restores (200) may change the tenant: the next input gets a new world.
+// Its inputs are large (a snapshot document is tens of kilobytes): bound
+// the minimizing of each new one, or it takes most of the run.
 //
-//	go test ./mockserver -run '^$' -fuzz '^FuzzRestore$' -fuzztime 2m
+//	go test ./mockserver -run '^$' -fuzz '^FuzzRestore$' -fuzztime 2m -fuzzminimizetime 50x
 func FuzzRestore(f *testing.F) {
 	w := newRestoreWorld(f)
 	f.Cleanup(func() { w.srv.Close() })
