@@ -353,6 +353,20 @@ func (s *Store) Export(tenant string) *Section {
 	return sec
 }
 
+// RecordIDs returns the ids of the records of tenant's tables, as
+// Export(tenant) lists them, table by table in the order of their names.
+func (s *Store) RecordIDs(tenant string) []string {
+	sc := scope{s, tenant}
+	tables := s.namedTables()
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
+		for _, r := range sc.records(tables[name]) {
+			out = append(out, r.RecordID())
+		}
+	}
+	return out
+}
+
 // Remove drops every record of tenant (a root business), as Export(tenant)
 // would list them, with the indexes the store derives from them.
 func (s *Store) Remove(tenant string) {
