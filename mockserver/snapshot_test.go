@@ -358,3 +358,18 @@ func TestStateFileRoundTrip(t *testing.T) {
 		assert.Equal(t, want, after[p], "GET %s on the new server", p)
 	}
 }
+
+// A server made with WithIDSeed gives a copy the same ids every time.
+func TestCopyIDsRepeatWithIDSeed(t *testing.T) {
+	t.Parallel()
+	copyIDs := func() map[string]string {
+		w := newRestoreWorld(t)
+		defer w.srv.Close()
+		cp, err := w.acct.Copy()
+		require.NoError(t, err)
+		return cp.IDs
+	}
+	first := copyIDs()
+	assert.NotEmpty(t, first)
+	assert.Equal(t, first, copyIDs())
+}

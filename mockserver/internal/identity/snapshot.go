@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -238,9 +240,13 @@ func (s *Service) Restore(doc *Snapshot) error {
 	for _, t := range replaced {
 		tx.Remove(t)
 	}
-	var imported []string
+	var imported []string             // the tenants imported ("": the server's records)
+	var importedSecs []*store.Section // their sections
 	fail := func(err error) error {
-		for _, t := range imported {
+		// A section's records may name owners of no business of its
+		// tenant, which Remove does not find: Unimport takes them all.
+		for i, t := range imported {
+			tx.Unimport(importedSecs[i])
 			tx.Remove(t)
 		}
 		for i, b := range backups {
@@ -254,13 +260,13 @@ func (s *Service) Restore(doc *Snapshot) error {
 		if err := tx.Import(&doc.Server.Section, ""); err != nil {
 			return fail(sectionError("server", err))
 		}
-		imported = append(imported, "")
+		imported, importedSecs = append(imported, ""), append(importedSecs, &doc.Server.Section)
 	}
 	for i, ts := range doc.Tenants {
 		if err := tx.Import(&ts.Section, ts.BusinessID); err != nil {
 			return fail(sectionError(fmt.Sprintf("tenants.%d", i), err))
 		}
-		imported = append(imported, ts.BusinessID)
+		imported, importedSecs = append(imported, ts.BusinessID), append(importedSecs, &doc.Tenants[i].Section)
 		if !tx.IsTenant(ts.BusinessID) {
 			return fail(httpapi.InvalidField(fmt.Sprintf("tenants.%d.business_id", i), "must be a business of tables.businesses that is its own tenant"))
 		}
@@ -347,12 +353,8 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 		return nil, err
 	}
 	orig := s.exportTenant(tx, tenant)
-	data, err := json.Marshal(orig)
-	if err != nil {
-		return nil, err
-	}
 	r := s.newRemapper(tx, &orig)
-	cp, err := r.copyOf(data)
+	cp, err := r.copyOf(&orig)
 	if err != nil {
 		return nil, err
 	}
@@ -385,17 +387,13 @@ type remapper struct {
 
 func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot) *remapper {
 	r := &remapper{ids: map[string]string{}, strings: map[string]string{}, gen: s.IDs}
-	for _, raw := range ts.Tables {
-		var recs []struct{ ID string }
-		_ = json.Unmarshal(raw, &recs)
-		for _, rec := range recs {
-			r.ids[rec.ID] = s.IDs.UUID()
-		}
+	for _, id := range tx.RecordIDs(ts.BusinessID) {
+		r.ids[id] = s.IDs.UUID()
 	}
 	for _, d := range ts.Deliveries {
 		r.ids[d.ID] = s.IDs.UUID()
 	}
-	for id := range ts.Assistants {
+	for _, id := range slices.Sorted(maps.Keys(ts.Assistants)) {
 		r.ids[id] = s.IDs.UUID()
 	}
 	for old, id := range r.ids {
@@ -419,11 +417,23 @@ func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot) *remapper {
 	return r
 }
 
-// copyOf returns the copy of the tenant snapshot whose JSON is data.
-func (r *remapper) copyOf(data []byte) (*TenantSnapshot, error) {
+// copyOf returns the copy of a tenant's snapshot. The tables, most of
+// it, are rewritten one by one as they are (JSON already); the rest goes
+// through JSON to be rewritten.
+func (r *remapper) copyOf(orig *TenantSnapshot) (*TenantSnapshot, error) {
+	rest := *orig
+	rest.Tables = nil
+	data, err := json.Marshal(rest)
+	if err != nil {
+		return nil, err
+	}
 	var cp TenantSnapshot
 	if err := json.Unmarshal(r.text(data), &cp); err != nil {
 		return nil, err
+	}
+	cp.Tables = make(map[string]json.RawMessage, len(orig.Tables))
+	for name, data := range orig.Tables {
+		cp.Tables[name] = r.text(data)
 	}
 	for _, d := range cp.Deliveries {
 		d.Body = r.text(d.Body) // base64 in the JSON: not rewritten with it
@@ -436,7 +446,6 @@ func (r *remapper) copyOf(data []byte) (*TenantSnapshot, error) {
 		value := httpapi.KeyPrefix + r.gen.Base62(httpapi.KeyRandomLen)
 		k.Hash, k.Prefix = httpapi.HashKey(value), value[:httpapi.KeyShownLen]
 	}
-	var err error
 	if cp.Tables["keys"], err = json.Marshal(keys); err != nil {
 		return nil, err
 	}

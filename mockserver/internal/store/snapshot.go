@@ -70,7 +70,7 @@ type EmergencyAddressEntry struct {
 // type.
 type dumpedTable interface {
 	idSourced
-	records(keep func(Record) bool) []Record
+	records(owner func(string) bool, keep func(Record) bool) []Record
 	decode(data []byte) ([]Record, error)
 	putRecord(r Record)
 	dropRecord(r Record)
@@ -78,13 +78,23 @@ type dumpedTable interface {
 	forgetGroup(group string)
 }
 
-// records returns the records keep keeps, by owner (sorted), each owner's
-// oldest first.
-func (t *Table[T]) records(keep func(Record) bool) []Record {
+// records returns the records of the owners owner keeps (nil: every
+// owner) that keep keeps (nil: all of them), by owner (sorted), each
+// owner's oldest first. owner is asked once an owner, and the records of
+// an owner it drops are not looked at: a tenant's records are found
+// without a walk over every record of the server.
+func (t *Table[T]) records(owner func(string) bool, keep func(Record) bool) []Record {
+	var owners []string
+	for o := range t.byOwner {
+		if owner == nil || owner(o) {
+			owners = append(owners, o)
+		}
+	}
+	slices.Sort(owners)
 	var out []Record
-	for _, owner := range slices.Sorted(maps.Keys(t.byOwner)) {
-		for _, r := range t.byOwner[owner] {
-			if keep(r) {
+	for _, o := range owners {
+		for _, r := range t.byOwner[o] {
+			if keep == nil || keep(r) {
 				out = append(out, r)
 			}
 		}
@@ -200,7 +210,8 @@ func (s *Store) IsTenant(id string) bool {
 }
 
 // recordTenant is the tenant a record belongs to: its owner's, or for a
-// message of the outbox, its business's.
+// message of the outbox or a key of one business, its business's (see
+// scope.records).
 func (s *Store) recordTenant(r Record) string {
 	if m, ok := r.(*OutboxMessage); ok && m.BusinessID != "" {
 		return s.TenantOf(m.BusinessID)
@@ -229,6 +240,17 @@ func (sc scope) has(t string) bool {
 func (sc scope) business(id string) bool { return sc.has(sc.s.TenantOf(id)) }
 func (sc scope) owner(id string) bool    { return sc.has(sc.s.TenantOfOwner(id)) }
 
+// records returns the records of table t in the scope. The tenant of a
+// record is its owner's (recordTenant) but in the outbox and the keys,
+// whose records are looked at one by one.
+func (sc scope) records(t dumpedTable) []Record {
+	switch t.(type) {
+	case *Table[*OutboxMessage], *Table[*APIKey]:
+		return t.records(nil, func(r Record) bool { return sc.has(sc.s.recordTenant(r)) })
+	}
+	return t.records(sc.owner, nil)
+}
+
 // Export returns the records of tenant (a root business) as a Section;
 // tenant "" returns the server's own records, those of no tenant.
 func (s *Store) Export(tenant string) *Section {
@@ -247,7 +269,7 @@ func (s *Store) Export(tenant string) *Section {
 		Consent:         map[string]map[string]string{},
 	}
 	for name, t := range s.namedTables() {
-		recs := t.records(func(r Record) bool { return sc.has(s.recordTenant(r)) })
+		recs := sc.records(t)
 		if recs == nil {
 			recs = []Record{}
 		}
@@ -279,7 +301,7 @@ func (s *Store) Export(tenant string) *Section {
 		}
 	}
 	assistants := map[string]bool{}
-	for _, r := range s.Agents.records(func(Record) bool { return true }) {
+	for _, r := range s.Agents.records(nil, nil) {
 		assistants[r.(*Agent).VendorAssistantID] = sc.has(s.recordTenant(r))
 	}
 	for id, a := range s.Assistants {
@@ -336,6 +358,20 @@ func (s *Store) Export(tenant string) *Section {
 	return sec
 }
 
+// RecordIDs returns the ids of the records of tenant's tables, as
+// Export(tenant) lists them, table by table in the order of their names.
+func (s *Store) RecordIDs(tenant string) []string {
+	sc := scope{s, tenant}
+	tables := s.namedTables()
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
+		for _, r := range sc.records(tables[name]) {
+			out = append(out, r.RecordID())
+		}
+	}
+	return out
+}
+
 // Remove drops every record of tenant (a root business), as Export(tenant)
 // would list them, with the indexes the store derives from them.
 func (s *Store) Remove(tenant string) {
@@ -348,7 +384,7 @@ func (s *Store) Remove(tenant string) {
 	}
 	var drop []found
 	for _, t := range s.namedTables() {
-		drop = append(drop, found{t, t.records(func(r Record) bool { return sc.has(s.recordTenant(r)) })})
+		drop = append(drop, found{t, sc.records(t)})
 	}
 	for _, f := range drop {
 		for _, r := range f.recs {
@@ -419,7 +455,7 @@ func (s *Store) Remove(tenant string) {
 		}
 	}
 	used := map[string]bool{}
-	for _, r := range s.Agents.records(func(Record) bool { return true }) {
+	for _, r := range s.Agents.records(nil, nil) {
 		used[r.(*Agent).VendorAssistantID] = true
 	}
 	for id := range s.Assistants {
@@ -452,7 +488,10 @@ func (s *Store) Import(sec *Section, tenant string) error {
 		}
 		seen := map[string]bool{}
 		for i, r := range recs {
-			if _, ok := t.getRecord(r.RecordID()); ok || seen[r.RecordID()] {
+			if seen[r.RecordID()] {
+				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is repeated in the table"}
+			}
+			if _, ok := t.getRecord(r.RecordID()); ok {
 				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is in use", InUse: true}
 			}
 			seen[r.RecordID()] = true
@@ -587,6 +626,43 @@ func checkOwners(sec *Section, decoded map[string][]Record, tenant string) error
 		}
 	}
 	return nil
+}
+
+// Unimport takes out of the store the records Import(sec) put in it: the
+// records of sec's tables and its deliveries, found by id, with the
+// indexes derived from them. Remove finds a tenant's records through its
+// businesses and users, so it leaves a record of a section that names an
+// owner of no business of the tenant; Unimport finds every one, which is
+// what undoing an import needs. (A log table's records, which cannot be
+// found by id, are left to Remove.) Call Remove after it for the data
+// keyed by business.
+func (s *Store) Unimport(sec *Section) {
+	tables := s.namedTables()
+	for name, data := range sec.Tables {
+		t, ok := tables[name]
+		if !ok {
+			continue
+		}
+		recs, err := t.decode(data)
+		if err != nil {
+			continue // Import refused it: nothing of it is in
+		}
+		for _, r := range recs {
+			if cur, ok := t.getRecord(r.RecordID()); ok {
+				s.unindex(cur)
+				t.dropRecord(cur)
+			}
+		}
+	}
+	ids := map[string]bool{}
+	for _, d := range sec.Deliveries {
+		if d != nil {
+			ids[d.ID] = true
+		}
+	}
+	if len(ids) > 0 {
+		s.Deliveries.Remove(func(d *Delivery) bool { return ids[d.ID] })
+	}
 }
 
 func boolRank(b bool) int {

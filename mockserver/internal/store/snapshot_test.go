@@ -134,7 +134,7 @@ func TestEveryTableRoundTripsThroughASection(t *testing.T) {
 	assert.JSONEq(t, string(first), string(second))
 	dstTables := dst.namedTables()
 	for name, tbl := range src.namedTables() {
-		for _, r := range tbl.records(func(Record) bool { return true }) {
+		for _, r := range tbl.records(nil, nil) {
 			got, ok := dstTables[name].getRecord(r.RecordID())
 			require.True(t, ok, "%s %s is imported", name, r.RecordID())
 			assert.Equal(t, r, got, "%s: every field of the record comes back (none hidden from JSON)", name)
@@ -150,6 +150,56 @@ func TestEveryTableRoundTripsThroughASection(t *testing.T) {
 	assert.NotContains(t, string(empty), `"ID"`)
 	assert.Empty(t, dst.Tenants())
 	assert.Empty(t, dst.KeysByHash)
+}
+
+// A scope finds its records owner by owner (scope.records): the same
+// records as deciding record by record where each belongs
+// (recordTenant), for every table, with records of two tenants (their
+// businesses and their users), of no tenant, and keys and outbox messages
+// of one tenant's user for the other tenant's business.
+func TestScopeRecordsAreTheTenantsRecords(t *testing.T) {
+	s := New()
+	s.InsertBusiness(&Business{Base: Base{ID: "a"}, Members: map[string]string{"ua": RoleOwner}}, t0)
+	s.InsertBusiness(&Business{Base: Base{ID: "a2"}, Tenant: "a", Members: map[string]string{"ua": RoleOwner}}, t0)
+	s.InsertBusiness(&Business{Base: Base{ID: "b"}, Members: map[string]string{"ub": RoleOwner}}, t0)
+	n := 0
+	for name, tbl := range s.namedTables() {
+		if name == "businesses" {
+			continue
+		}
+		typ := reflect.TypeOf(tbl).Elem().Field(0).Type.Elem()
+		for _, owner := range []string{"a", "a2", "ua", "b", "ub", "loose"} {
+			n++
+			rec := reflect.New(typ.Elem()).Interface().(Record)
+			b := rec.base()
+			b.ID, b.Owner, b.CreatedAt = fmt.Sprintf("%s-%s", name, owner), owner, t0.Add(time.Duration(n)*time.Second)
+			switch r := rec.(type) {
+			case *OutboxMessage:
+				r.BusinessID = map[string]string{"ua": "b", "ub": "a2"}[owner]
+			case *APIKey:
+				r.BusinessID = map[string]string{"ua": "b", "ub": "a2"}[owner]
+			}
+			tbl.putRecord(rec)
+		}
+	}
+	ids := func(recs []Record) []string {
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.RecordID())
+		}
+		return out
+	}
+	for _, tenant := range []string{"a", "b", ""} {
+		sc := scope{s, tenant}
+		for name, tbl := range s.namedTables() {
+			want := tbl.records(nil, func(r Record) bool { return sc.has(s.recordTenant(r)) })
+			got := sc.records(tbl)
+			if name != "businesses" || tenant != "" { // every business here is a tenant's
+				require.NotEmpty(t, got, "%s of tenant %q", name, tenant)
+			}
+			assert.Equal(t, ids(want), ids(got), "%s of tenant %q", name, tenant)
+		}
+	}
 }
 
 // The snapshot knows every field of the store: a table is carried by
@@ -214,4 +264,30 @@ func TestImportRefusesIDsInUse(t *testing.T) {
 	assert.Equal(t, "tables.businesses.0.ID", se.Path)
 	assert.Equal(t, 1, s.Businesses.Len())
 	assert.Equal(t, 1, s.Leads.Len())
+}
+
+// Unimport takes out what Import put in, records whose owner belongs to
+// no business of the section too (which Remove leaves), so the section
+// imports again; an id repeated in a table is refused as such.
+func TestUnimportTakesOutWhatImportPutIn(t *testing.T) {
+	s := New()
+	sec := &Section{Tables: map[string]json.RawMessage{
+		"users": json.RawMessage(`[{"ID":"u","Owner":"u","Email":"u@example.com"}]`),
+		"leads": json.RawMessage(`[{"ID":"l","Owner":"nobody"}]`),
+	}, Deliveries: []*Delivery{{ID: "d", Tenant: "nobody"}}}
+	require.NoError(t, s.Import(sec, ""))
+	s.Remove("biz")
+	require.Error(t, s.Import(sec, ""), "Remove leaves the records of no tenant")
+	s.Unimport(sec)
+	assert.Zero(t, s.Users.Len()+s.Leads.Len())
+	assert.Empty(t, s.UsersByEmail)
+	assert.False(t, s.Deliveries.has("d"))
+	require.NoError(t, s.Import(sec, ""), "it imports again")
+
+	sec.Tables["leads"] = json.RawMessage(`[{"ID":"m","Owner":"o"},{"ID":"m","Owner":"o"}]`)
+	err := New().Import(sec, "")
+	var se *SectionError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "tables.leads.1.ID", se.Path)
+	assert.Contains(t, se.Message, "repeated")
 }
