@@ -397,7 +397,7 @@ func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot) *remapper {
 		r.ids[id] = s.IDs.UUID()
 	}
 	for old, id := range r.ids {
-		if !isUUID(old) {
+		if !httpapi.IsUUID(old) {
 			r.strings[old] = id
 		}
 	}
@@ -474,6 +474,3 @@ func (r *remapper) text(b []byte) []byte {
 	}
 	return out
 }
-
-// isUUID reports whether s has the form of a UUID.
-func isUUID(s string) bool { return httpapi.IsUUID(s) }
