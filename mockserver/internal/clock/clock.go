@@ -59,11 +59,11 @@ type Task struct {
 }
 
 // Schedule runs fn once the clock reaches t.At; fn receives the task's
-// time. A task is never run synchronously by Schedule: one due now runs on
+// time and t. A task is never run synchronously by Schedule: one due now runs on
 // the next Advance (Advance(0) runs it). Tasks run in time order, ties in
 // scheduling order, one at a time. The returned func cancels the task if
 // it has not run.
-func (c *Clock) Schedule(t Task, fn func(now time.Time)) (cancel func()) {
+func (c *Clock) Schedule(t Task, fn func(now time.Time, t Task)) (cancel func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++
@@ -145,14 +145,14 @@ func (c *Clock) runUntil(target time.Time) time.Time {
 		}
 		now := c.now
 		c.mu.Unlock()
-		t.fn(now)
+		t.fn(now, t.Task)
 	}
 }
 
 type task struct {
 	Task
 	seq   uint64
-	fn    func(time.Time)
+	fn    func(time.Time, Task)
 	index int
 }
 

@@ -22,10 +22,10 @@ type TaskFunc func(tx *Tx, now time.Time, t clock.Task)
 // TaskFunc it reads only the task's fields and the state.
 type UnlockedTaskFunc func(tenant string, now time.Time, t clock.Task)
 
-// taskKind is how a kind of task runs: exactly one of run and unlocked is
-// set.
+// taskKind is how a kind of task runs: exactly one of fire (a TaskFunc
+// under a write Tx, made once per kind) and unlocked is set.
 type taskKind struct {
-	run      TaskFunc
+	fire     func(now time.Time, t clock.Task)
 	unlocked UnlockedTaskFunc
 }
 
@@ -44,7 +44,11 @@ func (s *Platform) DefineTask(kind string, run TaskFunc) {
 	if run == nil {
 		panic("platform: DefineTask " + kind + " with a nil func")
 	}
-	s.defineTask(kind, taskKind{run: run})
+	s.defineTask(kind, taskKind{fire: func(now time.Time, t clock.Task) {
+		tx := s.WriteTx()
+		defer tx.End()
+		run(tx, now, t)
+	}})
 }
 
 // DefineUnlockedTask defines kind as DefineTask does, for work that runs
@@ -124,12 +128,9 @@ func (s *Platform) schedule(tenant string, t clock.Task) (cancel func(), err err
 	if !ok {
 		return nil, fmt.Errorf("platform: unknown task kind %q", t.Kind)
 	}
+	fire := k.fire
 	if k.unlocked != nil {
-		return s.Clocks.Of(tenant).Schedule(t, func(now time.Time) { k.unlocked(tenant, now, t) }), nil
+		fire = func(now time.Time, t clock.Task) { k.unlocked(tenant, now, t) }
 	}
-	return s.Clocks.Of(tenant).Schedule(t, func(now time.Time) {
-		tx := s.WriteTx()
-		defer tx.End()
-		k.run(tx, now, t)
-	}), nil
+	return s.Clocks.Of(tenant).Schedule(t, fire), nil
 }
