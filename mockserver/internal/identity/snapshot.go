@@ -109,13 +109,18 @@ func tenantOf(tx *platform.Tx, businessID string) (string, error) {
 }
 
 func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {
+	return s.tenantSnapshot(tx, tenant, tx.Export(tenant))
+}
+
+// tenantSnapshot returns tenant's snapshot holding sec.
+func (s *Service) tenantSnapshot(tx *platform.Tx, tenant string, sec *store.Section) TenantSnapshot {
 	c := s.Clocks.Of(tenant)
 	return TenantSnapshot{
 		BusinessID:  tenant,
 		Now:         c.Now(),
 		Tasks:       scheduled(c.Tasks()),
 		Idempotency: s.httpapi.Idem.Export(func(owner string) bool { return tx.TenantOfOwner(owner) == tenant }),
-		Section:     *tx.Export(tenant),
+		Section:     *sec,
 	}
 }
 
@@ -352,13 +357,16 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	if err != nil {
 		return nil, err
 	}
-	orig := s.exportTenant(tx, tenant)
-	r := s.newRemapper(tx, &orig)
-	cp, err := r.copyOf(&orig)
+	// The records are copied in memory: only the data beside them goes
+	// through JSON.
+	orig := s.tenantSnapshot(tx, tenant, tx.ExportKeyed(tenant))
+	recs := tx.Records(tenant)
+	r := s.newRemapper(tx, &orig, recs)
+	cp, copies, err := r.copyOf(&orig, recs)
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.Import(&cp.Section, cp.BusinessID); err != nil {
+	if err := tx.ImportRecords(&cp.Section, copies, cp.BusinessID); err != nil {
 		return nil, fmt.Errorf("identity: a copy does not import: %w", err)
 	}
 	s.startTenant(tx, *cp)
@@ -385,10 +393,12 @@ type remapper struct {
 	gen     *platform.IDGen
 }
 
-func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot) *remapper {
+func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot, recs map[string][]store.Record) *remapper {
 	r := &remapper{ids: map[string]string{}, strings: map[string]string{}, gen: s.IDs}
-	for _, id := range tx.RecordIDs(ts.BusinessID) {
-		r.ids[id] = s.IDs.UUID()
+	for _, name := range slices.Sorted(maps.Keys(recs)) {
+		for _, rec := range recs[name] {
+			r.ids[rec.RecordID()] = s.IDs.UUID()
+		}
 	}
 	for _, d := range ts.Deliveries {
 		r.ids[d.ID] = s.IDs.UUID()
@@ -401,15 +411,11 @@ func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot) *remapper {
 			r.strings[old] = id
 		}
 	}
-	var numbers []struct{ PhoneNumber string }
-	_ = json.Unmarshal(ts.Tables["numbers"], &numbers)
-	for _, n := range numbers {
-		r.strings[n.PhoneNumber] = nextPoolNumber(tx)
+	for _, n := range recs["numbers"] {
+		r.strings[n.(*store.Number).PhoneNumber] = nextPoolNumber(tx)
 	}
-	var sessions []struct{ Token string }
-	_ = json.Unmarshal(ts.Tables["sessions"], &sessions)
-	for _, sess := range sessions {
-		r.strings[sess.Token] = "sess_" + s.IDs.Token(24)
+	for _, sess := range recs["sessions"] {
+		r.strings[sess.(*store.Session).Token] = "sess_" + s.IDs.Token(24)
 	}
 	for _, l := range ts.MagicLinks {
 		r.strings[l.Token] = s.IDs.Token(len(l.Token) / 2)
@@ -417,45 +423,59 @@ func (s *Service) newRemapper(tx *platform.Tx, ts *TenantSnapshot) *remapper {
 	return r
 }
 
-// copyOf returns the copy of a tenant's snapshot. The tables, most of
-// it, are rewritten one by one as they are (JSON already); the rest goes
-// through JSON to be rewritten.
-func (r *remapper) copyOf(orig *TenantSnapshot) (*TenantSnapshot, error) {
-	rest := *orig
-	rest.Tables = nil
-	data, err := json.Marshal(rest)
+// copyOf returns the copy of a tenant's snapshot whose records are recs:
+// the records copied in memory, the rest of the snapshot through JSON;
+// every key gets a new value, shown to nobody.
+func (r *remapper) copyOf(orig *TenantSnapshot, recs map[string][]store.Record) (*TenantSnapshot, map[string][]store.Record, error) {
+	data, err := json.Marshal(orig)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cp TenantSnapshot
 	if err := json.Unmarshal(r.text(data), &cp); err != nil {
-		return nil, err
-	}
-	cp.Tables = make(map[string]json.RawMessage, len(orig.Tables))
-	for name, data := range orig.Tables {
-		cp.Tables[name] = r.text(data)
+		return nil, nil, err
 	}
 	for _, d := range cp.Deliveries {
 		d.Body = r.text(d.Body) // base64 in the JSON: not rewritten with it
 	}
-	var keys []*store.APIKey
-	if err := json.Unmarshal(cp.Tables["keys"], &keys); err != nil {
-		return nil, err
-	}
-	for _, k := range keys {
+	copies := store.CopyRecords(recs, r.str, r.text)
+	for _, rec := range copies["keys"] {
+		k := rec.(*store.APIKey)
 		value := httpapi.KeyPrefix + r.gen.Base62(httpapi.KeyRandomLen)
 		k.Hash, k.Prefix = httpapi.HashKey(value), value[:httpapi.KeyShownLen]
 	}
-	if cp.Tables["keys"], err = json.Marshal(keys); err != nil {
-		return nil, err
+	return &cp, copies, nil
+}
+
+// str returns s replaced as text replaces it in JSON: a whole string to
+// replace, or the UUIDs of copied records within it.
+func (r *remapper) str(s string) string {
+	if n, ok := r.strings[s]; ok {
+		return n
 	}
-	return &cp, nil
+	if n, ok := r.ids[s]; ok {
+		return n
+	}
+	if len(s) <= 36 || !strings.Contains(s, "-") {
+		return s
+	}
+	return string(r.uuids([]byte(s)))
 }
 
 // text returns JSON text b with every UUID of a copied record replaced by
 // its copy's, and every other string to replace replaced where it is a
 // whole JSON string.
 func (r *remapper) text(b []byte) []byte {
+	out := r.uuids(b)
+	for old, n := range r.strings {
+		out = bytes.ReplaceAll(out, []byte(`"`+old+`"`), []byte(`"`+n+`"`))
+	}
+	return out
+}
+
+// uuids returns b with every UUID of a copied record replaced by its
+// copy's (b itself when it holds none).
+func (r *remapper) uuids(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	last := 0
 	for i := 0; i+36 <= len(b); i++ {
@@ -468,9 +488,8 @@ func (r *remapper) text(b []byte) []byte {
 			i += 35
 		}
 	}
-	out = append(out, b[last:]...)
-	for old, n := range r.strings {
-		out = bytes.ReplaceAll(out, []byte(`"`+old+`"`), []byte(`"`+n+`"`))
+	if last == 0 {
+		return b
 	}
-	return out
+	return append(out, b[last:]...)
 }

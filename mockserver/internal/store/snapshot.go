@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 	"unicode"
 )
 
@@ -254,9 +257,38 @@ func (sc scope) records(t dumpedTable) []Record {
 // Export returns the records of tenant (a root business) as a Section;
 // tenant "" returns the server's own records, those of no tenant.
 func (s *Store) Export(tenant string) *Section {
+	sec := s.ExportKeyed(tenant)
+	sec.Tables = map[string]json.RawMessage{}
+	for name, recs := range s.Records(tenant) {
+		if recs == nil {
+			recs = []Record{}
+		}
+		data, err := json.Marshal(recs)
+		if err != nil {
+			panic(fmt.Sprintf("store: a %s record does not encode: %v", name, err))
+		}
+		sec.Tables[name] = data
+	}
+	return sec
+}
+
+// Records returns the records of tenant's tables by table name, as Export
+// lists them: by owner, each owner's oldest first. They are the store's
+// own records: do not change them.
+func (s *Store) Records(tenant string) map[string][]Record {
+	sc := scope{s, tenant}
+	out := map[string][]Record{}
+	for name, t := range s.namedTables() {
+		out[name] = sc.records(t)
+	}
+	return out
+}
+
+// ExportKeyed returns what Export does but the tables' records (Tables is
+// nil): the data kept beside the tables.
+func (s *Store) ExportKeyed(tenant string) *Section {
 	sc := scope{s, tenant}
 	sec := &Section{
-		Tables:          map[string]json.RawMessage{},
 		TranscriptSinks: map[string]*TranscriptSink{},
 		ApprovalSecrets: map[string]string{},
 		Assistants:      map[string]*Assistant{},
@@ -267,17 +299,6 @@ func (s *Store) Export(tenant string) *Section {
 		Minutes:         map[string]int{},
 		DoNotCall:       map[string][]string{},
 		Consent:         map[string]map[string]string{},
-	}
-	for name, t := range s.namedTables() {
-		recs := sc.records(t)
-		if recs == nil {
-			recs = []Record{}
-		}
-		data, err := json.Marshal(recs)
-		if err != nil {
-			panic(fmt.Sprintf("store: a %s record does not encode: %v", name, err))
-		}
-		sec.Tables[name] = data
 	}
 	s.Deliveries.Each(func(d *Delivery) bool {
 		if sc.has(d.Tenant) {
@@ -358,18 +379,113 @@ func (s *Store) Export(tenant string) *Section {
 	return sec
 }
 
-// RecordIDs returns the ids of the records of tenant's tables, as
-// Export(tenant) lists them, table by table in the order of their names.
-func (s *Store) RecordIDs(tenant string) []string {
-	sc := scope{s, tenant}
-	tables := s.namedTables()
-	var out []string
-	for _, name := range slices.Sorted(maps.Keys(tables)) {
-		for _, r := range sc.records(tables[name]) {
-			out = append(out, r.RecordID())
+// CopyRecords returns a copy of recs (as Records returns them): new
+// records whose every string (a map's keys too) is str of the original's,
+// and every byte slice (JSON such as an event's data) text of the
+// original's. A copy shares nothing with its original. It is how a tenant
+// is copied with new ids without a round trip through JSON.
+func CopyRecords(recs map[string][]Record, str func(string) string, text func([]byte) []byte) map[string][]Record {
+	c := copier{str: str, text: text}
+	out := make(map[string][]Record, len(recs))
+	for name, list := range recs {
+		cp := make([]Record, len(list))
+		for i, r := range list {
+			cp[i] = c.value(reflect.ValueOf(r)).Interface().(Record)
 		}
+		out[name] = cp
 	}
 	return out
+}
+
+// copier makes deep copies of records, passing their strings through str
+// and their byte slices through text.
+type copier struct {
+	str  func(string) string
+	text func([]byte) []byte
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// exported holds exportedFields' answers by struct type.
+var exported sync.Map // reflect.Type -> []int
+
+// exportedFields returns the indexes of the exported fields of struct type
+// t.
+func exportedFields(t reflect.Type) []int {
+	if f, ok := exported.Load(t); ok {
+		return f.([]int)
+	}
+	var out []int
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			out = append(out, i)
+		}
+	}
+	exported.Store(t, out)
+	return out
+}
+
+// value returns a deep copy of v.
+func (c copier) value(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.String:
+		if n := c.str(v.String()); n != v.String() {
+			return reflect.ValueOf(n).Convert(v.Type())
+		}
+		return v
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.New(v.Type().Elem())
+		out.Elem().Set(c.value(v.Elem()))
+		return out
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.Set(c.value(v.Elem()))
+		return out
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return reflect.ValueOf(c.text(bytes.Clone(v.Bytes()))).Convert(v.Type())
+		}
+		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			out.Index(i).Set(c.value(v.Index(i)))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			out.SetMapIndex(c.value(it.Key()), c.value(it.Value()))
+		}
+		return out
+	case reflect.Array:
+		out := reflect.New(v.Type()).Elem()
+		for i := range v.Len() {
+			out.Index(i).Set(c.value(v.Index(i)))
+		}
+		return out
+	case reflect.Struct:
+		if v.Type() == timeType {
+			return v
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.Set(v) // the unexported fields as they are
+		for _, i := range exportedFields(v.Type()) {
+			out.Field(i).Set(c.value(v.Field(i)))
+		}
+		return out
+	}
+	return v // numbers and booleans
 }
 
 // Remove drops every record of tenant (a root business), as Export(tenant)
@@ -486,8 +602,24 @@ func (s *Store) Import(sec *Section, tenant string) error {
 		if err != nil {
 			return prefixed("tables."+name, err)
 		}
+		decoded[name] = recs
+	}
+	return s.ImportRecords(sec, decoded, tenant)
+}
+
+// ImportRecords is Import of records already decoded: recs holds the
+// records of each table by its name (as CopyRecords returns them), sec
+// the rest of the section (its Tables are not read).
+func (s *Store) ImportRecords(sec *Section, recs map[string][]Record, tenant string) error {
+	tables := s.namedTables()
+	decoded := recs
+	for _, name := range slices.Sorted(maps.Keys(decoded)) {
+		t, ok := tables[name]
+		if !ok {
+			return &SectionError{Path: "tables." + name, Message: "is not a table of this server"}
+		}
 		seen := map[string]bool{}
-		for i, r := range recs {
+		for i, r := range decoded[name] {
 			if seen[r.RecordID()] {
 				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is repeated in the table"}
 			}
@@ -496,7 +628,6 @@ func (s *Store) Import(sec *Section, tenant string) error {
 			}
 			seen[r.RecordID()] = true
 		}
-		decoded[name] = recs
 	}
 	for i, d := range sec.Deliveries {
 		switch {

@@ -291,3 +291,55 @@ func TestUnimportTakesOutWhatImportPutIn(t *testing.T) {
 	assert.Equal(t, "tables.leads.1.ID", se.Path)
 	assert.Contains(t, se.Message, "repeated")
 }
+
+// CopyRecords copies every field of a record of every table: with strings
+// and bytes kept, a copy equals its original; a copy shares nothing with
+// it (changing the copy's maps and slices leaves the original as it was);
+// every string goes through str, map keys included.
+func TestCopyRecordsCopiesEveryField(t *testing.T) {
+	s := New()
+	s.InsertBusiness(&Business{Base: Base{ID: "biz"}, Members: map[string]string{"user": RoleOwner}}, t0)
+	n := 0
+	for name, tbl := range s.namedTables() {
+		if name == "businesses" {
+			continue
+		}
+		typ := reflect.TypeOf(tbl).Elem().Field(0).Type.Elem()
+		r := reflect.New(typ.Elem())
+		fill(r.Elem(), &n)
+		rec := r.Interface().(Record)
+		b := rec.base()
+		b.ID, b.Owner, b.CreatedAt = "rec-"+name, "biz", t0.Add(time.Duration(n)*time.Second)
+		if m, ok := rec.(*OutboxMessage); ok {
+			m.BusinessID = "biz"
+		}
+		if k, ok := rec.(*APIKey); ok {
+			k.BusinessID = "biz"
+		}
+		tbl.putRecord(rec)
+	}
+	recs := s.Records("biz")
+	before, err := json.Marshal(recs)
+	require.NoError(t, err)
+
+	same := CopyRecords(recs, func(s string) string { return s }, func(b []byte) []byte { return b })
+	for name, list := range recs {
+		require.Len(t, same[name], len(list), name)
+		for i, r := range list {
+			assert.Equal(t, r, same[name][i], "%s: the copy equals its original", name)
+			assert.NotSame(t, r, same[name][i], name)
+		}
+	}
+	b := same["businesses"][0].(*Business)
+	b.Members["someone"] = RoleAdmin
+	same["calls"][0].(*Call).Quality.Empathy = 99
+	after, err := json.Marshal(recs)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(before), string(after), "changing a copy leaves the original")
+
+	marked := CopyRecords(recs, func(s string) string { return s + "'" }, func(b []byte) []byte { return b })
+	bm := marked["businesses"][0].(*Business)
+	assert.Equal(t, "biz'", bm.ID)
+	assert.Equal(t, RoleOwner+"'", bm.Members["user'"], "map keys and values")
+	assert.Equal(t, "rec-calls'", marked["calls"][0].RecordID())
+}
