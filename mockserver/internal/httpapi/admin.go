@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
@@ -185,11 +186,16 @@ type ClockView struct {
 // TenantOfBusiness returns the tenant that owns a business: 400 when id is
 // not a UUID, 404 when no such business exists.
 func (s *API) TenantOfBusiness(id string) (string, error) {
+	tx := s.ReadTx()
+	defer tx.End()
+	return TenantIn(tx, id)
+}
+
+// TenantIn is TenantOfBusiness with the state at hand.
+func TenantIn(tx *platform.Tx, id string) (string, error) {
 	if !IsUUID(id) {
 		return "", InvalidField("business_id", "must be a UUID")
 	}
-	tx := s.ReadTx()
-	defer tx.End()
 	t := tx.TenantOf(id)
 	if t == "" {
 		return "", NotFound("business not found: " + id)

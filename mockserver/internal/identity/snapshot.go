@@ -87,25 +87,12 @@ func (s *Service) Snapshot(businessID string) (*Snapshot, error) {
 		}
 		return doc, nil
 	}
-	tenant, err := tenantOf(tx, businessID)
+	tenant, err := httpapi.TenantIn(tx, businessID)
 	if err != nil {
 		return nil, err
 	}
 	ts := s.exportTenant(tx, tenant)
 	return &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: ts.Now, Tenants: []TenantSnapshot{ts}}, nil
-}
-
-// tenantOf returns the tenant of a business: 400 for an id that is not a
-// UUID, 404 for an unknown business.
-func tenantOf(tx *platform.Tx, businessID string) (string, error) {
-	if !httpapi.IsUUID(businessID) {
-		return "", httpapi.InvalidField("business_id", "must be a UUID")
-	}
-	t := tx.TenantOf(businessID)
-	if t == "" {
-		return "", httpapi.NotFound("business not found: " + businessID)
-	}
-	return t, nil
 }
 
 func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {
@@ -238,9 +225,15 @@ func (s *Service) Restore(doc *Snapshot) error {
 			replaced = append(replaced, ts.BusinessID)
 		}
 	}
-	backups := make([]*store.Section, len(replaced))
+	// The records taken out are kept as they are (no copy, no JSON): a
+	// failure puts the same records back.
+	type backup struct {
+		keyed *store.Section
+		recs  map[string][]store.Record
+	}
+	backups := make([]backup, len(replaced))
 	for i, t := range replaced {
-		backups[i] = tx.Export(t)
+		backups[i] = backup{tx.ExportKeyed(t), tx.Records(t)}
 	}
 	for _, t := range replaced {
 		tx.Remove(t)
@@ -255,7 +248,7 @@ func (s *Service) Restore(doc *Snapshot) error {
 			tx.Remove(t)
 		}
 		for i, b := range backups {
-			if err := tx.Import(b, replaced[i]); err != nil {
+			if err := tx.ImportRecords(b.keyed, b.recs, replaced[i]); err != nil {
 				panic("identity: a backup taken before a restore does not import again: " + err.Error())
 			}
 		}
@@ -353,7 +346,7 @@ type Copy struct {
 func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	tx := s.WriteTx()
 	defer tx.End()
-	tenant, err := tenantOf(tx, businessID)
+	tenant, err := httpapi.TenantIn(tx, businessID)
 	if err != nil {
 		return nil, err
 	}
