@@ -200,8 +200,9 @@ func admin(method, path, op string) Route {
 // body names the JSON Schema the route's body is validated against.
 func (r Route) body(schema string) Route { r.Schema = schema; return r }
 
-// SnapshotMaxBytes bounds a snapshot document sent to POST /_mock/snapshot.
-const SnapshotMaxBytes = 1 << 30
+// SnapshotMaxBytes bounds a snapshot document sent to POST /_mock/snapshot
+// (some 300,000 records). A state file is read without this bound.
+const SnapshotMaxBytes = 256 << 20
 
 // maxBody sets the route's bound of its request body (Route.MaxBody).
 func (r Route) maxBody(n int64) Route { r.MaxBody = n; return r }
