@@ -336,6 +336,21 @@ func TestRestoreRefusesBadDocuments(t *testing.T) {
 	for path, want := range before {
 		assert.Equal(t, want, after[path], "GET %s after the refusals", path)
 	}
+
+	// The Go helpers refuse with an *Error too.
+	var e *Error
+	_, err = w.srv.SnapshotOf("")
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusBadRequest, e.Status)
+	require.ErrorAs(t, w.srv.Restore(nil), &e)
+	assert.Equal(t, http.StatusBadRequest, e.Status)
+	bad, err := ParseSnapshot([]byte(`{"format":"voiceagent-mock-snapshot","version":1,"tenants":[{"business_id":"x"}]}`))
+	require.NoError(t, err, "ParseSnapshot reads the head only")
+	require.ErrorAs(t, w.srv.Restore(bad), &e)
+	assert.Equal(t, http.StatusBadRequest, e.Status)
+	assert.Equal(t, "tenants.0.business_id", e.Details[0].Path)
+	_, err = ParseSnapshot([]byte(`{"format":"other","version":1}`))
+	assert.ErrorContains(t, err, "format")
 }
 
 // A whole server's snapshot written to a file and restored into a new
