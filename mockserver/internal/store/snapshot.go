@@ -288,17 +288,18 @@ func (s *Store) Records(tenant string) map[string][]Record {
 // nil): the data kept beside the tables.
 func (s *Store) ExportKeyed(tenant string) *Section {
 	sc := scope{s, tenant}
+	tel := s.tel()
 	sec := &Section{
-		TranscriptSinks: map[string]*TranscriptSink{},
+		TranscriptSinks: byBusiness(sc, s.TranscriptSinks),
 		ApprovalSecrets: map[string]string{},
 		Assistants:      map[string]*Assistant{},
-		Signups:         map[string]*SignupRecord{},
+		Signups:         byBusiness(sc, s.Signups),
 		ClientsByRef:    map[string]string{},
-		SDRConfigs:      map[string]*SDRConfig{},
+		SDRConfigs:      byBusiness(sc, s.SDRConfigs),
 		SDRLeads:        map[string]*SDRLead{},
-		Minutes:         map[string]int{},
+		Minutes:         byBusiness(sc, tel.minutes),
 		DoNotCall:       map[string][]string{},
-		Consent:         map[string]map[string]string{},
+		Consent:         byBusiness(sc, tel.consent),
 	}
 	s.Deliveries.Each(func(d *Delivery) bool {
 		if sc.has(d.Tenant) {
@@ -311,23 +312,24 @@ func (s *Store) ExportKeyed(tenant string) *Section {
 			sec.EmergencyAddresses = append(sec.EmergencyAddresses, EmergencyAddressEntry{NumberID: id, BusinessID: a.BusinessID, Address: a})
 		}
 	}
-	for id, v := range s.TranscriptSinks {
-		if sc.business(id) {
-			sec.TranscriptSinks[id] = v
-		}
-	}
 	for k, v := range s.ApprovalSecrets {
 		if user, _, _ := strings.Cut(k, "\x00"); sc.owner(user) {
 			sec.ApprovalSecrets[k] = v
 		}
 	}
-	assistants := map[string]bool{}
-	for _, r := range s.Agents.records(nil, nil) {
-		assistants[r.(*Agent).VendorAssistantID] = sc.has(s.recordTenant(r))
-	}
-	for id, a := range s.Assistants {
-		if in, ok := assistants[id]; in || !ok && tenant == "" {
-			sec.Assistants[id] = a
+	if tenant == "" {
+		// The server's: the assistants of no agent.
+		used := assistantsOf(s.Agents.records(nil, nil))
+		for id, a := range s.Assistants {
+			if !used[id] {
+				sec.Assistants[id] = a
+			}
+		}
+	} else {
+		for id := range assistantsOf(sc.records(s.Agents)) {
+			if a, ok := s.Assistants[id]; ok {
+				sec.Assistants[id] = a
+			}
 		}
 	}
 	for _, tok := range slices.Sorted(maps.Keys(s.MagicLinks)) {
@@ -335,40 +337,28 @@ func (s *Store) ExportKeyed(tenant string) *Section {
 			sec.MagicLinks = append(sec.MagicLinks, l)
 		}
 	}
-	for id, v := range s.Signups {
-		if sc.business(id) {
-			sec.Signups[id] = v
-		}
-	}
 	for k, v := range s.ClientsByRef {
 		if sc.business(v) {
 			sec.ClientsByRef[k] = v
 		}
 	}
-	for id, v := range s.SDRConfigs {
-		if sc.business(id) {
-			sec.SDRConfigs[id] = v
+	if tenant == "" {
+		// The server's: the states of no lead.
+		for id, v := range s.SDRLeads {
+			if _, ok := s.Leads.Get(id); !ok {
+				sec.SDRLeads[id] = v
+			}
 		}
-	}
-	for id, v := range s.SDRLeads {
-		if l, ok := s.Leads.Get(id); ok && sc.has(s.recordTenant(l)) || !ok && tenant == "" {
-			sec.SDRLeads[id] = v
-		}
-	}
-	tel := s.tel()
-	for id, v := range tel.minutes {
-		if sc.business(id) {
-			sec.Minutes[id] = v
+	} else {
+		for _, l := range sc.records(s.Leads) {
+			if v, ok := s.SDRLeads[l.RecordID()]; ok {
+				sec.SDRLeads[l.RecordID()] = v
+			}
 		}
 	}
 	for id, set := range tel.dnc {
 		if id == "" && tenant == "" || id != "" && sc.business(id) {
 			sec.DoNotCall[id] = slices.Sorted(maps.Keys(set))
-		}
-	}
-	for id, v := range tel.consent {
-		if sc.business(id) {
-			sec.Consent[id] = maps.Clone(v)
 		}
 	}
 	if tenant == "" {
@@ -377,6 +367,27 @@ func (s *Store) ExportKeyed(tenant string) *Section {
 		sec.SDRCronSecret = s.SDRCronSecret
 	}
 	return sec
+}
+
+// byBusiness returns the entries of m, kept by business id, of the
+// businesses of the scope.
+func byBusiness[V any](sc scope, m map[string]V) map[string]V {
+	out := map[string]V{}
+	for id, v := range m {
+		if sc.business(id) {
+			out[id] = v
+		}
+	}
+	return out
+}
+
+// assistantsOf returns the voice provider's assistants of agents, by id.
+func assistantsOf(agents []Record) map[string]bool {
+	out := make(map[string]bool, len(agents))
+	for _, r := range agents {
+		out[r.(*Agent).VendorAssistantID] = true
+	}
+	return out
 }
 
 // CopyRecords returns a copy of recs (as Records returns them): new
@@ -502,6 +513,7 @@ func (s *Store) Remove(tenant string) {
 	for _, t := range s.namedTables() {
 		drop = append(drop, found{t, sc.records(t)})
 	}
+	assistants := assistantsOf(sc.records(s.Agents))
 	for _, f := range drop {
 		for _, r := range f.recs {
 			s.unindex(r)
@@ -514,70 +526,20 @@ func (s *Store) Remove(tenant string) {
 	s.Deliveries.Remove(func(d *Delivery) bool { return d.Tenant == tenant })
 	// The businesses are gone: what is keyed by them goes by id.
 	gone := func(businessID string) bool { _, ok := s.Businesses.Get(businessID); return !ok }
-	for id, a := range s.EmergencyAddresses {
-		if gone(a.BusinessID) {
-			delete(s.EmergencyAddresses, id)
-		}
-	}
-	for id := range s.TranscriptSinks {
-		if gone(id) {
-			delete(s.TranscriptSinks, id)
-		}
-	}
-	for id := range s.Signups {
-		if gone(id) {
-			delete(s.Signups, id)
-		}
-	}
-	for k, v := range s.ClientsByRef {
-		if gone(v) {
-			delete(s.ClientsByRef, k)
-		}
-	}
-	for id := range s.SDRConfigs {
-		if gone(id) {
-			delete(s.SDRConfigs, id)
-		}
-	}
-	for id := range s.SDRLeads {
-		if _, ok := s.Leads.Get(id); !ok {
-			delete(s.SDRLeads, id)
-		}
-	}
+	maps.DeleteFunc(s.EmergencyAddresses, func(_ string, a *EmergencyAddress) bool { return gone(a.BusinessID) })
+	maps.DeleteFunc(s.TranscriptSinks, func(id string, _ *TranscriptSink) bool { return gone(id) })
+	maps.DeleteFunc(s.Signups, func(id string, _ *SignupRecord) bool { return gone(id) })
+	maps.DeleteFunc(s.ClientsByRef, func(_, id string) bool { return gone(id) })
+	maps.DeleteFunc(s.SDRConfigs, func(id string, _ *SDRConfig) bool { return gone(id) })
+	maps.DeleteFunc(s.SDRLeads, func(id string, _ *SDRLead) bool { _, ok := s.Leads.Get(id); return !ok })
 	tel := s.tel()
-	for id := range tel.minutes {
-		if gone(id) {
-			delete(tel.minutes, id)
-		}
-	}
-	for id := range tel.dnc {
-		if id != "" && gone(id) {
-			delete(tel.dnc, id)
-		}
-	}
-	for id := range tel.consent {
-		if gone(id) {
-			delete(tel.consent, id)
-		}
-	}
-	for k := range s.ApprovalSecrets {
-		if user, _, _ := strings.Cut(k, "\x00"); !s.userKnown(user) {
-			delete(s.ApprovalSecrets, k)
-		}
-	}
-	for tok, l := range s.MagicLinks {
-		if !s.userKnown(l.UserID) {
-			delete(s.MagicLinks, tok)
-		}
-	}
-	used := map[string]bool{}
-	for _, r := range s.Agents.records(nil, nil) {
-		used[r.(*Agent).VendorAssistantID] = true
-	}
-	for id := range s.Assistants {
-		if !used[id] {
-			delete(s.Assistants, id)
-		}
+	maps.DeleteFunc(tel.minutes, func(id string, _ int) bool { return gone(id) })
+	maps.DeleteFunc(tel.dnc, func(id string, _ map[string]bool) bool { return id != "" && gone(id) })
+	maps.DeleteFunc(tel.consent, func(id string, _ map[string]string) bool { return gone(id) })
+	maps.DeleteFunc(s.ApprovalSecrets, func(k, _ string) bool { user, _, _ := strings.Cut(k, "\x00"); return !s.userKnown(user) })
+	maps.DeleteFunc(s.MagicLinks, func(_ string, l *MagicLink) bool { return !s.userKnown(l.UserID) })
+	for id := range assistants {
+		delete(s.Assistants, id)
 	}
 }
 
