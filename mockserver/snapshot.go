@@ -44,9 +44,10 @@ type Snapshot struct {
 // ParseSnapshot reads a snapshot document, checking its head (format and
 // version) and that it decodes; Restore checks the rest.
 func ParseSnapshot(data []byte) (*Snapshot, error) {
+	if err := identity.CheckSnapshotHead(data); err != nil {
+		return nil, fmt.Errorf("mockserver: not a snapshot document of this server: %w", publicError(err))
+	}
 	var head struct {
-		Format  string    `json:"format"`
-		Version int       `json:"version"`
 		TakenAt time.Time `json:"taken_at"`
 		Tenants []struct {
 			BusinessID string `json:"business_id"`
@@ -56,11 +57,7 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("mockserver: not a snapshot document: %w", err)
 	}
-	if head.Format != SnapshotFormat || head.Version != SnapshotVersion {
-		return nil, fmt.Errorf("mockserver: not a snapshot document of this server: format %q version %d (want %q version %d)",
-			head.Format, head.Version, SnapshotFormat, SnapshotVersion)
-	}
-	snap := &Snapshot{Format: head.Format, Version: head.Version, TakenAt: head.TakenAt, JSON: data,
+	snap := &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: head.TakenAt, JSON: data,
 		Server: len(head.Server) > 0 && string(head.Server) != "null"}
 	for _, t := range head.Tenants {
 		snap.BusinessIDs = append(snap.BusinessIDs, t.BusinessID)
@@ -82,13 +79,9 @@ func (s *Server) SnapshotOf(businessID string) (*Snapshot, error) {
 }
 
 func (s *Server) snapshot(businessID string) (*Snapshot, error) {
-	doc, err := s.identity.Snapshot(businessID)
+	data, err := s.identity.Snapshot(businessID)
 	if err != nil {
 		return nil, publicError(err)
-	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
 	}
 	return ParseSnapshot(data)
 }

@@ -242,6 +242,14 @@ func TestCopyIsTheSameWorldWithNewIDs(t *testing.T) {
 	assert.Equal(t, deliveryOutcomes(t, w.acct), deliveryOutcomes(t, cp.Account))
 	assert.NotEmpty(t, deliveryOutcomes(t, cp.Account))
 
+	// The copy keeps the idempotency records under their keys, with the
+	// fingerprints of the original's requests: the same key with the copy's
+	// ids is another request.
+	_, err = cp.Client().Calls.Create(ctx, &calls.CreateParams{AgentID: cp.AgentID, To: "+14155550194"}, voiceagent.WithIdempotencyKey("queued"))
+	var apiErr *voiceagent.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusConflict, apiErr.StatusCode)
+
 	// Records made in one world never show in the other.
 	_, err = w.acct.Client().Products.Create(ctx, &catalog.ProductCreateParams{BusinessID: w.acct.BusinessID, Name: "Only here"})
 	require.NoError(t, err)
@@ -387,4 +395,28 @@ func TestCopyIDsRepeatWithIDSeed(t *testing.T) {
 	first := copyIDs()
 	assert.NotEmpty(t, first)
 	assert.Equal(t, first, copyIDs())
+}
+
+// A snapshot taken while requests change the tenant reads a consistent
+// state: the document is encoded under the lock (under -race, encoding it
+// after would read the consent lists as they change).
+func TestSnapshotWhileTheTenantChanges(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	acct, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	require.NoError(t, acct.SetConsent("+14155550150", "opted_in"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			_ = acct.SetConsent(fmt.Sprintf("+1415555%04d", i), "opted_in")
+		}
+	}()
+	for range 20 {
+		snap, err := acct.Snapshot()
+		require.NoError(t, err)
+		assert.Contains(t, string(snap.JSON), "+14155550150")
+	}
+	<-done
 }

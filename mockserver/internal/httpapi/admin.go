@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -248,12 +249,21 @@ func (s *API) Schedule(businessID string) (ScheduleView, error) {
 		return ScheduleView{}, err
 	}
 	c := s.Clocks.Of(tenant)
-	tasks := c.Tasks()
-	out := ScheduleView{BusinessID: businessID, Now: c.Now(), Tasks: make([]ScheduledTask, len(tasks))}
+	return ScheduleView{BusinessID: businessID, Now: c.Now(), Tasks: ScheduledTasks(c.Tasks())}, nil
+}
+
+// ScheduledTasks returns tasks as the schedule shows them.
+func ScheduledTasks(tasks []clock.Task) []ScheduledTask {
+	out := make([]ScheduledTask, len(tasks))
 	for i, t := range tasks {
-		out.Tasks[i] = ScheduledTask{At: t.At.UTC(), Kind: t.Kind, SubjectID: t.Subject, N: t.N}
+		out[i] = ScheduledTask{At: t.At.UTC(), Kind: t.Kind, SubjectID: t.Subject, N: t.N}
 	}
-	return out, nil
+	return out
+}
+
+// Task returns the clock's task t shows.
+func (t ScheduledTask) Task() clock.Task {
+	return clock.Task{At: t.At, Kind: t.Kind, Subject: t.SubjectID, N: t.N}
 }
 
 func (s *API) adminSchedule(rc *Ctx) (any, error) {

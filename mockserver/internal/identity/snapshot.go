@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -70,75 +69,90 @@ type SeedAccountState struct {
 	Account Account        `json:"account"`
 }
 
-// Snapshot returns the snapshot of the tenant owning businessID, or of the
-// whole server when businessID is "": 400 for an id that is not a UUID,
-// 404 for an unknown business.
-func (s *Service) Snapshot(businessID string) (*Snapshot, error) {
+// Snapshot returns the JSON of the snapshot of the tenant owning
+// businessID, or of the whole server when businessID is "": 400 for an id
+// that is not a UUID, 404 for an unknown business. The document is encoded
+// under the read lock: its records are the store's own, which requests
+// change once the lock is released.
+func (s *Service) Snapshot(businessID string) (json.RawMessage, error) {
 	tx := s.ReadTx()
 	defer tx.End()
+	var doc *Snapshot
 	if businessID == "" {
-		doc := &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: s.Clocks.Now(""), Tenants: []TenantSnapshot{}}
-		for _, t := range tx.Tenants() {
-			doc.Tenants = append(doc.Tenants, s.exportTenant(tx, t))
+		doc = &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: s.Clocks.Now(""), Tenants: []TenantSnapshot{}}
+		// The idempotency records are read once and sorted by tenant.
+		idem := map[string][]httpapi.IdempotencyRecord{}
+		for _, r := range s.httpapi.Idem.Export(func(string) bool { return true }) {
+			t := tx.TenantOfOwner(r.Owner)
+			idem[t] = append(idem[t], r)
 		}
-		doc.Server = &ServerSnapshot{Tasks: scheduled(s.Clocks.Base().Tasks()), Section: *tx.Export("")}
+		for _, t := range tx.Tenants() {
+			doc.Tenants = append(doc.Tenants, s.tenantSnapshot(tx, t, tx.Export(t), idem[t]))
+		}
+		doc.Server = &ServerSnapshot{Tasks: httpapi.ScheduledTasks(s.Clocks.Base().Tasks()), Section: *tx.Export("")}
 		for _, sa := range s.seeds {
 			doc.Server.SeedAccounts = append(doc.Server.SeedAccounts, SeedAccountState{Options: sa.opts, Account: sa.acct})
 		}
-		return doc, nil
+	} else {
+		tenant, err := httpapi.TenantIn(tx, businessID)
+		if err != nil {
+			return nil, err
+		}
+		ts := s.exportTenant(tx, tenant)
+		doc = &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: ts.Now, Tenants: []TenantSnapshot{ts}}
 	}
-	tenant, err := httpapi.TenantIn(tx, businessID)
-	if err != nil {
-		return nil, err
-	}
-	ts := s.exportTenant(tx, tenant)
-	return &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: ts.Now, Tenants: []TenantSnapshot{ts}}, nil
+	return json.Marshal(doc)
 }
 
 func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {
-	return s.tenantSnapshot(tx, tenant, tx.Export(tenant))
+	return s.tenantSnapshot(tx, tenant, tx.Export(tenant), s.idempotencyOf(tx, tenant))
 }
 
-// tenantSnapshot returns tenant's snapshot holding sec.
-func (s *Service) tenantSnapshot(tx *platform.Tx, tenant string, sec *store.Section) TenantSnapshot {
+// idempotencyOf returns the finished idempotency records of tenant.
+func (s *Service) idempotencyOf(tx *platform.Tx, tenant string) []httpapi.IdempotencyRecord {
+	return s.httpapi.Idem.Export(func(owner string) bool { return tx.TenantOfOwner(owner) == tenant })
+}
+
+// tenantSnapshot returns tenant's snapshot holding sec and its idempotency
+// records idem.
+func (s *Service) tenantSnapshot(tx *platform.Tx, tenant string, sec *store.Section, idem []httpapi.IdempotencyRecord) TenantSnapshot {
 	c := s.Clocks.Of(tenant)
-	return TenantSnapshot{
-		BusinessID:  tenant,
-		Now:         c.Now(),
-		Tasks:       scheduled(c.Tasks()),
-		Idempotency: s.httpapi.Idem.Export(func(owner string) bool { return tx.TenantOfOwner(owner) == tenant }),
-		Section:     *sec,
+	if idem == nil {
+		idem = []httpapi.IdempotencyRecord{}
 	}
+	return TenantSnapshot{BusinessID: tenant, Now: c.Now(), Tasks: httpapi.ScheduledTasks(c.Tasks()), Idempotency: idem, Section: *sec}
 }
 
-func scheduled(tasks []clock.Task) []httpapi.ScheduledTask {
-	out := make([]httpapi.ScheduledTask, len(tasks))
-	for i, t := range tasks {
-		out[i] = httpapi.ScheduledTask{At: t.At.UTC(), Kind: t.Kind, SubjectID: t.Subject, N: t.N}
+// CheckSnapshotHead checks that data is JSON with the format and version of
+// a snapshot document this server reads: 400 invalid_request naming
+// format or version otherwise.
+func CheckSnapshotHead(data []byte) error {
+	var head struct {
+		Format  *string `json:"format"`
+		Version *int    `json:"version"`
 	}
-	return out
+	if err := json.Unmarshal(data, &head); err != nil {
+		return jsonError(err)
+	}
+	switch {
+	case head.Format == nil:
+		return httpapi.InvalidField("format", "is required: %q", SnapshotFormat)
+	case *head.Format != SnapshotFormat:
+		return httpapi.InvalidField("format", "must be %q, not %q", SnapshotFormat, *head.Format)
+	case head.Version == nil:
+		return httpapi.InvalidField("version", "is required: %d", SnapshotVersion)
+	case *head.Version != SnapshotVersion:
+		return httpapi.InvalidField("version", "%d is not a version this server reads (it reads %d)", *head.Version, SnapshotVersion)
+	}
+	return nil
 }
 
 // ParseSnapshot decodes and checks a snapshot document: 400 invalid_request
 // naming what is wrong (error.details[].path) for JSON that is not a
 // document of this format and version.
 func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
-	var head struct {
-		Format  *string `json:"format"`
-		Version *int    `json:"version"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, jsonError(err)
-	}
-	switch {
-	case head.Format == nil:
-		return nil, httpapi.InvalidField("format", "is required: %q", SnapshotFormat)
-	case *head.Format != SnapshotFormat:
-		return nil, httpapi.InvalidField("format", "must be %q, not %q", SnapshotFormat, *head.Format)
-	case head.Version == nil:
-		return nil, httpapi.InvalidField("version", "is required: %d", SnapshotVersion)
-	case *head.Version != SnapshotVersion:
-		return nil, httpapi.InvalidField("version", "%d is not a version this server reads (it reads %d)", *head.Version, SnapshotVersion)
+	if err := CheckSnapshotHead(data); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -295,7 +309,7 @@ func (s *Service) startTenant(tx *platform.Tx, ts TenantSnapshot) {
 
 func (s *Service) resume(tenant string, tasks []httpapi.ScheduledTask) {
 	for _, t := range tasks {
-		if err := s.Resume(tenant, clock.Task{At: t.At, Kind: t.Kind, Subject: t.SubjectID, N: t.N}); err != nil {
+		if err := s.Resume(tenant, t.Task()); err != nil {
 			panic("identity: a checked task does not resume: " + err.Error())
 		}
 	}
@@ -352,7 +366,7 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	}
 	// The records are copied in memory: only the data beside them goes
 	// through JSON.
-	orig := s.tenantSnapshot(tx, tenant, tx.ExportKeyed(tenant))
+	orig := s.tenantSnapshot(tx, tenant, tx.ExportKeyed(tenant), s.idempotencyOf(tx, tenant))
 	recs := tx.Records(tenant)
 	r := s.newRemapper(tx, &orig, recs)
 	cp, copies, err := r.copyOf(&orig, recs)
