@@ -399,6 +399,8 @@ export interface ServerOptions {
   adminToken?: string;
   /** Milliseconds each request may take, besides any wait it asks for (default 30000). */
   timeout?: number;
+  /** The host name the server reaches this machine's loopback at; default VOICEAGENT_MOCK_RECEIVER_HOST, else 127.0.0.1. */
+  receiverHost?: string;
 }
 
 /** The mock server: its root URL and admin token. */
@@ -407,6 +409,9 @@ export class MockServer {
   readonly url: string;
   readonly adminToken: string;
   readonly timeout: number;
+  readonly receiverHost: string;
+  /** The URL at which the server reaches a receiver on this machine's loopback. */
+  receiverURL(port: number, path?: string): string;
   /** The API's base URL (ending with /api). */
   readonly baseURL: string;
   /** The admin API's root (/_mock). */

@@ -122,12 +122,24 @@ export class MockServer {
   /**
    * url defaults to VOICEAGENT_MOCK_URL (else http://127.0.0.1:8080) and
    * adminToken to VOICEAGENT_MOCK_ADMIN_TOKEN; timeout (ms) bounds each
-   * request, besides any wait it asks the server for.
+   * request, besides any wait it asks the server for; receiverHost is the
+   * host name the server reaches this machine's loopback at (receiverURL).
    */
-  constructor({ url, adminToken, timeout = 30_000 } = {}) {
+  constructor({ url, adminToken, timeout = 30_000, receiverHost } = {}) {
     this.url = (url ?? process.env.VOICEAGENT_MOCK_URL ?? DEFAULT_URL).replace(/\/+$/, "");
     this.adminToken = adminToken ?? process.env.VOICEAGENT_MOCK_ADMIN_TOKEN ?? "";
     this.timeout = timeout;
+    this.receiverHost = receiverHost ?? process.env.VOICEAGENT_MOCK_RECEIVER_HOST ?? "127.0.0.1";
+  }
+
+  /**
+   * receiverURL is the URL at which the server reaches a receiver
+   * listening on this machine's loopback, at receiverHost
+   * (VOICEAGENT_MOCK_RECEIVER_HOST, else 127.0.0.1; 10.0.2.2 for a podman
+   * container started with --network slirp4netns:allow_host_loopback=true).
+   */
+  receiverURL(port, path = "/") {
+    return `http://${this.receiverHost}:${port}${path}`;
   }
 
   /** The API's base URL (ending with /api), for an SDK or HTTP client. */

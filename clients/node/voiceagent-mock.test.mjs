@@ -15,7 +15,9 @@ import {
 const mock = sharedServer();
 
 // receiver starts a webhook receiver on loopback that records each request
-// and answers 204; wait(n) resolves once n requests came.
+// and answers 204; its url is as the server reaches it (a server in a
+// container reaches the host's loopback under another name); wait(n)
+// resolves once n requests came.
 async function receiver() {
   const got = [];
   let waiters = [];
@@ -30,7 +32,7 @@ async function receiver() {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${server.address().port}/hooks`,
+    url: mock.receiverURL(server.address().port, "/hooks"),
     got,
     wait: (n, timeout = 10_000) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${got.length} of ${n} requests`)), timeout);

@@ -158,9 +158,13 @@ class CoverageTest(unittest.TestCase):
 
 
 class Receiver:
-    """A webhook receiver on loopback recording each request; answers 204."""
+    """A webhook receiver on loopback recording each request; answers 204.
 
-    def __init__(self):
+    Its url is as the server reaches it (MockServer.receiver_url): a server
+    in a container reaches the host's loopback under another name.
+    """
+
+    def __init__(self, server):
         self.requests = []
         self.cond = threading.Condition()
         outer = self
@@ -178,7 +182,7 @@ class Receiver:
                 pass
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/hooks"
+        self.url = server.receiver_url(self.httpd.server_address[1], "/hooks")
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def wait(self, n, timeout=10.0):
@@ -309,7 +313,7 @@ class ServerTest(voiceagent_mock.MockServerTestMixin, unittest.TestCase):
             acct.wait_requests(after=entries[-1]["seq"], path="/v1/agents", timeout=0.2)
 
     def test_delivery_reaches_a_loopback_receiver_and_is_replayed(self):
-        acct, receiver = self.account, Receiver()
+        acct, receiver = self.account, Receiver(self.mock)
         self.addCleanup(receiver.close)
         sub = acct.api("POST", "/v1/webhooks", {"business_id": acct.business_id, "webhook_url": receiver.url,
                                                 "events": ["call.completed"]})

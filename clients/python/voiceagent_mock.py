@@ -160,17 +160,31 @@ class MockServer:
     url defaults to VOICEAGENT_MOCK_URL (else http://127.0.0.1:8080) and
     admin_token to VOICEAGENT_MOCK_ADMIN_TOKEN (none for a binary on
     loopback started without one). timeout bounds each request, in seconds,
-    besides any wait it asks the server for.
+    besides any wait it asks the server for. receiver_host is the host
+    name the server reaches this machine's loopback at (receiver_url).
     """
 
-    def __init__(self, url=None, admin_token=None, timeout=30.0):
+    def __init__(self, url=None, admin_token=None, timeout=30.0, receiver_host=None):
         if url is None:
             url = os.environ.get("VOICEAGENT_MOCK_URL", DEFAULT_URL)
         if admin_token is None:
             admin_token = os.environ.get("VOICEAGENT_MOCK_ADMIN_TOKEN", "")
+        if receiver_host is None:
+            receiver_host = os.environ.get("VOICEAGENT_MOCK_RECEIVER_HOST", "127.0.0.1")
         self.url = url.rstrip("/")
         self.admin_token = admin_token
         self.timeout = timeout
+        self.receiver_host = receiver_host
+
+    def receiver_url(self, port, path="/"):
+        """The URL at which the server reaches a receiver listening on this machine's loopback.
+
+        The host is receiver_host: VOICEAGENT_MOCK_RECEIVER_HOST, else
+        127.0.0.1; a server in a podman container started with
+        --network slirp4netns:allow_host_loopback=true reaches the host's
+        loopback at 10.0.2.2 (see docs/mockserver.md, Container image).
+        """
+        return f"http://{self.receiver_host}:{port}{path}"
 
     @property
     def base_url(self):
