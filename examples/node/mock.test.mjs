@@ -1,5 +1,6 @@
-// A test suite in Node.js against the voiceagent mock server, over plain
-// HTTP with node:test and fetch only (no npm packages).
+// A test suite in Node.js against the voiceagent mock server, written with
+// the Node.js client (clients/node/voiceagent-mock.mjs: one file, no
+// dependencies, to copy into a suite) and node:test.
 //
 //   VOICEAGENT_MOCK_URL=http://127.0.0.1:8080 VOICEAGENT_MOCK_ADMIN_TOKEN=t \
 //     node --test examples/node/
@@ -9,72 +10,44 @@
 // loopback started without one).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+// A suite of your own keeps a copy of voiceagent-mock.mjs beside its tests.
+import { MockError, MockServer, sharedServer, testAccount } from "../../clients/node/voiceagent-mock.mjs";
 
-const root = (process.env.VOICEAGENT_MOCK_URL ?? "http://127.0.0.1:8080").replace(/\/$/, "");
-const baseURL = `${root}/api`;
-const adminURL = `${root}/_mock`;
-const adminToken = process.env.VOICEAGENT_MOCK_ADMIN_TOKEN ?? "";
-
-// request sends one request and answers { status, body } (body decoded).
-async function request(method, url, body, token) {
-  const headers = {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const resp = await fetch(url, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await resp.text();
-  return { status: resp.status, body: text ? JSON.parse(text) : null };
-}
-
-// admin calls the admin API with the admin token and fails on an error.
-async function admin(method, path, body) {
-  const { status, body: answer } = await request(method, adminURL + path, body, adminToken);
-  assert.ok(status >= 200 && status < 300, `${method} /_mock${path}: ${status} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-// newAccount makes a tenant of its own: business, agent, number, key.
-async function newAccount(name) {
-  const a = await admin("POST", "/accounts", { business_name: name });
-  return {
-    ...a,
-    api: (method, path, body) => request(method, baseURL + path, body, a.api_key),
-    advance: (seconds) => admin("POST", "/clock/advance", { seconds, business_id: a.business_id }),
-  };
-}
+const mock = sharedServer();
 
 test("health answers with the admin token", async () => {
-  const { status, body } = await request("GET", `${adminURL}/health`, undefined, adminToken);
-  assert.equal(status, 200);
-  assert.equal(body.status, "ok");
+  assert.equal((await mock.health()).status, "ok");
 });
 
-test("the admin API refuses a request without the token", { skip: !adminToken && process.env.CI !== "true" }, async () => {
-  const { status } = await request("GET", `${adminURL}/health`);
-  assert.equal(status, 401);
+test("the admin API refuses a wrong token", { skip: !mock.adminToken && process.env.CI !== "true" }, async () => {
+  const wrong = new MockServer({ adminToken: "not-the-token" });
+  await assert.rejects(wrong.health(), (err) => err instanceof MockError && err.status === 401);
 });
 
-test("a call completes when its tenant's clock moves", async () => {
-  const acct = await newAccount("Node call");
-  const created = await acct.api("POST", "/v1/calls", { agent_id: acct.agent_id, to: "+15551230001" });
+test("a call completes when its tenant's clock moves", async (t) => {
+  const acct = await testAccount(t);
+  const created = await acct.api("POST", "/v1/calls", { agent_id: acct.agentId, to: "+15551230001" });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   await acct.advance(600);
   const got = await acct.api("GET", `/v1/calls?id=${created.body.id}`);
-  assert.equal(got.status, 200);
   assert.equal(got.body.status, "completed");
 });
 
-test("a fault fires for its tenant only", async () => {
-  const acct = await newAccount("Node fault");
-  const other = await newAccount("Node bystander");
-  await admin("POST", "/faults", {
-    business_id: acct.business_id, method: "POST", path: "/v1/calls", status: 503, times: 1,
-  });
-  const failed = await acct.api("POST", "/v1/calls", { agent_id: acct.agent_id, to: "+15551230003" });
+test("a scripted busy line", async (t) => {
+  const acct = await testAccount(t, { verifyScript: true }); // a step nothing used fails the test
+  await acct.script({ calls: [{ to: "+15551230005", outcome: "busy" }] });
+  const created = await acct.api("POST", "/v1/calls", { agent_id: acct.agentId, to: "+15551230005" });
+  await acct.advance(60);
+  const got = await acct.api("GET", `/v1/calls?id=${created.body.id}`);
+  assert.deepEqual([got.body.status, got.body.error], ["failed", "busy"]);
+});
+
+test("a fault fires for its tenant only", async (t) => {
+  const acct = await testAccount(t);
+  const other = await testAccount(t);
+  await acct.addFault({ method: "POST", path: "/v1/calls", status: 503, times: 1 });
+  const failed = await acct.api("POST", "/v1/calls", { agent_id: acct.agentId, to: "+15551230003" });
   assert.equal(failed.status, 503);
-  const fine = await other.api("POST", "/v1/calls", { agent_id: other.agent_id, to: "+15551230003" });
+  const fine = await other.api("POST", "/v1/calls", { agent_id: other.agentId, to: "+15551230003" });
   assert.equal(fine.status, 201);
 });
