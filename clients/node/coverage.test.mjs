@@ -137,3 +137,33 @@ test("the reader finds a new operation", () => {
   });
   assert.ok(!("deleteAccount" in operations), "the check would report it missing");
 });
+
+// declaredMembers returns the members a class of the declarations names:
+// its methods and properties, one a line.
+function declaredMembers(dts, name) {
+  const start = dts.indexOf(`export class ${name} `);
+  assert.ok(start >= 0, `voiceagent-mock.d.mts declares no class ${name}`);
+  const body = dts.slice(dts.indexOf("{", start) + 1, dts.indexOf("\n}", start));
+  const members = new Set();
+  for (const line of body.split("\n")) {
+    const m = /^ {2}(?:readonly )?([A-Za-z]\w*)[<(?:]/.exec(line);
+    if (m && m[1] !== "constructor") members.add(m[1]);
+  }
+  return members;
+}
+
+test("the TypeScript declarations name every member and nothing more", () => {
+  const dts = readFileSync(new URL("./voiceagent-mock.d.mts", import.meta.url), "utf8");
+  for (const [name, cls, sample] of [
+    ["MockServer", MockServer, new MockServer({ url: "http://127.0.0.1:1" })],
+    ["Account", Account, new Account(new MockServer({ url: "http://127.0.0.1:1" }), { api_key: "k", business_id: "b" })],
+  ]) {
+    const declared = declaredMembers(dts, name);
+    const actual = new Set([
+      ...Object.getOwnPropertyNames(cls.prototype).filter((m) => m !== "constructor"),
+      ...Object.keys(sample),
+    ]);
+    assert.deepEqual([...actual].filter((m) => !declared.has(m)).sort(), [], `${name} members the declarations lack`);
+    assert.deepEqual([...declared].filter((m) => !actual.has(m)).sort(), [], `${name} members declared but absent`);
+  }
+});

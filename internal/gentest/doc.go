@@ -12,6 +12,8 @@
 //     testdata/typescript, pinned by its package-lock.json. It needs Node.js 20.19 or later
 //     and npm with the npm registry. Every answer the openapi-fetch scenario received is also
 //     type-checked against the generated types.
+//   - The Node.js client's TypeScript declarations (clients/node/voiceagent-mock.d.mts): a
+//     program using them (testdata/nodeclient) compiled by the same pinned tsc.
 //   - Spectral and Redocly lint the served document: testdata/lint, same needs as the
 //     TypeScript test. The warnings the document keeps are listed, with their reason, in the
 //     README's section on the OpenAPI document.
