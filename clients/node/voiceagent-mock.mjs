@@ -84,6 +84,27 @@ function goDuration(ms) {
   return `${Math.max(1, Math.round(ms))}ms`;
 }
 
+// waitParam adds ?wait= to params for a long-poll of wait ms (at most 60 s)
+// and returns the wait (0 without one).
+function waitParam(params, wait) {
+  if (wait === undefined) return 0;
+  wait = Math.min(wait, MAX_SERVER_WAIT);
+  params.wait = goDuration(wait);
+  return wait;
+}
+
+// until calls fetch(ms left) until done(result) or timeout ms passed, and
+// resolves to the result; it throws MockTimeoutError with failure(result)
+// when the time is up first.
+async function until(timeout, fetch, done, failure) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const got = await fetch(Math.max(1, deadline - Date.now()));
+    if (done(got)) return got;
+    if (Date.now() >= deadline) throw new MockTimeoutError(failure(got), got);
+  }
+}
+
 // snake turns a camelCase filter name into the query parameter's name.
 function snake(name) {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -341,11 +362,7 @@ export class MockServer {
    */
   requests({ wait, ...filter } = {}) {
     const params = { ...filter };
-    if (wait !== undefined) {
-      wait = Math.min(wait, MAX_SERVER_WAIT);
-      params.wait = goDuration(wait);
-    }
-    return this.admin("GET", "/requests", { params, wait: wait ?? 0 });
+    return this.admin("GET", "/requests", { params, wait: waitParam(params, wait) });
   }
 
   /**
@@ -353,15 +370,9 @@ export class MockServer {
    * filter after seq after (0: the entries already kept count) and
    * resolves to them; it throws MockTimeoutError when none came.
    */
-  async waitRequests({ timeout = 10_000, after = 0, ...filter } = {}) {
-    const deadline = Date.now() + timeout;
-    for (;;) {
-      const got = await this.requests({ ...filter, after, wait: Math.max(1, deadline - Date.now()) });
-      if (got.requests.length > 0) return got.requests;
-      if (Date.now() >= deadline) {
-        throw new MockTimeoutError(`no request matching ${JSON.stringify(filter)} within ${timeout} ms`, got.requests);
-      }
-    }
+  waitRequests({ timeout = 10_000, after = 0, ...filter } = {}) {
+    return until(timeout, async (left) => (await this.requests({ ...filter, after, wait: left })).requests,
+      (got) => got.length > 0, () => `no request matching ${JSON.stringify(filter)} within ${timeout} ms`);
   }
 
   // Webhook deliveries.
@@ -374,23 +385,13 @@ export class MockServer {
    */
   async deliveries({ wait, ...filter } = {}) {
     const params = { ...filter };
-    if (wait !== undefined) {
-      wait = Math.min(wait, MAX_SERVER_WAIT);
-      params.wait = goDuration(wait);
-    }
-    return (await this.admin("GET", "/deliveries", { params, wait: wait ?? 0 })).deliveries;
+    return (await this.admin("GET", "/deliveries", { params, wait: waitParam(params, wait) })).deliveries;
   }
 
   /** waitDeliveries waits up to timeout ms until count deliveries match; throws MockTimeoutError with what matched. */
-  async waitDeliveries({ count = 1, timeout = 10_000, ...filter } = {}) {
-    const deadline = Date.now() + timeout;
-    for (;;) {
-      const got = await this.deliveries({ ...filter, count, wait: Math.max(1, deadline - Date.now()) });
-      if (got.length >= count) return got;
-      if (Date.now() >= deadline) {
-        throw new MockTimeoutError(`${got.length} of ${count} deliveries matching ${JSON.stringify(filter)} within ${timeout} ms`, got);
-      }
-    }
+  waitDeliveries({ count = 1, timeout = 10_000, ...filter } = {}) {
+    return until(timeout, (left) => this.deliveries({ ...filter, count, wait: left }), (got) => got.length >= count,
+      (got) => `${got.length} of ${count} deliveries matching ${JSON.stringify(filter)} within ${timeout} ms`);
   }
 
   /** POST /_mock/deliveries/replay: sends a delivery again; resolves to the new delivery. */
@@ -408,21 +409,13 @@ export class MockServer {
   /** GET /_mock/outbox: emails and texts sent to people, oldest first; wait (ms) long-polls. */
   async outbox({ to, businessId, wait } = {}) {
     const params = { to, businessId };
-    if (wait !== undefined) {
-      wait = Math.min(wait, MAX_SERVER_WAIT);
-      params.wait = goDuration(wait);
-    }
-    return (await this.admin("GET", "/outbox", { params, wait: wait ?? 0 })).messages;
+    return (await this.admin("GET", "/outbox", { params, wait: waitParam(params, wait) })).messages;
   }
 
   /** waitOutbox waits up to timeout ms for a message; throws MockTimeoutError. */
-  async waitOutbox({ to, businessId, timeout = 10_000 } = {}) {
-    const deadline = Date.now() + timeout;
-    for (;;) {
-      const got = await this.outbox({ to, businessId, wait: Math.max(1, deadline - Date.now()) });
-      if (got.length > 0) return got;
-      if (Date.now() >= deadline) throw new MockTimeoutError(`no message to ${to ?? "anyone"} within ${timeout} ms`, got);
-    }
+  waitOutbox({ to, businessId, timeout = 10_000 } = {}) {
+    return until(timeout, (left) => this.outbox({ to, businessId, wait: left }), (got) => got.length > 0,
+      () => `no message to ${to ?? "anyone"} within ${timeout} ms`);
   }
 
   // Telephony.

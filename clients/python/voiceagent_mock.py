@@ -125,6 +125,30 @@ def _duration(seconds):
     return f"{max(1, int(round(seconds * 1000)))}ms"
 
 
+def _wait_param(query, wait):
+    """Adds ?wait= to query for a long-poll of wait seconds (at most 60); returns the wait."""
+    if wait is None:
+        return 0.0
+    wait = min(wait, MAX_SERVER_WAIT)
+    query["wait"] = _duration(wait)
+    return wait
+
+
+def _until(timeout, fetch, done, failure):
+    """Calls fetch(seconds left) until done(result) or timeout seconds passed.
+
+    Returns the result; raises TimeoutError with failure(result) when the
+    time is up first.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        got = fetch(max(0.001, deadline - time.monotonic()))
+        if done(got):
+            return got
+        if time.monotonic() >= deadline:
+            raise TimeoutError(failure(got))
+
+
 def _query(params):
     """Encodes the parameters that are not None; booleans as true/false."""
     pairs = []
@@ -371,10 +395,8 @@ class MockServer:
         """
         query = {"method": method, "path": path, "status": status, "business_id": business_id,
                  "after": after, "limit": limit}
-        if wait is not None:
-            wait = min(wait, MAX_SERVER_WAIT)
-            query["wait"] = _duration(wait)
-        return self.admin("GET", "/requests", query=query, wait=wait or 0.0)
+        wait = _wait_param(query, wait)
+        return self.admin("GET", "/requests", query=query, wait=wait)
 
     def wait_requests(self, timeout=10.0, after=0, **filters):
         """Waits up to timeout seconds for a journal entry matching the filters after seq after.
@@ -382,14 +404,8 @@ class MockServer:
         Returns the matching entries (at least one); raises TimeoutError
         when none came. after=0 counts the entries already kept.
         """
-        deadline = time.monotonic() + timeout
-        while True:
-            left = max(0.001, deadline - time.monotonic())
-            got = self.requests(after=after, wait=left, **filters)
-            if got["requests"]:
-                return got["requests"]
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"no request matching {filters} within {timeout}s")
+        return _until(timeout, lambda left: self.requests(after=after, wait=left, **filters)["requests"],
+                      bool, lambda got: f"no request matching {filters} within {timeout}s")
 
     # Webhook deliveries.
 
@@ -404,24 +420,17 @@ class MockServer:
                  "approval_request_id": approval_request_id, "business_id": business_id,
                  "event_id": event_id, "event": event, "status": status,
                  "min_attempts": min_attempts, "count": count}
-        if wait is not None:
-            wait = min(wait, MAX_SERVER_WAIT)
-            query["wait"] = _duration(wait)
-        return self.admin("GET", "/deliveries", query=query, wait=wait or 0.0)["deliveries"]
+        wait = _wait_param(query, wait)
+        return self.admin("GET", "/deliveries", query=query, wait=wait)["deliveries"]
 
     def wait_deliveries(self, count=1, timeout=10.0, **filters):
         """Waits up to timeout seconds until count deliveries match the filters.
 
         Returns them; raises TimeoutError with what matched when fewer came.
         """
-        deadline = time.monotonic() + timeout
-        while True:
-            left = max(0.001, deadline - time.monotonic())
-            got = self.deliveries(wait=left, count=count, **filters)
-            if len(got) >= count:
-                return got
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"{len(got)} of {count} deliveries matching {filters} within {timeout}s: {got}")
+        return _until(timeout, lambda left: self.deliveries(wait=left, count=count, **filters),
+                      lambda got: len(got) >= count,
+                      lambda got: f"{len(got)} of {count} deliveries matching {filters} within {timeout}s: {got}")
 
     def replay_delivery(self, delivery_id):
         """POST /_mock/deliveries/replay: sends a delivery again; returns the new delivery."""
@@ -439,20 +448,13 @@ class MockServer:
         wait (seconds, at most 60) long-polls until something matches.
         """
         query = {"to": to, "business_id": business_id}
-        if wait is not None:
-            wait = min(wait, MAX_SERVER_WAIT)
-            query["wait"] = _duration(wait)
-        return self.admin("GET", "/outbox", query=query, wait=wait or 0.0)["messages"]
+        wait = _wait_param(query, wait)
+        return self.admin("GET", "/outbox", query=query, wait=wait)["messages"]
 
     def wait_outbox(self, to=None, business_id=None, timeout=10.0):
         """Waits up to timeout seconds for a message; returns the messages, raises TimeoutError."""
-        deadline = time.monotonic() + timeout
-        while True:
-            got = self.outbox(to=to, business_id=business_id, wait=max(0.001, deadline - time.monotonic()))
-            if got:
-                return got
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"no message to {to or 'anyone'} within {timeout}s")
+        return _until(timeout, lambda left: self.outbox(to=to, business_id=business_id, wait=left),
+                      bool, lambda got: f"no message to {to or 'anyone'} within {timeout}s")
 
     # Telephony.
 
