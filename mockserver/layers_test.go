@@ -14,7 +14,7 @@ import (
 // layers are the mock server's internal packages from the bottom up (see
 // docs/architecture.md): a package may import only packages before it.
 var layers = []string{
-	"clock", "watch", "ring", "jsonview", "store", "platform", "httpapi",
+	"val", "domain", "clock", "watch", "ring", "jsonview", "store", "platform", "httpapi",
 	"hooks", "telephony", "catalog", "identity", "runs", "governance",
 	"agency", "sdr", "analytics", "fixtures", "dashboard",
 }

@@ -444,7 +444,7 @@ func timeOrNil(t time.Time) *time.Time {
 }
 
 // stampOrNull is t in UTC, or nil (shown as null) when t is zero: the
-// struct views' form of httpapi.TimeOrNull.
+// struct views' form of val.TimeOrNull.
 func stampOrNull(t time.Time) *time.Time {
 	return timeOrNil(t)
 }

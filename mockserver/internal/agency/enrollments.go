@@ -20,6 +20,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Enrollment session states.
@@ -291,9 +292,9 @@ func (s *Service) previewSession(tx *platform.Tx, c *call, in sessionPreviewInpu
 	for i, e := range sess.Entries {
 		p := classifyEntry(tx, sess.Owner, e)
 		plan[i] = planItemJSON{
-			Entry: i, Action: p.action, BusinessID: httpapi.Strp(p.businessID),
-			ExternalRef: httpapi.Strp(p.externalRef), CurrentRevision: httpapi.Strp(p.current),
-			Conflict: httpapi.Strp(p.detail),
+			Entry: i, Action: p.action, BusinessID: val.Strp(p.businessID),
+			ExternalRef: val.Strp(p.externalRef), CurrentRevision: val.Strp(p.current),
+			Conflict: val.Strp(p.detail),
 		}
 	}
 	return s.receipt(c, map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
@@ -900,10 +901,10 @@ func sessionView(sess *store.EnrollmentSession) *sessionJSON {
 	return &sessionJSON{
 		SessionID: sess.ID, PartnerID: sess.Owner, OfferVersionID: sess.OfferVersionID, State: sess.State,
 		SelfService: sess.SelfService, Revision: sess.Revision, Fingerprint: sess.Fingerprint,
-		OwnerEmail: httpapi.Strp(sess.OwnerEmail), Entries: sess.Entries,
+		OwnerEmail: val.Strp(sess.OwnerEmail), Entries: sess.Entries,
 		OwnerLink: ownerLinkJSON{
 			Status: l.Status, IssuedAt: stampOrNull(l.IssuedAt), ClaimedAt: stampOrNull(l.ClaimedAt),
-			ClaimedBy: httpapi.Strp(l.ClaimedBy),
+			ClaimedBy: val.Strp(l.ClaimedBy),
 		},
 		OwnerApproval: approval, Clients: receiptViews(sess.Receipts),
 		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, EnrolledAt: stampOrNull(sess.EnrolledAt),
@@ -932,10 +933,10 @@ func receiptViews(rs []*store.ClientReceipt) []clientReceiptJSON {
 	out := make([]clientReceiptJSON, len(rs))
 	for i, r := range rs {
 		out[i] = clientReceiptJSON{
-			Entry: r.Entry, State: r.State, Reason: httpapi.Strp(r.Reason), Detail: httpapi.Strp(r.Detail),
-			BusinessID: httpapi.Strp(r.BusinessID), ExternalRef: httpapi.Strp(r.ExternalRef),
-			ExistingBusinessID: httpapi.Strp(r.ExistingBusinessID), InstallationID: httpapi.Strp(r.InstallationID),
-			UpdateID: httpapi.Strp(r.UpdateID), Attempts: r.Attempts, UpdatedAt: r.UpdatedAt,
+			Entry: r.Entry, State: r.State, Reason: val.Strp(r.Reason), Detail: val.Strp(r.Detail),
+			BusinessID: val.Strp(r.BusinessID), ExternalRef: val.Strp(r.ExternalRef),
+			ExistingBusinessID: val.Strp(r.ExistingBusinessID), InstallationID: val.Strp(r.InstallationID),
+			UpdateID: val.Strp(r.UpdateID), Attempts: r.Attempts, UpdatedAt: r.UpdatedAt,
 		}
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Installation states, step states and update kinds.
@@ -595,7 +596,7 @@ func handoffContent(tx *platform.Tx, inst *store.Installation) any {
 // (or there is no agent).
 func agentPhone(tx *platform.Tx, agentID string) *string {
 	if a, ok := tx.Agents.Get(agentID); ok {
-		return httpapi.Strp(a.PhoneNumber)
+		return val.Strp(a.PhoneNumber)
 	}
 	return nil
 }
@@ -670,7 +671,7 @@ func installationView(tx *platform.Tx, inst *store.Installation) *installationJS
 	}
 	return &installationJSON{
 		InstallationID: inst.ID, PartnerID: inst.Owner, BusinessID: inst.BusinessID, BusinessName: name,
-		AgentID: httpapi.Strp(inst.AgentID), PhoneNumber: agentPhone(tx, inst.AgentID), SessionID: inst.SessionID,
+		AgentID: val.Strp(inst.AgentID), PhoneNumber: agentPhone(tx, inst.AgentID), SessionID: inst.SessionID,
 		OfferVersionID: inst.OfferVersionID, State: inst.State, Revision: inst.Revision,
 		FactsRevision: inst.FactsRevision, Facts: inst.Facts,
 		RouteReceipt: stepView(inst.Route), Handoff: stepView(inst.Handoff),
@@ -698,8 +699,8 @@ func stepView(tx store.InstallStep) stepJSON {
 		content = tx.Content
 	}
 	return stepJSON{
-		State: tx.State, Fingerprint: httpapi.Strp(tx.Fingerprint), Content: content,
-		PreviewedAt: stampOrNull(tx.PreviewedAt), ApprovedAt: stampOrNull(tx.ApprovedAt), ApprovedBy: httpapi.Strp(tx.ApprovedBy),
+		State: tx.State, Fingerprint: val.Strp(tx.Fingerprint), Content: content,
+		PreviewedAt: stampOrNull(tx.PreviewedAt), ApprovedAt: stampOrNull(tx.ApprovedAt), ApprovedBy: val.Strp(tx.ApprovedBy),
 	}
 }
 
@@ -725,7 +726,7 @@ func updateView(u *store.PendingUpdate) updateJSON {
 	return updateJSON{
 		UpdateID: u.ID, Kind: u.Kind, State: u.State, Parts: u.Parts, Proposed: u.Proposed,
 		Fingerprint: u.Fingerprint, Choices: u.Choices, CreatedAt: u.CreatedAt,
-		ResolvedAt: stampOrNull(u.ResolvedAt), ResolvedBy: httpapi.Strp(u.ResolvedBy),
+		ResolvedAt: stampOrNull(u.ResolvedAt), ResolvedBy: val.Strp(u.ResolvedBy),
 	}
 }
 

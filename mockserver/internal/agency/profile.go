@@ -16,6 +16,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 const (
@@ -532,7 +533,7 @@ func inviteView(now time.Time, inv *store.PartnerInvite) *sdk.Invite {
 // partnerKeyView is a partner key without its value.
 func partnerKeyView(k *store.APIKey) sdk.PartnerKey {
 	return sdk.PartnerKey{
-		ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: httpapi.Strings[voiceagent.Scope](k.Scopes), PartnerID: k.PartnerID,
+		ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: val.Strings[voiceagent.Scope](k.Scopes), PartnerID: k.PartnerID,
 		UserID: k.Owner, IsActive: k.Active, CreatedAt: k.CreatedAt,
 	}
 }

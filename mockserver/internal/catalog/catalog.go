@@ -11,6 +11,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // sentFields decodes the top level of a validated body, so handlers can
@@ -72,7 +73,7 @@ func (s *Service) upsertProduct(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	rc.Tx.Products.Update(p, func(p *store.Product) {
-		httpapi.Set(&p.Name, body.Name)
+		val.Set(&p.Name, body.Name)
 		applyProduct(p, &body)
 		p.UpdatedAt = rc.Now.UTC()
 	})
@@ -168,9 +169,9 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	rc.Tx.Knowledge.Update(k, func(k *store.KnowledgeEntry) {
-		httpapi.Set(&k.Title, body.Title)
-		httpapi.Set(&k.Content, body.Content)
-		httpapi.Set(&k.ContentType, body.ContentType)
+		val.Set(&k.Title, body.Title)
+		val.Set(&k.Content, body.Content)
+		val.Set(&k.ContentType, body.ContentType)
 		if raw, ok := sent["category"]; ok {
 			k.Category = nil
 			if !isNull(raw) {

@@ -16,6 +16,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // States of an approval request and of its callback.
@@ -116,7 +117,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	}
 	callID, apiErr := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
-		Context: string(httpapi.MustJSON(map[string]any{
+		Context: string(val.MustJSON(map[string]any{
 			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
 			"required_factors": b.RequiredFactors, "principal_id": b.PrincipalID,
 		})),
@@ -221,11 +222,11 @@ func (s *Service) approvalSecret(tx *platform.Tx, who *httpapi.Principal, secret
 // the callback.
 func (s *Service) decideApproval(tx *platform.Tx, a *store.ApprovalRequest, now time.Time, status, reason string) {
 	tx.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
-		a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
+		a.Status, a.Reason, a.DecidedAt = status, reason, val.UtcPtr(now)
 		a.UpdatedAt = now.UTC()
 		a.CallbackEventID = s.IDs.UUID()
 	})
-	s.startApprovalCallback(tx, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
+	s.startApprovalCallback(tx, a, val.MustJSON(governanceapi.ApprovalCallback{
 		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))
@@ -239,8 +240,8 @@ func approvalDecision(a *store.ApprovalRequest) governanceapi.ApprovalDecision {
 		Source: a.Source, SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID,
 		MessageID: a.MessageID, RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
 		Channel:   governanceapi.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
-		RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
-		VerifiedFactors: httpapi.NonNil(a.VerifiedFactors), CallID: httpapi.Strp(a.CallID),
+		RiskLevel: a.RiskLevel, RequiredFactors: val.NonNil(a.RequiredFactors),
+		VerifiedFactors: val.NonNil(a.VerifiedFactors), CallID: val.Strp(a.CallID),
 		DecidedAt: *a.DecidedAt, ExpiresAt: a.ExpiresAt,
 	}
 }
@@ -276,12 +277,12 @@ func ApprovalView(a *store.ApprovalRequest) governanceapi.Approval {
 		SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID, MessageID: a.MessageID,
 		RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
 		Channel: governanceapi.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
-		Summary: a.Summary, RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
+		Summary: a.Summary, RiskLevel: a.RiskLevel, RequiredFactors: val.NonNil(a.RequiredFactors),
 		ExpiresAt: a.ExpiresAt, CallbackURL: a.CallbackURL, CallbackSecretID: a.CallbackSecretID,
-		CallID: httpapi.Strp(a.CallID), VerifiedFactors: httpapi.NonNil(a.VerifiedFactors),
-		Reason: httpapi.Strp(a.Reason), DecidedAt: a.DecidedAt,
+		CallID: val.Strp(a.CallID), VerifiedFactors: val.NonNil(a.VerifiedFactors),
+		Reason: val.Strp(a.Reason), DecidedAt: a.DecidedAt,
 		Callback: governanceapi.CallbackState{
-			Status: a.CallbackStatus, EventID: httpapi.Strp(a.CallbackEventID), Error: httpapi.Strp(a.CallbackError),
+			Status: a.CallbackStatus, EventID: val.Strp(a.CallbackEventID), Error: val.Strp(a.CallbackError),
 			Attempts: attempts, NextAttemptAt: a.NextAttemptAt,
 		},
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,

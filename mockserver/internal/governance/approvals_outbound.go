@@ -15,6 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -93,7 +94,7 @@ func approvalCallbackUpdated(tx *platform.Tx, d *store.Delivery, att *store.Deli
 		}
 		a.CallbackAttempts = append(a.CallbackAttempts, store.CallbackAttempt{At: att.At, StatusCode: att.StatusCode, Error: att.Error})
 		if d.Status == store.DeliveryPending {
-			a.NextAttemptAt = httpapi.UtcPtr(d.NextAttemptAt)
+			a.NextAttemptAt = val.UtcPtr(d.NextAttemptAt)
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Intents of governed updates, and the states of a governed update.
@@ -131,7 +132,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	if need := governedScope[req.Intent]; !who.Has(need) {
 		return Submitted{}, httpapi.Forbidden("the intent " + req.Intent + " needs the scope " + need)
 	}
-	fp := sha256.Sum256(httpapi.MustJSON(req.Sent)) // re-encoded: key order and spacing do not matter
+	fp := sha256.Sum256(val.MustJSON(req.Sent)) // re-encoded: key order and spacing do not matter
 	// replay finds the first outcome of the idempotency_key in a business.
 	replay := func(business string) (Submitted, bool, error) {
 		if req.DryRun {
@@ -227,7 +228,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
 		status, resp = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
-	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(resp)
+	g.AnswerStatus, g.Answer = status, val.MustJSON(resp)
 	tx.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
 	return Submitted{Update: g, Status: status, Body: g.Answer}, nil
 }
@@ -251,13 +252,13 @@ func (s *Service) targetOf(tx *platform.Tx, who *httpapi.Principal, req *Governe
 	var t governedTarget
 	switch req.Intent {
 	case intentAgentPatch:
-		a, err := telephony.ReachedAgent(tx, who, httpapi.Str(req.Target["agent_id"]))
+		a, err := telephony.ReachedAgent(tx, who, val.Str(req.Target["agent_id"]))
 		if err != nil {
 			return t, err
 		}
 		t.agent, t.business = a, a.Owner
 	case intentEmergencyAddress:
-		id, phone := httpapi.Str(req.Target["number_id"]), httpapi.Str(req.Target["phone_number"])
+		id, phone := val.Str(req.Target["number_id"]), val.Str(req.Target["phone_number"])
 		var n *store.Number
 		if id != "" {
 			n, _ = tx.Numbers.Get(id)
@@ -294,15 +295,15 @@ func (s *Service) targetOf(tx *platform.Tx, who *httpapi.Principal, req *Governe
 // future) is a 400.
 func authorize(now time.Time, who *httpapi.Principal, intent string, authority map[string]any) (bool, string, error) {
 	mode := "none"
-	if m := httpapi.Str(authority["mode"]); m != "" {
+	if m := val.Str(authority["mode"]); m != "" {
 		mode = m
 	}
 	switch mode {
 	case "human_confirmed":
-		if httpapi.Str(authority["confirmed_by"]) == "" {
+		if val.Str(authority["confirmed_by"]) == "" {
 			return false, "", httpapi.InvalidField("/authority/confirmed_by", "is required when the mode is human_confirmed")
 		}
-		at, err := time.Parse(time.RFC3339Nano, httpapi.Str(authority["confirmed_at"]))
+		at, err := time.Parse(time.RFC3339Nano, val.Str(authority["confirmed_at"]))
 		if err != nil {
 			return false, "", httpapi.InvalidField("/authority/confirmed_at", "is required when the mode is human_confirmed")
 		}
@@ -334,7 +335,7 @@ func agentPatchOf(agentID string, payload map[string]any) (telephony.AgentPatch,
 	if err := httpapi.ValidateUnder("agentUpdate", body, "/payload", "the agent.patch payload"); err != nil {
 		return p, err
 	}
-	if err := json.Unmarshal(httpapi.MustJSON(body), &p); err != nil {
+	if err := json.Unmarshal(val.MustJSON(body), &p); err != nil {
 		return p, httpapi.Invalid("the agent.patch payload does not match the expected shape: %v", err)
 	}
 	return p, nil
@@ -361,12 +362,12 @@ func (s *Service) apply(tx *platform.Tx, now time.Time, g *store.GovernedUpdate,
 		return map[string]any{"number_id": t.number.ID, "phone_number": t.number.PhoneNumber,
 			"emergency_address": ea.Address, "updated_at": ea.UpdatedAt}, nil
 	default:
-		sink := &store.TranscriptSink{URL: httpapi.Str(g.Payload["url"]), Enabled: true, Format: "json",
+		sink := &store.TranscriptSink{URL: val.Str(g.Payload["url"]), Enabled: true, Format: "json",
 			UpdatedAt: now.UTC(), UpdateID: g.ID}
 		if v, ok := g.Payload["enabled"].(bool); ok {
 			sink.Enabled = v
 		}
-		if f := httpapi.Str(g.Payload["format"]); f != "" {
+		if f := val.Str(g.Payload["format"]); f != "" {
 			sink.Format = f
 		}
 		tx.TranscriptSinks[t.business] = sink
@@ -447,7 +448,7 @@ func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	}
 	decide := func(status string, result any, failure map[string]any) error {
 		tx.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {
-			g.DecidedBy, g.DecidedAt, g.DecisionNote = who.User.ID, httpapi.UtcPtr(now), note
+			g.DecidedBy, g.DecidedAt, g.DecisionNote = who.User.ID, val.UtcPtr(now), note
 			g.UpdatedAt = now.UTC()
 			g.Status, g.Result, g.Error = status, result, failure
 		})
@@ -461,7 +462,7 @@ func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	var err error
 	switch g.Intent {
 	case intentAgentPatch:
-		t.agent, err = telephony.ReachedAgent(tx, who, httpapi.Str(g.Target["agent_id"]))
+		t.agent, err = telephony.ReachedAgent(tx, who, val.Str(g.Target["agent_id"]))
 	case intentEmergencyAddress:
 		t, err = s.targetOf(tx, who, &GovernedRequest{Intent: g.Intent, Target: g.Target})
 	}
@@ -515,7 +516,7 @@ func GovernedView(g *store.GovernedUpdate) GovernedUpdate {
 		IdempotencyKey: g.IdempotencyKey, Target: g.Target, Payload: g.Payload,
 		Actor: g.Actor, Authority: g.Authority, QueueForApproval: g.QueueForApproval,
 		Reason: g.Reason, SourceRef: g.SourceRef, Extra: g.Extra, Result: g.Result,
-		Error: g.Error, DecidedBy: httpapi.Strp(g.DecidedBy), DecidedAt: g.DecidedAt,
+		Error: g.Error, DecidedBy: val.Strp(g.DecidedBy), DecidedAt: g.DecidedAt,
 		DecisionNote: g.DecisionNote, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Persona is a simulated lead an agent plays.
@@ -94,8 +95,8 @@ func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, re
 			a.VoiceCatalogID = ""
 		}
 		if m := req.Model; m != nil {
-			httpapi.Set(&a.Model.Provider, strPtr(m["provider"]))
-			httpapi.Set(&a.Model.Model, strPtr(m["model"]))
+			val.Set(&a.Model.Provider, strPtr(m["provider"]))
+			val.Set(&a.Model.Model, strPtr(m["model"]))
 			if t, ok := m["temperature"].(float64); ok {
 				a.Model.Temperature = t
 			}
@@ -134,7 +135,7 @@ func personaPrompt(p *Persona) string {
 	case []any:
 		var traits []string
 		for _, x := range t {
-			traits = append(traits, httpapi.Str(x))
+			traits = append(traits, val.Str(x))
 		}
 		line("Personality", strings.Join(traits, ", "))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -304,7 +305,7 @@ func webhookView(w *store.Webhook, now time.Time) webhooks.Subscription {
 	}
 	v := webhooks.Subscription{
 		ID: w.ID, BusinessID: w.Owner, WebhookURL: w.URL, Events: w.Events,
-		Description: w.Description, IsActive: w.Active, Preset: httpapi.Strp(w.Preset),
+		Description: w.Description, IsActive: w.Active, Preset: val.Strp(w.Preset),
 		PayloadTemplate: w.Template, CustomHeaders: headers,
 		HTTPMethod: w.HTTPMethod, BodyFormat: w.BodyFormat,
 		PreviousSecrets: rotating, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,

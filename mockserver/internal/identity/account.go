@@ -10,6 +10,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
@@ -62,8 +63,8 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 	out := account.Capabilities{
 		Workspaces: make([]account.Workspace, 0, len(rc.Principal.Businesses)),
 		Key: account.KeyInfo{
-			ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: httpapi.Strings[voiceagent.Scope](k.Scopes),
-			BusinessID: httpapi.Strp(k.BusinessID), PartnerID: httpapi.Strp(k.PartnerID),
+			ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: val.Strings[voiceagent.Scope](k.Scopes),
+			BusinessID: val.Strp(k.BusinessID), PartnerID: val.Strp(k.PartnerID),
 			CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt,
 		},
 		Permissions: []voiceagent.Scope{},

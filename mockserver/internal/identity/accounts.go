@@ -12,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Lifetimes of what provisioning creates.
@@ -374,8 +375,8 @@ func workspaceView(b *store.Business) account.Workspace {
 	return account.Workspace{
 		ID:                 b.ID,
 		Name:               b.Name,
-		BusinessType:       httpapi.Strp(b.BusinessType),
-		Website:            httpapi.Strp(b.Website),
+		BusinessType:       val.Strp(b.BusinessType),
+		Website:            val.Strp(b.Website),
 		SubscriptionStatus: b.SubscriptionStatus,
 		TrialEndsAt:        &trialEnds,
 		PartnerID:          b.PartnerID,

@@ -8,6 +8,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // defaultKeyName is the name of a key created without one.
@@ -112,9 +113,9 @@ func keyView(k *store.APIKey, now time.Time) keys.Key {
 		ID:         k.ID,
 		Prefix:     k.Prefix,
 		Name:       k.Name,
-		Scopes:     httpapi.Strings[voiceagent.Scope](k.Scopes),
-		BusinessID: httpapi.Strp(k.BusinessID),
-		PartnerID:  httpapi.Strp(k.PartnerID),
+		Scopes:     val.Strings[voiceagent.Scope](k.Scopes),
+		BusinessID: val.Strp(k.BusinessID),
+		PartnerID:  val.Strp(k.PartnerID),
 		UserID:     k.Owner,
 		CreatedAt:  k.CreatedAt,
 		LastUsedAt: lastUsed,

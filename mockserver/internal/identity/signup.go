@@ -17,6 +17,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/signup"
 )
 
@@ -469,7 +470,7 @@ func callRoutingView(b *store.Business) map[string]any {
 	if b.ForwardTo != "" {
 		return map[string]any{"mode": "ring_first", "forward_to": b.ForwardTo, "ring_seconds": b.RingFirstSeconds, "then": "agent"}
 	}
-	return map[string]any{"mode": "agent", "owner_phone": httpapi.Nullable(b.Phone)}
+	return map[string]any{"mode": "agent", "owner_phone": val.Nullable(b.Phone)}
 }
 
 func signupRecoveryPaths(email, businessID string) map[string]string {

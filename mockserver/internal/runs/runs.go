@@ -15,6 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	runsapi "github.com/voiceagent/voiceagent-go/runs"
 )
 
@@ -312,7 +313,7 @@ func previewOf(p *Plan) runPreview {
 	v := runPreview{
 		Valid: true, BusinessID: p.Input.BusinessID, ExternalRef: p.Input.ExternalRef, AgentID: p.Agent.ID,
 		FromNumber: p.Number.PhoneNumber, FromNumberID: p.Number.ID,
-		Touches: make([]previewTouch, len(p.Input.Touches)), Warnings: httpapi.NonNil(p.Warnings),
+		Touches: make([]previewTouch, len(p.Input.Touches)), Warnings: val.NonNil(p.Warnings),
 	}
 	var first, last time.Time
 	for i, t := range p.Input.Touches {
@@ -443,10 +444,10 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, task clock.Task) {
 	// the run (Table.Update).
 	t := run.Touches[idx]
 	tx.Runs.Update(run, func(run *store.CommunicationRun) {
-		t.Status, t.StartedAt = touchRunning, httpapi.UtcPtr(now)
+		t.Status, t.StartedAt = touchRunning, val.UtcPtr(now)
 		run.UpdatedAt = now.UTC()
 		if run.Status == runScheduled {
-			run.Status, run.StartedAt = runRunning, httpapi.UtcPtr(now)
+			run.Status, run.StartedAt = runRunning, val.UtcPtr(now)
 		}
 	})
 	ref := store.TouchRef{CommunicationRunID: run.ID, ExternalRef: run.ExternalRef, TouchID: t.TouchID}
@@ -454,7 +455,7 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, task clock.Task) {
 	if t.Channel == "call" {
 		var context string
 		if len(t.Context) > 0 {
-			context = string(httpapi.MustJSON(t.Context))
+			context = string(val.MustJSON(t.Context))
 		}
 		id, err := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),
@@ -500,7 +501,7 @@ func runTouchEnded(tx *platform.Tx, now time.Time, ref store.TouchRef, end telep
 // when every touch is final.
 func endTouch(tx *platform.Tx, now time.Time, run *store.CommunicationRun, t *store.RunTouch, status string, end telephony.TouchEnd) {
 	tx.Runs.Update(run, func(run *store.CommunicationRun) {
-		t.Status, t.CompletedAt = status, httpapi.UtcPtr(now)
+		t.Status, t.CompletedAt = status, val.UtcPtr(now)
 		if end.Code != "" {
 			t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
 		}
@@ -518,7 +519,7 @@ func endTouch(tx *platform.Tx, now time.Time, run *store.CommunicationRun, t *st
 				completed++
 			}
 		}
-		run.Status, run.CompletedAt = runFailed, httpapi.UtcPtr(now)
+		run.Status, run.CompletedAt = runFailed, val.UtcPtr(now)
 		if completed > 0 {
 			run.Status = runCompleted
 		}
@@ -560,7 +561,7 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 	rc.Tx.Runs.Update(run, func(run *store.CommunicationRun) {
 		for _, t := range run.Touches {
 			if t.Status == touchScheduled {
-				t.Status, t.CompletedAt = touchCanceled, httpapi.UtcPtr(rc.Now)
+				t.Status, t.CompletedAt = touchCanceled, val.UtcPtr(rc.Now)
 				canceled++
 			}
 		}
@@ -668,9 +669,9 @@ func touchView(t *store.RunTouch) Touch {
 		ScheduledAt: t.ScheduledAt, TimingWindow: t.TimingWindow,
 		Context: t.Context, Metadata: t.Metadata, Message: t.Message, SMSCategory: t.SMSCategory,
 		Status: t.Status, ExecuteAt: t.ExecuteAt, StartedAt: t.StartedAt,
-		CompletedAt: t.CompletedAt, CallID: httpapi.NullIfEmpty(&t.CallID),
-		MessageSID: httpapi.NullIfEmpty(&t.MessageSID), Duration: t.Duration,
-		Summary: httpapi.NullIfEmpty(&t.Summary), Error: t.Error,
+		CompletedAt: t.CompletedAt, CallID: val.NullIfEmpty(&t.CallID),
+		MessageSID: val.NullIfEmpty(&t.MessageSID), Duration: t.Duration,
+		Summary: val.NullIfEmpty(&t.Summary), Error: t.Error,
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
@@ -45,14 +46,14 @@ func SDRConfigView(tx *platform.Tx, c *store.SDRConfig) *sdrapi.Config {
 		AutoCall:           c.AutoCall,
 		AutoEmail:          c.AutoEmail,
 		AutoSMS:            c.AutoSMS,
-		SDRAgentID:         httpapi.Strp(c.SDRAgentID),
+		SDRAgentID:         val.Strp(c.SDRAgentID),
 		BusinessHoursStart: c.HoursStart,
 		BusinessHoursEnd:   c.HoursEnd,
-		EmailFromAccountID: httpapi.Strp(c.EmailFromAccountID),
+		EmailFromAccountID: val.Strp(c.EmailFromAccountID),
 		Configured:         stored,
 		NextRunAt:          c.NextRunAt,
 		LastRunAt:          c.LastRunAt,
-		LastRunTrigger:     httpapi.Strp(c.LastRunTrigger),
+		LastRunTrigger:     val.Strp(c.LastRunTrigger),
 	}
 	if b, ok := tx.Businesses.Get(c.BusinessID); ok {
 		v.Timezone = telephony.BusinessLocation(b).String()
@@ -123,17 +124,17 @@ func (s *Service) UpdateConfig(tx *platform.Tx, now time.Time, b *store.Business
 		tx.SDRConfigs[b.ID] = cfg
 	}
 	wasEnabled := cfg.Enabled
-	httpapi.Set(&cfg.Enabled, patch.Enabled)
-	httpapi.Set(&cfg.MinTouchGapHours, patch.MinTouchGapHours)
-	httpapi.Set(&cfg.MaxTouches, patch.MaxTouches)
-	httpapi.Set(&cfg.AutoCall, patch.AutoCall)
-	httpapi.Set(&cfg.AutoEmail, patch.AutoEmail)
-	httpapi.Set(&cfg.AutoSMS, patch.AutoSMS)
-	httpapi.Set(&cfg.SDRAgentID, patch.SDRAgentID)
-	httpapi.Set(&cfg.HoursStart, patch.HoursStart)
-	httpapi.Set(&cfg.HoursEnd, patch.HoursEnd)
-	httpapi.Set(&cfg.EmailFromAccountID, patch.EmailFromAccountID)
-	cfg.UpdatedAt = httpapi.Later(cfg.UpdatedAt, now)
+	val.Set(&cfg.Enabled, patch.Enabled)
+	val.Set(&cfg.MinTouchGapHours, patch.MinTouchGapHours)
+	val.Set(&cfg.MaxTouches, patch.MaxTouches)
+	val.Set(&cfg.AutoCall, patch.AutoCall)
+	val.Set(&cfg.AutoEmail, patch.AutoEmail)
+	val.Set(&cfg.AutoSMS, patch.AutoSMS)
+	val.Set(&cfg.SDRAgentID, patch.SDRAgentID)
+	val.Set(&cfg.HoursStart, patch.HoursStart)
+	val.Set(&cfg.HoursEnd, patch.HoursEnd)
+	val.Set(&cfg.EmailFromAccountID, patch.EmailFromAccountID)
+	cfg.UpdatedAt = val.Later(cfg.UpdatedAt, now)
 	switch {
 	case cfg.Enabled && !wasEnabled:
 		s.startSDRRunner(tx, cfg, now)
@@ -153,7 +154,7 @@ func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	}
 	if e.state != nil && e.state.LastTouchAt != nil {
 		v.LastTouch = e.state.LastTouchAt
-		v.LastChannel = httpapi.Strp(e.state.LastChannel)
+		v.LastChannel = val.Strp(e.state.LastChannel)
 	}
 	if !e.nextAt.IsZero() {
 		at := e.nextAt
@@ -281,7 +282,7 @@ func sdrGreeting(l *store.Lead) string {
 
 // sdrLine is what a text or email to a lead of a segment says.
 func sdrLine(seg segment) string {
-	return httpapi.FirstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
+	return val.FirstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
 }
 
 // magicEmailFailsDomain: SDR emails to addresses at this domain bounce
@@ -364,7 +365,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 		return sdrOutcome{detail: "would email " + to}
 	}
 	m := &store.SDRMail{
-		LeadID: l.ID, To: to, From: httpapi.FirstNonEmpty(c.cfg.EmailFromAccountID, defaultSDRFrom),
+		LeadID: l.ID, To: to, From: val.FirstNonEmpty(c.cfg.EmailFromAccountID, defaultSDRFrom),
 		Subject: "Following up from " + c.b.Name,
 		Body:    sdrGreeting(l) + "\n\n" + sdrLine(seg) + "\n\n" + c.b.Name,
 		Status:  store.SDREmailQueued,
@@ -393,7 +394,7 @@ func (s *Service) sendSDRMail(tx *platform.Tx, now time.Time, id string) {
 	if l, ok := tx.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
 		tx.Leads.Update(l, func(l *store.Lead) {
 			l.Status = store.LeadContacted
-			l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+			l.UpdatedAt = val.Later(l.UpdatedAt, now)
 		})
 		s.telephony.Rescore(tx, now, l)
 	}
@@ -422,7 +423,7 @@ type sdrMail struct {
 func sdrMailView(m *store.SDRMail) sdrMail {
 	return sdrMail{
 		ID: m.ID, LeadID: m.LeadID, BusinessID: m.Owner, To: m.To, From: m.From,
-		Subject: m.Subject, Body: m.Body, Status: m.Status, Error: httpapi.NullIfEmpty(&m.Error),
+		Subject: m.Subject, Body: m.Body, Status: m.Status, Error: val.NullIfEmpty(&m.Error),
 		CreatedAt: m.CreatedAt, SentAt: m.SentAt,
 	}
 }
@@ -721,9 +722,9 @@ func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time,
 		local := now.In(telephony.BusinessLocation(b))
 		return time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, local.Location()).UTC(), true
 	case "week", "":
-		return now.Add(-7 * httpapi.Day), true
+		return now.Add(-7 * val.Day), true
 	case "month":
-		return now.Add(-30 * httpapi.Day), true
+		return now.Add(-30 * val.Day), true
 	}
 	return time.Time{}, false
 }
@@ -734,7 +735,7 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	period := httpapi.FirstNonEmpty(rc.Query("period"), "week")
+	period := val.FirstNonEmpty(rc.Query("period"), "week")
 	since, ok := sdrPeriodStart(period, rc.Now, b)
 	if !ok {
 		return nil, httpapi.InvalidField("period", "must be today, week or month")
@@ -753,7 +754,7 @@ func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
 	for _, o := range sdrOutcomeKeys {
 		outcomes[o] = 0
 	}
-	c.tx.SDRActivity.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(a *store.SDRActivity) bool {
+	c.tx.SDRActivity.Scan([]string{c.b.ID}, val.ZeroTime, func(a *store.SDRActivity) bool {
 		if a.CreatedAt.Before(since) {
 			return false
 		}
@@ -764,7 +765,7 @@ func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
 		return true
 	})
 	newLeads := 0
-	c.tx.Leads.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(l *store.Lead) bool {
+	c.tx.Leads.Scan([]string{c.b.ID}, val.ZeroTime, func(l *store.Lead) bool {
 		if l.CreatedAt.Before(since) {
 			return false
 		}
@@ -832,8 +833,8 @@ func sdrActivityOutcome(tx *platform.Tx, a *store.SDRActivity) string {
 func sdrActivityView(a *store.SDRActivity) sdrapi.Activity {
 	return sdrapi.Activity{
 		ID: a.ID, LeadID: a.LeadID, Action: sdrapi.Action(a.Action), Trigger: a.Trigger, Success: a.Success,
-		Detail: a.Detail, Segment: httpapi.Strp(sdrapi.Segment(a.Segment)), CallID: httpapi.Strp(a.CallID),
-		MessageID: httpapi.Strp(a.MessageID), EmailID: httpapi.Strp(a.EmailID), CreatedAt: a.CreatedAt,
+		Detail: a.Detail, Segment: val.Strp(sdrapi.Segment(a.Segment)), CallID: val.Strp(a.CallID),
+		MessageID: val.Strp(a.MessageID), EmailID: val.Strp(a.EmailID), CreatedAt: a.CreatedAt,
 	}
 }
 

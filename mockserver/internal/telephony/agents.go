@@ -12,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Defaults of a new agent (spec: the voice provider's default voice, a
@@ -96,7 +97,7 @@ func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
 		n += rc.Tx.Agents.Count(o)
 	}
 	out := make([]AgentListView, 0, n)
-	rc.Tx.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
+	rc.Tx.Agents.Scan(owners, val.ZeroTime, func(a *store.Agent) bool {
 		out = append(out, AgentListItem(a))
 		return true
 	})
@@ -316,13 +317,13 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 	}
 	var ignored []string
 	tx.Agents.Update(a, func(a *store.Agent) {
-		httpapi.Set(&a.Name, p.Name)
-		httpapi.Set(&a.InboundPrompt, p.SystemPrompt)
-		httpapi.Set(&a.InboundPrompt, p.InboundPrompt)
-		httpapi.Set(&a.OutboundPrompt, p.OutboundPrompt)
-		httpapi.Set(&a.SMSPrompt, p.SMSPrompt)
-		httpapi.Set(&a.FirstMessage, p.FirstMessage)
-		httpapi.Set(&a.OutboundFirstMessage, p.OutboundFirstMessage)
+		val.Set(&a.Name, p.Name)
+		val.Set(&a.InboundPrompt, p.SystemPrompt)
+		val.Set(&a.InboundPrompt, p.InboundPrompt)
+		val.Set(&a.OutboundPrompt, p.OutboundPrompt)
+		val.Set(&a.SMSPrompt, p.SMSPrompt)
+		val.Set(&a.FirstMessage, p.FirstMessage)
+		val.Set(&a.OutboundFirstMessage, p.OutboundFirstMessage)
 		if p.OutboundLLM.Sent {
 			a.OutboundLLM = p.OutboundLLM.Value
 		}
@@ -333,15 +334,15 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 			a.Voice, _ = catalogVoice(*p.VoiceCatalogID)
 			a.VoiceCatalogID = *p.VoiceCatalogID
 		}
-		httpapi.Set(&a.Voice, p.Voice)
-		httpapi.Set(&a.Model, p.Model)
+		val.Set(&a.Voice, p.Voice)
+		val.Set(&a.Model, p.Model)
 		if p.Metadata != nil {
 			if a.Metadata == nil {
 				a.Metadata = map[string]any{}
 			}
 			maps.Copy(a.Metadata, p.Metadata)
 		}
-		httpapi.Set(&a.MaxDuration, p.MaxDuration)
+		val.Set(&a.MaxDuration, p.MaxDuration)
 		if p.VendorConfig != nil {
 			if a.VendorConfig == nil {
 				a.VendorConfig = map[string]any{}
@@ -355,8 +356,8 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 			}
 			slices.Sort(ignored)
 		}
-		httpapi.Set(&a.TransferEnabled, p.TransferEnabled)
-		httpapi.Set(&a.TransferPhoneNumber, p.TransferPhoneNumber)
+		val.Set(&a.TransferEnabled, p.TransferEnabled)
+		val.Set(&a.TransferPhoneNumber, p.TransferPhoneNumber)
 		a.UpdatedAt = now.UTC()
 	})
 	if syncs {
@@ -424,7 +425,7 @@ type agentDetailView struct {
 func AgentListItem(a *store.Agent) AgentListView {
 	return AgentListView{
 		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
-		PhoneNumber: httpapi.Strp(a.PhoneNumber), Status: a.Status, CreatedAt: a.CreatedAt,
+		PhoneNumber: val.Strp(a.PhoneNumber), Status: a.Status, CreatedAt: a.CreatedAt,
 	}
 }
 
@@ -435,18 +436,18 @@ func AgentDetail(a *store.Agent) agentDetailView {
 		AgentListView: AgentListItem(a),
 		Prompts: map[string]any{
 			"inbound":  map[string]any{"prompt": a.InboundPrompt, "llm": a.Model},
-			"outbound": map[string]any{"prompt": httpapi.Nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": httpapi.Nullable(a.OutboundFirstMessage)},
-			"sms":      map[string]any{"prompt": httpapi.Nullable(a.SMSPrompt), "llm": orDefault(a.SMSLLM, a.Model)},
+			"outbound": map[string]any{"prompt": val.Nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": val.Nullable(a.OutboundFirstMessage)},
+			"sms":      map[string]any{"prompt": val.Nullable(a.SMSPrompt), "llm": orDefault(a.SMSLLM, a.Model)},
 		},
 		Voice:               a.Voice,
-		VoiceCatalogID:      httpapi.Strp(a.VoiceCatalogID),
+		VoiceCatalogID:      val.Strp(a.VoiceCatalogID),
 		Model:               a.Model,
 		FirstMessage:        a.FirstMessage,
 		Metadata:            maps.Clone(a.Metadata),
 		MaxDuration:         a.MaxDuration,
 		VendorConfig:        maps.Clone(a.VendorConfig),
 		TransferEnabled:     a.TransferEnabled,
-		TransferPhoneNumber: httpapi.Strp(a.TransferPhoneNumber),
+		TransferPhoneNumber: val.Strp(a.TransferPhoneNumber),
 		LeadCollection:      a.LeadCollection,
 		UpdatedAt:           a.UpdatedAt,
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Script is the body of POST /_mock/scripts: steps to add to the script of
@@ -69,7 +70,7 @@ func stepView(st *store.ScriptStep) StepView {
 	}
 	if !st.Pending() {
 		v.Status = "used"
-		v.UsedBy = httpapi.Strp(st.UsedBy)
+		v.UsedBy = val.Strp(st.UsedBy)
 	}
 	return v
 }

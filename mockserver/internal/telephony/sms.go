@@ -14,6 +14,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/sms"
 )
 
@@ -260,7 +261,7 @@ func (s *Service) deliverText(tx *platform.Tx, now time.Time, t clock.Task) {
 	}
 	tx.SMSMessages.Update(m, func(m *store.SMSMessage) {
 		m.Status = store.SMSDelivered
-		m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
+		m.UpdatedAt = val.Later(m.UpdatedAt, now)
 	})
 	s.Emit(tx, m.Owner, "sms.delivered", now, smsView(m))
 	s.TextDelivered(tx, now, m)
@@ -338,7 +339,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 	}
 	return sms.Sent{
 		Success: true, MessageSID: m.MessageSID, To: m.To, From: m.From,
-		ID: m.ID, LeadID: httpapi.Strp(m.LeadID), Status: m.Status,
+		ID: m.ID, LeadID: val.Strp(m.LeadID), Status: m.Status,
 	}, nil
 }
 
@@ -363,7 +364,7 @@ func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
 	rc.Tx.PromptAudits.Insert(e, a.Owner, rc.Now)
 	rc.Tx.Agents.Update(a, func(a *store.Agent) {
 		a.SMSPrompt = body.SMSPrompt
-		a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
+		a.UpdatedAt = val.Later(a.UpdatedAt, rc.Now)
 	})
 	return sms.PromptUpdated{Success: true, AgentID: a.ID, Message: "SMS prompt updated"}, nil
 }
@@ -400,9 +401,9 @@ type smsList struct {
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
 func smsView(m *store.SMSMessage) sms.Message {
 	return sms.Message{
-		ID: m.ID, MessageSID: m.MessageSID, LeadID: httpapi.Strp(m.LeadID), AgentID: m.AgentID,
+		ID: m.ID, MessageSID: m.MessageSID, LeadID: val.Strp(m.LeadID), AgentID: m.AgentID,
 		BusinessID: m.Owner, Direction: m.Direction, From: m.From, To: m.To, Body: m.Body,
-		Status: m.Status, Error: httpapi.Strp(m.Error), CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		Status: m.Status, Error: val.Strp(m.Error), CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		TouchRef: voiceagent.TouchRef(m.Ref),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // SMS consent states (POST /_mock/consent, Server.SetConsent).
@@ -97,7 +98,7 @@ func (s *Service) adminDNC(rc *httpapi.Ctx) (any, error) {
 	if err := s.setDNCLocked(rc.Tx, in.Phone, in.BusinessID, on); err != nil {
 		return nil, err
 	}
-	return map[string]any{"phone": in.Phone, "business_id": httpapi.Nullable(in.BusinessID), "on_list": on}, nil
+	return map[string]any{"phone": in.Phone, "business_id": val.Nullable(in.BusinessID), "on_list": on}, nil
 }
 
 func (s *Service) setDNCLocked(tx *platform.Tx, phone, businessID string, on bool) *httpapi.Error {
