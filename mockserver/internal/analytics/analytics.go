@@ -8,6 +8,7 @@ import (
 
 	analyticsapi "github.com/voiceagent/voiceagent-go/analytics"
 	"github.com/voiceagent/voiceagent-go/leads"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -268,7 +269,7 @@ func (s *Service) analyticsCalls(rc *httpapi.Ctx) (any, error) {
 	}
 	groupBy := val.FirstNonEmpty(rc.Query("group_by"), "day")
 	if groupBy != "day" && groupBy != "week" {
-		return nil, httpapi.InvalidField("group_by", "must be day or week")
+		return nil, domain.InvalidField("group_by", "must be day or week")
 	}
 	agentID := rc.Query("agent_id")
 	// One bucket per day or week from the window's start to now, oldest

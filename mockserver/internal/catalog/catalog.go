@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	catalogapi "github.com/voiceagent/voiceagent-go/catalog"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -30,7 +31,7 @@ func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 // key and never moves a record).
 func matchBusiness(sent *string, owner, what string) error {
 	if sent != nil && *sent != owner {
-		return httpapi.InvalidField("/business_id", "does not match the %s's business (%s); business_id cannot move a record", what, owner)
+		return domain.InvalidField("/business_id", "does not match the %s's business (%s); business_id cannot move a record", what, owner)
 	}
 	return nil
 }

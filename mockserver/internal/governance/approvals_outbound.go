@@ -11,8 +11,8 @@ import (
 	"time"
 
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
@@ -23,9 +23,9 @@ import (
 // a receiver the server may save (hooks.CheckReceiver: https, or http on a
 // loopback host or, with WithExternalWebhooks(true), on any host) whose host
 // is loopback or on the allowed host list (WithApprovalCallbackHosts).
-func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
+func (s *Service) approvalCallbackAllowed(raw string) *domain.Error {
 	if err := s.hooks.CheckReceiver(raw); err != nil {
-		return httpapi.InvalidField("/callback_url", "%v", err)
+		return domain.InvalidField("/callback_url", "%v", err)
 	}
 	u, _ := url.Parse(raw) // CheckReceiver parsed it
 	host := strings.ToLower(u.Hostname())
@@ -38,7 +38,7 @@ func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
 			return nil
 		}
 	}
-	return httpapi.InvalidField("/callback_url", "host %q is not on the allowed callback host list", host)
+	return domain.InvalidField("/callback_url", "host %q is not on the allowed callback host list", host)
 }
 
 // startApprovalCallback sends a decided request's callback body: a delivery of

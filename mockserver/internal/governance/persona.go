@@ -7,6 +7,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -65,7 +66,7 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 // assistant at the voice provider is updated; when providerFault (nil:
 // none) reports that the provider fails, the error is returned as a
 // vendor_error and nothing changes.
-func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, req *PersonaRequest, providerFault func() *httpapi.Error) (agents.PersonaLoaded, error) {
+func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, req *PersonaRequest, providerFault func() *domain.Error) (agents.PersonaLoaded, error) {
 	if providerFault != nil {
 		if e := providerFault(); e != nil {
 			e.Code = wire.CodeVendorError

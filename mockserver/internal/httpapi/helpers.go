@@ -3,6 +3,7 @@ package httpapi
 import (
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -12,7 +13,7 @@ func Reachable[T store.Record](rc *Ctx, t *store.Table[T], id, what string) (T, 
 	r, ok := t.Get(id)
 	if !ok || rc.Principal == nil || !rc.Principal.Reaches(r.RecordOwner()) {
 		var zero T
-		return zero, NotFound(what + " not found: " + id)
+		return zero, domain.NotFound(what + " not found: " + id)
 	}
 	return r, nil
 }
@@ -95,7 +96,7 @@ func (rc *Ctx) PageQuery(def, maxLimit int) (PageQuery, error) {
 	if a := rc.Query("after"); a != "" {
 		t, err := time.Parse(time.RFC3339Nano, a)
 		if err != nil {
-			return PageQuery{}, InvalidField("after", "must be an RFC 3339 timestamp (the created_at of the last item)")
+			return PageQuery{}, domain.InvalidField("after", "must be an RFC 3339 timestamp (the created_at of the last item)")
 		}
 		pq.After = t
 	}
@@ -148,5 +149,5 @@ func (rc *Ctx) TimeQuery(name string) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, v); err == nil {
 		return t, nil
 	}
-	return time.Time{}, InvalidField(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z, or a date such as 2026-01-02")
+	return time.Time{}, domain.InvalidField(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z, or a date such as 2026-01-02")
 }

@@ -8,6 +8,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
@@ -49,7 +50,7 @@ func (s *Service) listUsage(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if !pq.Since.IsZero() && !pq.Until.IsZero() && !pq.Until.After(pq.Since) {
-		return nil, httpapi.InvalidField("end", "must be after start")
+		return nil, domain.InvalidField("end", "must be after start")
 	}
 	var match func(*store.UsageEntry) bool
 	if only := rc.Principal.Key.BusinessID; only != "" {
@@ -138,7 +139,7 @@ func (s *Service) getSchemas(rc *httpapi.Ctx) (any, error) {
 	if name := rc.Query("name"); name != "" {
 		raw, ok := openapi.Schema(name)
 		if !ok {
-			return nil, httpapi.NotFound("no schema named " + name + " (GET /v1/schemas lists them)")
+			return nil, domain.NotFound("no schema named " + name + " (GET /v1/schemas lists them)")
 		}
 		return json.RawMessage(raw), nil
 	}

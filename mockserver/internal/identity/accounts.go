@@ -8,6 +8,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -280,7 +281,7 @@ func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
 func checkScopes(scopes []string) error {
 	for _, sc := range scopes {
 		if !wire.IsScope(sc) && sc != wire.ScopeAll {
-			return httpapi.InvalidField("scopes", "unknown scope %q", sc)
+			return domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
 	return nil
@@ -400,7 +401,7 @@ func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {
 	}
 	for _, sc := range opts.Scopes {
 		if !wire.IsScope(sc) && sc != wire.ScopeAll {
-			return nil, httpapi.InvalidField("scopes", "unknown scope %q", sc)
+			return nil, domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
 	return httpapi.Created(s.CreateAccount(rc.Tx, opts)), nil

@@ -11,6 +11,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -91,20 +92,20 @@ type Plan struct {
 	// of planning.
 	ExecuteAt []time.Time
 	// Errors make the run invalid; Warnings do not.
-	Errors   []httpapi.FieldError
-	Warnings []httpapi.FieldError
+	Errors   []domain.FieldError
+	Warnings []domain.FieldError
 }
 
 func (p *Plan) fail(path, format string, args ...any) {
-	p.Errors = append(p.Errors, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+	p.Errors = append(p.Errors, domain.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 func (p *Plan) warn(path, format string, args ...any) {
-	p.Warnings = append(p.Warnings, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+	p.Warnings = append(p.Warnings, domain.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // invalid is the 400 of preview and create for a plan with errors.
-func (p *Plan) invalid() *httpapi.Error {
+func (p *Plan) invalid() *domain.Error {
 	msgs := make([]string, 0, 3)
 	for i, e := range p.Errors {
 		if i == 3 {
@@ -112,7 +113,7 @@ func (p *Plan) invalid() *httpapi.Error {
 		}
 		msgs = append(msgs, e.Path+": "+e.Message)
 	}
-	e := httpapi.Invalid("the communication run is invalid: %s", strings.Join(msgs, "; "))
+	e := domain.Invalid("the communication run is invalid: %s", strings.Join(msgs, "; "))
 	e.Details = p.Errors
 	return e
 }
@@ -273,7 +274,7 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	}
 	p, err := decodeRun(rc)
 	if err != nil {
-		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
+		if apiErr, ok := err.(*domain.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
 			return runValidation(apiErr.Details, nil, 0), nil
 		}
 		return nil, err
@@ -281,12 +282,12 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	return runValidation(p.Errors, p.Warnings, len(p.Input.Touches)), nil
 }
 
-func runValidation(errs, warns []httpapi.FieldError, touches int) runsapi.Validation {
+func runValidation(errs, warns []domain.FieldError, touches int) runsapi.Validation {
 	return runsapi.Validation{Valid: len(errs) == 0, Errors: errorDetails(errs), Warnings: errorDetails(warns), Touches: touches}
 }
 
 // errorDetails are field errors as the SDK's details: [] when none.
-func errorDetails(errs []httpapi.FieldError) []voiceagent.ErrorDetail {
+func errorDetails(errs []domain.FieldError) []voiceagent.ErrorDetail {
 	out := make([]voiceagent.ErrorDetail, len(errs))
 	for i, e := range errs {
 		out[i] = voiceagent.ErrorDetail{Path: e.Path, Message: e.Message}
@@ -345,15 +346,15 @@ func previewOf(p *Plan) runPreview {
 // runPreview is the response of POST /v1/communication-runs/preview, members
 // in the order of the OpenAPI document's CommunicationRunPreview.
 type runPreview struct {
-	Valid        bool                 `json:"valid"`
-	BusinessID   string               `json:"business_id"`
-	ExternalRef  string               `json:"external_ref"`
-	AgentID      string               `json:"agent_id"`
-	FromNumber   string               `json:"from_number"`
-	FromNumberID string               `json:"from_number_id"`
-	Touches      []previewTouch       `json:"touches"`
-	Summary      previewSummary       `json:"summary"`
-	Warnings     []httpapi.FieldError `json:"warnings"`
+	Valid        bool                `json:"valid"`
+	BusinessID   string              `json:"business_id"`
+	ExternalRef  string              `json:"external_ref"`
+	AgentID      string              `json:"agent_id"`
+	FromNumber   string              `json:"from_number"`
+	FromNumberID string              `json:"from_number_id"`
+	Touches      []previewTouch      `json:"touches"`
+	Summary      previewSummary      `json:"summary"`
+	Warnings     []domain.FieldError `json:"warnings"`
 }
 
 // previewTouch is a touch as the preview shows it, in execution order.
@@ -384,8 +385,8 @@ type previewSummary struct {
 func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 	key := rc.Request.Header.Get("Idempotency-Key")
 	if key == "" {
-		e := httpapi.Invalid("the Idempotency-Key header is required to create a communication run (a retry with the same key returns the same run)")
-		e.Details = []httpapi.FieldError{{Path: "Idempotency-Key", Message: "header is required"}}
+		e := domain.Invalid("the Idempotency-Key header is required to create a communication run (a retry with the same key returns the same run)")
+		e.Details = []domain.FieldError{{Path: "Idempotency-Key", Message: "header is required"}}
 		return nil, e
 	}
 	p, err := decodeRun(rc)
@@ -529,7 +530,7 @@ func endTouch(tx *platform.Tx, now time.Time, run *store.CommunicationRun, t *st
 func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
 	status, ref := rc.Query("status"), rc.Query("external_ref")
 	if status != "" && !slices.Contains([]string{runScheduled, runRunning, runCompleted, runFailed}, status) {
-		return nil, httpapi.InvalidField("status", "must be one of scheduled, running, completed, failed")
+		return nil, domain.InvalidField("status", "must be one of scheduled, running, completed, failed")
 	}
 	var match func(*store.CommunicationRun) bool
 	if status != "" || ref != "" {

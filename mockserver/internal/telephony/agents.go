@@ -3,12 +3,12 @@ package telephony
 import (
 	"encoding/json"
 	"maps"
-	"net/http"
 	"slices"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -72,10 +72,10 @@ func AgentOf(rc *httpapi.Ctx, id string) (*store.Agent, error) {
 // ReachedAgent returns the agent with the id when who has access to
 // its business, else 404 (absent and not accessible look the same), as
 // AgentOf does for a request's caller.
-func ReachedAgent(tx *platform.Tx, who *httpapi.Principal, id string) (*store.Agent, error) {
+func ReachedAgent(tx *platform.Tx, who *domain.Actor, id string) (*store.Agent, error) {
 	a, ok := tx.Agents.Get(id)
 	if !ok || who == nil || !who.Reaches(a.Owner) {
-		return nil, httpapi.NotFound("agent not found: " + id)
+		return nil, domain.NotFound("agent not found: " + id)
 	}
 	return a, nil
 }
@@ -142,7 +142,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if body.VoiceCatalogID != "" {
 		v, ok := catalogVoice(body.VoiceCatalogID)
 		if !ok {
-			return nil, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", body.VoiceCatalogID)
+			return nil, domain.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", body.VoiceCatalogID)
 		}
 		a.Voice, a.VoiceCatalogID = v, body.VoiceCatalogID
 	}
@@ -168,7 +168,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Tx.Assistants, a.VendorAssistantID)
-		return nil, httpapi.DependencyError(http.StatusInternalServerError, wire.CodeInternalError,
+		return nil, domain.Dependency(wire.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
 	rc.Tx.Agents.Insert(a, body.BusinessID, rc.Now)
@@ -288,8 +288,8 @@ func (s *Service) updateAgent(rc *httpapi.Ctx) (any, error) {
 
 // voiceProviderFault returns the check of the voice provider's simulated
 // failure for the request rc.
-func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
-	return func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
+func voiceProviderFault(rc *httpapi.Ctx) func() *domain.Error {
+	return func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
 }
 
 // UpdateAgent applies patch p to agent a at now and returns the response
@@ -301,10 +301,10 @@ func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
 // vendor_error and nothing changes. Metadata is merged, and of
 // vendor_config only the settings passed to the provider are kept, the
 // others named in ignored_vendor_config_keys.
-func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p AgentPatch, providerFault func() *httpapi.Error) (agents.Updated, error) {
+func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p AgentPatch, providerFault func() *domain.Error) (agents.Updated, error) {
 	if p.VoiceCatalogID != nil {
 		if _, ok := catalogVoice(*p.VoiceCatalogID); !ok {
-			return agents.Updated{}, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", *p.VoiceCatalogID)
+			return agents.Updated{}, domain.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", *p.VoiceCatalogID)
 		}
 	}
 	syncs := p.syncsProvider()

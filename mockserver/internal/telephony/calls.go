@@ -3,7 +3,6 @@ package telephony
 import (
 	"fmt"
 	"hash/fnv"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -45,14 +45,14 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	}
 	if body.WebhookURL != "" {
 		if err := s.hooks.CheckTarget(body.WebhookURL); err != nil {
-			return nil, httpapi.InvalidField("webhook_url", "%v", err)
+			return nil, domain.InvalidField("webhook_url", "%v", err)
 		}
 	}
 	var lead *store.Lead
 	if body.LeadID != "" {
 		l, ok := rc.Tx.Leads.Get(body.LeadID)
 		if !ok || l.Owner != a.Owner {
-			return nil, httpapi.NotFound("lead not found: " + body.LeadID)
+			return nil, domain.NotFound("lead not found: " + body.LeadID)
 		}
 		lead = l
 	}
@@ -71,7 +71,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	c, apiErr := s.PlaceOutboundCall(rc.Tx, rc.Now, OutboundCall{
 		Agent: a, To: body.To, Name: name, Context: body.Context, FirstMessage: first,
 		WebhookURL: body.WebhookURL, MaxDuration: body.MaxDuration, Lead: lead,
-		ProviderFault: func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) },
+		ProviderFault: func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) },
 	})
 	if apiErr != nil {
 		return nil, apiErr
@@ -83,8 +83,8 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 }
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
-func ErrMagicCallFailed(to string) *httpapi.Error {
-	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeCallFailed,
+func ErrMagicCallFailed(to string) *domain.Error {
+	return domain.Dependency(wire.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
@@ -103,7 +103,7 @@ type OutboundCall struct {
 	From         string      // "" the agent's number (BusinessNumber)
 	Ref          store.TouchRef
 	// ProviderFault reports a simulated voice provider failure (nil: none).
-	ProviderFault func() *httpapi.Error
+	ProviderFault func() *domain.Error
 }
 
 // PlaceOutboundCall places an outbound call: the tenant's script, the
@@ -111,7 +111,7 @@ type OutboundCall struct {
 // stored queued with its enrichment variables and the clock takes it on.
 // The call follows the tenant's next script step for the number, if any,
 // else the default simulation.
-func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundCall) (*store.Call, *httpapi.Error) {
+func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundCall) (*store.Call, *domain.Error) {
 	a := oc.Agent
 	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, oc.To)
 	refusal := callRefusal(step, oc.To)

@@ -3,7 +3,7 @@ package telephony
 import (
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
@@ -46,15 +46,15 @@ type Caller struct {
 // inboundCallLocked starts an inbound call: the call rings (call.received), the
 // caller's number gains SMS consent (unless it opted out), and the clock of the
 // number's tenant takes it on.
-func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Call, *httpapi.Error) {
+func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Call, *domain.Error) {
 	n, ok := tx.NumbersByPhone[in.To]
 	if !ok {
-		return nil, httpapi.NotFound("no agent answers " + in.To + ": it is not a platform number")
+		return nil, domain.NotFound("no agent answers " + in.To + ": it is not a platform number")
 	}
 	now := s.Now(tx.TenantOf(n.Owner))
 	a, ok := tx.Agents.Get(n.AgentID)
 	if !ok {
-		return nil, httpapi.NotFound("the number " + in.To + " has no agent")
+		return nil, domain.NotFound("the number " + in.To + " has no agent")
 	}
 	b, _ := tx.Businesses.Get(n.Owner)
 	c := &store.Call{

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -237,7 +238,7 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 	}
 	status := rc.Query("status")
 	if status != "" && !slices.Contains(store.LeadStatuses, status) {
-		return nil, httpapi.InvalidField("status", "must be one of %s", strings.Join(store.LeadStatuses, ", "))
+		return nil, domain.InvalidField("status", "must be one of %s", strings.Join(store.LeadStatuses, ", "))
 	}
 	pq, owners, err := rc.ListQuery(50, 100)
 	if err != nil {
@@ -307,7 +308,7 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 	}
 	var sent map[string]json.RawMessage
 	if err := httpapi.DecodeLoose(rc.Body, &sent); err != nil {
-		return nil, httpapi.Invalid("request body must be a JSON object")
+		return nil, domain.Invalid("request body must be a JSON object")
 	}
 	var id string
 	_ = json.Unmarshal(sent["id"], &id)
