@@ -235,18 +235,11 @@ func TestRetainedCommandRunsWhenTheClockReachesIt(t *testing.T) {
 	w := newWorld(t, 4)
 	in.PartnerID = w.partner
 	var opID string
-	down := failing(httpapi.FaultTargetDependency)
 	w.p.Write(func(tx *platform.Tx) {
-		c := w.call(w.admin, "profile", "invite")
-		c.deps = down
-		_, err := in.apply(w.s, tx, c)
-		var ret *errRetained
-		require.ErrorAs(t, err, &ret)
-		e := w.s.retain(tx, c, in, ret.cause)
+		var e *domain.Error
+		e, opID = w.retainProfile(tx, "invite", in)
 		assert.Equal(t, http.StatusServiceUnavailable, httpapi.Status(e))
-		ops := operationsOf(tx, w.partner, "profile")
-		require.Len(t, ops, 1)
-		opID = ops[0].OperationID
+		require.Len(t, operationsOf(tx, w.partner, "profile"), 1)
 		pt, _ := tx.Partners.Get(w.partner)
 		assert.Empty(t, pt.Invites, "a retained command changes nothing")
 	})
@@ -295,13 +288,7 @@ func TestRetainedCommandKeepsItsTypedInput(t *testing.T) {
 		in := inviteInput{PartnerID: w.partner, Email: "kept@agency.example", Role: roleOperator}
 		var opID string
 		w.p.Write(func(tx *platform.Tx) {
-			c := w.call(w.admin, "profile", "invite")
-			c.deps = failing(httpapi.FaultTargetDependency)
-			_, err := in.apply(w.s, tx, c)
-			var ret *errRetained
-			require.ErrorAs(t, err, &ret)
-			w.s.retain(tx, c, in, ret.cause)
-			opID = operationsOf(tx, w.partner, "profile")[0].OperationID
+			_, opID = w.retainProfile(tx, "invite", in)
 			op, _ := tx.AgencyOperations.Get(opID)
 			want, err := json.Marshal(in)
 			require.NoError(t, err)
@@ -340,15 +327,8 @@ func TestRetainedCommandRetriesThenMeetsItsGuards(t *testing.T) {
 	w.p.Write(func(tx *platform.Tx) {
 		pt, _ := tx.Partners.Get(w.partner)
 		in = profileUpdateInput{PartnerID: w.partner, ExpectedRevision: pt.Revision, Brand: store.AgencyBrand{Name: "Renamed"}, CommercialMode: "resale"}
-		c := w.call(w.admin, "profile", "update")
-		c.deps = failing(httpapi.FaultTargetDependency)
-		_, err := in.apply(w.s, tx, c)
-		var ret *errRetained
-		require.ErrorAs(t, err, &ret)
-		w.s.retain(tx, c, in, ret.cause)
-		ops := operationsOf(tx, w.partner, "profile")
-		require.Len(t, ops, 1)
-		opID = ops[0].OperationID
+		_, opID = w.retainProfile(tx, "update", in)
+		require.Len(t, operationsOf(tx, w.partner, "profile"), 1)
 	})
 	_, err := w.api.AddFault(httpapi.FaultRule{Path: "/v1/agency-profile", Method: http.MethodPost, Target: httpapi.FaultTargetDependency, Times: 1})
 	require.NoError(t, err)
@@ -454,13 +434,7 @@ func TestAgencyTasksAreRebuiltFromData(t *testing.T) {
 		_, err := w.s.enroll(tx, c, w.enrollInputOf(sess, appr))
 		require.NoError(t, err)
 
-		c = w.call(w.admin, "profile", "invite")
-		c.deps = failing(httpapi.FaultTargetDependency)
-		_, err = in.apply(w.s, tx, c)
-		var ret *errRetained
-		require.ErrorAs(t, err, &ret)
-		w.s.retain(tx, c, in, ret.cause)
-		opID = operationsOf(tx, w.partner, "profile")[0].OperationID
+		_, opID = w.retainProfile(tx, "invite", in)
 	})
 	require.Equal(t, clientWaiting, sess.Receipts[0].State)
 

@@ -82,6 +82,22 @@ func (w *world) call(by *domain.Actor, resource, action string) *call {
 	return &call{now: w.now(), by: by, deps: noFaults, resource: resource, action: action}
 }
 
+// retainProfile runs the admin's profile command action with input in
+// while the dependency is down, and retains it as agencyPost does. It
+// returns the command's error and the id of its operation.
+func (w *world) retainProfile(tx *platform.Tx, action string, in input) (*domain.Error, string) {
+	w.t.Helper()
+	c := w.call(w.admin, "profile", action)
+	c.deps = failing(httpapi.FaultTargetDependency)
+	_, err := in.apply(w.s, tx, c)
+	var ret *errRetained
+	require.ErrorAs(w.t, err, &ret)
+	e := w.s.retain(tx, c, in, ret.cause)
+	ops := operationsOf(tx, w.partner, "profile")
+	require.NotEmpty(w.t, ops)
+	return e, ops[0].OperationID
+}
+
 // noFaults is the dependencies of a command when every one responds.
 func noFaults(string) *domain.Error { return nil }
 
