@@ -8,6 +8,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // The conversions between the helpers' types and the domains' own. A type
@@ -148,7 +149,7 @@ func (f Fixtures) internal() fixtures.Fixtures {
 
 func (a FixtureAccount) internal() fixtures.FixtureAccount {
 	return fixtures.FixtureAccount{
-		BusinessName: a.BusinessName, Email: a.Email, Scopes: httpapi.Strings[string](a.Scopes),
+		BusinessName: a.BusinessName, Email: a.Email, Scopes: val.Strings[string](a.Scopes),
 		Leads: leadFixtures(a.Leads), Calls: callFixtures(a.Calls),
 	}
 }
@@ -170,7 +171,7 @@ func (in InboundCall) internal() telephony.InboundCall {
 
 func (o AccountOptions) internal() identity.AccountOptions {
 	return identity.AccountOptions{
-		BusinessName: o.BusinessName, Email: o.Email, Scopes: httpapi.Strings[string](o.Scopes),
+		BusinessName: o.BusinessName, Email: o.Email, Scopes: val.Strings[string](o.Scopes),
 		Operator: o.Operator, Partner: o.Partner,
 	}
 }

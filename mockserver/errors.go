@@ -3,9 +3,10 @@ package mockserver
 import (
 	"errors"
 	"fmt"
-	"net/http"
+	"strings"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -70,24 +71,42 @@ func publicError(err error) error {
 		return nil
 	}
 	var pe *Error
-	switch ae := (*httpapi.Error)(nil); {
+	var de *domain.Error
+	var ae *httpapi.Error
+	switch {
 	case errors.As(err, &pe):
 		return err
 	case errors.Is(err, hooks.ErrDeliveryNotFound):
-		return &Error{Status: http.StatusNotFound, Code: wire.CodeNotFound, Message: ErrDeliveryNotFound.Error(), err: ErrDeliveryNotFound}
+		return &Error{Status: httpapi.StatusOf(wire.CodeNotFound), Code: wire.CodeNotFound, Message: ErrDeliveryNotFound.Error(), err: ErrDeliveryNotFound}
 	case errors.Is(err, hooks.ErrDeliveryNotReplayable):
-		return &Error{Status: http.StatusConflict, Code: wire.CodeConflict, Message: ErrDeliveryNotReplayable.Error(), err: ErrDeliveryNotReplayable}
+		return &Error{Status: httpapi.StatusOf(wire.CodeConflict), Code: wire.CodeConflict, Message: ErrDeliveryNotReplayable.Error(), err: ErrDeliveryNotReplayable}
+	case errors.As(err, &de):
+		pe = &Error{Status: httpapi.Status(de), Code: de.Code, Message: de.Message}
+		for _, d := range de.Details {
+			pe.Details = append(pe.Details, ErrorDetail(d))
+		}
+		return withContext(err, de, pe)
 	case errors.As(err, &ae):
-		pe = &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
+		pe = &Error{Status: httpapi.Status(ae), Code: ae.Code, Message: ae.Message}
 		for _, d := range ae.Details {
 			pe.Details = append(pe.Details, ErrorDetail(d))
 		}
-		if err == error(ae) {
-			return pe
-		}
-		return &wrapped{msg: err.Error(), err: pe}
+		return withContext(err, ae, pe)
 	}
 	return err
+}
+
+// withContext returns pe, the *Error of inner, with the context err wraps
+// around inner: err's text with inner's replaced by pe's.
+func withContext(err, inner error, pe *Error) error {
+	if err == inner {
+		return pe
+	}
+	ctx, ok := strings.CutSuffix(err.Error(), inner.Error())
+	if !ok {
+		return &wrapped{msg: err.Error(), err: pe}
+	}
+	return &wrapped{msg: ctx + pe.Error(), err: pe}
 }
 
 // wrapped is an *Error with the context a domain wrapped around it: its
@@ -105,6 +124,6 @@ func (w *wrapped) Unwrap() error { return w.err }
 
 // invalidFixtures is a fixtures file that does not decode.
 func invalidFixtures(path string, err error) error {
-	return fmt.Errorf("%s: %w", path, &Error{Status: http.StatusBadRequest, Code: wire.CodeInvalidRequest,
+	return fmt.Errorf("%s: %w", path, &Error{Status: httpapi.StatusOf(wire.CodeInvalidRequest), Code: wire.CodeInvalidRequest,
 		Message: "the fixtures are not valid JSON: " + err.Error()})
 }

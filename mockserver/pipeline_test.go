@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 func TestUnknownPathsAre404AndWrongMethods405WithAllow(t *testing.T) {
@@ -146,8 +146,8 @@ func TestKeyUseIsStamped(t *testing.T) {
 
 func TestScopeRequirements(t *testing.T) {
 	t.Parallel()
-	keyWith := func(scopes ...string) *httpapi.Principal {
-		return &httpapi.Principal{Key: &store.APIKey{Scopes: scopes}}
+	keyWith := func(scopes ...string) *domain.Actor {
+		return &domain.Actor{KeyID: "key", Scopes: scopes}
 	}
 	req := httpapi.AllOf(httpapi.Scope("workspaces:write"), httpapi.AnyOf(httpapi.Scope("agents:write"), httpapi.AllOf(httpapi.Scope("evals:write"), httpapi.Scope("sms:write"))))
 	assert.Equal(t, "workspaces:write and (agents:write or evals:write and sms:write)", req.String())
@@ -165,7 +165,7 @@ func TestScopeRequirements(t *testing.T) {
 	} {
 		assert.Equal(t, tc.met, req.Met(keyWith(tc.scopes...)), "%v", tc.scopes)
 	}
-	session := &httpapi.Principal{Session: &store.Session{}}
+	session := &domain.Actor{SessionID: "session"}
 	assert.True(t, req.Met(session), "sessions act as their user with every scope")
 	assert.True(t, httpapi.AllOf().Met(keyWith()), "an empty allOf is met")
 	assert.False(t, httpapi.AnyOf().Met(keyWith("*")), "an empty anyOf is not")

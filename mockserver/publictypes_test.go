@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/fixtures"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -101,7 +102,7 @@ func TestPublicTypesMatchDomains(t *testing.T) {
 		{OutboxMessage{}, identity.OutboxMessage{}},
 		{PromptAuditEntry{}, telephony.PromptAuditEntry{}},
 		{ProviderCall{}, telephony.ProviderCall{}},
-		{ErrorDetail{}, httpapi.FieldError{}},
+		{ErrorDetail{}, domain.FieldError{}},
 		{Script{}, telephony.Script{}},
 		{CallStep{}, telephony.CallStep{}},
 		{TextStep{}, telephony.TextStep{}},

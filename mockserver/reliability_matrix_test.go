@@ -12,13 +12,13 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/governance"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/sdr"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
@@ -136,7 +136,7 @@ func TestScopeMatrix(t *testing.T) {
 				}
 				for _, removed := range failingRemovals(rt.Scope) {
 					set := slices.DeleteFunc(slices.Clone(wire.AllScopes), func(sc string) bool { return slices.Contains(removed, sc) })
-					require.False(t, rt.Scope.Met(&httpapi.Principal{Key: &store.APIKey{Scopes: set}}), "%s: %v meets %s", name, set, rt.Scope)
+					require.False(t, rt.Scope.Met(&domain.Actor{KeyID: "key", Scopes: set}), "%s: %v meets %s", name, set, rt.Scope)
 					r := send(keys.key(set, ""))
 					assert.Equal(t, http.StatusForbidden, r.status, "%s without %v: %s", name, removed, r.body)
 					assert.Equal(t, wire.CodeForbidden, r.code(), name)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // scaleStatuses are the lead statuses the scale fixture cycles through,
@@ -52,10 +52,10 @@ func scaleServer(b *testing.B, n int) (s *Server, acct *Account, agents [2]strin
 		at := start.Add(time.Duration(i) * time.Second)
 		name := fmt.Sprintf("Caller Number%d", i)
 		l := &store.Lead{
-			Name: httpapi.Strp(name), FirstName: httpapi.Strp("Caller"), LastName: httpapi.Strp(fmt.Sprintf("Number%d", i)),
-			Email: httpapi.Strp(fmt.Sprintf("caller%d@example.com", i)), Phone: httpapi.Strp(fmt.Sprintf("+1555%07d", i)),
-			Status: scaleStatuses[i%len(scaleStatuses)], Source: httpapi.Strp(telephony.SourceInboundCall), AgentID: agents[i%2],
-			Message: httpapi.Strp("Hi, I would like a quote for a new water heater."), Intent: httpapi.Strp(telephony.IntentQuote),
+			Name: val.Strp(name), FirstName: val.Strp("Caller"), LastName: val.Strp(fmt.Sprintf("Number%d", i)),
+			Email: val.Strp(fmt.Sprintf("caller%d@example.com", i)), Phone: val.Strp(fmt.Sprintf("+1555%07d", i)),
+			Status: scaleStatuses[i%len(scaleStatuses)], Source: val.Strp(telephony.SourceInboundCall), AgentID: agents[i%2],
+			Message: val.Strp("Hi, I would like a quote for a new water heater."), Intent: val.Strp(telephony.IntentQuote),
 			Interactions: 1, Score: 60,
 		}
 		tx.Leads.Insert(l, acct.BusinessID, at)

@@ -318,7 +318,7 @@ func New(opts ...Option) *Server {
 		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers(), dashboard.Handlers())
 	for _, f := range o.faults {
 		if _, err := s.httpapi.AddFault(f.internal()); err != nil {
-			panic("mockserver: WithFaults: " + err.Error())
+			panic("mockserver: WithFaults: " + publicError(err).Error())
 		}
 	}
 	if o.Speed > 0 {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
@@ -73,7 +73,7 @@ func (s *Server) Snapshot() (*Snapshot, error) { return s.snapshot("") }
 // SnapshotOf returns a snapshot of the tenant owning businessID.
 func (s *Server) SnapshotOf(businessID string) (*Snapshot, error) {
 	if businessID == "" {
-		return nil, publicError(httpapi.InvalidField("business_id", "is required (Snapshot takes the whole server)"))
+		return nil, publicError(domain.InvalidField("business_id", "is required (Snapshot takes the whole server)"))
 	}
 	return s.snapshot(businessID)
 }
@@ -94,7 +94,7 @@ func (s *Server) snapshot(businessID string) (*Snapshot, error) {
 // the server as it was.
 func (s *Server) Restore(snap *Snapshot) error {
 	if snap == nil {
-		return publicError(httpapi.Invalid("Restore of a nil snapshot"))
+		return publicError(domain.Invalid("Restore of a nil snapshot"))
 	}
 	doc, err := s.identity.ParseSnapshot(snap.JSON)
 	if err != nil {

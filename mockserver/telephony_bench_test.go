@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // benchServer is a server without rate limits and an account on it, with n
@@ -31,7 +31,7 @@ func benchServer(b *testing.B, n int) (*Server, *Account, time.Time) {
 		c := &store.Call{Status: store.CallCompleted, Direction: store.DirectionOutbound, AgentID: acct.AgentID,
 			To: fmt.Sprintf("+1555%07d", i), Duration: 60, Transcript: "Agent: hi\nCaller: hi", Summary: "s"}
 		tx.Calls.Insert(c, acct.BusinessID, now)
-		l := &store.Lead{Status: store.LeadNew, Phone: httpapi.Strp(c.To), AgentID: acct.AgentID}
+		l := &store.Lead{Status: store.LeadNew, Phone: val.Strp(c.To), AgentID: acct.AgentID}
 		tx.Leads.Insert(l, acct.BusinessID, now)
 		l.UpdatedAt = l.CreatedAt
 		if i == n/2 {

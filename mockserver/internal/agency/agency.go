@@ -15,10 +15,12 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/canonical"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Bounds and timings of the agency resources.
@@ -48,54 +50,87 @@ const (
 	pathAgencyInstallations = httpapi.APIPrefix + "/v1/agency-installations"
 )
 
+// resourcePaths are the paths of the agency resources by name: the retries
+// of a retained command meet the dependency faults of its resource's path.
+var resourcePaths = map[string]string{
+	"profile": pathAgencyProfile, "offers": pathAgencyOffers,
+	"enrollments": pathAgencyEnrollments, "installations": pathAgencyInstallations,
+}
+
 // agencyCommand is one action of an agency resource.
 type agencyCommand struct {
-	// decode decodes the request's body into the command's input with
-	// rc.Decode, which is where the body is validated (see agencyPost).
-	decode func(rc *httpapi.Ctx) (input, error)
+	// input returns a new, empty input of the command (a pointer to its
+	// input type), which a request's body or a retained command's input
+	// is decoded into.
+	input func() input
 	// idempotent commands refuse a request without Idempotency-Key.
 	idempotent bool
 	// scopes are needed beyond the route's.
 	scopes []string
 }
 
-// input is the decoded body of an agency command: a typed value that a
-// retained command keeps to run again. apply runs the command's operation
-// with it.
+// input is the typed input of an agency command, decoded from the
+// request's body: apply runs the command's operation with it, and a
+// retained command keeps it to run it again.
 type input interface {
 	apply(s *Service, tx *platform.Tx, c *call) (any, error)
 }
 
-// decoded is the decode of a command whose input is T.
-func decoded[T input](rc *httpapi.Ctx) (input, error) {
-	var in T
-	if err := rc.Decode(&in); err != nil {
+// inputOf returns a new input of type T, for the commands whose input is T.
+func inputOf[T any, P interface {
+	*T
+	input
+}]() input {
+	return P(new(T))
+}
+
+// decode decodes the request's body into a new input of the command with
+// rc.Decode, which is where the body is validated (see agencyPost).
+func (cmd agencyCommand) decode(rc *httpapi.Ctx) (input, error) {
+	in := cmd.input()
+	if err := rc.Decode(in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// load decodes the input a retained command keeps (RetainedCommand.Input,
+// the JSON of the input it was given) into a new input of the command.
+func (cmd agencyCommand) load(data []byte) (input, error) {
+	in := cmd.input()
+	if err := json.Unmarshal(data, in); err != nil {
 		return nil, err
 	}
 	return in, nil
 }
 
 // faults reports whether a simulated dependency (a fault target) fails, as
-// the API error a command returns; nil when it responds.
-type faults func(target string) *httpapi.Error
+// the domain error of its failure; nil when it responds.
+type faults func(target string) *domain.Error
 
 // call is what an agency operation runs with besides its input: when, who
-// sent the command, how the dependencies respond, which command it is, and
-// the agency it acts for once a guard resolved it (where a retained
-// command is listed).
+// sent the command (by, whose tenant's clock and scoped faults apply), how
+// the dependencies respond, which command it is, and the agency it acts
+// for once a guard resolved it (where a retained command is listed).
 type call struct {
 	now      time.Time
-	by       *httpapi.Principal
-	tenant   string // the tenant of by, whose clock and scoped faults apply
+	by       *domain.Actor
 	deps     faults
 	resource string
 	action   string
 	partner  *store.Partner
 }
 
+// user returns the record of the user who sent the command (nil when the
+// account is gone, which retainedSender refuses before a retry runs).
+func (c *call) user(tx *platform.Tx) *store.User {
+	u, _ := tx.Users.Get(c.by.UserID)
+	return u
+}
+
 // errRetained is what ready returns when a dependency is unavailable: the
 // command is retained and retried.
-type errRetained struct{ cause *httpapi.Error }
+type errRetained struct{ cause *domain.Error }
 
 func (e *errRetained) Error() string { return "retained: " + e.cause.Error() }
 
@@ -139,13 +174,13 @@ func (s *Service) agencyPost(resource string, cmds map[string]agencyCommand) fun
 	return func(rc *httpapi.Ctx) (any, error) {
 		key := rc.Request.Header.Get("Idempotency-Key")
 		if len(key) > agencyIdempotencyKeyMax {
-			return nil, httpapi.InvalidField("Idempotency-Key", "must be at most %d characters on agency commands", agencyIdempotencyKeyMax)
+			return nil, domain.InvalidField("Idempotency-Key", "must be at most %d characters on agency commands", agencyIdempotencyKeyMax)
 		}
 		var head struct {
 			Action string `json:"action"`
 		}
 		_ = httpapi.DecodeLoose(rc.Body, &head) // an invalid body fails rc.Decode below
-		cmd, refusal := pick(rc.Principal, cmds, head.Action, key)
+		cmd, refusal := pick(rc.Actor(), cmds, head.Action, key)
 		if refusal != nil {
 			if err := rc.Decode(nil); err != nil {
 				return nil, err
@@ -156,59 +191,67 @@ func (s *Service) agencyPost(resource string, cmds map[string]agencyCommand) fun
 		if err != nil {
 			return nil, err
 		}
-		c := &call{
-			now: rc.Now, by: rc.Principal, tenant: rc.Tenant, deps: rc.DependencyFault,
-			resource: resource, action: head.Action,
-		}
+		c := &call{now: rc.Now, by: rc.Actor(), deps: rc.DependencyFault, resource: resource, action: head.Action}
 		v, err := in.apply(s, rc.Tx, c)
 		var ret *errRetained
 		if errors.As(err, &ret) {
-			return nil, s.retain(rc.Tx, c, rc.Body, rc.Request.URL.Path, ret.cause)
+			return nil, s.retain(rc.Tx, c, in, ret.cause)
 		}
-		return v, err
+		if err != nil {
+			return nil, err
+		}
+		return response(v), nil
 	}
+}
+
+// accepted is the receipt of a command whose work may go on after the
+// response: an enroll, whose clients may still wait for the voice
+// provider.
+type accepted struct{ receipt map[string]any }
+
+// response is the response to a command that returned v: 202 Accepted
+// with the receipt of an accepted command, else v.
+func response(v any) any {
+	if a, ok := v.(accepted); ok {
+		return &httpapi.Respond{Status: http.StatusAccepted, Body: a.receipt}
+	}
+	return v
 }
 
 // pick returns the command of action, or why p may not run it: an unknown
 // action, a missing Idempotency-Key (key) on a command that needs one, a
 // scope the command needs beyond the route's.
-func pick(p *httpapi.Principal, cmds map[string]agencyCommand, action, key string) (agencyCommand, *httpapi.Error) {
+func pick(by *domain.Actor, cmds map[string]agencyCommand, action, key string) (agencyCommand, *domain.Error) {
 	cmd, ok := cmds[action]
 	if !ok {
-		return cmd, httpapi.InvalidField("/action", "unknown action %q", action)
+		return cmd, domain.InvalidField("/action", "unknown action %q", action)
 	}
 	if cmd.idempotent && strings.TrimSpace(key) == "" {
-		return cmd, httpapi.InvalidField("Idempotency-Key",
+		return cmd, domain.InvalidField("Idempotency-Key",
 			"the %s command needs a stable Idempotency-Key header (the same key on every retry of this command)", action)
 	}
 	for _, sc := range cmd.scopes {
-		if !p.Has(sc) {
-			return cmd, httpapi.Forbidden(fmt.Sprintf("the %s command needs the scope %s", action, sc))
+		if !by.Has(sc) {
+			return cmd, domain.Forbidden(fmt.Sprintf("the %s command needs the scope %s", action, sc))
 		}
 	}
 	return cmd, nil
 }
 
-// retain stores the command of c, whose dependency is unavailable, as a
-// pending operation that keeps the command (store.RetainedCommand: body is
-// the request's body, path its path), schedules its retry and returns the
-// 503 response naming it.
-func (s *Service) retain(tx *platform.Tx, c *call, body []byte, path string, cause *httpapi.Error) *httpapi.Error {
+// retain stores the command of c with input in, whose dependency is
+// unavailable, as a pending operation that keeps the command
+// (store.RetainedCommand: the input and who sent it), schedules its retry
+// and returns the service_unavailable error naming it.
+func (s *Service) retain(tx *platform.Tx, c *call, in input, cause *domain.Error) *domain.Error {
 	cmd := &store.RetainedCommand{
-		Body: slices.Clone(body), Path: path, Tenant: c.tenant,
-		UserID: c.by.User.ID, Businesses: slices.Clone(c.by.Businesses),
-	}
-	if c.by.Key != nil {
-		cmd.KeyID = c.by.Key.ID
-	}
-	if c.by.Session != nil {
-		cmd.SessionID = c.by.Session.ID
+		Input: val.MustJSON(in), Path: resourcePaths[c.resource], Tenant: c.by.Tenant,
+		UserID: c.by.UserID, KeyID: c.by.KeyID, SessionID: c.by.SessionID, Businesses: slices.Clone(c.by.Businesses),
 	}
 	op := tx.AgencyOperations.Insert(&store.AgencyOperation{
 		Resource: c.resource, Action: c.action, Status: "pending", Attempts: 1, UpdatedAt: c.now.UTC(), Command: cmd,
 	}, c.operationOwner(), c.now)
 	s.scheduleRetry(op, c.now)
-	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+	e := domain.New(wire.CodeServiceUnavailable,
 		"a dependency is unavailable ("+cause.Message+"); the command was retained as operation "+op.ID+
 			" and is applied when the dependency returns: read the resource to see it")
 	return e.With("operation", operationView(op))
@@ -220,7 +263,7 @@ func (c *call) operationOwner() string {
 	if c.partner != nil {
 		return c.partner.ID
 	}
-	return c.by.User.ID
+	return c.by.UserID
 }
 
 // Kinds of the agency's tasks on the schedule.
@@ -264,8 +307,8 @@ func (s *Service) runRetained(tx *platform.Tx, now time.Time, op *store.AgencyOp
 	op.UpdatedAt = now.UTC()
 	by, err := retainedSender(tx, r)
 	c := &call{
-		now: now, by: by, tenant: r.Tenant, resource: op.Resource, action: op.Action,
-		deps: func(target string) *httpapi.Error {
+		now: now, by: by, resource: op.Resource, action: op.Action,
+		deps: func(target string) *domain.Error {
 			return s.httpapi.DependencyFaultAt(target, http.MethodPost, r.Path, r.Tenant)
 		},
 	}
@@ -277,17 +320,17 @@ func (s *Service) runRetained(tx *platform.Tx, now time.Time, op *store.AgencyOp
 		}
 	}
 	var ret *errRetained
-	var apiErr *httpapi.Error
+	var de *domain.Error
 	switch {
 	case errors.As(err, &ret):
 		return true
-	case errors.As(err, &apiErr):
-		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", apiErr.Status, apiErr.Code, apiErr.Message
+	case errors.As(err, &de):
+		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", httpapi.Status(de), de.Code, de.Message
 	case err != nil:
-		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, wire.CodeInternalError, err.Error()
+		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", httpapi.StatusOf(wire.CodeInternalError), wire.CodeInternalError, err.Error()
 	default:
-		if rs, ok := v.(*httpapi.Respond); ok {
-			v = rs.Body
+		if a, ok := v.(accepted); ok {
+			v = a.receipt
 		}
 		op.Status = "applied"
 		op.Result, _ = jsonview.EncodeJSON(v)
@@ -303,40 +346,36 @@ func (s *Service) runRetained(tx *platform.Tx, now time.Time, op *store.AgencyOp
 	return false
 }
 
-// retainedSender is the principal that sent retained command r, as the
-// command runs again, and an error when it may no longer run the command:
-// its key was revoked, or (with no principal) its account is gone.
-func retainedSender(tx *platform.Tx, r *store.RetainedCommand) (*httpapi.Principal, error) {
-	u, ok := tx.Users.Get(r.UserID)
-	if !ok {
-		return nil, httpapi.Unauthorized("the account that sent the command no longer exists")
+// retainedSender is the actor that sent retained command r, as the
+// command runs again (with its key's scopes now), and an error when it may
+// no longer run the command: its key was revoked, or (with no actor) its
+// account is gone.
+func retainedSender(tx *platform.Tx, r *store.RetainedCommand) (*domain.Actor, error) {
+	if _, ok := tx.Users.Get(r.UserID); !ok {
+		return nil, domain.Unauthorized("the account that sent the command no longer exists")
 	}
-	p := &httpapi.Principal{User: u, Businesses: r.Businesses, Tenant: r.Tenant}
-	if r.SessionID != "" {
-		p.Session, _ = tx.Sessions.Get(r.SessionID)
+	by := &domain.Actor{UserID: r.UserID, KeyID: r.KeyID, Businesses: r.Businesses, Tenant: r.Tenant}
+	if _, ok := tx.Sessions.Get(r.SessionID); ok {
+		by.SessionID = r.SessionID
 	}
 	if r.KeyID != "" {
-		k, ok := tx.Keys.Get(r.KeyID)
-		if !ok {
-			k = &store.APIKey{Base: store.Base{ID: r.KeyID, Owner: r.UserID}} // keys are revoked, not deleted
+		k, ok := tx.Keys.Get(r.KeyID) // keys are revoked, not deleted
+		if !ok || !k.Active {
+			return by, domain.Unauthorized("the key that sent the command was revoked")
 		}
-		p.Key = k
-		if !k.Active {
-			return p, httpapi.Unauthorized("the key that sent the command was revoked")
-		}
+		by.Scopes = k.Scopes
 	}
-	return p, nil
+	return by, nil
 }
 
-// retainedInput decodes the input of operation op's retained command from
-// its body, as the command's request was decoded.
+// retainedInput returns the typed input of operation op's retained
+// command, decoded from the JSON it keeps into the command's input type.
 func (s *Service) retainedInput(op *store.AgencyOperation) (input, error) {
 	cmd, ok := s.commands[op.Resource][op.Action]
 	if !ok {
 		return nil, fmt.Errorf("no %s command %q", op.Resource, op.Action)
 	}
-	// The body was validated against the route's schema when it came.
-	return cmd.decode(&httpapi.Ctx{Route: &httpapi.Route{}, Body: op.Command.Body})
+	return cmd.load(op.Command.Input)
 }
 
 // operationView is a retained command as reads show it.
@@ -371,19 +410,19 @@ func (c *call) member(tx *platform.Tx, partnerID string, roles ...string) (*stor
 	return pt, nil
 }
 
-// partnerMember returns agency partnerID when p's user is a current member
+// partnerMember returns agency partnerID when by's user is a current member
 // with one of roles (any role when none is given): 403 otherwise.
-func partnerMember(tx *platform.Tx, p *httpapi.Principal, partnerID string, roles ...string) (*store.Partner, error) {
+func partnerMember(tx *platform.Tx, by *domain.Actor, partnerID string, roles ...string) (*store.Partner, error) {
 	pt, ok := tx.Partners.Get(partnerID)
 	var m *store.PartnerMember
 	if ok {
-		m = pt.Members[p.User.ID]
+		m = pt.Members[by.UserID]
 	}
 	if m == nil {
-		return nil, httpapi.Forbidden("current membership of agency " + partnerID + " is required")
+		return nil, domain.Forbidden("current membership of agency " + partnerID + " is required")
 	}
 	if len(roles) > 0 && !slices.Contains(roles, m.Role) {
-		return nil, httpapi.Forbidden(fmt.Sprintf("the %s role may not do this; it needs the role %s", m.Role, strings.Join(roles, " or ")))
+		return nil, domain.Forbidden(fmt.Sprintf("the %s role may not do this; it needs the role %s", m.Role, strings.Join(roles, " or ")))
 	}
 	return pt, nil
 }
@@ -394,11 +433,11 @@ func partnerMember(tx *platform.Tx, p *httpapi.Principal, partnerID string, role
 func requireClient(tx *platform.Tx, userID string, pt *store.Partner, businessID string) (*store.Business, error) {
 	b, ok := tx.Businesses.Get(businessID)
 	if !ok || b.PartnerID != pt.ID {
-		return nil, httpapi.Forbidden("business " + businessID + " is not a client of agency " + pt.ID)
+		return nil, domain.Forbidden("business " + businessID + " is not a client of agency " + pt.ID)
 	}
 	if pt.Members[userID].Role == store.PartnerRoleOperator {
 		if _, assigned := b.Members[userID]; !assigned {
-			return nil, httpapi.Forbidden("the operator is not assigned to business " + businessID)
+			return nil, domain.Forbidden("the operator is not assigned to business " + businessID)
 		}
 	}
 	return b, nil
@@ -406,32 +445,32 @@ func requireClient(tx *platform.Tx, userID string, pt *store.Partner, businessID
 
 // checkRevision is the expectedRevision guard: 409 stale_revision naming
 // the current revision.
-func checkRevision(expected, current string) *httpapi.Error {
+func checkRevision(expected, current string) *domain.Error {
 	if expected == current {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, wire.CodeStaleRevision,
+	return domain.New(wire.CodeStaleRevision,
 		fmt.Sprintf("the record changed: expectedRevision %s is not the current revision %s; read it again", expected, current)).
 		With("currentRevision", current)
 }
 
 // checkFingerprint is the fingerprint guard: 409 fingerprint_mismatch.
-func checkFingerprint(got, want string) *httpapi.Error {
+func checkFingerprint(got, want string) *domain.Error {
 	if got == want {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
+	return domain.New(wire.CodeFingerprintMismatch,
 		fmt.Sprintf("fingerprint %s does not match the content's fingerprint %s: what was previewed is not what would be committed", got, want))
 }
 
 // errState is a command that the record's state does not allow: 409.
-func errState(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, wire.CodeInvalidState, fmt.Sprintf(format, args...))
+func errState(format string, args ...any) *domain.Error {
+	return domain.New(wire.CodeInvalidState, fmt.Sprintf(format, args...))
 }
 
 // errConflict is a 409 for duplicates and limits.
-func errConflict(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, wire.CodeConflict, fmt.Sprintf(format, args...))
+func errConflict(format string, args ...any) *domain.Error {
+	return domain.New(wire.CodeConflict, fmt.Sprintf(format, args...))
 }
 
 // timeOrNil is t in UTC, or nil (shown as null) when t is zero.
@@ -444,7 +483,7 @@ func timeOrNil(t time.Time) *time.Time {
 }
 
 // stampOrNull is t in UTC, or nil (shown as null) when t is zero: the
-// struct views' form of httpapi.TimeOrNull.
+// struct views' form of val.TimeOrNull.
 func stampOrNull(t time.Time) *time.Time {
 	return timeOrNil(t)
 }
@@ -474,22 +513,22 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
-		return nil, httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+		return nil, domain.New(wire.CodeServiceUnavailable,
 			"the agency evidence is unavailable ("+e.Message+"); it is not reported as empty: retry later")
 	}
 	pid := rc.Query("partnerId")
 	if pid == "" {
 		pid = rc.Principal.User.PartnerID
 	} else if err := uuid.Validate(pid); err != nil {
-		return nil, httpapi.InvalidField("partnerId", "must be a uuid")
+		return nil, domain.InvalidField("partnerId", "must be a uuid")
 	}
 	if pid == "" {
 		if allowNonMember {
 			return nil, nil
 		}
-		return nil, httpapi.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
+		return nil, domain.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
 	}
-	pt, err := partnerMember(rc.Tx, rc.Principal, pid)
+	pt, err := partnerMember(rc.Tx, rc.Actor(), pid)
 	if err != nil {
 		if allowNonMember {
 			return nil, nil
@@ -505,11 +544,11 @@ func agencyPage[T store.Record, V any](rc *httpapi.Ctx, t *store.Table[T], owner
 	pq := httpapi.PageQuery{Limit: limit}
 	if a := rc.Query("after"); a != "" {
 		if err := uuid.Validate(a); err != nil {
-			return nil, false, httpapi.InvalidField("after", "must be a uuid: the id of the last record of the previous page")
+			return nil, false, domain.InvalidField("after", "must be a uuid: the id of the last record of the previous page")
 		}
 		r, ok := t.Get(a)
 		if !ok || r.RecordOwner() != owner {
-			return nil, false, httpapi.InvalidField("after", "names no record of this list")
+			return nil, false, domain.InvalidField("after", "names no record of this list")
 		}
 		pq.After = r.RecordCreated()
 	}
@@ -524,11 +563,11 @@ func getByID[T store.Record](rc *httpapi.Ctx, t *store.Table[T], owner, what str
 	var zero T
 	id := rc.Query("id")
 	if id == "" {
-		return zero, httpapi.InvalidField("id", "must be a uuid")
+		return zero, domain.InvalidField("id", "must be a uuid")
 	}
 	r, ok := t.Get(id)
 	if !ok || r.RecordOwner() != owner {
-		return zero, httpapi.NotFound(what + " not found: " + id)
+		return zero, domain.NotFound(what + " not found: " + id)
 	}
 	return r, nil
 }

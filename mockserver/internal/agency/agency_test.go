@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -28,9 +29,9 @@ func commandsBySchema(s *Service) map[string]map[string]agencyCommand {
 // JSON or failed the route's schema.
 func requireInvalidBody(t *testing.T, err error) {
 	t.Helper()
-	var apiErr *httpapi.Error
+	var apiErr *domain.Error
 	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, http.StatusBadRequest, apiErr.Status)
+	assert.Equal(t, http.StatusBadRequest, httpapi.Status(apiErr))
 	assert.Equal(t, wire.CodeInvalidRequest, apiErr.Code)
 	assert.Contains(t, apiErr.Message, "request body")
 }
@@ -64,14 +65,14 @@ func TestAgencyPostAnswersAnInvalidBodyFirst(t *testing.T) {
 		}
 		rc := &httpapi.Ctx{
 			Request: r, Route: &httpapi.Route{Schema: schema}, Body: []byte(body),
-			Principal: &httpapi.Principal{User: &store.User{}, Key: &store.APIKey{Scopes: scopes}},
+			Principal: &httpapi.Principal{User: &store.User{}, Key: &store.APIKey{Scopes: scopes}, Actor: domain.Actor{KeyID: "key", Scopes: scopes}},
 		}
 		_, err := s.agencyPost("x", cmds[schema])(rc)
 		return err
 	}
 	refused := func(t *testing.T, err error, code string) {
 		t.Helper()
-		var apiErr *httpapi.Error
+		var apiErr *domain.Error
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, code, apiErr.Code, apiErr.Message)
 		assert.NotContains(t, apiErr.Message, "request body")

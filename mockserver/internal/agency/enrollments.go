@@ -16,10 +16,12 @@ import (
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Enrollment session states.
@@ -43,17 +45,17 @@ const (
 // enrollmentCommands are the commands of POST /v1/agency-enrollments.
 func (s *Service) enrollmentCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"start_self_service":  {decode: decoded[startSelfServiceInput]},
-		"finish_self_service": {decode: decoded[finishSelfServiceInput]},
-		"owner_save":          {decode: decoded[ownerSaveInput]},
-		"create":              {decode: decoded[sessionCreateInput], idempotent: true},
-		"save":                {decode: decoded[sessionSaveInput]},
-		"preview":             {decode: decoded[sessionPreviewInput]},
-		"enroll":              {decode: decoded[enrollInput], idempotent: true},
-		"claim_owner":         {decode: decoded[claimOwnerInput]},
-		"approve_owner":       {decode: decoded[approveOwnerInput]},
-		"rotate_owner_link":   {decode: decoded[rotateOwnerLinkInput]},
-		"revoke":              {decode: decoded[sessionRevokeInput]},
+		"start_self_service":  {input: inputOf[startSelfServiceInput]},
+		"finish_self_service": {input: inputOf[finishSelfServiceInput]},
+		"owner_save":          {input: inputOf[ownerSaveInput]},
+		"create":              {input: inputOf[sessionCreateInput], idempotent: true},
+		"save":                {input: inputOf[sessionSaveInput]},
+		"preview":             {input: inputOf[sessionPreviewInput]},
+		"enroll":              {input: inputOf[enrollInput], idempotent: true},
+		"claim_owner":         {input: inputOf[claimOwnerInput]},
+		"approve_owner":       {input: inputOf[approveOwnerInput]},
+		"rotate_owner_link":   {input: inputOf[rotateOwnerLinkInput]},
+		"revoke":              {input: inputOf[sessionRevokeInput]},
 	}
 }
 
@@ -73,7 +75,7 @@ func (c *call) session(tx *platform.Tx, ref sessionRef, roles ...string) (*store
 	}
 	sess, ok := tx.Enrollments.Get(ref.SessionID)
 	if !ok || sess.Owner != pt.ID {
-		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
+		return nil, domain.NotFound("enrollment session not found: " + ref.SessionID)
 	}
 	return sess, nil
 }
@@ -84,7 +86,7 @@ func (c *call) anySession(tx *platform.Tx, ref sessionRef) (*store.EnrollmentSes
 	sess, ok := tx.Enrollments.Get(ref.SessionID)
 	pt, found := tx.Partners.Get(ref.PartnerID)
 	if !ok || !found || sess.Owner != pt.ID {
-		return nil, httpapi.NotFound("enrollment session not found: " + ref.SessionID)
+		return nil, domain.NotFound("enrollment session not found: " + ref.SessionID)
 	}
 	c.partner = pt
 	return sess, nil
@@ -117,8 +119,8 @@ func (c *call) ownerSession(tx *platform.Tx, ref sessionRef) (*store.EnrollmentS
 	if err != nil {
 		return nil, err
 	}
-	if sess.OwnerLink.Status != "claimed" || sess.OwnerLink.ClaimedBy != c.by.User.ID {
-		return nil, httpapi.Forbidden("only the owner who claimed the session's owner link may do this")
+	if sess.OwnerLink.Status != "claimed" || sess.OwnerLink.ClaimedBy != c.by.UserID {
+		return nil, domain.Forbidden("only the owner who claimed the session's owner link may do this")
 	}
 	return sess, nil
 }
@@ -131,7 +133,7 @@ func editable(sess *store.EnrollmentSession) bool {
 
 // errNotEditable is the 409 of a command on a session that may no longer
 // change.
-func errNotEditable(sess *store.EnrollmentSession) *httpapi.Error {
+func errNotEditable(sess *store.EnrollmentSession) *domain.Error {
 	return errState("the enrollment session is %s", sess.State)
 }
 
@@ -173,7 +175,7 @@ func checkEntries(tx *platform.Tx, userID string, pt *store.Partner, entries []s
 			return err
 		}
 		if seen[key] {
-			return httpapi.InvalidField(path, "names the same client as an earlier entry")
+			return domain.InvalidField(path, "names the same client as an earlier entry")
 		}
 		seen[key] = true
 	}
@@ -187,7 +189,7 @@ func (s *Service) issueOwnerLink(tx *platform.Tx, c *call, pt *store.Partner, se
 	sess.OwnerLink = store.OwnerLink{Status: "issued", TokenHash: sha256.Sum256([]byte(token)), IssuedAt: c.now.UTC()}
 	link := appBaseURL + "/owner/enrollment?" + url.Values{"partnerId": {pt.ID}, "sessionId": {sess.ID}, "token": {token}}.Encode()
 	s.SendOutbox(tx, c.now, store.OutboxMessage{
-		BusinessID: c.tenant, Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
+		BusinessID: c.by.Tenant, Channel: "email", To: sess.OwnerEmail, From: "no-reply@voiceagent.example",
 		Subject: pt.Brand.Name + " asks you to review your phone agent setup",
 		Body:    "Review and approve what " + pt.Brand.Name + " will set up for you: " + link,
 		Link:    link,
@@ -217,7 +219,7 @@ func (s *Service) createSession(tx *platform.Tx, c *call, in sessionCreateInput)
 	if _, err := offerVersionFor(tx, in.OfferVersionID, pt.ID); err != nil {
 		return nil, err
 	}
-	if err := checkEntries(tx, c.by.User.ID, pt, in.Entries); err != nil {
+	if err := checkEntries(tx, c.by.UserID, pt, in.Entries); err != nil {
 		return nil, err
 	}
 	if err := c.ready(); err != nil {
@@ -225,7 +227,7 @@ func (s *Service) createSession(tx *platform.Tx, c *call, in sessionCreateInput)
 	}
 	sess := &store.EnrollmentSession{
 		OfferVersionID: in.OfferVersionID, OwnerEmail: strings.ToLower(in.OwnerEmail),
-		CreatedBy: c.by.User.ID, OwnerLink: store.OwnerLink{Status: "none"},
+		CreatedBy: c.by.UserID, OwnerLink: store.OwnerLink{Status: "none"},
 	}
 	setEntries(sess, in.Entries)
 	tx.Enrollments.Insert(sess, pt.ID, c.now)
@@ -256,7 +258,7 @@ func (s *Service) saveSession(tx *platform.Tx, c *call, in sessionSaveInput) (ma
 	if e := checkRevision(in.ExpectedRevision, sess.Revision); e != nil {
 		return nil, e
 	}
-	if err := checkEntries(tx, c.by.User.ID, c.partner, in.Entries); err != nil {
+	if err := checkEntries(tx, c.by.UserID, c.partner, in.Entries); err != nil {
 		return nil, err
 	}
 	if err := c.ready(); err != nil {
@@ -291,9 +293,9 @@ func (s *Service) previewSession(tx *platform.Tx, c *call, in sessionPreviewInpu
 	for i, e := range sess.Entries {
 		p := classifyEntry(tx, sess.Owner, e)
 		plan[i] = planItemJSON{
-			Entry: i, Action: p.action, BusinessID: httpapi.Strp(p.businessID),
-			ExternalRef: httpapi.Strp(p.externalRef), CurrentRevision: httpapi.Strp(p.current),
-			Conflict: httpapi.Strp(p.detail),
+			Entry: i, Action: p.action, BusinessID: val.Strp(p.businessID),
+			ExternalRef: val.Strp(p.externalRef), CurrentRevision: val.Strp(p.current),
+			Conflict: val.Strp(p.detail),
 		}
 	}
 	return s.receipt(c, map[string]any{"session": sessionView(sess), "fingerprint": sess.Fingerprint, "plan": plan}), nil
@@ -326,10 +328,10 @@ func (s *Service) claimOwner(tx *platform.Tx, c *call, in claimOwnerInput) (map[
 	}
 	sum := sha256.Sum256([]byte(in.Token))
 	if subtle.ConstantTimeCompare(link.TokenHash[:], sum[:]) != 1 {
-		return nil, httpapi.Forbidden("the owner link token is not valid (it may have been rotated)")
+		return nil, domain.Forbidden("the owner link token is not valid (it may have been rotated)")
 	}
 	if link.Status == "claimed" {
-		if link.ClaimedBy != c.by.User.ID {
+		if link.ClaimedBy != c.by.UserID {
 			return nil, errConflict("the owner link was already claimed by another user")
 		}
 		return s.receipt(c, map[string]any{"session": sessionView(sess)}), nil
@@ -337,13 +339,13 @@ func (s *Service) claimOwner(tx *platform.Tx, c *call, in claimOwnerInput) (map[
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", c.by.User.ID, c.now.UTC()
+	link.Status, link.ClaimedBy, link.ClaimedAt = "claimed", c.by.UserID, c.now.UTC()
 	return s.changed(c, sess), nil
 }
 
 // approve records the owner's approval of the session's fingerprint.
 func (s *Service) approve(c *call, sess *store.EnrollmentSession) map[string]any {
-	a := &store.OwnerApproval{ID: s.IDs.UUID(), Fingerprint: sess.Fingerprint, ApprovedBy: c.by.User.ID, ApprovedAt: c.now.UTC()}
+	a := &store.OwnerApproval{ID: s.IDs.UUID(), Fingerprint: sess.Fingerprint, ApprovedBy: c.by.UserID, ApprovedAt: c.now.UTC()}
 	sess.Approval = a
 	sess.ApprovalIDs = append(sess.ApprovalIDs, a.ID)
 	sess.State = sessApproved
@@ -461,7 +463,7 @@ func (s *Service) startSelfService(tx *platform.Tx, c *call, in startSelfService
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	u := c.by.User
+	u := c.user(tx)
 	sess := tx.Enrollments.Insert(&store.EnrollmentSession{
 		OfferVersionID: v.ID, SelfService: true, OwnerEmail: u.Email, CreatedBy: u.ID,
 		OwnerLink: store.OwnerLink{Status: "claimed", ClaimedBy: u.ID, ClaimedAt: c.now.UTC(), IssuedAt: c.now.UTC()},
@@ -547,17 +549,18 @@ func (in enrollInput) apply(s *Service, tx *platform.Tx, c *call) (any, error) {
 }
 
 // enroll enrolls every entry of a session the owner approved (see
-// checkEnroll) and returns 202 with a receipt per client; clients waiting
-// for the voice provider are retried every agencyRetryEvery.
-func (s *Service) enroll(tx *platform.Tx, c *call, in enrollInput) (*httpapi.Respond, error) {
+// checkEnroll) and returns the receipt, accepted, with a receipt per
+// client; clients waiting for the voice provider are retried every
+// agencyRetryEvery.
+func (s *Service) enroll(tx *platform.Tx, c *call, in enrollInput) (accepted, error) {
 	sess, v, err := s.checkEnroll(tx, c, in)
 	if err != nil {
-		return nil, err
+		return accepted{}, err
 	}
 	if err := c.ready(); err != nil {
-		return nil, err
+		return accepted{}, err
 	}
-	sess.EnrolledBy, sess.EnrolledAt, sess.EnrolledIn, sess.Receipts = c.by.User.ID, c.now.UTC(), c.tenant, nil
+	sess.EnrolledBy, sess.EnrolledAt, sess.EnrolledIn, sess.Receipts = c.by.UserID, c.now.UTC(), c.by.Tenant, nil
 	for i := range sess.Entries {
 		sess.Receipts = append(sess.Receipts, s.enrollEntry(tx, c, sess, v, i))
 	}
@@ -565,9 +568,7 @@ func (s *Service) enroll(tx *platform.Tx, c *call, in enrollInput) (*httpapi.Res
 		s.scheduleWaiting(sess, c.now)
 	}
 	s.touch(c.now, sess)
-	return &httpapi.Respond{Status: http.StatusAccepted, Body: s.receipt(c, map[string]any{
-		"session": sessionView(sess), "clients": receiptViews(sess.Receipts),
-	})}, nil
+	return accepted{s.receipt(c, map[string]any{"session": sessionView(sess), "clients": receiptViews(sess.Receipts)})}, nil
 }
 
 // checkEnroll is the guard of enroll: the sender is an admin or an
@@ -595,16 +596,16 @@ func (s *Service) checkEnroll(tx *platform.Tx, c *call, in enrollInput) (*store.
 		return nil, nil, e
 	}
 	if sess.Approval == nil || sess.Approval.Fingerprint != sess.Fingerprint {
-		return nil, nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
+		return nil, nil, domain.New(wire.CodeApprovalRequired,
 			"the owner has not approved fingerprint "+sess.Fingerprint+" of this session")
 	}
 	if !slices.Contains(in.ApprovalIDs, sess.Approval.ID) {
-		return nil, nil, httpapi.NewError(http.StatusForbidden, wire.CodeApprovalRequired,
+		return nil, nil, domain.New(wire.CodeApprovalRequired,
 			"approvalIds must include the owner's approval "+sess.Approval.ID+" of this exact fingerprint")
 	}
 	for i, id := range in.ApprovalIDs {
 		if !slices.Contains(sess.ApprovalIDs, id) {
-			return nil, nil, httpapi.InvalidField("/approvalIds/"+strconv.Itoa(i), "%s is not an approval of this session", id)
+			return nil, nil, domain.InvalidField("/approvalIds/"+strconv.Itoa(i), "%s is not an approval of this session", id)
 		}
 	}
 	v, err := offerVersionFor(tx, sess.OfferVersionID, sess.Owner)
@@ -612,11 +613,11 @@ func (s *Service) checkEnroll(tx *platform.Tx, c *call, in enrollInput) (*store.
 		return nil, nil, err
 	}
 	if _, care := versionPackage(v, "care"); care && !c.by.Has(wire.ScopeSMSWrite) {
-		return nil, nil, httpapi.Forbidden("the offer includes the care package, which needs the scope " + wire.ScopeSMSWrite)
+		return nil, nil, domain.Forbidden("the offer includes the care package, which needs the scope " + wire.ScopeSMSWrite)
 	}
 	for _, e := range sess.Entries {
 		if e.BusinessID != "" {
-			if _, err := requireClient(tx, c.by.User.ID, c.partner, e.BusinessID); err != nil {
+			if _, err := requireClient(tx, c.by.UserID, c.partner, e.BusinessID); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -674,7 +675,9 @@ func (s *Service) retryWaiting(tx *platform.Tx, now time.Time, sess *store.Enrol
 	if !ok {
 		return false
 	}
-	c := &call{now: now, tenant: tenant, deps: func(target string) *httpapi.Error {
+	// The retry acts for the user who enrolled, in that tenant.
+	by := &domain.Actor{UserID: sess.EnrolledBy, Tenant: tenant}
+	c := &call{now: now, by: by, deps: func(target string) *domain.Error {
 		return s.httpapi.DependencyFaultAt(target, http.MethodPost, pathAgencyEnrollments, tenant)
 	}}
 	changed := false
@@ -783,7 +786,7 @@ func (s *Service) enrollEntry(tx *platform.Tx, c *call, sess *store.EnrollmentSe
 		}
 		pr := s.identity.Provision(tx, now, identity.ProvisionSpec{
 			BusinessName: e.NewClient.Name, Email: clientOwnerEmail(tx, sess, e), PartnerID: sess.Owner, NoCredentials: true,
-			Tenant: c.tenant,
+			Tenant: c.by.Tenant,
 		})
 		tx.ClientsByRef[sess.Owner+"\x00"+p.externalRef] = pr.Business.ID
 		if _, member := pr.Business.Members[sess.EnrolledBy]; !member {
@@ -900,10 +903,10 @@ func sessionView(sess *store.EnrollmentSession) *sessionJSON {
 	return &sessionJSON{
 		SessionID: sess.ID, PartnerID: sess.Owner, OfferVersionID: sess.OfferVersionID, State: sess.State,
 		SelfService: sess.SelfService, Revision: sess.Revision, Fingerprint: sess.Fingerprint,
-		OwnerEmail: httpapi.Strp(sess.OwnerEmail), Entries: sess.Entries,
+		OwnerEmail: val.Strp(sess.OwnerEmail), Entries: sess.Entries,
 		OwnerLink: ownerLinkJSON{
 			Status: l.Status, IssuedAt: stampOrNull(l.IssuedAt), ClaimedAt: stampOrNull(l.ClaimedAt),
-			ClaimedBy: httpapi.Strp(l.ClaimedBy),
+			ClaimedBy: val.Strp(l.ClaimedBy),
 		},
 		OwnerApproval: approval, Clients: receiptViews(sess.Receipts),
 		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, EnrolledAt: stampOrNull(sess.EnrolledAt),
@@ -932,10 +935,10 @@ func receiptViews(rs []*store.ClientReceipt) []clientReceiptJSON {
 	out := make([]clientReceiptJSON, len(rs))
 	for i, r := range rs {
 		out[i] = clientReceiptJSON{
-			Entry: r.Entry, State: r.State, Reason: httpapi.Strp(r.Reason), Detail: httpapi.Strp(r.Detail),
-			BusinessID: httpapi.Strp(r.BusinessID), ExternalRef: httpapi.Strp(r.ExternalRef),
-			ExistingBusinessID: httpapi.Strp(r.ExistingBusinessID), InstallationID: httpapi.Strp(r.InstallationID),
-			UpdateID: httpapi.Strp(r.UpdateID), Attempts: r.Attempts, UpdatedAt: r.UpdatedAt,
+			Entry: r.Entry, State: r.State, Reason: val.Strp(r.Reason), Detail: val.Strp(r.Detail),
+			BusinessID: val.Strp(r.BusinessID), ExternalRef: val.Strp(r.ExternalRef),
+			ExistingBusinessID: val.Strp(r.ExistingBusinessID), InstallationID: val.Strp(r.InstallationID),
+			UpdateID: val.Strp(r.UpdateID), Attempts: r.Attempts, UpdatedAt: r.UpdatedAt,
 		}
 	}
 	return out

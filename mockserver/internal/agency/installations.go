@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,9 +11,11 @@ import (
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Installation states, step states and update kinds.
@@ -93,7 +94,7 @@ var (
 		}}
 	handoffStep = &installStep{name: "handoff", label: "handoff",
 		step: func(i *store.Installation) *store.InstallStep { return &i.Handoff }, content: handoffContent,
-		requires: func(i *store.Installation) *httpapi.Error {
+		requires: func(i *store.Installation) *domain.Error {
 			if i.Route.State != stepApproved {
 				return errState("the route receipt is %s; approve it before the handoff", i.Route.State)
 			}
@@ -105,12 +106,12 @@ var (
 // installationCommands are the commands of POST /v1/agency-installations.
 func (s *Service) installationCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"preview_route_receipt": {decode: decodeStep(routeStep, false)},
-		"approve_route_receipt": {decode: decodeStep(routeStep, true)},
-		"preview_handoff":       {decode: decodeStep(handoffStep, false)},
-		"approve_handoff":       {decode: decodeStep(handoffStep, true)},
-		"resolve_update":        {decode: decoded[resolveUpdateInput]},
-		"run_scenarios":         {decode: decoded[runScenariosInput], scopes: []string{wire.ScopeEvalsWrite}},
+		"preview_route_receipt": {input: stepInputOf(routeStep, false)},
+		"approve_route_receipt": {input: stepInputOf(routeStep, true)},
+		"preview_handoff":       {input: stepInputOf(handoffStep, false)},
+		"approve_handoff":       {input: stepInputOf(handoffStep, true)},
+		"resolve_update":        {input: inputOf[resolveUpdateInput]},
+		"run_scenarios":         {input: inputOf[runScenariosInput], scopes: []string{wire.ScopeEvalsWrite}},
 	}
 }
 
@@ -131,9 +132,9 @@ func (c *call) installation(tx *platform.Tx, ref installRef) (*store.Installatio
 	}
 	inst, ok := tx.Installations.Get(ref.InstallationID)
 	if !ok || inst.Owner != pt.ID {
-		return nil, httpapi.NotFound("installation not found: " + ref.InstallationID)
+		return nil, domain.NotFound("installation not found: " + ref.InstallationID)
 	}
-	if _, err := requireClient(tx, c.by.User.ID, pt, inst.BusinessID); err != nil {
+	if _, err := requireClient(tx, c.by.UserID, pt, inst.BusinessID); err != nil {
 		return nil, err
 	}
 	if e := checkRevision(ref.ExpectedRevision, inst.Revision); e != nil {
@@ -152,7 +153,7 @@ type installStep struct {
 	name, label string
 	step        func(*store.Installation) *store.InstallStep
 	content     func(*platform.Tx, *store.Installation) any
-	requires    func(*store.Installation) *httpapi.Error
+	requires    func(*store.Installation) *domain.Error
 	onApprove   func(*store.Installation)
 }
 
@@ -163,19 +164,13 @@ type stepInput struct {
 	step *installStep
 }
 
-// decodeStep is the decode of the commands on step: preview, or approve
-// with approve set.
-func decodeStep(step *installStep, approve bool) func(rc *httpapi.Ctx) (input, error) {
-	return func(rc *httpapi.Ctx) (input, error) {
-		var ref installRef
-		if err := rc.Decode(&ref); err != nil {
-			return nil, err
-		}
-		if approve {
-			return approveStepInput{installRef: ref, step: step}, nil
-		}
-		return previewStepInput{installRef: ref, step: step}, nil
+// stepInputOf returns the new inputs of the commands on step: preview, or
+// approve with approve set.
+func stepInputOf(step *installStep, approve bool) func() input {
+	if approve {
+		return func() input { return &approveStepInput{step: step} }
 	}
+	return func() input { return &previewStepInput{step: step} }
 }
 
 // previewStepInput is the input of preview_route_receipt and
@@ -246,13 +241,13 @@ func (s *Service) approveStep(tx *platform.Tx, c *call, in approveStepInput) (ma
 		}
 	}
 	if now := fingerprint(spec.content(tx, inst)); now != step.Fingerprint {
-		return nil, httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
+		return nil, domain.New(wire.CodeFingerprintMismatch,
 			"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
 	}
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, c.now.UTC(), c.by.User.ID
+	step.State, step.ApprovedAt, step.ApprovedBy = stepApproved, c.now.UTC(), c.by.UserID
 	spec.onApprove(inst)
 	s.bump(inst, c.now)
 	return s.receipt(c, map[string]any{"installation": installationView(tx, inst)}), nil
@@ -286,7 +281,7 @@ func (s *Service) resolveUpdate(tx *platform.Tx, c *call, in resolveUpdateInput)
 	}
 	i := slices.IndexFunc(inst.Updates, func(u *store.PendingUpdate) bool { return u.ID == in.UpdateID })
 	if i < 0 {
-		return nil, httpapi.NotFound("update not found: " + in.UpdateID)
+		return nil, domain.NotFound("update not found: " + in.UpdateID)
 	}
 	u := inst.Updates[i]
 	if u.State != stepPending {
@@ -300,7 +295,7 @@ func (s *Service) resolveUpdate(tx *platform.Tx, c *call, in resolveUpdateInput)
 		return nil, apiErr
 	}
 	if u.Kind == updateCareLaunch && !c.by.Has(wire.ScopeSMSWrite) {
-		return nil, httpapi.Forbidden("launching the care package needs the scope " + wire.ScopeSMSWrite)
+		return nil, domain.Forbidden("launching the care package needs the scope " + wire.ScopeSMSWrite)
 	}
 	if err := c.ready(); err != nil {
 		return nil, err
@@ -311,29 +306,29 @@ func (s *Service) resolveUpdate(tx *platform.Tx, c *call, in resolveUpdateInput)
 	default:
 		s.applyFactsChange(tx, c.now, inst, u, choices)
 	}
-	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, c.now.UTC(), c.by.User.ID
+	u.State, u.Choices, u.ResolvedAt, u.ResolvedBy = "resolved", choices, c.now.UTC(), c.by.UserID
 	s.bump(inst, c.now)
 	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "update": updateView(u)}), nil
 }
 
 // checkChoices checks that choices names every part of the update, and
 // nothing else, with an allowed value.
-func checkChoices(u *store.PendingUpdate, choices map[string]any) (map[string]string, *httpapi.Error) {
+func checkChoices(u *store.PendingUpdate, choices map[string]any) (map[string]string, *domain.Error) {
 	allowed := choiceValues[u.Kind]
 	out := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(choices)) {
 		if !slices.Contains(u.Parts, k) {
-			return nil, httpapi.InvalidField("/choices/"+k, "is not a part of this update (parts: %s)", strings.Join(u.Parts, ", "))
+			return nil, domain.InvalidField("/choices/"+k, "is not a part of this update (parts: %s)", strings.Join(u.Parts, ", "))
 		}
 		v, _ := choices[k].(string)
 		if !slices.Contains(allowed, v) {
-			return nil, httpapi.InvalidField("/choices/"+k, "must be %s", strings.Join(allowed, " or "))
+			return nil, domain.InvalidField("/choices/"+k, "must be %s", strings.Join(allowed, " or "))
 		}
 		out[k] = v
 	}
 	for _, p := range u.Parts {
 		if _, ok := out[p]; !ok {
-			return nil, httpapi.InvalidField("/choices/"+p, "a choice is required: %s", strings.Join(allowed, " or "))
+			return nil, domain.InvalidField("/choices/"+p, "a choice is required: %s", strings.Join(allowed, " or "))
 		}
 	}
 	return out, nil
@@ -394,7 +389,7 @@ func (s *Service) runScenarios(tx *platform.Tx, c *call, in runScenariosInput) (
 	}
 	for i, n := range names {
 		if scenarios[n] == nil {
-			return nil, httpapi.InvalidField("/scenarios/"+strconv.Itoa(i), "unknown scenario %q (known: %s)",
+			return nil, domain.InvalidField("/scenarios/"+strconv.Itoa(i), "unknown scenario %q (known: %s)",
 				n, strings.Join(slices.Sorted(maps.Keys(scenarios)), ", "))
 		}
 	}
@@ -402,7 +397,7 @@ func (s *Service) runScenarios(tx *platform.Tx, c *call, in runScenariosInput) (
 		return nil, err
 	}
 	facts := factsParts(inst.Facts)
-	run := &store.ScenarioRun{ID: s.IDs.UUID(), RanAt: c.now.UTC(), RanBy: c.by.User.ID}
+	run := &store.ScenarioRun{ID: s.IDs.UUID(), RanAt: c.now.UTC(), RanBy: c.by.UserID}
 	for _, n := range names {
 		ok, detail := scenarios[n](facts)
 		run.Results = append(run.Results, store.ScenarioResult{Scenario: n, Passed: ok, Detail: detail})
@@ -595,7 +590,7 @@ func handoffContent(tx *platform.Tx, inst *store.Installation) any {
 // (or there is no agent).
 func agentPhone(tx *platform.Tx, agentID string) *string {
 	if a, ok := tx.Agents.Get(agentID); ok {
-		return httpapi.Strp(a.PhoneNumber)
+		return val.Strp(a.PhoneNumber)
 	}
 	return nil
 }
@@ -670,7 +665,7 @@ func installationView(tx *platform.Tx, inst *store.Installation) *installationJS
 	}
 	return &installationJSON{
 		InstallationID: inst.ID, PartnerID: inst.Owner, BusinessID: inst.BusinessID, BusinessName: name,
-		AgentID: httpapi.Strp(inst.AgentID), PhoneNumber: agentPhone(tx, inst.AgentID), SessionID: inst.SessionID,
+		AgentID: val.Strp(inst.AgentID), PhoneNumber: agentPhone(tx, inst.AgentID), SessionID: inst.SessionID,
 		OfferVersionID: inst.OfferVersionID, State: inst.State, Revision: inst.Revision,
 		FactsRevision: inst.FactsRevision, Facts: inst.Facts,
 		RouteReceipt: stepView(inst.Route), Handoff: stepView(inst.Handoff),
@@ -698,8 +693,8 @@ func stepView(tx store.InstallStep) stepJSON {
 		content = tx.Content
 	}
 	return stepJSON{
-		State: tx.State, Fingerprint: httpapi.Strp(tx.Fingerprint), Content: content,
-		PreviewedAt: stampOrNull(tx.PreviewedAt), ApprovedAt: stampOrNull(tx.ApprovedAt), ApprovedBy: httpapi.Strp(tx.ApprovedBy),
+		State: tx.State, Fingerprint: val.Strp(tx.Fingerprint), Content: content,
+		PreviewedAt: stampOrNull(tx.PreviewedAt), ApprovedAt: stampOrNull(tx.ApprovedAt), ApprovedBy: val.Strp(tx.ApprovedBy),
 	}
 }
 
@@ -725,7 +720,7 @@ func updateView(u *store.PendingUpdate) updateJSON {
 	return updateJSON{
 		UpdateID: u.ID, Kind: u.Kind, State: u.State, Parts: u.Parts, Proposed: u.Proposed,
 		Fingerprint: u.Fingerprint, Choices: u.Choices, CreatedAt: u.CreatedAt,
-		ResolvedAt: stampOrNull(u.ResolvedAt), ResolvedBy: httpapi.Strp(u.ResolvedBy),
+		ResolvedAt: stampOrNull(u.ResolvedAt), ResolvedBy: val.Strp(u.ResolvedBy),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	sdk "github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -22,10 +23,10 @@ const (
 // offerCommands are the commands of POST /v1/agency-offers.
 func (s *Service) offerCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"save":    {decode: decoded[offerSaveInput]},
-		"preview": {decode: decoded[offerPreviewInput]},
-		"publish": {decode: decoded[offerPublishInput]},
-		"archive": {decode: decoded[offerArchiveInput]},
+		"save":    {input: inputOf[offerSaveInput]},
+		"preview": {input: inputOf[offerPreviewInput]},
+		"publish": {input: inputOf[offerPublishInput]},
+		"archive": {input: inputOf[offerArchiveInput]},
 	}
 }
 
@@ -44,7 +45,7 @@ func (c *call) offer(tx *platform.Tx, ref offerRef, roles ...string) (*store.Off
 	}
 	o, ok := tx.Offers.Get(ref.OfferID)
 	if !ok || o.Owner != pt.ID {
-		return nil, httpapi.NotFound("offer not found: " + ref.OfferID)
+		return nil, domain.NotFound("offer not found: " + ref.OfferID)
 	}
 	return o, nil
 }
@@ -81,14 +82,14 @@ func (s *Service) saveOffer(tx *platform.Tx, c *call, in offerSaveInput) (map[st
 	var o *store.Offer
 	if in.OfferID == "" {
 		if in.ExpectedRevision != "" {
-			return nil, httpapi.InvalidField("/expectedRevision", "is only sent with offerId (to save an existing offer)")
+			return nil, domain.InvalidField("/expectedRevision", "is only sent with offerId (to save an existing offer)")
 		}
 		if _, err := c.member(tx, in.PartnerID, roleAdmin, roleOperator); err != nil {
 			return nil, err
 		}
 	} else {
 		if in.ExpectedRevision == "" {
-			return nil, httpapi.InvalidField("/expectedRevision", "is required with offerId")
+			return nil, domain.InvalidField("/expectedRevision", "is required with offerId")
 		}
 		var err error
 		if o, err = c.liveOffer(tx, in.offerRef, roleAdmin, roleOperator); err != nil {
@@ -202,7 +203,7 @@ func (s *Service) archiveOffer(tx *platform.Tx, c *call, in offerArchiveInput) (
 func offerVersionFor(tx *platform.Tx, id, partnerID string) (*store.OfferVersion, error) {
 	v, ok := tx.OfferVersions.Get(id)
 	if !ok || (partnerID != "" && v.Owner != partnerID) {
-		return nil, httpapi.NotFound("offer version not found: " + id)
+		return nil, domain.NotFound("offer version not found: " + id)
 	}
 	if o, ok := tx.Offers.Get(v.OfferID); ok && o.State == offerArchived {
 		return nil, errState("the offer of version %s is archived", id)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -74,7 +75,7 @@ func TestEnrollNeedsTheOwnersApprovalOfTheExactFingerprint(t *testing.T) {
 					return
 				}
 				require.NoError(t, err)
-				assert.Equal(t, tc.status, r.Status)
+				assert.Equal(t, tc.status, response(r).(*httpapi.Respond).Status)
 				assert.Equal(t, sessEnrolled, sess.State)
 				require.Len(t, sess.Receipts, 1)
 				assert.Equal(t, clientEnrolled, sess.Receipts[0].State)
@@ -120,7 +121,7 @@ func TestOwnerApprovesOnlyWhatWasPreviewed(t *testing.T) {
 				}
 				_, err := w.s.approveOwner(tx, w.call(owner, "enrollments", "approve_owner"), in)
 				if tc.code != "" {
-					var apiErr *httpapi.Error
+					var apiErr *domain.Error
 					require.ErrorAs(t, err, &apiErr)
 					assert.Equal(t, tc.code, apiErr.Code, apiErr.Message)
 					assert.Nil(t, sess.Approval, "a refused approval records nothing")
@@ -234,18 +235,11 @@ func TestRetainedCommandRunsWhenTheClockReachesIt(t *testing.T) {
 	w := newWorld(t, 4)
 	in.PartnerID = w.partner
 	var opID string
-	down := failing(httpapi.FaultTargetDependency)
 	w.p.Write(func(tx *platform.Tx) {
-		c := w.call(w.admin, "profile", "invite")
-		c.deps = down
-		_, err := in.apply(w.s, tx, c)
-		var ret *errRetained
-		require.ErrorAs(t, err, &ret)
-		e := w.s.retain(tx, c, mustJSON(t, in), pathAgencyProfile, ret.cause)
-		assert.Equal(t, http.StatusServiceUnavailable, e.Status)
-		ops := operationsOf(tx, w.partner, "profile")
-		require.Len(t, ops, 1)
-		opID = ops[0].OperationID
+		var e *domain.Error
+		e, opID = w.retainProfile(tx, "invite", in)
+		assert.Equal(t, http.StatusServiceUnavailable, httpapi.Status(e))
+		require.Len(t, operationsOf(tx, w.partner, "profile"), 1)
 		pt, _ := tx.Partners.Get(w.partner)
 		assert.Empty(t, pt.Invites, "a retained command changes nothing")
 	})
@@ -283,6 +277,45 @@ func TestRetainedCommandRunsWhenTheClockReachesIt(t *testing.T) {
 	})
 }
 
+// A retained command keeps its typed input (the input's JSON, which its
+// retry decodes into the input's type), and one a document of an earlier
+// version kept as its request's body (the input's members and the action)
+// runs the same.
+func TestRetainedCommandKeepsItsTypedInput(t *testing.T) {
+	t.Parallel()
+	for _, older := range []bool{false, true} {
+		w := newWorld(t, 8)
+		in := inviteInput{PartnerID: w.partner, Email: "kept@agency.example", Role: roleOperator}
+		var opID string
+		w.p.Write(func(tx *platform.Tx) {
+			_, opID = w.retainProfile(tx, "invite", in)
+			op, _ := tx.AgencyOperations.Get(opID)
+			want, err := json.Marshal(in)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(want), string(op.Command.Input), "the input, not a request")
+			assert.Equal(t, pathAgencyProfile, op.Command.Path)
+			if older {
+				body := `{"action":"invite","partnerId":"` + w.partner + `","email":"kept@agency.example","role":"operator"}`
+				var cmd store.RetainedCommand
+				require.NoError(t, json.Unmarshal([]byte(`{"Body":`+body+`,"Path":"`+pathAgencyProfile+`","Tenant":"`+w.tenant+
+					`","UserID":"`+w.admin.UserID+`","Businesses":["`+w.admin.Businesses[0]+`"]}`), &cmd))
+				assert.JSONEq(t, body, string(cmd.Input))
+				op.Command = &cmd
+			}
+		})
+		w.p.Clocks.Of(w.tenant).Advance(agencyRetryEvery)
+		w.p.Read(func(tx *platform.Tx) {
+			op, _ := tx.AgencyOperations.Get(opID)
+			require.Equal(t, "applied", op.Status, "older %v: %s %s", older, op.ErrorCode, op.ErrorMessage)
+			pt, _ := tx.Partners.Get(w.partner)
+			require.Len(t, pt.Invites, 1)
+			for _, inv := range pt.Invites {
+				assert.Equal(t, "kept@agency.example", inv.Email)
+			}
+		})
+	}
+}
+
 // A retained command is retried while its dependency stays down (the
 // faults of its request's path and tenant), and rejected with the error
 // its guards give when they no longer pass.
@@ -294,15 +327,8 @@ func TestRetainedCommandRetriesThenMeetsItsGuards(t *testing.T) {
 	w.p.Write(func(tx *platform.Tx) {
 		pt, _ := tx.Partners.Get(w.partner)
 		in = profileUpdateInput{PartnerID: w.partner, ExpectedRevision: pt.Revision, Brand: store.AgencyBrand{Name: "Renamed"}, CommercialMode: "resale"}
-		c := w.call(w.admin, "profile", "update")
-		c.deps = failing(httpapi.FaultTargetDependency)
-		_, err := in.apply(w.s, tx, c)
-		var ret *errRetained
-		require.ErrorAs(t, err, &ret)
-		w.s.retain(tx, c, mustJSON(t, in), pathAgencyProfile, ret.cause)
-		ops := operationsOf(tx, w.partner, "profile")
-		require.Len(t, ops, 1)
-		opID = ops[0].OperationID
+		_, opID = w.retainProfile(tx, "update", in)
+		require.Len(t, operationsOf(tx, w.partner, "profile"), 1)
 	})
 	_, err := w.api.AddFault(httpapi.FaultRule{Path: "/v1/agency-profile", Method: http.MethodPost, Target: httpapi.FaultTargetDependency, Times: 1})
 	require.NoError(t, err)
@@ -336,7 +362,7 @@ func TestWaitingClientsAreProvisionedWhenTheProviderReturns(t *testing.T) {
 		c.deps = failing(httpapi.FaultTargetVoiceProvider)
 		r, err := w.s.enroll(tx, c, w.enrollInputOf(sess, appr))
 		require.NoError(t, err)
-		assert.Equal(t, http.StatusAccepted, r.Status)
+		assert.Equal(t, http.StatusAccepted, response(r).(*httpapi.Respond).Status)
 	})
 	require.Equal(t, sessEnrolling, sess.State)
 	require.Equal(t, clientWaiting, sess.Receipts[0].State)
@@ -372,14 +398,14 @@ func TestGuards(t *testing.T) {
 		e := checkRevision("r0", "r1")
 		require.NotNil(t, e)
 		assert.Equal(t, wire.CodeStaleRevision, e.Code)
-		assert.Equal(t, http.StatusConflict, e.Status)
+		assert.Equal(t, http.StatusConflict, httpapi.Status(e))
 		assert.Contains(t, e.Message, "current revision r1")
 	})
 	t.Run("fingerprint", func(t *testing.T) {
 		assert.Nil(t, checkFingerprint("f", "f"))
 		e := checkFingerprint("f", "g")
 		require.NotNil(t, e)
-		assert.Equal(t, http.StatusConflict, e.Status)
+		assert.Equal(t, http.StatusConflict, httpapi.Status(e))
 		assert.Equal(t, wire.CodeFingerprintMismatch, e.Code)
 	})
 	t.Run("editable", func(t *testing.T) {
@@ -390,14 +416,6 @@ func TestGuards(t *testing.T) {
 			assert.Equal(t, want, editable(&store.EnrollmentSession{State: state}), state)
 		}
 	})
-}
-
-// mustJSON is the body of a request whose command decodes to in.
-func mustJSON(t *testing.T, in any) []byte {
-	t.Helper()
-	b, err := json.Marshal(in)
-	require.NoError(t, err)
-	return b
 }
 
 // The agency's tasks are data: dropped from the tenant's clock and put
@@ -416,13 +434,7 @@ func TestAgencyTasksAreRebuiltFromData(t *testing.T) {
 		_, err := w.s.enroll(tx, c, w.enrollInputOf(sess, appr))
 		require.NoError(t, err)
 
-		c = w.call(w.admin, "profile", "invite")
-		c.deps = failing(httpapi.FaultTargetDependency)
-		_, err = in.apply(w.s, tx, c)
-		var ret *errRetained
-		require.ErrorAs(t, err, &ret)
-		w.s.retain(tx, c, mustJSON(t, in), pathAgencyProfile, ret.cause)
-		opID = operationsOf(tx, w.partner, "profile")[0].OperationID
+		_, opID = w.retainProfile(tx, "invite", in)
 	})
 	require.Equal(t, clientWaiting, sess.Receipts[0].State)
 

@@ -13,9 +13,11 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 const (
@@ -26,15 +28,15 @@ const (
 // profileCommands are the commands of POST /v1/agency-profile.
 func (s *Service) profileCommands() map[string]agencyCommand {
 	return map[string]agencyCommand{
-		"bootstrap":     {decode: decoded[bootstrapInput]},
-		"update":        {decode: decoded[profileUpdateInput]},
-		"invite":        {decode: decoded[inviteInput]},
-		"accept_invite": {decode: decoded[acceptInviteInput]},
-		"revoke_invite": {decode: decoded[revokeInviteInput]},
-		"assign":        {decode: decoded[assignInput]},
-		"unassign":      {decode: decoded[unassignInput]},
-		"revoke_member": {decode: decoded[revokeMemberInput]},
-		"issue_key":     {decode: decoded[issueKeyInput]},
+		"bootstrap":     {input: inputOf[bootstrapInput]},
+		"update":        {input: inputOf[profileUpdateInput]},
+		"invite":        {input: inputOf[inviteInput]},
+		"accept_invite": {input: inputOf[acceptInviteInput]},
+		"revoke_invite": {input: inputOf[revokeInviteInput]},
+		"assign":        {input: inputOf[assignInput]},
+		"unassign":      {input: inputOf[unassignInput]},
+		"revoke_member": {input: inputOf[revokeMemberInput]},
+		"issue_key":     {input: inputOf[issueKeyInput]},
 	}
 }
 
@@ -57,7 +59,7 @@ func (in bootstrapInput) apply(s *Service, tx *platform.Tx, c *call) (any, error
 // bootstrap creates an agency whose only member, an admin, is the sender;
 // 409 when the sender is a member of an agency already.
 func (s *Service) bootstrap(tx *platform.Tx, c *call, in bootstrapInput) (*sdk.ProfileReceipt, error) {
-	u := c.by.User
+	u := c.user(tx)
 	if u.PartnerID != "" {
 		return nil, errConflict("the caller is already a member of agency %s", u.PartnerID)
 	}
@@ -162,7 +164,7 @@ func (s *Service) invite(tx *platform.Tx, c *call, in inviteInput) (*sdk.Profile
 	pt.Invites = append(pt.Invites, inv)
 	link := appBaseURL + "/agency/invite?" + url.Values{"partnerId": {pt.ID}, "token": {token}}.Encode()
 	s.SendOutbox(tx, c.now, store.OutboxMessage{
-		BusinessID: c.tenant, Channel: "email", To: email, From: "no-reply@voiceagent.example",
+		BusinessID: c.by.Tenant, Channel: "email", To: email, From: "no-reply@voiceagent.example",
 		Subject: "You are invited to join " + pt.Brand.Name,
 		Body:    "You are invited to join " + pt.Brand.Name + " as " + in.Role + ". Accept the invitation: " + link,
 		Link:    link,
@@ -205,13 +207,13 @@ func (s *Service) acceptInvite(tx *platform.Tx, c *call, in acceptInviteInput) (
 		}
 	}
 	if inv == nil {
-		return nil, httpapi.Forbidden("the invite token is not valid for agency " + in.PartnerID)
+		return nil, domain.Forbidden("the invite token is not valid for agency " + in.PartnerID)
 	}
 	c.partner = pt
 	if tx := inviteStatus(c.now, inv); tx != "pending" {
 		return nil, errState("the invite is %s", tx)
 	}
-	u := c.by.User
+	u := c.user(tx)
 	switch u.PartnerID {
 	case "":
 	case pt.ID:
@@ -252,7 +254,7 @@ func (s *Service) revokeInvite(tx *platform.Tx, c *call, in revokeInviteInput) (
 	}
 	i := slices.IndexFunc(pt.Invites, func(inv *store.PartnerInvite) bool { return inv.ID == in.InviteID })
 	if i < 0 {
-		return nil, httpapi.NotFound("invite not found: " + in.InviteID)
+		return nil, domain.NotFound("invite not found: " + in.InviteID)
 	}
 	inv := pt.Invites[i]
 	if tx := inviteStatus(c.now, inv); tx != "pending" {
@@ -261,7 +263,7 @@ func (s *Service) revokeInvite(tx *platform.Tx, c *call, in revokeInviteInput) (
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "revoked", c.now.UTC(), c.by.User.ID
+	inv.Status, inv.ResolvedAt, inv.ResolvedBy = "revoked", c.now.UTC(), c.by.UserID
 	r := s.profileReceipt(c)
 	r.Invite = inviteView(c.now, inv)
 	return r, nil
@@ -276,9 +278,9 @@ func (c *call) assignment(tx *platform.Tx, partnerID, userID, businessID string)
 	}
 	m := pt.Members[userID]
 	if m == nil {
-		return nil, nil, nil, httpapi.NotFound("no member " + userID + " in the agency")
+		return nil, nil, nil, domain.NotFound("no member " + userID + " in the agency")
 	}
-	b, err := requireClient(tx, c.by.User.ID, pt, businessID)
+	b, err := requireClient(tx, c.by.UserID, pt, businessID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -364,7 +366,7 @@ func (s *Service) revokeMember(tx *platform.Tx, c *call, in revokeMemberInput) (
 	}
 	m := pt.Members[in.UserID]
 	if m == nil {
-		return nil, httpapi.NotFound("no member " + in.UserID + " in the agency")
+		return nil, domain.NotFound("no member " + in.UserID + " in the agency")
 	}
 	if m.Role == roleAdmin {
 		admins := 0
@@ -422,19 +424,19 @@ func (s *Service) issueKey(tx *platform.Tx, c *call, in issueKeyInput) (*sdk.Pro
 		path := "/scopes/" + strconv.Itoa(i)
 		switch {
 		case !wire.IsScope(sc):
-			return nil, httpapi.InvalidField(path, "unknown scope %q", sc)
+			return nil, domain.InvalidField(path, "unknown scope %q", sc)
 		case slices.Contains(wire.PlatformOnlyScopes, sc):
-			return nil, httpapi.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
+			return nil, domain.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
 		case slices.Contains(in.Scopes[:i], sc):
-			return nil, httpapi.InvalidField(path, "duplicate scope %q", sc)
+			return nil, domain.InvalidField(path, "duplicate scope %q", sc)
 		case !c.by.Has(sc):
-			return nil, httpapi.Forbidden("the caller cannot grant the scope " + sc + " it does not hold")
+			return nil, domain.Forbidden("the caller cannot grant the scope " + sc + " it does not hold")
 		}
 	}
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	value, k := s.identity.IssueKey(tx, c.now, c.by.User.ID, in.Name, in.Scopes, "", pt.ID)
+	value, k := s.identity.IssueKey(tx, c.now, c.by.UserID, in.Name, in.Scopes, "", pt.ID)
 	key := partnerKeyView(k)
 	key.Key = value
 	r := s.profileReceipt(c)
@@ -453,11 +455,11 @@ func (s *Service) getAgencyProfile(rc *httpapi.Ctx) (any, error) {
 	}
 	if pt == nil {
 		if rc.Query("partnerId") != "" || rc.Principal.User.PartnerID != "" {
-			return nil, httpapi.Forbidden("current membership of agency " + rc.Query("partnerId") + " is required")
+			return nil, domain.Forbidden("current membership of agency " + rc.Query("partnerId") + " is required")
 		}
 		ops := operationsOf(rc.Tx, rc.Principal.User.ID, "profile")
 		if len(ops) == 0 {
-			return nil, httpapi.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
+			return nil, domain.Forbidden("current membership of an agency is required (bootstrap one, or accept an invite)")
 		}
 		// Not sdk.ProfileState: that would show an empty role and null
 		// members, invites and keys, which a caller without an agency has not.
@@ -532,7 +534,7 @@ func inviteView(now time.Time, inv *store.PartnerInvite) *sdk.Invite {
 // partnerKeyView is a partner key without its value.
 func partnerKeyView(k *store.APIKey) sdk.PartnerKey {
 	return sdk.PartnerKey{
-		ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: httpapi.Strings[voiceagent.Scope](k.Scopes), PartnerID: k.PartnerID,
+		ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: val.Strings[voiceagent.Scope](k.Scopes), PartnerID: k.PartnerID,
 		UserID: k.Owner, IsActive: k.Active, CreatedAt: k.CreatedAt,
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
@@ -29,7 +29,7 @@ type world struct {
 	p       *platform.Platform
 	api     *httpapi.API
 	s       *Service
-	admin   *httpapi.Principal
+	admin   *domain.Actor
 	partner string
 	tenant  string
 }
@@ -47,7 +47,7 @@ func newWorld(t *testing.T, seed uint64) *world {
 	// handlers run here.
 	handlers := httpapi.Handlers{}
 	for _, rt := range httpapi.Table {
-		handlers[rt.Op] = func(*httpapi.Ctx) (any, error) { return nil, httpapi.NotFound("not in this test") }
+		handlers[rt.Op] = func(*httpapi.Ctx) (any, error) { return nil, domain.NotFound("not in this test") }
 	}
 	maps.Copy(handlers, w.s.Handlers())
 	api.Bind(nil, handlers)
@@ -63,12 +63,12 @@ func newWorld(t *testing.T, seed uint64) *world {
 }
 
 // account provisions a user with a business of its own and returns the
-// principal of its session.
-func (w *world) account(email, business string) *httpapi.Principal {
-	var p *httpapi.Principal
+// actor of its session.
+func (w *world) account(email, business string) *domain.Actor {
+	var p *domain.Actor
 	w.p.Write(func(tx *platform.Tx) {
 		pr := w.s.identity.Provision(tx, w.p.Now(""), identity.ProvisionSpec{BusinessName: business, Email: email, NoCredentials: true})
-		p = &httpapi.Principal{User: pr.User, Businesses: []string{pr.Business.ID}, Tenant: tx.TenantOf(pr.Business.ID)}
+		p = &domain.Actor{UserID: pr.User.ID, Businesses: []string{pr.Business.ID}, Tenant: tx.TenantOf(pr.Business.ID)}
 	})
 	return p
 }
@@ -78,18 +78,34 @@ func (w *world) now() time.Time { return w.p.Now(w.tenant) }
 
 // call is a command of by on resource at the tenant's time, with every
 // dependency up.
-func (w *world) call(by *httpapi.Principal, resource, action string) *call {
-	return &call{now: w.now(), by: by, tenant: w.tenant, deps: noFaults, resource: resource, action: action}
+func (w *world) call(by *domain.Actor, resource, action string) *call {
+	return &call{now: w.now(), by: by, deps: noFaults, resource: resource, action: action}
+}
+
+// retainProfile runs the admin's profile command action with input in
+// while the dependency is down, and retains it as agencyPost does. It
+// returns the command's error and the id of its operation.
+func (w *world) retainProfile(tx *platform.Tx, action string, in input) (*domain.Error, string) {
+	w.t.Helper()
+	c := w.call(w.admin, "profile", action)
+	c.deps = failing(httpapi.FaultTargetDependency)
+	_, err := in.apply(w.s, tx, c)
+	var ret *errRetained
+	require.ErrorAs(w.t, err, &ret)
+	e := w.s.retain(tx, c, in, ret.cause)
+	ops := operationsOf(tx, w.partner, "profile")
+	require.NotEmpty(w.t, ops)
+	return e, ops[0].OperationID
 }
 
 // noFaults is the dependencies of a command when every one responds.
-func noFaults(string) *httpapi.Error { return nil }
+func noFaults(string) *domain.Error { return nil }
 
 // failing is the dependencies of a command when target fails.
 func failing(target string) faults {
-	return func(t string) *httpapi.Error {
+	return func(t string) *domain.Error {
 		if t == target {
-			return httpapi.NewError(http.StatusBadGateway, "bad_gateway", target+" is down")
+			return domain.New("bad_gateway", target+" is down")
 		}
 		return nil
 	}
@@ -128,19 +144,20 @@ func facts(routing string) json.RawMessage {
 
 // previewedSession creates a session of v with one new client, owned by a
 // claimed owner, and previews it. It returns the session and its owner.
-func (w *world) previewedSession(v *store.OfferVersion, ref string) (*store.EnrollmentSession, *httpapi.Principal) {
+func (w *world) previewedSession(v *store.OfferVersion, ref string) (*store.EnrollmentSession, *domain.Actor) {
 	w.t.Helper()
-	owner := w.account("owner-"+ref+"@client.example", "Owner "+ref)
+	email := "owner-" + ref + "@client.example"
+	owner := w.account(email, "Owner "+ref)
 	var sess *store.EnrollmentSession
 	w.p.Write(func(tx *platform.Tx) {
 		r, err := w.s.createSession(tx, w.call(w.admin, "enrollments", "create"), sessionCreateInput{
-			PartnerID: w.partner, OfferVersionID: v.ID, OwnerEmail: owner.User.Email,
+			PartnerID: w.partner, OfferVersionID: v.ID, OwnerEmail: email,
 			Entries: []store.EnrollmentEntry{{NewClient: &store.NewClient{Name: "Client " + ref, ExternalRef: ref}, Facts: facts("front desk")}},
 		})
 		require.NoError(w.t, err)
 		sess, _ = tx.Enrollments.Get(r["session"].(*sessionJSON).SessionID)
 		// The owner link's token is only in an email: the owner claims it here.
-		sess.OwnerLink.Status, sess.OwnerLink.ClaimedBy = "claimed", owner.User.ID
+		sess.OwnerLink.Status, sess.OwnerLink.ClaimedBy = "claimed", owner.UserID
 		_, err = w.s.previewSession(tx, w.call(w.admin, "enrollments", "preview"), sessionPreviewInput{PartnerID: w.partner, SessionID: sess.ID})
 		require.NoError(w.t, err)
 	})
@@ -191,8 +208,8 @@ func (w *world) installed(ref string) *store.Installation {
 // requireAPIError asserts that err is an API error with status and code.
 func requireAPIError(t *testing.T, err error, status int, code string) {
 	t.Helper()
-	var apiErr *httpapi.Error
+	var apiErr *domain.Error
 	require.True(t, errors.As(err, &apiErr), "got %v, want a %d %s", err, status, code)
-	require.Equal(t, status, apiErr.Status, apiErr.Message)
+	require.Equal(t, status, httpapi.Status(apiErr), apiErr.Message)
 	require.Equal(t, code, apiErr.Code, apiErr.Message)
 }

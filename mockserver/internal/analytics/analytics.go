@@ -8,10 +8,12 @@ import (
 
 	analyticsapi "github.com/voiceagent/voiceagent-go/analytics"
 	"github.com/voiceagent/voiceagent-go/leads"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Sizes of the analytics lists.
@@ -39,7 +41,7 @@ func analyticsWindowOf(rc *httpapi.Ctx) (analyticsWindow, error) {
 	if err != nil {
 		return analyticsWindow{}, err
 	}
-	return analyticsWindow{days: days, since: rc.Now.Add(-time.Duration(days) * httpapi.Day).UTC(), owners: owners}, nil
+	return analyticsWindow{days: days, since: rc.Now.Add(-time.Duration(days) * val.Day).UTC(), owners: owners}, nil
 }
 
 // period is the window as responses show it.
@@ -51,7 +53,7 @@ func (w analyticsWindow) period() analyticsapi.Period {
 // since, newest first; the walk stops at the first older record, so a
 // window costs what it holds, not what the table holds.
 func scanSince[T store.Record](t *store.Table[T], owners []string, since time.Time, fn func(T)) {
-	t.Scan(owners, httpapi.ZeroTime, func(r T) bool {
+	t.Scan(owners, val.ZeroTime, func(r T) bool {
 		if r.RecordCreated().Before(since) {
 			return false
 		}
@@ -265,9 +267,9 @@ func (s *Service) analyticsCalls(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	groupBy := httpapi.FirstNonEmpty(rc.Query("group_by"), "day")
+	groupBy := val.FirstNonEmpty(rc.Query("group_by"), "day")
 	if groupBy != "day" && groupBy != "week" {
-		return nil, httpapi.InvalidField("group_by", "must be day or week")
+		return nil, domain.InvalidField("group_by", "must be day or week")
 	}
 	agentID := rc.Query("agent_id")
 	// One bucket per day or week from the window's start to now, oldest
@@ -452,7 +454,7 @@ func (s *Service) analyticsWeekly(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	now := rc.Now.UTC()
-	thisStart, lastStart := now.Add(-7*httpapi.Day), now.Add(-14*httpapi.Day)
+	thisStart, lastStart := now.Add(-7*val.Day), now.Add(-14*val.Day)
 	var thisCalls, lastCalls callAgg
 	scanWeeks(rc.Tx.Calls, owners, lastStart, thisStart, lastCalls.add, thisCalls.add)
 	var thisLeads, lastLeads leadAgg

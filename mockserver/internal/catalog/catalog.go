@@ -8,9 +8,11 @@ import (
 	"unicode"
 
 	catalogapi "github.com/voiceagent/voiceagent-go/catalog"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // sentFields decodes the top level of a validated body, so handlers can
@@ -29,7 +31,7 @@ func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 // key and never moves a record).
 func matchBusiness(sent *string, owner, what string) error {
 	if sent != nil && *sent != owner {
-		return httpapi.InvalidField("/business_id", "does not match the %s's business (%s); business_id cannot move a record", what, owner)
+		return domain.InvalidField("/business_id", "does not match the %s's business (%s); business_id cannot move a record", what, owner)
 	}
 	return nil
 }
@@ -72,7 +74,7 @@ func (s *Service) upsertProduct(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	rc.Tx.Products.Update(p, func(p *store.Product) {
-		httpapi.Set(&p.Name, body.Name)
+		val.Set(&p.Name, body.Name)
 		applyProduct(p, &body)
 		p.UpdatedAt = rc.Now.UTC()
 	})
@@ -168,9 +170,9 @@ func (s *Service) upsertKnowledge(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	rc.Tx.Knowledge.Update(k, func(k *store.KnowledgeEntry) {
-		httpapi.Set(&k.Title, body.Title)
-		httpapi.Set(&k.Content, body.Content)
-		httpapi.Set(&k.ContentType, body.ContentType)
+		val.Set(&k.Title, body.Title)
+		val.Set(&k.Content, body.Content)
+		val.Set(&k.ContentType, body.ContentType)
 		if raw, ok := sent["category"]; ok {
 			k.Category = nil
 			if !isNull(raw) {

@@ -2,7 +2,6 @@ package governance
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -10,12 +9,14 @@ import (
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // States of an approval request and of its callback.
@@ -63,7 +64,7 @@ func (s *Service) createApprovalRequest(rc *httpapi.Ctx) (any, error) {
 	if err := rc.Decode(&b); err != nil {
 		return nil, err
 	}
-	a, secret, err := s.RequestApproval(rc.Tx, rc.Now, rc.Principal, &b)
+	a, secret, err := s.RequestApproval(rc.Tx, rc.Now, rc.Actor(), &b)
 	if err != nil {
 		return nil, err
 	}
@@ -85,20 +86,20 @@ const TaskExpireApproval = "approval.expire"
 // secret (callback_secret_id) is made on first use and shown then only;
 // without a name every request gets its own, shown once. Channels other
 // than voice are 501.
-func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.Principal, b *ApprovalParams) (*store.ApprovalRequest, string, error) {
+func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *domain.Actor, b *ApprovalParams) (*store.ApprovalRequest, string, error) {
 	if !strings.HasPrefix(b.Channel.Type, "voice") {
-		return nil, "", httpapi.NewError(http.StatusNotImplemented, wire.CodeNotImplemented,
+		return nil, "", domain.New(wire.CodeNotImplemented,
 			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
 	}
 	if !b.ExpiresAt.After(now) {
-		return nil, "", httpapi.InvalidField("/expires_at", "must be in the future")
+		return nil, "", domain.InvalidField("/expires_at", "must be in the future")
 	}
 	if err := s.approvalCallbackAllowed(b.CallbackURL); err != nil {
 		return nil, "", err
 	}
 	biz, agent, number := s.approvalCaller(tx, who)
 	if number == nil {
-		return nil, "", httpapi.NewError(http.StatusConflict, wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+		return nil, "", domain.New(wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
 	}
 	secret, shown := s.approvalSecret(tx, who, b.CallbackSecretID)
 	a := &store.ApprovalRequest{
@@ -116,7 +117,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	}
 	callID, apiErr := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
-		Context: string(httpapi.MustJSON(map[string]any{
+		Context: string(val.MustJSON(map[string]any{
 			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
 			"required_factors": b.RequiredFactors, "principal_id": b.PrincipalID,
 		})),
@@ -189,7 +190,7 @@ func (s *Service) approvalCallEnded(tx *platform.Tx, now time.Time, id string, e
 // approvalCaller is the business, agent and number that place an approval
 // call of who: the first of who's businesses (oldest first) whose intake
 // (or first numbered) agent has a number.
-func (s *Service) approvalCaller(tx *platform.Tx, who *httpapi.Principal) (string, *store.Agent, *store.Number) {
+func (s *Service) approvalCaller(tx *platform.Tx, who *domain.Actor) (string, *store.Agent, *store.Number) {
 	for _, biz := range who.Businesses {
 		if a := runs.DefaultRunAgent(tx, biz); a != nil {
 			if n := tx.NumbersByPhone[a.PhoneNumber]; n != nil && n.Owner == biz {
@@ -204,9 +205,9 @@ func (s *Service) approvalCaller(tx *platform.Tx, who *httpapi.Principal) (strin
 // whether the response shows it: a named secret (callback_secret_id) of
 // who's user is made on first use and shown then only; without a name
 // every request gets its own secret, shown once.
-func (s *Service) approvalSecret(tx *platform.Tx, who *httpapi.Principal, secretID *string) (string, bool) {
+func (s *Service) approvalSecret(tx *platform.Tx, who *domain.Actor, secretID *string) (string, bool) {
 	if secretID != nil {
-		k := who.User.ID + "\x00" + *secretID
+		k := who.UserID + "\x00" + *secretID
 		if sec, ok := tx.ApprovalSecrets[k]; ok {
 			return sec, false
 		}
@@ -221,11 +222,11 @@ func (s *Service) approvalSecret(tx *platform.Tx, who *httpapi.Principal, secret
 // the callback.
 func (s *Service) decideApproval(tx *platform.Tx, a *store.ApprovalRequest, now time.Time, status, reason string) {
 	tx.ApprovalRequests.Update(a, func(a *store.ApprovalRequest) {
-		a.Status, a.Reason, a.DecidedAt = status, reason, httpapi.UtcPtr(now)
+		a.Status, a.Reason, a.DecidedAt = status, reason, val.UtcPtr(now)
 		a.UpdatedAt = now.UTC()
 		a.CallbackEventID = s.IDs.UUID()
 	})
-	s.startApprovalCallback(tx, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
+	s.startApprovalCallback(tx, a, val.MustJSON(governanceapi.ApprovalCallback{
 		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))
@@ -239,8 +240,8 @@ func approvalDecision(a *store.ApprovalRequest) governanceapi.ApprovalDecision {
 		Source: a.Source, SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID,
 		MessageID: a.MessageID, RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
 		Channel:   governanceapi.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
-		RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
-		VerifiedFactors: httpapi.NonNil(a.VerifiedFactors), CallID: httpapi.Strp(a.CallID),
+		RiskLevel: a.RiskLevel, RequiredFactors: val.NonNil(a.RequiredFactors),
+		VerifiedFactors: val.NonNil(a.VerifiedFactors), CallID: val.Strp(a.CallID),
 		DecidedAt: *a.DecidedAt, ExpiresAt: a.ExpiresAt,
 	}
 }
@@ -276,12 +277,12 @@ func ApprovalView(a *store.ApprovalRequest) governanceapi.Approval {
 		SourceRequestID: a.SourceRequestID, SourceIntentID: a.SourceIntentID, MessageID: a.MessageID,
 		RespondsToHash: a.RespondsToHash, PrincipalID: a.PrincipalID,
 		Channel: governanceapi.ApprovalChannel{Type: a.ChannelType, Address: a.ChannelAddress},
-		Summary: a.Summary, RiskLevel: a.RiskLevel, RequiredFactors: httpapi.NonNil(a.RequiredFactors),
+		Summary: a.Summary, RiskLevel: a.RiskLevel, RequiredFactors: val.NonNil(a.RequiredFactors),
 		ExpiresAt: a.ExpiresAt, CallbackURL: a.CallbackURL, CallbackSecretID: a.CallbackSecretID,
-		CallID: httpapi.Strp(a.CallID), VerifiedFactors: httpapi.NonNil(a.VerifiedFactors),
-		Reason: httpapi.Strp(a.Reason), DecidedAt: a.DecidedAt,
+		CallID: val.Strp(a.CallID), VerifiedFactors: val.NonNil(a.VerifiedFactors),
+		Reason: val.Strp(a.Reason), DecidedAt: a.DecidedAt,
 		Callback: governanceapi.CallbackState{
-			Status: a.CallbackStatus, EventID: httpapi.Strp(a.CallbackEventID), Error: httpapi.Strp(a.CallbackError),
+			Status: a.CallbackStatus, EventID: val.Strp(a.CallbackEventID), Error: val.Strp(a.CallbackError),
 			Attempts: attempts, NextAttemptAt: a.NextAttemptAt,
 		},
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,

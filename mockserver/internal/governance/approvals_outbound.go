@@ -11,10 +11,11 @@ import (
 	"time"
 
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -22,9 +23,9 @@ import (
 // a receiver the server may save (hooks.CheckReceiver: https, or http on a
 // loopback host or, with WithExternalWebhooks(true), on any host) whose host
 // is loopback or on the allowed host list (WithApprovalCallbackHosts).
-func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
+func (s *Service) approvalCallbackAllowed(raw string) *domain.Error {
 	if err := s.hooks.CheckReceiver(raw); err != nil {
-		return httpapi.InvalidField("/callback_url", "%v", err)
+		return domain.InvalidField("/callback_url", "%v", err)
 	}
 	u, _ := url.Parse(raw) // CheckReceiver parsed it
 	host := strings.ToLower(u.Hostname())
@@ -37,7 +38,7 @@ func (s *Service) approvalCallbackAllowed(raw string) *httpapi.Error {
 			return nil
 		}
 	}
-	return httpapi.InvalidField("/callback_url", "host %q is not on the allowed callback host list", host)
+	return domain.InvalidField("/callback_url", "host %q is not on the allowed callback host list", host)
 }
 
 // startApprovalCallback sends a decided request's callback body: a delivery of
@@ -93,7 +94,7 @@ func approvalCallbackUpdated(tx *platform.Tx, d *store.Delivery, att *store.Deli
 		}
 		a.CallbackAttempts = append(a.CallbackAttempts, store.CallbackAttempt{At: att.At, StatusCode: att.StatusCode, Error: att.Error})
 		if d.Status == store.DeliveryPending {
-			a.NextAttemptAt = httpapi.UtcPtr(d.NextAttemptAt)
+			a.NextAttemptAt = val.UtcPtr(d.NextAttemptAt)
 		}
 	})
 }

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Intents of governed updates, and the states of a governed update.
@@ -87,9 +89,15 @@ type Submitted struct {
 	Replayed bool
 	// Preview is the response of a dry run, nil otherwise.
 	Preview map[string]any
-	// Status and Body are the response of a stored update (Update's).
-	Status int
-	Body   json.RawMessage
+	// Decision is the outcome of the stored update when it was submitted:
+	// governedApplied, governedPending or governedRejected.
+	Decision string
+	// Body is the stored update as it was when it was submitted (applied
+	// or pending approval), which a replay shows again.
+	Body json.RawMessage
+	// Rejection is the error of an update rejected when it was submitted
+	// (nil otherwise): a replay gets it again.
+	Rejection *domain.Error
 }
 
 func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
@@ -98,40 +106,50 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	_ = httpapi.DecodeLoose(rc.Body, &req.Sent)
-	out, err := s.Submit(rc.Tx, rc.Now, rc.Principal, &req, voiceProviderFault(rc))
+	out, err := s.Submit(rc.Tx, rc.Now, rc.Actor(), &req, voiceProviderFault(rc))
 	switch {
 	case err != nil:
 		return nil, err
 	case out.Preview != nil:
 		return out.Preview, nil
-	case out.Replayed:
-		return &httpapi.Respond{Status: out.Status, Body: out.Body, Header: http.Header{httpapi.HeaderIdempotentReplayed: {"true"}}}, nil
 	}
-	return &httpapi.Respond{Status: out.Status, Body: out.Body}, nil
+	rs := &httpapi.Respond{Status: http.StatusOK, Body: out.Body}
+	switch {
+	case out.Rejection != nil:
+		// The error response, as a response: a replay of it is marked.
+		e := httpapi.ErrorResponse(out.Rejection)
+		rs.Status, rs.Body = e.Status, json.RawMessage(e.Body)
+	case out.Decision == governedPending:
+		rs.Status = http.StatusAccepted
+	}
+	if out.Replayed {
+		rs.Header = http.Header{httpapi.HeaderIdempotentReplayed: {"true"}}
+	}
+	return rs, nil
 }
 
 // voiceProviderFault returns the check of the voice provider's simulated
 // failure for the request rc.
-func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
-	return func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
+func voiceProviderFault(rc *httpapi.Ctx) func() *domain.Error {
+	return func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
 }
 
 // Submit submits governed update req of who at now. The key needs the
 // intent's scope; the target must be one who has access to (its business that
 // of business_id when sent); an agent.patch payload must be a PATCH
 // /v1/agents body (its errors under /payload). The authority decides the
-// outcome: queued for approval (202) when the request asks, applied (200)
-// when its mode may apply the intent directly, else rejected (403, the
-// update stored with its error). A dry run stores nothing and previews
+// outcome (Decision): queued for approval when the request asks, applied
+// when its mode may apply the intent directly, else rejected (forbidden,
+// the update stored with its error, which is the Rejection). A dry run stores nothing and previews
 // the change. A stored outcome is kept under its idempotency key: the same
 // request again replays it, another request with the key is a conflict.
 // A failure of the voice provider (providerFault, nil: none) while
 // applying is returned, and nothing is stored, so that a retry runs again.
-func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal, req *GovernedRequest, providerFault func() *httpapi.Error) (Submitted, error) {
+func (s *Service) Submit(tx *platform.Tx, now time.Time, who *domain.Actor, req *GovernedRequest, providerFault func() *domain.Error) (Submitted, error) {
 	if need := governedScope[req.Intent]; !who.Has(need) {
-		return Submitted{}, httpapi.Forbidden("the intent " + req.Intent + " needs the scope " + need)
+		return Submitted{}, domain.Forbidden("the intent " + req.Intent + " needs the scope " + need)
 	}
-	fp := sha256.Sum256(httpapi.MustJSON(req.Sent)) // re-encoded: key order and spacing do not matter
+	fp := sha256.Sum256(val.MustJSON(req.Sent)) // re-encoded: key order and spacing do not matter
 	// replay finds the first outcome of the idempotency_key in a business.
 	replay := func(business string) (Submitted, bool, error) {
 		if req.DryRun {
@@ -142,10 +160,12 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 			return Submitted{}, false, nil
 		}
 		if g.Fingerprint != fp {
-			return Submitted{}, true, httpapi.NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
+			return Submitted{}, true, domain.New(wire.CodeIdempotencyConflict,
 				"this idempotency_key was already used for a different governed update of this business")
 		}
-		return Submitted{Update: g, Replayed: true, Status: g.AnswerStatus, Body: g.Answer}, true, nil
+		out := submitted(g)
+		out.Replayed = true
+		return out, true, nil
 	}
 	if req.BusinessID != nil {
 		if err := reachBusiness(tx, who, *req.BusinessID); err != nil {
@@ -217,29 +237,38 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	}
 	tx.GovernedUpdates.Insert(g, tgt.business, now)
 	g.UpdatedAt = g.CreatedAt
-	status := http.StatusOK
-	var resp any = GovernedView(g)
-	switch decision {
-	case governedPending:
-		status = http.StatusAccepted
-	case governedRejected:
+	if decision == governedRejected {
 		g.Error = map[string]any{"code": wire.CodeForbidden, "message": why}
-		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
-		status, resp = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
+	} else {
+		g.Answer = val.MustJSON(GovernedView(g))
 	}
-	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(resp)
 	tx.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
-	return Submitted{Update: g, Status: status, Body: g.Answer}, nil
+	return submitted(g), nil
+}
+
+// submitted is the outcome of stored update g as it was submitted. Only an
+// update queued for approval changes its status later (Decide), so the
+// decision is that one, or the update's status.
+func submitted(g *store.GovernedUpdate) Submitted {
+	out := Submitted{Update: g, Decision: g.Status, Body: g.Answer}
+	switch {
+	case g.QueueForApproval:
+		out.Decision = governedPending
+	case g.Status == governedRejected:
+		out.Rejection = domain.Forbidden(val.Str(g.Error["message"])).
+			With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
+	}
+	return out
 }
 
 // reachBusiness checks that the business with the id exists (else 404)
 // and that who has access to it (else 403).
-func reachBusiness(tx *platform.Tx, who *httpapi.Principal, id string) error {
+func reachBusiness(tx *platform.Tx, who *domain.Actor, id string) error {
 	if _, ok := tx.Businesses.Get(id); !ok {
-		return httpapi.NotFound("business not found: " + id)
+		return domain.NotFound("business not found: " + id)
 	}
 	if who == nil || !who.Reaches(id) {
-		return httpapi.Forbidden("this key has no access to business " + id)
+		return domain.Forbidden("this key has no access to business " + id)
 	}
 	return nil
 }
@@ -247,17 +276,17 @@ func reachBusiness(tx *platform.Tx, who *httpapi.Principal, id string) error {
 // targetOf resolves the target and the business of a request of who. A
 // missing business_id is taken from the target, or is the key's only
 // business.
-func (s *Service) targetOf(tx *platform.Tx, who *httpapi.Principal, req *GovernedRequest) (governedTarget, error) {
+func (s *Service) targetOf(tx *platform.Tx, who *domain.Actor, req *GovernedRequest) (governedTarget, error) {
 	var t governedTarget
 	switch req.Intent {
 	case intentAgentPatch:
-		a, err := telephony.ReachedAgent(tx, who, httpapi.Str(req.Target["agent_id"]))
+		a, err := telephony.ReachedAgent(tx, who, val.Str(req.Target["agent_id"]))
 		if err != nil {
 			return t, err
 		}
 		t.agent, t.business = a, a.Owner
 	case intentEmergencyAddress:
-		id, phone := httpapi.Str(req.Target["number_id"]), httpapi.Str(req.Target["phone_number"])
+		id, phone := val.Str(req.Target["number_id"]), val.Str(req.Target["phone_number"])
 		var n *store.Number
 		if id != "" {
 			n, _ = tx.Numbers.Get(id)
@@ -265,12 +294,12 @@ func (s *Service) targetOf(tx *platform.Tx, who *httpapi.Principal, req *Governe
 		if phone != "" {
 			byPhone := tx.NumbersByPhone[phone]
 			if id != "" && byPhone != n {
-				return t, httpapi.InvalidField("/target", "number_id and phone_number name different numbers")
+				return t, domain.InvalidField("/target", "number_id and phone_number name different numbers")
 			}
 			n = byPhone
 		}
 		if n == nil || !who.Reaches(n.Owner) {
-			return t, httpapi.NotFound("number not found: " + id + phone)
+			return t, domain.NotFound("number not found: " + id + phone)
 		}
 		t.number, t.business = n, n.Owner
 	default:
@@ -279,11 +308,11 @@ func (s *Service) targetOf(tx *platform.Tx, who *httpapi.Principal, req *Governe
 		} else if len(who.Businesses) == 1 {
 			t.business = who.Businesses[0]
 		} else {
-			return t, httpapi.InvalidField("/business_id", "is required: the key reaches %d businesses", len(who.Businesses))
+			return t, domain.InvalidField("/business_id", "is required: the key reaches %d businesses", len(who.Businesses))
 		}
 	}
 	if req.BusinessID != nil && *req.BusinessID != t.business {
-		return t, httpapi.InvalidField("/business_id", "does not match the target's business (%s)", t.business)
+		return t, domain.InvalidField("/business_id", "does not match the target's business (%s)", t.business)
 	}
 	return t, nil
 }
@@ -292,25 +321,25 @@ func (s *Service) targetOf(tx *platform.Tx, who *httpapi.Principal, req *Governe
 // intent: whether it applies the change directly, and why not. Malformed
 // authority (human_confirmed without who and when, a confirmation in the
 // future) is a 400.
-func authorize(now time.Time, who *httpapi.Principal, intent string, authority map[string]any) (bool, string, error) {
+func authorize(now time.Time, who *domain.Actor, intent string, authority map[string]any) (bool, string, error) {
 	mode := "none"
-	if m := httpapi.Str(authority["mode"]); m != "" {
+	if m := val.Str(authority["mode"]); m != "" {
 		mode = m
 	}
 	switch mode {
 	case "human_confirmed":
-		if httpapi.Str(authority["confirmed_by"]) == "" {
-			return false, "", httpapi.InvalidField("/authority/confirmed_by", "is required when the mode is human_confirmed")
+		if val.Str(authority["confirmed_by"]) == "" {
+			return false, "", domain.InvalidField("/authority/confirmed_by", "is required when the mode is human_confirmed")
 		}
-		at, err := time.Parse(time.RFC3339Nano, httpapi.Str(authority["confirmed_at"]))
+		at, err := time.Parse(time.RFC3339Nano, val.Str(authority["confirmed_at"]))
 		if err != nil {
-			return false, "", httpapi.InvalidField("/authority/confirmed_at", "is required when the mode is human_confirmed")
+			return false, "", domain.InvalidField("/authority/confirmed_at", "is required when the mode is human_confirmed")
 		}
 		if at.After(now) {
-			return false, "", httpapi.InvalidField("/authority/confirmed_at", "is in the future")
+			return false, "", domain.InvalidField("/authority/confirmed_at", "is in the future")
 		}
 	case "dashboard_session":
-		if who.Session == nil {
+		if who.SessionID == "" {
 			return false, "authority mode dashboard_session needs a request made with a dashboard session, not a bearer key", nil
 		}
 	}
@@ -334,15 +363,15 @@ func agentPatchOf(agentID string, payload map[string]any) (telephony.AgentPatch,
 	if err := httpapi.ValidateUnder("agentUpdate", body, "/payload", "the agent.patch payload"); err != nil {
 		return p, err
 	}
-	if err := json.Unmarshal(httpapi.MustJSON(body), &p); err != nil {
-		return p, httpapi.Invalid("the agent.patch payload does not match the expected shape: %v", err)
+	if err := json.Unmarshal(val.MustJSON(body), &p); err != nil {
+		return p, domain.Invalid("the agent.patch payload does not match the expected shape: %v", err)
 	}
 	return p, nil
 }
 
 // apply makes the change of governed update g, applied at now to target
 // t, and returns its result.
-func (s *Service) apply(tx *platform.Tx, now time.Time, g *store.GovernedUpdate, t governedTarget, providerFault func() *httpapi.Error) (any, error) {
+func (s *Service) apply(tx *platform.Tx, now time.Time, g *store.GovernedUpdate, t governedTarget, providerFault func() *domain.Error) (any, error) {
 	switch g.Intent {
 	case intentAgentPatch:
 		p, err := agentPatchOf(t.agent.ID, g.Payload)
@@ -350,7 +379,7 @@ func (s *Service) apply(tx *platform.Tx, now time.Time, g *store.GovernedUpdate,
 			return nil, err
 		}
 		res, err := s.telephony.UpdateAgent(tx, now, t.agent, p, providerFault)
-		if e, ok := err.(*httpapi.Error); ok {
+		if e, ok := err.(*domain.Error); ok {
 			return nil, e.Under("/payload", "the agent.patch payload")
 		}
 		return res, err
@@ -361,12 +390,12 @@ func (s *Service) apply(tx *platform.Tx, now time.Time, g *store.GovernedUpdate,
 		return map[string]any{"number_id": t.number.ID, "phone_number": t.number.PhoneNumber,
 			"emergency_address": ea.Address, "updated_at": ea.UpdatedAt}, nil
 	default:
-		sink := &store.TranscriptSink{URL: httpapi.Str(g.Payload["url"]), Enabled: true, Format: "json",
+		sink := &store.TranscriptSink{URL: val.Str(g.Payload["url"]), Enabled: true, Format: "json",
 			UpdatedAt: now.UTC(), UpdateID: g.ID}
 		if v, ok := g.Payload["enabled"].(bool); ok {
 			sink.Enabled = v
 		}
-		if f := httpapi.Str(g.Payload["format"]); f != "" {
+		if f := val.Str(g.Payload["format"]); f != "" {
 			sink.Format = f
 		}
 		tx.TranscriptSinks[t.business] = sink
@@ -429,7 +458,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Decide(rc.Tx, rc.Now, rc.Principal, g, body.Decision, body.Note, voiceProviderFault(rc)); err != nil {
+	if err := s.Decide(rc.Tx, rc.Now, rc.Actor(), g, body.Decision, body.Note, voiceProviderFault(rc)); err != nil {
 		return nil, err
 	}
 	return GovernedView(g), nil
@@ -441,13 +470,13 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 // update is applied, or failed with the change's error (a failure of the
 // voice provider, reported by providerFault, nil: none, included). The
 // decision, its note, who and when are recorded in one change of g.
-func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal, g *store.GovernedUpdate, decision string, note *string, providerFault func() *httpapi.Error) error {
+func (s *Service) Decide(tx *platform.Tx, now time.Time, who *domain.Actor, g *store.GovernedUpdate, decision string, note *string, providerFault func() *domain.Error) error {
 	if g.Status != governedPending {
-		return httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
+		return domain.New(wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
 	}
 	decide := func(status string, result any, failure map[string]any) error {
 		tx.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {
-			g.DecidedBy, g.DecidedAt, g.DecisionNote = who.User.ID, httpapi.UtcPtr(now), note
+			g.DecidedBy, g.DecidedAt, g.DecisionNote = who.UserID, val.UtcPtr(now), note
 			g.UpdatedAt = now.UTC()
 			g.Status, g.Result, g.Error = status, result, failure
 		})
@@ -461,7 +490,7 @@ func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	var err error
 	switch g.Intent {
 	case intentAgentPatch:
-		t.agent, err = telephony.ReachedAgent(tx, who, httpapi.Str(g.Target["agent_id"]))
+		t.agent, err = telephony.ReachedAgent(tx, who, val.Str(g.Target["agent_id"]))
 	case intentEmergencyAddress:
 		t, err = s.targetOf(tx, who, &GovernedRequest{Intent: g.Intent, Target: g.Target})
 	}
@@ -470,7 +499,7 @@ func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 		result, err = s.apply(tx, now, g, t, providerFault)
 	}
 	if err != nil {
-		e, ok := err.(*httpapi.Error)
+		e, ok := err.(*domain.Error)
 		if !ok {
 			return err
 		}
@@ -515,7 +544,7 @@ func GovernedView(g *store.GovernedUpdate) GovernedUpdate {
 		IdempotencyKey: g.IdempotencyKey, Target: g.Target, Payload: g.Payload,
 		Actor: g.Actor, Authority: g.Authority, QueueForApproval: g.QueueForApproval,
 		Reason: g.Reason, SourceRef: g.SourceRef, Extra: g.Extra, Result: g.Result,
-		Error: g.Error, DecidedBy: httpapi.Strp(g.DecidedBy), DecidedAt: g.DecidedAt,
+		Error: g.Error, DecidedBy: val.Strp(g.DecidedBy), DecidedAt: g.DecidedAt,
 		DecisionNote: g.DecisionNote, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 	}
 }

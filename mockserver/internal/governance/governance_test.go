@@ -11,18 +11,18 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 func TestAuthorize(t *testing.T) {
-	key := &httpapi.Principal{Key: &store.APIKey{Scopes: []string{wire.ScopeAll}}}
-	session := &httpapi.Principal{Session: &store.Session{}}
+	key := &domain.Actor{KeyID: "key", Scopes: []string{wire.ScopeAll}}
+	session := &domain.Actor{SessionID: "session"}
 	past, future := start.Add(-1).Format("2006-01-02T15:04:05.999999999Z07:00"), start.Add(1e9).Format("2006-01-02T15:04:05Z07:00")
 	tests := []struct {
 		name      string
-		who       *httpapi.Principal
+		who       *domain.Actor
 		intent    string
 		authority map[string]any
 		allowed   bool
@@ -76,21 +76,21 @@ func TestSubmitAgentPatch(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    func(w *world) string
-		who     func(w *world) *httpapi.Principal
+		who     func(w *world) *domain.Actor
 		failed  bool   // the voice provider fails
-		status  int    // the response's status, 0 for an error
+		outcome string // the submission's decision, "" for an error
 		stored  string // the stored update's status
 		renamed bool   // the agent's name is "Renamed" afterwards
 		errCode string
 		errPath []string
 	}{
 		{name: "applied", body: func(w *world) string { return agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, "") },
-			status: http.StatusOK, stored: governedApplied, renamed: true},
+			outcome: governedApplied, stored: governedApplied, renamed: true},
 		{name: "queued", body: func(w *world) string {
 			return agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, `, "queue_for_approval": true`)
-		}, status: http.StatusAccepted, stored: governedPending},
+		}, outcome: governedPending, stored: governedPending},
 		{name: "rejected without authority", body: func(w *world) string { return agentPatchBody(w, "k", "none", `{"name": "Renamed"}`, "") },
-			status: http.StatusForbidden, stored: governedRejected},
+			outcome: governedRejected, stored: governedRejected},
 		{name: "a field the agent update refuses", body: func(w *world) string { return agentPatchBody(w, "k", "agent_asserted", `{"name": ""}`, "") },
 			errCode: wire.CodeInvalidRequest, errPath: []string{"/payload/name"}},
 		{name: "a field the agent update does not know", body: func(w *world) string {
@@ -102,7 +102,7 @@ func TestSubmitAgentPatch(t *testing.T) {
 		{name: "the voice provider fails", body: func(w *world) string { return agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, "") },
 			failed: true, errCode: wire.CodeVendorError},
 		{name: "a key without agents:write", body: func(w *world) string { return agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, "") },
-			who: func(w *world) *httpapi.Principal { return w.withScopes(wire.ScopeWorkspacesWrite) }, errCode: wire.CodeForbidden},
+			who: func(w *world) *domain.Actor { return w.withScopes(wire.ScopeWorkspacesWrite) }, errCode: wire.CodeForbidden},
 		{name: "another tenant's agent", body: func(w *world) string {
 			return strings.Replace(agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, ""), w.acct.Agent.ID, w.other.Agent.ID, 1)
 		}, errCode: wire.CodeNotFound},
@@ -128,11 +128,11 @@ func TestSubmitAgentPatch(t *testing.T) {
 				w.p.Read(func(tx *platform.Tx) { assert.Zero(t, tx.GovernedUpdates.Len(), "a refused request stores nothing") })
 			} else {
 				require.NoError(t, err)
-				assert.Equal(t, tt.status, out.Status)
+				assert.Equal(t, tt.outcome, out.Decision)
 				require.NotNil(t, out.Update)
 				assert.Equal(t, tt.stored, out.Update.Status)
 				assert.Equal(t, w.acct.Business.ID, out.Update.Owner)
-				assert.Contains(t, string(out.Body), out.Update.ID)
+				assert.Contains(t, string(responseBody(out)), out.Update.ID)
 			}
 			assert.Equal(t, tt.renamed, w.agent().Name == "Renamed")
 		})
@@ -155,7 +155,8 @@ func TestSubmitRejectedStoresItsError(t *testing.T) {
 	out, err := w.submit(w.key, request(t, agentPatchBody(w, "k", "none", `{"name": "Renamed"}`, "")))
 	require.NoError(t, err)
 	assert.Equal(t, wire.CodeForbidden, out.Update.Error["code"])
-	assert.Contains(t, string(out.Body), `"governed_update_id":"`+out.Update.ID+`"`)
+	assert.Equal(t, http.StatusForbidden, httpapi.Status(out.Rejection))
+	assert.Contains(t, string(responseBody(out)), `"governed_update_id":"`+out.Update.ID+`"`)
 }
 
 func TestSubmitIdempotency(t *testing.T) {
@@ -167,7 +168,7 @@ func TestSubmitIdempotency(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, again.Replayed)
 	assert.Same(t, first.Update, again.Update)
-	assert.Equal(t, first.Body, again.Body)
+	assert.Equal(t, responseBody(first), responseBody(again))
 
 	_, err = w.submit(w.key, request(t, agentPatchBody(w, "same", "agent_asserted", `{"first_message": "Other"}`, "")))
 	apiError(t, err, wire.CodeIdempotencyConflict)

@@ -7,10 +7,12 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Persona is a simulated lead an agent plays.
@@ -64,7 +66,7 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 // assistant at the voice provider is updated; when providerFault (nil:
 // none) reports that the provider fails, the error is returned as a
 // vendor_error and nothing changes.
-func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, req *PersonaRequest, providerFault func() *httpapi.Error) (agents.PersonaLoaded, error) {
+func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, req *PersonaRequest, providerFault func() *domain.Error) (agents.PersonaLoaded, error) {
 	if providerFault != nil {
 		if e := providerFault(); e != nil {
 			e.Code = wire.CodeVendorError
@@ -94,8 +96,8 @@ func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, re
 			a.VoiceCatalogID = ""
 		}
 		if m := req.Model; m != nil {
-			httpapi.Set(&a.Model.Provider, strPtr(m["provider"]))
-			httpapi.Set(&a.Model.Model, strPtr(m["model"]))
+			val.Set(&a.Model.Provider, strPtr(m["provider"]))
+			val.Set(&a.Model.Model, strPtr(m["model"]))
 			if t, ok := m["temperature"].(float64); ok {
 				a.Model.Temperature = t
 			}
@@ -134,7 +136,7 @@ func personaPrompt(p *Persona) string {
 	case []any:
 		var traits []string
 		for _, x := range t {
-			traits = append(traits, httpapi.Str(x))
+			traits = append(traits, val.Str(x))
 		}
 		line("Personality", strings.Join(traits, ", "))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
@@ -26,8 +27,8 @@ type world struct {
 	gov    *Service
 	acct   *identity.Provisioned
 	other  *identity.Provisioned // another tenant
-	key    *httpapi.Principal    // a key of the account with every scope
-	dash   *httpapi.Principal    // the account's dashboard session
+	key    *domain.Actor         // a key of the account with every scope
+	dash   *domain.Actor         // the account's dashboard session
 	failed bool                  // the voice provider fails (providerFault)
 }
 
@@ -44,25 +45,26 @@ func newWorld(t *testing.T) *world {
 	})
 	require.NotNil(t, w.acct.Number)
 	w.key = w.withScopes(wire.ScopeAll)
-	w.dash = w.principal(nil, w.acct.Session)
+	w.dash = w.actor("", w.acct.Session.ID)
 	return w
 }
 
-// principal is the account's caller with a key or a session.
-func (w *world) principal(k *store.APIKey, s *store.Session) *httpapi.Principal {
-	return &httpapi.Principal{User: w.acct.User, Key: k, Session: s, Businesses: []string{w.acct.Business.ID},
-		Tenant: w.acct.Business.Tenant}
+// actor is the account's caller with a key (keyID, holding scopes) or a
+// session (sessionID).
+func (w *world) actor(keyID, sessionID string, scopes ...string) *domain.Actor {
+	return &domain.Actor{UserID: w.acct.User.ID, KeyID: keyID, SessionID: sessionID, Scopes: scopes,
+		Businesses: []string{w.acct.Business.ID}, Tenant: w.acct.Business.Tenant}
 }
 
 // withScopes is a caller whose key holds only scopes.
-func (w *world) withScopes(scopes ...string) *httpapi.Principal {
-	return w.principal(&store.APIKey{Scopes: scopes}, nil)
+func (w *world) withScopes(scopes ...string) *domain.Actor {
+	return w.actor("key", "", scopes...)
 }
 
 // providerFault is the voice provider's simulated failure while w.failed.
-func (w *world) providerFault() *httpapi.Error {
+func (w *world) providerFault() *domain.Error {
 	if w.failed {
-		return httpapi.DependencyError(502, "bad_gateway", "the provider is down")
+		return domain.Dependency("bad_gateway", "the provider is down")
 	}
 	return nil
 }
@@ -88,7 +90,7 @@ func request(t *testing.T, body string) *GovernedRequest {
 }
 
 // submit submits req of who at the account's current time.
-func (w *world) submit(who *httpapi.Principal, req *GovernedRequest) (Submitted, error) {
+func (w *world) submit(who *domain.Actor, req *GovernedRequest) (Submitted, error) {
 	var out Submitted
 	var err error
 	w.p.Write(func(tx *platform.Tx) {
@@ -97,17 +99,26 @@ func (w *world) submit(who *httpapi.Principal, req *GovernedRequest) (Submitted,
 	return out, err
 }
 
+// responseBody is the body of the response to a submission: the stored
+// update's view, or the error of a rejection.
+func responseBody(out Submitted) []byte {
+	if out.Rejection != nil {
+		return httpapi.ErrorResponse(out.Rejection).Body
+	}
+	return out.Body
+}
+
 // apiError is err as an API error with code.
-func apiError(t *testing.T, err error, code string) *httpapi.Error {
+func apiError(t *testing.T, err error, code string) *domain.Error {
 	t.Helper()
-	var e *httpapi.Error
+	var e *domain.Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, code, e.Code, e.Message)
 	return e
 }
 
 // paths are the detail paths of an API error.
-func paths(e *httpapi.Error) []string {
+func paths(e *domain.Error) []string {
 	var out []string
 	for _, d := range e.Details {
 		out = append(out, d.Path)

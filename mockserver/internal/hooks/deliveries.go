@@ -18,6 +18,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -808,10 +809,10 @@ func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if f.Status != "" && !slices.Contains([]string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCanceled}, f.Status) {
-		return nil, httpapi.InvalidField("status", "must be pending, succeeded, failed or canceled")
+		return nil, domain.InvalidField("status", "must be pending, succeeded, failed or canceled")
 	}
 	if f.Kind != "" && !slices.Contains([]string{DeliveryKindSubscription, DeliveryKindCallWebhook, DeliveryKindApprovalCallback}, f.Kind) {
-		return nil, httpapi.InvalidField("kind", "must be subscription, call_webhook or approval_callback")
+		return nil, domain.InvalidField("kind", "must be subscription, call_webhook or approval_callback")
 	}
 	poll(func(ctx context.Context) { s.WaitDeliveryCount(ctx, count, f.Match) })
 	return map[string]any{"deliveries": s.Deliveries(f), "cap": s.deliveryLogCap()}, nil
@@ -833,9 +834,9 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 	d, err := s.replayDeliveryLocked(rc.Tx, body.DeliveryID)
 	switch {
 	case errors.Is(err, ErrDeliveryNotFound):
-		return nil, httpapi.NotFound("delivery not found: " + body.DeliveryID)
+		return nil, domain.NotFound("delivery not found: " + body.DeliveryID)
 	case err != nil:
-		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict,
+		return nil, domain.New(wire.CodeConflict,
 			"a subscription's delivery can be replayed only while the subscription exists and is active")
 	}
 	return httpapi.Created(deliveryView(d)), nil
@@ -847,12 +848,12 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 // does the same). It returns the event id.
 func (s *Service) EmitEvent(businessID, eventType string, data any) (string, error) {
 	if !isEventType(eventType) {
-		return "", httpapi.InvalidField("event", "unknown event type %q", eventType)
+		return "", domain.InvalidField("event", "unknown event type %q", eventType)
 	}
 	tx := s.WriteTx()
 	defer tx.End()
 	if _, ok := tx.Businesses.Get(businessID); !ok {
-		return "", httpapi.NotFound("business not found: " + businessID)
+		return "", domain.NotFound("business not found: " + businessID)
 	}
 	if data == nil {
 		data = map[string]any{}
@@ -870,7 +871,7 @@ func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if _, ok := rc.Tx.Businesses.Get(body.BusinessID); !ok {
-		return nil, httpapi.NotFound("business not found: " + body.BusinessID)
+		return nil, domain.NotFound("business not found: " + body.BusinessID)
 	}
 	if body.Data == nil {
 		body.Data = map[string]any{}

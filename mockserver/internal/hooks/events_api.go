@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/events"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -34,7 +35,7 @@ func (s *Service) listEvents(rc *httpapi.Ctx) (any, error) {
 	var match func(*store.Event) bool
 	if typ := rc.Query("type"); typ != "" {
 		if !isEventType(typ) {
-			return nil, httpapi.InvalidField("type", "unknown event type %q", typ)
+			return nil, domain.InvalidField("type", "unknown event type %q", typ)
 		}
 		match = func(ev *store.Event) bool { return ev.Type == typ }
 	}
@@ -75,7 +76,7 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 				return nil, err
 			}
 			if !slices.Contains(owners, ev.Owner) {
-				return nil, httpapi.NotFound("event not found in business " + body.BusinessID + ": " + id)
+				return nil, domain.NotFound("event not found in business " + body.BusinessID + ": " + id)
 			}
 			evs = append(evs, ev)
 		}
@@ -84,7 +85,7 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 		if body.Until != nil {
 			until = *body.Until
 			if !until.After(*body.Since) {
-				return nil, httpapi.InvalidField("/until", "must be after since")
+				return nil, domain.InvalidField("/until", "must be after since")
 			}
 		}
 		tooMany := false
@@ -103,7 +104,7 @@ func (s *Service) replayEvents(rc *httpapi.Ctx) (any, error) {
 			return true
 		})
 		if tooMany {
-			return nil, httpapi.Invalid("more than %d events match: narrow since and until, or name types", maxReplayEvents)
+			return nil, domain.Invalid("more than %d events match: narrow since and until, or name types", maxReplayEvents)
 		}
 		slices.Reverse(evs) // oldest first
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -58,36 +58,36 @@ func splitDots(s string) ([]string, bool) {
 // made of non-empty dot-separated segments, bounded lengths and depth, and
 // no field name that is a prefix of another (a value cannot be both a leaf
 // and an object). It returns nil or a 400 naming the field.
-func validateTemplate(fields map[string]webhooks.FieldSource) *httpapi.Error {
+func validateTemplate(fields map[string]webhooks.FieldSource) *domain.Error {
 	if len(fields) > maxTemplateFields {
-		return httpapi.InvalidField("/payload_template/fields", "at most %d fields", maxTemplateFields)
+		return domain.InvalidField("/payload_template/fields", "at most %d fields", maxTemplateFields)
 	}
 	names := make([]string, 0, len(fields))
 	for name, src := range fields {
 		ptr := "/payload_template/fields/" + jsonPointerEscape(name)
 		if len(name) > maxTemplateNameLen {
-			return httpapi.InvalidField(ptr, "field names are at most %d characters", maxTemplateNameLen)
+			return domain.InvalidField(ptr, "field names are at most %d characters", maxTemplateNameLen)
 		}
 		segs, ok := splitDots(name)
 		if !ok {
-			return httpapi.InvalidField(ptr, "field name %q has an empty segment (dots nest the output: a.b)", name)
+			return domain.InvalidField(ptr, "field name %q has an empty segment (dots nest the output: a.b)", name)
 		}
 		if len(segs) > maxTemplateDepth {
-			return httpapi.InvalidField(ptr, "field name %q nests deeper than %d levels", name, maxTemplateDepth)
+			return domain.InvalidField(ptr, "field name %q nests deeper than %d levels", name, maxTemplateDepth)
 		}
 		if src.IsValue {
 			switch src.Value.(type) {
 			case nil, string, float64, bool, json.Number:
 			default:
-				return httpapi.InvalidField(ptr+"/value", "a constant is a string, number, boolean or null")
+				return domain.InvalidField(ptr+"/value", "a constant is a string, number, boolean or null")
 			}
 		} else {
 			if len(src.Path) > maxTemplatePathLen {
-				return httpapi.InvalidField(ptr, "paths are at most %d characters", maxTemplatePathLen)
+				return domain.InvalidField(ptr, "paths are at most %d characters", maxTemplatePathLen)
 			}
 			for _, alt := range strings.Split(src.Path, "|") {
 				if _, ok := splitDots(strings.TrimSpace(alt)); !ok {
-					return httpapi.InvalidField(ptr, "path %q: each alternative (a|b) is a dot path with non-empty segments, such as data.email", src.Path)
+					return domain.InvalidField(ptr, "path %q: each alternative (a|b) is a dot path with non-empty segments, such as data.email", src.Path)
 				}
 			}
 		}
@@ -96,7 +96,7 @@ func validateTemplate(fields map[string]webhooks.FieldSource) *httpapi.Error {
 	sort.Strings(names)
 	for i := 1; i < len(names); i++ {
 		if strings.HasPrefix(names[i], names[i-1]+".") {
-			return httpapi.InvalidField("/payload_template/fields/"+jsonPointerEscape(names[i]),
+			return domain.InvalidField("/payload_template/fields/"+jsonPointerEscape(names[i]),
 				"field %q nests under field %q, which is a value: a field cannot be both", names[i], names[i-1])
 		}
 	}

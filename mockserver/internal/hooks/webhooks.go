@@ -7,8 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -86,14 +88,14 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 			return nil, err
 		}
 		if w.Owner != body.BusinessID {
-			return nil, httpapi.InvalidField("/business_id", "does not match the subscription's business %s (a subscription cannot move)", w.Owner)
+			return nil, domain.InvalidField("/business_id", "does not match the subscription's business %s (a subscription cannot move)", w.Owner)
 		}
 		saved = w.CustomHeaders
 	}
 
 	// Check everything before changing anything.
 	if err := s.CheckReceiver(body.WebhookURL); err != nil {
-		return nil, httpapi.InvalidField("/webhook_url", "%v", err)
+		return nil, domain.InvalidField("/webhook_url", "%v", err)
 	}
 	change := webhookChange{body: &body, sent: sent, now: rc.Now.UTC()}
 	if _, ok := sent["payload_template"]; ok && body.Template != nil {
@@ -103,7 +105,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 		change.template = body.Template
 	}
 	if _, ok := sent["custom_headers"]; ok {
-		var e *httpapi.Error
+		var e *domain.Error
 		if change.headers, e = mergeCustomHeaders(saved, body.CustomHeaders); e != nil {
 			return nil, e
 		}
@@ -177,13 +179,13 @@ func (c webhookChange) apply(w *store.Webhook) {
 // headers: the sent names become the set (canonical names, no two equal in
 // any case), a string sets the value and null keeps the saved one. nil
 // (custom_headers: null) means no headers.
-func mergeCustomHeaders(saved map[string]string, sent map[string]*string) (map[string]string, *httpapi.Error) {
+func mergeCustomHeaders(saved map[string]string, sent map[string]*string) (map[string]string, *domain.Error) {
 	out := map[string]string{}
 	for name, v := range sent {
 		canon := http.CanonicalHeaderKey(name)
 		ptr := "/custom_headers/" + jsonPointerEscape(name)
 		if _, dup := out[canon]; dup {
-			return nil, httpapi.InvalidField(ptr, "header %s is given twice (names are case-insensitive)", canon)
+			return nil, domain.InvalidField(ptr, "header %s is given twice (names are case-insensitive)", canon)
 		}
 		if v != nil {
 			out[canon] = *v
@@ -191,7 +193,7 @@ func mergeCustomHeaders(saved map[string]string, sent map[string]*string) (map[s
 		}
 		old, ok := saved[canon]
 		if !ok {
-			return nil, httpapi.InvalidField(ptr, "null keeps the saved value, but header %s has none: send its value", canon)
+			return nil, domain.InvalidField(ptr, "null keeps the saved value, but header %s has none: send its value", canon)
 		}
 		out[canon] = old
 	}
@@ -304,7 +306,7 @@ func webhookView(w *store.Webhook, now time.Time) webhooks.Subscription {
 	}
 	v := webhooks.Subscription{
 		ID: w.ID, BusinessID: w.Owner, WebhookURL: w.URL, Events: w.Events,
-		Description: w.Description, IsActive: w.Active, Preset: httpapi.Strp(w.Preset),
+		Description: w.Description, IsActive: w.Active, Preset: val.Strp(w.Preset),
 		PayloadTemplate: w.Template, CustomHeaders: headers,
 		HTTPMethod: w.HTTPMethod, BodyFormat: w.BodyFormat,
 		PreviousSecrets: rotating, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -32,7 +33,7 @@ func (s *API) adminReset(rc *Ctx) (any, error) {
 	case "none":
 		reseed = false
 	default:
-		return nil, InvalidField("seed", "must be none (leave the server empty), or absent (provision the seed accounts again)")
+		return nil, domain.InvalidField("seed", "must be none (leave the server empty), or absent (provision the seed accounts again)")
 	}
 	n := s.ResetState(reseed)
 	return map[string]any{"reset": true, "seed_accounts": n}, nil
@@ -121,7 +122,7 @@ func (rc *Ctx) waitParam() (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 || d > MaxWait {
-		return 0, InvalidField("wait", "must be a duration such as 5s, at most %s", MaxWait)
+		return 0, domain.InvalidField("wait", "must be a duration such as 5s, at most %s", MaxWait)
 	}
 	return d, nil
 }
@@ -195,11 +196,11 @@ func (s *API) TenantOfBusiness(id string) (string, error) {
 // TenantIn is TenantOfBusiness with the state at hand.
 func TenantIn(tx *platform.Tx, id string) (string, error) {
 	if !IsUUID(id) {
-		return "", InvalidField("business_id", "must be a UUID")
+		return "", domain.InvalidField("business_id", "must be a UUID")
 	}
 	t := tx.TenantOf(id)
 	if t == "" {
-		return "", NotFound("business not found: " + id)
+		return "", domain.NotFound("business not found: " + id)
 	}
 	return t, nil
 }
@@ -407,10 +408,10 @@ func (s *API) adminAddFault(rc *Ctx) (any, error) {
 func (s *API) adminClearFaults(rc *Ctx) (any, error) {
 	if id, ok := rc.Request.URL.Query()["id"]; ok {
 		if len(id) != 1 || id[0] == "" {
-			return nil, NewError(http.StatusBadRequest, wire.CodeBadRequest, "the id query parameter is empty: send ?id=<fault id>, or leave it out to remove every rule")
+			return nil, domain.New(wire.CodeBadRequest, "the id query parameter is empty: send ?id=<fault id>, or leave it out to remove every rule")
 		}
 		if !s.FaultSet.Remove(id[0]) {
-			return nil, NotFound("fault rule not found: " + id[0])
+			return nil, domain.NotFound("fault rule not found: " + id[0])
 		}
 		return map[string]any{"removed": id[0]}, nil
 	}

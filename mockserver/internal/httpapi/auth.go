@@ -15,6 +15,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -29,41 +30,23 @@ const (
 	SessionCookie = "voiceagent_session"
 )
 
-// Principal is who is calling: a key, or a dashboard session, and the
-// businesses the caller has access to.
+// Principal is who is calling, as authentication found it: a key, or a
+// dashboard session, and the actor the operations act for (its user, the
+// scopes it holds, the businesses it reaches and its tenant; Has and
+// Reaches are the actor's).
 type Principal struct {
+	domain.Actor
 	User    *store.User
 	Key     *store.APIKey  // nil for a session
 	Session *store.Session // nil for a key
-	// Businesses are the ids the caller has access to, oldest first. The slice
-	// may be the store's: read it, do not change it.
-	Businesses []string
-	// Tenant is the tenant the caller acts in (the root business of its
-	// account; "" for a user without a business): its clock and its
-	// scoped faults apply to the request.
-	Tenant string
 }
 
 // OwnerID is the id idempotency keys, usage and rate limits are kept under.
 func (p *Principal) OwnerID() string { return p.User.ID }
 
-// Has reports whether the caller holds a scope. Sessions act as the user and
-// hold every scope.
-func (p *Principal) Has(scope string) bool {
-	if p.Key == nil {
-		return true
-	}
-	return slices.Contains(p.Key.Scopes, scope) || slices.Contains(p.Key.Scopes, wire.ScopeAll)
-}
-
-// Reaches reports whether the caller may act on a business.
-func (p *Principal) Reaches(businessID string) bool {
-	return slices.Contains(p.Businesses, businessID)
-}
-
 // ScopeReq is a scope requirement: one scope, or allOf/anyOf of others.
 type ScopeReq interface {
-	Met(p *Principal) bool
+	Met(by *domain.Actor) bool
 	String() string
 }
 
@@ -71,7 +54,7 @@ type ScopeReq interface {
 type Scope string
 
 // Met reports whether the caller holds the scope.
-func (s Scope) Met(p *Principal) bool { return p.Has(string(s)) }
+func (s Scope) Met(by *domain.Actor) bool { return by.Has(string(s)) }
 
 // String is the scope's name.
 func (s Scope) String() string { return string(s) }
@@ -80,9 +63,9 @@ func (s Scope) String() string { return string(s) }
 type AllOfReq []ScopeReq
 
 // Met reports whether every requirement is met.
-func (a AllOfReq) Met(p *Principal) bool {
+func (a AllOfReq) Met(by *domain.Actor) bool {
 	for _, r := range a {
-		if !r.Met(p) {
+		if !r.Met(by) {
 			return false
 		}
 	}
@@ -96,9 +79,9 @@ func (a AllOfReq) String() string { return joinReqs(a, " and ") }
 type AnyOfReq []ScopeReq
 
 // Met reports whether one requirement is met.
-func (a AnyOfReq) Met(p *Principal) bool {
+func (a AnyOfReq) Met(by *domain.Actor) bool {
 	for _, r := range a {
-		if r.Met(p) {
+		if r.Met(by) {
 			return true
 		}
 	}
@@ -127,7 +110,7 @@ func HashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
 
 // authenticate is the one auth check: it resolves the caller for the
 // route's auth mode and checks the route's scope requirement.
-func (s *API) authenticate(rc *Ctx) *Error {
+func (s *API) authenticate(rc *Ctx) error {
 	mode := rc.Route.Auth
 	if mode == AuthNone || mode == AuthAdmin {
 		return nil
@@ -137,7 +120,7 @@ func (s *API) authenticate(rc *Ctx) *Error {
 	var p *Principal
 	if mode != AuthSession {
 		if h := rc.Request.Header.Get("Authorization"); h != "" {
-			var apiErr *Error
+			var apiErr error
 			if p, apiErr = s.keyPrincipal(tx, h); apiErr != nil {
 				return apiErr
 			}
@@ -165,40 +148,40 @@ func (s *API) authenticate(rc *Ctx) *Error {
 		switch mode {
 		case AuthSession:
 			if rc.Request.Header.Get("Authorization") != "" {
-				return Unauthorized("this endpoint needs a signed-in dashboard session; a bearer key cannot manage keys")
+				return domain.Unauthorized("this endpoint needs a signed-in dashboard session; a bearer key cannot manage keys")
 			}
-			return Unauthorized("missing or expired dashboard session")
+			return domain.Unauthorized("missing or expired dashboard session")
 		default:
-			return Unauthorized("missing API key: send Authorization: Bearer <API_KEY>")
+			return domain.Unauthorized("missing API key: send Authorization: Bearer <API_KEY>")
 		}
 	}
 	rc.Principal = p
-	if req := rc.Route.Scope; req != nil && p.Key != nil && !req.Met(p) {
-		return Forbidden("this key lacks the scope " + req.String())
+	if req := rc.Route.Scope; req != nil && p.Key != nil && !req.Met(&p.Actor) {
+		return domain.Forbidden("this key lacks the scope " + req.String())
 	}
 	return nil
 }
 
-func (s *API) keyPrincipal(tx *platform.Tx, header string) (*Principal, *Error) {
+func (s *API) keyPrincipal(tx *platform.Tx, header string) (*Principal, error) {
 	// The scheme is case-insensitive (RFC 9110 section 11.1).
 	scheme, raw, ok := strings.Cut(header, " ")
 	raw = strings.TrimSpace(raw)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(raw, KeyPrefix) {
-		return nil, Unauthorized("invalid API key")
+		return nil, domain.Unauthorized("invalid API key")
 	}
 	sum := HashKey(raw)
 	k, found := tx.KeysByHash[sum]
 	if !found || subtle.ConstantTimeCompare(k.Hash[:], sum[:]) != 1 {
-		return nil, Unauthorized("invalid API key")
+		return nil, domain.Unauthorized("invalid API key")
 	}
 	if !k.Active {
-		return nil, Unauthorized("this API key has been revoked")
+		return nil, domain.Unauthorized("this API key has been revoked")
 	}
 	u, ok := tx.Users.Get(k.Owner)
 	if !ok {
-		return nil, Unauthorized("the key's account no longer exists")
+		return nil, domain.Unauthorized("the key's account no longer exists")
 	}
-	p := &Principal{User: u, Key: k}
+	p := &Principal{User: u, Key: k, Actor: domain.Actor{UserID: u.ID, KeyID: k.ID, Scopes: k.Scopes}}
 	switch {
 	case k.PartnerID != "":
 		p.Businesses = tx.BusinessesOfPartner(k.PartnerID)
@@ -216,10 +199,10 @@ func (s *API) keyPrincipal(tx *platform.Tx, header string) (*Principal, *Error) 
 
 // keyExpired checks a key's expiry on its tenant's time now, and marks
 // the key used.
-func (p *Principal) keyExpired(now time.Time) *Error {
+func (p *Principal) keyExpired(now time.Time) error {
 	k := p.Key
 	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
-		return Unauthorized("this API key has expired")
+		return domain.Unauthorized("this API key has expired")
 	}
 	k.LastUsed.Store(now.UnixNano())
 	return nil
@@ -247,7 +230,8 @@ func (s *API) sessionPrincipal(tx *platform.Tx, token string) *Principal {
 	if !ok {
 		return nil
 	}
-	return &Principal{User: u, Session: sess, Businesses: readOnly(tx.BusinessesOf(u.ID))}
+	return &Principal{User: u, Session: sess,
+		Actor: domain.Actor{UserID: u.ID, SessionID: sess.ID, Businesses: readOnly(tx.BusinessesOf(u.ID))}}
 }
 
 // intersect is the part of ids that is only: a slice of ids, or nil.
@@ -264,15 +248,24 @@ func intersect(ids []string, only string) []string {
 // that an append to it copies rather than writing into the store's.
 func readOnly(ids []string) []string { return ids[:len(ids):len(ids)] }
 
+// Actor returns the actor of the request's caller, for the operations a
+// handler calls: nil on a route that authenticates nobody.
+func (rc *Ctx) Actor() *domain.Actor {
+	if rc.Principal == nil {
+		return nil
+	}
+	return &rc.Principal.Actor
+}
+
 // Business returns a business the caller has access to: 404 when it does
 // not exist, 403 when the caller has no access to it.
 func (rc *Ctx) Business(id string) (*store.Business, error) {
 	b, ok := rc.Tx.Businesses.Get(id)
 	if !ok {
-		return nil, NotFound("business not found: " + id)
+		return nil, domain.NotFound("business not found: " + id)
 	}
 	if rc.Principal == nil || !rc.Principal.Reaches(id) {
-		return nil, Forbidden("this key has no access to business " + id)
+		return nil, domain.Forbidden("this key has no access to business " + id)
 	}
 	return b, nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 )
 
 // CORS: the API under /api serves browsers of the configured origins
@@ -132,7 +134,7 @@ func (c *corsPolicy) apply(w http.ResponseWriter, r *http.Request) (done bool) {
 	h.Add("Vary", "Access-Control-Request-Method")
 	h.Add("Vary", "Access-Control-Request-Headers")
 	if !ok {
-		writeResponse(w, ErrorResponse(Forbidden("origin "+origin+" may not call this mock server: start it with -cors "+origin+" (WithCORS)")))
+		writeResponse(w, ErrorResponse(domain.Forbidden("origin "+origin+" may not call this mock server: start it with -cors "+origin+" (WithCORS)")))
 		return true
 	}
 	h.Set("Access-Control-Allow-Origin", allow)

@@ -1,120 +1,173 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
 
-// FieldError names one field that failed validation.
-type FieldError struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
+// statuses is the one table of HTTP statuses: the status of an error
+// response with each error code (spec section 7, document 2, and the codes
+// the platform adds). A code it lacks is a 500.
+//
+// vendor_error has "4xx or 5xx" in the spec: it reports the voice
+// provider's failure, and its response has the status that failure came
+// with (the fault injected into the provider, which a *domain.Error holds
+// as its Cause), the table's 500 when it has none.
+var statuses = map[string]int{
+	wire.CodeUnauthorized:           http.StatusUnauthorized,
+	wire.CodeForbidden:              http.StatusForbidden,
+	wire.CodeNotFound:               http.StatusNotFound,
+	wire.CodeBadRequest:             http.StatusBadRequest,
+	wire.CodeInvalidRequest:         http.StatusBadRequest,
+	wire.CodeValidationError:        http.StatusBadRequest,
+	wire.CodeEmailExists:            http.StatusConflict,
+	wire.CodeNumberOnDNC:            http.StatusBadRequest,
+	wire.CodeNumberOptedOut:         http.StatusBadRequest,
+	wire.CodeContentBlocked:         http.StatusBadRequest,
+	wire.CodeTCPAViolation:          http.StatusBadRequest,
+	wire.CodeSMSSendFailed:          http.StatusInternalServerError,
+	wire.CodeVendorError:            http.StatusInternalServerError,
+	wire.CodeCallFailed:             http.StatusInternalServerError,
+	wire.CodePaymentRequired:        http.StatusPaymentRequired,
+	wire.CodeRateLimited:            http.StatusTooManyRequests,
+	wire.CodeInternalError:          http.StatusInternalServerError,
+	wire.CodeProvisioningFailed:     http.StatusServiceUnavailable,
+	wire.CodeIdempotencyConflict:    http.StatusConflict,
+	wire.CodeConflict:               http.StatusConflict,
+	wire.CodePayloadTooLarge:        http.StatusRequestEntityTooLarge,
+	wire.CodeNotImplemented:         http.StatusNotImplemented,
+	wire.CodeServiceUnavailable:     http.StatusServiceUnavailable,
+	wire.CodeMethodNotAllowed:       http.StatusMethodNotAllowed,
+	wire.CodeStaleRevision:          http.StatusConflict,
+	wire.CodeFingerprintMismatch:    http.StatusConflict,
+	wire.CodeInvalidState:           http.StatusConflict,
+	wire.CodeReconciliationRequired: http.StatusConflict,
+	wire.CodeApprovalRequired:       http.StatusForbidden,
 }
 
-// Error is every error response of the API: {"error": {code, message, ...}}.
-// It is the one error type handlers return; ErrorResponse turns it into
-// the Response that writeResponse writes.
+// StatusOf returns the HTTP status of an error response with code.
+func StatusOf(code string) int {
+	if s, ok := statuses[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Error is an error response the pipeline makes itself with a status or
+// headers of its own, beside its code's: a method not allowed (with
+// Allow), a body that is not JSON (415), a rate limit (with RateLimit-*
+// and Retry-After), the admin token's challenge, an injected fault (any
+// status). Operations return a *domain.Error; ErrorResponse writes both.
 type Error struct {
-	Status  int
+	Status  int // 0: the code's (StatusOf)
 	Code    string
 	Message string
-	Details []FieldError
-	extra   map[string]any // more members of "error" (recovery_paths, nextAllowedAt)
-	Top     map[string]any // members beside "error" (signup's provisioning_failed)
+	Details []domain.FieldError
 	Header  http.Header
-	// Transient marks the failure of a dependency (the voice provider, the
-	// carrier, storage, an injected dependency fault) that changed
-	// nothing: a 5xx response so marked is not remembered under the
-	// request's Idempotency-Key, so a retry runs again (see
-	// docs/mockserver.md, section Idempotency).
+	// Transient is domain.Error's Transient: the failure of a dependency
+	// that changed nothing (an injected dependency fault).
 	Transient bool
 }
 
 // Error implements error.
-func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.status(), e.Code, e.Message)
+}
 
-// NewError returns an error response with a status, a code and a message.
+// status is the error's status: its own, else its code's.
+func (e *Error) status() int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	return StatusOf(e.Code)
+}
+
+// NewError returns an error response with a status of its own, a code and
+// a message.
 func NewError(status int, code, message string) *Error {
 	return &Error{Status: status, Code: code, Message: message}
 }
 
-// With adds a member to the error object.
-func (e *Error) With(key string, v any) *Error {
-	if e.extra == nil {
-		e.extra = map[string]any{}
+// withHeader returns the error of e, a domain error, with the headers of
+// its response.
+func withHeader(e *domain.Error, h http.Header) *Error {
+	return &Error{Code: e.Code, Message: e.Message, Details: e.Details, Header: h, Transient: e.Transient}
+}
+
+// isAPIError reports whether err is, or wraps, an error of the API (a
+// *domain.Error or an *Error), which ErrorResponse shows as it is.
+func isAPIError(err error) bool {
+	var de *domain.Error
+	var pe *Error
+	return errors.As(err, &de) || errors.As(err, &pe)
+}
+
+// Status returns the HTTP status of the response ErrorResponse makes of err.
+func Status(err error) int { return ErrorResponse(err).Status }
+
+// ErrorResponse is the one error writer: it encodes err in the API's error
+// format, {"error": {"code", "message", "details", ...}}, with its status
+// and headers. A *domain.Error (found with errors.As) has its code's status
+// (StatusOf), or that of the dependency's failure it reports (Cause, an
+// injected fault); a *Error has its own; any other error is a 500
+// internal_error (the caller logs it).
+func ErrorResponse(err error) *Response {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return domainResponse(de)
 	}
-	e.extra[key] = v
-	return e
-}
-
-// DependencyError is the failure of a dependency that changed nothing
-// (Transient): a retry with the same Idempotency-Key runs again.
-func DependencyError(status int, code, message string) *Error {
-	e := NewError(status, code, message)
-	e.Transient = true
-	return e
-}
-
-// NotFound is a 404 not_found.
-func NotFound(msg string) *Error { return NewError(http.StatusNotFound, wire.CodeNotFound, msg) }
-
-// Forbidden is a 403 forbidden.
-func Forbidden(msg string) *Error {
-	return NewError(http.StatusForbidden, wire.CodeForbidden, msg)
-}
-
-// Unauthorized is a 401 unauthorized.
-func Unauthorized(msg string) *Error {
-	return NewError(http.StatusUnauthorized, wire.CodeUnauthorized, msg)
-}
-
-// Internal is an unexpected failure of the mock itself: 500
-// internal_error, details in the server's log only.
-func Internal() *Error {
-	return NewError(http.StatusInternalServerError, wire.CodeInternalError, "internal error")
-}
-
-// MissingParam is a missing query parameter: 400 bad_request.
-func MissingParam(name string) *Error {
-	return NewError(http.StatusBadRequest, wire.CodeBadRequest, "missing required query parameter: "+name)
-}
-
-// Invalid is a body or parameter that failed validation: 400 invalid_request.
-func Invalid(format string, args ...any) *Error {
-	return NewError(http.StatusBadRequest, wire.CodeInvalidRequest, fmt.Sprintf(format, args...))
-}
-
-// InvalidField is Invalid naming the field in details.
-func InvalidField(path, format string, args ...any) *Error {
-	msg := fmt.Sprintf(format, args...)
-	e := Invalid("%s: %s", path, msg)
-	e.Details = []FieldError{{Path: path, Message: msg}}
-	return e
-}
-
-// ErrorResponse encodes e in the API's error format.
-func ErrorResponse(e *Error) *Response {
-	obj := map[string]any{"code": e.Code, "message": e.Message}
-	if len(e.Details) > 0 {
-		obj["details"] = e.Details
+	var pe *Error
+	if errors.As(err, &pe) {
+		return encodeError(pe.status(), pe.Header.Clone(), pe.Code, pe.Message, pe.Details, nil, nil, pe.Transient)
 	}
-	for k, v := range e.extra {
+	return domainResponse(domain.Internal())
+}
+
+// domainResponse is the response of a domain error.
+func domainResponse(e *domain.Error) *Response {
+	status, h := StatusOf(e.Code), http.Header{}
+	var cause *Error
+	if errors.As(e.Cause, &cause) {
+		status, h = cause.status(), cause.Header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+	}
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(max((e.RetryAfter+time.Second-1)/time.Second, 1))))
+	}
+	if e.Final {
+		h.Set(HeaderShouldRetry, "false")
+	}
+	return encodeError(status, h, e.Code, e.Message, e.Details, e.Extra, e.Result, e.Transient)
+}
+
+// encodeError encodes an error response.
+func encodeError(status int, h http.Header, code, message string, details []domain.FieldError, extra, beside map[string]any, transient bool) *Response {
+	obj := map[string]any{"code": code, "message": message}
+	if len(details) > 0 {
+		obj["details"] = details
+	}
+	for k, v := range extra {
 		obj[k] = v
 	}
 	env := map[string]any{"error": obj}
-	for k, v := range e.Top {
+	for k, v := range beside {
 		env[k] = v
 	}
 	body, err := jsonview.EncodeJSON(env)
 	if err != nil {
 		body = []byte(`{"error":{"code":"internal_error","message":"encoding the error failed"}}`)
 	}
-	h := e.Header.Clone()
 	if h == nil {
 		h = http.Header{}
 	}
-	return &Response{Status: e.Status, Header: h, Body: body, Code: e.Code, transient: e.Transient}
+	return &Response{Status: status, Header: h, Body: body, Code: code, transient: transient}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 )
 
 // Fault targets: the HTTP exchange itself, or a simulated dependency that a
@@ -104,19 +105,19 @@ func (r *FaultRule) normalize() {
 func (s *API) checkFault(r *FaultRule) error {
 	r.normalize()
 	if !slices.Contains(faultTargets, r.Target) {
-		return InvalidField("target", "must be one of %s", strings.Join(faultTargets, ", "))
+		return domain.InvalidField("target", "must be one of %s", strings.Join(faultTargets, ", "))
 	}
 	if r.Target == FaultTargetRequest && r.Status == 0 && r.LatencyMS == 0 && !r.Drop && !r.Truncate && r.RetryAfter == nil {
-		return Invalid("the fault rule does nothing: give it a status, latency_ms, drop or truncate (or a dependency target)")
+		return domain.Invalid("the fault rule does nothing: give it a status, latency_ms, drop or truncate (or a dependency target)")
 	}
 	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
-		return InvalidField("status", "must be an error status from 400 to 599")
+		return domain.InvalidField("status", "must be an error status from 400 to 599")
 	}
 	if r.Probability < 0 || r.Probability > 1 {
-		return InvalidField("probability", "must be above 0 and at most 1 (leave it out to fire always)")
+		return domain.InvalidField("probability", "must be above 0 and at most 1 (leave it out to fire always)")
 	}
 	if r.LatencyMS < 0 || r.Times < 0 {
-		return Invalid("latency_ms and times must not be negative")
+		return domain.Invalid("latency_ms and times must not be negative")
 	}
 	if r.Path != "" || r.Method != "" {
 		if !s.routeMatches(r.Method, r.Path) {
@@ -124,7 +125,7 @@ func (s *API) checkFault(r *FaultRule) error {
 			if r.Method != "" {
 				what = r.Method + " " + cmpOr(r.Path, "any path")
 			}
-			return InvalidField("path", "no route of the API matches %s: the rule would never fire (see GET /api/openapi.yaml for the routes)", what)
+			return domain.InvalidField("path", "no route of the API matches %s: the rule would never fire (see GET /api/openapi.yaml for the routes)", what)
 		}
 	}
 	r.tenant = ""
@@ -359,20 +360,25 @@ func (f *FaultRule) apply(w http.ResponseWriter, resp *Response) {
 }
 
 // DependencyFault reports whether a simulated dependency of the current
-// request fails, as an API error for the handler to return.
-func (rc *Ctx) DependencyFault(target string) *Error {
+// request fails, as the domain error of a dependency's failure (nil when
+// it responds).
+func (rc *Ctx) DependencyFault(target string) *domain.Error {
 	return rc.API.DependencyFaultAt(target, rc.Request.Method, rc.Request.URL.Path, rc.Tenant)
 }
 
 // DependencyFaultAt reports whether a simulated dependency fails for work
 // of tenant on behalf of a request with method and path (work the clock
-// runs for an earlier request, which has no Ctx), as an API error.
-func (a *API) DependencyFaultAt(target, method, path, tenant string) *Error {
+// runs for an earlier request, which has no Ctx), as the domain error of
+// a dependency's failure (nil when it responds): Transient, with the
+// fault's code and message, and the fault's response as its Cause, so
+// that the response has the status the dependency failed with.
+func (a *API) DependencyFaultAt(target, method, path, tenant string) *domain.Error {
 	f := a.FaultSet.Match(target, method, path, tenant, allRules)
 	if f == nil {
 		return nil
 	}
-	return f.AsError()
+	fe := f.AsError()
+	return &domain.Error{Code: fe.Code, Message: fe.Message, Transient: true, Cause: fe}
 }
 
 func codeForStatus(status int) string {

@@ -1,37 +1,11 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"slices"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
-
-// Nullable shows an empty string as JSON null.
-func Nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// NullIfEmpty is s for a struct view's nullable member, nil (null) when
-// *s is "". The view shares the record's string without a copy: views are
-// encoded before the Tx that read the record ends, so before it can change.
-func NullIfEmpty(s *string) *string {
-	if *s == "" {
-		return nil
-	}
-	return s
-}
-
-// Set copies *src into *dst when src is not nil.
-func Set[T any](dst *T, src *T) {
-	if src != nil {
-		*dst = *src
-	}
-}
 
 // Reachable returns a record of a business the caller has access to, or 404 (an
 // absent and an inaccessible record look the same).
@@ -39,7 +13,7 @@ func Reachable[T store.Record](rc *Ctx, t *store.Table[T], id, what string) (T, 
 	r, ok := t.Get(id)
 	if !ok || rc.Principal == nil || !rc.Principal.Reaches(r.RecordOwner()) {
 		var zero T
-		return zero, NotFound(what + " not found: " + id)
+		return zero, domain.NotFound(what + " not found: " + id)
 	}
 	return r, nil
 }
@@ -79,22 +53,6 @@ func (rc *Ctx) scopedPage() ([]string, PageQuery, error) {
 	return owners, pq, err
 }
 
-// MustJSON encodes a value the server built itself (it cannot fail).
-func MustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("mockserver: encoding " + err.Error())
-	}
-	return b
-}
-
-// Str is a string member of a decoded object ("" when absent or not a
-// string).
-func Str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
 // DeleteOwned is the DELETE ?id= of a resource: it removes a record the
 // caller has access to and returns it.
 func DeleteOwned[T store.Record](rc *Ctx, t *store.Table[T], what string) (T, error) {
@@ -113,81 +71,6 @@ func DeleteOwned[T store.Record](rc *Ctx, t *store.Table[T], what string) (T, er
 
 // Deleted is the response of a delete.
 func Deleted(id string) map[string]any { return map[string]any{"success": true, "id": id} }
-
-// UtcPtr returns a pointer to t in UTC.
-func UtcPtr(t time.Time) *time.Time {
-	t = t.UTC()
-	return &t
-}
-
-// NonNil is a copy of s, empty rather than nil, so a view shows [] and
-// never shares the store's slice.
-func NonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return slices.Clone(s)
-}
-
-// Strp returns a pointer to s, nil for "".
-func Strp[S ~string](s S) *S {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// Strings returns a copy of in as another string type: a record's []string
-// as the SDK's []voiceagent.Scope, for example.
-func Strings[T, S ~string](in []S) []T {
-	out := make([]T, len(in))
-	for i, s := range in {
-		out[i] = T(s)
-	}
-	return out
-}
-
-// Later returns now, or a nanosecond after prev when now is not later, so
-// updated_at always moves.
-func Later(prev, now time.Time) time.Time {
-	now = now.UTC()
-	if !now.After(prev) {
-		return prev.Add(time.Nanosecond)
-	}
-	return now
-}
-
-// FirstNonEmpty returns the first value that is not "".
-func FirstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// DerefOrNil shows a nil string pointer as null.
-func DerefOrNil(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-// ZeroTime is the "no bound" of Table.Scan.
-var ZeroTime time.Time
-
-// TimeOrNull shows a zero time as null.
-func TimeOrNull(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UTC()
-}
-
-// Day is 24 hours.
-const Day = 24 * time.Hour
 
 // HeaderShouldRetry tells a client whether retrying a failed request can help.
 const HeaderShouldRetry = "X-Voiceagent-Should-Retry"
@@ -213,7 +96,7 @@ func (rc *Ctx) PageQuery(def, maxLimit int) (PageQuery, error) {
 	if a := rc.Query("after"); a != "" {
 		t, err := time.Parse(time.RFC3339Nano, a)
 		if err != nil {
-			return PageQuery{}, InvalidField("after", "must be an RFC 3339 timestamp (the created_at of the last item)")
+			return PageQuery{}, domain.InvalidField("after", "must be an RFC 3339 timestamp (the created_at of the last item)")
 		}
 		pq.After = t
 	}
@@ -266,5 +149,5 @@ func (rc *Ctx) TimeQuery(name string) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, v); err == nil {
 		return t, nil
 	}
-	return time.Time{}, InvalidField(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z, or a date such as 2026-01-02")
+	return time.Time{}, domain.InvalidField(name, "must be an ISO 8601 timestamp such as 2026-01-02T15:04:05Z, or a date such as 2026-01-02")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 )
 
 // Bounds of the idempotency records (WithIdempotencyLimit).
@@ -146,9 +147,9 @@ func (st *IdempotencyStore) forgetLocked(e *idemEntry) {
 func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Response {
 	switch {
 	case key == "":
-		return ErrorResponse(InvalidField("Idempotency-Key", "must not be empty: send a key of 1 to %d characters, or leave the header out", maxIdempotencyKeyLen))
+		return ErrorResponse(domain.InvalidField("Idempotency-Key", "must not be empty: send a key of 1 to %d characters, or leave the header out", maxIdempotencyKeyLen))
 	case len(key) > maxIdempotencyKeyLen:
-		return ErrorResponse(InvalidField("Idempotency-Key", "must be at most %d characters", maxIdempotencyKeyLen))
+		return ErrorResponse(domain.InvalidField("Idempotency-Key", "must be at most %d characters", maxIdempotencyKeyLen))
 	}
 	owner := "ip:" + rc.ClientIP
 	if rc.Principal != nil {
@@ -176,13 +177,13 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 	st.Mu.Unlock()
 
 	if e.fingerprint != fp {
-		return ErrorResponse(NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
+		return ErrorResponse(domain.New(wire.CodeIdempotencyConflict,
 			"this Idempotency-Key was already used with a different request"))
 	}
 	select {
 	case <-e.done:
 	case <-rc.Request.Context().Done():
-		return ErrorResponse(NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
+		return ErrorResponse(domain.New(wire.CodeIdempotencyConflict,
 			"a request with this Idempotency-Key is still in progress"))
 	}
 	replay := copyResponse(e.resp)
@@ -203,7 +204,7 @@ func (st *IdempotencyStore) runFirst(e *idemEntry, run func() *Response) *Respon
 	var resp *Response
 	defer func() {
 		if resp == nil {
-			resp = ErrorResponse(Internal())
+			resp = ErrorResponse(domain.Internal())
 		}
 		kept := copyResponse(resp)
 		st.Mu.Lock()

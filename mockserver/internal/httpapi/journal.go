@@ -22,6 +22,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
 
@@ -1157,6 +1158,6 @@ func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry
 func usageView(e *store.UsageEntry) account.UsageEntry {
 	return account.UsageEntry{
 		ID: e.ID, Endpoint: e.Endpoint, Method: e.Method, StatusCode: int(e.StatusCode),
-		CallID: Strp(e.CallID), CostCents: int(e.CostCents), CreatedAt: e.CreatedAt,
+		CallID: val.Strp(e.CallID), CostCents: int(e.CostCents), CreatedAt: e.CreatedAt,
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 )
@@ -95,10 +96,10 @@ const (
 )
 
 // handlerFor is what ServeHTTP dispatches: a known route, or an error.
-func (s *API) handlerFor(r *http.Request) (*Route, *Error) {
+func (s *API) handlerFor(r *http.Request) (*Route, error) {
 	methods, ok := s.Routes[r.URL.Path]
 	if !ok {
-		return nil, NotFound("no such endpoint: " + r.URL.Path)
+		return nil, domain.NotFound("no such endpoint: " + r.URL.Path)
 	}
 	rt, ok := methods[r.Method]
 	if !ok {
@@ -161,7 +162,7 @@ func (rc *Ctx) query() url.Values {
 // onlyQuery refuses a query naming a parameter that is not one of names
 // with 400 bad_request naming it: a filter a route does not know would
 // otherwise be ignored, and a test asserting on it would pass by mistake.
-func (rc *Ctx) onlyQuery(names []string) *Error {
+func (rc *Ctx) onlyQuery(names []string) error {
 	var unknown []string
 	for name := range rc.query() {
 		if !slices.Contains(names, name) {
@@ -176,7 +177,7 @@ func (rc *Ctx) onlyQuery(names []string) *Error {
 	if len(names) > 0 {
 		takes = strings.Join(names, ", ")
 	}
-	return NewError(http.StatusBadRequest, wire.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
+	return domain.New(wire.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
 		strings.Join(unknown, ", "), takes))
 }
 
@@ -184,7 +185,7 @@ func (rc *Ctx) onlyQuery(names []string) *Error {
 func (rc *Ctx) RequireQuery(name string) (string, error) {
 	v := rc.Query(name)
 	if v == "" {
-		return "", MissingParam(name)
+		return "", domain.MissingParam(name)
 	}
 	return v, nil
 }
@@ -197,7 +198,7 @@ func (rc *Ctx) IntQuery(name string, def, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
-		return 0, InvalidField(name, "must be an integer from %d to %d", lo, hi)
+		return 0, domain.InvalidField(name, "must be an integer from %d to %d", lo, hi)
 	}
 	return n, nil
 }
@@ -306,7 +307,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	defer func() {
 		if v := recover(); v != nil {
 			s.Config.Logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
-			resp = ErrorResponse(Internal())
+			resp = ErrorResponse(domain.Internal())
 		}
 	}()
 	if IsAdminPath(r.URL.Path) {
@@ -337,13 +338,13 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 			var tooBig *http.MaxBytesError
 			switch {
 			case errors.As(err, &tooBig):
-				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
+				return ErrorResponse(domain.New(wire.CodePayloadTooLarge,
 					fmt.Sprintf("request body is larger than %d bytes", limit))), rt, rc, fault
 			case s.draining.Err() != nil:
-				return ErrorResponse(NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+				return ErrorResponse(domain.New(wire.CodeServiceUnavailable,
 					"the server is shutting down and stopped reading the request body before its end; nothing was done")), rt, rc, fault
 			}
-			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, rc, fault
+			return ErrorResponse(domain.Invalid("reading the request body: %v", err)), rt, rc, fault
 		}
 		rc.Body = read
 	}
@@ -429,12 +430,10 @@ func (s *API) run(rc *Ctx) *Response {
 func (s *API) handleAndEncode(rc *Ctx) *Response {
 	v, err := rc.Route.Handle(rc)
 	if err != nil {
-		var apiErr *Error
-		if errors.As(err, &apiErr) {
-			return ErrorResponse(apiErr)
+		if !isAPIError(err) {
+			s.Config.Logger.Error("mockserver: handler error", "path", rc.Request.URL.Path, "error", err)
 		}
-		s.Config.Logger.Error("mockserver: handler error", "path", rc.Request.URL.Path, "error", err)
-		return ErrorResponse(Internal())
+		return ErrorResponse(err)
 	}
 	status, header := http.StatusOK, http.Header(nil) // a GET response rarely has headers of its own
 	if rc.Request.Method != http.MethodGet {
@@ -459,7 +458,7 @@ func (s *API) handleAndEncode(rc *Ctx) *Response {
 	body, err := jsonview.EncodeJSON(v)
 	if err != nil {
 		s.Config.Logger.Error("mockserver: encoding response", "path", rc.Request.URL.Path, "error", err)
-		return ErrorResponse(Internal())
+		return ErrorResponse(domain.Internal())
 	}
 	return &Response{Status: status, Header: header, Body: body}
 }
@@ -580,7 +579,7 @@ var (
 // 1, an enum, a number, a timestamp: ?phone= must not list every lead). An
 // empty required parameter is missing: the handler's 400 bad_request. A
 // well-formed id the caller cannot see is the handler's 404.
-func (rc *Ctx) checkQuery() *Error {
+func (rc *Ctx) checkQuery() error {
 	if rc.Request.URL.RawQuery == "" {
 		return nil
 	}
@@ -600,17 +599,17 @@ func (rc *Ctx) checkQuery() *Error {
 		for _, v := range vs {
 			switch {
 			case v == "" && name == "id":
-				return NewError(http.StatusBadRequest, wire.CodeBadRequest,
+				return domain.New(wire.CodeBadRequest,
 					"the id query parameter is empty: send ?id=<uuid> to read one record, or leave it out to list")
 			case v == "":
 			case !IsUUID(v):
-				return InvalidField(name, "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7, not %q", Truncate(v, 64))
+				return domain.InvalidField(name, "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7, not %q", Truncate(v, 64))
 			}
 		}
 	}
 	for _, name := range rc.Route.nonEmpty {
 		if slices.Contains(q[name], "") {
-			return InvalidField(name, "must not be empty: give a value, or leave the parameter out")
+			return domain.InvalidField(name, "must not be empty: give a value, or leave the parameter out")
 		}
 	}
 	return nil
@@ -671,22 +670,21 @@ const adminRealm = `realm="voiceagent-mock admin"`
 //     text/plain);
 //   - a body, or a Content-Type, must be JSON (application/json or
 //     application/*+json): 415 otherwise.
-func (s *API) guardAdmin(r *http.Request) *Error {
+func (s *API) guardAdmin(r *http.Request) error {
 	if token := s.Config.AdminToken; token != "" {
 		if !adminTokenMatches(r, token) {
-			e := Unauthorized("the admin API needs the admin token: Authorization: Bearer <token> (the server printed it at start, or it was set with -admin-token)")
-			e.Header = http.Header{"Www-Authenticate": {"Bearer " + adminRealm + ", Basic " + adminRealm}}
-			return e
+			return withHeader(domain.Unauthorized("the admin API needs the admin token: Authorization: Bearer <token> (the server printed it at start, or it was set with -admin-token)"),
+				http.Header{"Www-Authenticate": {"Bearer " + adminRealm + ", Basic " + adminRealm}})
 		}
 	} else if !s.adminHostAllowed(r.Host) {
-		return Forbidden("the admin API answers only loopback host names and the hosts it is configured for, not " +
+		return domain.Forbidden("the admin API answers only loopback host names and the hosts it is configured for, not " +
 			strconvQuote(r.Host) + " (a page on another site must not reach it through DNS rebinding)")
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
-		return Forbidden("the admin API refuses cross-origin requests (Origin " + strconvQuote(origin) + ")")
+		return domain.Forbidden("the admin API refuses cross-origin requests (Origin " + strconvQuote(origin) + ")")
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-		return Forbidden("the admin API refuses requests a page of another site made (Sec-Fetch-Site: " + site + ")")
+		return domain.Forbidden("the admin API refuses requests a page of another site made (Sec-Fetch-Site: " + site + ")")
 	}
 	ct := r.Header.Get("Content-Type")
 	if (ct != "" || r.ContentLength != 0) && !isJSONMediaType(ct) {

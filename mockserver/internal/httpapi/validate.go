@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
@@ -69,11 +69,11 @@ func (rc *Ctx) DecodeAs(schema string, dst any) error {
 		code = wire.CodeInvalidRequest
 	}
 	if len(bytes.TrimSpace(rc.Body)) == 0 {
-		return NewError(http.StatusBadRequest, code, "request body is required (JSON)")
+		return domain.New(code, "request body is required (JSON)")
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rc.Body))
 	if err != nil {
-		return NewError(http.StatusBadRequest, code, "request body is not valid JSON: "+err.Error())
+		return domain.New(code, "request body is not valid JSON: "+err.Error())
 	}
 	if schema != "" {
 		schemas, err := compiledSchemas()
@@ -96,18 +96,18 @@ func (rc *Ctx) DecodeAs(schema string, dst any) error {
 		return nil
 	}
 	if err := json.Unmarshal(rc.Body, dst); err != nil {
-		return NewError(http.StatusBadRequest, code, "request body does not match the expected shape: "+err.Error())
+		return domain.New(code, "request body does not match the expected shape: "+err.Error())
 	}
 	return nil
 }
 
 // validationError turns a schema failure into an API error with one detail
 // per failing location (the deepest messages, which name the real problem).
-func validationError(code string, ve *jsonschema.ValidationError) *Error {
-	var details []FieldError
+func validationError(code string, ve *jsonschema.ValidationError) *domain.Error {
+	var details []domain.FieldError
 	seen := map[string]bool{}
 	var walk func(u jsonschema.OutputUnit)
-	add := func(d FieldError) {
+	add := func(d domain.FieldError) {
 		if k := d.Path + d.Message; !seen[k] {
 			seen[k] = true
 			details = append(details, d)
@@ -120,7 +120,7 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 	var names func(c *jsonschema.ValidationError, parent []string)
 	names = func(c *jsonschema.ValidationError, parent []string) {
 		if k, ok := c.ErrorKind.(*kind.PropertyNames); ok {
-			add(FieldError{Path: jsonPointer(parent), Message: fmt.Sprintf("the name %q is not allowed here", k.Property)})
+			add(domain.FieldError{Path: jsonPointer(parent), Message: fmt.Sprintf("the name %q is not allowed here", k.Property)})
 			return
 		}
 		for _, cause := range c.Causes {
@@ -148,7 +148,7 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 				want, _ := k.Want.Float64()
 				msg = fmt.Sprintf("must be greater than %v, not %v", want, got)
 			}
-			add(FieldError{Path: path, Message: msg})
+			add(domain.FieldError{Path: path, Message: msg})
 		}
 		for _, c := range u.Errors {
 			walk(c)
@@ -168,7 +168,7 @@ func validationError(code string, ve *jsonschema.ValidationError) *Error {
 		}
 		msgs = append(msgs, d.Path+": "+d.Message)
 	}
-	e := NewError(http.StatusBadRequest, code, "request body failed validation: "+strings.Join(msgs, "; "))
+	e := domain.New(code, "request body failed validation: "+strings.Join(msgs, "; "))
 	e.Details = details
 	return e
 }
@@ -207,33 +207,11 @@ func Validate(schema string, v any) error {
 // ValidateUnder checks v, a value a request body carries at the JSON
 // pointer under (for example "/payload"), against the named schema, as
 // Decode checks a body. When v fails, the error is Decode's moved under
-// under (Error.Under), its message naming what failed.
+// under (domain.Error.Under), its message naming what failed.
 func ValidateUnder(schema string, v any, under, what string) error {
 	err := Validate(schema, v)
-	if e, ok := err.(*Error); ok {
+	if e, ok := err.(*domain.Error); ok {
 		return e.Under(under, what)
 	}
 	return err
-}
-
-// Under returns a copy of a validation error of a value that a request
-// body carries at the JSON pointer under: each detail's path is put under
-// it, and the message says that what failed validation at the first. An
-// error without details is returned as it is.
-func (e *Error) Under(under, what string) *Error {
-	if len(e.Details) == 0 {
-		return e
-	}
-	out := *e
-	out.Details = make([]FieldError, len(e.Details))
-	for i, d := range e.Details {
-		p := strings.TrimSuffix(d.Path, "/")
-		if p != "" && !strings.HasPrefix(p, "/") {
-			p = "/" + p // a field named without the pointer's slash
-		}
-		d.Path = under + p
-		out.Details[i] = d
-	}
-	out.Message = what + " failed validation: " + out.Details[0].Path + ": " + out.Details[0].Message
-	return &out
 }

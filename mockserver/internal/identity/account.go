@@ -8,8 +8,10 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
@@ -48,7 +50,7 @@ func (s *Service) listUsage(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if !pq.Since.IsZero() && !pq.Until.IsZero() && !pq.Until.After(pq.Since) {
-		return nil, httpapi.InvalidField("end", "must be after start")
+		return nil, domain.InvalidField("end", "must be after start")
 	}
 	var match func(*store.UsageEntry) bool
 	if only := rc.Principal.Key.BusinessID; only != "" {
@@ -62,8 +64,8 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 	out := account.Capabilities{
 		Workspaces: make([]account.Workspace, 0, len(rc.Principal.Businesses)),
 		Key: account.KeyInfo{
-			ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: httpapi.Strings[voiceagent.Scope](k.Scopes),
-			BusinessID: httpapi.Strp(k.BusinessID), PartnerID: httpapi.Strp(k.PartnerID),
+			ID: k.ID, Prefix: k.Prefix, Name: k.Name, Scopes: val.Strings[voiceagent.Scope](k.Scopes),
+			BusinessID: val.Strp(k.BusinessID), PartnerID: val.Strp(k.PartnerID),
 			CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt,
 		},
 		Permissions: []voiceagent.Scope{},
@@ -137,7 +139,7 @@ func (s *Service) getSchemas(rc *httpapi.Ctx) (any, error) {
 	if name := rc.Query("name"); name != "" {
 		raw, ok := openapi.Schema(name)
 		if !ok {
-			return nil, httpapi.NotFound("no schema named " + name + " (GET /v1/schemas lists them)")
+			return nil, domain.NotFound("no schema named " + name + " (GET /v1/schemas lists them)")
 		}
 		return json.RawMessage(raw), nil
 	}

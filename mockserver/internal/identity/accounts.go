@@ -8,10 +8,12 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/account"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Lifetimes of what provisioning creates.
@@ -279,7 +281,7 @@ func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
 func checkScopes(scopes []string) error {
 	for _, sc := range scopes {
 		if !wire.IsScope(sc) && sc != wire.ScopeAll {
-			return httpapi.InvalidField("scopes", "unknown scope %q", sc)
+			return domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
 	return nil
@@ -374,8 +376,8 @@ func workspaceView(b *store.Business) account.Workspace {
 	return account.Workspace{
 		ID:                 b.ID,
 		Name:               b.Name,
-		BusinessType:       httpapi.Strp(b.BusinessType),
-		Website:            httpapi.Strp(b.Website),
+		BusinessType:       val.Strp(b.BusinessType),
+		Website:            val.Strp(b.Website),
 		SubscriptionStatus: b.SubscriptionStatus,
 		TrialEndsAt:        &trialEnds,
 		PartnerID:          b.PartnerID,
@@ -399,7 +401,7 @@ func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {
 	}
 	for _, sc := range opts.Scopes {
 		if !wire.IsScope(sc) && sc != wire.ScopeAll {
-			return nil, httpapi.InvalidField("scopes", "unknown scope %q", sc)
+			return nil, domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
 	return httpapi.Created(s.CreateAccount(rc.Tx, opts)), nil

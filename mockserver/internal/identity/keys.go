@@ -6,8 +6,10 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/keys"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // defaultKeyName is the name of a key created without one.
@@ -37,7 +39,7 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 	// The schema forbids this pair too, but its message ("'not' failed")
 	// does not say why.
 	if httpapi.DecodeLoose(rc.Body, &body) == nil && body.BusinessID != "" && body.PartnerID != "" {
-		return nil, httpapi.InvalidField("/partner_id", "a partner key reaches its partner's businesses: partner_id cannot be combined with business_id")
+		return nil, domain.InvalidField("/partner_id", "a partner key reaches its partner's businesses: partner_id cannot be combined with business_id")
 	}
 	if err := rc.Decode(&body); err != nil {
 		return nil, err
@@ -55,22 +57,22 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 	if body.BusinessID != "" {
 		b, ok := rc.Tx.Businesses.Get(body.BusinessID)
 		if !ok {
-			return nil, httpapi.NotFound("business not found: " + body.BusinessID)
+			return nil, domain.NotFound("business not found: " + body.BusinessID)
 		}
 		if role := b.Members[caller.ID]; role != store.RoleOwner && role != store.RoleAdmin {
-			return nil, httpapi.Forbidden("only owners or admins of business " + b.ID + " may create keys for it")
+			return nil, domain.Forbidden("only owners or admins of business " + b.ID + " may create keys for it")
 		}
 	}
 	if body.PartnerID != "" {
 		if !caller.Operator {
-			return nil, httpapi.Forbidden("only platform operators may mint partner keys (partner_id)")
+			return nil, domain.Forbidden("only platform operators may mint partner keys (partner_id)")
 		}
 		if !rc.Tx.PartnerKnown(body.PartnerID) {
-			return nil, httpapi.NotFound("partner not found: " + body.PartnerID)
+			return nil, domain.NotFound("partner not found: " + body.PartnerID)
 		}
 		if body.UserID != "" {
 			if _, ok := rc.Tx.Users.Get(body.UserID); !ok {
-				return nil, httpapi.NotFound("user not found: " + body.UserID)
+				return nil, domain.NotFound("user not found: " + body.UserID)
 			}
 			owner = body.UserID
 		}
@@ -91,7 +93,7 @@ func (s *Service) revokeKey(rc *httpapi.Ctx) (any, error) {
 	}
 	k, ok := rc.Tx.Keys.Get(id)
 	if !ok || (k.Owner != rc.Principal.User.ID && k.CreatedBy != rc.Principal.User.ID) {
-		return nil, httpapi.NotFound("key not found: " + id)
+		return nil, domain.NotFound("key not found: " + id)
 	}
 	if k.Active {
 		k.Active = false
@@ -112,9 +114,9 @@ func keyView(k *store.APIKey, now time.Time) keys.Key {
 		ID:         k.ID,
 		Prefix:     k.Prefix,
 		Name:       k.Name,
-		Scopes:     httpapi.Strings[voiceagent.Scope](k.Scopes),
-		BusinessID: httpapi.Strp(k.BusinessID),
-		PartnerID:  httpapi.Strp(k.PartnerID),
+		Scopes:     val.Strings[voiceagent.Scope](k.Scopes),
+		BusinessID: val.Strp(k.BusinessID),
+		PartnerID:  val.Strp(k.PartnerID),
 		UserID:     k.Owner,
 		CreatedAt:  k.CreatedAt,
 		LastUsedAt: lastUsed,

@@ -14,9 +14,11 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/signup"
 )
 
@@ -255,7 +257,7 @@ func (s *Service) signupPayment(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(rc.Request.Header.Get(headerPayment)) == "" {
-		return nil, httpapi.NewError(http.StatusPaymentRequired, wire.CodePaymentRequired,
+		return nil, domain.New(wire.CodePaymentRequired,
 			"payment mode needs an "+headerPayment+" header carrying the payment for plan "+plan+" (x402)").
 			With("payment_requirements", map[string]any{
 				"scheme": "x402", "header": headerPayment, "plan_id": plan,
@@ -412,15 +414,15 @@ func (s *Service) exchangeMagicLink(rc *httpapi.Ctx) (any, error) {
 	}
 	l, ok := rc.Tx.MagicLinks[token]
 	if !ok || l.Kind != "magic" {
-		return nil, httpapi.Unauthorized("this sign-in link is invalid or was already used")
+		return nil, domain.Unauthorized("this sign-in link is invalid or was already used")
 	}
 	delete(rc.Tx.MagicLinks, token)
 	now := s.Now(s.linkTenant(rc.Tx, l))
 	if !now.Before(l.ExpiresAt) {
-		return nil, httpapi.Unauthorized("this sign-in link expired")
+		return nil, domain.Unauthorized("this sign-in link expired")
 	}
 	if _, ok := rc.Tx.Users.Get(l.UserID); !ok {
-		return nil, httpapi.Unauthorized("the link's account no longer exists")
+		return nil, domain.Unauthorized("the link's account no longer exists")
 	}
 	sess := s.newSession(rc.Tx, now, l.UserID)
 	c := &http.Cookie{
@@ -443,11 +445,11 @@ func (s *Service) passwordSetupLink(rc *httpapi.Ctx) (any, error) {
 	}
 	l, ok := rc.Tx.MagicLinks[token]
 	if !ok || l.Kind != "password_setup" || !s.Now(s.linkTenant(rc.Tx, l)).Before(l.ExpiresAt) {
-		return nil, httpapi.Unauthorized("this password setup link is invalid or expired")
+		return nil, domain.Unauthorized("this password setup link is invalid or expired")
 	}
 	u, ok := rc.Tx.Users.Get(l.UserID)
 	if !ok {
-		return nil, httpapi.Unauthorized("the link's account no longer exists")
+		return nil, domain.Unauthorized("the link's account no longer exists")
 	}
 	return map[string]any{"user_id": u.ID, "email": u.Email, "expires_at": l.ExpiresAt}, nil
 }
@@ -469,7 +471,7 @@ func callRoutingView(b *store.Business) map[string]any {
 	if b.ForwardTo != "" {
 		return map[string]any{"mode": "ring_first", "forward_to": b.ForwardTo, "ring_seconds": b.RingFirstSeconds, "then": "agent"}
 	}
-	return map[string]any{"mode": "agent", "owner_phone": httpapi.Nullable(b.Phone)}
+	return map[string]any{"mode": "agent", "owner_phone": val.Nullable(b.Phone)}
 }
 
 func signupRecoveryPaths(email, businessID string) map[string]string {
@@ -483,8 +485,8 @@ func signupRecoveryPaths(email, businessID string) map[string]string {
 	return p
 }
 
-func errEmailExists(email string) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, wire.CodeEmailExists,
+func errEmailExists(email string) *domain.Error {
+	return domain.New(wire.CodeEmailExists,
 		"an account with this email already exists: sign in, or create a key from the dashboard").
 		With("recovery_paths", signupRecoveryPaths(email, ""))
 }
@@ -492,39 +494,38 @@ func errEmailExists(email string) *httpapi.Error {
 // errProvisioningFailed is the 503 of a partly failed provisioning: the
 // response (key and links included) beside the error, which repeats the
 // recovery paths. It tells clients not to retry.
-func errProvisioningFailed(answer map[string]any) *httpapi.Error {
-	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeProvisioningFailed,
+func errProvisioningFailed(answer map[string]any) *domain.Error {
+	e := domain.New(wire.CodeProvisioningFailed,
 		"the account was created but its setup did not finish (phone number): keep the key, follow setup_status.recovery_paths, do not restart signup")
 	if setup, ok := answer["setup_status"].(map[string]any); ok {
 		e = e.With("recovery_paths", setup["recovery_paths"])
 	}
-	e.Top = answer
-	e.Header = http.Header{httpapi.HeaderShouldRetry: {"false"}}
+	e.Result, e.Final = answer, true
 	return e
 }
 
 // errSignupField is a signup field failure: 400 validation_error naming the
 // field (a JSON Pointer) in details.
-func errSignupField(path, format string, args ...any) *httpapi.Error {
+func errSignupField(path, format string, args ...any) *domain.Error {
 	msg := fmt.Sprintf(format, args...)
-	e := httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
-	e.Details = []httpapi.FieldError{{Path: path, Message: msg}}
+	e := domain.New(wire.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
+	e.Details = []domain.FieldError{{Path: path, Message: msg}}
 	return e
 }
 
 // errChallenge is a failed verify step: 400 validation_error with
 // error.reason.
-func errChallenge(reason, msg string) *httpapi.Error {
-	return httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, msg).With("reason", reason)
+func errChallenge(reason, msg string) *domain.Error {
+	return domain.New(wire.CodeValidationError, msg).With("reason", reason)
 }
 
 // diffSignupFields names the fields of a verify step that differ from the
 // request step's: email case-insensitively, scopes as sets (sent or not
 // counts), an absent string the same as an empty one.
-func diffSignupFields(req, ver *store.SignupFields) []httpapi.FieldError {
-	var d []httpapi.FieldError
+func diffSignupFields(req, ver *store.SignupFields) []domain.FieldError {
+	var d []domain.FieldError
 	add := func(name string) {
-		d = append(d, httpapi.FieldError{Path: "/" + name, Message: "differs from the request step"})
+		d = append(d, domain.FieldError{Path: "/" + name, Message: "differs from the request step"})
 	}
 	if req.BusinessName != ver.BusinessName {
 		add("business_name")
@@ -553,11 +554,11 @@ func diffSignupFields(req, ver *store.SignupFields) []httpapi.FieldError {
 	}
 	switch {
 	case req.APIKeyScopes != nil && ver.APIKeyScopes == nil:
-		d = append(d, httpapi.FieldError{Path: "/api_key_scopes", Message: "removed: the request step set scopes"})
+		d = append(d, domain.FieldError{Path: "/api_key_scopes", Message: "removed: the request step set scopes"})
 	case req.APIKeyScopes == nil && ver.APIKeyScopes != nil:
-		d = append(d, httpapi.FieldError{Path: "/api_key_scopes", Message: "added: the request step set none"})
+		d = append(d, domain.FieldError{Path: "/api_key_scopes", Message: "added: the request step set none"})
 	case !sameScopeSet(req.APIKeyScopes, ver.APIKeyScopes):
-		d = append(d, httpapi.FieldError{Path: "/api_key_scopes", Message: "changed: the scope set must equal the request step's"})
+		d = append(d, domain.FieldError{Path: "/api_key_scopes", Message: "changed: the scope set must equal the request step's"})
 	}
 	return d
 }

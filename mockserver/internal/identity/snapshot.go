@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -136,13 +136,13 @@ func CheckSnapshotHead(data []byte) error {
 	}
 	switch {
 	case head.Format == nil:
-		return httpapi.InvalidField("format", "is required: %q", SnapshotFormat)
+		return domain.InvalidField("format", "is required: %q", SnapshotFormat)
 	case *head.Format != SnapshotFormat:
-		return httpapi.InvalidField("format", "must be %q, not %q", SnapshotFormat, *head.Format)
+		return domain.InvalidField("format", "must be %q, not %q", SnapshotFormat, *head.Format)
 	case head.Version == nil:
-		return httpapi.InvalidField("version", "is required: %d", SnapshotVersion)
+		return domain.InvalidField("version", "is required: %d", SnapshotVersion)
 	case *head.Version != SnapshotVersion:
-		return httpapi.InvalidField("version", "%d is not a version this server reads (it reads %d)", *head.Version, SnapshotVersion)
+		return domain.InvalidField("version", "%d is not a version this server reads (it reads %d)", *head.Version, SnapshotVersion)
 	}
 	return nil
 }
@@ -161,25 +161,25 @@ func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
 		return nil, jsonError(err)
 	}
 	if dec.More() {
-		return nil, httpapi.Invalid("the document must be one JSON object")
+		return nil, domain.Invalid("the document must be one JSON object")
 	}
 	seen := map[string]bool{}
 	for i, ts := range doc.Tenants {
 		path := fmt.Sprintf("tenants.%d", i)
 		switch {
 		case !httpapi.IsUUID(ts.BusinessID):
-			return nil, httpapi.InvalidField(path+".business_id", "must be a UUID")
+			return nil, domain.InvalidField(path+".business_id", "must be a UUID")
 		case seen[ts.BusinessID]:
-			return nil, httpapi.InvalidField(path+".business_id", "names a tenant already in the document")
+			return nil, domain.InvalidField(path+".business_id", "names a tenant already in the document")
 		case ts.Now.IsZero():
-			return nil, httpapi.InvalidField(path+".now", "is required")
+			return nil, domain.InvalidField(path+".now", "is required")
 		}
 		seen[ts.BusinessID] = true
 		if err := s.checkTasks(path, ts.Tasks); err != nil {
 			return nil, err
 		}
 		if j, msg := httpapi.CheckRecords(ts.Idempotency); j >= 0 {
-			return nil, httpapi.InvalidField(fmt.Sprintf("%s.idempotency.%d", path, j), "%s", msg)
+			return nil, domain.InvalidField(fmt.Sprintf("%s.idempotency.%d", path, j), "%s", msg)
 		}
 	}
 	if doc.Server != nil {
@@ -193,10 +193,10 @@ func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
 func (s *Service) checkTasks(path string, tasks []httpapi.ScheduledTask) error {
 	for j, t := range tasks {
 		if !s.TaskDefined(t.Kind) {
-			return httpapi.InvalidField(fmt.Sprintf("%s.tasks.%d.kind", path, j), "%q is not a kind of task of this server", t.Kind)
+			return domain.InvalidField(fmt.Sprintf("%s.tasks.%d.kind", path, j), "%q is not a kind of task of this server", t.Kind)
 		}
 		if t.At.IsZero() {
-			return httpapi.InvalidField(fmt.Sprintf("%s.tasks.%d.at", path, j), "is required")
+			return domain.InvalidField(fmt.Sprintf("%s.tasks.%d.at", path, j), "is required")
 		}
 	}
 	return nil
@@ -208,17 +208,17 @@ func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return httpapi.Invalid("the document is not valid JSON at byte %d: %v", syn.Offset, err)
+		return domain.Invalid("the document is not valid JSON at byte %d: %v", syn.Offset, err)
 	case errors.As(err, &typ) && typ.Field != "":
-		return httpapi.InvalidField(typ.Field, "must be %s, not a JSON %s", typ.Type, typ.Value)
+		return domain.InvalidField(typ.Field, "must be %s, not a JSON %s", typ.Type, typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF) || err.Error() == "unexpected EOF":
-		return httpapi.Invalid("the document is truncated: %v", err)
+		return domain.Invalid("the document is truncated: %v", err)
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return httpapi.InvalidField(strings.Trim(f, `"`), "is not a member of a snapshot document")
+		return domain.InvalidField(strings.Trim(f, `"`), "is not a member of a snapshot document")
 	}
-	return httpapi.Invalid("the document does not decode: %s", msg)
+	return domain.Invalid("the document does not decode: %s", msg)
 }
 
 // Restore restores a snapshot document: each tenant in it replaces the
@@ -280,7 +280,7 @@ func (s *Service) Restore(doc *Snapshot) error {
 		}
 		imported, importedSecs = append(imported, ts.BusinessID), append(importedSecs, &doc.Tenants[i].Section)
 		if !tx.IsTenant(ts.BusinessID) {
-			return fail(httpapi.InvalidField(fmt.Sprintf("tenants.%d.business_id", i), "must be a business of tables.businesses that is its own tenant"))
+			return fail(domain.InvalidField(fmt.Sprintf("tenants.%d.business_id", i), "must be a business of tables.businesses that is its own tenant"))
 		}
 	}
 	// The records are in: now the clocks, the work and the replays.
@@ -321,15 +321,15 @@ func (s *Service) resume(tenant string, tasks []httpapi.ScheduledTask) {
 func sectionError(prefix string, err error) error {
 	var se *store.SectionError
 	if !errors.As(err, &se) {
-		return httpapi.Invalid("%s: %v", prefix, err)
+		return domain.Invalid("%s: %v", prefix, err)
 	}
 	path := prefix + "." + se.Path
 	if se.InUse {
-		e := httpapi.NewError(http.StatusConflict, wire.CodeConflict, path+": "+se.Message+" by another tenant")
-		e.Details = []httpapi.FieldError{{Path: path, Message: se.Message}}
+		e := domain.New(wire.CodeConflict, path+": "+se.Message+" by another tenant")
+		e.Details = []domain.FieldError{{Path: path, Message: se.Message}}
 		return e
 	}
-	return httpapi.InvalidField(path, "%s", se.Message)
+	return domain.InvalidField(path, "%s", se.Message)
 }
 
 // SeedAccounts returns the seed accounts (SeedAccount), oldest first.

@@ -11,10 +11,12 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	runsapi "github.com/voiceagent/voiceagent-go/runs"
 )
 
@@ -90,20 +92,20 @@ type Plan struct {
 	// of planning.
 	ExecuteAt []time.Time
 	// Errors make the run invalid; Warnings do not.
-	Errors   []httpapi.FieldError
-	Warnings []httpapi.FieldError
+	Errors   []domain.FieldError
+	Warnings []domain.FieldError
 }
 
 func (p *Plan) fail(path, format string, args ...any) {
-	p.Errors = append(p.Errors, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+	p.Errors = append(p.Errors, domain.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 func (p *Plan) warn(path, format string, args ...any) {
-	p.Warnings = append(p.Warnings, httpapi.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+	p.Warnings = append(p.Warnings, domain.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // invalid is the 400 of preview and create for a plan with errors.
-func (p *Plan) invalid() *httpapi.Error {
+func (p *Plan) invalid() *domain.Error {
 	msgs := make([]string, 0, 3)
 	for i, e := range p.Errors {
 		if i == 3 {
@@ -111,7 +113,7 @@ func (p *Plan) invalid() *httpapi.Error {
 		}
 		msgs = append(msgs, e.Path+": "+e.Message)
 	}
-	e := httpapi.Invalid("the communication run is invalid: %s", strings.Join(msgs, "; "))
+	e := domain.Invalid("the communication run is invalid: %s", strings.Join(msgs, "; "))
 	e.Details = p.Errors
 	return e
 }
@@ -272,7 +274,7 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	}
 	p, err := decodeRun(rc)
 	if err != nil {
-		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
+		if apiErr, ok := err.(*domain.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
 			return runValidation(apiErr.Details, nil, 0), nil
 		}
 		return nil, err
@@ -280,12 +282,12 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	return runValidation(p.Errors, p.Warnings, len(p.Input.Touches)), nil
 }
 
-func runValidation(errs, warns []httpapi.FieldError, touches int) runsapi.Validation {
+func runValidation(errs, warns []domain.FieldError, touches int) runsapi.Validation {
 	return runsapi.Validation{Valid: len(errs) == 0, Errors: errorDetails(errs), Warnings: errorDetails(warns), Touches: touches}
 }
 
 // errorDetails are field errors as the SDK's details: [] when none.
-func errorDetails(errs []httpapi.FieldError) []voiceagent.ErrorDetail {
+func errorDetails(errs []domain.FieldError) []voiceagent.ErrorDetail {
 	out := make([]voiceagent.ErrorDetail, len(errs))
 	for i, e := range errs {
 		out[i] = voiceagent.ErrorDetail{Path: e.Path, Message: e.Message}
@@ -312,7 +314,7 @@ func previewOf(p *Plan) runPreview {
 	v := runPreview{
 		Valid: true, BusinessID: p.Input.BusinessID, ExternalRef: p.Input.ExternalRef, AgentID: p.Agent.ID,
 		FromNumber: p.Number.PhoneNumber, FromNumberID: p.Number.ID,
-		Touches: make([]previewTouch, len(p.Input.Touches)), Warnings: httpapi.NonNil(p.Warnings),
+		Touches: make([]previewTouch, len(p.Input.Touches)), Warnings: val.NonNil(p.Warnings),
 	}
 	var first, last time.Time
 	for i, t := range p.Input.Touches {
@@ -344,15 +346,15 @@ func previewOf(p *Plan) runPreview {
 // runPreview is the response of POST /v1/communication-runs/preview, members
 // in the order of the OpenAPI document's CommunicationRunPreview.
 type runPreview struct {
-	Valid        bool                 `json:"valid"`
-	BusinessID   string               `json:"business_id"`
-	ExternalRef  string               `json:"external_ref"`
-	AgentID      string               `json:"agent_id"`
-	FromNumber   string               `json:"from_number"`
-	FromNumberID string               `json:"from_number_id"`
-	Touches      []previewTouch       `json:"touches"`
-	Summary      previewSummary       `json:"summary"`
-	Warnings     []httpapi.FieldError `json:"warnings"`
+	Valid        bool                `json:"valid"`
+	BusinessID   string              `json:"business_id"`
+	ExternalRef  string              `json:"external_ref"`
+	AgentID      string              `json:"agent_id"`
+	FromNumber   string              `json:"from_number"`
+	FromNumberID string              `json:"from_number_id"`
+	Touches      []previewTouch      `json:"touches"`
+	Summary      previewSummary      `json:"summary"`
+	Warnings     []domain.FieldError `json:"warnings"`
 }
 
 // previewTouch is a touch as the preview shows it, in execution order.
@@ -383,8 +385,8 @@ type previewSummary struct {
 func (s *Service) createRun(rc *httpapi.Ctx) (any, error) {
 	key := rc.Request.Header.Get("Idempotency-Key")
 	if key == "" {
-		e := httpapi.Invalid("the Idempotency-Key header is required to create a communication run (a retry with the same key returns the same run)")
-		e.Details = []httpapi.FieldError{{Path: "Idempotency-Key", Message: "header is required"}}
+		e := domain.Invalid("the Idempotency-Key header is required to create a communication run (a retry with the same key returns the same run)")
+		e.Details = []domain.FieldError{{Path: "Idempotency-Key", Message: "header is required"}}
 		return nil, e
 	}
 	p, err := decodeRun(rc)
@@ -443,10 +445,10 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, task clock.Task) {
 	// the run (Table.Update).
 	t := run.Touches[idx]
 	tx.Runs.Update(run, func(run *store.CommunicationRun) {
-		t.Status, t.StartedAt = touchRunning, httpapi.UtcPtr(now)
+		t.Status, t.StartedAt = touchRunning, val.UtcPtr(now)
 		run.UpdatedAt = now.UTC()
 		if run.Status == runScheduled {
-			run.Status, run.StartedAt = runRunning, httpapi.UtcPtr(now)
+			run.Status, run.StartedAt = runRunning, val.UtcPtr(now)
 		}
 	})
 	ref := store.TouchRef{CommunicationRunID: run.ID, ExternalRef: run.ExternalRef, TouchID: t.TouchID}
@@ -454,7 +456,7 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, task clock.Task) {
 	if t.Channel == "call" {
 		var context string
 		if len(t.Context) > 0 {
-			context = string(httpapi.MustJSON(t.Context))
+			context = string(val.MustJSON(t.Context))
 		}
 		id, err := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),
@@ -500,7 +502,7 @@ func runTouchEnded(tx *platform.Tx, now time.Time, ref store.TouchRef, end telep
 // when every touch is final.
 func endTouch(tx *platform.Tx, now time.Time, run *store.CommunicationRun, t *store.RunTouch, status string, end telephony.TouchEnd) {
 	tx.Runs.Update(run, func(run *store.CommunicationRun) {
-		t.Status, t.CompletedAt = status, httpapi.UtcPtr(now)
+		t.Status, t.CompletedAt = status, val.UtcPtr(now)
 		if end.Code != "" {
 			t.Error = &store.TouchError{Code: end.Code, Message: end.Message}
 		}
@@ -518,7 +520,7 @@ func endTouch(tx *platform.Tx, now time.Time, run *store.CommunicationRun, t *st
 				completed++
 			}
 		}
-		run.Status, run.CompletedAt = runFailed, httpapi.UtcPtr(now)
+		run.Status, run.CompletedAt = runFailed, val.UtcPtr(now)
 		if completed > 0 {
 			run.Status = runCompleted
 		}
@@ -528,7 +530,7 @@ func endTouch(tx *platform.Tx, now time.Time, run *store.CommunicationRun, t *st
 func (s *Service) getRuns(rc *httpapi.Ctx) (any, error) {
 	status, ref := rc.Query("status"), rc.Query("external_ref")
 	if status != "" && !slices.Contains([]string{runScheduled, runRunning, runCompleted, runFailed}, status) {
-		return nil, httpapi.InvalidField("status", "must be one of scheduled, running, completed, failed")
+		return nil, domain.InvalidField("status", "must be one of scheduled, running, completed, failed")
 	}
 	var match func(*store.CommunicationRun) bool
 	if status != "" || ref != "" {
@@ -560,7 +562,7 @@ func (s *Service) deleteRun(rc *httpapi.Ctx) (any, error) {
 	rc.Tx.Runs.Update(run, func(run *store.CommunicationRun) {
 		for _, t := range run.Touches {
 			if t.Status == touchScheduled {
-				t.Status, t.CompletedAt = touchCanceled, httpapi.UtcPtr(rc.Now)
+				t.Status, t.CompletedAt = touchCanceled, val.UtcPtr(rc.Now)
 				canceled++
 			}
 		}
@@ -668,9 +670,9 @@ func touchView(t *store.RunTouch) Touch {
 		ScheduledAt: t.ScheduledAt, TimingWindow: t.TimingWindow,
 		Context: t.Context, Metadata: t.Metadata, Message: t.Message, SMSCategory: t.SMSCategory,
 		Status: t.Status, ExecuteAt: t.ExecuteAt, StartedAt: t.StartedAt,
-		CompletedAt: t.CompletedAt, CallID: httpapi.NullIfEmpty(&t.CallID),
-		MessageSID: httpapi.NullIfEmpty(&t.MessageSID), Duration: t.Duration,
-		Summary: httpapi.NullIfEmpty(&t.Summary), Error: t.Error,
+		CompletedAt: t.CompletedAt, CallID: val.NullIfEmpty(&t.CallID),
+		MessageSID: val.NullIfEmpty(&t.MessageSID), Duration: t.Duration,
+		Summary: val.NullIfEmpty(&t.Summary), Error: t.Error,
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -73,7 +73,7 @@ func strp(s string) *string        { return &s }
 func timep(t time.Time) *time.Time { return &t }
 
 // paths are the paths of field errors.
-func paths(errs []httpapi.FieldError) []string {
+func paths(errs []domain.FieldError) []string {
 	out := []string{}
 	for _, e := range errs {
 		out = append(out, e.Path)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -166,11 +167,11 @@ func TestCadence(t *testing.T) {
 	next := start.Add(24 * time.Hour)
 	for _, at := range []time.Time{start.Add(time.Minute), next.Add(-time.Second)} {
 		_, err = touch(at, store.SDREmail)
-		var apiErr *httpapi.Error
+		var apiErr *domain.Error
 		require.ErrorAs(t, err, &apiErr, "touch at %v", at)
-		assert.Equal(t, http.StatusTooManyRequests, apiErr.Status)
+		assert.Equal(t, http.StatusTooManyRequests, httpapi.Status(apiErr))
 		assert.Equal(t, wire.CodeRateLimited, apiErr.Code)
-		assert.Equal(t, "false", apiErr.Header.Get(httpapi.HeaderShouldRetry))
+		assert.Equal(t, "false", httpapi.ErrorResponse(apiErr).Header.Get(httpapi.HeaderShouldRetry))
 		assert.Equal(t, next.Format(time.RFC3339), errorMembers(t, apiErr)["nextAllowedAt"], "touch at %v", at)
 	}
 	w.p.Read(func(tx *platform.Tx) {
@@ -184,16 +185,16 @@ func TestCadence(t *testing.T) {
 	assert.Equal(t, store.SDREmail, state.LastChannel)
 
 	_, err = touch(next.Add(48*time.Hour), store.SDRCall)
-	var apiErr *httpapi.Error
+	var apiErr *domain.Error
 	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, http.StatusTooManyRequests, apiErr.Status)
+	assert.Equal(t, http.StatusTooManyRequests, httpapi.Status(apiErr))
 	assert.NotContains(t, errorMembers(t, apiErr), "nextAllowedAt", "max_touches gives no time")
 	assert.Equal(t, 2.0, errorMembers(t, apiErr)["max_touches"])
-	assert.Empty(t, apiErr.Header.Get("Retry-After"))
+	assert.Empty(t, httpapi.ErrorResponse(apiErr).Header.Get("Retry-After"))
 }
 
 // errorMembers are the members of the "error" object of e's response.
-func errorMembers(t *testing.T, e *httpapi.Error) map[string]any {
+func errorMembers(t *testing.T, e *domain.Error) map[string]any {
 	t.Helper()
 	var env struct {
 		Error map[string]any `json:"error"`
@@ -302,7 +303,7 @@ func TestUpdateConfigRefusesAnotherBusinessesAgent(t *testing.T) {
 		on := true
 		_, err := w.sdr.UpdateConfig(tx, start, w.biz, ConfigPatch{Enabled: &on, SDRAgentID: &a.ID})
 		require.NotNil(t, err)
-		assert.Equal(t, http.StatusBadRequest, err.Status)
+		assert.Equal(t, http.StatusBadRequest, httpapi.Status(err))
 		assert.NotContains(t, tx.SDRConfigs, w.biz.ID)
 
 		cfg, err := w.sdr.UpdateConfig(tx, start, w.biz, ConfigPatch{Enabled: &on, SDRAgentID: &w.agent.ID})

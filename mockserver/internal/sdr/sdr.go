@@ -2,18 +2,18 @@ package sdr
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
@@ -45,14 +45,14 @@ func SDRConfigView(tx *platform.Tx, c *store.SDRConfig) *sdrapi.Config {
 		AutoCall:           c.AutoCall,
 		AutoEmail:          c.AutoEmail,
 		AutoSMS:            c.AutoSMS,
-		SDRAgentID:         httpapi.Strp(c.SDRAgentID),
+		SDRAgentID:         val.Strp(c.SDRAgentID),
 		BusinessHoursStart: c.HoursStart,
 		BusinessHoursEnd:   c.HoursEnd,
-		EmailFromAccountID: httpapi.Strp(c.EmailFromAccountID),
+		EmailFromAccountID: val.Strp(c.EmailFromAccountID),
 		Configured:         stored,
 		NextRunAt:          c.NextRunAt,
 		LastRunAt:          c.LastRunAt,
-		LastRunTrigger:     httpapi.Strp(c.LastRunTrigger),
+		LastRunTrigger:     val.Strp(c.LastRunTrigger),
 	}
 	if b, ok := tx.Businesses.Get(c.BusinessID); ok {
 		v.Timezone = telephony.BusinessLocation(b).String()
@@ -110,10 +110,10 @@ func (s *Service) putSDRConfig(rc *httpapi.Ctx) (any, error) {
 // now, storing the configuration if it was not: an upsert. Enabling starts
 // the scheduled runner, disabling stops it. An sdr_agent_id that is not an
 // agent of b is refused (400) and nothing changes.
-func (s *Service) UpdateConfig(tx *platform.Tx, now time.Time, b *store.Business, patch ConfigPatch) (*store.SDRConfig, *httpapi.Error) {
+func (s *Service) UpdateConfig(tx *platform.Tx, now time.Time, b *store.Business, patch ConfigPatch) (*store.SDRConfig, *domain.Error) {
 	if patch.SDRAgentID != nil && *patch.SDRAgentID != "" {
 		if a, ok := tx.Agents.Get(*patch.SDRAgentID); !ok || a.Owner != b.ID {
-			return nil, httpapi.InvalidField("/sdr_agent_id", "must be an agent of business %s", b.ID)
+			return nil, domain.InvalidField("/sdr_agent_id", "must be an agent of business %s", b.ID)
 		}
 	}
 	cfg, stored := tx.SDRConfigs[b.ID]
@@ -123,17 +123,17 @@ func (s *Service) UpdateConfig(tx *platform.Tx, now time.Time, b *store.Business
 		tx.SDRConfigs[b.ID] = cfg
 	}
 	wasEnabled := cfg.Enabled
-	httpapi.Set(&cfg.Enabled, patch.Enabled)
-	httpapi.Set(&cfg.MinTouchGapHours, patch.MinTouchGapHours)
-	httpapi.Set(&cfg.MaxTouches, patch.MaxTouches)
-	httpapi.Set(&cfg.AutoCall, patch.AutoCall)
-	httpapi.Set(&cfg.AutoEmail, patch.AutoEmail)
-	httpapi.Set(&cfg.AutoSMS, patch.AutoSMS)
-	httpapi.Set(&cfg.SDRAgentID, patch.SDRAgentID)
-	httpapi.Set(&cfg.HoursStart, patch.HoursStart)
-	httpapi.Set(&cfg.HoursEnd, patch.HoursEnd)
-	httpapi.Set(&cfg.EmailFromAccountID, patch.EmailFromAccountID)
-	cfg.UpdatedAt = httpapi.Later(cfg.UpdatedAt, now)
+	val.Set(&cfg.Enabled, patch.Enabled)
+	val.Set(&cfg.MinTouchGapHours, patch.MinTouchGapHours)
+	val.Set(&cfg.MaxTouches, patch.MaxTouches)
+	val.Set(&cfg.AutoCall, patch.AutoCall)
+	val.Set(&cfg.AutoEmail, patch.AutoEmail)
+	val.Set(&cfg.AutoSMS, patch.AutoSMS)
+	val.Set(&cfg.SDRAgentID, patch.SDRAgentID)
+	val.Set(&cfg.HoursStart, patch.HoursStart)
+	val.Set(&cfg.HoursEnd, patch.HoursEnd)
+	val.Set(&cfg.EmailFromAccountID, patch.EmailFromAccountID)
+	cfg.UpdatedAt = val.Later(cfg.UpdatedAt, now)
 	switch {
 	case cfg.Enabled && !wasEnabled:
 		s.startSDRRunner(tx, cfg, now)
@@ -153,7 +153,7 @@ func sdrLeadView(e *sdrEval) sdrapi.Lead {
 	}
 	if e.state != nil && e.state.LastTouchAt != nil {
 		v.LastTouch = e.state.LastTouchAt
-		v.LastChannel = httpapi.Strp(e.state.LastChannel)
+		v.LastChannel = val.Strp(e.state.LastChannel)
 	}
 	if !e.nextAt.IsZero() {
 		at := e.nextAt
@@ -170,7 +170,7 @@ func (s *Service) getSDRPipeline(rc *httpapi.Ctx) (any, error) {
 	}
 	only, filtered := parseSegment(rc.Query("segment"))
 	if !filtered && rc.Query("segment") != "" {
-		return nil, httpapi.InvalidField("segment", "must be one of %s", strings.Join(segmentNames[:], ", "))
+		return nil, domain.InvalidField("segment", "must be one of %s", strings.Join(segmentNames[:], ", "))
 	}
 	limit, err := rc.IntQuery("limit", 100, 1, 1000)
 	if err != nil {
@@ -221,7 +221,7 @@ func (c *sdrCtx) pipeline(segments []segment, limit int) *sdrapi.Pipeline {
 type sdrOutcome struct {
 	detail                     string
 	callID, messageID, emailID string
-	err                        *httpapi.Error // nil: success
+	err                        *domain.Error // nil: success
 }
 
 // sdrAgent is the agent the pipeline calls and texts from: sdr_agent_id
@@ -281,7 +281,7 @@ func sdrGreeting(l *store.Lead) string {
 
 // sdrLine is what a text or email to a lead of a segment says.
 func sdrLine(seg segment) string {
-	return httpapi.FirstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
+	return val.FirstNonEmpty(sdrLines[seg], "Just checking in. Is there anything we can help with?")
 }
 
 // magicEmailFailsDomain: SDR emails to addresses at this domain bounce
@@ -308,11 +308,11 @@ func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment
 func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
 	if c.tx.OnDNC(l.Owner, to) {
-		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")}
+		return sdrOutcome{err: domain.New(wire.CodeNumberOnDNC, to+" is on the do-not-call list")}
 	}
 	a := sdrAgent(c.tx, c.cfg, l.Owner)
 	if a == nil {
-		return sdrOutcome{err: httpapi.NotFound("the business has no agent to call from")}
+		return sdrOutcome{err: domain.NotFound("the business has no agent to call from")}
 	}
 	if dry {
 		if err := telephony.CallRefusal(c.tx, a, to); err != nil {
@@ -334,7 +334,7 @@ func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOu
 func (s *Service) sdrSMS(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	a := sdrTextAgent(c.tx, c.cfg, l.Owner)
 	if a == nil {
-		return sdrOutcome{err: httpapi.NotFound("the business has no agent to text from")}
+		return sdrOutcome{err: domain.NotFound("the business has no agent to text from")}
 	}
 	req := telephony.SMSRequest{Agent: a, To: *l.Phone, Lead: l,
 		Body: sdrGreeting(l) + " it's " + c.b.Name + ". " + sdrLine(seg) + " Reply STOP to opt out."}
@@ -364,7 +364,7 @@ func (s *Service) sdrEmail(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrO
 		return sdrOutcome{detail: "would email " + to}
 	}
 	m := &store.SDRMail{
-		LeadID: l.ID, To: to, From: httpapi.FirstNonEmpty(c.cfg.EmailFromAccountID, defaultSDRFrom),
+		LeadID: l.ID, To: to, From: val.FirstNonEmpty(c.cfg.EmailFromAccountID, defaultSDRFrom),
 		Subject: "Following up from " + c.b.Name,
 		Body:    sdrGreeting(l) + "\n\n" + sdrLine(seg) + "\n\n" + c.b.Name,
 		Status:  store.SDREmailQueued,
@@ -393,7 +393,7 @@ func (s *Service) sendSDRMail(tx *platform.Tx, now time.Time, id string) {
 	if l, ok := tx.Leads.Get(m.LeadID); ok && l.Status == store.LeadNew {
 		tx.Leads.Update(l, func(l *store.Lead) {
 			l.Status = store.LeadContacted
-			l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+			l.UpdatedAt = val.Later(l.UpdatedAt, now)
 		})
 		s.telephony.Rescore(tx, now, l)
 	}
@@ -422,7 +422,7 @@ type sdrMail struct {
 func sdrMailView(m *store.SDRMail) sdrMail {
 	return sdrMail{
 		ID: m.ID, LeadID: m.LeadID, BusinessID: m.Owner, To: m.To, From: m.From,
-		Subject: m.Subject, Body: m.Body, Status: m.Status, Error: httpapi.NullIfEmpty(&m.Error),
+		Subject: m.Subject, Body: m.Body, Status: m.Status, Error: val.NullIfEmpty(&m.Error),
 		CreatedAt: m.CreatedAt, SentAt: m.SentAt,
 	}
 }
@@ -454,15 +454,14 @@ func recordTouch(tx *platform.Tx, now time.Time, l *store.Lead, channel string) 
 }
 
 // errCadence is the 429 of a touch the cadence refuses.
-func errCadence(msg string, next *time.Time, now time.Time) *httpapi.Error {
-	e := httpapi.NewError(http.StatusTooManyRequests, wire.CodeRateLimited, msg)
-	// Never retried by the SDK: the wait is on the simulated clock, which a
-	// retry in real time would not move.
-	e.Header = http.Header{httpapi.HeaderShouldRetry: {"false"}}
+func errCadence(msg string, next *time.Time, now time.Time) *domain.Error {
+	e := domain.New(wire.CodeRateLimited, msg)
+	// Final, never retried by the SDK: the wait is on the simulated clock,
+	// which a retry in real time would not move.
+	e.Final = true
 	if next != nil {
 		e.With("nextAllowedAt", next.UTC())
-		secs := int((next.Sub(now) + time.Second - 1) / time.Second)
-		e.Header.Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		e.RetryAfter = max(next.Sub(now), time.Second)
 	}
 	return e
 }
@@ -486,7 +485,7 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 	}
 	l, ok := rc.Tx.Leads.Get(body.LeadID)
 	if !ok || l.Owner != b.ID {
-		return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + body.LeadID)
+		return nil, domain.NotFound("lead not found in business " + b.ID + ": " + body.LeadID)
 	}
 	res, apiErr := s.act(sdrCtxFor(rc, b), l, body.Action)
 	if apiErr != nil {
@@ -499,7 +498,7 @@ func (s *Service) postSDRAction(rc *httpapi.Ctx) (any, error) {
 // skip it, or touch it now on a channel, within the cadence (checkTouch).
 // A touch refused before it is dispatched changes nothing; a dispatch that
 // fails is logged, and its error returned.
-func (s *Service) act(c *sdrCtx, l *store.Lead, action string) (*sdrapi.ActionResult, *httpapi.Error) {
+func (s *Service) act(c *sdrCtx, l *store.Lead, action string) (*sdrapi.ActionResult, *domain.Error) {
 	e := c.evaluate(l)
 	out := sdrOutcome{}
 	switch action {
@@ -541,10 +540,10 @@ func (s *Service) act(c *sdrCtx, l *store.Lead, action string) (*sdrapi.ActionRe
 // contact, max_touches (429 without
 // nextAllowedAt), min_touch_gap_hours (429 with nextAllowedAt), and the
 // contact detail the channel needs (400).
-func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
+func checkTouch(c *sdrCtx, e *sdrEval, channel string) *domain.Error {
 	l := e.lead
 	if l.Status == store.LeadDoNotContact {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, "the lead's status is do_not_contact")
+		return domain.New(wire.CodeNumberOnDNC, "the lead's status is do_not_contact")
 	}
 	if n := e.touches(); n >= c.cfg.MaxTouches {
 		return errCadence(fmt.Sprintf("the lead has had %d touches, the configured max_touches is %d", n, c.cfg.MaxTouches), nil, c.now).
@@ -557,11 +556,11 @@ func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
 	switch channel {
 	case store.SDRCall, store.SDRSMS:
 		if l.Phone == nil || *l.Phone == "" {
-			return httpapi.InvalidField("action", "the lead has no phone number to %s", map[string]string{store.SDRCall: "call", store.SDRSMS: "text"}[channel])
+			return domain.InvalidField("action", "the lead has no phone number to %s", map[string]string{store.SDRCall: "call", store.SDRSMS: "text"}[channel])
 		}
 	case store.SDREmail:
 		if l.Email == nil || *l.Email == "" {
-			return httpapi.InvalidField("action", "the lead has no email address")
+			return domain.InvalidField("action", "the lead has no email address")
 		}
 	}
 	return nil
@@ -586,7 +585,7 @@ func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	}
 	c := sdrCtxFor(rc, b)
 	if !c.cfg.Enabled {
-		return nil, httpapi.NewError(http.StatusBadRequest, wire.CodeBadRequest,
+		return nil, domain.New(wire.CodeBadRequest,
 			"SDR is not enabled for business "+b.ID+": PUT /sdr/config with enabled true first")
 	}
 	return s.runSDR(c, store.SDRTriggerRun, body.DryRun), nil
@@ -721,9 +720,9 @@ func sdrPeriodStart(period string, now time.Time, b *store.Business) (time.Time,
 		local := now.In(telephony.BusinessLocation(b))
 		return time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, local.Location()).UTC(), true
 	case "week", "":
-		return now.Add(-7 * httpapi.Day), true
+		return now.Add(-7 * val.Day), true
 	case "month":
-		return now.Add(-30 * httpapi.Day), true
+		return now.Add(-30 * val.Day), true
 	}
 	return time.Time{}, false
 }
@@ -734,10 +733,10 @@ func (s *Service) getSDRReport(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	period := httpapi.FirstNonEmpty(rc.Query("period"), "week")
+	period := val.FirstNonEmpty(rc.Query("period"), "week")
 	since, ok := sdrPeriodStart(period, rc.Now, b)
 	if !ok {
-		return nil, httpapi.InvalidField("period", "must be today, week or month")
+		return nil, domain.InvalidField("period", "must be today, week or month")
 	}
 	return sdrCtxFor(rc, b).report(period, since), nil
 }
@@ -753,7 +752,7 @@ func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
 	for _, o := range sdrOutcomeKeys {
 		outcomes[o] = 0
 	}
-	c.tx.SDRActivity.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(a *store.SDRActivity) bool {
+	c.tx.SDRActivity.Scan([]string{c.b.ID}, val.ZeroTime, func(a *store.SDRActivity) bool {
 		if a.CreatedAt.Before(since) {
 			return false
 		}
@@ -764,7 +763,7 @@ func (c *sdrCtx) report(period string, since time.Time) *sdrapi.Report {
 		return true
 	})
 	newLeads := 0
-	c.tx.Leads.Scan([]string{c.b.ID}, httpapi.ZeroTime, func(l *store.Lead) bool {
+	c.tx.Leads.Scan([]string{c.b.ID}, val.ZeroTime, func(l *store.Lead) bool {
 		if l.CreatedAt.Before(since) {
 			return false
 		}
@@ -832,8 +831,8 @@ func sdrActivityOutcome(tx *platform.Tx, a *store.SDRActivity) string {
 func sdrActivityView(a *store.SDRActivity) sdrapi.Activity {
 	return sdrapi.Activity{
 		ID: a.ID, LeadID: a.LeadID, Action: sdrapi.Action(a.Action), Trigger: a.Trigger, Success: a.Success,
-		Detail: a.Detail, Segment: httpapi.Strp(sdrapi.Segment(a.Segment)), CallID: httpapi.Strp(a.CallID),
-		MessageID: httpapi.Strp(a.MessageID), EmailID: httpapi.Strp(a.EmailID), CreatedAt: a.CreatedAt,
+		Detail: a.Detail, Segment: val.Strp(sdrapi.Segment(a.Segment)), CallID: val.Strp(a.CallID),
+		MessageID: val.Strp(a.MessageID), EmailID: val.Strp(a.EmailID), CreatedAt: a.CreatedAt,
 	}
 }
 
@@ -851,7 +850,7 @@ func (s *Service) getSDRActivity(rc *httpapi.Ctx) (any, error) {
 	leadID := rc.Query("leadId")
 	if leadID != "" {
 		if l, ok := rc.Tx.Leads.Get(leadID); !ok || l.Owner != b.ID {
-			return nil, httpapi.NotFound("lead not found in business " + b.ID + ": " + leadID)
+			return nil, domain.NotFound("lead not found in business " + b.ID + ": " + leadID)
 		}
 	}
 	items, more := httpapi.ListPage(rc.Tx.SDRActivity, []string{b.ID}, httpapi.PageQuery{Limit: limit},
@@ -952,7 +951,7 @@ func (s *Service) cronSecret(tx *platform.Tx) string {
 func (s *Service) postSDRCron(rc *httpapi.Ctx) (any, error) {
 	got := rc.Request.Header.Get(HeaderCronSecret)
 	if got == "" || got != s.cronSecret(rc.Tx) {
-		return nil, httpapi.Unauthorized("the scheduled runner is internal: it needs the platform's internal secret, not an API key or a session")
+		return nil, domain.Unauthorized("the scheduled runner is internal: it needs the platform's internal secret, not an API key or a session")
 	}
 	return map[string]any{"runs": s.runScheduledAll(rc.Tx)}, nil
 }

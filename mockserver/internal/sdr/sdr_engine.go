@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
@@ -75,15 +75,15 @@ var hotSegments = []segment{segSpeedToLead, segFreshDemoCaller, segNewTrialStuck
 // email is sent and the most dispatches of one run.
 const (
 	speedToLeadWindow   = time.Hour
-	freshWindow         = httpapi.Day
-	warmWindow          = 3 * httpapi.Day
-	coolingWindow       = 14 * httpapi.Day
-	trialLength         = 14 * httpapi.Day
-	trialEndingWindow   = 3 * httpapi.Day
-	newTrialWindow      = 3 * httpapi.Day
-	goingDarkSilence    = 3 * httpapi.Day
-	churnWindow         = 30 * httpapi.Day
-	noReplyWindow       = 30 * httpapi.Day
+	freshWindow         = val.Day
+	warmWindow          = 3 * val.Day
+	coolingWindow       = 14 * val.Day
+	trialLength         = 14 * val.Day
+	trialEndingWindow   = 3 * val.Day
+	newTrialWindow      = 3 * val.Day
+	goingDarkSilence    = 3 * val.Day
+	churnWindow         = 30 * val.Day
+	noReplyWindow       = 30 * val.Day
 	sdrRunnerInterval   = 2 * time.Hour
 	sdrEmailDelay       = 30 * time.Second
 	maxDispatchesPerRun = 100

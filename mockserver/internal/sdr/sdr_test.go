@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 )
 
@@ -22,7 +22,7 @@ func TestSegmentNamesAreTheSDKs(t *testing.T) {
 		sdrapi.SegmentCoolingDemo, sdrapi.SegmentNewTrialStuck, sdrapi.SegmentTrialGoingDark,
 		sdrapi.SegmentTrialEnding, sdrapi.SegmentContactedNoReply, sdrapi.SegmentExhausted,
 		sdrapi.SegmentChurnedRecent, sdrapi.SegmentCold, sdrapi.SegmentManualReview,
-	}, httpapi.Strings[sdrapi.Segment](segmentNames[:]))
+	}, val.Strings[sdrapi.Segment](segmentNames[:]))
 	for i, name := range segmentNames {
 		g, ok := parseSegment(name)
 		assert.True(t, ok, name)

@@ -253,12 +253,14 @@ type AgencyOperation struct {
 }
 
 // RetainedCommand is what running a retained agency command again needs:
-// the request that sent it and who sent it.
+// its typed input and who sent it.
 type RetainedCommand struct {
-	// Body is the request's body, validated when the request came; the
-	// operation's resource and action say how to decode it.
-	Body json.RawMessage
-	// Path is the request's path, which dependency faults are matched on.
+	// Input is the JSON of the command's typed input, the value its
+	// operation took (the operation's resource and action name its type):
+	// the retry decodes it into that type and calls the operation again.
+	Input json.RawMessage
+	// Path is the path of the command's resource, which the dependency
+	// faults its retries meet are matched on.
 	Path string
 	// Tenant is the sender's tenant: its clock and its scoped faults apply.
 	Tenant string
@@ -267,6 +269,27 @@ type RetainedCommand struct {
 	UserID, KeyID, SessionID string
 	// Businesses are the businesses the sender had access to.
 	Businesses []string
+}
+
+// UnmarshalJSON decodes a retained command of a snapshot. A document
+// written before commands kept their input has the request's body under
+// Body instead: its members are the input's, with the action beside them,
+// which decoding into the input's type ignores, so it is taken as the
+// input.
+func (c *RetainedCommand) UnmarshalJSON(data []byte) error {
+	type plain RetainedCommand
+	var v struct {
+		plain
+		Body json.RawMessage
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*c = RetainedCommand(v.plain)
+	if len(c.Input) == 0 {
+		c.Input = v.Body
+	}
+	return nil
 }
 
 // AgencyTables are the agency records and their indexes.

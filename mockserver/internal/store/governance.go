@@ -27,10 +27,10 @@ type GovernedUpdate struct {
 	DecidedAt        *time.Time
 	DecisionNote     *string
 	UpdatedAt        time.Time
-	// AnswerStatus and Answer are the first response, replayed for the same
-	// idempotency_key.
-	AnswerStatus int
-	Answer       json.RawMessage
+	// Answer is the update as it was when it was submitted (applied or
+	// pending approval), which a request with the same idempotency_key
+	// gets again; a rejected update's response is made from its Error.
+	Answer json.RawMessage
 }
 
 // EmergencyAddress is the emergency (911) address of a phone number.

@@ -3,15 +3,16 @@ package telephony
 import (
 	"encoding/json"
 	"maps"
-	"net/http"
 	"slices"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Defaults of a new agent (spec: the voice provider's default voice, a
@@ -71,10 +72,10 @@ func AgentOf(rc *httpapi.Ctx, id string) (*store.Agent, error) {
 // ReachedAgent returns the agent with the id when who has access to
 // its business, else 404 (absent and not accessible look the same), as
 // AgentOf does for a request's caller.
-func ReachedAgent(tx *platform.Tx, who *httpapi.Principal, id string) (*store.Agent, error) {
+func ReachedAgent(tx *platform.Tx, who *domain.Actor, id string) (*store.Agent, error) {
 	a, ok := tx.Agents.Get(id)
 	if !ok || who == nil || !who.Reaches(a.Owner) {
-		return nil, httpapi.NotFound("agent not found: " + id)
+		return nil, domain.NotFound("agent not found: " + id)
 	}
 	return a, nil
 }
@@ -96,7 +97,7 @@ func (s *Service) getAgents(rc *httpapi.Ctx) (any, error) {
 		n += rc.Tx.Agents.Count(o)
 	}
 	out := make([]AgentListView, 0, n)
-	rc.Tx.Agents.Scan(owners, httpapi.ZeroTime, func(a *store.Agent) bool {
+	rc.Tx.Agents.Scan(owners, val.ZeroTime, func(a *store.Agent) bool {
 		out = append(out, AgentListItem(a))
 		return true
 	})
@@ -141,7 +142,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if body.VoiceCatalogID != "" {
 		v, ok := catalogVoice(body.VoiceCatalogID)
 		if !ok {
-			return nil, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", body.VoiceCatalogID)
+			return nil, domain.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", body.VoiceCatalogID)
 		}
 		a.Voice, a.VoiceCatalogID = v, body.VoiceCatalogID
 	}
@@ -167,7 +168,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Tx.Assistants, a.VendorAssistantID)
-		return nil, httpapi.DependencyError(http.StatusInternalServerError, wire.CodeInternalError,
+		return nil, domain.Dependency(wire.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
 	rc.Tx.Agents.Insert(a, body.BusinessID, rc.Now)
@@ -287,8 +288,8 @@ func (s *Service) updateAgent(rc *httpapi.Ctx) (any, error) {
 
 // voiceProviderFault returns the check of the voice provider's simulated
 // failure for the request rc.
-func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
-	return func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
+func voiceProviderFault(rc *httpapi.Ctx) func() *domain.Error {
+	return func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
 }
 
 // UpdateAgent applies patch p to agent a at now and returns the response
@@ -300,10 +301,10 @@ func voiceProviderFault(rc *httpapi.Ctx) func() *httpapi.Error {
 // vendor_error and nothing changes. Metadata is merged, and of
 // vendor_config only the settings passed to the provider are kept, the
 // others named in ignored_vendor_config_keys.
-func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p AgentPatch, providerFault func() *httpapi.Error) (agents.Updated, error) {
+func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p AgentPatch, providerFault func() *domain.Error) (agents.Updated, error) {
 	if p.VoiceCatalogID != nil {
 		if _, ok := catalogVoice(*p.VoiceCatalogID); !ok {
-			return agents.Updated{}, httpapi.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", *p.VoiceCatalogID)
+			return agents.Updated{}, domain.InvalidField("voice_catalog_id", "unknown voice %q (see GET /v1/voices)", *p.VoiceCatalogID)
 		}
 	}
 	syncs := p.syncsProvider()
@@ -316,13 +317,13 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 	}
 	var ignored []string
 	tx.Agents.Update(a, func(a *store.Agent) {
-		httpapi.Set(&a.Name, p.Name)
-		httpapi.Set(&a.InboundPrompt, p.SystemPrompt)
-		httpapi.Set(&a.InboundPrompt, p.InboundPrompt)
-		httpapi.Set(&a.OutboundPrompt, p.OutboundPrompt)
-		httpapi.Set(&a.SMSPrompt, p.SMSPrompt)
-		httpapi.Set(&a.FirstMessage, p.FirstMessage)
-		httpapi.Set(&a.OutboundFirstMessage, p.OutboundFirstMessage)
+		val.Set(&a.Name, p.Name)
+		val.Set(&a.InboundPrompt, p.SystemPrompt)
+		val.Set(&a.InboundPrompt, p.InboundPrompt)
+		val.Set(&a.OutboundPrompt, p.OutboundPrompt)
+		val.Set(&a.SMSPrompt, p.SMSPrompt)
+		val.Set(&a.FirstMessage, p.FirstMessage)
+		val.Set(&a.OutboundFirstMessage, p.OutboundFirstMessage)
 		if p.OutboundLLM.Sent {
 			a.OutboundLLM = p.OutboundLLM.Value
 		}
@@ -333,15 +334,15 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 			a.Voice, _ = catalogVoice(*p.VoiceCatalogID)
 			a.VoiceCatalogID = *p.VoiceCatalogID
 		}
-		httpapi.Set(&a.Voice, p.Voice)
-		httpapi.Set(&a.Model, p.Model)
+		val.Set(&a.Voice, p.Voice)
+		val.Set(&a.Model, p.Model)
 		if p.Metadata != nil {
 			if a.Metadata == nil {
 				a.Metadata = map[string]any{}
 			}
 			maps.Copy(a.Metadata, p.Metadata)
 		}
-		httpapi.Set(&a.MaxDuration, p.MaxDuration)
+		val.Set(&a.MaxDuration, p.MaxDuration)
 		if p.VendorConfig != nil {
 			if a.VendorConfig == nil {
 				a.VendorConfig = map[string]any{}
@@ -355,8 +356,8 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 			}
 			slices.Sort(ignored)
 		}
-		httpapi.Set(&a.TransferEnabled, p.TransferEnabled)
-		httpapi.Set(&a.TransferPhoneNumber, p.TransferPhoneNumber)
+		val.Set(&a.TransferEnabled, p.TransferEnabled)
+		val.Set(&a.TransferPhoneNumber, p.TransferPhoneNumber)
 		a.UpdatedAt = now.UTC()
 	})
 	if syncs {
@@ -424,7 +425,7 @@ type agentDetailView struct {
 func AgentListItem(a *store.Agent) AgentListView {
 	return AgentListView{
 		ID: a.ID, Name: a.Name, BusinessID: a.Owner, VendorAssistantID: a.VendorAssistantID,
-		PhoneNumber: httpapi.Strp(a.PhoneNumber), Status: a.Status, CreatedAt: a.CreatedAt,
+		PhoneNumber: val.Strp(a.PhoneNumber), Status: a.Status, CreatedAt: a.CreatedAt,
 	}
 }
 
@@ -435,18 +436,18 @@ func AgentDetail(a *store.Agent) agentDetailView {
 		AgentListView: AgentListItem(a),
 		Prompts: map[string]any{
 			"inbound":  map[string]any{"prompt": a.InboundPrompt, "llm": a.Model},
-			"outbound": map[string]any{"prompt": httpapi.Nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": httpapi.Nullable(a.OutboundFirstMessage)},
-			"sms":      map[string]any{"prompt": httpapi.Nullable(a.SMSPrompt), "llm": orDefault(a.SMSLLM, a.Model)},
+			"outbound": map[string]any{"prompt": val.Nullable(a.OutboundPrompt), "llm": orDefault(a.OutboundLLM, a.Model), "first_message": val.Nullable(a.OutboundFirstMessage)},
+			"sms":      map[string]any{"prompt": val.Nullable(a.SMSPrompt), "llm": orDefault(a.SMSLLM, a.Model)},
 		},
 		Voice:               a.Voice,
-		VoiceCatalogID:      httpapi.Strp(a.VoiceCatalogID),
+		VoiceCatalogID:      val.Strp(a.VoiceCatalogID),
 		Model:               a.Model,
 		FirstMessage:        a.FirstMessage,
 		Metadata:            maps.Clone(a.Metadata),
 		MaxDuration:         a.MaxDuration,
 		VendorConfig:        maps.Clone(a.VendorConfig),
 		TransferEnabled:     a.TransferEnabled,
-		TransferPhoneNumber: httpapi.Strp(a.TransferPhoneNumber),
+		TransferPhoneNumber: val.Strp(a.TransferPhoneNumber),
 		LeadCollection:      a.LeadCollection,
 		UpdatedAt:           a.UpdatedAt,
 	}

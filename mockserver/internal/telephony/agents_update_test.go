@@ -2,7 +2,6 @@ package telephony_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -27,11 +26,11 @@ func patchOf(t *testing.T, body string) telephony.AgentPatch {
 }
 
 func TestUpdateAgent(t *testing.T) {
-	failing := func() *httpapi.Error { return httpapi.NewError(http.StatusBadGateway, "bad_gateway", "down") }
+	failing := func() *domain.Error { return domain.New("bad_gateway", "down") }
 	tests := []struct {
 		name  string
 		patch telephony.AgentPatch
-		fault func() *httpapi.Error
+		fault func() *domain.Error
 		// check looks at the response and the agent after the update.
 		check   func(t *testing.T, res agents.Updated, a *store.Agent, as *store.Assistant)
 		wantErr string // the error's code, "" none
@@ -130,7 +129,7 @@ func TestUpdateAgent(t *testing.T) {
 				res, err := w.tel.UpdateAgent(tx, start, a, tt.patch, tt.fault)
 				as := tx.Assistants[a.VendorAssistantID]
 				if tt.wantErr != "" {
-					var e *httpapi.Error
+					var e *domain.Error
 					require.ErrorAs(t, err, &e)
 					assert.Equal(t, tt.wantErr, e.Code)
 					if tt.path != "" {

@@ -3,7 +3,6 @@ package telephony
 import (
 	"fmt"
 	"hash/fnv"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -13,9 +12,11 @@ import (
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -44,14 +45,14 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	}
 	if body.WebhookURL != "" {
 		if err := s.hooks.CheckTarget(body.WebhookURL); err != nil {
-			return nil, httpapi.InvalidField("webhook_url", "%v", err)
+			return nil, domain.InvalidField("webhook_url", "%v", err)
 		}
 	}
 	var lead *store.Lead
 	if body.LeadID != "" {
 		l, ok := rc.Tx.Leads.Get(body.LeadID)
 		if !ok || l.Owner != a.Owner {
-			return nil, httpapi.NotFound("lead not found: " + body.LeadID)
+			return nil, domain.NotFound("lead not found: " + body.LeadID)
 		}
 		lead = l
 	}
@@ -70,20 +71,20 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	c, apiErr := s.PlaceOutboundCall(rc.Tx, rc.Now, OutboundCall{
 		Agent: a, To: body.To, Name: name, Context: body.Context, FirstMessage: first,
 		WebhookURL: body.WebhookURL, MaxDuration: body.MaxDuration, Lead: lead,
-		ProviderFault: func() *httpapi.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) },
+		ProviderFault: func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) },
 	})
 	if apiErr != nil {
 		return nil, apiErr
 	}
 	return httpapi.Created(calls.Created{
 		ID: c.ID, ConversationID: c.ConversationID, Status: calls.Status(c.Status), AgentID: c.AgentID,
-		To: c.To, Name: httpapi.Strp(c.Name), CreatedAt: c.CreatedAt,
+		To: c.To, Name: val.Strp(c.Name), CreatedAt: c.CreatedAt,
 	}), nil
 }
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
-func ErrMagicCallFailed(to string) *httpapi.Error {
-	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeCallFailed,
+func ErrMagicCallFailed(to string) *domain.Error {
+	return domain.Dependency(wire.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
@@ -102,7 +103,7 @@ type OutboundCall struct {
 	From         string      // "" the agent's number (BusinessNumber)
 	Ref          store.TouchRef
 	// ProviderFault reports a simulated voice provider failure (nil: none).
-	ProviderFault func() *httpapi.Error
+	ProviderFault func() *domain.Error
 }
 
 // PlaceOutboundCall places an outbound call: the tenant's script, the
@@ -110,7 +111,7 @@ type OutboundCall struct {
 // stored queued with its enrichment variables and the clock takes it on.
 // The call follows the tenant's next script step for the number, if any,
 // else the default simulation.
-func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundCall) (*store.Call, *httpapi.Error) {
+func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundCall) (*store.Call, *domain.Error) {
 	a := oc.Agent
 	step := tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, oc.To)
 	refusal := callRefusal(step, oc.To)
@@ -167,7 +168,7 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 		c.Name = vars.Name
 	}
 	c.FirstMessage = fillVariables(outboundOpening(oc.FirstMessage, a, b, c.Name), vars)
-	prompt := httpapi.FirstNonEmpty(a.OutboundPrompt, a.InboundPrompt)
+	prompt := val.FirstNonEmpty(a.OutboundPrompt, a.InboundPrompt)
 	if c.Context != "" {
 		prompt += "\n\nContext: " + c.Context
 	}
@@ -307,7 +308,7 @@ func (s *Service) startCall(tx *platform.Tx, now time.Time, c *store.Call) {
 		at := now.UTC()
 		c.Status = store.CallInProgress
 		c.StartedAt = &at
-		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+		c.UpdatedAt = val.Later(c.UpdatedAt, now)
 	})
 	s.Emit(tx, c.Owner, "call.started", now, callDetail(tx, c))
 }
@@ -319,7 +320,7 @@ func finishCall(tx *platform.Tx, now time.Time, c *store.Call, status string, du
 	c.Status = status
 	c.Duration = duration
 	c.EndedAt = &at
-	c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+	c.UpdatedAt = val.Later(c.UpdatedAt, now)
 	c.Recorded = true
 	tx.AddCallMinutes(c.Owner, duration)
 }
@@ -388,7 +389,7 @@ func (s *Service) endVoicemail(tx *platform.Tx, c *store.Call, now time.Time) {
 	tx.Calls.Update(c, func(c *store.Call) {
 		finishCall(tx, now, c, store.CallCompleted, voicemailLength(c))
 		c.Transcript = "Agent: " + c.VoicemailMessage
-		c.Summary = "Outbound call to " + httpapi.FirstNonEmpty(c.Name, c.To) + " reached voicemail; the agent left a message."
+		c.Summary = "Outbound call to " + val.FirstNonEmpty(c.Name, c.To) + " reached voicemail; the agent left a message."
 		if step != nil && step.Summary != "" {
 			c.Summary = step.Summary
 		}
@@ -421,7 +422,7 @@ func (s *Service) failCall(tx *platform.Tx, now time.Time, c *store.Call, reason
 		c.Error = reason
 		c.EndedReason = reason
 		c.EndedAt = &at
-		c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+		c.UpdatedAt = val.Later(c.UpdatedAt, now)
 	})
 	ev := s.Emit(tx, c.Owner, "call.failed", now, callDetail(tx, c))
 	if c.WebhookURL != "" {
@@ -502,7 +503,7 @@ func transcriptItem(tx *platform.Tx, c *store.Call) calls.Transcript {
 	return calls.Transcript{
 		CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
 		AgentName: agentName(tx, c), Status: calls.Status(c.Status), Duration: c.Duration,
-		Transcript: c.Transcript, Summary: httpapi.Strp(c.Summary), CreatedAt: c.CreatedAt,
+		Transcript: c.Transcript, Summary: val.Strp(c.Summary), CreatedAt: c.CreatedAt,
 	}
 }
 
@@ -521,7 +522,7 @@ func callListItem(tx *platform.Tx, c *store.Call) calls.Call {
 	return calls.Call{
 		ID: c.ID, ConversationID: c.ConversationID, Status: calls.Status(c.Status), Duration: c.Duration,
 		AgentID: c.AgentID, AgentName: agentName(tx, c), CreatedAt: c.CreatedAt,
-		Direction: c.Direction, Summary: httpapi.Strp(c.Summary),
+		Direction: c.Direction, Summary: val.Strp(c.Summary),
 	}
 }
 
@@ -566,13 +567,13 @@ func callDetail(tx *platform.Tx, c *store.Call) CallDetail {
 	return CallDetail{
 		ID: c.ID, ConversationID: c.ConversationID, Status: c.Status, Duration: c.Duration,
 		AgentID: c.AgentID, AgentName: agentName(tx, c), CreatedAt: c.CreatedAt,
-		Direction: c.Direction, Summary: httpapi.Strp(c.Summary), BusinessID: c.Owner,
-		LeadID: httpapi.Strp(c.LeadID), RecordingURL: httpapi.Strp(RecordingURL(c)),
-		Transcript: httpapi.Strp(c.Transcript), QualityDimensions: c.Quality, To: c.To,
-		From: httpapi.Strp(c.From), Name: httpapi.Strp(c.Name),
-		Context: httpapi.Strp(c.Context), MaxDuration: c.MaxDuration,
-		Error: httpapi.Strp(c.Error), EndedReason: httpapi.Strp(c.EndedReason),
-		Voicemail: httpapi.Strp(c.CallerInfo().Voicemail), StartedAt: c.StartedAt,
+		Direction: c.Direction, Summary: val.Strp(c.Summary), BusinessID: c.Owner,
+		LeadID: val.Strp(c.LeadID), RecordingURL: val.Strp(RecordingURL(c)),
+		Transcript: val.Strp(c.Transcript), QualityDimensions: c.Quality, To: c.To,
+		From: val.Strp(c.From), Name: val.Strp(c.Name),
+		Context: val.Strp(c.Context), MaxDuration: c.MaxDuration,
+		Error: val.Strp(c.Error), EndedReason: val.Strp(c.EndedReason),
+		Voicemail: val.Strp(c.CallerInfo().Voicemail), StartedAt: c.StartedAt,
 		EndedAt: c.EndedAt, UpdatedAt: c.UpdatedAt,
 		TouchRef: voiceagent.TouchRef(c.Touch()),
 	}
@@ -749,7 +750,7 @@ func outboundConversation(c *store.Call, b *store.Business, capped bool) (transc
 	}
 	lines := []string{
 		"Agent: " + c.FirstMessage,
-		"Caller: Hi, yes, this is " + httpapi.FirstNonEmpty(c.Name, "me") + ".",
+		"Caller: Hi, yes, this is " + val.FirstNonEmpty(c.Name, "me") + ".",
 		"Agent: I'm calling about " + strings.TrimSuffix(about, ".") + ".",
 		"Caller: Sure, that works for me.",
 	}
@@ -771,8 +772,8 @@ func outboundConversation(c *store.Call, b *store.Business, capped bool) (transc
 // inboundConversation writes the transcript and summary of an answered
 // inbound call from what the caller said and what lead collection found.
 func inboundConversation(c *store.Call, a *store.Agent, b *store.Business, info leadInfo, transferTo string, capped bool) (transcript, summary string) {
-	said := httpapi.FirstNonEmpty(c.CallerInfo().Said, "Hi, I have a question.")
-	lines := []string{"Agent: " + httpapi.FirstNonEmpty(a.FirstMessage, DefaultGreeting), "Caller: " + said}
+	said := val.FirstNonEmpty(c.CallerInfo().Said, "Hi, I have a question.")
+	lines := []string{"Agent: " + val.FirstNonEmpty(a.FirstMessage, DefaultGreeting), "Caller: " + said}
 	if info.name != "" {
 		lines = append(lines, "Agent: Thanks for calling "+b.Name+". May I have your name?", "Caller: It's "+info.name+".")
 	} else {
@@ -781,7 +782,7 @@ func inboundConversation(c *store.Call, a *store.Agent, b *store.Business, info 
 	if info.email != "" {
 		lines = append(lines, "Agent: And what's the best email to reach you?", "Caller: "+info.email+".")
 	}
-	who := httpapi.FirstNonEmpty(info.name, c.From)
+	who := val.FirstNonEmpty(info.name, c.From)
 	switch {
 	case capped:
 		lines = append(lines, "Agent: We've reached the time limit for this call; someone will call you back. Goodbye.")

@@ -3,9 +3,10 @@ package telephony
 import (
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -45,15 +46,15 @@ type Caller struct {
 // inboundCallLocked starts an inbound call: the call rings (call.received), the
 // caller's number gains SMS consent (unless it opted out), and the clock of the
 // number's tenant takes it on.
-func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Call, *httpapi.Error) {
+func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Call, *domain.Error) {
 	n, ok := tx.NumbersByPhone[in.To]
 	if !ok {
-		return nil, httpapi.NotFound("no agent answers " + in.To + ": it is not a platform number")
+		return nil, domain.NotFound("no agent answers " + in.To + ": it is not a platform number")
 	}
 	now := s.Now(tx.TenantOf(n.Owner))
 	a, ok := tx.Agents.Get(n.AgentID)
 	if !ok {
-		return nil, httpapi.NotFound("the number " + in.To + " has no agent")
+		return nil, domain.NotFound("the number " + in.To + " has no agent")
 	}
 	b, _ := tx.Businesses.Get(n.Owner)
 	c := &store.Call{
@@ -65,7 +66,7 @@ func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Cal
 		To:             in.To,
 		From:           in.From,
 		Name:           in.Caller.Name,
-		FirstMessage:   httpapi.FirstNonEmpty(a.FirstMessage, DefaultGreeting),
+		FirstMessage:   val.FirstNonEmpty(a.FirstMessage, DefaultGreeting),
 		MaxDuration:    DefaultMaxDuration,
 		Caller: &store.CallerInput{Name: in.Caller.Name, Email: in.Caller.Email, Phone: in.Caller.Phone,
 			Said: in.Caller.Said, Intent: in.Caller.Intent, Voicemail: in.Voicemail},
@@ -172,7 +173,7 @@ func (s *Service) missInbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	voicemail := in.Voicemail
 	if voicemail != "" {
 		source = sourceVoicemail
-		in.Said = httpapi.FirstNonEmpty(in.Said, voicemail)
+		in.Said = val.FirstNonEmpty(in.Said, voicemail)
 	}
 	info := extractLead(in, c.From)
 	tx.Calls.Update(c, func(c *store.Call) {
@@ -180,12 +181,12 @@ func (s *Service) missInbound(tx *platform.Tx, c *store.Call, now time.Time) {
 			finishCall(tx, now, c, store.CallNoAnswer, voicemailDuration(voicemail))
 			c.Transcript = "Caller: " + voicemail
 			c.EndedReason = "voicemail"
-			c.Summary = "Voicemail from " + httpapi.FirstNonEmpty(info.name, c.From) + ": " + truncate(voicemail, 160)
+			c.Summary = "Voicemail from " + val.FirstNonEmpty(info.name, c.From) + ": " + truncate(voicemail, 160)
 		} else {
 			at := now.UTC()
 			c.Status = store.CallNoAnswer
 			c.EndedAt = &at
-			c.UpdatedAt = httpapi.Later(c.UpdatedAt, now)
+			c.UpdatedAt = val.Later(c.UpdatedAt, now)
 			c.EndedReason = "no_answer"
 		}
 		if info.name != "" {

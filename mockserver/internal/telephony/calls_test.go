@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -17,10 +18,10 @@ import (
 
 // place places an outbound call of the account's agent at the world's
 // current time.
-func (w *world) place(t *testing.T, oc telephony.OutboundCall) (*store.Call, *httpapi.Error) {
+func (w *world) place(t *testing.T, oc telephony.OutboundCall) (*store.Call, *domain.Error) {
 	t.Helper()
 	var c *store.Call
-	var err *httpapi.Error
+	var err *domain.Error
 	w.p.Write(func(tx *platform.Tx) {
 		oc.Agent = w.acct.Agent
 		c, err = w.tel.PlaceOutboundCall(tx, w.p.Now(w.tenant()), oc)
@@ -115,10 +116,10 @@ func TestCallRefused(t *testing.T) {
 	_, err := w.place(t, telephony.OutboundCall{To: telephony.MagicCallFailed})
 	require.NotNil(t, err)
 	assert.Equal(t, wire.CodeCallFailed, err.Code)
-	assert.Equal(t, http.StatusInternalServerError, err.Status)
+	assert.Equal(t, http.StatusInternalServerError, httpapi.Status(err))
 
-	_, err = w.place(t, telephony.OutboundCall{To: "+15551230001", ProviderFault: func() *httpapi.Error {
-		return httpapi.NewError(http.StatusServiceUnavailable, "service_unavailable", "down")
+	_, err = w.place(t, telephony.OutboundCall{To: "+15551230001", ProviderFault: func() *domain.Error {
+		return domain.New("service_unavailable", "down")
 	}})
 	require.NotNil(t, err)
 	assert.Equal(t, wire.CodeVendorError, err.Code)

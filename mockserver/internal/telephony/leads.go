@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Lead sources the platform sets when it creates a lead.
@@ -170,7 +172,7 @@ func (s *Service) collectLead(tx *platform.Tx, now time.Time, businessID, agentI
 		l = tx.LeadByEmail(businessID, info.email)
 	}
 	if l == nil {
-		nl := &store.Lead{Status: store.LeadNew, Source: httpapi.Strp(source), AgentID: agentID, Interactions: 1}
+		nl := &store.Lead{Status: store.LeadNew, Source: val.Strp(source), AgentID: agentID, Interactions: 1}
 		applyLeadInfo(nl, info)
 		nl.Score = LeadScore(nl)
 		tx.Leads.Insert(nl, businessID, now)
@@ -190,19 +192,19 @@ func (s *Service) collectLead(tx *platform.Tx, now time.Time, businessID, agentI
 // details replace older ones; details not captured stay.
 func applyLeadInfo(l *store.Lead, info leadInfo) {
 	if info.name != "" {
-		l.Name, l.FirstName, l.LastName = httpapi.Strp(info.name), httpapi.Strp(info.first), httpapi.Strp(info.last)
+		l.Name, l.FirstName, l.LastName = val.Strp(info.name), val.Strp(info.first), val.Strp(info.last)
 	}
 	if info.email != "" {
-		l.Email = httpapi.Strp(info.email)
+		l.Email = val.Strp(info.email)
 	}
 	if info.phone != "" && (l.Phone == nil || *l.Phone == "") {
-		l.Phone = httpapi.Strp(info.phone)
+		l.Phone = val.Strp(info.phone)
 	}
 	if info.said != "" {
-		l.Message = httpapi.Strp(info.said)
+		l.Message = val.Strp(info.said)
 	}
 	if info.intent != "" {
-		l.Intent = httpapi.Strp(info.intent)
+		l.Intent = val.Strp(info.intent)
 	}
 }
 
@@ -216,7 +218,7 @@ func (s *Service) touchLead(tx *platform.Tx, now time.Time, l *store.Lead, outbo
 		if outbound && l.Status == store.LeadNew {
 			l.Status = store.LeadContacted
 		}
-		l.UpdatedAt = httpapi.Later(l.UpdatedAt, now)
+		l.UpdatedAt = val.Later(l.UpdatedAt, now)
 	})
 	s.Rescore(tx, now, l)
 }
@@ -236,7 +238,7 @@ func (s *Service) getLeads(rc *httpapi.Ctx) (any, error) {
 	}
 	status := rc.Query("status")
 	if status != "" && !slices.Contains(store.LeadStatuses, status) {
-		return nil, httpapi.InvalidField("status", "must be one of %s", strings.Join(store.LeadStatuses, ", "))
+		return nil, domain.InvalidField("status", "must be one of %s", strings.Join(store.LeadStatuses, ", "))
 	}
 	pq, owners, err := rc.ListQuery(50, 100)
 	if err != nil {
@@ -306,7 +308,7 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 	}
 	var sent map[string]json.RawMessage
 	if err := httpapi.DecodeLoose(rc.Body, &sent); err != nil {
-		return nil, httpapi.Invalid("request body must be a JSON object")
+		return nil, domain.Invalid("request body must be a JSON object")
 	}
 	var id string
 	_ = json.Unmarshal(sent["id"], &id)
@@ -330,7 +332,7 @@ func (s *Service) updateLead(rc *httpapi.Ctx) (any, error) {
 		if raw, ok := sent["status"]; ok {
 			_ = json.Unmarshal(raw, &l.Status)
 		}
-		l.UpdatedAt = httpapi.Later(l.UpdatedAt, rc.Now)
+		l.UpdatedAt = val.Later(l.UpdatedAt, rc.Now)
 	})
 	s.Rescore(rc.Tx, rc.Now, l)
 	return LeadDetail(rc.Tx, l), nil
@@ -380,7 +382,7 @@ func LeadListItem(tx *platform.Tx, l *store.Lead) LeadListView {
 	v := LeadListView{
 		ID: l.ID, Name: l.Name, FirstName: l.FirstName, LastName: l.LastName,
 		Email: l.Email, Phone: l.Phone, Status: l.Status, Source: l.Source,
-		AgentID: httpapi.Strp(l.AgentID), BusinessID: l.Owner, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+		AgentID: val.Strp(l.AgentID), BusinessID: l.Owner, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
 	}
 	if a, ok := tx.Agents.Get(l.AgentID); ok {
 		name := a.Name

@@ -3,6 +3,7 @@ package telephony
 import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/numbers"
 )
 
@@ -12,7 +13,7 @@ func (s *Service) listNumbers(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	out := []numbers.Number{}
-	rc.Tx.Numbers.Scan(owners, httpapi.ZeroTime, func(n *store.Number) bool {
+	rc.Tx.Numbers.Scan(owners, val.ZeroTime, func(n *store.Number) bool {
 		out = append(out, NumberView(n))
 		return true
 	})

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -83,10 +83,10 @@ func touchLead(tx *platform.Tx, a *store.Agent, leadID string) *store.Lead {
 }
 
 // PlaceTouchCall places a touch's call and returns its id.
-func (s *Service) PlaceTouchCall(tx *platform.Tx, now time.Time, tc TouchCall) (string, *httpapi.Error) {
+func (s *Service) PlaceTouchCall(tx *platform.Tx, now time.Time, tc TouchCall) (string, *domain.Error) {
 	a, ok := tx.Agents.Get(tc.AgentID)
 	if !ok {
-		return "", httpapi.NotFound("agent not found: " + tc.AgentID)
+		return "", domain.NotFound("agent not found: " + tc.AgentID)
 	}
 	c, err := s.PlaceOutboundCall(tx, now, OutboundCall{
 		Agent: a, To: tc.To, Name: tc.Name, Context: tc.Context, FirstMessage: tc.FirstMessage,
@@ -99,10 +99,10 @@ func (s *Service) PlaceTouchCall(tx *platform.Tx, now time.Time, tc TouchCall) (
 }
 
 // SendTouchText sends a touch's text and returns its message sid.
-func (s *Service) SendTouchText(tx *platform.Tx, now time.Time, tm TouchSMS) (string, *httpapi.Error) {
+func (s *Service) SendTouchText(tx *platform.Tx, now time.Time, tm TouchSMS) (string, *domain.Error) {
 	a, ok := tx.Agents.Get(tm.AgentID)
 	if !ok {
-		return "", httpapi.NotFound("agent not found: " + tm.AgentID)
+		return "", domain.NotFound("agent not found: " + tm.AgentID)
 	}
 	m, err := s.SendSMS(tx, now, SMSRequest{Agent: a, To: tm.To, Body: tm.Message,
 		Lead: touchLead(tx, a, tm.LeadID), From: tm.From, Ref: tm.Ref, Timezone: tm.Timezone})

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Script is the body of POST /_mock/scripts: steps to add to the script of
@@ -69,38 +71,38 @@ func stepView(st *store.ScriptStep) StepView {
 	}
 	if !st.Pending() {
 		v.Status = "used"
-		v.UsedBy = httpapi.Strp(st.UsedBy)
+		v.UsedBy = val.Strp(st.UsedBy)
 	}
 	return v
 }
 
 // checkScript refuses what the body's schema cannot say: the members a
 // step's outcome does not use.
-func checkScript(in Script) *httpapi.Error {
+func checkScript(in Script) *domain.Error {
 	if len(in.Calls)+len(in.Texts) == 0 {
-		return httpapi.Invalid("a script needs at least one step in calls or texts")
+		return domain.Invalid("a script needs at least one step in calls or texts")
 	}
 	for i, c := range in.Calls {
 		at := func(f string) string { return fmt.Sprintf("/calls/%d/%s", i, f) }
 		if c.Outcome != store.StepCompleted {
 			switch {
 			case c.Duration != nil:
-				return httpapi.InvalidField(at("duration"), "duration applies only to a completed call, not %s", c.Outcome)
+				return domain.InvalidField(at("duration"), "duration applies only to a completed call, not %s", c.Outcome)
 			case len(c.Transcript) > 0:
-				return httpapi.InvalidField(at("transcript"), "transcript applies only to a completed call, not %s", c.Outcome)
+				return domain.InvalidField(at("transcript"), "transcript applies only to a completed call, not %s", c.Outcome)
 			case c.Summary != "" && c.Outcome != store.StepVoicemail:
-				return httpapi.InvalidField(at("summary"), "summary applies only to a completed or voicemail call, not %s", c.Outcome)
+				return domain.InvalidField(at("summary"), "summary applies only to a completed or voicemail call, not %s", c.Outcome)
 			case c.Caller != nil:
-				return httpapi.InvalidField(at("caller"), "caller applies only to a completed call, not %s", c.Outcome)
+				return domain.InvalidField(at("caller"), "caller applies only to a completed call, not %s", c.Outcome)
 			}
 		}
 		if c.Outcome == store.StepRejected && c.RingSeconds != nil {
-			return httpapi.InvalidField(at("ring_seconds"), "a rejected call never rings")
+			return domain.InvalidField(at("ring_seconds"), "a rejected call never rings")
 		}
 	}
 	for i, t := range in.Texts {
 		if t.Reply != nil && t.Outcome != store.StepDelivered {
-			return httpapi.InvalidField(fmt.Sprintf("/texts/%d/reply", i), "only a delivered text gets a reply")
+			return domain.InvalidField(fmt.Sprintf("/texts/%d/reply", i), "only a delivered text gets a reply")
 		}
 	}
 	return nil
@@ -109,9 +111,9 @@ func checkScript(in Script) *httpapi.Error {
 // AddScript adds the steps of in to the script of the tenant owning
 // in.BusinessID, calls first, each kind in the order given, and returns
 // them. Nothing is added when a step is refused.
-func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *httpapi.Error) {
+func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *domain.Error) {
 	if _, ok := tx.Businesses.Get(in.BusinessID); !ok {
-		return nil, httpapi.NotFound("business not found: " + in.BusinessID)
+		return nil, domain.NotFound("business not found: " + in.BusinessID)
 	}
 	if err := checkScript(in); err != nil {
 		return nil, err
@@ -137,9 +139,9 @@ func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *httpapi.Er
 
 // ScriptSteps returns the steps of the script of the tenant owning
 // businessID, oldest first, used and pending.
-func ScriptSteps(tx *platform.Tx, businessID string) ([]StepView, *httpapi.Error) {
+func ScriptSteps(tx *platform.Tx, businessID string) ([]StepView, *domain.Error) {
 	if _, ok := tx.Businesses.Get(businessID); !ok {
-		return nil, httpapi.NotFound("business not found: " + businessID)
+		return nil, domain.NotFound("business not found: " + businessID)
 	}
 	steps := tx.Scripts.Owned(tx.TenantOf(businessID))
 	out := make([]StepView, len(steps))
@@ -152,9 +154,9 @@ func ScriptSteps(tx *platform.Tx, businessID string) ([]StepView, *httpapi.Error
 // ClearScript removes the pending steps of the script of the tenant owning
 // businessID and returns how many it removed. Used steps stay, as a record
 // of what happened.
-func ClearScript(tx *platform.Tx, businessID string) (int, *httpapi.Error) {
+func ClearScript(tx *platform.Tx, businessID string) (int, *domain.Error) {
 	if _, ok := tx.Businesses.Get(businessID); !ok {
-		return 0, httpapi.NotFound("business not found: " + businessID)
+		return 0, domain.NotFound("business not found: " + businessID)
 	}
 	var ids []string
 	for _, st := range tx.Scripts.Owned(tx.TenantOf(businessID)) {
@@ -208,21 +210,21 @@ func (s *Service) adminClearScript(rc *httpapi.Ctx) (any, error) {
 // get from the carrier now, without placing it: a rejected script step or
 // the magic failing number; nil when the carrier would take the call. Dry
 // runs predict with it.
-func CallRefusal(tx *platform.Tx, a *store.Agent, to string) *httpapi.Error {
+func CallRefusal(tx *platform.Tx, a *store.Agent, to string) *domain.Error {
 	return callRefusal(tx.NextStep(tx.TenantOf(a.Owner), store.StepCall, to), to)
 }
 
 // TextRefusal returns the error a text of agent a to the number to would
 // get from the carrier now, without sending it: a failed script step or the
 // magic failing number; nil when the carrier would deliver it.
-func TextRefusal(tx *platform.Tx, a *store.Agent, to string) *httpapi.Error {
+func TextRefusal(tx *platform.Tx, a *store.Agent, to string) *domain.Error {
 	return textRefusal(tx.NextStep(tx.TenantOf(a.Owner), store.StepText, to), to)
 }
 
 // callRefusal is the carrier's refusal of a call to the number to that
 // follows step (nil: none): the step's when it is rejected, the magic
 // failing number's when there is no step, else nil.
-func callRefusal(step *store.ScriptStep, to string) *httpapi.Error {
+func callRefusal(step *store.ScriptStep, to string) *domain.Error {
 	switch {
 	case step != nil && step.Outcome == store.StepRejected:
 		return stepRefusal(ErrMagicCallFailed(to))
@@ -234,7 +236,7 @@ func callRefusal(step *store.ScriptStep, to string) *httpapi.Error {
 
 // textRefusal is the carrier's failure of a text to the number to that
 // follows step (nil: none), as callRefusal is for calls.
-func textRefusal(step *store.ScriptStep, to string) *httpapi.Error {
+func textRefusal(step *store.ScriptStep, to string) *domain.Error {
 	switch {
 	case step != nil && step.Outcome == store.StepFailed:
 		return stepRefusal(ErrCarrierRejected(to))
@@ -247,7 +249,7 @@ func textRefusal(step *store.ScriptStep, to string) *httpapi.Error {
 // stepRefusal is e as a script step's refusal: not transient, since the
 // step is used, so that a retry with the same Idempotency-Key gets this
 // response again instead of taking the next step.
-func stepRefusal(e *httpapi.Error) *httpapi.Error {
+func stepRefusal(e *domain.Error) *domain.Error {
 	e.Transient = false
 	return e
 }

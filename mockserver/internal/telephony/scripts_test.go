@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -37,7 +38,7 @@ func TestCheckScript(t *testing.T) {
 				return
 			}
 			require.NotNil(t, err)
-			assert.Equal(t, 400, err.Status)
+			assert.Equal(t, 400, httpapi.Status(err))
 			if tc.path != "-" {
 				require.NotEmpty(t, err.Details)
 				assert.Equal(t, tc.path, err.Details[0].Path)

@@ -2,7 +2,6 @@ package telephony
 
 import (
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,9 +10,11 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/sms"
 )
 
@@ -111,31 +112,31 @@ func RecipientLocation(number string, b *store.Business) *time.Location {
 // which fails), do-not-call (national registry and the business's list),
 // consent (opted in, not opted out), quiet hours in the recipient's local
 // time (loc), then content.
-func smsCompliance(tx *platform.Tx, now time.Time, b *store.Business, to, body string, loc *time.Location) *httpapi.Error {
+func smsCompliance(tx *platform.Tx, now time.Time, b *store.Business, to, body string, loc *time.Location) *domain.Error {
 	switch to {
 	case magicSMSOnDNC:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
+		return domain.New(wire.CodeNumberOnDNC, to+" is on the do-not-call list")
 	case magicSMSOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts")
+		return domain.New(wire.CodeNumberOptedOut, to+" has opted out of texts")
 	case magicSMSTCPA:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
+		return domain.New(wire.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
 	}
 	if tx.OnDNC(b.ID, to) {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
+		return domain.New(wire.CodeNumberOnDNC, to+" is on the do-not-call list")
 	}
 	switch tx.Consent(b.ID, to) {
 	case store.ConsentOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
+		return domain.New(wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
+		return domain.New(wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
 	}
 	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, fmt.Sprintf(
+		return domain.New(wire.CodeTCPAViolation, fmt.Sprintf(
 			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
 			local.Format("15:04"), loc.String())).With("recipient_local_time", local.Format(time.RFC3339))
 	}
 	if m := blockedContent.FindString(body); m != "" {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
+		return domain.New(wire.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
 	}
 	return nil
 }
@@ -143,7 +144,7 @@ func smsCompliance(tx *platform.Tx, now time.Time, b *store.Business, to, body s
 // SMSPrecheck is what SendSMS checks before a text reaches the carrier: the
 // sender (the agent's number, or "messaging_service") and the compliance
 // checks. It changes nothing, so a dry run can ask it too.
-func SMSPrecheck(tx *platform.Tx, now time.Time, req SMSRequest) (from string, apiErr *httpapi.Error) {
+func SMSPrecheck(tx *platform.Tx, now time.Time, req SMSRequest) (from string, apiErr *domain.Error) {
 	a := req.Agent
 	from = a.PhoneNumber
 	if sid, _ := a.Metadata[MessagingServiceKey].(string); sid != "" {
@@ -153,11 +154,11 @@ func SMSPrecheck(tx *platform.Tx, now time.Time, req SMSRequest) (from string, a
 		from = req.From
 	}
 	if from == "" {
-		return "", httpapi.NotFound("agent " + a.ID + " has no phone number to send from")
+		return "", domain.NotFound("agent " + a.ID + " has no phone number to send from")
 	}
 	b, _ := tx.Businesses.Get(a.Owner)
 	if b == nil {
-		return "", httpapi.NotFound("agent not found: " + a.ID)
+		return "", domain.NotFound("agent not found: " + a.ID)
 	}
 	// The magic failing number skips the compliance checks, like every
 	// magic number: it always reaches the carrier, which fails.
@@ -174,8 +175,8 @@ func SMSPrecheck(tx *platform.Tx, now time.Time, req SMSRequest) (from string, a
 }
 
 // ErrCarrierRejected is the carrier's failure on the magic failing number.
-func ErrCarrierRejected(to string) *httpapi.Error {
-	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
+func ErrCarrierRejected(to string) *domain.Error {
+	return domain.Dependency(wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
 }
 
 // SMSRequest is one outbound text.
@@ -185,7 +186,7 @@ type SMSRequest struct {
 	Body  string
 	Lead  *store.Lead // nil: the business's lead with that number, if any
 	// CarrierFault is a simulated carrier failure (fault injection), or nil.
-	CarrierFault *httpapi.Error
+	CarrierFault *domain.Error
 	// From overrides the sending number (a communication run's number).
 	From string
 	// Ref is the run touch that sends the text (runs_telephony.go).
@@ -201,7 +202,7 @@ type SMSRequest struct {
 // as failed (sms.failed); a sent one is logged in the lead's thread
 // (sms.sent, delivered two seconds later: sms.delivered), counts as an
 // interaction and appears in the outbox.
-func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*store.SMSMessage, *httpapi.Error) {
+func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*store.SMSMessage, *domain.Error) {
 	a := req.Agent
 	from, apiErr := SMSPrecheck(tx, now, req)
 	if apiErr != nil {
@@ -260,7 +261,7 @@ func (s *Service) deliverText(tx *platform.Tx, now time.Time, t clock.Task) {
 	}
 	tx.SMSMessages.Update(m, func(m *store.SMSMessage) {
 		m.Status = store.SMSDelivered
-		m.UpdatedAt = httpapi.Later(m.UpdatedAt, now)
+		m.UpdatedAt = val.Later(m.UpdatedAt, now)
 	})
 	s.Emit(tx, m.Owner, "sms.delivered", now, smsView(m))
 	s.TextDelivered(tx, now, m)
@@ -325,12 +326,12 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 	if body.LeadID != "" {
 		l, ok := rc.Tx.Leads.Get(body.LeadID)
 		if !ok || l.Owner != a.Owner {
-			return nil, httpapi.NotFound("lead not found: " + body.LeadID)
+			return nil, domain.NotFound("lead not found: " + body.LeadID)
 		}
 		req.Lead = l
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
-		req.CarrierFault = httpapi.DependencyError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
+		req.CarrierFault = domain.Dependency(wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
 	m, apiErr := s.SendSMS(rc.Tx, rc.Now, req)
 	if apiErr != nil {
@@ -338,7 +339,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 	}
 	return sms.Sent{
 		Success: true, MessageSID: m.MessageSID, To: m.To, From: m.From,
-		ID: m.ID, LeadID: httpapi.Strp(m.LeadID), Status: m.Status,
+		ID: m.ID, LeadID: val.Strp(m.LeadID), Status: m.Status,
 	}, nil
 }
 
@@ -363,7 +364,7 @@ func (s *Service) updateSMSPrompt(rc *httpapi.Ctx) (any, error) {
 	rc.Tx.PromptAudits.Insert(e, a.Owner, rc.Now)
 	rc.Tx.Agents.Update(a, func(a *store.Agent) {
 		a.SMSPrompt = body.SMSPrompt
-		a.UpdatedAt = httpapi.Later(a.UpdatedAt, rc.Now)
+		a.UpdatedAt = val.Later(a.UpdatedAt, rc.Now)
 	})
 	return sms.PromptUpdated{Success: true, AgentID: a.ID, Message: "SMS prompt updated"}, nil
 }
@@ -382,7 +383,7 @@ func (s *Service) listSMS(rc *httpapi.Ctx) (any, error) {
 		owners = []string{l.Owner}
 	}
 	if direction != "" && direction != store.DirectionInbound && direction != store.DirectionOutbound {
-		return nil, httpapi.InvalidField("direction", "must be inbound or outbound")
+		return nil, domain.InvalidField("direction", "must be inbound or outbound")
 	}
 	items, more := httpapi.ListPage(rc.Tx.SMSMessages, owners, pq, func(m *store.SMSMessage) bool {
 		return (leadID == "" || m.LeadID == leadID) && (phone == "" || m.To == phone || m.From == phone) &&
@@ -400,9 +401,9 @@ type smsList struct {
 // smsView is a text as GET /v1/sms/messages and the sms.* events show it.
 func smsView(m *store.SMSMessage) sms.Message {
 	return sms.Message{
-		ID: m.ID, MessageSID: m.MessageSID, LeadID: httpapi.Strp(m.LeadID), AgentID: m.AgentID,
+		ID: m.ID, MessageSID: m.MessageSID, LeadID: val.Strp(m.LeadID), AgentID: m.AgentID,
 		BusinessID: m.Owner, Direction: m.Direction, From: m.From, To: m.To, Body: m.Body,
-		Status: m.Status, Error: httpapi.Strp(m.Error), CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		Status: m.Status, Error: val.Strp(m.Error), CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		TouchRef: voiceagent.TouchRef(m.Ref),
 	}
 }
@@ -424,10 +425,10 @@ type InboundSMS struct {
 // text joins the lead's thread (a lead is created for a new number unless
 // the text is a keyword) and sms.received is emitted, at the time of the
 // number's tenant.
-func (s *Service) inboundSMSLocked(tx *platform.Tx, to, from, body string) (InboundSMS, *httpapi.Error) {
+func (s *Service) inboundSMSLocked(tx *platform.Tx, to, from, body string) (InboundSMS, *domain.Error) {
 	n, ok := tx.NumbersByPhone[to]
 	if !ok {
-		return InboundSMS{}, httpapi.NotFound(to + " is not a platform number")
+		return InboundSMS{}, domain.NotFound(to + " is not a platform number")
 	}
 	return s.receiveText(tx, s.Now(tx.TenantOf(n.Owner)), n, from, body), nil
 }

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // SMS consent states (POST /_mock/consent, Server.SetConsent).
@@ -97,13 +99,13 @@ func (s *Service) adminDNC(rc *httpapi.Ctx) (any, error) {
 	if err := s.setDNCLocked(rc.Tx, in.Phone, in.BusinessID, on); err != nil {
 		return nil, err
 	}
-	return map[string]any{"phone": in.Phone, "business_id": httpapi.Nullable(in.BusinessID), "on_list": on}, nil
+	return map[string]any{"phone": in.Phone, "business_id": val.Nullable(in.BusinessID), "on_list": on}, nil
 }
 
-func (s *Service) setDNCLocked(tx *platform.Tx, phone, businessID string, on bool) *httpapi.Error {
+func (s *Service) setDNCLocked(tx *platform.Tx, phone, businessID string, on bool) *domain.Error {
 	if businessID != "" {
 		if _, ok := tx.Businesses.Get(businessID); !ok {
-			return httpapi.NotFound("business not found: " + businessID)
+			return domain.NotFound("business not found: " + businessID)
 		}
 	}
 	tx.SetDNC(businessID, phone, on)
@@ -145,7 +147,7 @@ func (s *Service) adminSetConsent(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if _, ok := rc.Tx.Businesses.Get(in.BusinessID); !ok {
-		return nil, httpapi.NotFound("business not found: " + in.BusinessID)
+		return nil, domain.NotFound("business not found: " + in.BusinessID)
 	}
 	rc.Tx.SetConsent(in.BusinessID, in.Phone, in.Status)
 	return in, nil
@@ -160,7 +162,7 @@ func (s *Service) SetConsent(businessID, phone, status string) error {
 	tx := s.WriteTx()
 	defer tx.End()
 	if _, ok := tx.Businesses.Get(businessID); !ok {
-		return httpapi.NotFound("business not found: " + businessID)
+		return domain.NotFound("business not found: " + businessID)
 	}
 	tx.SetConsent(businessID, phone, status)
 	return nil
@@ -236,7 +238,7 @@ func (s *Service) adminProviderCall(rc *httpapi.Ctx) (any, error) {
 	}
 	c, ok := rc.Tx.Calls.Get(id)
 	if !ok {
-		return nil, httpapi.NotFound("call not found: " + id)
+		return nil, domain.NotFound("call not found: " + id)
 	}
 	return providerCallView(c), nil
 }
@@ -320,13 +322,13 @@ func (s *Service) adminCalls(rc *httpapi.Ctx) (any, error) {
 	}
 	status := rc.Query("status")
 	if status != "" && !slices.Contains(callStates, status) {
-		return nil, httpapi.InvalidField("status", "must be one of %s", strings.Join(callStates, ", "))
+		return nil, domain.InvalidField("status", "must be one of %s", strings.Join(callStates, ", "))
 	}
 	var tenant string
 	if id := rc.Query("business_id"); id != "" {
 		// Any business of a tenant selects the tenant's calls.
 		if tenant = rc.Tx.TenantOf(id); tenant == "" {
-			return nil, httpapi.NotFound("business not found: " + id)
+			return nil, domain.NotFound("business not found: " + id)
 		}
 	}
 	page, more := rc.Tx.Calls.Page(rc.Tx.Calls.Owners(), time.Time{}, limit, func(c *store.Call) bool {
