@@ -189,6 +189,18 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 	check("the fault rules", &srv.httpapi.FaultSet.Mu, srv.httpapi.FaultSet.Rules)
 }
 
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
 // syncBuffer is a bytes.Buffer safe for concurrent writers (a logger).
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -337,7 +349,9 @@ func TestWebhooksReachNoHostOutsideLoopback(t *testing.T) {
 // TestEveryRouteRefusesBodiesOverTheLimit sends a body one byte over 1 MiB
 // to every route that reads one (every method but GET: API routes of each
 // authentication, the admin API too), with and without credentials: 413
-// payload_too_large in the error format, before anything else runs.
+// payload_too_large in the error format, before anything else runs. A
+// request declaring a Content-Length over the route's own bound gets 413
+// before any of its body is read.
 func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 	t.Parallel()
 	s := New(WithRateLimits(false))
@@ -374,6 +388,19 @@ func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 				assert.Equal(t, wire.CodePayloadTooLarge, env.Error.Code, what)
 				assert.Contains(t, env.Error.Message, "1048576", what)
 			}
+
+			// A Content-Length over the route's own bound: 413 before a byte is read.
+			bound := int64(DefaultMaxBodyBytes)
+			if rt.MaxBody > 0 {
+				bound = rt.MaxBody
+			}
+			body := &countingReader{r: strings.NewReader(big)}
+			req := localRequest(rt.Method, rt.Path, body)
+			req.ContentLength = bound + 1
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, "%s %s declaring %d bytes", rt.Method, rt.Path, bound+1)
+			assert.Zero(t, body.n, "%s %s read the body of a request declaring %d bytes", rt.Method, rt.Path, bound+1)
 		}
 	}
 	for _, mode := range []httpapi.AuthMode{httpapi.AuthKey, httpapi.AuthSession, httpapi.AuthNone, httpapi.AuthAdmin} {
