@@ -108,3 +108,48 @@ func BenchmarkPage(b *testing.B) {
 		})
 	}
 }
+
+func TestPageFromWalksTwoOwnersOldestFirstWithoutGapsOrRepeats(t *testing.T) {
+	tb := NewTable[*rec]()
+	tb.SetStampGroup(func(string) string { return "one tenant" })
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 25 {
+		owner := []string{"a", "b", "c"}[i%3]
+		tb.Put(mkrec(fmt.Sprint(i), owner, tb.Stamp(owner, now), i))
+	}
+	var seen []int
+	var since time.Time
+	for {
+		page, more := tb.PageFrom([]string{"a", "b"}, since, time.Time{}, 4, func(r *rec) bool { return r.n != 10 })
+		for _, r := range page {
+			seen = append(seen, r.n)
+		}
+		if !more {
+			break
+		}
+		since = page[len(page)-1].CreatedAt.Add(time.Nanosecond)
+		// A record deleted behind the cursor changes nothing ahead of it.
+		tb.Delete(fmt.Sprint(page[0].n))
+	}
+	var want []int
+	for i := range 25 {
+		if i%3 != 2 && i != 10 {
+			want = append(want, i)
+		}
+	}
+	assert.Equal(t, want, seen)
+
+	// A record added during the walk is newer than every other: the last
+	// page shows it.
+	tb2 := NewTable[*rec]()
+	for i := range 3 {
+		tb2.Put(mkrec(fmt.Sprint(i), "a", tb2.Stamp("a", now), i))
+	}
+	page, more := tb2.PageFrom([]string{"a"}, time.Time{}, time.Time{}, 2, nil)
+	require.True(t, more)
+	tb2.Put(mkrec("new", "a", tb2.Stamp("a", now), 99))
+	page, more = tb2.PageFrom([]string{"a"}, page[1].CreatedAt.Add(time.Nanosecond), time.Time{}, 2, nil)
+	assert.False(t, more)
+	require.Len(t, page, 2)
+	assert.Equal(t, []int{2, 99}, []int{page[0].n, page[1].n})
+}
