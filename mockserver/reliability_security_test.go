@@ -22,6 +22,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // findStrings walks every value reachable from v (pointers, interfaces,
@@ -183,8 +184,14 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 		t.Errorf("a key value is kept in the store%s", path)
 	})
 	tx.End()
-	check("the journal", &srv.httpapi.Journal.Mu, srv.httpapi.Journal)
-	check("the usage log", &srv.httpapi.Usage.Mu, srv.httpapi.Usage.T)
+	findStrings(reflect.ValueOf(srv.httpapi.Journal.List(nil)), secrets, func(path, _ string) {
+		t.Errorf("a key value is kept in the journal%s", path)
+	})
+	srv.httpapi.Usage.Flushed(func(t2 *store.Table[*store.UsageEntry]) {
+		findStrings(reflect.ValueOf(t2), secrets, func(path, _ string) {
+			t.Errorf("a key value is kept in the usage log%s", path)
+		})
+	})
 	check("the rate limits", &srv.httpapi.Limits.Mu, srv.httpapi.Limits.Buckets)
 	check("the fault rules", &srv.httpapi.FaultSet.Mu, srv.httpapi.FaultSet.Rules)
 }
