@@ -67,20 +67,20 @@ func BenchmarkUsagePage(b *testing.B) {
 // fillUsage gives a user's usage log n entries, one a second, and returns
 // the created_at of the middle one.
 func fillUsage(s *Server, owner string, n int) time.Time {
-	s.httpapi.Usage.Mu.Lock()
-	defer s.httpapi.Usage.Mu.Unlock()
 	at := s.Now().Add(-time.Duration(n) * time.Second)
 	var mid time.Time
-	for i := range n {
-		e := &store.UsageEntry{Endpoint: "/v1/leads", Method: http.MethodGet, StatusCode: http.StatusOK}
-		e.ID = "u" + strconv.Itoa(i)
-		e.Owner = owner
-		e.CreatedAt = s.httpapi.Usage.T.Stamp(owner, at.Add(time.Duration(i)*time.Second))
-		s.httpapi.Usage.T.Put(e)
-		if i == n/2 {
-			mid = e.CreatedAt
+	s.httpapi.Usage.Update(func(t *store.Table[*store.UsageEntry]) {
+		for i := range n {
+			e := &store.UsageEntry{Endpoint: "/v1/leads", Method: http.MethodGet, StatusCode: http.StatusOK}
+			e.ID = "u" + strconv.Itoa(i)
+			e.Owner = owner
+			e.CreatedAt = t.Stamp(owner, at.Add(time.Duration(i)*time.Second))
+			t.Put(e)
+			if i == n/2 {
+				mid = e.CreatedAt
+			}
 		}
-	}
+	})
 	return mid
 }
 

@@ -1,8 +1,14 @@
 package mockserver
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -62,6 +68,71 @@ func TestBodiesOverTheLimitAre413(t *testing.T) {
 	small := Start(t, WithMaxBodyBytes(10))
 	r = rawDo(t, http.MethodPost, small.URL+"/v1/agents", `{"name":"abcdef"}`)
 	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "the limit is checked before authentication")
+}
+
+// sendHead opens a connection to srv, sends a request's head and the start
+// of its body, and returns the response read while the rest of the body is
+// still to come (the server must respond without waiting for it), and
+// whether the server closes the connection after it.
+func sendHead(t *testing.T, srv *TestServer, head, body string) (rawResp, bool) {
+	t.Helper()
+	conn, err := net.Dial("tcp", srv.HTTP.Listener.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	// A failsafe, not a timing: a server that waits for the rest of the
+	// body never responds.
+	require.NoError(t, conn.SetDeadline(time.Now().Add(time.Minute)))
+	_, err = io.WriteString(conn, head+"\r\n"+body)
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "no response while the body is still being sent")
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	r := rawResp{status: resp.StatusCode, header: resp.Header, body: data}
+	_ = json.Unmarshal(data, &r.json)
+	return r, resp.Close
+}
+
+// A body whose Content-Length is over its route's bound is refused with 413
+// before any of it is read (a restore declaring 300 MiB among them), and a
+// chunked body is read no further than the bound: each gets its response
+// while the client is still sending, and nothing changes.
+func TestBodiesOverTheBoundAreRefusedBeforeTheyAreRead(t *testing.T) {
+	t.Parallel()
+	srv := Start(t, WithMaxBodyBytes(1024))
+	acct, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	host := srv.HTTP.Listener.Addr().String()
+	post := func(path string, header ...string) string {
+		return "POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nAuthorization: Bearer " + acct.APIKey + "\r\n" +
+			strings.Join(header, "\r\n") + "\r\n"
+	}
+
+	r, closed := sendHead(t, srv, post("/_mock/snapshot", "Content-Length: 314572800"), `{"format":"voiceagent-mock-snapshot",`)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "%s", r.body)
+	assert.Equal(t, "payload_too_large", r.code())
+	assert.Contains(t, r.message(), strconv.Itoa(httpapi.SnapshotMaxBytes))
+	assert.True(t, closed, "the rest of the body is never read")
+
+	r, closed = sendHead(t, srv, post("/api/v1/agents", "Content-Length: 1025"), `{"name":"`)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "%s", r.body)
+	assert.Contains(t, r.message(), "1024")
+	assert.True(t, closed)
+	declared := srv.Requests(func(e *JournalEntry) bool { return e.Method == http.MethodPost && e.Path == "/api/v1/agents" })
+	require.Len(t, declared, 1)
+	assert.Zero(t, declared[0].Request.BodyBytes, "none of the body was read")
+
+	chunk := `{"name":"` + strings.Repeat("x", 1100) + `"}`
+	r, closed = sendHead(t, srv, post("/api/v1/agents", "Transfer-Encoding: chunked"), fmt.Sprintf("%x\r\n%s\r\n", len(chunk), chunk))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "%s", r.body)
+	assert.True(t, closed)
+
+	agents, err := acct.Client().Agents.List(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Len(t, agents, 1, "only the account's own agent")
+	tenants := rawDo(t, http.MethodGet, srv.AdminURL+"/tenants", "")
+	assert.Len(t, tenants.json["tenants"], 1, "nothing was restored")
 }
 
 func TestInvalidJSONIs400InvalidRequest(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 // findStrings walks every value reachable from v (pointers, interfaces,
@@ -183,10 +184,28 @@ func TestTheServerKeepsNoKeyValue(t *testing.T) {
 		t.Errorf("a key value is kept in the store%s", path)
 	})
 	tx.End()
-	check("the journal", &srv.httpapi.Journal.Mu, srv.httpapi.Journal)
-	check("the usage log", &srv.httpapi.Usage.Mu, srv.httpapi.Usage.T)
+	findStrings(reflect.ValueOf(srv.httpapi.Journal.List(nil)), secrets, func(path, _ string) {
+		t.Errorf("a key value is kept in the journal%s", path)
+	})
+	srv.httpapi.Usage.Flushed(func(t2 *store.Table[*store.UsageEntry]) {
+		findStrings(reflect.ValueOf(t2), secrets, func(path, _ string) {
+			t.Errorf("a key value is kept in the usage log%s", path)
+		})
+	})
 	check("the rate limits", &srv.httpapi.Limits.Mu, srv.httpapi.Limits.Buckets)
 	check("the fault rules", &srv.httpapi.FaultSet.Mu, srv.httpapi.FaultSet.Rules)
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers (a logger).
@@ -337,7 +356,9 @@ func TestWebhooksReachNoHostOutsideLoopback(t *testing.T) {
 // TestEveryRouteRefusesBodiesOverTheLimit sends a body one byte over 1 MiB
 // to every route that reads one (every method but GET: API routes of each
 // authentication, the admin API too), with and without credentials: 413
-// payload_too_large in the error format, before anything else runs.
+// payload_too_large in the error format, before anything else runs. A
+// request declaring a Content-Length over the route's own bound gets 413
+// before any of its body is read.
 func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 	t.Parallel()
 	s := New(WithRateLimits(false))
@@ -374,6 +395,19 @@ func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 				assert.Equal(t, wire.CodePayloadTooLarge, env.Error.Code, what)
 				assert.Contains(t, env.Error.Message, "1048576", what)
 			}
+
+			// A Content-Length over the route's own bound: 413 before a byte is read.
+			bound := int64(DefaultMaxBodyBytes)
+			if rt.MaxBody > 0 {
+				bound = rt.MaxBody
+			}
+			body := &countingReader{r: strings.NewReader(big)}
+			req := localRequest(rt.Method, rt.Path, body)
+			req.ContentLength = bound + 1
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, "%s %s declaring %d bytes", rt.Method, rt.Path, bound+1)
+			assert.Zero(t, body.n, "%s %s read the body of a request declaring %d bytes", rt.Method, rt.Path, bound+1)
 		}
 	}
 	for _, mode := range []httpapi.AuthMode{httpapi.AuthKey, httpapi.AuthSession, httpapi.AuthNone, httpapi.AuthAdmin} {

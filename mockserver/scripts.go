@@ -133,15 +133,32 @@ func (s *Server) AddScript(sc Script) ([]ScriptStep, error) {
 }
 
 // ScriptSteps returns the script of the tenant owning businessID, oldest
-// step first, used and pending.
+// step first, used and pending: every page GET /_mock/scripts would list.
 func (s *Server) ScriptSteps(businessID string) ([]ScriptStep, error) {
+	var out []ScriptStep
+	pq := httpapi.PageQuery{Limit: telephony.MaxStepPage}
+	for {
+		page, err := s.scriptPage(businessID, pq)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, convertSlice(page.Steps, scriptStep)...)
+		if !page.HasMore {
+			return out, nil
+		}
+		pq.After = page.Steps[len(page.Steps)-1].CreatedAt
+	}
+}
+
+// scriptPage reads one page of a tenant's script, under a read Tx of its own.
+func (s *Server) scriptPage(businessID string, pq httpapi.PageQuery) (telephony.StepPage, error) {
 	tx := s.platform.ReadTx()
 	defer tx.End()
-	steps, err := telephony.ScriptSteps(tx, businessID)
+	page, err := telephony.ScriptSteps(tx, businessID, pq, "")
 	if err != nil {
-		return nil, publicError(err)
+		return telephony.StepPage{}, publicError(err)
 	}
-	return convertSlice(steps, scriptStep), nil
+	return page, nil
 }
 
 // ClearScript removes the pending steps of the script of the tenant owning

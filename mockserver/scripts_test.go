@@ -301,3 +301,117 @@ func TestRetriesOfAScriptedRefusalReplayIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, page.Data)
 }
+
+// A tenant holds at most 10,000 pending script steps: a request past the
+// bound is refused naming its first step past it, and adds nothing. GET
+// /_mock/scripts lists pages of at most 1,000 steps oldest first, read on
+// with after; the Go helpers read every page.
+func TestScriptsAreBoundedAndPaged(t *testing.T) {
+	t.Parallel()
+	e := newTelEnv(t)
+	ctx := context.Background()
+	url := e.srv.AdminURL + "/scripts"
+	add := func(calls, texts int) rawResp {
+		t.Helper()
+		steps := func(n int, step string) string { return strings.TrimSuffix(strings.Repeat(step+",", n), ",") }
+		body := fmt.Sprintf(`{"business_id":%q,"calls":[%s],"texts":[%s]}`, e.acct.BusinessID,
+			steps(calls, `{"to":"*","outcome":"busy"}`), steps(texts, `{"to":"*","outcome":"delivered"}`))
+		return rawDo(t, http.MethodPost, url, body)
+	}
+	list := func(query string) rawResp {
+		t.Helper()
+		return rawDo(t, http.MethodGet, url+"?business_id="+e.acct.BusinessID+query, "")
+	}
+
+	// One step used, then 9,999 pending.
+	_, err := e.acct.Script(Script{Calls: []CallStep{{To: "+14155550150", Outcome: "completed"}}})
+	require.NoError(t, err)
+	_, err = e.c.Calls.Create(ctx, &calls.CreateParams{AgentID: e.acct.AgentID, To: "+14155550150"})
+	require.NoError(t, err)
+	for i := range 5 {
+		r := add(1000, 1000-i/4)
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	}
+
+	r := add(1, 1)
+	assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	assert.Equal(t, "invalid_request", r.code())
+	assert.Contains(t, r.message(), "holds 9999 pending script steps and may hold at most 10000")
+	details, _ := r.json["error"].(map[string]any)["details"].([]any)
+	require.Len(t, details, 1)
+	assert.Equal(t, "/texts/0", details[0].(map[string]any)["path"], "the first step past the bound")
+	r = add(1, 0)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	r = add(0, 1)
+	assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	_, err = e.acct.Script(Script{Calls: []CallStep{{To: "*", Outcome: "busy"}}})
+	var mockErr *Error
+	require.ErrorAs(t, err, &mockErr, "the Go helper meets the same bound")
+	assert.Equal(t, http.StatusBadRequest, mockErr.Status)
+	other, err := e.srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
+	_, err = other.Script(Script{Calls: []CallStep{{To: "*", Outcome: "busy"}}})
+	require.NoError(t, err, "another tenant's bound is its own")
+
+	// The pages: 10,001 steps oldest first, the used one first.
+	var ids []string
+	after := ""
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 11, "10,001 steps are 11 pages")
+		r := list(after)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		steps := r.json["steps"].([]any)
+		for _, st := range steps {
+			ids = append(ids, st.(map[string]any)["id"].(string))
+		}
+		if pages == 0 {
+			require.Len(t, steps, 1000, "a page holds 1,000 steps by default")
+			assert.Equal(t, "used", steps[0].(map[string]any)["status"], "oldest first")
+		}
+		if r.json["has_more"] != true {
+			break
+		}
+		after = "&after=" + steps[len(steps)-1].(map[string]any)["created_at"].(string)
+	}
+	require.Len(t, ids, 10_001)
+	seen := map[string]bool{}
+	for _, id := range ids {
+		assert.False(t, seen[id], "step %s listed twice", id)
+		seen[id] = true
+	}
+
+	r = list("&status=used")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	require.Len(t, r.json["steps"], 1)
+	assert.Equal(t, ids[0], r.json["steps"].([]any)[0].(map[string]any)["id"])
+	assert.Equal(t, false, r.json["has_more"])
+	r = list("&status=pending&limit=3")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, []any{ids[1], ids[2], ids[3]}, []any{
+		r.json["steps"].([]any)[0].(map[string]any)["id"], r.json["steps"].([]any)[1].(map[string]any)["id"], r.json["steps"].([]any)[2].(map[string]any)["id"],
+	})
+	assert.Equal(t, true, r.json["has_more"])
+	for _, bad := range []string{"&limit=1001", "&limit=0", "&status=bogus", "&after=yesterday"} {
+		r := list(bad)
+		assert.Equal(t, http.StatusBadRequest, r.status, bad)
+		assert.Equal(t, "invalid_request", r.code(), bad)
+	}
+
+	// The Go helpers read every page.
+	steps, err := e.acct.ScriptSteps()
+	require.NoError(t, err)
+	require.Len(t, steps, len(ids))
+	for i, st := range steps {
+		if st.ID != ids[i] {
+			t.Fatalf("step %d is %s, GET /_mock/scripts listed %s", i, st.ID, ids[i])
+		}
+	}
+	rec := &recordingTB{TB: t}
+	e.acct.VerifyScript(rec)
+	assert.Len(t, rec.errors, 10_000, "every pending step is reported, however many pages")
+	n, err := e.acct.ClearScript()
+	require.NoError(t, err)
+	assert.Equal(t, 10_000, n)
+	r = add(1000, 1000)
+	assert.Equal(t, http.StatusCreated, r.status, "cleared, the tenant may add steps again")
+}

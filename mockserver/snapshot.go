@@ -2,9 +2,12 @@ package mockserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
@@ -105,18 +108,28 @@ func (s *Server) Restore(snap *Snapshot) error {
 
 // WriteSnapshotFile writes a snapshot of the whole server to path
 // atomically: to a temporary file in the same directory, then renamed, so
-// path holds the old state or the new, never part of one.
+// path holds the old state or the new, never part of one. An existing
+// file keeps its permissions; a new one is readable by its owner only
+// (it holds webhook secrets). When path is a symbolic link, the file it
+// points to is written. CheckSnapshotFile checks beforehand that path can
+// be written.
 func (s *Server) WriteSnapshotFile(path string) error {
 	snap, err := s.Snapshot()
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	path = followLink(path)
+	f, err := os.CreateTemp(filepath.Dir(path), snapshotTempPattern(path))
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(snap.JSON)
+	if fi, serr := os.Stat(path); serr == nil {
+		err = f.Chmod(fi.Mode().Perm())
+	}
+	if err == nil {
+		_, err = f.Write(snap.JSON)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -131,6 +144,63 @@ func (s *Server) WriteSnapshotFile(path string) error {
 		return err
 	}
 	return nil
+}
+
+// snapshotTempPattern is the os.CreateTemp pattern of the temporary file
+// WriteSnapshotFile writes before renaming it to path: hidden, beside
+// path, named after it.
+func snapshotTempPattern(path string) string { return "." + filepath.Base(path) + ".*.tmp" }
+
+// followLink returns the file the symbolic link path points to, or path
+// itself when it is not a link (or does not exist).
+func followLink(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
+// CheckSnapshotFile checks, before a server runs, that WriteSnapshotFile
+// will be able to write path, so that a state file that cannot be written
+// stops the start instead of losing the state at the end: path's directory
+// must exist and take new files, and path must not be a directory. It also
+// removes the temporary files that a write of path stopped midway (a killed
+// process) left beside it, and returns their names.
+func CheckSnapshotFile(path string) (removed []string, err error) {
+	path = followLink(path)
+	dir := filepath.Dir(path)
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("the directory %s does not exist: create it, or name a file in a directory that exists", dir)
+	case err != nil:
+		return nil, err
+	case !fi.IsDir():
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: name a file", path)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the directory %s: %w", dir, err)
+	}
+	prefix, suffix, _ := strings.Cut(snapshotTempPattern(path), "*")
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || len(name) <= len(prefix)+len(suffix) || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return removed, fmt.Errorf("removing %s, left by a write that was stopped: %w", name, err)
+		}
+		removed = append(removed, name)
+	}
+	probe, err := os.CreateTemp(dir, snapshotTempPattern(path))
+	if err != nil {
+		return removed, fmt.Errorf("the state cannot be written in %s: %w", dir, err)
+	}
+	probe.Close()
+	return removed, os.Remove(probe.Name())
 }
 
 // RestoreFile restores the snapshot document in the file at path (see

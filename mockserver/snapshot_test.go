@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -380,6 +382,38 @@ func TestStateFileRoundTrip(t *testing.T) {
 	for p, want := range before {
 		assert.Equal(t, want, after[p], "GET %s on the new server", p)
 	}
+}
+
+// A state file that is a symbolic link is written through the link, which
+// stays, and keeps its mode; CheckSnapshotFile removes only the temporary
+// files of that file.
+func TestStateFileThroughALinkKeepsItsMode(t *testing.T) {
+	t.Parallel()
+	srv := Start(t)
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	target, link := filepath.Join(elsewhere, "real.json"), filepath.Join(dir, "state.json")
+	require.NoError(t, os.WriteFile(target, []byte("{}"), 0o644))
+	require.NoError(t, os.Symlink(target, link))
+	stale := filepath.Join(elsewhere, ".real.json.77.tmp")
+	require.NoError(t, os.WriteFile(stale, []byte("{"), 0o600))
+
+	removed, err := CheckSnapshotFile(link)
+	require.NoError(t, err)
+	assert.Equal(t, []string{".real.json.77.tmp"}, removed)
+	assert.NoFileExists(t, stale)
+	require.NoError(t, srv.WriteSnapshotFile(link))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.Equal(t, fs.ModeSymlink, fi.Mode().Type(), "the link stays a link")
+	fi, err = os.Stat(target)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o644), fi.Mode().Perm())
+	data, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"format":"voiceagent-mock-snapshot"`)
+
+	_, err = CheckSnapshotFile(filepath.Join(dir, "no", "state.json"))
+	assert.ErrorContains(t, err, "does not exist")
 }
 
 // A server made with WithIDSeed gives a copy the same ids every time.

@@ -168,7 +168,7 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "`address` to listen on (host:port; port 0 picks a free one)")
 	fs.StringVar(&cfg.seed, "seed", "demo", "initial data: demo (an account with every scope, kept by POST /_mock/reset) or none")
 	fs.StringVar(&cfg.fixtures, "fixtures", "", "load accounts, leads and calls from this JSON `file` (see mockserver.Fixtures)")
-	fs.StringVar(&cfg.state, "state", "", "keep the whole server in this `file`: load it at start when it exists (instead of -seed and -fixtures), write it on SIGINT and SIGTERM")
+	fs.StringVar(&cfg.state, "state", "", "keep the whole server in this `file`: load it at start when it exists (instead of -seed and -fixtures), write it on SIGINT and SIGTERM; its directory must exist and be writable")
 	fs.StringVar(&start, "start", "", "pin the simulated start to this RFC 3339 `time` (such as 2026-03-10T16:00:00Z)")
 	fs.BoolVar(&realtime, "realtime", false, "let the simulated clock follow real time (same as -speed 1)")
 	fs.Float64Var(&cfg.speed, "speed", 0, "let the simulated clock run at this `multiple` of real time (0: only POST /_mock/clock/advance moves it)")
@@ -496,7 +496,15 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 	srv := mockserver.New(cfg.options(logw)...)
 	defer srv.Close()
 
-	// Data is loaded before listening: a bad file fails the start.
+	// Data is loaded before listening: a bad file fails the start, and so
+	// does a state file that could not be written at the end.
+	var leftovers []string
+	if cfg.state != "" {
+		var err error
+		if leftovers, err = mockserver.CheckSnapshotFile(cfg.state); err != nil {
+			return &badInput{fmt.Errorf("-state: %w", err)}
+		}
+	}
 	restored, err := loadState(srv, cfg.state)
 	if err != nil {
 		return &badInput{fmt.Errorf("-state: %w", err)}
@@ -546,6 +554,9 @@ func serve(ctx context.Context, cfg *config, out, logw io.Writer, ready chan<- s
 		fmt.Fprintf(out, "demo business: %s, agent: %s, number: %s (kept by POST /_mock/reset)\n", demo.BusinessID, demo.AgentID, demo.PhoneNumber)
 		fmt.Fprintf(out, "export VOICEAGENT_BASE_URL=%s/api\n", base)
 		fmt.Fprintf(out, "export VOICEAGENT_API_KEY=%s\n", demo.APIKey)
+	}
+	for _, name := range leftovers {
+		fmt.Fprintf(out, "state: removed %s, a temporary file left by a write that was stopped\n", name)
 	}
 	if restored {
 		fmt.Fprintf(out, "state: loaded from %s (written back on SIGINT and SIGTERM)\n", cfg.state)

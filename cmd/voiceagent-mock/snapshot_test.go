@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,8 +31,8 @@ type statefulBinary struct {
 }
 
 // startStateful starts the binary with -state and waits for its start-up
-// lines, up to the one about the state file; it is stopped
-// when the test ends unless stop was called.
+// lines, up to the one saying whether the state file was loaded; it is
+// stopped when the test ends unless stop was called.
 func startStateful(t *testing.T, bin string, args ...string) *statefulBinary {
 	t.Helper()
 	r := &statefulBinary{cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan error, 1)}
@@ -39,13 +41,16 @@ func startStateful(t *testing.T, bin string, args ...string) *statefulBinary {
 	require.NoError(t, err)
 	require.NoError(t, r.cmd.Start())
 	lines := bufio.NewScanner(pipe)
-	for !strings.HasPrefix(r.out.String(), "state: ") && !strings.Contains(r.out.String(), "\nstate: ") && lines.Scan() {
+	for lines.Scan() {
 		_, _ = r.out.Write(append(lines.Bytes(), '\n'))
 		if b, ok := strings.CutPrefix(lines.Text(), "base URL: "); ok {
 			r.base = b
 		}
 		if a, ok := strings.CutPrefix(lines.Text(), "admin API: "); ok {
 			r.admin = a
+		}
+		if strings.HasPrefix(lines.Text(), "state: ") && !strings.HasPrefix(lines.Text(), "state: removed ") {
+			break
 		}
 	}
 	go func() {
@@ -224,4 +229,94 @@ func TestTheBinarySnapshotsCopiesAndKeepsState(t *testing.T) {
 	code, _, stderr := runBinary(t, nil, args...)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "-state")
+}
+
+// unwritableDir returns a directory the test's user cannot make files in:
+// a directory of its own without write permission, or, for a user whom
+// permissions do not stop (root), Linux's /sys.
+func unwritableDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o500))
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
+	f, err := os.CreateTemp(dir, "probe")
+	if err != nil {
+		return dir
+	}
+	f.Close()
+	require.NoError(t, os.Remove(f.Name()))
+	if runtime.GOOS != "linux" {
+		t.Fatalf("this user writes in a directory without write permission, and %s has no /sys", runtime.GOOS)
+	}
+	return "/sys"
+}
+
+// -state is checked at start: a file in a directory that does not exist,
+// that is not a directory or that takes no new files, and a directory,
+// stop the start with exit status 2 saying why, before anything is served
+// (such a file used to fail only at SIGTERM, losing the state).
+func TestTheBinaryChecksTheStateFileAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(notDir, []byte("x"), 0o600))
+	for _, tc := range []struct{ path, why string }{
+		{filepath.Join(dir, "missing", "state.json"), "the directory " + filepath.Join(dir, "missing") + " does not exist"},
+		{filepath.Join(notDir, "state.json"), notDir + " is not a directory"},
+		{dir, dir + " is a directory: name a file"},
+		{filepath.Join(unwritableDir(t), "state.json"), "the state cannot be written in "},
+	} {
+		code, stdout, stderr := runBinary(t, nil, "-addr", "127.0.0.1:0", "-state", tc.path)
+		assert.Equal(t, 2, code, tc.path)
+		assert.Contains(t, stderr, "voiceagent-mock: -state: "+tc.why, tc.path)
+		assert.NotContains(t, stdout, "listening", "%s: nothing served", tc.path)
+	}
+	_, err := os.Stat(filepath.Join(dir, "missing"))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the check makes no directory")
+}
+
+// A temporary file that a killed write left beside the state file is
+// removed at start, and said so, while other files stay; the state file
+// written at the end is its owner's only when new, and keeps its mode when
+// it is rewritten.
+func TestTheBinaryCleansUpAndKeepsTheStateFilesMode(t *testing.T) {
+	t.Parallel()
+	bin, err := buildBinary()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	leftover := filepath.Join(dir, ".state.json.4242.tmp")
+	require.NoError(t, os.WriteFile(leftover, []byte(`{"format":"voiceagent-mock-snap`), 0o600))
+	others := []string{filepath.Join(dir, ".notes.json.1.tmp"), filepath.Join(dir, "state.json.tmp"), filepath.Join(dir, ".state.json.tmp")}
+	for _, o := range others {
+		require.NoError(t, os.WriteFile(o, []byte("keep"), 0o600))
+	}
+	args := []string{"-addr", "127.0.0.1:0", "-state", state}
+
+	first := startStateful(t, bin, args...)
+	assert.Contains(t, first.out.String(), "state: removed .state.json.4242.tmp, a temporary file left by a write that was stopped")
+	assert.Contains(t, first.out.String(), "does not exist yet")
+	assert.NoFileExists(t, leftover)
+	for _, o := range others {
+		assert.FileExists(t, o, "not a temporary file of the state file's")
+	}
+	first.stop(t)
+	fi, err := os.Stat(state)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o600), fi.Mode().Perm(), "a new state file is its owner's only")
+
+	require.NoError(t, os.Chmod(state, 0o640))
+	second := startStateful(t, bin, args...)
+	assert.Contains(t, second.out.String(), "state: loaded from "+state)
+	assert.NotContains(t, second.out.String(), "state: removed")
+	second.stop(t)
+	fi, err = os.Stat(state)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o640), fi.Mode().Perm(), "the rewritten file keeps its mode")
+	data, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(data, []byte(`{"format":"voiceagent-mock-snapshot"`)), "the file was rewritten")
+	matches, err := filepath.Glob(filepath.Join(dir, ".state.json.*.tmp"))
+	require.NoError(t, err)
+	assert.Empty(t, matches, "no temporary file is left")
 }

@@ -70,14 +70,51 @@ type deliveryEngine struct {
 	notify watch.Notifier
 	kinds  map[string]DeliveryKind // by store.Delivery.Kind (RegisterDeliveryKind)
 
-	// firstMu guards first.
-	firstMu sync.Mutex
-	// first holds, by delivery id, a channel closed once the first attempt
-	// of the delivery has its outcome recorded, while that attempt is in
-	// flight: the second attempt waits for it (runAttempt). A delivery
-	// whose first attempt is not in flight (it is over, or the task was
-	// rebuilt from data) has none.
-	first map[string]chan struct{}
+	// first are the first attempts in flight: the second attempt of a
+	// delivery waits for its first (runAttempt).
+	first firstAttempts
+}
+
+// firstAttempts holds, by delivery id, a channel closed once the first
+// attempt of the delivery has its outcome recorded, while that attempt is
+// in flight. A delivery whose first attempt is not in flight (it is over,
+// or the task was rebuilt from data) has none. Its methods take its own
+// lock.
+type firstAttempts struct {
+	mu sync.Mutex
+	m  map[string]chan struct{}
+}
+
+// start records that the first attempt of delivery id is in flight and
+// returns the channel done closes.
+func (f *firstAttempts) start(id string) chan struct{} {
+	ch := make(chan struct{})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = map[string]chan struct{}{}
+	}
+	f.m[id] = ch
+	return ch
+}
+
+// done closes ch, the channel of the first attempt of delivery id, once
+// its outcome is recorded.
+func (f *firstAttempts) done(id string, ch chan struct{}) {
+	f.mu.Lock()
+	if f.m[id] == ch {
+		delete(f.m, id)
+	}
+	f.mu.Unlock()
+	close(ch)
+}
+
+// inFlight returns the channel of the first attempt of delivery id while
+// it is in flight, else nil.
+func (f *firstAttempts) inFlight(id string) chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[id]
 }
 
 // DeliveryKind is how the engine builds and follows one kind of delivery.
@@ -92,7 +129,7 @@ type DeliveryKind struct {
 // attempt, registers the subscription and call-webhook kinds of delivery
 // and subscribes the engine to the bus.
 func (s *Service) startDeliveries() {
-	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}, first: map[string]chan struct{}{}}
+	s.engine = &deliveryEngine{kinds: map[string]DeliveryKind{}}
 	s.DefineUnlockedTask(TaskDeliveryAttempt, s.runAttempt)
 	s.Outbound.timeout = s.Config.Hooks.Timeout
 	s.initOutbound()
@@ -205,11 +242,11 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 	s.deliveryUpdated(tx, d, nil)
 	dropped := tx.Dropped // the store of this delivery, which a reset drops
 	// The first attempt is in flight before the second is on the clock.
-	first := s.firstInFlight(d.ID)
+	first := s.engine.first.start(d.ID)
 	cancelSecond := s.Schedule(tenant, clock.Task{At: now.Add(webhookRetrySchedule[1]), Kind: TaskDeliveryAttempt, Subject: d.ID, N: 2})
 	att, ok := s.prepareAttempt(tx, d, 1, now)
 	if !ok {
-		s.firstDone(d.ID, first)
+		s.engine.first.done(d.ID, first)
 		return d
 	}
 	done := func(res outboundResult) {
@@ -219,37 +256,16 @@ func (s *Service) StartDelivery(tx *platform.Tx, d *store.Delivery) *store.Deliv
 		if finished {
 			cancelSecond()
 		}
-		s.firstDone(d.ID, first)
+		s.engine.first.done(d.ID, first)
 		s.engine.notify.Notify()
 	}
 	if err := s.CheckTarget(att.req.URL); err != nil {
-		go done(refusedResult(err)) // done takes the lock tx holds
+		go done(refusedResult(err)) // done begins a write Tx: not while tx is open
 	} else {
 		s.postOutbound(att.req, done)
 	}
 	s.engine.notify.Notify()
 	return d
-}
-
-// firstInFlight records that the first attempt of delivery id is in
-// flight and returns the channel firstDone closes.
-func (s *Service) firstInFlight(id string) chan struct{} {
-	ch := make(chan struct{})
-	s.engine.firstMu.Lock()
-	s.engine.first[id] = ch
-	s.engine.firstMu.Unlock()
-	return ch
-}
-
-// firstDone closes ch, the channel of the first attempt of delivery id,
-// once its outcome is recorded.
-func (s *Service) firstDone(id string, ch chan struct{}) {
-	s.engine.firstMu.Lock()
-	if s.engine.first[id] == ch {
-		delete(s.engine.first, id)
-	}
-	s.engine.firstMu.Unlock()
-	close(ch)
 }
 
 // runAttempt is the task TaskDeliveryAttempt: attempt t.N of delivery
@@ -260,10 +276,7 @@ func (s *Service) firstDone(id string, ch chan struct{}) {
 // fast a receiver responds. A delivery gone from the log (a reset, or
 // dropped past the log's bounds) or over is not attempted.
 func (s *Service) runAttempt(_ string, at time.Time, t clock.Task) {
-	s.engine.firstMu.Lock()
-	first := s.engine.first[t.Subject]
-	s.engine.firstMu.Unlock()
-	if first != nil {
+	if first := s.engine.first.inFlight(t.Subject); first != nil {
 		select {
 		case <-first:
 		case <-s.Outbound.ctx.Done():
@@ -348,7 +361,8 @@ func (s *Service) checkURL(raw string, saving bool) error {
 	return s.allowedTarget(u, saving)
 }
 
-// preparedAttempt is an attempt built under the lock, ready to post.
+// preparedAttempt is an attempt built in a Tx (prepareAttempt), ready to
+// post outside it.
 type preparedAttempt struct {
 	n     int
 	at    time.Time // simulated

@@ -79,9 +79,12 @@ const HeaderShouldRetry = "X-Voiceagent-Should-Retry"
 // window that handlers with start/end parameters set.
 type PageQuery struct {
 	Limit int
-	After time.Time // zero: from the newest
+	After time.Time // the created_at of the last item seen; zero: from the first
 	Since time.Time // zero: no lower bound; else created_at >= since
 	Until time.Time // zero: no upper bound; else created_at < until
+	// Oldest lists oldest first (the page after After holds later
+	// records); by default a list is newest first.
+	Oldest bool
 }
 
 // PageQuery parses limit (default def, 1..max) and after (the created_at of
@@ -129,6 +132,16 @@ func ListPage[T store.Record, V any](t *store.Table[T], owners []string, pq Page
 
 // PageRecords is ListPage without views: the page's records themselves.
 func PageRecords[T store.Record](t *store.Table[T], owners []string, pq PageQuery, match func(T) bool) ([]T, bool) {
+	if pq.Oldest {
+		since := pq.Since
+		// The records of a tenant are stamped at least a nanosecond apart
+		// (store.Table.Stamp): the next page starts a nanosecond after the
+		// last item seen.
+		if next := pq.After.Add(time.Nanosecond); !pq.After.IsZero() && next.After(since) {
+			since = next
+		}
+		return t.PageFrom(owners, since, pq.Until, pq.Limit, match)
+	}
 	before := pq.After
 	if !pq.Until.IsZero() && (before.IsZero() || pq.Until.Before(before)) {
 		before = pq.Until

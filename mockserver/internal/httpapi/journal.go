@@ -127,8 +127,7 @@ func (m *JournalMessage) UnmarshalJSON(b []byte) error {
 
 // journalRecord is an entry as the journal keeps it until it is read: its
 // headers, redacted, as one header text, and its bodies, redacted and
-// capped. The first read makes the entry's maps and strings
-// (Journal.entry).
+// capped. The first read makes the entry's maps and strings (entry).
 type journalRecord struct {
 	JournalEntry
 	// texts are, until the entry's maps and strings are made, the
@@ -163,9 +162,8 @@ func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Respon
 }
 
 // entry returns the record's entry, its maps and strings made (once): the
-// response's headers with those writeResponse adds. The caller holds the
-// journal's lock.
-func (j *Journal) entry(r *journalRecord) *JournalEntry {
+// response's headers with those writeResponse adds.
+func (r *journalRecord) entry() *JournalEntry {
 	if !r.made {
 		headers := r.texts[headerText]
 		r.Request.Header, headers = headerOfText(headers, r.reqPairs, 0)
@@ -276,9 +274,9 @@ func (f RequestFilter) Match(e *JournalEntry) bool {
 // Journal is a ring buffer of the last requests (admin routes excluded),
 // bounded both in entries and in bytes (JournalEntry.Bytes): adding an
 // entry drops the oldest ones until both bounds hold again. The newest
-// entry is always kept.
+// entry is always kept. A Journal is safe for concurrent use.
 type Journal struct {
-	Mu sync.Mutex
+	mu sync.Mutex
 	// log keeps the entries, numbered by their Seq from 1, within the
 	// journal's bounds; an entry's cost counts its texts.
 	log *ring.Log[journalRecord]
@@ -297,39 +295,39 @@ func newJournal(size int, maxBytes int64) *Journal {
 // add keeps a record, dropping the oldest entries the bounds call for.
 func (j *Journal) add(e journalRecord) {
 	cost := e.bytes()
-	j.Mu.Lock()
+	j.mu.Lock()
 	e.Seq = j.log.Next()
 	j.log.Push(e, cost)
-	j.Mu.Unlock()
+	j.mu.Unlock()
 	j.n.Notify()
 }
 
 // Usage returns how many entries the journal keeps and their bytes.
 func (j *Journal) Usage() (entries int, bytes int64) {
-	j.Mu.Lock()
-	defer j.Mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	return j.log.Len(), j.log.Bytes()
 }
 
 // Reset empties the journal; sequence numbers start again from 1.
 func (j *Journal) Reset() {
-	j.Mu.Lock()
+	j.mu.Lock()
 	j.log.Reset(1)
-	j.Mu.Unlock()
+	j.mu.Unlock()
 	j.n.Notify()
 }
 
 // Latest returns the Seq of the newest entry (0 when none was journaled).
 func (j *Journal) Latest() int64 {
-	j.Mu.Lock()
-	defer j.Mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	return j.log.Next() - 1
 }
 
 // Size returns how many entries the journal keeps at most.
 func (j *Journal) Size() int {
-	j.Mu.Lock()
-	defer j.Mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	return j.log.Cap()
 }
 
@@ -346,52 +344,52 @@ func (j *Journal) List(match func(*JournalEntry) bool) []JournalEntry {
 // excepted: the list stops before the entry that would pass the bound,
 // keeping the first ones or the newest ones as it would have.
 func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool, maxBytes int64) ([]JournalEntry, int) {
-	j.Mu.Lock()
-	defer j.Mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	count := 0
-	var seqs []int64
-	j.log.Each(func(seq int64, r *journalRecord) bool {
-		if match != nil && !match(j.entry(r)) {
+	var recs []*journalRecord
+	j.log.Each(func(_ int64, r *journalRecord) bool {
+		if match != nil && !match(r.entry()) {
 			return true
 		}
 		count++
-		if limit < 0 || !first || len(seqs) < limit {
-			seqs = append(seqs, seq)
+		if limit < 0 || !first || len(recs) < limit {
+			recs = append(recs, r)
 		}
 		return true
 	})
-	if limit >= 0 && len(seqs) > limit {
-		seqs = seqs[len(seqs)-limit:]
+	if limit >= 0 && len(recs) > limit {
+		recs = recs[len(recs)-limit:]
 	}
 	if maxBytes > 0 {
-		seqs = j.withinBytes(seqs, first, maxBytes)
+		recs = withinBytes(recs, first, maxBytes)
 	}
-	out := make([]JournalEntry, len(seqs))
-	for i, seq := range seqs {
-		out[i] = *j.entry(j.log.At(seq))
+	out := make([]JournalEntry, len(recs))
+	for i, r := range recs {
+		out[i] = *r.entry()
 	}
 	return out, count
 }
 
-// withinBytes returns the longest run of seqs, from their start when first
+// withinBytes returns the longest run of recs, from their start when first
 // is set and from their end otherwise, whose entries count at most
-// maxBytes together, and at least one entry. The caller holds the lock.
-func (j *Journal) withinBytes(seqs []int64, first bool, maxBytes int64) []int64 {
+// maxBytes together, and at least one entry.
+func withinBytes(recs []*journalRecord, first bool, maxBytes int64) []*journalRecord {
 	var total int64
-	for n := range seqs {
+	for n := range recs {
 		i := n
 		if !first {
-			i = len(seqs) - 1 - n
+			i = len(recs) - 1 - n
 		}
-		total += j.entry(j.log.At(seqs[i])).Bytes()
+		total += recs[i].entry().Bytes()
 		if total > maxBytes && n > 0 {
 			if first {
-				return seqs[:n]
+				return recs[:n]
 			}
-			return seqs[len(seqs)-n:]
+			return recs[len(recs)-n:]
 		}
 	}
-	return seqs
+	return recs
 }
 
 // Requests returns the journaled requests, oldest first, for which match
@@ -992,23 +990,52 @@ const (
 )
 
 // UsageLog keeps one entry per authenticated API request, per user: the
-// newest perUser entries of each user, and the newest total in all. It has
-// its own lock because reads (which hold only the store's read lock) write
-// to it.
+// newest perUser entries of each user, and the newest total in all. A
+// UsageLog is safe for concurrent use, and has a lock of its own because
+// reads (which hold only the store's read lock) write to it.
 //
-// A request only queues its entry (under a lock held for an append); the
-// queue goes into the table, in the order it was queued, when it is long
+// A request only queues its entry (an append to the queue); the queue goes
+// into the table, in the order it was queued, when it is long
 // (maxPendingUsage) and before every read, so that requests do not wait on
 // each other's table inserts and a read sees every request already served.
 type UsageLog struct {
-	// Mu guards T; take it through Flushed (or Page), which first moves
-	// the queued entries in.
-	Mu             sync.RWMutex
-	T              *store.Table[*store.UsageEntry]
+	mu             sync.RWMutex
+	t              *store.Table[*store.UsageEntry]
 	perUser, total int
+	queue          usageQueue
+}
 
-	pendingMu sync.Mutex
-	pending   []pendingUsage
+// usageQueue is the usage log's queue of entries not yet in its table. It
+// is safe for concurrent use.
+type usageQueue struct {
+	mu      sync.Mutex
+	entries []pendingUsage
+}
+
+// push queues q and reports whether the queue is full (maxPendingUsage).
+func (uq *usageQueue) push(q pendingUsage) (full bool) {
+	uq.mu.Lock()
+	defer uq.mu.Unlock()
+	uq.entries = append(uq.entries, q)
+	return len(uq.entries) >= maxPendingUsage
+}
+
+// take empties the queue and returns what it held, oldest first.
+func (uq *usageQueue) take() []pendingUsage {
+	uq.mu.Lock()
+	defer uq.mu.Unlock()
+	queued := uq.entries
+	if len(queued) > 0 {
+		uq.entries = make([]pendingUsage, 0, len(queued))
+	}
+	return queued
+}
+
+// len returns how many entries are queued.
+func (uq *usageQueue) len() int {
+	uq.mu.Lock()
+	defer uq.mu.Unlock()
+	return len(uq.entries)
 }
 
 // pendingUsage is a queued entry and its owner; the entry's CreatedAt
@@ -1038,13 +1065,11 @@ func newUsageLog(perUser, total int) *UsageLog {
 
 // Reset empties the log.
 func (u *UsageLog) Reset() {
-	u.Mu.Lock()
-	defer u.Mu.Unlock()
-	u.pendingMu.Lock()
-	u.pending = nil
-	u.pendingMu.Unlock()
-	u.T = store.NewLogTable[*store.UsageEntry]()
-	u.T.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.queue.take()
+	u.t = store.NewLogTable[*store.UsageEntry]()
+	u.t.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
 }
 
 // Record adds an authenticated request and its response to the log, at the
@@ -1075,65 +1100,47 @@ func (u *UsageLog) Record(rc *Ctx, resp *Response) {
 			}
 		}
 	}
-	u.pendingMu.Lock()
-	u.pending = append(u.pending, pendingUsage{e, p.OwnerID()})
-	full := len(u.pending) >= maxPendingUsage
-	u.pendingMu.Unlock()
-	if full {
-		u.Mu.Lock()
-		u.flush()
-		u.Mu.Unlock()
+	if u.queue.push(pendingUsage{e, p.OwnerID()}) {
+		u.Update(func(*store.Table[*store.UsageEntry]) {})
 	}
 }
 
-// flush moves the queued entries into the table. The caller holds Mu for
-// writing.
-func (u *UsageLog) flush() {
-	u.pendingMu.Lock()
-	queued := u.pending
-	if len(queued) > 0 {
-		u.pending = make([]pendingUsage, 0, len(queued))
+// Update calls fn with the table holding every entry queued so far,
+// under the log's exclusive lock: fn may add entries of its own (a
+// benchmark filling the log).
+func (u *UsageLog) Update(fn func(t *store.Table[*store.UsageEntry])) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	insertQueued(u.t, u.queue.take())
+	fn(u.t)
+}
+
+// Flushed calls read with the table holding every entry queued so far,
+// under the log's lock: shared with other reads when nothing is queued (a
+// request served before this read queued its entry before its response).
+func (u *UsageLog) Flushed(read func(t *store.Table[*store.UsageEntry])) {
+	if u.queue.len() > 0 {
+		u.Update(read)
+		return
 	}
-	u.pendingMu.Unlock()
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	read(u.t)
+}
+
+// insertQueued inserts queued entries into table t, in the order they were
+// queued.
+func insertQueued(t *store.Table[*store.UsageEntry], queued []pendingUsage) {
 	// Each run of entries of one owner (a load test's one user: the whole
 	// queue) goes in at once.
 	run := make([]*store.UsageEntry, 0, len(queued))
 	for i, q := range queued {
 		run = append(run, q.e)
 		if i+1 == len(queued) || queued[i+1].owner != q.owner {
-			u.T.InsertRun(q.owner, run)
+			t.InsertRun(q.owner, run)
 			run = run[:0]
 		}
 	}
-}
-
-// Flushed calls read with the table holding every entry queued so far,
-// under the log's lock.
-func (u *UsageLog) Flushed(read func(t *store.Table[*store.UsageEntry])) {
-	if u.lockFlushed() {
-		defer u.Mu.RUnlock()
-	} else {
-		defer u.Mu.Unlock()
-	}
-	read(u.T)
-}
-
-// lockFlushed locks the log with every queued entry in the table: for
-// reading when nothing was queued (true), else for writing, after moving
-// the queue in (false).
-func (u *UsageLog) lockFlushed() (shared bool) {
-	u.pendingMu.Lock()
-	queued := len(u.pending)
-	u.pendingMu.Unlock()
-	if queued == 0 {
-		// Nothing to move in (a request served before this read
-		// queued its entry before its response): readers share the lock.
-		u.Mu.RLock()
-		return true
-	}
-	u.Mu.Lock()
-	u.flush()
-	return false
 }
 
 // UsagePage is a page of GET /v1/usage.
@@ -1145,13 +1152,11 @@ type UsagePage struct {
 // Page returns one page of a user's usage log, newest first, as GET
 // /v1/usage shows it, read under the log's lock.
 func (u *UsageLog) Page(owner string, pq PageQuery, match func(*store.UsageEntry) bool) UsagePage {
-	if u.lockFlushed() {
-		defer u.Mu.RUnlock()
-	} else {
-		defer u.Mu.Unlock()
-	}
-	items, more := ListPage(u.T, []string{owner}, pq, match, usageView)
-	return UsagePage{Usage: items, HasMore: more}
+	var page UsagePage
+	u.Flushed(func(t *store.Table[*store.UsageEntry]) {
+		page.Usage, page.HasMore = ListPage(t, []string{owner}, pq, match, usageView)
+	})
+	return page
 }
 
 // usageView is a usage log entry as the API shows it.

@@ -333,13 +333,16 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		if rt.MaxBody > 0 {
 			limit = rt.MaxBody
 		}
+		if r.ContentLength > limit {
+			// Refused on its declared length, before a byte of it is read.
+			return ErrorResponse(bodyTooLarge(limit)), rt, rc, fault
+		}
 		read, err := s.readBody(w, r, limit)
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			switch {
 			case errors.As(err, &tooBig):
-				return ErrorResponse(domain.New(wire.CodePayloadTooLarge,
-					fmt.Sprintf("request body is larger than %d bytes", limit))), rt, rc, fault
+				return ErrorResponse(bodyTooLarge(limit)), rt, rc, fault
 			case s.draining.Err() != nil:
 				return ErrorResponse(domain.New(wire.CodeServiceUnavailable,
 					"the server is shutting down and stopped reading the request body before its end; nothing was done")), rt, rc, fault
@@ -375,6 +378,17 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		}
 	}
 	return s.run(rc), rt, rc, fault
+}
+
+// bodyTooLarge is the response to a request body over limit bytes, whether
+// its Content-Length says so or its reading reached the bound. It closes
+// the connection, so that the rest of the body is never read (net/http
+// would otherwise read a small one to its end before responding).
+func bodyTooLarge(limit int64) *Error {
+	e := NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
+		fmt.Sprintf("request body is larger than %d bytes", limit))
+	e.Header = http.Header{"Connection": {"close"}}
+	return e
 }
 
 // readBody reads the body of request r, served by w, up to limit bytes.

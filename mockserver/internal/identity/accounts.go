@@ -312,17 +312,18 @@ func (s *Service) SeedAccount(opts AccountOptions) (*Account, error) {
 	tx := s.WriteTx()
 	defer tx.End()
 	acct, resolved := s.provisionAccount(tx, opts, nil)
-	s.seeds = append(s.seeds, seedAccount{opts: resolved, acct: *acct})
+	s.seeds.Set(tx, append(s.seeds.Get(tx), seedAccount{opts: resolved, acct: *acct}))
 	return acct, nil
 }
 
 // reseed provisions every seed account again (after a reset) and reports
 // how many.
 func (s *Service) reseed(tx *platform.Tx) int {
-	for i := range s.seeds {
-		s.provisionAccount(tx, s.seeds[i].opts, &s.seeds[i].acct)
+	seeds := s.seeds.Get(tx)
+	for i := range seeds {
+		s.provisionAccount(tx, seeds[i].opts, &seeds[i].acct)
 	}
-	return len(s.seeds)
+	return len(seeds)
 }
 
 // provisionAccount provisions an account with opts (the defaults filled

@@ -15,7 +15,9 @@ type Service struct {
 	*platform.Platform
 	httpapi   *httpapi.API
 	telephony *telephony.Service
-	seeds     []seedAccount // SeedAccount's, guarded by Mu
+	// seeds are SeedAccount's accounts: state that outlives a reset,
+	// reached with a Tx.
+	seeds platform.Guarded[[]seedAccount]
 }
 
 // New returns the identity domain of engine p; provisioning makes agents and numbers through tel.

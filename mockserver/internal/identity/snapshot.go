@@ -90,7 +90,7 @@ func (s *Service) Snapshot(businessID string) (json.RawMessage, error) {
 			doc.Tenants = append(doc.Tenants, s.tenantSnapshot(tx, t, tx.Export(t), idem[t]))
 		}
 		doc.Server = &ServerSnapshot{Tasks: httpapi.ScheduledTasks(s.Clocks.Base().Tasks()), Section: *tx.Export("")}
-		for _, sa := range s.seeds {
+		for _, sa := range s.seeds.Get(tx) {
 			doc.Server.SeedAccounts = append(doc.Server.SeedAccounts, SeedAccountState{Options: sa.opts, Account: sa.acct})
 		}
 	} else {
@@ -287,10 +287,11 @@ func (s *Service) Restore(doc *Snapshot) error {
 	if doc.Server != nil {
 		s.Clocks.Set("", doc.TakenAt)
 		s.resume("", doc.Server.Tasks)
-		s.seeds = s.seeds[:0]
+		var seeds []seedAccount
 		for _, sa := range doc.Server.SeedAccounts {
-			s.seeds = append(s.seeds, seedAccount{opts: sa.Options, acct: sa.Account})
+			seeds = append(seeds, seedAccount{opts: sa.Options, acct: sa.Account})
 		}
+		s.seeds.Set(tx, seeds)
 	}
 	for _, ts := range doc.Tenants {
 		s.startTenant(tx, ts)
@@ -336,9 +337,10 @@ func sectionError(prefix string, err error) error {
 func (s *Service) SeedAccounts() []*Account {
 	tx := s.ReadTx()
 	defer tx.End()
-	out := make([]*Account, len(s.seeds))
-	for i := range s.seeds {
-		a := s.seeds[i].acct
+	seeds := s.seeds.Get(tx)
+	out := make([]*Account, len(seeds))
+	for i := range seeds {
+		a := seeds[i].acct
 		out[i] = &a
 	}
 	return out

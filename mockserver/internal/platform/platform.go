@@ -34,8 +34,8 @@ type Platform struct {
 	// Config is the server's configuration, fixed when it is made.
 	Config Config
 
-	// mu guards store, which is reached only through a Tx (ReadTx,
-	// WriteTx, and the tasks Schedule runs).
+	// mu is the state lock: ReadTx and WriteTx (and the tasks Schedule
+	// runs) take it and hand out the store in a Tx.
 	mu StateLock
 	// store is the whole state; ResetState replaces it.
 	store *store.Store

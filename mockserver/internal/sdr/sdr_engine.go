@@ -138,7 +138,7 @@ func SDRConfigOf(tx *platform.Tx, businessID string) *store.SDRConfig {
 }
 
 // sdrCtx is the pipeline of one business at one time: the state it reads
-// and changes, under the lock tx holds, and what evaluating its leads needs.
+// and changes, through tx, and what evaluating its leads needs.
 // The segment, cadence and run operations are its methods (or take it).
 // Build it with newSDRCtx; it is valid only while tx is.
 type sdrCtx struct {

@@ -19,6 +19,10 @@ const (
 	StepFailed    = "failed"
 )
 
+// MaxPendingSteps is how many pending script steps a tenant holds at most:
+// steps beyond it are refused, so that a script cannot grow without bound.
+const MaxPendingSteps = 10_000
+
 // ScriptStep is one step of a tenant's script: what the other end of the
 // tenant's next outbound call or text to a number does. Owner is the
 // tenant's root business. A step is pending until a call or text uses it.
@@ -65,6 +69,17 @@ type ScriptCaller struct {
 type ScriptReply struct {
 	AfterSeconds int    `json:"after_seconds"`
 	Body         string `json:"body"`
+}
+
+// PendingSteps returns how many steps of the tenant's script are pending.
+func (s *Store) PendingSteps(tenant string) int {
+	n := 0
+	for _, st := range s.Scripts.Owned(tenant) {
+		if st.Pending() {
+			n++
+		}
+	}
+	return n
 }
 
 // NextStep returns the step that the tenant's next outbound call or text

@@ -358,27 +358,55 @@ func (t *Table[T]) Owned(owner string) []T { return t.byOwner[owner] }
 // Scan calls fn for the records of the owners with created_at before before
 // (zero: no bound), newest first across owners, until fn returns false.
 func (t *Table[T]) Scan(owners []string, before time.Time, fn func(T) bool) {
-	// One position per owner: the index of the next (older) record to visit.
+	t.walk(owners, before, false, fn)
+}
+
+// ScanFrom calls fn for the records of the owners with created_at at or
+// after since (zero: no bound), oldest first across owners, until fn
+// returns false.
+func (t *Table[T]) ScanFrom(owners []string, since time.Time, fn func(T) bool) {
+	t.walk(owners, since, true, fn)
+}
+
+// walk is Scan (from bound down) and, when forward is set, ScanFrom (from
+// bound up): it merges the owners' lists in created_at order.
+func (t *Table[T]) walk(owners []string, bound time.Time, forward bool, fn func(T) bool) {
+	// One position per owner: the index of the next record to visit.
 	lists := make([][]T, 0, len(owners))
 	pos := make([]int, 0, len(owners))
 	for _, o := range owners {
 		list := t.byOwner[o]
 		i := len(list)
-		if !before.IsZero() {
-			i = sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(before) })
+		if forward {
+			i = 0
 		}
-		if i > 0 {
+		if !bound.IsZero() {
+			i = sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(bound) })
+		}
+		if !forward {
+			i-- // the newest record before bound
+		}
+		if i >= 0 && i < len(list) {
 			lists = append(lists, list)
-			pos = append(pos, i-1)
+			pos = append(pos, i)
 		}
+	}
+	step := -1
+	if forward {
+		step = 1
 	}
 	for {
 		best := -1
 		for k, list := range lists {
-			if pos[k] < 0 {
+			if pos[k] < 0 || pos[k] >= len(list) {
 				continue
 			}
-			if best < 0 || list[pos[k]].RecordCreated().After(lists[best][pos[best]].RecordCreated()) {
+			if best < 0 {
+				best = k
+				continue
+			}
+			c, b := list[pos[k]].RecordCreated(), lists[best][pos[best]].RecordCreated()
+			if forward && c.Before(b) || !forward && c.After(b) {
 				best = k
 			}
 		}
@@ -386,7 +414,7 @@ func (t *Table[T]) Scan(owners []string, before time.Time, fn func(T) bool) {
 			return
 		}
 		r := lists[best][pos[best]]
-		pos[best]--
+		pos[best] += step
 		if !fn(r) {
 			return
 		}
@@ -404,23 +432,50 @@ func (t *Table[T]) Page(owners []string, after time.Time, limit int, match func(
 // no bound). The walk stops at the first record older than since, so a
 // window costs O(log n + page) like any page.
 func (t *Table[T]) PageBetween(owners []string, since, before time.Time, limit int, match func(T) bool) ([]T, bool) {
-	out := make([]T, 0, min(limit, 128))
-	more := false
+	pg := newPage(limit, match)
 	t.Scan(owners, before, func(r T) bool {
-		if !since.IsZero() && r.RecordCreated().Before(since) {
-			return false
-		}
-		if match != nil && !match(r) {
-			return true
-		}
-		if len(out) == limit {
-			more = true
-			return false
-		}
-		out = append(out, r)
-		return true
+		return (since.IsZero() || !r.RecordCreated().Before(since)) && pg.take(r)
 	})
-	return out, more
+	return pg.out, pg.more
+}
+
+// PageFrom is PageBetween oldest first: up to limit records of the owners
+// created at or after since (zero: from the oldest) and before before
+// (zero: no bound), for which match (nil: all) reports true, and whether
+// more such records follow.
+func (t *Table[T]) PageFrom(owners []string, since, before time.Time, limit int, match func(T) bool) ([]T, bool) {
+	pg := newPage(limit, match)
+	t.ScanFrom(owners, since, func(r T) bool {
+		return (before.IsZero() || r.RecordCreated().Before(before)) && pg.take(r)
+	})
+	return pg.out, pg.more
+}
+
+// page collects a page of records as a walk visits them.
+type page[T Record] struct {
+	limit int
+	match func(T) bool
+	out   []T
+	more  bool
+}
+
+// newPage returns an empty page of up to limit records that match.
+func newPage[T Record](limit int, match func(T) bool) *page[T] {
+	return &page[T]{limit: limit, match: match, out: make([]T, 0, min(limit, 128))}
+}
+
+// take adds r to the page when it matches, and reports whether the walk
+// goes on: false once a matching record is found past the page's limit.
+func (p *page[T]) take(r T) bool {
+	if p.match != nil && !p.match(r) {
+		return true
+	}
+	if len(p.out) == p.limit {
+		p.more = true
+		return false
+	}
+	p.out = append(p.out, r)
+	return true
 }
 
 // Index is a side index of a table: a lookup that the table keeps right by

@@ -57,20 +57,38 @@ type StepView struct {
 	CreatedAt   time.Time           `json:"created_at"`
 }
 
-// StepList is the response of GET and POST /_mock/scripts.
+// StepList is the response of POST /_mock/scripts.
 type StepList struct {
 	Steps []StepView `json:"steps"`
 }
+
+// StepPage is a page of GET /_mock/scripts: steps oldest first, and whether
+// more follow the last (read on with after, its created_at).
+type StepPage struct {
+	Steps   []StepView `json:"steps"`
+	HasMore bool       `json:"has_more"`
+}
+
+// MaxStepPage is how many steps a page of GET /_mock/scripts lists at most,
+// and by default.
+const MaxStepPage = 1000
+
+// Statuses of a script step, as GET /_mock/scripts shows them and its
+// status parameter selects them.
+const (
+	StepPending = "pending"
+	StepUsed    = "used"
+)
 
 func stepView(st *store.ScriptStep) StepView {
 	v := StepView{
 		ID: st.ID, BusinessID: st.Owner, Kind: st.Kind, To: st.To, Outcome: st.Outcome,
 		RingSeconds: st.RingSeconds, Duration: st.Duration, Transcript: st.Transcript,
 		Summary: st.Summary, Caller: st.Caller, Reply: st.Reply,
-		Status: "pending", UsedAt: st.UsedAt, CreatedAt: st.CreatedAt,
+		Status: StepPending, UsedAt: st.UsedAt, CreatedAt: st.CreatedAt,
 	}
 	if !st.Pending() {
-		v.Status = "used"
+		v.Status = StepUsed
 		v.UsedBy = val.Strp(st.UsedBy)
 	}
 	return v
@@ -110,7 +128,8 @@ func checkScript(in Script) *domain.Error {
 
 // AddScript adds the steps of in to the script of the tenant owning
 // in.BusinessID, calls first, each kind in the order given, and returns
-// them. Nothing is added when a step is refused.
+// them. Nothing is added when a step is refused, nor when the tenant would
+// hold more than store.MaxPendingSteps pending steps.
 func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *domain.Error) {
 	if _, ok := tx.Businesses.Get(in.BusinessID); !ok {
 		return nil, domain.NotFound("business not found: " + in.BusinessID)
@@ -119,6 +138,9 @@ func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *domain.Err
 		return nil, err
 	}
 	tenant := tx.TenantOf(in.BusinessID)
+	if err := checkPending(tx.PendingSteps(tenant), in); err != nil {
+		return nil, err
+	}
 	now := s.Now(tenant)
 	var out []StepView
 	for _, c := range in.Calls {
@@ -137,18 +159,34 @@ func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *domain.Err
 	return out, nil
 }
 
-// ScriptSteps returns the steps of the script of the tenant owning
-// businessID, oldest first, used and pending.
-func ScriptSteps(tx *platform.Tx, businessID string) ([]StepView, *domain.Error) {
+// checkPending refuses the steps of in when a tenant holding pending steps
+// already would then hold more than store.MaxPendingSteps, naming the first
+// step past the bound.
+func checkPending(pending int, in Script) *domain.Error {
+	if pending+len(in.Calls)+len(in.Texts) <= store.MaxPendingSteps {
+		return nil
+	}
+	first := max(store.MaxPendingSteps-pending, 0) // its index, calls first
+	path := fmt.Sprintf("/calls/%d", first)
+	if first >= len(in.Calls) {
+		path = fmt.Sprintf("/texts/%d", first-len(in.Calls))
+	}
+	return domain.InvalidField(path, "the tenant holds %d pending script steps and may hold at most %d: from this step on the request's steps are too many, and none was added; "+
+		"let calls and texts use pending steps, or remove them (DELETE /_mock/scripts), first", pending, store.MaxPendingSteps)
+}
+
+// ScriptSteps returns a page of the steps of the script of the tenant
+// owning businessID, oldest first (pq.Oldest is implied), those with
+// status (StepPending, StepUsed; "": both), and whether more follow.
+func ScriptSteps(tx *platform.Tx, businessID string, pq httpapi.PageQuery, status string) (StepPage, *domain.Error) {
 	if _, ok := tx.Businesses.Get(businessID); !ok {
-		return nil, domain.NotFound("business not found: " + businessID)
+		return StepPage{}, domain.NotFound("business not found: " + businessID)
 	}
-	steps := tx.Scripts.Owned(tx.TenantOf(businessID))
-	out := make([]StepView, len(steps))
-	for i, st := range steps {
-		out[i] = stepView(st)
-	}
-	return out, nil
+	pq.Oldest = true
+	steps, more := httpapi.ListPage(tx.Scripts, []string{tx.TenantOf(businessID)}, pq, func(st *store.ScriptStep) bool {
+		return status == "" || st.Pending() == (status == StepPending)
+	}, stepView)
+	return StepPage{Steps: steps, HasMore: more}, nil
 }
 
 // ClearScript removes the pending steps of the script of the tenant owning
@@ -187,11 +225,19 @@ func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps, apiErr := ScriptSteps(rc.Tx, biz)
+	pq, err := rc.PageQuery(MaxStepPage, MaxStepPage)
+	if err != nil {
+		return nil, err
+	}
+	status := rc.Query("status")
+	if status != "" && status != StepPending && status != StepUsed {
+		return nil, domain.InvalidField("status", "must be %s or %s", StepPending, StepUsed)
+	}
+	page, apiErr := ScriptSteps(rc.Tx, biz, pq, status)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	return StepList{Steps: steps}, nil
+	return page, nil
 }
 
 func (s *Service) adminClearScript(rc *httpapi.Ctx) (any, error) {

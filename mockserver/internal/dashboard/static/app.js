@@ -291,12 +291,16 @@ async function loadSchedule() {
 
 // --- Scripts --------------------------------------------------------------
 
+// maxPanelSteps is how many pending steps of each tenant the scripts panel
+// lists: the first page of each script's pending steps.
+const maxPanelSteps = 100;
+
 // loadScripts lists the pending script steps of the selected tenant, or of
-// every tenant.
+// every tenant, each tenant's oldest first.
 async function loadScripts() {
   const ids = panelTenants();
-  const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/scripts' + query({ business_id: id }))));
-  const steps = lists.flatMap((l) => (l.steps || []).filter((st) => st.status === 'pending'));
+  const lists = await Promise.all(ids.map((id) => api('GET', '/_mock/scripts' + query({ business_id: id, status: 'pending', limit: maxPanelSteps }))));
+  const steps = lists.flatMap((l) => l.steps || []);
   render('scripts', $('scripts-body'), steps, (tbody) => {
     if (!steps.length) emptyRow(tbody, 5, 'No pending steps.');
     for (const st of steps) {
