@@ -362,7 +362,7 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	}
 	wait := max(int(math.Ceil((1-tokens)*every.Seconds())), 1)
 	h.Set("Retry-After", strconv.Itoa(wait))
-	e := NewError(http.StatusTooManyRequests, wire.CodeRateLimited,
+	e := newError(http.StatusTooManyRequests, wire.CodeRateLimited,
 		"too many requests: the limit is "+strconv.Itoa(limit)+" per "+rule.Window.String()+", counted per "+per+"; retry after "+strconv.Itoa(wait)+"s")
 	e.Header = h
 	return nil, e

@@ -89,9 +89,9 @@ func (e *Error) status() int {
 	return StatusOf(e.Code)
 }
 
-// NewError returns an error response with a status of its own, a code and
+// newError returns an error response with a status of its own, a code and
 // a message.
-func NewError(status int, code, message string) *Error {
+func newError(status int, code, message string) *Error {
 	return &Error{Status: status, Code: code, Message: message}
 }
 

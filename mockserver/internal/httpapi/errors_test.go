@@ -100,7 +100,7 @@ func TestErrorResponse(t *testing.T) {
 	})
 	t.Run("a dependency's failure has the status it failed with", func(t *testing.T) {
 		f := &FaultRule{ID: "f1", Target: FaultTargetVoiceProvider, Status: http.StatusTooManyRequests}
-		fe := f.AsError()
+		fe := f.asError()
 		e := &domain.Error{Code: fe.Code, Message: fe.Message, Transient: true, Cause: fe}
 		e.Code, e.Message = wire.CodeVendorError, "the voice provider refused: "+e.Message
 		r := ErrorResponse(e)
@@ -112,7 +112,7 @@ func TestErrorResponse(t *testing.T) {
 			"without a cause, the table's status")
 	})
 	t.Run("the pipeline's own", func(t *testing.T) {
-		e := NewError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest, "JSON only")
+		e := newError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest, "JSON only")
 		e.Header = http.Header{"Accept": {"application/json"}}
 		r := ErrorResponse(e)
 		assert.Equal(t, http.StatusUnsupportedMediaType, r.Status)

@@ -297,7 +297,7 @@ func (f *FaultRule) before(ctx, draining context.Context) (resp *Response, done 
 		}
 	}
 	if f.Status > 0 {
-		return ErrorResponse(f.AsError()), true
+		return ErrorResponse(f.asError()), true
 	}
 	if f.Drop && !f.After {
 		return &Response{Status: 0, Header: http.Header{}}, true
@@ -305,8 +305,8 @@ func (f *FaultRule) before(ctx, draining context.Context) (resp *Response, done 
 	return nil, false
 }
 
-// AsError is the error response of a fault with a status.
-func (f *FaultRule) AsError() *Error {
+// asError is the error response of a fault with a status.
+func (f *FaultRule) asError() *Error {
 	status := f.Status
 	if status == 0 {
 		status = http.StatusServiceUnavailable
@@ -319,7 +319,7 @@ func (f *FaultRule) AsError() *Error {
 	if msg == "" {
 		msg = "injected fault " + f.ID
 	}
-	e := NewError(status, code, msg)
+	e := newError(status, code, msg)
 	e.Transient = f.Target != "" && f.Target != FaultTargetRequest // a dependency's failure changes nothing
 	switch {
 	case f.RetryAfter != nil:
@@ -377,7 +377,7 @@ func (a *API) DependencyFaultAt(target, method, path, tenant string) *domain.Err
 	if f == nil {
 		return nil
 	}
-	fe := f.AsError()
+	fe := f.asError()
 	return &domain.Error{Code: fe.Code, Message: fe.Message, Transient: true, Cause: fe}
 }
 

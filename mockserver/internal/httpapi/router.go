@@ -103,7 +103,7 @@ func (s *API) handlerFor(r *http.Request) (*Route, error) {
 	}
 	rt, ok := methods[r.Method]
 	if !ok {
-		e := NewError(http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
+		e := newError(http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
 		e.Header = http.Header{"Allow": {allowed(methods)}}
 		return nil, e
 	}
@@ -702,7 +702,7 @@ func (s *API) guardAdmin(r *http.Request) error {
 	}
 	ct := r.Header.Get("Content-Type")
 	if (ct != "" || r.ContentLength != 0) && !isJSONMediaType(ct) {
-		return NewError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest,
+		return newError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest,
 			"the admin API takes JSON bodies only (Content-Type: application/json), not "+strconvQuote(ct))
 	}
 	return nil
