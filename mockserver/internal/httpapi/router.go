@@ -385,7 +385,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 // the connection, so that the rest of the body is never read (net/http
 // would otherwise read a small one to its end before responding).
 func bodyTooLarge(limit int64) *Error {
-	e := NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
+	e := newError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
 		fmt.Sprintf("request body is larger than %d bytes", limit))
 	e.Header = http.Header{"Connection": {"close"}}
 	return e
