@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -163,6 +164,9 @@ func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
 	if dec.More() {
 		return nil, httpapi.Invalid("the document must be one JSON object")
 	}
+	if err := clock.CheckTime(doc.TakenAt); err != nil {
+		return nil, httpapi.InvalidField("taken_at", "%v", err)
+	}
 	seen := map[string]bool{}
 	for i, ts := range doc.Tenants {
 		path := fmt.Sprintf("tenants.%d", i)
@@ -173,6 +177,9 @@ func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
 			return nil, httpapi.InvalidField(path+".business_id", "names a tenant already in the document")
 		case ts.Now.IsZero():
 			return nil, httpapi.InvalidField(path+".now", "is required")
+		}
+		if err := clock.CheckTime(ts.Now); err != nil {
+			return nil, httpapi.InvalidField(path+".now", "%v", err)
 		}
 		seen[ts.BusinessID] = true
 		if err := s.checkTasks(path, ts.Tasks); err != nil {
@@ -197,6 +204,9 @@ func (s *Service) checkTasks(path string, tasks []httpapi.ScheduledTask) error {
 		}
 		if t.At.IsZero() {
 			return httpapi.InvalidField(fmt.Sprintf("%s.tasks.%d.at", path, j), "is required")
+		}
+		if err := clock.CheckTime(t.At); err != nil {
+			return httpapi.InvalidField(fmt.Sprintf("%s.tasks.%d.at", path, j), "%v", err)
 		}
 	}
 	return nil
