@@ -77,8 +77,9 @@ func (a *Account) Now() time.Time { return a.srv.tenantNow(a.BusinessID) }
 // simulated process of the tenant that falls due on the way (calls, texts,
 // deliveries and their retries, runs, the SDR schedule), and returns the
 // tenant's new time. Other tenants' clocks do not move. Like
-// Server.Advance, it panics when d is negative or longer than 400 days,
-// where POST /_mock/clock/advance answers 400: time never moves back.
+// Server.Advance, it panics when d is negative or longer than 400 days, or
+// when the clock would reach 9000-01-01T00:00:00Z, where POST
+// /_mock/clock/advance answers 400: time never moves back.
 func (a *Account) Advance(d time.Duration) time.Time { return a.srv.advanceTenant(a.BusinessID, d) }
 
 // AddFault installs a fault injection rule that fires only on requests of
@@ -196,7 +197,11 @@ func (s *Server) advanceTenant(businessID string, d time.Duration) time.Time {
 	if err != nil {
 		panic("mockserver: Advance: " + err.Error())
 	}
-	return s.platform.Clocks.Of(t).Advance(d)
+	now, err := s.platform.Clocks.Of(t).TryAdvance(d)
+	if err != nil {
+		panic(fmt.Sprintf("mockserver: Advance(%s): %v", d, err))
+	}
+	return now
 }
 
 // checkAdvance panics when POST /_mock/clock/advance would refuse to move

@@ -17,6 +17,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/agency"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/analytics"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/dashboard"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/fixtures"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/governance"
@@ -75,7 +76,20 @@ type options struct {
 
 // WithStartTime sets the simulated clock's starting time: the base time
 // every tenant starts at (default: DaytimeStart of the wall clock's date).
-func WithStartTime(t time.Time) Option { return func(c *options) { c.Start = t } }
+// A time not before ClockEnd makes New panic (CheckOptions reports it).
+func WithStartTime(t time.Time) Option {
+	return func(c *options) {
+		c.Start = t
+		if err := clock.CheckTime(t); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("mockserver: WithStartTime: %w", err))
+		}
+	}
+}
+
+// ClockEnd is the first time no simulated clock reaches: every clock stays
+// before it, so that every time the server shows encodes in RFC 3339. A
+// restore or an advance that would reach it is refused.
+var ClockEnd = clock.End
 
 // WithRealtime makes the simulated clock follow real time at speed (1 = real
 // time, 60 = a minute per second), starting at the wall clock's time unless
@@ -418,11 +432,16 @@ func (s *Server) Now() time.Time { return s.platform.Clocks.Base().Now() }
 // forward by d, running every simulated process that falls due on the way,
 // and returns the new base time. To move one test's time without touching
 // the others', use Account.Advance. It panics when d is negative or longer
-// than 400 days, where POST /_mock/clock/advance answers 400: time never
-// moves back, and a test's mistake is reported where it happens.
+// than 400 days, or when a clock would reach 9000-01-01T00:00:00Z, where
+// POST /_mock/clock/advance answers 400: time never moves back, and a
+// test's mistake is reported where it happens.
 func (s *Server) Advance(d time.Duration) time.Time {
 	checkAdvance(d)
-	return s.platform.Clocks.Advance(d)
+	now, err := s.platform.Clocks.TryAdvance(d)
+	if err != nil {
+		panic(fmt.Sprintf("mockserver: Advance(%s): %v", d, err))
+	}
+	return now
 }
 
 // Reset drops all state: records, pending simulations, idempotency keys,

@@ -211,6 +211,9 @@ func parseConfig(args []string, env func(string) (string, bool)) (*config, *flag
 		if err != nil {
 			return nil, fs, fmt.Errorf("-start %q is not an RFC 3339 time, such as 2026-03-10T16:00:00Z or 2026-03-10T11:00:00-05:00", start)
 		}
+		if !t.Before(mockserver.ClockEnd) {
+			return nil, fs, fmt.Errorf("-start %q is not before %s, the last time the simulated clock may reach", start, mockserver.ClockEnd.Format(time.RFC3339))
+		}
 		cfg.start = t
 	}
 	if math.IsNaN(cfg.speed) || math.IsInf(cfg.speed, 0) || cfg.speed < 0 {

@@ -123,6 +123,15 @@ func (s *started) key(t *testing.T) string {
 // the request's Host) and returns the status and the decoded JSON body.
 func httpJSON(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
 	t.Helper()
+	status, raw := httpRaw(t, method, url, body, header...)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return status, out
+}
+
+// httpRaw is httpJSON returning the body as it came.
+func httpRaw(t *testing.T, method, url, body string, header ...string) (int, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	require.NoError(t, err)
 	if body != "" {
@@ -140,9 +149,7 @@ func httpJSON(t *testing.T, method, url, body string, header ...string) (int, ma
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	var out map[string]any
-	_ = json.Unmarshal(raw, &out)
-	return resp.StatusCode, out
+	return resp.StatusCode, raw
 }
 
 func TestStandaloneServesTheDemoAccount(t *testing.T) {

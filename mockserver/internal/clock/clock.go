@@ -9,11 +9,54 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 )
+
+// End is the first time no clock reaches: every clock stays before it, so
+// that every time the server shows, and what is reckoned from one (an
+// expiry, a trial's end, a retry), encodes in RFC 3339, whose years end at
+// 9999. A restore or an advance that would reach it is refused.
+var End = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// CheckTime returns an *EndError when t is not before End: a time a clock
+// may not show.
+func CheckTime(t time.Time) error {
+	if t.Before(End) {
+		return nil
+	}
+	return &EndError{At: t}
+}
+
+// EndError is a time a clock may not reach: At is not before End.
+type EndError struct {
+	// At is the time refused.
+	At time.Time
+	// Tenant is the tenant whose clock would reach it ("" the base clock,
+	// or a time of no clock).
+	Tenant string
+}
+
+// Error implements error.
+func (e *EndError) Error() string {
+	msg := fmt.Sprintf("%s is not before %s, the last time a clock may reach", fmtTime(e.At), End.Format(time.RFC3339))
+	if e.Tenant != "" {
+		msg = "tenant " + e.Tenant + "'s clock would reach " + msg
+	}
+	return msg
+}
+
+// fmtTime is t in RFC 3339, or how far past year 9999 it is when it is too
+// late for RFC 3339.
+func fmtTime(t time.Time) string {
+	if t.Year() > 9999 {
+		return fmt.Sprintf("a time of year %d", t.Year())
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
 
 // Clock is a simulated clock with a scheduler. It is safe for concurrent use.
 type Clock struct {
@@ -106,14 +149,45 @@ func (c *Clock) Pending() int {
 
 // Advance moves the clock forward by d (negative d counts as 0), running every
 // task due on the way at its own time, including tasks those tasks schedule
-// within the window. It returns the new time.
+// within the window. It returns the new time. It panics when the clock
+// would reach End (see TryAdvance).
 func (c *Clock) Advance(d time.Duration) time.Time {
+	now, err := c.TryAdvance(d)
+	if err != nil {
+		panic("clock: Advance: " + err.Error())
+	}
+	return now
+}
+
+// TryAdvance is Advance, but it returns an *EndError and moves nothing
+// when the clock would reach End.
+func (c *Clock) TryAdvance(d time.Duration) (time.Time, error) {
 	d = max(d, 0)
 	c.mu.Lock()
-	c.offset += d
 	target := c.now.Add(d)
+	if err := c.reaches(target); err != nil {
+		c.mu.Unlock()
+		return time.Time{}, err
+	}
+	c.offset += d
 	c.mu.Unlock()
-	return c.runUntil(target)
+	return c.runUntil(target), nil
+}
+
+// reaches returns an *EndError when target is not before End, or when the
+// addition that made it overflowed.
+func (c *Clock) reaches(target time.Time) error {
+	if target.Before(c.now) || !target.Before(End) {
+		return &EndError{At: target}
+	}
+	return nil
+}
+
+// canAdvance reports what TryAdvance(d) would: nil, or an *EndError.
+func (c *Clock) canAdvance(d time.Duration) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.reaches(c.now.Add(max(d, 0)))
 }
 
 // Reset drops every pending task; the time stays.
@@ -238,13 +312,41 @@ func (t *Tenants) Now(tenant string) time.Time {
 
 // Advance moves the base time, and with it every tenant, forward by d,
 // running every task due on the way (each clock's tasks in its own time
-// order). It returns the new base time.
+// order). It returns the new base time. It panics when a clock would reach
+// End (see TryAdvance).
 func (t *Tenants) Advance(d time.Duration) time.Time {
-	now := t.base.Advance(d)
-	for _, c := range t.clocks() {
-		c.Advance(d)
+	now, err := t.TryAdvance(d)
+	if err != nil {
+		panic("clock: Advance: " + err.Error())
 	}
 	return now
+}
+
+// TryAdvance is Advance, but it returns an *EndError naming the tenant,
+// and moves no clock, when one would reach End.
+func (t *Tenants) TryAdvance(d time.Duration) (time.Time, error) {
+	if err := t.base.canAdvance(d); err != nil {
+		return time.Time{}, err
+	}
+	t.mu.RLock()
+	for _, id := range slices.Sorted(maps.Keys(t.tenants)) {
+		if err := t.tenants[id].canAdvance(d); err != nil {
+			t.mu.RUnlock()
+			err.(*EndError).Tenant = id
+			return time.Time{}, err
+		}
+	}
+	t.mu.RUnlock()
+	now, err := t.base.TryAdvance(d)
+	if err != nil {
+		return time.Time{}, err
+	}
+	for _, c := range t.clocks() {
+		// A tenant's clock moved meanwhile past what was checked stays
+		// where it is rather than reach End.
+		_, _ = c.TryAdvance(d)
+	}
+	return now, nil
 }
 
 // Pending returns how many tasks wait on every clock together.
@@ -280,7 +382,12 @@ func (t *Tenants) Reset() {
 // clock for ""), as a restored snapshot has it. Its offset becomes the
 // base clock's plus how far now is past the base time, so rate-limit
 // windows move with it as they would after Advance. Set never runs a task.
+// It panics when now is not before End: check a time with CheckTime
+// first.
 func (t *Tenants) Set(tenant string, now time.Time) {
+	if err := CheckTime(now); err != nil {
+		panic("clock: Set: " + err.Error())
+	}
 	now = now.UTC()
 	if tenant == "" {
 		c := t.base
@@ -326,13 +433,21 @@ func (t *Tenants) Follow(ctx context.Context, speed float64, tick time.Duration)
 		case real := <-tk.C:
 			step := time.Duration(float64(real.Sub(last)) * speed)
 			last = real
-			target := t.base.Now().Add(step)
-			t.base.runUntil(target)
+			t.base.runUntil(beforeEnd(t.base.Now().Add(step)))
 			for _, c := range t.clocks() {
-				c.runUntil(c.Now().Add(step))
+				c.runUntil(beforeEnd(c.Now().Add(step)))
 			}
 		}
 	}
+}
+
+// beforeEnd is target, or the last nanosecond before End when target is
+// not before it: a clock following real time stops there.
+func beforeEnd(target time.Time) time.Time {
+	if !target.Before(End) {
+		return End.Add(-time.Nanosecond)
+	}
+	return target
 }
 
 // clocks returns the tenants' clocks.

@@ -83,3 +83,40 @@ func TestScheduleHandsTheTaskToItsFunc(t *testing.T) {
 		t.Fatalf("the funcs got %v, want %v then %v", got, a, b)
 	}
 }
+
+// No clock reaches End: an advance that would is refused whole (no clock
+// moves, no task runs) with an *EndError naming the tenant; Advance
+// panics instead; Set refuses a time at End; one nanosecond before is
+// fine.
+func TestClocksStayBeforeEnd(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ts := NewTenants(start)
+	ts.Set("late", End.Add(-time.Hour))
+	ran := false
+	ts.Of("late").Schedule(Task{At: End.Add(-time.Minute)}, func(time.Time, Task) { ran = true })
+
+	_, err := ts.Of("late").TryAdvance(2 * time.Hour)
+	var end *EndError
+	require.ErrorAs(t, err, &end)
+	assert.Equal(t, End.Add(time.Hour), end.At)
+	assert.False(t, ran, "no task runs")
+	assert.Equal(t, End.Add(-time.Hour), ts.Now("late"))
+
+	_, err = ts.TryAdvance(2 * time.Hour)
+	require.ErrorAs(t, err, &end)
+	assert.Equal(t, "late", end.Tenant)
+	assert.Contains(t, err.Error(), "tenant late's clock would reach")
+	assert.Contains(t, err.Error(), "9000-01-01T00:00:00Z")
+	assert.Equal(t, start, ts.Now(""), "the base did not move either")
+	assert.Panics(t, func() { ts.Advance(2 * time.Hour) })
+	assert.Panics(t, func() { ts.Of("late").Advance(2 * time.Hour) })
+	assert.Panics(t, func() { ts.Set("other", End) })
+
+	now, err := ts.Of("late").TryAdvance(time.Hour - time.Nanosecond)
+	require.NoError(t, err)
+	assert.Equal(t, End.Add(-time.Nanosecond), now)
+	assert.True(t, ran)
+	require.NoError(t, CheckTime(End.Add(-time.Nanosecond)))
+	require.ErrorAs(t, CheckTime(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)), &end)
+	assert.Contains(t, end.Error(), "a time of year 10000")
+}

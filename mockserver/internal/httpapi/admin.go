@@ -285,14 +285,18 @@ func (s *API) adminAdvance(rc *Ctx) (any, error) {
 	}
 	d := time.Duration(body.Seconds * float64(time.Second))
 	if body.BusinessID == "" {
-		s.Clocks.Advance(d)
+		if _, err := s.Clocks.TryAdvance(d); err != nil {
+			return nil, domain.InvalidField("seconds", "%v", err)
+		}
 		return s.clockView("", ""), nil
 	}
 	tenant, err := s.TenantOfBusiness(body.BusinessID)
 	if err != nil {
 		return nil, err
 	}
-	s.Clocks.Of(tenant).Advance(d)
+	if _, err := s.Clocks.Of(tenant).TryAdvance(d); err != nil {
+		return nil, domain.InvalidField("seconds", "%v", err)
+	}
 	return s.clockView(tenant, body.BusinessID), nil
 }
 

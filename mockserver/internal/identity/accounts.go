@@ -130,7 +130,8 @@ func (s *Service) Provision(tx *platform.Tx, now time.Time, spec ProvisionSpec) 
 	}
 	tx.Agents.Insert(a, b.ID, now)
 	a.UpdatedAt = a.CreatedAt
-	s.telephony.CreateAssistant(tx, a)
+	// Through Update: the agents are found by their assistant.
+	tx.Agents.Update(a, func(a *store.Agent) { s.telephony.CreateAssistant(tx, a) })
 	out.Agent = a
 	if spec.NumberFails {
 		out.FailedStep = "phone_number"
@@ -190,7 +191,6 @@ func (s *Service) insertKey(tx *platform.Tx, now time.Time, userID, value, name 
 		Active:     true,
 	}
 	tx.Keys.Insert(k, userID, now)
-	tx.KeysByHash[k.Hash] = k
 	return k
 }
 
@@ -203,7 +203,6 @@ func (s *Service) newSession(tx *platform.Tx, now time.Time, userID string) *sto
 func (s *Service) insertSession(tx *platform.Tx, now time.Time, userID, token string) *store.Session {
 	sess := &store.Session{Token: token, ExpiresAt: now.Add(sessionTTL)}
 	tx.Sessions.Insert(sess, userID, now)
-	tx.SessionsByToken[sess.Token] = sess
 	return sess
 }
 
@@ -216,7 +215,6 @@ func (s *Service) assignNumber(tx *platform.Tx, now time.Time, b *store.Business
 	}
 	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
 	tx.Numbers.Insert(n, b.ID, now)
-	tx.NumbersByPhone[phone] = n
 	a.PhoneNumber = phone
 	s.Emit(tx, b.ID, "phone_number.assigned", now, telephony.NumberView(n))
 	return n

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -163,6 +164,9 @@ func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
 	if dec.More() {
 		return nil, domain.Invalid("the document must be one JSON object")
 	}
+	if err := clock.CheckTime(doc.TakenAt); err != nil {
+		return nil, domain.InvalidField("taken_at", "%v", err)
+	}
 	seen := map[string]bool{}
 	for i, ts := range doc.Tenants {
 		path := fmt.Sprintf("tenants.%d", i)
@@ -173,6 +177,9 @@ func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
 			return nil, domain.InvalidField(path+".business_id", "names a tenant already in the document")
 		case ts.Now.IsZero():
 			return nil, domain.InvalidField(path+".now", "is required")
+		}
+		if err := clock.CheckTime(ts.Now); err != nil {
+			return nil, domain.InvalidField(path+".now", "%v", err)
 		}
 		seen[ts.BusinessID] = true
 		if err := s.checkTasks(path, ts.Tasks); err != nil {
@@ -197,6 +204,9 @@ func (s *Service) checkTasks(path string, tasks []httpapi.ScheduledTask) error {
 		}
 		if t.At.IsZero() {
 			return domain.InvalidField(fmt.Sprintf("%s.tasks.%d.at", path, j), "is required")
+		}
+		if err := clock.CheckTime(t.At); err != nil {
+			return domain.InvalidField(fmt.Sprintf("%s.tasks.%d.at", path, j), "%v", err)
 		}
 	}
 	return nil
@@ -225,65 +235,45 @@ func jsonError(err error) error {
 // tenant with the same root business, or is added, with its clock at the
 // document's time and its pending work; a whole server's document also
 // replaces the records of no tenant and sets the base time. It is all or
-// nothing: on an error the server is as it was.
+// nothing, as a careful import: the whole document is checked against the
+// store's rules (store.Plan) and its pending work and idempotency records
+// against the tenants they come with, before anything changes; a refused
+// document changes nothing, for any tenant.
 func (s *Service) Restore(doc *Snapshot) error {
 	tx := s.WriteTx()
 	defer tx.End()
-	// Take out what the document replaces, keeping it to put back.
-	var replaced []string
+	var parts []store.Part
+	var prefixes []string
 	if doc.Server != nil {
-		replaced = append(replaced, "")
+		parts = append(parts, store.Part{Section: &doc.Server.Section})
+		prefixes = append(prefixes, "server")
 	}
-	for _, ts := range doc.Tenants {
-		if tx.IsTenant(ts.BusinessID) {
-			replaced = append(replaced, ts.BusinessID)
-		}
+	for i := range doc.Tenants {
+		parts = append(parts, store.Part{Tenant: doc.Tenants[i].BusinessID, Section: &doc.Tenants[i].Section})
+		prefixes = append(prefixes, fmt.Sprintf("tenants.%d", i))
 	}
-	// The records taken out are kept as they are (no copy, no JSON): a
-	// failure puts the same records back.
-	type backup struct {
-		keyed *store.Section
-		recs  map[string][]store.Record
-	}
-	backups := make([]backup, len(replaced))
-	for i, t := range replaced {
-		backups[i] = backup{tx.ExportKeyed(t), tx.Records(t)}
-	}
-	for _, t := range replaced {
-		tx.Remove(t)
-	}
-	var imported []string             // the tenants imported ("": the server's records)
-	var importedSecs []*store.Section // their sections
-	fail := func(err error) error {
-		// A section's records may name owners of no business of its
-		// tenant, which Remove does not find: Unimport takes them all.
-		for i, t := range imported {
-			tx.Unimport(importedSecs[i])
-			tx.Remove(t)
-		}
-		for i, b := range backups {
-			if err := tx.ImportRecords(b.keyed, b.recs, replaced[i]); err != nil {
-				panic("identity: a backup taken before a restore does not import again: " + err.Error())
-			}
-		}
-		return err
+	plan, err := tx.Plan(parts)
+	if err != nil {
+		return sectionError(prefixes, err)
 	}
 	if doc.Server != nil {
-		if err := tx.Import(&doc.Server.Section, ""); err != nil {
-			return fail(sectionError("server", err))
+		if err := checkWork(plan, "server", "", doc.Server.Tasks); err != nil {
+			return err
 		}
-		imported, importedSecs = append(imported, ""), append(importedSecs, &doc.Server.Section)
 	}
+	offset := len(parts) - len(doc.Tenants)
 	for i, ts := range doc.Tenants {
-		if err := tx.Import(&ts.Section, ts.BusinessID); err != nil {
-			return fail(sectionError(fmt.Sprintf("tenants.%d", i), err))
-		}
-		imported, importedSecs = append(imported, ts.BusinessID), append(importedSecs, &doc.Tenants[i].Section)
-		if !tx.IsTenant(ts.BusinessID) {
-			return fail(domain.InvalidField(fmt.Sprintf("tenants.%d.business_id", i), "must be a business of tables.businesses that is its own tenant"))
+		if err := checkTenantWork(plan, offset+i, fmt.Sprintf("tenants.%d", i), ts); err != nil {
+			return err
 		}
 	}
-	// The records are in: now the clocks, the work and the replays.
+	// Checked: now the change.
+	replaced := map[string]bool{}
+	for _, ts := range doc.Tenants {
+		replaced[ts.BusinessID] = true
+	}
+	s.httpapi.Idem.Remove(func(owner string) bool { return replaced[tx.TenantOfOwner(owner)] })
+	plan.Apply()
 	if doc.Server != nil {
 		s.Clocks.Set("", doc.TakenAt)
 		s.resume("", doc.Server.Tasks)
@@ -294,15 +284,44 @@ func (s *Service) Restore(doc *Snapshot) error {
 		s.seeds.Set(tx, seeds)
 	}
 	for _, ts := range doc.Tenants {
-		s.startTenant(tx, ts)
+		s.startTenant(ts)
+	}
+	return nil
+}
+
+// checkTenantWork checks what a tenant brings beside its records, against
+// the plan that imports them (part i, at path): its tasks name no record
+// of another tenant, and its idempotency records are its users'.
+func checkTenantWork(plan *store.Plan, i int, path string, ts TenantSnapshot) error {
+	if err := checkWork(plan, path, ts.BusinessID, ts.Tasks); err != nil {
+		return err
+	}
+	for j, r := range ts.Idempotency {
+		if !plan.HasUser(i, r.Owner) {
+			return domain.InvalidField(fmt.Sprintf("%s.idempotency.%d.owner", path, j), "%s is not a user of the tenant", r.Owner)
+		}
+	}
+	return nil
+}
+
+// checkWork refuses a task (of tenant, "" the base clock's) whose subject
+// is a record of another tenant: a task acts on its subject when its
+// clock reaches it.
+func checkWork(plan *store.Plan, path, tenant string, tasks []httpapi.ScheduledTask) error {
+	for j, t := range tasks {
+		if t.SubjectID == "" {
+			continue
+		}
+		if owner, ok := plan.TenantOf(t.SubjectID); ok && owner != "" && owner != tenant {
+			return domain.InvalidField(fmt.Sprintf("%s.tasks.%d.subject_id", path, j), "%s is a record of another tenant", t.SubjectID)
+		}
 	}
 	return nil
 }
 
 // startTenant sets an imported tenant's clock and pending work, and its
 // idempotency records.
-func (s *Service) startTenant(tx *platform.Tx, ts TenantSnapshot) {
-	s.httpapi.Idem.Remove(func(owner string) bool { return tx.TenantOfOwner(owner) == ts.BusinessID })
+func (s *Service) startTenant(ts TenantSnapshot) {
 	s.httpapi.Idem.Import(ts.Idempotency)
 	s.Clocks.Set(ts.BusinessID, ts.Now)
 	s.resume(ts.BusinessID, ts.Tasks)
@@ -316,15 +335,15 @@ func (s *Service) resume(tenant string, tasks []httpapi.ScheduledTask) {
 	}
 }
 
-// sectionError is the response to a section that does not import: 409
-// conflict for an id in use, 400 invalid_request otherwise, naming the
-// member.
-func sectionError(prefix string, err error) error {
+// sectionError is the response to a document a Plan refused: 409
+// conflict for a value another tenant holds, 400 invalid_request
+// otherwise, naming the member (prefixes name the parts' members).
+func sectionError(prefixes []string, err error) error {
 	var se *store.SectionError
 	if !errors.As(err, &se) {
-		return domain.Invalid("%s: %v", prefix, err)
+		return domain.Invalid("%v", err)
 	}
-	path := prefix + "." + se.Path
+	path := prefixes[se.Part] + "." + se.Path
 	if se.InUse {
 		e := domain.New(wire.CodeConflict, path+": "+se.Message+" by another tenant")
 		e.Details = []domain.FieldError{{Path: path, Message: se.Message}}
@@ -375,10 +394,21 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.ImportRecords(&cp.Section, copies, cp.BusinessID); err != nil {
+	// A partner's reference to a client names the original's business.
+	cp.ClientsByRef = map[string]string{}
+	originals := make(map[string]string, len(r.ids))
+	for old, id := range r.ids {
+		originals[id] = old
+	}
+	plan, err := tx.Plan([]store.Part{{Tenant: cp.BusinessID, Section: &cp.Section, Records: copies, Originals: originals}})
+	if err == nil {
+		err = checkTenantWork(plan, 0, "copy", *cp)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("identity: a copy does not import: %w", err)
 	}
-	s.startTenant(tx, *cp)
+	plan.Apply()
+	s.startTenant(*cp)
 
 	now := s.Clocks.Now(cp.BusinessID)
 	b, _ := tx.Businesses.Get(r.ids[businessID])

@@ -63,13 +63,22 @@ func New(cfg Config) *Platform {
 	ids := newIDGen(cfg.IDSeed)
 	p := &Platform{
 		Config: cfg,
-		store:  store.NewWithIDs(ids.UUID),
+		store:  newStore(ids),
 		Clocks: clock.NewTenants(cfg.Start),
 		IDs:    ids,
 		Bus:    newEventBus(),
 	}
+	p.store.BeginWrite()
 	p.boundLogs()
+	p.store.EndWrite()
 	return p
+}
+
+// newStore returns an empty store whose writes need a write Tx.
+func newStore(ids *IDGen) *store.Store {
+	st := store.NewWithIDs(ids.UUID)
+	st.GuardWrites()
+	return st
 }
 
 // StateLock is the lock that guards a server's state: a
@@ -101,7 +110,9 @@ type state = store.Store
 // under the lock: the parameter says what a comment used to.
 //
 // A Tx reaches the store's tables directly (tx.Agents, tx.Calls, ...). It
-// must not be used after End.
+// must not be used after End. The store refuses a write through a read Tx
+// (Insert, Update, Delete and the store's other writes panic): a handler
+// that writes needs a write Tx.
 type Tx struct {
 	*state
 	mu    *StateLock
@@ -117,12 +128,14 @@ func (s *Platform) ReadTx() *Tx {
 // WriteTx takes the write lock and returns a write Tx.
 func (s *Platform) WriteTx() *Tx {
 	s.mu.Lock()
+	s.store.BeginWrite()
 	return &Tx{state: s.store, mu: &s.mu, write: true}
 }
 
 // End releases the lock tx holds.
 func (tx *Tx) End() {
 	if tx.write {
+		tx.state.EndWrite()
 		tx.mu.Unlock()
 	} else {
 		tx.mu.RUnlock()
@@ -378,7 +391,9 @@ func (s *Platform) ResetState(reseed bool) (seeded int) {
 	tx := s.WriteTx()
 	defer tx.End()
 	s.store.Drop()
-	s.store = store.NewWithIDs(s.IDs.UUID)
+	s.store.EndWrite()
+	s.store = newStore(s.IDs)
+	s.store.BeginWrite()
 	tx.state = s.store
 	s.boundLogs()
 	s.Clocks.Reset()

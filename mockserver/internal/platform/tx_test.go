@@ -1,11 +1,15 @@
 package platform
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
 func TestTxHoldsTheLock(t *testing.T) {
@@ -103,4 +107,30 @@ func TestTaskKinds(t *testing.T) {
 	cancel()
 	p.Clocks.Of("t1").Advance(time.Hour)
 	assert(slices.Equal(ran, []clock.Task{first, second}), "the tasks ran in time order with their own values")
+}
+
+// A write through a read Tx is refused by the store: it panics, saying so,
+// and the state is as it was; the same write through a write Tx is done,
+// and a reset's new store refuses it too.
+func TestAWriteThroughAReadTxPanics(t *testing.T) {
+	p := New(Config{Start: time.Date(2026, 1, 2, 19, 0, 0, 0, time.UTC)})
+	write := func(tx *Tx) (msg string) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = fmt.Sprint(r)
+			}
+		}()
+		tx.Leads.Insert(&store.Lead{Base: store.Base{ID: "lead"}}, "biz", p.Now(""))
+		return ""
+	}
+	const want = "store: Insert without the write lock: the state was written through a read Tx"
+	p.Read(func(tx *Tx) {
+		assert.Contains(t, write(tx), want)
+		assert.Zero(t, tx.Leads.Len(), "nothing was written")
+	})
+	p.Write(func(tx *Tx) { assert.Empty(t, write(tx)) })
+	p.Read(func(tx *Tx) { assert.Equal(t, 1, tx.Leads.Len()) })
+	p.ResetState(false)
+	p.Read(func(tx *Tx) { assert.Contains(t, write(tx), want, "after a reset") })
+	p.Write(func(tx *Tx) { assert.Empty(t, write(tx), "after a reset") })
 }

@@ -192,6 +192,7 @@ func (s *Store) MinutesUsed(businessID string) int { return s.tel().minutes[busi
 
 // AddCallMinutes counts a finished call's duration towards MinutesUsed.
 func (s *Store) AddCallMinutes(businessID string, seconds int) {
+	s.sch.mustWrite("AddCallMinutes")
 	if seconds > 0 {
 		s.tel().minutes[businessID] += (seconds + 59) / 60
 	}

@@ -71,6 +71,7 @@ type MagicLink struct {
 // referral code (may be "") and its own id are both accepted as
 // referral_code, and operators may mint partner keys for it.
 func (s *Store) RegisterPartner(partnerID, code string) {
+	s.sch.mustWrite("RegisterPartner")
 	s.ReferralCodes[partnerID] = partnerID
 	if code != "" {
 		s.ReferralCodes[code] = partnerID

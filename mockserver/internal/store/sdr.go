@@ -124,6 +124,7 @@ func newSDRTables() SDRTables {
 func (s *Store) SDRLeadState(leadID string, create bool) *SDRLead {
 	st := s.SDRLeads[leadID]
 	if st == nil && create {
+		s.sch.mustWrite("SDRLeadState")
 		st = &SDRLead{LeadID: leadID}
 		s.SDRLeads[leadID] = st
 	}

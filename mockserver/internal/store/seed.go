@@ -26,10 +26,12 @@ func (t *Table[T]) FreeStamp(owner string, at time.Time) time.Time {
 // the owner has (FreeStamp), where Insert would stamp it now. r gets an id
 // as Insert gives one. It returns r.
 func (t *Table[T]) InsertAt(r T, owner string, at time.Time) T {
+	t.sch.mustWrite("InsertAt")
 	b := r.base()
 	if b.ID == "" {
 		b.ID = t.nextID()
 	}
+	t.mustBeNew(r)
 	b.Owner, b.CreatedAt = owner, t.FreeStamp(owner, at)
 	t.Put(r)
 	return r

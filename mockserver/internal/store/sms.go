@@ -54,6 +54,7 @@ const (
 // do-not-call list; businessID "" is the national registry every business
 // honours.
 func (s *Store) SetDNC(businessID, phone string, on bool) {
+	s.sch.mustWrite("SetDNC")
 	m := s.tel().dnc[businessID]
 	if m == nil {
 		m = map[string]bool{}
@@ -83,6 +84,7 @@ func (s *Store) Consent(businessID, phone string) string {
 
 // SetConsent records a number's SMS consent towards a business.
 func (s *Store) SetConsent(businessID, phone, state string) {
+	s.sch.mustWrite("SetConsent")
 	m := s.tel().consent[businessID]
 	if m == nil {
 		m = map[string]string{}

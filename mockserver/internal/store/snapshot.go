@@ -69,8 +69,8 @@ type EmergencyAddressEntry struct {
 	Address    *EmergencyAddress `json:"address"`
 }
 
-// dumpedTable is what a snapshot needs of a table, whatever its record
-// type.
+// dumpedTable is what a snapshot and the rules need of a table, whatever
+// its record type.
 type dumpedTable interface {
 	idSourced
 	records(owner func(string) bool, keep func(Record) bool) []Record
@@ -78,7 +78,10 @@ type dumpedTable interface {
 	putRecord(r Record)
 	dropRecord(r Record)
 	getRecord(id string) (Record, bool)
+	heldBy(field, value string) (Record, bool)
+	uniqueRules() []uniqueRule
 	forgetGroup(group string)
+	setSchema(sch *schema, name string)
 }
 
 // records returns the records of the owners owner keeps (nil: every
@@ -125,7 +128,12 @@ func (t *Table[T]) decode(data []byte) ([]Record, error) {
 	return out, nil
 }
 
-func (t *Table[T]) putRecord(r Record) { t.Put(r.(T)) }
+// putRecord puts a record a Plan checked, without the rules.
+func (t *Table[T]) putRecord(r Record) { t.put(r.(T)) }
+
+func (t *Table[T]) setSchema(sch *schema, name string) {
+	t.sch, t.name, t.refs = sch, name, references[name]
+}
 
 func (t *Table[T]) dropRecord(r Record) {
 	if t.byID != nil {
@@ -145,8 +153,18 @@ func (t *Table[T]) getRecord(id string) (Record, bool) {
 }
 
 // namedTables returns every table of the store by its snapshot name: the
-// exported *Table fields of Store and of the structs it embeds.
+// exported *Table fields of Store and of the structs it embeds. The map is
+// the store's own: do not change it.
 func (s *Store) namedTables() map[string]dumpedTable {
+	if s.byName != nil {
+		return s.byName
+	}
+	return s.findTables()
+}
+
+// findTables finds what namedTables returns, once, when the store is
+// made.
+func (s *Store) findTables() map[string]dumpedTable {
 	out := map[string]dumpedTable{}
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
@@ -184,11 +202,13 @@ func SnakeCase(name string) string {
 	return b.String()
 }
 
-// SectionError is a Section that cannot be imported: Path names the member
-// (such as "tables.calls.3") and Message says what is wrong with it.
-// InUse reports that the member's id (or phone number) is held by a record
-// of the store.
+// SectionError is a Section that cannot be imported: Part is the index of
+// its Part in the Plan, Path names the member (such as "tables.calls.3.ID")
+// and Message says what is wrong with it. InUse reports that the member's
+// value (an id, a key's hash, a phone number) is held by a record of
+// another tenant.
 type SectionError struct {
+	Part    int
 	Path    string
 	Message string
 	InUse   bool
@@ -199,9 +219,9 @@ func (e *SectionError) Error() string { return e.Path + ": " + e.Message }
 
 // prefixed returns err with prefix before its path when it is a
 // SectionError.
-func prefixed(prefix string, err error) error {
+func prefixed(prefix string, err error) *SectionError {
 	if se, ok := err.(*SectionError); ok {
-		return &SectionError{Path: prefix + "." + se.Path, Message: se.Message, InUse: se.InUse}
+		return &SectionError{Part: se.Part, Path: prefix + "." + se.Path, Message: se.Message, InUse: se.InUse}
 	}
 	return &SectionError{Path: prefix, Message: err.Error()}
 }
@@ -502,6 +522,12 @@ func (c copier) value(v reflect.Value) reflect.Value {
 // Remove drops every record of tenant (a root business), as Export(tenant)
 // would list them, with the indexes the store derives from them.
 func (s *Store) Remove(tenant string) {
+	s.sch.mustWrite("Remove")
+	s.remove(tenant)
+}
+
+// remove is Remove without the write guard.
+func (s *Store) remove(tenant string) {
 	sc := scope{s, tenant}
 	// Every record is found before any is dropped: a record's tenant is
 	// found through its businesses.
@@ -545,240 +571,6 @@ func (s *Store) Remove(tenant string) {
 
 func (s *Store) userKnown(id string) bool { _, ok := s.Users.Get(id); return ok }
 
-// Import adds the records of sec, a Section of Export(tenant), to the
-// store and builds the indexes derived from them. It checks the whole
-// section first and changes nothing when it returns an error: a
-// *SectionError when a record does not decode, lacks an id or an owner,
-// belongs to another tenant than tenant (its owner is none of the
-// section's businesses and users), or has the id of a record the store
-// holds already (remove a tenant before importing it again).
-func (s *Store) Import(sec *Section, tenant string) error {
-	tables := s.namedTables()
-	decoded := map[string][]Record{}
-	for _, name := range slices.Sorted(maps.Keys(sec.Tables)) {
-		t, ok := tables[name]
-		if !ok {
-			return &SectionError{Path: "tables." + name, Message: "is not a table of this server"}
-		}
-		recs, err := t.decode(sec.Tables[name])
-		if err != nil {
-			return prefixed("tables."+name, err)
-		}
-		decoded[name] = recs
-	}
-	return s.ImportRecords(sec, decoded, tenant)
-}
-
-// ImportRecords is Import of records already decoded: recs holds the
-// records of each table by its name (as CopyRecords returns them), sec
-// the rest of the section (its Tables are not read).
-func (s *Store) ImportRecords(sec *Section, recs map[string][]Record, tenant string) error {
-	tables := s.namedTables()
-	decoded := recs
-	for _, name := range slices.Sorted(maps.Keys(decoded)) {
-		t, ok := tables[name]
-		if !ok {
-			return &SectionError{Path: "tables." + name, Message: "is not a table of this server"}
-		}
-		seen := map[string]bool{}
-		for i, r := range decoded[name] {
-			if seen[r.RecordID()] {
-				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is repeated in the table"}
-			}
-			if _, ok := t.getRecord(r.RecordID()); ok {
-				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.ID", name, i), Message: "id " + r.RecordID() + " is in use", InUse: true}
-			}
-			seen[r.RecordID()] = true
-		}
-	}
-	for i, d := range sec.Deliveries {
-		switch {
-		case d == nil || d.ID == "":
-			return &SectionError{Path: fmt.Sprintf("deliveries.%d", i), Message: "needs an ID"}
-		case s.Deliveries.has(d.ID):
-			return &SectionError{Path: fmt.Sprintf("deliveries.%d.ID", i), Message: "id " + d.ID + " is in use", InUse: true}
-		}
-	}
-	for i, e := range sec.EmergencyAddresses {
-		if e.Address == nil || e.NumberID == "" {
-			return &SectionError{Path: fmt.Sprintf("emergency_addresses.%d", i), Message: "needs a number_id and an address"}
-		}
-	}
-	for i, l := range sec.MagicLinks {
-		if l == nil || l.Token == "" {
-			return &SectionError{Path: fmt.Sprintf("magic_links.%d", i), Message: "needs a Token"}
-		}
-	}
-	if err := s.checkPhones(decoded["numbers"]); err != nil {
-		return err
-	}
-	if tenant != "" {
-		if err := checkOwners(sec, decoded, tenant); err != nil {
-			return err
-		}
-	}
-
-	// Businesses first, so the others' stamp groups are their tenants.
-	names := slices.Sorted(maps.Keys(decoded))
-	slices.SortStableFunc(names, func(a, b string) int { return boolRank(b == "businesses") - boolRank(a == "businesses") })
-	for _, name := range names {
-		for _, r := range decoded[name] {
-			tables[name].putRecord(r)
-			s.index(r)
-		}
-	}
-	for _, d := range sec.Deliveries {
-		s.Deliveries.Add(d)
-	}
-	for _, e := range sec.EmergencyAddresses {
-		e.Address.NumberID, e.Address.BusinessID = e.NumberID, e.BusinessID
-		s.EmergencyAddresses[e.NumberID] = e.Address
-	}
-	maps.Copy(s.TranscriptSinks, sec.TranscriptSinks)
-	maps.Copy(s.ApprovalSecrets, sec.ApprovalSecrets)
-	maps.Copy(s.Assistants, sec.Assistants)
-	for _, l := range sec.MagicLinks {
-		s.MagicLinks[l.Token] = l
-	}
-	maps.Copy(s.Signups, sec.Signups)
-	maps.Copy(s.ClientsByRef, sec.ClientsByRef)
-	maps.Copy(s.SDRConfigs, sec.SDRConfigs)
-	maps.Copy(s.SDRLeads, sec.SDRLeads)
-	tel := s.tel()
-	maps.Copy(tel.minutes, sec.Minutes)
-	for id, numbers := range sec.DoNotCall {
-		set := tel.dnc[id]
-		if set == nil {
-			set = map[string]bool{}
-			tel.dnc[id] = set
-		}
-		for _, n := range numbers {
-			set[n] = true
-		}
-	}
-	for id, v := range sec.Consent {
-		tel.consent[id] = maps.Clone(v)
-	}
-	s.NextNumber = max(s.NextNumber, sec.NextNumber)
-	maps.Copy(s.ReferralCodes, sec.ReferralCodes)
-	if sec.SDRCronSecret != "" {
-		s.SDRCronSecret = sec.SDRCronSecret
-	}
-	return nil
-}
-
-// checkOwners refuses a tenant's section holding a record of another
-// tenant: every business must be of tenant, and every record owned by one
-// of the section's businesses or users; a delivery, an address or an entry
-// kept by business must be of those businesses.
-func checkOwners(sec *Section, decoded map[string][]Record, tenant string) error {
-	owners := map[string]bool{}
-	for i, r := range decoded["businesses"] {
-		if b := r.(*Business); b.Tenant != tenant {
-			return &SectionError{Path: fmt.Sprintf("tables.businesses.%d.Tenant", i), Message: "must be the tenant's root business " + tenant}
-		}
-		owners[r.RecordID()] = true
-	}
-	businesses := maps.Clone(owners)
-	for _, r := range decoded["users"] {
-		owners[r.RecordID()] = true
-	}
-	for _, name := range slices.Sorted(maps.Keys(decoded)) {
-		for i, r := range decoded[name] {
-			owner := r.RecordOwner()
-			if m, ok := r.(*OutboxMessage); ok && m.BusinessID != "" {
-				owner = m.BusinessID
-			}
-			if k, ok := r.(*APIKey); ok && k.BusinessID != "" {
-				owner = k.BusinessID // a member's key for one of the tenant's businesses
-			}
-			if !owners[owner] {
-				return &SectionError{Path: fmt.Sprintf("tables.%s.%d.Owner", name, i), Message: owner + " is none of the tenant's businesses and users"}
-			}
-		}
-	}
-	for i, d := range sec.Deliveries {
-		if d.Tenant != tenant || !businesses[d.BusinessID] {
-			return &SectionError{Path: fmt.Sprintf("deliveries.%d.BusinessID", i), Message: "must be a business of the tenant"}
-		}
-	}
-	for i, e := range sec.EmergencyAddresses {
-		if !businesses[e.BusinessID] {
-			return &SectionError{Path: fmt.Sprintf("emergency_addresses.%d.business_id", i), Message: "must be a business of the tenant"}
-		}
-	}
-	for member, keys := range map[string][]string{
-		"transcript_sinks": slices.Collect(maps.Keys(sec.TranscriptSinks)), "signups": slices.Collect(maps.Keys(sec.Signups)),
-		"sdr_configs": slices.Collect(maps.Keys(sec.SDRConfigs)), "minutes": slices.Collect(maps.Keys(sec.Minutes)),
-		"do_not_call": slices.Collect(maps.Keys(sec.DoNotCall)), "consent": slices.Collect(maps.Keys(sec.Consent)),
-	} {
-		for _, id := range keys {
-			if !businesses[id] {
-				return &SectionError{Path: member + "." + id, Message: "must be a business of the tenant"}
-			}
-		}
-	}
-	return nil
-}
-
-// Unimport takes out of the store the records Import(sec) put in it: the
-// records of sec's tables and its deliveries, found by id, with the
-// indexes derived from them. Remove finds a tenant's records through its
-// businesses and users, so it leaves a record of a section that names an
-// owner of no business of the tenant; Unimport finds every one, which is
-// what undoing an import needs. (A log table's records, which cannot be
-// found by id, are left to Remove.) Call Remove after it for the data
-// keyed by business.
-func (s *Store) Unimport(sec *Section) {
-	tables := s.namedTables()
-	for name, data := range sec.Tables {
-		t, ok := tables[name]
-		if !ok {
-			continue
-		}
-		recs, err := t.decode(data)
-		if err != nil {
-			continue // Import refused it: nothing of it is in
-		}
-		for _, r := range recs {
-			if cur, ok := t.getRecord(r.RecordID()); ok {
-				s.unindex(cur)
-				t.dropRecord(cur)
-			}
-		}
-	}
-	ids := map[string]bool{}
-	for _, d := range sec.Deliveries {
-		if d != nil {
-			ids[d.ID] = true
-		}
-	}
-	if len(ids) > 0 {
-		s.Deliveries.Remove(func(d *Delivery) bool { return ids[d.ID] })
-	}
-}
-
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// checkPhones refuses numbers whose phone number another number holds:
-// numbers route inbound calls.
-func (s *Store) checkPhones(numbers []Record) error {
-	seen := map[string]bool{}
-	for i, r := range numbers {
-		n := r.(*Number)
-		if _, ok := s.NumbersByPhone[n.PhoneNumber]; ok || seen[n.PhoneNumber] {
-			return &SectionError{Path: fmt.Sprintf("tables.numbers.%d.PhoneNumber", i), Message: "phone number " + n.PhoneNumber + " is in use", InUse: true}
-		}
-		seen[n.PhoneNumber] = true
-	}
-	return nil
-}
-
 // index adds r to the indexes the store derives from records.
 func (s *Store) index(r Record) {
 	switch r := r.(type) {
@@ -796,12 +588,6 @@ func (s *Store) index(r Record) {
 		if r.PartnerID != "" {
 			s.partnerBusinesses[r.PartnerID] = append(s.partnerBusinesses[r.PartnerID], r.ID)
 		}
-	case *APIKey:
-		s.KeysByHash[r.Hash] = r
-	case *Session:
-		s.SessionsByToken[r.Token] = r
-	case *Number:
-		s.NumbersByPhone[r.PhoneNumber] = r
 	case *GovernedUpdate:
 		if r.IdempotencyKey != "" {
 			s.GovernedByKey[r.Owner+"\x00"+r.IdempotencyKey] = r
@@ -825,18 +611,6 @@ func (s *Store) unindex(r Record) {
 		}
 		if r.PartnerID != "" {
 			s.partnerBusinesses[r.PartnerID] = without(s.partnerBusinesses[r.PartnerID], r.ID)
-		}
-	case *APIKey:
-		if s.KeysByHash[r.Hash] == r {
-			delete(s.KeysByHash, r.Hash)
-		}
-	case *Session:
-		if s.SessionsByToken[r.Token] == r {
-			delete(s.SessionsByToken, r.Token)
-		}
-	case *Number:
-		if s.NumbersByPhone[r.PhoneNumber] == r {
-			delete(s.NumbersByPhone, r.PhoneNumber)
 		}
 	case *GovernedUpdate:
 		if k := r.Owner + "\x00" + r.IdempotencyKey; s.GovernedByKey[k] == r {

@@ -112,7 +112,7 @@ func TestEveryTableRoundTripsThroughASection(t *testing.T) {
 	fillTables(src, "users")
 	// The keyed data beside the tables.
 	src.Deliveries.Add(&Delivery{ID: "d1", Tenant: "biz", BusinessID: "biz", Body: []byte(`{}`), Status: "pending"})
-	src.EmergencyAddresses["num"] = &EmergencyAddress{NumberID: "num", BusinessID: "biz", Address: map[string]any{"city": "Austin"}}
+	src.EmergencyAddresses["rec-numbers"] = &EmergencyAddress{NumberID: "rec-numbers", BusinessID: "biz", Address: map[string]any{"city": "Austin"}}
 	src.TranscriptSinks["biz"] = &TranscriptSink{URL: "https://example.com/t", Enabled: true}
 	src.ApprovalSecrets["user\x00sec"] = "secret"
 	src.MagicLinks["tok"] = &MagicLink{Token: "tok", Kind: "magic", UserID: "user", ExpiresAt: t0}
@@ -223,7 +223,7 @@ func TestEveryStoreFieldIsCarried(t *testing.T) {
 		"InstallationByBusiness": "derived", "ClientsByRef": "clients_by_ref", "SDRConfigs": "sdr_configs",
 		"SDRLeads": "sdr_leads", "SDRCronSecret": "sdr_cron_secret", "userBusinesses": "derived",
 		"partnerBusinesses": "derived", "tenants": "derived", "telIdx": "minutes, do_not_call, consent; leads' lookups derived",
-		"dropped": "not state",
+		"dropped": "not state", "agentsByAssistant": "derived", "byName": "not state", "names": "not state", "sch": "not state",
 	}
 	tables := New().namedTables()
 	var walk func(typ reflect.Type)
@@ -260,37 +260,43 @@ func TestSnakeCase(t *testing.T) {
 	}
 }
 
-// Import refuses a record whose id the store holds, and changes nothing.
+// Import refuses a record whose id another tenant's record holds (409:
+// InUse), and changes nothing; importing a tenant again replaces it.
 func TestImportRefusesIDsInUse(t *testing.T) {
 	s := New()
-	s.InsertBusiness(&Business{Base: Base{ID: "biz"}, Members: map[string]string{}}, t0)
-	s.Leads.Put(&Lead{Base: Base{ID: "lead", Owner: "biz", CreatedAt: t0}})
-	sec := s.Export("biz")
-	err := s.Import(sec, "biz")
+	s.InsertBusiness(&Business{Base: Base{ID: "a"}, Members: map[string]string{}}, t0)
+	s.Leads.Put(&Lead{Base: Base{ID: "lead", Owner: "a", CreatedAt: t0}})
+	sec := s.Export("a")
+	require.NoError(t, s.Import(sec, "a"), "a tenant imported again replaces itself")
+	assert.Equal(t, []string{"a"}, s.Tenants())
+
+	other := &Section{Tables: map[string]json.RawMessage{
+		"businesses": json.RawMessage(`[{"ID":"b","Owner":"b","Tenant":"b"}]`),
+		"leads":      json.RawMessage(`[{"ID":"lead","Owner":"b"}]`),
+	}}
+	err := s.Import(other, "b")
 	var se *SectionError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, "tables.businesses.0.ID", se.Path)
+	assert.Equal(t, "tables.leads.0.ID", se.Path)
+	assert.True(t, se.InUse)
 	assert.Equal(t, 1, s.Businesses.Len())
 	assert.Equal(t, 1, s.Leads.Len())
+	assert.Equal(t, []string{"a"}, s.Tenants())
 }
 
-// Unimport takes out what Import put in, records whose owner belongs to
-// no business of the section too (which Remove leaves), so the section
-// imports again; an id repeated in a table is refused as such.
-func TestUnimportTakesOutWhatImportPutIn(t *testing.T) {
+// An id repeated in a table of a section is refused as such (400, not
+// InUse); records of no tenant import with the server's part.
+func TestImportRefusesAnIDRepeatedInATable(t *testing.T) {
 	s := New()
 	sec := &Section{Tables: map[string]json.RawMessage{
 		"users": json.RawMessage(`[{"ID":"u","Owner":"u","Email":"u@example.com"}]`),
 		"leads": json.RawMessage(`[{"ID":"l","Owner":"nobody"}]`),
 	}, Deliveries: []*Delivery{{ID: "d", Tenant: "nobody"}}}
 	require.NoError(t, s.Import(sec, ""))
-	s.Remove("biz")
-	require.Error(t, s.Import(sec, ""), "Remove leaves the records of no tenant")
-	s.Unimport(sec)
-	assert.Zero(t, s.Users.Len()+s.Leads.Len())
-	assert.Empty(t, s.UsersByEmail)
-	assert.False(t, s.Deliveries.has("d"))
-	require.NoError(t, s.Import(sec, ""), "it imports again")
+	assert.Equal(t, 1, s.Users.Len()+s.Leads.Len()-1)
+	assert.Equal(t, "u", s.UsersByEmail["u@example.com"].ID)
+	require.NoError(t, s.Import(sec, ""), "the records of no tenant replace themselves")
+	assert.Equal(t, 2, s.Users.Len()+s.Leads.Len())
 
 	sec.Tables["leads"] = json.RawMessage(`[{"ID":"m","Owner":"o"},{"ID":"m","Owner":"o"}]`)
 	err := New().Import(sec, "")
@@ -298,6 +304,7 @@ func TestUnimportTakesOutWhatImportPutIn(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "tables.leads.1.ID", se.Path)
 	assert.Contains(t, se.Message, "repeated")
+	assert.False(t, se.InUse)
 }
 
 // CopyRecords copies every field of a record of every table: with strings

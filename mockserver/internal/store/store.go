@@ -1,6 +1,8 @@
 package store
 
 import (
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -52,13 +54,18 @@ type Store struct {
 	// "\x00" + callback_secret_id.
 	ApprovalSecrets map[string]string
 
-	// KeysByHash finds a key by the SHA-256 of its value.
+	// KeysByHash finds a key by the SHA-256 of its value: a unique index
+	// of Keys, kept by the table (read only).
 	KeysByHash map[[32]byte]*APIKey
-	// SessionsByToken finds a session by its cookie value.
+	// SessionsByToken finds a session by its cookie value: a unique index
+	// of Sessions, kept by the table (read only).
 	SessionsByToken map[string]*Session
-	// UsersByEmail finds a user by lower-cased email.
+	// UsersByEmail finds a user by lower-cased email. Emails are not
+	// unique (a copy's users keep theirs): it holds the user that had the
+	// email first.
 	UsersByEmail map[string]*User
-	// NumbersByPhone finds an assigned number by E.164 value.
+	// NumbersByPhone finds an assigned number by E.164 value: a unique
+	// index of Numbers, kept by the table (read only).
 	NumbersByPhone map[string]*Number
 	// Assistants are the simulated voice provider's assistants, by id.
 	Assistants map[string]*Assistant
@@ -85,6 +92,15 @@ type Store struct {
 	partnerBusinesses map[string][]string
 	tenants           []string // root businesses, oldest first
 	telIdx            *telephonyIndexes
+	// agentsByAssistant finds an agent by its assistant at the voice
+	// provider: a unique index of Agents.
+	agentsByAssistant map[string]*Agent
+	// byName holds every table by its snapshot name (namedTables); names
+	// are their names, sorted.
+	byName map[string]dumpedTable
+	names  []string
+	// sch is the store's schema, which its tables share.
+	sch *schema
 	// dropped is set by Drop when a reset replaced the store.
 	dropped atomic.Bool
 }
@@ -134,32 +150,29 @@ func (s *Store) Dropped() bool { return s.dropped.Load() }
 // records with ids (use NewWithIDs to have them given).
 func New() *Store {
 	s := &Store{
-		Users:           NewTable[*User](),
-		Businesses:      NewTable[*Business](),
-		Keys:            NewTable[*APIKey](),
-		Sessions:        NewTable[*Session](),
-		Agents:          NewTable[*Agent](),
-		Numbers:         NewTable[*Number](),
-		Events:          NewTable[*Event](),
-		Outbox:          NewTable[*OutboxMessage](),
-		Challenges:      NewTable[*SignupChallenge](),
-		Webhooks:        NewTable[*Webhook](),
-		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize, DefaultDeliveryLogBytes),
-		Calls:           NewTable[*Call](),
-		Leads:           NewTable[*Lead](),
-		SMSMessages:     NewTable[*SMSMessage](),
-		PromptAudits:    NewTable[*PromptAudit](),
-		Scripts:         NewTable[*ScriptStep](),
-		KeysByHash:      map[[32]byte]*APIKey{},
-		SessionsByToken: map[string]*Session{},
-		UsersByEmail:    map[string]*User{},
-		NumbersByPhone:  map[string]*Number{},
-		Assistants:      map[string]*Assistant{},
-		MagicLinks:      map[string]*MagicLink{},
-		Signups:         map[string]*SignupRecord{},
-		ReferralCodes:   map[string]string{},
-		AgencyTables:    newAgencyTables(),
-		SDRTables:       newSDRTables(),
+		Users:         NewTable[*User](),
+		Businesses:    NewTable[*Business](),
+		Keys:          NewTable[*APIKey](),
+		Sessions:      NewTable[*Session](),
+		Agents:        NewTable[*Agent](),
+		Numbers:       NewTable[*Number](),
+		Events:        NewTable[*Event](),
+		Outbox:        NewTable[*OutboxMessage](),
+		Challenges:    NewTable[*SignupChallenge](),
+		Webhooks:      NewTable[*Webhook](),
+		Deliveries:    NewDeliveryLog(DefaultDeliveryLogSize, DefaultDeliveryLogBytes),
+		Calls:         NewTable[*Call](),
+		Leads:         NewTable[*Lead](),
+		SMSMessages:   NewTable[*SMSMessage](),
+		PromptAudits:  NewTable[*PromptAudit](),
+		Scripts:       NewTable[*ScriptStep](),
+		UsersByEmail:  map[string]*User{},
+		Assistants:    map[string]*Assistant{},
+		MagicLinks:    map[string]*MagicLink{},
+		Signups:       map[string]*SignupRecord{},
+		ReferralCodes: map[string]string{},
+		AgencyTables:  newAgencyTables(),
+		SDRTables:     newSDRTables(),
 
 		Products:           NewTable[*Product](),
 		Knowledge:          NewTable[*KnowledgeEntry](),
@@ -178,8 +191,16 @@ func New() *Store {
 	}
 	s.Leads.AddIndex(s.telIdx.leadsByPhone)
 	s.Leads.AddIndex(s.telIdx.leadsByEmail)
-	for _, t := range s.tables() {
+	s.KeysByHash = addUnique(s.Keys, "Hash", map[[32]byte]*APIKey{}, func(k *APIKey) ([32]byte, bool) { return k.Hash, true })
+	s.SessionsByToken = addUnique(s.Sessions, "Token", map[string]*Session{}, func(x *Session) (string, bool) { return x.Token, x.Token != "" })
+	s.NumbersByPhone = addUnique(s.Numbers, "PhoneNumber", map[string]*Number{}, func(n *Number) (string, bool) { return n.PhoneNumber, n.PhoneNumber != "" })
+	s.agentsByAssistant = addUnique(s.Agents, "VendorAssistantID", map[string]*Agent{}, func(a *Agent) (string, bool) { return a.VendorAssistantID, a.VendorAssistantID != "" })
+	s.sch = &schema{s: s}
+	s.byName = s.findTables()
+	s.names = slices.Sorted(maps.Keys(s.byName))
+	for name, t := range s.byName {
 		t.SetStampGroup(s.TenantOfOwner)
+		t.setSchema(s.sch, name)
 	}
 	return s
 }
@@ -188,16 +209,17 @@ func New() *Store {
 // a new id unless it has one), and indexes its members and partner. A
 // business without a Tenant is a tenant of its own.
 func (s *Store) InsertBusiness(b *Business, now time.Time) *Business {
+	s.sch.mustWrite("InsertBusiness")
 	if b.ID == "" {
 		b.ID = s.Businesses.nextID()
 	}
 	if b.Tenant == "" {
 		b.Tenant = b.ID
 	}
+	s.Businesses.Insert(b, b.ID, now)
 	if b.Tenant == b.ID {
 		s.tenants = append(s.tenants, b.ID)
 	}
-	s.Businesses.Insert(b, b.ID, now)
 	for userID := range b.Members {
 		s.userBusinesses[userID] = append(s.userBusinesses[userID], b.ID)
 	}
@@ -209,6 +231,7 @@ func (s *Store) InsertBusiness(b *Business, now time.Time) *Business {
 
 // AddMember gives a user a role on a business.
 func (s *Store) AddMember(b *Business, userID, role string) {
+	s.sch.mustWrite("AddMember")
 	if _, ok := b.Members[userID]; !ok {
 		s.userBusinesses[userID] = append(s.userBusinesses[userID], b.ID)
 	}
@@ -217,6 +240,7 @@ func (s *Store) AddMember(b *Business, userID, role string) {
 
 // RemoveMember takes a user's role on a business away.
 func (s *Store) RemoveMember(b *Business, userID string) {
+	s.sch.mustWrite("RemoveMember")
 	if _, ok := b.Members[userID]; !ok {
 		return
 	}

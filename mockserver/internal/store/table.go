@@ -51,6 +51,15 @@ type Table[T Record] struct {
 	indexes []Index[T]
 	// ret bounds a log table (SetRetention; nil: unbounded).
 	ret *retained[T]
+	// uniques are the indexes of values no two records may share (a
+	// key's hash, a session's token); they are among indexes too.
+	uniques []uniqueIndex[T]
+	// sch is the store's schema (nil in a table of no store): the write
+	// guard and the rules of references; name is the table's name in it,
+	// refs its records' references.
+	sch  *schema
+	name string
+	refs []reference
 }
 
 // NewTable returns an empty table.
@@ -145,6 +154,7 @@ func (t *Table[T]) SetIDSource(next func() string) { t.next = next }
 // without an id into a table without an id source panics: that is a
 // programming error (make the store with NewWithIDs).
 func (t *Table[T]) Insert(r T, owner string, now time.Time) T {
+	t.sch.mustWrite("Insert")
 	b := r.base()
 	if b.ID == "" {
 		if t.next == nil {
@@ -152,10 +162,19 @@ func (t *Table[T]) Insert(r T, owner string, now time.Time) T {
 		}
 		b.ID = t.nextID()
 	}
+	t.mustBeNew(r)
 	b.Owner = owner
 	b.CreatedAt = t.Stamp(owner, now)
 	t.Put(r)
 	return r
+}
+
+// mustBeNew panics when the table holds a record with r's id: a new
+// record's id is one no record of the table has.
+func (t *Table[T]) mustBeNew(r T) {
+	if _, ok := t.byID[r.RecordID()]; ok {
+		panic(fmt.Sprintf("store: Insert of a %T whose id %q another record of the table holds", r, r.RecordID()))
+	}
 }
 
 // InsertRun inserts recs, new records of owner, in the order given, as
@@ -167,6 +186,7 @@ func (t *Table[T]) Insert(r T, owner string, now time.Time) T {
 // is how a log (the usage log) moves a queue of records in; in a table
 // with an id index it is Insert of each.
 func (t *Table[T]) InsertRun(owner string, recs []T) {
+	t.sch.mustWrite("InsertRun")
 	if len(recs) == 0 {
 		return
 	}
@@ -210,8 +230,31 @@ func (t *Table[T]) nextID() string {
 
 // Put inserts r, or replaces the record with the same id. r keeps the id,
 // owner and created_at it has (see Insert to have them set). The table's
-// indexes take out the replaced record and add r.
+// indexes take out the replaced record and add r. Put panics when r breaks
+// a rule of the store (see Store): a value of a unique index another
+// record holds, a reference to a record of another tenant.
 func (t *Table[T]) Put(r T) {
+	t.sch.mustWrite("Put")
+	t.mustObey(r)
+	t.put(r)
+}
+
+// mustObey panics when r, about to be put (or just changed by Update),
+// breaks a rule: a unique value another record of the table holds, or a
+// reference to a record of another tenant.
+func (t *Table[T]) mustObey(r T) {
+	for _, u := range t.uniques {
+		if other, ok := u.clash(r); ok {
+			panic(fmt.Sprintf("store: a %T whose %s another record (%q) holds", r, u.rule().field(), other.RecordID()))
+		}
+	}
+	if len(t.refs) > 0 {
+		t.sch.s.mustReferToItsTenant(t.name, t.refs, r)
+	}
+}
+
+// put is Put without the rules: for records a Plan checked.
+func (t *Table[T]) put(r T) {
 	if t.byID != nil {
 		id := r.RecordID()
 		if old, ok := t.byID[id]; ok {
@@ -255,6 +298,7 @@ func (t *Table[T]) insertOwned(r T) {
 // is applied to r and nothing else happens: r is in no index to keep right.
 // Update panics when change changes r's id (a programming error).
 func (t *Table[T]) Update(r T, change func(T)) {
+	t.sch.mustWrite("Update")
 	b := r.base()
 	id, owner, created := b.ID, b.Owner, b.CreatedAt
 	if t.byID != nil {
@@ -274,8 +318,16 @@ func (t *Table[T]) Update(r T, change func(T)) {
 		t.removeAt(owner, created, id)
 		t.insertOwned(r)
 	}
+	for _, u := range t.uniques {
+		if other, ok := u.clash(r); ok {
+			panic(fmt.Sprintf("store: Update gave a %T the %s another record (%q) holds", r, u.rule().field(), other.RecordID()))
+		}
+	}
 	for _, x := range t.indexes {
 		x.add(r)
+	}
+	if len(t.refs) > 0 {
+		t.sch.s.mustReferToItsTenant(t.name, t.refs, r)
 	}
 }
 
@@ -299,6 +351,7 @@ func (t *Table[T]) Get(id string) (T, bool) {
 // Delete removes the record with the id, and takes it out of the table's
 // indexes, reporting whether it existed.
 func (t *Table[T]) Delete(id string) bool {
+	t.sch.mustWrite("Delete")
 	r, ok := t.byID[id]
 	if ok {
 		t.drop(r)

@@ -374,6 +374,8 @@ func (s *Service) listVoices(rc *httpapi.Ctx) (any, error) {
 }
 
 // CreateAssistant creates an agent's twin at the simulated voice provider.
+// The agent is found by its assistant: create it before the agent is
+// stored, or in Agents.Update.
 func (s *Service) CreateAssistant(tx *platform.Tx, a *store.Agent) {
 	a.VendorAssistantID = "asst_" + s.IDs.Token(12)
 	tx.Assistants[a.VendorAssistantID] = &store.Assistant{ID: a.VendorAssistantID}
