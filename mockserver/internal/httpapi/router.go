@@ -525,7 +525,7 @@ func New(p *platform.Platform) *API {
 	lim := p.Config.Limits
 	a := &API{
 		Platform: p,
-		Journal:  newJournal(p.Config.JournalSize, lim.JournalBytes),
+		Journal:  newJournal(lim.JournalEntries, lim.JournalBytes),
 		Usage:    newUsageLog(lim.UsagePerUser, lim.UsageEntries),
 		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -105,6 +106,7 @@ func NewWithIDs(next func() string) *Store {
 type idSourced interface {
 	SetIDSource(next func() string)
 	SetStampGroup(group func(owner string) string)
+	SetTenancy(tenant func(Record) string)
 }
 
 // tables returns every table of the store: the exported *Table fields of
@@ -144,7 +146,7 @@ func New() *Store {
 		Outbox:          NewTable[*OutboxMessage](),
 		Challenges:      NewTable[*SignupChallenge](),
 		Webhooks:        NewTable[*Webhook](),
-		Deliveries:      NewDeliveryLog(DefaultDeliveryLogSize, DefaultDeliveryLogBytes),
+		Deliveries:      NewDeliveryLog(math.MaxInt, math.MaxInt64),
 		Calls:           NewTable[*Call](),
 		Leads:           NewTable[*Lead](),
 		SMSMessages:     NewTable[*SMSMessage](),
@@ -180,8 +182,21 @@ func New() *Store {
 	s.Leads.AddIndex(s.telIdx.leadsByEmail)
 	for _, t := range s.tables() {
 		t.SetStampGroup(s.TenantOfOwner)
+		t.SetTenancy(s.RetentionTenant)
 	}
 	return s
+}
+
+// RetentionTenant returns the tenant whose bounds r, a record of a bounded
+// table (see Retention), counts against: its tenant (the tenant of its
+// owner, or of the business an outbox message was sent for), or "" for a
+// record of no tenant (a signup's code, a request without a caller), which
+// count together.
+func (s *Store) RetentionTenant(r Record) string {
+	if t := s.recordTenant(r); s.IsTenant(t) {
+		return t
+	}
+	return ""
 }
 
 // InsertBusiness stores a new business created at now, its own owner (with
