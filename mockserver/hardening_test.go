@@ -525,20 +525,21 @@ func TestTransientDependencyFailuresAreNotRemembered(t *testing.T) {
 
 // TestIdempotencyRecordsExpireInRealTimeAndAreBounded: on a clock nobody
 // advances (the standalone binary's), records still go after 24 hours of
-// real time; and past the record bound the oldest go first.
+// real time; and past a tenant's record bound the tenant's oldest go
+// first, another tenant's staying.
 func TestIdempotencyRecordsExpireInRealTimeAndAreBounded(t *testing.T) {
 	t.Parallel()
 	var runs atomic.Int32
 	srv, acct := startWithAccount(t, countRoute(&runs), WithIdempotencyLimit(3, 0))
+	other, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
 	var wall atomic.Int64
 	wall.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	idem := srv.httpapi.Idem
-	idem.Mu.Lock()
-	idem.WallNow = func() time.Time { return time.Unix(0, wall.Load()) }
-	idem.Mu.Unlock()
-	post := func(key string) rawResp {
+	srv.httpapi.Idem.SetWallClock(func() time.Time { return time.Unix(0, wall.Load()) })
+	postAs := func(acct *Account, key string) rawResp {
 		return rawDo(t, http.MethodPost, srv.URL+"/v1/_test/count", `{}`, append(bearer(acct.APIKey), "Idempotency-Key", key)...)
 	}
+	post := func(key string) rawResp { return postAs(acct, key) }
 	post("a")
 	wall.Add(int64(24*time.Hour - time.Second))
 	assert.Equal(t, "true", post("a").header.Get(httpapi.HeaderIdempotentReplayed), "within 24 hours of real time")
@@ -546,22 +547,24 @@ func TestIdempotencyRecordsExpireInRealTimeAndAreBounded(t *testing.T) {
 	assert.Empty(t, post("a").header.Get(httpapi.HeaderIdempotentReplayed), "24 hours of real time later the key is forgotten")
 	assert.Equal(t, int32(2), runs.Load())
 
+	postAs(other, "mine")
 	for _, k := range []string{"b", "c", "d"} {
 		post(k)
 	}
-	n, bytes := idem.Usage()
-	assert.Equal(t, 3, n)
-	assert.Positive(t, bytes)
+	u := srv.LogUsage()
+	assert.Equal(t, 4, u.IdempotencyRecords, "3 of the tenant, 1 of the other")
+	assert.Positive(t, u.IdempotencyBytes)
 	assert.Equal(t, "true", post("d").header.Get(httpapi.HeaderIdempotentReplayed), "the newest stay")
 	assert.Empty(t, post("a").header.Get(httpapi.HeaderIdempotentReplayed), "the oldest went")
+	assert.Equal(t, "true", postAs(other, "mine").header.Get(httpapi.HeaderIdempotentReplayed), "the other tenant's record stays")
 
 	byBytes, acct2 := startWithAccount(t, countRoute(&runs), WithIdempotencyLimit(0, 2048))
 	for i := range 20 {
 		rawDo(t, http.MethodPost, byBytes.URL+"/v1/_test/count", `{}`, append(bearer(acct2.APIKey), "Idempotency-Key", fmt.Sprint("k", i))...)
 	}
-	n, bytes = byBytes.httpapi.Idem.Usage()
-	assert.LessOrEqual(t, bytes, int64(2048))
-	assert.Less(t, n, 20)
+	u = byBytes.LogUsage()
+	assert.LessOrEqual(t, u.IdempotencyBytes, int64(2048))
+	assert.Less(t, u.IdempotencyRecords, 20)
 }
 
 // TestTheHTTPServerCutsSlowBodiesAndIdleConnections: HTTPServer's read

@@ -230,9 +230,10 @@ func WithEventLogSize(perBusiness, perTenant int) Option {
 // (default 8 MiB): each event counts its data; a tenant's oldest go first.
 func WithEventLogBytes(n int64) Option { return func(c *options) { c.Limits.EventBytes = n } }
 
-// WithIdempotencyLimit bounds the idempotency records: at most records
-// records (default 100,000) and bytes bytes of responses (default 32 MiB);
-// past either, the oldest are forgotten before their 24 hours.
+// WithIdempotencyLimit bounds each tenant's idempotency records: at most
+// records records (default 10,000) and bytes bytes of responses (default
+// 8 MiB); past either, the tenant's oldest are forgotten before their 24
+// hours.
 func WithIdempotencyLimit(records int, bytes int64) Option {
 	return func(c *options) { c.Limits.IdempotencyRecords, c.Limits.IdempotencyBytes = records, bytes }
 }
@@ -397,9 +398,9 @@ type LogUsage struct {
 func (s *Server) LogUsage() LogUsage {
 	var u LogUsage
 	u.JournalEntries, u.JournalBytes = s.httpapi.Journal.Usage()
-	u.IdempotencyRecords, u.IdempotencyBytes = s.httpapi.Idem.Usage()
 	s.httpapi.Usage.Flushed(func(t *store.Table[*store.UsageEntry]) { u.UsageEntries = t.Len() })
 	tx := s.platform.ReadTx()
+	u.IdempotencyRecords, u.IdempotencyBytes = tx.Idempotency().Len(), tx.Idempotency().RetainedBytes()
 	u.Events, u.EventBytes = tx.Events.Len(), tx.Events.RetainedBytes()
 	u.Deliveries, u.DeliveryBytes = tx.Deliveries.Usage()
 	u.Outbox = tx.Outbox.Len()

@@ -82,7 +82,7 @@ func (s *Service) Snapshot(businessID string) (json.RawMessage, error) {
 		doc = &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: s.Clocks.Now(""), Tenants: []TenantSnapshot{}}
 		// The idempotency records are read once and sorted by tenant.
 		idem := map[string][]httpapi.IdempotencyRecord{}
-		for _, r := range s.httpapi.Idem.Export(func(string) bool { return true }) {
+		for _, r := range s.httpapi.Idem.Export(tx, func(string) bool { return true }) {
 			t := tx.TenantOfOwner(r.Owner)
 			idem[t] = append(idem[t], r)
 		}
@@ -110,7 +110,7 @@ func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {
 
 // idempotencyOf returns the finished idempotency records of tenant.
 func (s *Service) idempotencyOf(tx *platform.Tx, tenant string) []httpapi.IdempotencyRecord {
-	return s.httpapi.Idem.Export(func(owner string) bool { return tx.TenantOfOwner(owner) == tenant })
+	return s.httpapi.Idem.Export(tx, func(owner string) bool { return tx.TenantOfOwner(owner) == tenant })
 }
 
 // tenantSnapshot returns tenant's snapshot holding sec and its idempotency
@@ -301,8 +301,8 @@ func (s *Service) Restore(doc *Snapshot) error {
 // startTenant sets an imported tenant's clock and pending work, and its
 // idempotency records.
 func (s *Service) startTenant(tx *platform.Tx, ts TenantSnapshot) {
-	s.httpapi.Idem.Remove(func(owner string) bool { return tx.TenantOfOwner(owner) == ts.BusinessID })
-	s.httpapi.Idem.Import(ts.Idempotency)
+	s.httpapi.Idem.Remove(tx, func(owner string) bool { return tx.TenantOfOwner(owner) == ts.BusinessID })
+	s.httpapi.Idem.Import(tx, ts.Idempotency)
 	s.Clocks.Set(ts.BusinessID, ts.Now)
 	s.resume(ts.BusinessID, ts.Tasks)
 }

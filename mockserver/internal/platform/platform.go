@@ -241,8 +241,8 @@ type Limits struct {
 	EventBytes         int64 // the event log's bytes per tenant (store.EventBytes)
 	Deliveries         int   // delivery log entries kept per tenant
 	DeliveryBytes      int64 // the delivery log's bytes per tenant (store.DeliveryBytes)
-	IdempotencyRecords int   // idempotency records kept in all
-	IdempotencyBytes   int64 // the idempotency records' bytes in all
+	IdempotencyRecords int   // idempotency records kept per tenant
+	IdempotencyBytes   int64 // the idempotency records' bytes per tenant (store.IdempotencyBytes)
 	Outbox             int   // outbox messages kept per tenant
 }
 
@@ -259,8 +259,8 @@ const (
 	DefaultEventBytes         = 8 << 20
 	DefaultDeliveries         = 10_000
 	DefaultDeliveryBytes      = 8 << 20
-	DefaultIdempotencyRecords = 100_000
-	DefaultIdempotencyBytes   = 32 << 20
+	DefaultIdempotencyRecords = 10_000
+	DefaultIdempotencyBytes   = 8 << 20
 	DefaultOutbox             = 10_000
 )
 
@@ -293,7 +293,7 @@ func (l Limits) OrDefault() Limits {
 }
 
 // boundLogs bounds the logs the store keeps for the server itself (the
-// event log, the delivery log, the outbox) as
+// event log, the delivery log, the outbox, the idempotency records) as
 // Config.Limits says; New and ResetState call it on each new store. The
 // store counts each tenant's records apart (store.Retention).
 func (s *Platform) boundLogs() {
@@ -303,6 +303,9 @@ func (s *Platform) boundLogs() {
 		PerOwner: lim.EventsPerBusiness, PerTenant: lim.Events, BytesPerTenant: lim.EventBytes, Cost: store.EventBytes,
 	})
 	st.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{PerTenant: lim.Outbox})
+	st.Idempotency().SetRetention(store.Retention[*store.IdempotencyRecord]{
+		PerTenant: lim.IdempotencyRecords, BytesPerTenant: lim.IdempotencyBytes, Cost: store.IdempotencyBytes,
+	})
 }
 
 // Now returns tenant's simulated time ("": the base time).

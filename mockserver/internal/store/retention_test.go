@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,28 +126,30 @@ func stamps(tb *Table[*UsageEntry], owner string) []string {
 	return out
 }
 
-// TestAStoreBoundsEachTenantsLogsApart: in a store, the event log and the
-// outbox count each tenant's records alone (the tenant of a record's
-// business; messages of no tenant together): a tenant flooding both, in
-// count and in bytes, keeps its own newest and pushes out nothing of two
-// quiet tenants, nor of the messages of no tenant; removing the busy
-// tenant frees its share.
+// TestAStoreBoundsEachTenantsLogsApart: in a store, the event log, the
+// outbox and the idempotency records count each tenant's records alone
+// (the tenant of a record's business, or of its user; messages and
+// records of no tenant together): a tenant flooding all three, in count
+// and in bytes, keeps its own newest and pushes out nothing of two quiet
+// tenants, nor of the records of no tenant; removing the busy tenant frees
+// its share.
 func TestAStoreBoundsEachTenantsLogsApart(t *testing.T) {
 	const perTenant, bytesPerTenant = 100, 64 << 10
 	next, _ := counter("id")
 	st := NewWithIDs(next)
 	st.Events.SetRetention(Retention[*Event]{PerTenant: perTenant, BytesPerTenant: bytesPerTenant, Cost: EventBytes})
 	st.Outbox.SetRetention(Retention[*OutboxMessage]{PerTenant: perTenant})
+	st.Idempotency().SetRetention(Retention[*IdempotencyRecord]{PerTenant: perTenant, BytesPerTenant: bytesPerTenant, Cost: IdempotencyBytes})
 
-	tenant := func(name string) (root, second string) {
+	tenant := func(name string) (root, second, user string) {
 		b := st.InsertBusiness(&Business{Base: Base{ID: name}, Members: map[string]string{name + "-user": RoleOwner}}, t0)
 		b2 := st.InsertBusiness(&Business{Base: Base{ID: name + "-2"}, Tenant: b.ID, Members: map[string]string{}}, t0)
 		st.Users.Insert(&User{Base: Base{ID: name + "-user"}}, name+"-user", t0)
-		return b.ID, b2.ID
+		return b.ID, b2.ID, name + "-user"
 	}
-	quiet, quiet2 := tenant("quiet")
-	calm, _ := tenant("calm")
-	busy, busy2 := tenant("busy")
+	quiet, quiet2, quietUser := tenant("quiet")
+	calm, _, calmUser := tenant("calm")
+	busy, busy2, busyUser := tenant("busy")
 
 	at := t0
 	tick := func() time.Time { at = at.Add(time.Second); return at }
@@ -156,6 +159,9 @@ func TestAStoreBoundsEachTenantsLogsApart(t *testing.T) {
 	message := func(biz string) *OutboxMessage {
 		return st.Outbox.Insert(&OutboxMessage{BusinessID: biz, Channel: "sms", Body: "code"}, "outbox", tick())
 	}
+	record := func(owner, key string, body int) *IdempotencyRecord {
+		return st.Idempotency().Insert(&IdempotencyRecord{Base: Base{ID: IdempotencyID(owner, key)}, Key: key, Status: 201, Body: []byte(strings.Repeat("b", body))}, owner, tick())
+	}
 
 	var quietEvents []*Event
 	for i := range 10 {
@@ -164,15 +170,20 @@ func TestAStoreBoundsEachTenantsLogsApart(t *testing.T) {
 	calmEvents := []*Event{event(calm, 20), event(calm, 20), event(calm, 20)}
 	quietMessages := []*OutboxMessage{message(quiet), message(quiet2)}
 	signupCodes := []*OutboxMessage{message(""), message("")}
+	quietRecords := []*IdempotencyRecord{record(quietUser, "k1", 500), record(quietUser, "k2", 500)}
+	calmRecords := []*IdempotencyRecord{record(calmUser, "k1", 500)}
+	anonymous := []*IdempotencyRecord{record("ip:192.0.2.1", "k1", 500)}
 
 	// The busy tenant: past the count in small records, past the bytes in
 	// large ones, on both of its businesses.
 	for i := range 3 * perTenant {
 		event([]string{busy, busy2}[i%2], 20)
 		message([]string{busy, busy2}[i%2])
+		record(busyUser, fmt.Sprint("small", i), 10)
 	}
-	for range 50 {
+	for i := range 50 {
 		event(busy, 4<<10)
+		record(busyUser, fmt.Sprint("large", i), 4<<10)
 	}
 
 	for _, e := range append(quietEvents, calmEvents...) {
@@ -183,6 +194,10 @@ func TestAStoreBoundsEachTenantsLogsApart(t *testing.T) {
 	for _, m := range append(quietMessages, signupCodes...) {
 		_, ok := st.Outbox.Get(m.ID)
 		assert.True(t, ok, "message %s for %q", m.ID, m.BusinessID)
+	}
+	for _, r := range append(append(quietRecords, calmRecords...), anonymous...) {
+		_, ok := st.Idempotency().Get(r.ID)
+		assert.True(t, ok, "record %s", r.ID)
 	}
 
 	n, bytes := st.Events.Retained(busy)
@@ -197,6 +212,11 @@ func TestAStoreBoundsEachTenantsLogsApart(t *testing.T) {
 	assert.Equal(t, perTenant, n)
 	n, _ = st.Outbox.Retained("")
 	assert.Equal(t, 2, n, "messages of no tenant count together")
+	n, bytes = st.Idempotency().Retained(busy)
+	assert.LessOrEqual(t, n, perTenant)
+	assert.LessOrEqual(t, bytes, int64(bytesPerTenant))
+	n, _ = st.Idempotency().Retained("")
+	assert.Equal(t, 1, n, "a request without a caller's record counts with no tenant")
 
 	st.Remove(busy)
 	for _, bounded := range []interface{ Retained(string) (int, int64) }{st.Events, st.Outbox} {

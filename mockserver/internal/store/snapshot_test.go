@@ -223,7 +223,7 @@ func TestEveryStoreFieldIsCarried(t *testing.T) {
 		"InstallationByBusiness": "derived", "ClientsByRef": "clients_by_ref", "SDRConfigs": "sdr_configs",
 		"SDRLeads": "sdr_leads", "SDRCronSecret": "sdr_cron_secret", "userBusinesses": "derived",
 		"partnerBusinesses": "derived", "tenants": "derived", "telIdx": "minutes, do_not_call, consent; leads' lookups derived",
-		"dropped": "not state",
+		"dropped": "not state", "idempotency": "beside the section, in the tenant's idempotency records",
 	}
 	tables := New().namedTables()
 	var walk func(typ reflect.Type)

@@ -86,6 +86,9 @@ type Store struct {
 	partnerBusinesses map[string][]string
 	tenants           []string // root businesses, oldest first
 	telIdx            *telephonyIndexes
+	// idempotency holds the idempotency records, by IdempotencyID. It is
+	// no snapshot table (a snapshot carries a tenant's records apart).
+	idempotency *Table[*IdempotencyRecord]
 	// dropped is set by Drop when a reset replaced the store.
 	dropped atomic.Bool
 }
@@ -110,9 +113,10 @@ type idSourced interface {
 }
 
 // tables returns every table of the store: the exported *Table fields of
-// Store and of the structs it embeds (AgencyTables, SDRTables).
+// Store and of the structs it embeds (AgencyTables, SDRTables), and the
+// idempotency records.
 func (s *Store) tables() []idSourced {
-	var out []idSourced
+	out := []idSourced{s.idempotency}
 	for _, t := range s.namedTables() {
 		out = append(out, t)
 	}
@@ -176,7 +180,8 @@ func New() *Store {
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
 
-		telIdx: newTelephonyIndexes(),
+		telIdx:      newTelephonyIndexes(),
+		idempotency: NewTable[*IdempotencyRecord](),
 	}
 	s.Leads.AddIndex(s.telIdx.leadsByPhone)
 	s.Leads.AddIndex(s.telIdx.leadsByEmail)
@@ -186,6 +191,10 @@ func New() *Store {
 	}
 	return s
 }
+
+// Idempotency returns the table of idempotency records (filed by
+// IdempotencyID).
+func (s *Store) Idempotency() *Table[*IdempotencyRecord] { return s.idempotency }
 
 // RetentionTenant returns the tenant whose bounds r, a record of a bounded
 // table (see Retention), counts against: its tenant (the tenant of its
