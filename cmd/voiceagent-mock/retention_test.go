@@ -25,30 +25,6 @@ const (
 	oldIdempotencyCap = 100_000
 )
 
-// loadClient keeps a connection open for each of the test's parallel
-// senders (the default client keeps two).
-var loadClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-
-// exchange sends one request (header: name, value pairs) and returns the
-// response's status, headers and body.
-func exchange(t *testing.T, method, url, body string, header ...string) (int, http.Header, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	require.NoError(t, err)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := loadClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, resp.Header, raw
-}
-
 // decode decodes a JSON body into v.
 func decode(t *testing.T, raw []byte, v any) {
 	t.Helper()

@@ -267,29 +267,26 @@ const (
 // OrDefault returns l with every field that is not positive set to its
 // default.
 func (l Limits) OrDefault() Limits {
-	set := func(n *int, def int) {
-		if *n <= 0 {
-			*n = def
-		}
-	}
-	set64 := func(n *int64, def int64) {
-		if *n <= 0 {
-			*n = def
-		}
-	}
-	set(&l.JournalEntries, DefaultJournalEntries)
-	set64(&l.JournalBytes, DefaultJournalBytes)
-	set(&l.UsagePerUser, DefaultUsagePerUser)
-	set(&l.UsageEntries, DefaultUsageEntries)
-	set(&l.EventsPerBusiness, DefaultEventsPerBusiness)
-	set(&l.Events, DefaultEvents)
-	set64(&l.EventBytes, DefaultEventBytes)
-	set(&l.Deliveries, DefaultDeliveries)
-	set64(&l.DeliveryBytes, DefaultDeliveryBytes)
-	set(&l.IdempotencyRecords, DefaultIdempotencyRecords)
-	set64(&l.IdempotencyBytes, DefaultIdempotencyBytes)
-	set(&l.Outbox, DefaultOutbox)
+	orDefault(&l.JournalEntries, DefaultJournalEntries)
+	orDefault(&l.JournalBytes, DefaultJournalBytes)
+	orDefault(&l.UsagePerUser, DefaultUsagePerUser)
+	orDefault(&l.UsageEntries, DefaultUsageEntries)
+	orDefault(&l.EventsPerBusiness, DefaultEventsPerBusiness)
+	orDefault(&l.Events, DefaultEvents)
+	orDefault(&l.EventBytes, DefaultEventBytes)
+	orDefault(&l.Deliveries, DefaultDeliveries)
+	orDefault(&l.DeliveryBytes, DefaultDeliveryBytes)
+	orDefault(&l.IdempotencyRecords, DefaultIdempotencyRecords)
+	orDefault(&l.IdempotencyBytes, DefaultIdempotencyBytes)
+	orDefault(&l.Outbox, DefaultOutbox)
 	return l
+}
+
+// orDefault sets *n to def when it is not positive.
+func orDefault[N int | int64](n *N, def N) {
+	if *n <= 0 {
+		*n = def
+	}
 }
 
 // boundLogs bounds the logs the store keeps for the server itself (the
