@@ -11,9 +11,10 @@ package ring
 import "sort"
 
 // Log is a log of the newest entries of each bucket, numbered in the order
-// they came across all buckets. Its slots grow as entries come, and stay
-// within about twice the entries kept, so a log that keeps little holds
-// little. A Log is not safe for concurrent use: its owner holds a lock
+// they came across all buckets. Its slots grow as entries come; the holes
+// entries leave are taken out when the slots are full (or when most of
+// them are holes), so the slots stay within a small multiple of the
+// entries kept and a log that keeps little holds little. A Log is not safe for concurrent use: its owner holds a lock
 // around it.
 type Log[T any] struct {
 	// slots hold the kept entries in the order they came, and the holes
@@ -112,6 +113,9 @@ func (l *Log[T]) Push(name string, v T, cost int64) int64 {
 		b.seqs, b.head = b.seqs[:0], 0
 		l.buckets[name] = b
 	}
+	if len(l.slots) == cap(l.slots) && l.holes > len(l.slots)/4 {
+		l.compact() // room for v without growing
+	}
 	seq := l.next
 	l.next++
 	l.slots = append(l.slots, slot[T]{seq: seq, cost: cost, b: b, v: v})
@@ -157,7 +161,7 @@ func (l *Log[T]) Reset(start int64) {
 }
 
 // Slots returns how many slots the log holds now: what it costs in memory
-// besides its entries (at most about twice the entries kept).
+// besides its entries.
 func (l *Log[T]) Slots() int { return len(l.slots) }
 
 // find returns the index of the slot of the kept entry seq, or -1.
@@ -206,20 +210,20 @@ func (l *Log[T]) let(i int) {
 	if b.n == 0 {
 		delete(l.buckets, b.name)
 	} else if b.head > 64 && b.head > len(b.seqs)/2 {
-		b.seqs, b.head = append([]int64(nil), b.seqs[b.head:]...), 0
+		b.seqs, b.head = b.seqs[:copy(b.seqs, b.seqs[b.head:])], 0
 	} else if stale := len(b.seqs) - b.head - b.n; stale > 64 && stale > b.n {
 		l.compactBucket(b)
 	}
 	switch {
 	case l.holes == len(l.slots):
 		l.slots, l.holes = l.slots[:0], 0
-	case l.holes > 64 && l.holes > len(l.slots)/2:
-		l.compact()
+	case l.holes > 64 && l.holes > 3*len(l.slots)/4:
+		l.compact() // most entries went out of turn (a tenant removed)
 	}
 }
 
-// compact takes the holes out of the slots, into a new slice when the old
-// one is much larger than the entries kept.
+// compact takes the holes out of the slots: in place, or into a new slice
+// when the old one is much larger than the entries kept.
 func (l *Log[T]) compact() {
 	out := l.slots[:0]
 	if cap(l.slots) > 4*l.Len() {
@@ -234,9 +238,9 @@ func (l *Log[T]) compact() {
 	l.slots, l.holes = out, 0
 }
 
-// compactBucket keeps only the numbers of b's kept entries.
+// compactBucket keeps only the numbers of b's kept entries, in place.
 func (l *Log[T]) compactBucket(b *bucket) {
-	kept := make([]int64, 0, b.n)
+	kept := b.seqs[:0]
 	for _, seq := range b.seqs[b.head:] {
 		if i := l.find(seq); i >= 0 && l.slots[i].b == b {
 			kept = append(kept, seq)

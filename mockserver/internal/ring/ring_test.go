@@ -84,7 +84,7 @@ func (m *model) removeSeq(seq int64) {
 // random pushes into buckets of different rates, recounts and removals,
 // for several bounds, and compares them after every step: the entries
 // kept, their numbers, each bucket's count and bytes, the entries let go,
-// and slots that stay near the entries kept.
+// and slots that stay within a small multiple of the entries kept.
 func TestLogKeepsWhatTheModelKeeps(t *testing.T) {
 	buckets := []string{"busy", "busy", "busy", "busy", "quiet", "", "rare"}
 	for _, bounds := range []struct {
@@ -132,7 +132,7 @@ func TestLogKeepsWhatTheModelKeeps(t *testing.T) {
 					t.Fatalf("step %d: bucket %q holds %d entries of %d bytes, want %d of %d", step, b, gotN, gotBytes, n, bytes)
 				}
 			}
-			if l.Slots() > 2*l.Len()+65 {
+			if l.Slots() > 4*l.Len()+65 {
 				t.Fatalf("step %d: %d slots for %d entries", step, l.Slots(), l.Len())
 			}
 			var kept []int64
@@ -174,7 +174,7 @@ func TestABusyBucketNeverPushesOutAnother(t *testing.T) {
 	assert.Equal(t, "q", *l.At(1), "the oldest entry of the quiet bucket")
 	assert.Equal(t, "b", *l.At(l.Next() - 1))
 	assert.Nil(t, l.At(l.Next()-101), "the busy bucket's older entries went")
-	assert.LessOrEqual(t, l.Slots(), 2*l.Len()+65)
+	assert.LessOrEqual(t, l.Slots(), 4*l.Len()+65)
 }
 
 func TestLogReset(t *testing.T) {

@@ -62,7 +62,7 @@ func TestALogTableKeepsTheNewestPerOwnerAndPerTenant(t *testing.T) {
 		assert.Equal(t, want, got, tenant)
 	}
 	assert.Equal(t, tb.Len(), perTenantKept["loud"]+perTenantKept["calm"])
-	assert.LessOrEqual(t, tb.ret.log.Slots(), 2*tb.Len()+65, "the retention's log stays near the records kept")
+	assert.LessOrEqual(t, tb.ret.log.Slots(), 4*tb.Len()+65, "the retention's log stays within a small multiple of the records kept")
 }
 
 // TestInsertRunKeepsWhatInsertOfEachKeeps drives two log tables with the
