@@ -311,9 +311,10 @@ func TestTheLogWritesOneCappedLinePerRequest(t *testing.T) {
 	}
 }
 
-// TestTheUsageLogKeepsTheNewestEntriesPerUserAndInAll: a busy user keeps
-// its newest entries and pushes out no other user's below the total.
-func TestTheUsageLogKeepsTheNewestEntriesPerUserAndInAll(t *testing.T) {
+// TestTheUsageLogKeepsTheNewestEntriesPerUserAndPerTenant: a busy user
+// keeps its newest entries and pushes out no other tenant's; a tenant
+// keeps its newest within its own bound.
+func TestTheUsageLogKeepsTheNewestEntriesPerUserAndPerTenant(t *testing.T) {
 	t.Parallel()
 	srv, busy := startWithAccount(t, WithUsageLogSize(4, 6), WithRateLimits(false))
 	quiet, err := srv.NewAccount(AccountOptions{})
@@ -325,30 +326,33 @@ func TestTheUsageLogKeepsTheNewestEntriesPerUserAndInAll(t *testing.T) {
 	busyItems, _ := usageOf(t, srv, busy.APIKey, "?limit=500")
 	// The usage read itself is logged after it responds.
 	assert.Len(t, busyItems, 4, "the newest 4 of the busy user")
-	quietItems, _ := usageOf(t, srv, quiet.APIKey, "?limit=500")
-	require.NotEmpty(t, quietItems)
-	assert.Equal(t, "/v1/numbers", quietItems[len(quietItems)-1].Endpoint, "the quiet user's entry stayed")
-
-	// Past the total, the oldest go whoever made them.
-	for range 3 {
-		rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(quiet.APIKey)...)
+	for range 20 {
+		rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(busy.APIKey)...)
 	}
-	quietItems, _ = usageOf(t, srv, quiet.APIKey, "?limit=500")
-	busyItems, _ = usageOf(t, srv, busy.APIKey, "?limit=500")
-	assert.LessOrEqual(t, len(quietItems)+len(busyItems), 6+2, "within the total (plus the two reads logged after answering)")
-	assert.Less(t, len(busyItems), 5)
+	quietItems, _ := usageOf(t, srv, quiet.APIKey, "?limit=500")
+	require.Len(t, quietItems, 1, "the quiet tenant's entry stayed, however busy the other")
+	assert.Equal(t, "/v1/numbers", quietItems[0].Endpoint)
+
+	// Past its tenant's bound, a user's oldest go.
+	perTenant, acct := startWithAccount(t, WithUsageLogSize(10, 3), WithRateLimits(false))
+	for range 6 {
+		rawDo(t, http.MethodGet, perTenant.URL+"/v1/agents", "", bearer(acct.APIKey)...)
+	}
+	items, _ := usageOf(t, perTenant, acct.APIKey, "?limit=500")
+	assert.Len(t, items, 3, "the newest 3 of the tenant")
 }
 
-// TestTheEventLogKeepsTheNewestEventsPerBusinessAndInAll: GET /v1/events
-// shows a business's newest events up to the per-business bound; past the
-// total or the byte budget, the oldest go; replay by id of a dropped event
-// is 404.
-func TestTheEventLogKeepsTheNewestEventsPerBusinessAndInAll(t *testing.T) {
+// TestTheEventLogKeepsTheNewestEventsPerBusinessAndPerTenant: GET
+// /v1/events shows a business's newest events up to the per-business
+// bound, and a tenant's up to the per-tenant bound; another tenant's
+// events push out none of them; past the byte budget, the oldest go;
+// replay by id of a dropped event is 404.
+func TestTheEventLogKeepsTheNewestEventsPerBusinessAndPerTenant(t *testing.T) {
 	t.Parallel()
 	srv, a := startWithAccount(t, WithEventLogSize(3, 5))
 	b, err := srv.NewAccount(AccountOptions{})
 	require.NoError(t, err)
-	events := func(acct *Account) []string {
+	events := func(srv *TestServer, acct *Account) []string {
 		r := rawDo(t, http.MethodGet, srv.URL+"/v1/events?limit=100", "", bearer(acct.APIKey)...)
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 		var page struct {
@@ -364,31 +368,36 @@ func TestTheEventLogKeepsTheNewestEventsPerBusinessAndInAll(t *testing.T) {
 		}
 		return out
 	}
-	emit := func(acct *Account, n int) string {
+	emit := func(srv *TestServer, acct *Account, n int) string {
 		id, err := srv.EmitEvent(acct.BusinessID, "lead.created", map[string]any{"n": n})
 		require.NoError(t, err)
 		return id
 	}
-	first := emit(a, 1)
+	first := emit(srv, a, 1)
 	for n := 2; n <= 5; n++ {
-		emit(a, n)
+		emit(srv, a, n)
 	}
-	assert.Equal(t, []string{"5", "4", "3"}, events(a), "the newest 3 of the business")
-	emit(b, 1)
-	emit(b, 2)
-	assert.Equal(t, []string{"2", "1"}, events(b))
-	emit(b, 3) // 6 events: the first put of those kept goes (a's 3)
-	assert.Equal(t, []string{"5", "4"}, events(a))
-	assert.Equal(t, []string{"3", "2", "1"}, events(b))
+	assert.Equal(t, []string{"5", "4", "3"}, events(srv, a), "the newest 3 of the business")
+	for n := 1; n <= 50; n++ {
+		emit(srv, b, n)
+	}
+	assert.Equal(t, []string{"50", "49", "48"}, events(srv, b))
+	assert.Equal(t, []string{"5", "4", "3"}, events(srv, a), "another tenant's events push out none of a's")
+
+	perTenant, c := startWithAccount(t, WithEventLogSize(10, 2))
+	for n := 1; n <= 4; n++ {
+		emit(perTenant, c, n)
+	}
+	assert.Equal(t, []string{"4", "3"}, events(perTenant, c), "the newest 2 of the tenant")
 
 	r := rawDo(t, http.MethodPost, srv.URL+"/v1/events/replay", `{"event_ids":["`+first+`"]}`, bearer(a.APIKey)...)
 	assert.Equal(t, http.StatusNotFound, r.status, "%s", r.body)
 
 	small := Start(t, WithEventLogBytes(4096))
-	c, err := small.NewAccount(AccountOptions{})
+	d, err := small.NewAccount(AccountOptions{})
 	require.NoError(t, err)
 	for n := range 20 {
-		_, err := small.EmitEvent(c.BusinessID, "lead.created", map[string]any{"n": n, "pad": strings.Repeat("x", 500)})
+		_, err := small.EmitEvent(d.BusinessID, "lead.created", map[string]any{"n": n, "pad": strings.Repeat("x", 500)})
 		require.NoError(t, err)
 	}
 	tx := small.platform.ReadTx()
@@ -516,20 +525,21 @@ func TestTransientDependencyFailuresAreNotRemembered(t *testing.T) {
 
 // TestIdempotencyRecordsExpireInRealTimeAndAreBounded: on a clock nobody
 // advances (the standalone binary's), records still go after 24 hours of
-// real time; and past the record bound the oldest go first.
+// real time; and past a tenant's record bound the tenant's oldest go
+// first, another tenant's staying.
 func TestIdempotencyRecordsExpireInRealTimeAndAreBounded(t *testing.T) {
 	t.Parallel()
 	var runs atomic.Int32
 	srv, acct := startWithAccount(t, countRoute(&runs), WithIdempotencyLimit(3, 0))
+	other, err := srv.NewAccount(AccountOptions{})
+	require.NoError(t, err)
 	var wall atomic.Int64
 	wall.Store(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	idem := srv.httpapi.Idem
-	idem.Mu.Lock()
-	idem.WallNow = func() time.Time { return time.Unix(0, wall.Load()) }
-	idem.Mu.Unlock()
-	post := func(key string) rawResp {
+	srv.httpapi.Idem.SetWallClock(func() time.Time { return time.Unix(0, wall.Load()) })
+	postAs := func(acct *Account, key string) rawResp {
 		return rawDo(t, http.MethodPost, srv.URL+"/v1/_test/count", `{}`, append(bearer(acct.APIKey), "Idempotency-Key", key)...)
 	}
+	post := func(key string) rawResp { return postAs(acct, key) }
 	post("a")
 	wall.Add(int64(24*time.Hour - time.Second))
 	assert.Equal(t, "true", post("a").header.Get(httpapi.HeaderIdempotentReplayed), "within 24 hours of real time")
@@ -537,22 +547,24 @@ func TestIdempotencyRecordsExpireInRealTimeAndAreBounded(t *testing.T) {
 	assert.Empty(t, post("a").header.Get(httpapi.HeaderIdempotentReplayed), "24 hours of real time later the key is forgotten")
 	assert.Equal(t, int32(2), runs.Load())
 
+	postAs(other, "mine")
 	for _, k := range []string{"b", "c", "d"} {
 		post(k)
 	}
-	n, bytes := idem.Usage()
-	assert.Equal(t, 3, n)
-	assert.Positive(t, bytes)
+	u := srv.LogUsage()
+	assert.Equal(t, 4, u.IdempotencyRecords, "3 of the tenant, 1 of the other")
+	assert.Positive(t, u.IdempotencyBytes)
 	assert.Equal(t, "true", post("d").header.Get(httpapi.HeaderIdempotentReplayed), "the newest stay")
 	assert.Empty(t, post("a").header.Get(httpapi.HeaderIdempotentReplayed), "the oldest went")
+	assert.Equal(t, "true", postAs(other, "mine").header.Get(httpapi.HeaderIdempotentReplayed), "the other tenant's record stays")
 
 	byBytes, acct2 := startWithAccount(t, countRoute(&runs), WithIdempotencyLimit(0, 2048))
 	for i := range 20 {
 		rawDo(t, http.MethodPost, byBytes.URL+"/v1/_test/count", `{}`, append(bearer(acct2.APIKey), "Idempotency-Key", fmt.Sprint("k", i))...)
 	}
-	n, bytes = byBytes.httpapi.Idem.Usage()
-	assert.LessOrEqual(t, bytes, int64(2048))
-	assert.Less(t, n, 20)
+	u = byBytes.LogUsage()
+	assert.LessOrEqual(t, u.IdempotencyBytes, int64(2048))
+	assert.Less(t, u.IdempotencyRecords, 20)
 }
 
 // TestTheHTTPServerCutsSlowBodiesAndIdleConnections: HTTPServer's read

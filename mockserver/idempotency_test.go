@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -184,4 +185,65 @@ func countingServer(t *testing.T, s *Server, n int32) (*httptest.Server, <-chan 
 	}))
 	t.Cleanup(hs.Close)
 	return hs, allIn
+}
+
+// TestAnIdempotencyRecordIsWrittenInTheTxOfItsChange: a snapshot waiting
+// for the lock while a request with an Idempotency-Key changes the state
+// holds the change and the key's record together, since the record is
+// written in the request's Tx rather than after it; a server restored
+// from it replays the request, byte for byte, instead of running it again.
+func TestAnIdempotencyRecordIsWrittenInTheTxOfItsChange(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int32
+	var server atomic.Pointer[TestServer]
+	snapped := make(chan *Snapshot, 1)
+	change := withRoutes(&httpapi.Route{Method: http.MethodPost, Path: "/api/v1/_test/change", Handle: func(rc *httpapi.Ctx) (any, error) {
+		n := runs.Add(1)
+		ev := rc.API.Emit(rc.Tx, rc.Tenant, "lead.created", rc.Now, map[string]any{"run": n})
+		if n == 1 {
+			// A reader that takes the lock the moment this Tx ends. The
+			// pause lets it queue; it never decides the outcome.
+			tenant := rc.Tenant
+			go func() {
+				snap, err := server.Load().SnapshotOf(tenant)
+				assert.NoError(t, err)
+				snapped <- snap
+			}()
+			time.Sleep(50 * time.Millisecond)
+		}
+		return httpapi.Created(map[string]any{"run": n, "event_id": ev.ID}), nil
+	}})
+	srv, acct := startWithAccount(t, change)
+	server.Store(srv)
+	url := srv.URL + "/v1/_test/change"
+	hdr := append(bearer(acct.APIKey), "Idempotency-Key", "change-1")
+
+	first := rawDo(t, http.MethodPost, url, `{}`, hdr...)
+	require.Equal(t, http.StatusCreated, first.status, "%s", first.body)
+	snap := <-snapped
+	var doc struct {
+		Tenants []struct {
+			Idempotency []struct{ Key string } `json:"idempotency"`
+			Tables      struct {
+				Events []struct{ ID string } `json:"events"`
+			} `json:"tables"`
+		} `json:"tenants"`
+	}
+	require.NoError(t, json.Unmarshal(snap.JSON, &doc))
+	require.Len(t, doc.Tenants, 1)
+	var events, keys []string
+	for _, ev := range doc.Tenants[0].Tables.Events {
+		events = append(events, ev.ID)
+	}
+	for _, r := range doc.Tenants[0].Idempotency {
+		keys = append(keys, r.Key)
+	}
+	assert.Contains(t, events, first.json["event_id"], "the snapshot holds the change")
+	assert.Contains(t, keys, "change-1", "and the record of its key")
+
+	require.NoError(t, srv.Restore(snap))
+	again := rawDo(t, http.MethodPost, url, `{}`, hdr...)
+	assert.Equal(t, "true", again.header.Get(httpapi.HeaderIdempotentReplayed), "%s", again.body)
+	assert.Equal(t, string(first.body), string(again.body), "the first response, byte for byte")
+	assert.Equal(t, int32(1), runs.Load(), "the retry did not run again")
 }

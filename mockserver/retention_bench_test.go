@@ -2,11 +2,13 @@ package mockserver
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recordBytes creates n records with make (the i-th by make(i)) on a
@@ -38,12 +40,15 @@ func recordBytes(b *testing.B, n int, opts []Option, make func(s *Server, acct *
 	return float64(int64(heap())-int64(before)) / float64(n)
 }
 
-// serve sends one request through the pipeline and fails unless it
-// responses want.
-func serve(b *testing.B, s *Server, key, method, path, body string, want int) {
+// serve sends one request, with header (name, value pairs) besides its
+// key, through the pipeline and fails unless it responses want.
+func serve(b *testing.B, s *Server, key, method, path, body string, want int, header ...string) {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, req)
 	if w.Code != want {
@@ -108,4 +113,82 @@ func BenchmarkRecordBytes(b *testing.B) {
 			b.ReportMetric(per, "B/record")
 		})
 	}
+}
+
+// BenchmarkTenantLogsAtTheirCaps reports what one tenant's logs hold at
+// their default caps (docs/mockserver.md, Limits and retention): a tenant
+// drives its event log and its delivery log (a subscription to a loopback
+// receiver), its request journal and usage log, and its idempotency records
+// past their caps; then a second tenant does the same, and the first once
+// more. It reports the live heap each tenant added (MiB/tenant, after a
+// collection, the records its requests made included: none but the
+// subscription), the bytes its caps count (counted-MiB/tenant), and the
+// heap the first tenant's second round added (MiB/refill: its caps hold,
+// so about none). Run it on purpose:
+//
+//	go test ./mockserver -run '^$' -bench BenchmarkTenantLogsAtTheirCaps -benchtime 1x
+func BenchmarkTenantLogsAtTheirCaps(b *testing.B) {
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) }))
+	b.Cleanup(receiver.Close)
+	s := New(WithStartTime(afternoonET), WithRateLimits(false))
+	b.Cleanup(s.Close)
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	const rounds = 12_000 // past every count cap (at most 10,000, or 20,000 events)
+	fill := func(acct *Account) {
+		for i := range rounds {
+			for _, typ := range []string{"lead.created", "lead.scored"} {
+				if _, err := s.EmitEvent(acct.BusinessID, typ, map[string]any{"id": fmt.Sprintf("lead-%d", i), "name": "Caller", "status": "new", "notes": strings.Repeat("n", 120)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			serve(b, s, acct.APIKey, http.MethodGet, "/api/v1/agents", "", http.StatusOK)
+			serve(b, s, acct.APIKey, http.MethodPost, "/api/v1/calls", `{"agent_id":"00000000-0000-4000-8000-000000000000","to":"+15551230077"}`,
+				http.StatusNotFound, "Idempotency-Key", fmt.Sprint("call-", i))
+		}
+		// Every delivery has its attempt before the heap is read.
+		for len(s.Deliveries(DeliveryFilter{Tenant: acct.BusinessID, Status: DeliveryPending})) > 0 {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	counted := func() float64 {
+		u := s.LogUsage()
+		return float64(u.JournalBytes+u.IdempotencyBytes+u.EventBytes+u.DeliveryBytes) / (1 << 20)
+	}
+	newTenant := func() *Account {
+		acct, err := s.NewAccount(AccountOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		serve(b, s, acct.APIKey, http.MethodPost, "/api/v1/webhooks",
+			fmt.Sprintf(`{"business_id":%q,"webhook_url":%q,"events":["lead.created"]}`, acct.BusinessID, receiver.URL), http.StatusCreated)
+		return acct
+	}
+	before := heap()
+	first := newTenant()
+	fill(first)
+	one := heap()
+	countedOne := counted()
+	fill(newTenant())
+	two := heap()
+	fill(first)
+	again := heap()
+	u := s.LogUsage()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+	}
+	const mib = 1 << 20
+	b.ReportMetric(float64(int64(one)-int64(before))/mib, "MiB/tenant")
+	b.ReportMetric(float64(int64(two)-int64(one))/mib, "MiB/2nd-tenant")
+	b.ReportMetric(float64(int64(again)-int64(two))/mib, "MiB/refill")
+	b.ReportMetric(countedOne, "counted-MiB/tenant")
+	b.ReportMetric(float64(u.Events)/2, "events/tenant")
+	b.ReportMetric(float64(u.Deliveries)/2, "deliveries/tenant")
+	b.ReportMetric(float64(u.JournalEntries)/2, "journal/tenant")
+	b.ReportMetric(float64(u.IdempotencyRecords)/2, "idempotency/tenant")
 }

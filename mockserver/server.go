@@ -34,7 +34,9 @@ import (
 // Defaults of the server's limits.
 const (
 	DefaultMaxBodyBytes = 1 << 20 // request bodies over 1 MiB get 413
-	DefaultJournalSize  = 10_000  // the request journal keeps the last 10,000 requests
+	// DefaultJournalSize is how many requests of each tenant the request
+	// journal keeps: the last 10,000.
+	DefaultJournalSize = platform.DefaultJournalEntries
 )
 
 // Server is an in-memory implementation of the whole API. It is an
@@ -193,8 +195,10 @@ func WithLogger(l *slog.Logger) Option { return func(c *options) { c.Logger = l 
 // WithMaxBodyBytes sets the request body limit (default 1 MiB).
 func WithMaxBodyBytes(n int64) Option { return func(c *options) { c.MaxBodyBytes = n } }
 
-// WithJournalSize sets how many requests the journal keeps (default 10,000).
-func WithJournalSize(n int) Option { return func(c *options) { c.JournalSize = n } }
+// WithJournalSize sets how many requests of each tenant the journal keeps
+// (default 10,000; requests of no tenant count together); a tenant's
+// oldest go first.
+func WithJournalSize(n int) Option { return func(c *options) { c.Limits.JournalEntries = n } }
 
 // WithApprovalCallbackHosts sets the hosts approval request callback_url may
 // name (exact host names, or "*.example.com" for any subdomain). Loopback
@@ -207,47 +211,51 @@ func WithApprovalCallbackHosts(hosts ...string) Option {
 	return func(c *options) { c.ApprovalCallbackHosts = append(c.ApprovalCallbackHosts, hosts...) }
 }
 
-// WithDeliveryLogSize sets how many webhook deliveries the delivery log
-// keeps (default 10,000): a ring buffer, the oldest dropped first.
-func WithDeliveryLogSize(n int) Option { return func(c *options) { c.Hooks.LogSize = n } }
+// WithDeliveryLogSize sets how many webhook deliveries of each tenant the
+// delivery log keeps (default 10,000); a tenant's oldest go first.
+func WithDeliveryLogSize(n int) Option { return func(c *options) { c.Limits.Deliveries = n } }
 
-// WithDeliveryLogBytes bounds the delivery log in bytes (default 32 MiB):
-// each delivery counts its body and its attempts with their headers,
-// errors and responses; the oldest go first.
+// WithDeliveryLogBytes bounds each tenant's deliveries in the delivery log
+// in bytes (default 8 MiB): each delivery counts its body and its attempts
+// with their headers, errors and responses; a tenant's oldest go first.
 func WithDeliveryLogBytes(n int64) Option { return func(c *options) { c.Limits.DeliveryBytes = n } }
 
-// WithJournalBytes bounds the request journal in bytes (default 32 MiB):
-// each entry counts its strings (JournalEntry.Bytes); the oldest go first.
-// WithJournalSize bounds its entries.
+// WithJournalBytes bounds each tenant's requests in the request journal in
+// bytes (default 8 MiB): each entry counts its strings
+// (JournalEntry.Bytes); a tenant's oldest go first. WithJournalSize bounds
+// its entries.
 func WithJournalBytes(n int64) Option { return func(c *options) { c.Limits.JournalBytes = n } }
 
 // WithUsageLogSize sets how many usage log entries (GET /v1/usage) are
-// kept per user (default 10,000) and in all (default 100,000); the oldest
-// go first.
-func WithUsageLogSize(perUser, total int) Option {
-	return func(c *options) { c.Limits.UsagePerUser, c.Limits.UsageEntries = perUser, total }
+// kept per user (default 10,000) and per tenant (default 20,000); the
+// oldest go first.
+func WithUsageLogSize(perUser, perTenant int) Option {
+	return func(c *options) { c.Limits.UsagePerUser, c.Limits.UsageEntries = perUser, perTenant }
 }
 
 // WithEventLogSize sets how many events the event log (GET /v1/events,
-// replays) keeps per business (default 10,000) and in all (default
-// 100,000); the oldest go first.
-func WithEventLogSize(perBusiness, total int) Option {
-	return func(c *options) { c.Limits.EventsPerBusiness, c.Limits.Events = perBusiness, total }
+// replays) keeps per business and per tenant (default 20,000 each: a
+// business may hold its tenant's whole share); the oldest go first.
+func WithEventLogSize(perBusiness, perTenant int) Option {
+	return func(c *options) { c.Limits.EventsPerBusiness, c.Limits.Events = perBusiness, perTenant }
 }
 
-// WithEventLogBytes bounds the event log in bytes (default 32 MiB): each
-// event counts its data; the oldest go first.
+// WithEventLogBytes bounds each tenant's events in the event log in bytes
+// (default 8 MiB): each event counts its data; a tenant's oldest go first.
 func WithEventLogBytes(n int64) Option { return func(c *options) { c.Limits.EventBytes = n } }
 
-// WithIdempotencyLimit bounds the idempotency records: at most records
-// records (default 100,000) and bytes bytes of responses (default 32 MiB);
-// past either, the oldest are forgotten before their 24 hours.
+// WithIdempotencyLimit bounds each tenant's idempotency records: at most
+// records records (default 10,000) and bytes bytes of responses (default
+// 8 MiB); past either, the tenant's oldest are forgotten before their 24
+// hours.
 func WithIdempotencyLimit(records int, bytes int64) Option {
 	return func(c *options) { c.Limits.IdempotencyRecords, c.Limits.IdempotencyBytes = records, bytes }
 }
 
-// WithOutboxSize sets how many messages the outbox (GET /_mock/outbox:
-// codes, links, texts, emails) keeps (default 10,000); the oldest go first.
+// WithOutboxSize sets how many messages of each tenant the outbox (GET
+// /_mock/outbox: codes, links, texts, emails) keeps (default 10,000;
+// messages of no business, such as signup codes, count together); a
+// tenant's oldest go first.
 func WithOutboxSize(n int) Option { return func(c *options) { c.Limits.Outbox = n } }
 
 // WithAdminToken makes the admin API (/_mock) require token, as
@@ -293,7 +301,6 @@ func applyOptions(opts []Option) (options, error) {
 		RateScale:    1,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		MaxBodyBytes: DefaultMaxBodyBytes,
-		JournalSize:  DefaultJournalSize,
 	}}
 	for _, opt := range opts {
 		opt(&o)
@@ -405,9 +412,9 @@ type LogUsage struct {
 func (s *Server) LogUsage() LogUsage {
 	var u LogUsage
 	u.JournalEntries, u.JournalBytes = s.httpapi.Journal.Usage()
-	u.IdempotencyRecords, u.IdempotencyBytes = s.httpapi.Idem.Usage()
 	s.httpapi.Usage.Flushed(func(t *store.Table[*store.UsageEntry]) { u.UsageEntries = t.Len() })
 	tx := s.platform.ReadTx()
+	u.IdempotencyRecords, u.IdempotencyBytes = tx.Idempotency().Len(), tx.Idempotency().RetainedBytes()
 	u.Events, u.EventBytes = tx.Events.Len(), tx.Events.RetainedBytes()
 	u.Deliveries, u.DeliveryBytes = tx.Deliveries.Usage()
 	u.Outbox = tx.Outbox.Len()

@@ -123,7 +123,7 @@ func (s *started) key(t *testing.T) string {
 // the request's Host) and returns the status and the decoded JSON body.
 func httpJSON(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
 	t.Helper()
-	status, raw := httpRaw(t, method, url, body, header...)
+	status, _, raw := exchange(t, method, url, body, header...)
 	var out map[string]any
 	_ = json.Unmarshal(raw, &out)
 	return status, out
@@ -131,6 +131,19 @@ func httpJSON(t *testing.T, method, url, body string, header ...string) (int, ma
 
 // httpRaw is httpJSON returning the body as it came.
 func httpRaw(t *testing.T, method, url, body string, header ...string) (int, []byte) {
+	t.Helper()
+	status, _, raw := exchange(t, method, url, body, header...)
+	return status, raw
+}
+
+// testClient keeps a connection open for each of a test's parallel senders
+// (the default client keeps two).
+var testClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+
+// exchange sends one request (header: name, value pairs; a Host pair sets
+// the request's Host) and returns the response's status, headers and
+// body.
+func exchange(t *testing.T, method, url, body string, header ...string) (int, http.Header, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	require.NoError(t, err)
@@ -144,12 +157,12 @@ func httpRaw(t *testing.T, method, url, body string, header ...string) (int, []b
 		}
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return resp.StatusCode, raw
+	return resp.StatusCode, resp.Header, raw
 }
 
 func TestStandaloneServesTheDemoAccount(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,7 +132,7 @@ func (s *Service) startDeliveries() {
 	s.DefineUnlockedTask(TaskDeliveryAttempt, s.runAttempt)
 	s.Outbound.timeout = s.Config.Hooks.Timeout
 	s.initOutbound()
-	s.OnNewState(s.resetLogs)
+	s.OnNewState(s.newState)
 	s.RegisterDeliveryKind(store.DeliverySubscription, DeliveryKind{Request: subscriptionAttempt})
 	s.RegisterDeliveryKind(store.DeliveryCallWebhook, DeliveryKind{Request: callWebhookAttempt})
 	s.Bus.Subscribe(s.deliverEvent)
@@ -145,46 +144,9 @@ func (s *Service) RegisterDeliveryKind(kind string, k DeliveryKind) {
 	s.engine.kinds[kind] = k
 }
 
-// Defaults of the event log's bounds (WithEventLogSize).
-const (
-	DefaultEventsPerBusiness = 10_000   // the newest events kept per business
-	DefaultEvents            = 100_000  // the newest events kept in all
-	DefaultEventBytes        = 32 << 20 // the bytes of the events kept (EventBytes)
-)
-
-// eventOverhead is what an event costs besides its type and data: the
-// record, its id, its slots in the table's id index, owner list and
-// retention queue.
-var eventOverhead = int64(reflect.TypeFor[store.Event]().Size()) + 36 + 64
-
-// EventBytes is what an event counts against the event log's byte bound.
-func EventBytes(ev *store.Event) int64 { return eventOverhead + int64(len(ev.Type)+len(ev.Data)) }
-
-// resetLogs bounds the store's event log and gives it an empty delivery
-// log, as configured (Config.Limits, Config.Hooks.LogSize).
-func (s *Service) resetLogs(tx *platform.Tx) {
-	size := s.Config.Hooks.LogSize
-	if size <= 0 {
-		size = store.DefaultDeliveryLogSize
-	}
-	lim := s.Config.Limits
-	tx.Deliveries = store.NewDeliveryLog(size, lim.DeliveryBytes)
-	tx.Events.SetRetention(store.Retention[*store.Event]{
-		PerOwner: orDefault(lim.EventsPerBusiness, DefaultEventsPerBusiness),
-		Total:    orDefault(lim.Events, DefaultEvents),
-		MaxBytes: int64(orDefault(int(lim.EventBytes), DefaultEventBytes)),
-		Cost:     EventBytes,
-	})
-	s.engine.notify.Notify()
-}
-
-// orDefault is n, or def when n is not positive.
-func orDefault(n, def int) int {
-	if n <= 0 {
-		return def
-	}
-	return n
-}
+// newState wakes the waiters of the delivery log: a new store (a reset)
+// has an empty one.
+func (s *Service) newState(*platform.Tx) { s.engine.notify.Notify() }
 
 // deliverEvent is the bus subscriber: one delivery per active subscription
 // of the event's business that lists the event's type.

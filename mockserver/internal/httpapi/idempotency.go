@@ -5,29 +5,26 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
-// Bounds of the idempotency records (WithIdempotencyLimit).
 const (
 	// IdempotencyTTL is how long a key is remembered: 24 hours of its
 	// tenant's simulated time, and 24 hours of real time, whichever ends
 	// first.
-	IdempotencyTTL = 24 * time.Hour
-	// DefaultIdempotencyRecords and DefaultIdempotencyBytes bound the
-	// records kept: past either, the oldest go.
-	DefaultIdempotencyRecords = 100_000
-	DefaultIdempotencyBytes   = 32 << 20
-	maxIdempotencyKeyLen      = 255
+	IdempotencyTTL       = 24 * time.Hour
+	maxIdempotencyKeyLen = 255
 )
 
-// IdempotencyStore remembers the response of every POST that carried an
-// Idempotency-Key, per key owner (the caller's user, or the client IP on
+// IdempotencyStore makes every POST that carried an Idempotency-Key
+// idempotent, per key owner (the caller's user, or the client IP on
 // unauthenticated routes), for IdempotencyTTL. A replay with the same
 // method, path and body gets the first response with Idempotent-Replayed:
 // true; a different request with the same key gets 409
@@ -41,215 +38,203 @@ const (
 // sms_send_failed, call_failed, an injected dependency fault) are not, so
 // a retry runs the handler again.
 //
-// Records expire on the simulated clock of the request's tenant (Ctx.Now)
-// and on real time, and the store keeps at most maxRecords records and
-// maxBytes bytes (idemEntry.cost): past either, the oldest go first.
-//
-// A record is a plain record: the response as it was sent, filed under
-// its owner and Idempotency-Key. A response may carry a key value (POST
-// /v1/keys, signup) or a signing secret; like every response it is
+// The records are the store's (store.IdempotencyRecord, in
+// Store.Idempotency): a record is looked up and written in the Tx the
+// handler runs in, so a snapshot, a reset or another request sees the
+// change and its record together or neither. They expire on the
+// simulated clock of the request's tenant (Ctx.Now) and in real time, and
+// the store keeps each tenant's newest within platform.Limits. A record is
+// the response as it was sent; a response may carry a key value (POST
+// /v1/keys, signup) or a signing secret, and like every response it is
 // redacted where it is shown (the journal), not where it is kept.
+//
+// What the IdempotencyStore holds itself is the requests with a key while
+// they run, so that a duplicate waits for the first one's response.
 type IdempotencyStore struct {
-	Mu      sync.Mutex
-	Entries map[string]*idemEntry
-	// order holds the records in the order they were made, from head on
-	// (records since dropped stay until they reach the head or the queue
-	// is compacted).
-	order []*idemEntry
-	head  int
-	bytes int64
-
-	maxRecords int
-	maxBytes   int64
-	// WallNow is the real clock of real-time expiry (time.Now; tests
-	// replace it).
-	WallNow func() time.Time
+	mu      sync.Mutex
+	running map[string]*idemRun // by store.IdempotencyID
+	wallNow func() time.Time    // the real clock of real-time expiry
 }
 
-type idemEntry struct {
-	key         string // the name it is filed under (idemName)
+// idemRun is a request with an Idempotency-Key while it runs: duplicates
+// wait for done, then get resp.
+type idemRun struct {
 	fingerprint [32]byte
 	done        chan struct{}
-	resp        *Response // the response, once made
-	expires     time.Time // on the tenant's simulated clock
-	wallExpires time.Time // in real time
-	cost        int64     // what it counts against maxBytes, once it has a response
+	resp        *Response
+	// conflict reports that resp is the 409 of a record made by another
+	// request: duplicates get it as it is, not as a replay.
+	conflict bool
 }
 
-// idemEntryOverhead is what a record costs besides its response's bytes: the
-// entry, its map slot and name, the response's struct and header map.
-const idemEntryOverhead = 320
-
-// answerCost is what a stored response counts against the byte bound.
-func answerCost(resp *Response) int64 {
-	n := int64(idemEntryOverhead + len(resp.Body))
-	for k, vs := range resp.Header {
-		n += int64(len(k))
-		for _, v := range vs {
-			n += int64(len(v))
-		}
-	}
-	return n
+// idemRequest is a request with an Idempotency-Key as run sees it: whose
+// key, the request's fingerprint, the real time it came.
+type idemRequest struct {
+	owner, key  string
+	fingerprint [32]byte
+	wall        time.Time
+	run         *idemRun
 }
-
-// idemName is the name a record of owner's Idempotency-Key is filed
-// under.
-func idemName(owner, key string) string { return owner + "\x00" + key }
 
 // copyResponse returns a copy of resp with its own header map, for a
-// record to keep or a replay to change.
+// replay to change.
 func copyResponse(resp *Response) *Response {
 	return &Response{Status: resp.Status, Header: resp.Header.Clone(), Body: resp.Body, Code: resp.Code}
 }
 
-// newIdempotencyStore returns an empty store of idempotency records
-// keeping at most maxRecords records and maxBytes bytes (the defaults when
-// not positive).
-func newIdempotencyStore(maxRecords int, maxBytes int64) *IdempotencyStore {
-	if maxRecords <= 0 {
-		maxRecords = DefaultIdempotencyRecords
-	}
-	if maxBytes <= 0 {
-		maxBytes = DefaultIdempotencyBytes
-	}
-	return &IdempotencyStore{Entries: map[string]*idemEntry{}, maxRecords: maxRecords, maxBytes: maxBytes, WallNow: time.Now}
+// newIdempotencyStore returns an IdempotencyStore with no request running.
+func newIdempotencyStore() *IdempotencyStore {
+	return &IdempotencyStore{running: map[string]*idemRun{}, wallNow: time.Now}
 }
 
-// Reset drops every record.
-func (st *IdempotencyStore) Reset() {
-	st.Mu.Lock()
-	defer st.Mu.Unlock()
-	st.Entries = map[string]*idemEntry{}
-	st.order, st.head, st.bytes = nil, 0, 0
+// SetWallClock makes now the real clock the records expire on (time.Now
+// by default): a test's clock.
+func (st *IdempotencyStore) SetWallClock(now func() time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.wallNow = now
 }
 
-// Usage returns how many records the store keeps and their bytes.
-func (st *IdempotencyStore) Usage() (records int, bytes int64) {
-	st.Mu.Lock()
-	defer st.Mu.Unlock()
-	return len(st.Entries), st.bytes
-}
-
-// expired reports whether a finished record is past its time at the
-// tenant's now or in real time.
-func (e *idemEntry) expired(now, wall time.Time) bool {
-	return e.resp != nil && (!now.Before(e.expires) || !wall.Before(e.wallExpires))
-}
-
-// forgetLocked drops a record if it is still the one filed under its name.
-func (st *IdempotencyStore) forgetLocked(e *idemEntry) {
-	if st.Entries[e.key] == e {
-		delete(st.Entries, e.key)
-		st.bytes -= e.cost
-	}
-}
-
-func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Response {
+// do runs a POST that carried Idempotency-Key key: a duplicate of a
+// request still running waits for its response; otherwise run (the
+// pipeline's run, which calls within in the handler's Tx) looks up the
+// key's record and runs the handler only without one.
+func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) (resp *Response) {
 	switch {
 	case key == "":
 		return ErrorResponse(domain.InvalidField("Idempotency-Key", "must not be empty: send a key of 1 to %d characters, or leave the header out", maxIdempotencyKeyLen))
 	case len(key) > maxIdempotencyKeyLen:
 		return ErrorResponse(domain.InvalidField("Idempotency-Key", "must be at most %d characters", maxIdempotencyKeyLen))
 	}
-	owner := "ip:" + rc.ClientIP
+	q := &idemRequest{owner: "ip:" + rc.ClientIP, key: key}
 	if rc.Principal != nil {
-		owner = rc.Principal.OwnerID()
+		q.owner = rc.Principal.OwnerID()
 	}
-	k := idemName(owner, key)
-	fp := sha256.Sum256([]byte(rc.Request.Method + " " + rc.Request.URL.Path + "?" + rc.Request.URL.RawQuery + "\x00" + string(rc.Body)))
+	q.fingerprint = sha256.Sum256([]byte(rc.Request.Method + " " + rc.Request.URL.Path + "?" + rc.Request.URL.RawQuery + "\x00" + string(rc.Body)))
+	id := store.IdempotencyID(q.owner, key)
 
-	st.Mu.Lock()
-	wall := st.WallNow()
-	e := st.Entries[k]
-	if e != nil && e.expired(rc.Now, wall) {
-		st.forgetLocked(e)
-		e = nil
+	st.mu.Lock()
+	q.wall = st.wallNow()
+	if r := st.running[id]; r != nil {
+		st.mu.Unlock()
+		return r.await(rc, q.fingerprint)
 	}
-	if e == nil {
-		e = &idemEntry{key: k, fingerprint: fp, done: make(chan struct{}),
-			expires: rc.Now.Add(IdempotencyTTL), wallExpires: wall.Add(IdempotencyTTL)}
-		st.Entries[k] = e
-		st.order = append(st.order, e)
-		st.trimLocked(wall)
-		st.Mu.Unlock()
-		return st.runFirst(e, run)
-	}
-	st.Mu.Unlock()
+	q.run = &idemRun{fingerprint: q.fingerprint, done: make(chan struct{})}
+	st.running[id] = q.run
+	st.mu.Unlock()
+	defer func() {
+		// A panic leaves resp nil: the duplicates get the 500 the
+		// client gets, and the panic goes on to the pipeline's recover.
+		if resp == nil {
+			resp = ErrorResponse(domain.Internal())
+		}
+		q.run.resp = copyResponse(resp)
+		st.mu.Lock()
+		delete(st.running, id)
+		st.mu.Unlock()
+		close(q.run.done)
+	}()
+	rc.idem = q
+	return run()
+}
 
-	if e.fingerprint != fp {
-		return ErrorResponse(domain.New(wire.CodeIdempotencyConflict,
-			"this Idempotency-Key was already used with a different request"))
+// await is the response of a duplicate of r, a request still running: its
+// response once it has one, as a replay.
+func (r *idemRun) await(rc *Ctx, fingerprint [32]byte) *Response {
+	if r.fingerprint != fingerprint {
+		return idemConflict()
 	}
 	select {
-	case <-e.done:
+	case <-r.done:
 	case <-rc.Request.Context().Done():
 		return ErrorResponse(domain.New(wire.CodeIdempotencyConflict,
 			"a request with this Idempotency-Key is still in progress"))
 	}
-	replay := copyResponse(e.resp)
-	if replay.Header == nil {
-		replay.Header = http.Header{}
+	if r.conflict {
+		return copyResponse(r.resp)
 	}
-	replay.Header.Set(HeaderIdempotentReplayed, "true")
-	return replay
+	return replay(r.resp)
 }
 
-// runFirst runs the first request of a key and records its response. If the
-// handler panics, the response recorded is the 500 internal_error the client
-// gets, so that duplicates waiting for it and later retries get
-// instead of waiting forever; the panic goes on to the pipeline's recover.
-// A transient 5xx (Error.Transient) is handed to the duplicates already
-// waiting but not kept: the next request with the key runs again.
-func (st *IdempotencyStore) runFirst(e *idemEntry, run func() *Response) *Response {
-	var resp *Response
+// idemConflict is the response to a request whose key was used for
+// another.
+func idemConflict() *Response {
+	return ErrorResponse(domain.New(wire.CodeIdempotencyConflict,
+		"this Idempotency-Key was already used with a different request"))
+}
+
+// replay is resp as a replay sends it: a copy marked Idempotent-Replayed.
+func replay(resp *Response) *Response {
+	out := copyResponse(resp)
+	if out.Header == nil {
+		out.Header = http.Header{}
+	}
+	out.Header.Set(HeaderIdempotentReplayed, "true")
+	return out
+}
+
+// within runs handle, the handler of rc, a request with an Idempotency-Key,
+// in tx, a write Tx: the key's record replays (or is 409 for another
+// request); without one handle runs and its response is recorded in tx
+// (record). If handle panics, the record is the 500 the client gets.
+func (st *IdempotencyStore) within(tx *platform.Tx, rc *Ctx, handle func() *Response) (resp *Response) {
+	if resp := st.lookup(tx, rc); resp != nil {
+		return resp
+	}
 	defer func() {
-		if resp == nil {
-			resp = ErrorResponse(domain.Internal())
+		if v := recover(); v != nil {
+			st.record(tx, rc, ErrorResponse(domain.Internal()))
+			panic(v)
 		}
-		kept := copyResponse(resp)
-		st.Mu.Lock()
-		e.resp = kept
-		if resp.transient && resp.Status >= http.StatusInternalServerError {
-			st.forgetLocked(e)
-		} else if st.Entries[e.key] == e {
-			e.cost = answerCost(kept)
-			st.bytes += e.cost
-			st.trimLocked(st.WallNow())
-		}
-		st.Mu.Unlock()
-		close(e.done)
 	}()
-	resp = run()
+	resp = handle()
+	st.record(tx, rc, resp)
 	return resp
 }
 
-// trimLocked drops the oldest records while the store is past its bounds
-// or their real time is over (records are made in real-time order, so
-// those are the oldest too); records expired on a tenant's clock go when
-// next looked up, or with the oldest. The newest record always stays.
-func (st *IdempotencyStore) trimLocked(wall time.Time) {
-	for st.head < len(st.order)-1 {
-		e := st.order[st.head]
-		if st.Entries[e.key] == e && len(st.Entries) <= st.maxRecords && st.bytes <= st.maxBytes &&
-			(e.resp == nil || wall.Before(e.wallExpires)) {
-			break
-		}
-		st.order[st.head] = nil
-		st.head++
-		st.forgetLocked(e)
+// lookup returns the response to rc from its key's record in tx: a replay,
+// or 409 when the record is another request's; nil when there is no record
+// (an expired one is deleted).
+func (st *IdempotencyStore) lookup(tx *platform.Tx, rc *Ctx) *Response {
+	q := rc.idem
+	id := store.IdempotencyID(q.owner, q.key)
+	rec, ok := tx.Idempotency().Get(id)
+	switch {
+	case !ok:
+		return nil
+	case expired(rec, rc.Now, q.wall):
+		tx.Idempotency().Delete(id)
+		return nil
+	case rec.Fingerprint != q.fingerprint:
+		q.run.conflict = true
+		return idemConflict()
 	}
-	// Compact when dropped records are most of the queue.
-	if queued := len(st.order) - st.head; st.head > 1024 && st.head > queued {
-		st.order, st.head = append([]*idemEntry(nil), st.order[st.head:]...), 0
-	} else if queued > 1024 && queued > 2*len(st.Entries) {
-		kept := make([]*idemEntry, 0, 2*len(st.Entries))
-		for _, e := range st.order[st.head:] {
-			if st.Entries[e.key] == e {
-				kept = append(kept, e)
-			}
-		}
-		st.order, st.head = kept, 0
+	return replay(&Response{Status: rec.Status, Header: rec.Header, Body: rec.Body, Code: rec.Code})
+}
+
+// expired reports whether a record is past its time at the tenant's now or
+// in real time.
+func expired(rec *store.IdempotencyRecord, now, wall time.Time) bool {
+	return !now.Before(rec.ExpiresAt) || !wall.Before(rec.WallExpiresAt)
+}
+
+// record writes resp as the response of rc's key in tx, unless it is a
+// transient 5xx (a retry runs again). The owner's oldest records whose
+// real time is over go first (records are made in real-time order): those
+// of a key nobody uses again go even on a clock nobody advances.
+func (st *IdempotencyStore) record(tx *platform.Tx, rc *Ctx, resp *Response) {
+	if resp.transient && resp.Status >= http.StatusInternalServerError {
+		return
 	}
+	q, t := rc.idem, tx.Idempotency()
+	for list := t.Owned(q.owner); len(list) > 0 && !q.wall.Before(list[0].WallExpiresAt); list = t.Owned(q.owner) {
+		t.Delete(list[0].ID)
+	}
+	t.Insert(&store.IdempotencyRecord{
+		Base: store.Base{ID: store.IdempotencyID(q.owner, q.key)}, Key: q.key, Fingerprint: q.fingerprint,
+		ExpiresAt: rc.Now.Add(IdempotencyTTL), WallExpiresAt: q.wall.Add(IdempotencyTTL),
+		Status: resp.Status, Header: resp.Header.Clone(), Body: resp.Body, Code: resp.Code,
+	}, q.owner, rc.Now)
 }
 
 // IdempotencyRecord is a finished idempotency record as data, for
@@ -266,23 +251,27 @@ type IdempotencyRecord struct {
 	Code        string          `json:"code,omitempty"`
 }
 
-// Export returns the finished records of the owners keep reports true
-// for, oldest first. A record whose response is not JSON is left out (the
-// API's responses are).
-func (st *IdempotencyStore) Export(keep func(owner string) bool) []IdempotencyRecord {
-	st.Mu.Lock()
-	defer st.Mu.Unlock()
+// Export returns the records of the owners keep reports true for, in tx,
+// by owner, each owner's oldest first. A record whose response is not JSON
+// is left out (the API's responses are).
+func (st *IdempotencyStore) Export(tx *platform.Tx, keep func(owner string) bool) []IdempotencyRecord {
+	t := tx.Idempotency()
+	var owners []string
+	for _, o := range t.Owners() {
+		if keep(o) {
+			owners = append(owners, o)
+		}
+	}
+	slices.Sort(owners)
 	out := []IdempotencyRecord{}
-	for _, e := range st.order[st.head:] {
-		if e == nil || st.Entries[e.key] != e || e.resp == nil {
-			continue
+	for _, owner := range owners {
+		for _, r := range t.Owned(owner) {
+			if len(r.Body) > 0 && !json.Valid(r.Body) {
+				continue
+			}
+			out = append(out, IdempotencyRecord{Owner: owner, Key: r.Key, Fingerprint: hex.EncodeToString(r.Fingerprint[:]),
+				ExpiresAt: r.ExpiresAt, Status: r.Status, Header: r.Header, Body: r.Body, Code: r.Code})
 		}
-		owner, key, _ := strings.Cut(e.key, "\x00")
-		if !keep(owner) || len(e.resp.Body) > 0 && !json.Valid(e.resp.Body) {
-			continue
-		}
-		out = append(out, IdempotencyRecord{Owner: owner, Key: key, Fingerprint: hex.EncodeToString(e.fingerprint[:]),
-			ExpiresAt: e.expires, Status: e.resp.Status, Header: e.resp.Header, Body: e.resp.Body, Code: e.resp.Code})
 	}
 	return out
 }
@@ -304,37 +293,36 @@ func CheckRecords(recs []IdempotencyRecord) (int, string) {
 	return -1, ""
 }
 
-// Import adds recs (checked with CheckRecords), replacing records with the
-// same owner and key. They expire in real time a TTL from now.
-func (st *IdempotencyStore) Import(recs []IdempotencyRecord) {
-	st.Mu.Lock()
-	defer st.Mu.Unlock()
-	wall := st.WallNow()
+// Import adds recs (checked with CheckRecords) to tx, replacing records
+// with the same owner and key. They expire in real time a TTL from now. A
+// body gets back the newline that ends every JSON body the pipeline sends,
+// which a document's JSON drops, so that a replay is the first response
+// byte for byte.
+func (st *IdempotencyStore) Import(tx *platform.Tx, recs []IdempotencyRecord) {
+	st.mu.Lock()
+	wall := st.wallNow()
+	st.mu.Unlock()
 	for _, r := range recs {
-		var fp [32]byte
-		_, _ = hex.Decode(fp[:], []byte(r.Fingerprint))
-		done := make(chan struct{})
-		close(done)
-		resp := &Response{Status: r.Status, Header: r.Header, Body: r.Body, Code: r.Code}
-		e := &idemEntry{key: idemName(r.Owner, r.Key), fingerprint: fp, done: done, resp: resp,
-			expires: r.ExpiresAt, wallExpires: wall.Add(IdempotencyTTL), cost: answerCost(resp)}
-		if old := st.Entries[e.key]; old != nil {
-			st.forgetLocked(old)
+		body := []byte(r.Body)
+		if len(body) > 0 && body[len(body)-1] != '\n' {
+			body = append(body[:len(body):len(body)], '\n')
 		}
-		st.Entries[e.key] = e
-		st.bytes += e.cost
-		st.order = append(st.order, e)
+		rec := &store.IdempotencyRecord{Base: store.Base{ID: store.IdempotencyID(r.Owner, r.Key)}, Key: r.Key,
+			ExpiresAt: r.ExpiresAt, WallExpiresAt: wall.Add(IdempotencyTTL),
+			Status: r.Status, Header: r.Header, Body: body, Code: r.Code}
+		_, _ = hex.Decode(rec.Fingerprint[:], []byte(r.Fingerprint))
+		tx.Idempotency().Insert(rec, r.Owner, r.ExpiresAt.Add(-IdempotencyTTL))
 	}
-	st.trimLocked(wall)
 }
 
-// Remove drops the records of the owners match reports true for.
-func (st *IdempotencyStore) Remove(match func(owner string) bool) {
-	st.Mu.Lock()
-	defer st.Mu.Unlock()
-	for k, e := range st.Entries {
-		if owner, _, _ := strings.Cut(k, "\x00"); match(owner) {
-			st.forgetLocked(e)
+// Remove drops the records in tx of the owners match reports true for.
+func (st *IdempotencyStore) Remove(tx *platform.Tx, match func(owner string) bool) {
+	t := tx.Idempotency()
+	for _, owner := range t.Owners() {
+		if match(owner) {
+			for _, r := range slices.Clone(t.Owned(owner)) {
+				t.Delete(r.ID)
+			}
 		}
 	}
 }

@@ -31,17 +31,11 @@ import (
 // truncated when the body was longer.
 const JournalBodyCap = 16 << 10
 
-// Journal limits: what the journal keeps by default, and how much of a
-// request line it keeps.
-const (
-	// DefaultJournalBytes is the default byte budget of the journal
-	// (WithJournalBytes): 32 MiB of entries, each counted by Bytes.
-	DefaultJournalBytes = 32 << 20
-	// MaxJournalField is how many bytes of a request's method, path and
-	// query the journal (and the -v log line) keeps; the rest is cut
-	// and replaced by a marker saying how many bytes were cut.
-	MaxJournalField = 2 << 10
-)
+// MaxJournalField is how many bytes of a request's method, path and query
+// the journal (and the -v log line) keeps; the rest is cut and replaced by
+// a marker saying how many bytes were cut. What the journal keeps of each
+// tenant is bounded by platform.Limits.
+const MaxJournalField = 2 << 10
 
 // JournalEntry is one API request as the journal (GET /_mock/requests)
 // keeps it: the request and the response, secrets redacted (see
@@ -271,10 +265,13 @@ func (f RequestFilter) Match(e *JournalEntry) bool {
 		(f.BusinessID == "" || e.BusinessID == f.BusinessID)
 }
 
-// Journal is a ring buffer of the last requests (admin routes excluded),
-// bounded both in entries and in bytes (JournalEntry.Bytes): adding an
-// entry drops the oldest ones until both bounds hold again. The newest
-// entry is always kept. A Journal is safe for concurrent use.
+// Journal keeps the last requests (admin routes excluded) of each tenant
+// (JournalEntry.BusinessID; requests of no tenant together), numbered in
+// the order they came across tenants, each tenant's bounded both in
+// entries and in bytes (JournalEntry.Bytes): adding an entry drops the
+// oldest of its tenant until both bounds hold again. A tenant's newest
+// entry is always kept, and no tenant's requests push out another's. A
+// Journal is safe for concurrent use.
 type Journal struct {
 	mu sync.Mutex
 	// log keeps the entries, numbered by their Seq from 1, within the
@@ -283,21 +280,19 @@ type Journal struct {
 	n   watch.Notifier
 }
 
-// newJournal returns a journal keeping the last size requests within
-// maxBytes (DefaultJournalBytes when maxBytes <= 0).
+// newJournal returns a journal keeping the last size requests of each
+// tenant within maxBytes.
 func newJournal(size int, maxBytes int64) *Journal {
-	if maxBytes <= 0 {
-		maxBytes = DefaultJournalBytes
-	}
 	return &Journal{log: ring.New[journalRecord](size, maxBytes, 1, nil)}
 }
 
-// add keeps a record, dropping the oldest entries the bounds call for.
+// add keeps a record, dropping the oldest entries of its tenant the bounds
+// call for.
 func (j *Journal) add(e journalRecord) {
 	cost := e.bytes()
 	j.mu.Lock()
 	e.Seq = j.log.Next()
-	j.log.Push(e, cost)
+	j.log.Push(e.BusinessID, e, cost)
 	j.mu.Unlock()
 	j.n.Notify()
 }
@@ -324,7 +319,7 @@ func (j *Journal) Latest() int64 {
 	return j.log.Next() - 1
 }
 
-// Size returns how many entries the journal keeps at most.
+// Size returns how many entries the journal keeps at most of each tenant.
 func (j *Journal) Size() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -983,26 +978,21 @@ var usagePrices = map[usageRoute]int{
 // prefix).
 type usageRoute struct{ method, endpoint string }
 
-// Defaults of the usage log's bounds (WithUsageLogSize).
-const (
-	DefaultUsagePerUser = 10_000  // the newest entries kept per user
-	DefaultUsageEntries = 100_000 // the newest entries kept in all
-)
-
 // UsageLog keeps one entry per authenticated API request, per user: the
-// newest perUser entries of each user, and the newest total in all. A
-// UsageLog is safe for concurrent use, and has a lock of its own because
-// reads (which hold only the store's read lock) write to it.
+// newest perUser entries of each user, and the newest perTenant of each
+// tenant (UsageEntry.Tenant, the tenant the request acted in). A UsageLog
+// is safe for concurrent use, and has a lock of its own because reads
+// (which hold only the store's read lock) write to it.
 //
 // A request only queues its entry (an append to the queue); the queue goes
 // into the table, in the order it was queued, when it is long
 // (maxPendingUsage) and before every read, so that requests do not wait on
 // each other's table inserts and a read sees every request already served.
 type UsageLog struct {
-	mu             sync.RWMutex
-	t              *store.Table[*store.UsageEntry]
-	perUser, total int
-	queue          usageQueue
+	mu                 sync.RWMutex
+	t                  *store.Table[*store.UsageEntry]
+	perUser, perTenant int
+	queue              usageQueue
 }
 
 // usageQueue is the usage log's queue of entries not yet in its table. It
@@ -1050,18 +1040,15 @@ type pendingUsage struct {
 const maxPendingUsage = 256
 
 // newUsageLog returns an empty usage log keeping perUser entries per user
-// and total in all (the defaults when not positive).
-func newUsageLog(perUser, total int) *UsageLog {
-	if perUser <= 0 {
-		perUser = DefaultUsagePerUser
-	}
-	if total <= 0 {
-		total = DefaultUsageEntries
-	}
-	u := &UsageLog{perUser: perUser, total: total}
+// and perTenant per tenant.
+func newUsageLog(perUser, perTenant int) *UsageLog {
+	u := &UsageLog{perUser: perUser, perTenant: perTenant}
 	u.Reset()
 	return u
 }
+
+// usageTenant is the tenant a usage entry counts for.
+func usageTenant(e *store.UsageEntry) string { return e.Tenant }
 
 // Reset empties the log.
 func (u *UsageLog) Reset() {
@@ -1069,7 +1056,7 @@ func (u *UsageLog) Reset() {
 	defer u.mu.Unlock()
 	u.queue.take()
 	u.t = store.NewLogTable[*store.UsageEntry]()
-	u.t.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, Total: u.total})
+	u.t.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, PerTenant: u.perTenant, Tenant: usageTenant})
 }
 
 // Record adds an authenticated request and its response to the log, at the
@@ -1082,6 +1069,7 @@ func (u *UsageLog) Record(rc *Ctx, resp *Response) {
 	endpoint := strings.TrimPrefix(rt.Path, APIPrefix)
 	e := &store.UsageEntry{
 		Base:       store.Base{ID: rc.RequestID, CreatedAt: rc.Now},
+		Tenant:     p.Tenant,
 		Endpoint:   endpoint,
 		Method:     rt.Method,
 		StatusCode: int16(resp.Status),

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 )
 
 // journalBody is a body as the journal keeps it, as a string.
@@ -241,7 +243,7 @@ func TestJournalHeaderTextsStayWithinTheirBound(t *testing.T) {
 
 	// A request with such headers is journaled (its texts fit the ring's
 	// smallest chunk) and reads back.
-	j := newJournal(10, DefaultJournalBytes)
+	j := newJournal(10, platform.DefaultJournalBytes)
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/leads", nil)
 	r.Header = h
 	j.add(newJournalRecord(JournalEntry{RequestID: "r1"}, r, nil, &Response{Status: 200, Header: h, Body: []byte(`{}`)}))

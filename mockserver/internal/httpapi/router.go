@@ -140,6 +140,7 @@ type Ctx struct {
 	ClientIP string
 	q        url.Values          // the parsed query, once asked for
 	writer   http.ResponseWriter // the request's writer, for LongPoll's deadlines
+	idem     *idemRequest        // the request's Idempotency-Key, when it has one
 }
 
 // Query returns a query parameter. The query is parsed once per request.
@@ -207,10 +208,12 @@ func (rc *Ctx) IntQuery(name string, def, lo, hi int) (int, error) {
 //
 // Order: request id; route lookup (404/405); injected faults that act before
 // the handler; body size limit (413); authentication (401); scopes (403);
-// rate limits (429); idempotency (replay or 409); the handler in a Tx,
-// its response encoded before the Tx ends; the idempotency record; the
-// usage log; faults that act after the handler (dropped or truncated
-// responses); the request journal.
+// rate limits (429); idempotency (a duplicate of a request still running
+// waits for it); the handler in a Tx, with, for a request with an
+// Idempotency-Key, its record looked up first (replay or 409) and written
+// after, its response encoded before the Tx ends; the usage log; faults
+// that act after the handler (dropped or truncated responses); the request
+// journal.
 func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := s.IDs.UUID()
@@ -406,7 +409,9 @@ func (s *API) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]b
 
 // run calls the handler with the Tx its route's lock gives (none for
 // LockNone), and serves a cached route's GET from the read cache when the
-// state has not changed since the response was cached.
+// state has not changed since the response was cached. A request with an
+// Idempotency-Key has its record looked up and written in the handler's
+// Tx (IdempotencyStore.within).
 func (s *API) run(rc *Ctx) *Response {
 	mode := rc.Route.Lock
 	if mode == LockAuto && rc.Request.Method != http.MethodGet {
@@ -418,12 +423,18 @@ func (s *API) run(rc *Ctx) *Response {
 	case LockWrite:
 		rc.Tx = s.WriteTx()
 	default:
+		if rc.idem != nil {
+			return s.runUnlocked(rc)
+		}
 		return s.handleAndEncode(rc)
 	}
 	defer func() {
 		rc.Tx.End()
 		rc.Tx = nil
 	}()
+	if rc.idem != nil {
+		return s.Idem.within(rc.Tx, rc, func() *Response { return s.handleAndEncode(rc) })
+	}
 	if mode == LockAuto && rc.Route.Cached && rc.Request.Method == http.MethodGet {
 		if k, ok := readKeyOf(rc); ok {
 			version := rc.Tx.Version()
@@ -438,6 +449,21 @@ func (s *API) run(rc *Ctx) *Response {
 		}
 	}
 	return s.handleAndEncode(rc)
+}
+
+// runUnlocked runs the handler of a route that takes its own locks
+// (LockNone) for a request with an Idempotency-Key: there is no Tx of the
+// change to share, so the key's record is looked up and written in write
+// Txs of their own, before and after the handler.
+func (s *API) runUnlocked(rc *Ctx) *Response {
+	var resp *Response
+	s.Write(func(tx *platform.Tx) { resp = s.Idem.lookup(tx, rc) })
+	if resp != nil {
+		return resp
+	}
+	resp = s.handleAndEncode(rc)
+	s.Write(func(tx *platform.Tx) { s.Idem.record(tx, rc, resp) })
+	return resp
 }
 
 // handleAndEncode calls the route's handler and encodes its response.
@@ -538,11 +564,11 @@ func New(p *platform.Platform) *API {
 	lim := p.Config.Limits
 	a := &API{
 		Platform: p,
-		Journal:  newJournal(p.Config.JournalSize, lim.JournalBytes),
+		Journal:  newJournal(lim.JournalEntries, lim.JournalBytes),
 		Usage:    newUsageLog(lim.UsagePerUser, lim.UsageEntries),
 		FaultSet: newFaultSet(p.IDs.Float64),
 		Limits:   newRateLimiter(p.Config.RateLimits, p.Config.RateScale, p.LimiterNow),
-		Idem:     newIdempotencyStore(lim.IdempotencyRecords, lim.IdempotencyBytes),
+		Idem:     newIdempotencyStore(),
 		cors:     newCORS(p.Config.CORSOrigins),
 	}
 	a.draining, a.drain = context.WithCancel(context.Background())
@@ -550,7 +576,6 @@ func New(p *platform.Platform) *API {
 	p.OnReset(a.Journal.Reset)
 	p.OnReset(a.FaultSet.Reset)
 	p.OnReset(a.Limits.Reset)
-	p.OnReset(a.Idem.Reset)
 	p.OnReset(p.OutboxNotifier.Notify)
 	return a
 }

@@ -83,7 +83,7 @@ func (s *Service) Snapshot(businessID string) (json.RawMessage, error) {
 		doc = &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: s.Clocks.Now(""), Tenants: []TenantSnapshot{}}
 		// The idempotency records are read once and sorted by tenant.
 		idem := map[string][]httpapi.IdempotencyRecord{}
-		for _, r := range s.httpapi.Idem.Export(func(string) bool { return true }) {
+		for _, r := range s.httpapi.Idem.Export(tx, func(string) bool { return true }) {
 			t := tx.TenantOfOwner(r.Owner)
 			idem[t] = append(idem[t], r)
 		}
@@ -111,7 +111,7 @@ func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {
 
 // idempotencyOf returns the finished idempotency records of tenant.
 func (s *Service) idempotencyOf(tx *platform.Tx, tenant string) []httpapi.IdempotencyRecord {
-	return s.httpapi.Idem.Export(func(owner string) bool { return tx.TenantOfOwner(owner) == tenant })
+	return s.httpapi.Idem.Export(tx, func(owner string) bool { return tx.TenantOfOwner(owner) == tenant })
 }
 
 // tenantSnapshot returns tenant's snapshot holding sec and its idempotency
@@ -272,7 +272,7 @@ func (s *Service) Restore(doc *Snapshot) error {
 	for _, ts := range doc.Tenants {
 		replaced[ts.BusinessID] = true
 	}
-	s.httpapi.Idem.Remove(func(owner string) bool { return replaced[tx.TenantOfOwner(owner)] })
+	s.httpapi.Idem.Remove(tx, func(owner string) bool { return replaced[tx.TenantOfOwner(owner)] })
 	plan.Apply()
 	if doc.Server != nil {
 		s.Clocks.Set("", doc.TakenAt)
@@ -284,7 +284,7 @@ func (s *Service) Restore(doc *Snapshot) error {
 		s.seeds.Set(tx, seeds)
 	}
 	for _, ts := range doc.Tenants {
-		s.startTenant(ts)
+		s.startTenant(tx, ts)
 	}
 	return nil
 }
@@ -321,8 +321,8 @@ func checkWork(plan *store.Plan, path, tenant string, tasks []httpapi.ScheduledT
 
 // startTenant sets an imported tenant's clock and pending work, and its
 // idempotency records.
-func (s *Service) startTenant(ts TenantSnapshot) {
-	s.httpapi.Idem.Import(ts.Idempotency)
+func (s *Service) startTenant(tx *platform.Tx, ts TenantSnapshot) {
+	s.httpapi.Idem.Import(tx, ts.Idempotency)
 	s.Clocks.Set(ts.BusinessID, ts.Now)
 	s.resume(ts.BusinessID, ts.Tasks)
 }
@@ -408,7 +408,7 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 		return nil, fmt.Errorf("identity: a copy does not import: %w", err)
 	}
 	plan.Apply()
-	s.startTenant(*cp)
+	s.startTenant(tx, *cp)
 
 	now := s.Clocks.Now(cp.BusinessID)
 	b, _ := tx.Businesses.Get(r.ids[businessID])

@@ -60,6 +60,7 @@ type Platform struct {
 
 // New returns the engine of a server with an empty store.
 func New(cfg Config) *Platform {
+	cfg.Limits = cfg.Limits.OrDefault()
 	ids := newIDGen(cfg.IDSeed)
 	p := &Platform{
 		Config: cfg,
@@ -211,9 +212,8 @@ type Config struct {
 	ExternalWebhooks bool
 	Logger           *slog.Logger
 	MaxBodyBytes     int64
-	JournalSize      int
 	Hooks            hookConfig
-	Limits           Limits // what the server's own logs keep (zero: the defaults)
+	Limits           Limits // what the server's own logs keep (New sets the defaults of zero fields)
 
 	// AdminToken, when set, is required by the admin API (Authorization:
 	// Bearer, or the password of Basic auth); AdminHosts are Host names
@@ -230,7 +230,6 @@ type Config struct {
 // hookConfig is the configuration of subscription deliveries.
 type hookConfig struct {
 	Timeout time.Duration
-	LogSize int
 	// CAs are certificates trusted for https receivers besides the
 	// system's (WithWebhookCA, -webhook-ca).
 	CAs []*x509.Certificate
@@ -240,33 +239,83 @@ type hookConfig struct {
 }
 
 // Limits bound the logs the server keeps for itself (the records users
-// create are state and are not bounded). A zero field takes its default;
-// docs/mockserver.md, section Limits and retention, lists them.
+// create are state and are not bounded), each tenant's entries apart: a
+// tenant's activity never pushes out another's entries, and requests and
+// messages of no tenant (a signup, a request without a key) count together
+// as one more. A zero field takes its default (the Default constants
+// below); docs/mockserver.md, section Limits and retention, lists them.
 type Limits struct {
-	JournalBytes       int64 // the request journal's bytes (JournalSize bounds its entries)
+	JournalEntries     int   // request journal entries kept per tenant
+	JournalBytes       int64 // the request journal's bytes per tenant
 	UsagePerUser       int   // usage log entries kept per user
-	UsageEntries       int   // usage log entries kept in all
+	UsageEntries       int   // usage log entries kept per tenant
 	EventsPerBusiness  int   // event log entries kept per business
-	Events             int   // event log entries kept in all
-	EventBytes         int64 // the event log's bytes
-	DeliveryBytes      int64 // the delivery log's bytes (Hooks.LogSize bounds its deliveries)
-	IdempotencyRecords int   // idempotency records kept
-	IdempotencyBytes   int64 // the idempotency records' bytes
-	Outbox             int   // outbox messages kept
+	Events             int   // event log entries kept per tenant
+	EventBytes         int64 // the event log's bytes per tenant (store.EventBytes)
+	Deliveries         int   // delivery log entries kept per tenant
+	DeliveryBytes      int64 // the delivery log's bytes per tenant (store.DeliveryBytes)
+	IdempotencyRecords int   // idempotency records kept per tenant
+	IdempotencyBytes   int64 // the idempotency records' bytes per tenant (store.IdempotencyBytes)
+	Outbox             int   // outbox messages kept per tenant
 }
 
-// DefaultOutboxSize is how many messages the outbox (GET /_mock/outbox)
-// keeps by default: the newest, the oldest dropped first.
-const DefaultOutboxSize = 10_000
+// The defaults of Limits: what a server keeps of each tenant's logs
+// unless an option says otherwise. This is the one place they are
+// defined.
+const (
+	DefaultJournalEntries     = 10_000
+	DefaultJournalBytes       = 8 << 20
+	DefaultUsagePerUser       = 10_000
+	DefaultUsageEntries       = 20_000
+	DefaultEventsPerBusiness  = DefaultEvents // a business may hold its tenant's whole share
+	DefaultEvents             = 20_000
+	DefaultEventBytes         = 8 << 20
+	DefaultDeliveries         = 10_000
+	DefaultDeliveryBytes      = 8 << 20
+	DefaultIdempotencyRecords = 10_000
+	DefaultIdempotencyBytes   = 8 << 20
+	DefaultOutbox             = 10_000
+)
+
+// OrDefault returns l with every field that is not positive set to its
+// default.
+func (l Limits) OrDefault() Limits {
+	orDefault(&l.JournalEntries, DefaultJournalEntries)
+	orDefault(&l.JournalBytes, DefaultJournalBytes)
+	orDefault(&l.UsagePerUser, DefaultUsagePerUser)
+	orDefault(&l.UsageEntries, DefaultUsageEntries)
+	orDefault(&l.EventsPerBusiness, DefaultEventsPerBusiness)
+	orDefault(&l.Events, DefaultEvents)
+	orDefault(&l.EventBytes, DefaultEventBytes)
+	orDefault(&l.Deliveries, DefaultDeliveries)
+	orDefault(&l.DeliveryBytes, DefaultDeliveryBytes)
+	orDefault(&l.IdempotencyRecords, DefaultIdempotencyRecords)
+	orDefault(&l.IdempotencyBytes, DefaultIdempotencyBytes)
+	orDefault(&l.Outbox, DefaultOutbox)
+	return l
+}
+
+// orDefault sets *n to def when it is not positive.
+func orDefault[N int | int64](n *N, def N) {
+	if *n <= 0 {
+		*n = def
+	}
+}
 
 // boundLogs bounds the logs the store keeps for the server itself (the
-// outbox); New and ResetState call it on each new store.
+// event log, the delivery log, the outbox, the idempotency records) as
+// Config.Limits says; New and ResetState call it on each new store. The
+// store counts each tenant's records apart (store.Retention).
 func (s *Platform) boundLogs() {
-	n := s.Config.Limits.Outbox
-	if n <= 0 {
-		n = DefaultOutboxSize
-	}
-	s.store.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{Total: n})
+	lim, st := s.Config.Limits, s.store
+	st.Deliveries = store.NewDeliveryLog(lim.Deliveries, lim.DeliveryBytes)
+	st.Events.SetRetention(store.Retention[*store.Event]{
+		PerOwner: lim.EventsPerBusiness, PerTenant: lim.Events, BytesPerTenant: lim.EventBytes, Cost: store.EventBytes,
+	})
+	st.Outbox.SetRetention(store.Retention[*store.OutboxMessage]{PerTenant: lim.Outbox})
+	st.Idempotency().SetRetention(store.Retention[*store.IdempotencyRecord]{
+		PerTenant: lim.IdempotencyRecords, BytesPerTenant: lim.IdempotencyBytes, Cost: store.IdempotencyBytes,
+	})
 }
 
 // Now returns tenant's simulated time ("": the base time).

@@ -3,6 +3,7 @@ package ring
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,13 +11,27 @@ import (
 )
 
 // model is the plain form of a Log: a slice of the kept entries, oldest
-// first, trimmed by the rules the package comment states.
+// first, each with its bucket, trimmed by the rules the package comment
+// states.
 type model struct {
 	seqs, costs []int64
+	buckets     []string
 	next        int64
 	size        int
 	maxBytes    int64
 	dropped     []int64
+}
+
+// bucket returns the count and the bytes of bucket b.
+func (m *model) bucket(b string) (int, int64) {
+	n, bytes := 0, int64(0)
+	for i, name := range m.buckets {
+		if name == b {
+			n++
+			bytes += m.costs[i]
+		}
+	}
+	return n, bytes
 }
 
 func (m *model) bytes() int64 {
@@ -27,41 +42,51 @@ func (m *model) bytes() int64 {
 	return n
 }
 
-func (m *model) dropOldest() {
-	m.dropped = append(m.dropped, m.seqs[0])
-	m.seqs, m.costs = m.seqs[1:], m.costs[1:]
+func (m *model) remove(i int) {
+	m.seqs = slices.Delete(m.seqs, i, i+1)
+	m.costs = slices.Delete(m.costs, i, i+1)
+	m.buckets = slices.Delete(m.buckets, i, i+1)
 }
 
-func (m *model) push(cost int64) {
-	m.seqs, m.costs = append(m.seqs, m.next), append(m.costs, cost)
-	m.next++
-	for len(m.seqs) > m.size || (m.bytes() > m.maxBytes && len(m.seqs) > 1) {
-		m.dropOldest()
+func (m *model) dropOldest(b string) {
+	i := slices.Index(m.buckets, b)
+	m.dropped = append(m.dropped, m.seqs[i])
+	m.remove(i)
+}
+
+func (m *model) push(b string, cost int64) {
+	for n, bytes := m.bucket(b); n > 0 && (n >= m.size || bytes+cost > m.maxBytes); n, bytes = m.bucket(b) {
+		m.dropOldest(b)
 	}
+	m.seqs, m.costs, m.buckets = append(m.seqs, m.next), append(m.costs, cost), append(m.buckets, b)
+	m.next++
 }
 
 func (m *model) recount(seq, cost int64) {
-	for i, s := range m.seqs {
-		if s == seq {
-			m.costs[i] = cost
-		}
+	i := slices.Index(m.seqs, seq)
+	if i < 0 {
+		return
 	}
-	for m.bytes() > m.maxBytes && len(m.seqs) > 1 {
-		m.dropOldest()
+	m.costs[i] = cost
+	b := m.buckets[i]
+	for n, bytes := m.bucket(b); bytes > m.maxBytes && n > 1; n, bytes = m.bucket(b) {
+		m.dropOldest(b)
 	}
 }
 
-func (m *model) dropThrough(seq int64) {
-	for len(m.seqs) > 0 && m.seqs[0] <= seq {
-		m.dropOldest()
+func (m *model) removeSeq(seq int64) {
+	if i := slices.Index(m.seqs, seq); i >= 0 {
+		m.remove(i)
 	}
 }
 
 // TestLogKeepsWhatTheModelKeeps drives a Log and the model with the same
-// random pushes, recounts and drops, for several bounds, and compares
-// them after every step: the entries kept, their numbers, the bytes and
-// the entries let go.
+// random pushes into buckets of different rates, recounts and removals,
+// for several bounds, and compares them after every step: the entries
+// kept, their numbers, each bucket's count and bytes, the entries let go,
+// and slots that stay within a small multiple of the entries kept.
 func TestLogKeepsWhatTheModelKeeps(t *testing.T) {
+	buckets := []string{"busy", "busy", "busy", "busy", "quiet", "", "rare"}
 	for _, bounds := range []struct {
 		size     int
 		maxBytes int64
@@ -74,79 +99,104 @@ func TestLogKeepsWhatTheModelKeeps(t *testing.T) {
 			require.Equal(t, seq, *v, "dropped is called with the entry numbered seq")
 			dropped = append(dropped, seq)
 		})
-		for step := range 3_000 {
-			switch op := rng.IntN(10); {
-			case op < 7:
+		for step := range 4_000 {
+			switch op := rng.IntN(20); {
+			case op < 15:
+				b := buckets[rng.IntN(len(buckets))]
 				cost := rng.Int64N(60)
 				if rng.IntN(50) == 0 {
-					cost = bounds.maxBytes + 1 // larger than the log: kept alone
+					cost = bounds.maxBytes + 1 // larger than a bucket: kept alone
 				}
-				seq := l.Push(l.Next(), cost)
-				m.push(cost)
+				seq := l.Push(b, l.Next(), cost)
+				m.push(b, cost)
 				require.Equal(t, m.next-1, seq)
-			case op < 9:
-				seq := l.First() + rng.Int64N(int64(l.Len())+2) - 1
+			case op < 18:
+				seq := l.Next() - 1 - rng.Int64N(int64(l.Len())+2)
 				cost := rng.Int64N(120)
 				l.Recount(seq, cost)
 				m.recount(seq, cost)
 			default:
-				seq := l.First() + rng.Int64N(4)
-				l.DropThrough(seq)
-				m.dropThrough(seq)
+				seq := l.Next() - 1 - rng.Int64N(int64(l.Len())+2)
+				l.Remove(seq)
+				m.removeSeq(seq)
 			}
-			require.Equal(t, len(m.seqs), l.Len(), "step %d", step)
-			require.Equal(t, m.bytes(), l.Bytes(), "step %d", step)
-			require.Equal(t, m.dropped, dropped, "step %d", step)
-			require.LessOrEqual(t, l.Slots(), l.Cap())
+			// Plain comparisons: testify's, made every step, would be most
+			// of the test's time under -race.
+			if l.Len() != len(m.seqs) || l.Bytes() != m.bytes() || !slices.Equal(m.dropped, dropped) {
+				t.Fatalf("step %d: %d entries of %d bytes, dropped %v; want %d of %d, dropped %v",
+					step, l.Len(), l.Bytes(), dropped, len(m.seqs), m.bytes(), m.dropped)
+			}
+			for _, b := range buckets {
+				n, bytes := m.bucket(b)
+				if gotN, gotBytes := l.Bucket(b); gotN != n || gotBytes != bytes || n > bounds.size {
+					t.Fatalf("step %d: bucket %q holds %d entries of %d bytes, want %d of %d", step, b, gotN, gotBytes, n, bytes)
+				}
+			}
+			if l.Slots() > 4*l.Len()+65 {
+				t.Fatalf("step %d: %d slots for %d entries", step, l.Slots(), l.Len())
+			}
 			var kept []int64
 			l.Each(func(seq int64, v *int64) bool {
-				require.Equal(t, seq, *v)
+				if *v != seq {
+					t.Fatalf("step %d: entry %d holds %d", step, seq, *v)
+				}
 				kept = append(kept, seq)
 				return true
 			})
-			if len(m.seqs) == 0 {
-				require.Empty(t, kept, "step %d", step)
-			} else {
-				require.Equal(t, m.seqs, kept, "step %d", step)
+			if !slices.Equal(m.seqs, kept) {
+				t.Fatalf("step %d: kept %v, want %v", step, kept, m.seqs)
+			}
+			if step%100 == 0 {
+				for _, seq := range m.seqs {
+					require.Equal(t, seq, *l.At(seq))
+				}
 			}
 		}
 	}
 }
 
-func TestLogGrowsItsSlotsAsEntriesCome(t *testing.T) {
-	l := New[string](10_000, 1<<30, 1, nil)
-	assert.Zero(t, l.Slots(), "an empty log holds no slots")
+// TestABusyBucketNeverPushesOutAnother fills one bucket far past its
+// bounds while another holds a few old entries: the quiet bucket keeps
+// every entry, the busy one its newest, and the slots stay near the
+// entries kept.
+func TestABusyBucketNeverPushesOutAnother(t *testing.T) {
+	l := New[string](100, 1<<30, 1, nil)
 	for range 3 {
-		l.Push("x", 1)
+		l.Push("quiet", "q", 1)
 	}
-	assert.Equal(t, 64, l.Slots(), "a log that keeps little holds little")
-	for range 100 {
-		l.Push("y", 1)
+	for range 100_000 {
+		l.Push("busy", "b", 1)
 	}
-	assert.Equal(t, 128, l.Slots())
-	assert.Equal(t, "x", *l.At(1), "growing keeps every entry")
-	assert.Equal(t, "y", *l.At(103))
-	assert.Nil(t, l.At(104), "not yet pushed")
+	n, _ := l.Bucket("quiet")
+	assert.Equal(t, 3, n)
+	n, _ = l.Bucket("busy")
+	assert.Equal(t, 100, n)
+	assert.Equal(t, "q", *l.At(1), "the oldest entry of the quiet bucket")
+	assert.Equal(t, "b", *l.At(l.Next() - 1))
+	assert.Nil(t, l.At(l.Next()-101), "the busy bucket's older entries went")
+	assert.LessOrEqual(t, l.Slots(), 4*l.Len()+65)
+}
+
+func TestLogReset(t *testing.T) {
+	l := New[string](10, 1<<30, 1, nil)
+	for range 5 {
+		l.Push("a", "x", 1)
+	}
+	assert.Nil(t, l.At(6), "not yet pushed")
 	assert.Nil(t, l.At(0))
-
-	small := New[string](100, 1<<30, 0, nil)
-	for range 1_000 {
-		small.Push("z", 1)
-	}
-	assert.Equal(t, 100, small.Slots(), "never more slots than entries kept")
-	assert.Equal(t, int64(900), small.First())
-
 	l.Reset(1)
 	assert.Zero(t, l.Slots())
 	assert.Zero(t, l.Len())
 	assert.Zero(t, l.Bytes())
-	assert.Equal(t, int64(1), l.Push("again", 3))
+	n, _ := l.Bucket("a")
+	assert.Zero(t, n)
+	assert.Equal(t, int64(1), l.Push("a", "again", 3))
 }
 
 func TestLogEachStopsWhenAsked(t *testing.T) {
 	l := New[int](10, 100, 0, nil)
 	for i := range 5 {
-		l.Push(i, 1)
+		l.Push("", i, 1)
 	}
 	var seen []int
 	l.Each(func(_ int64, v *int) bool {
@@ -156,12 +206,14 @@ func TestLogEachStopsWhenAsked(t *testing.T) {
 	assert.Equal(t, []int{0, 1}, seen)
 }
 
-// ExampleLog keeps the newest entries of a log bounded in count and bytes.
+// ExampleLog keeps the newest entries of each bucket, bounded in count and
+// bytes.
 func ExampleLog() {
 	l := New[string](3, 10, 1, nil)
 	for _, s := range []string{"a", "bb", "ccc", "dddd", "eeeee"} {
-		l.Push(s, int64(len(s)))
+		l.Push("tenant-1", s, int64(len(s)))
 	}
+	l.Push("tenant-2", "z", 1)
 	l.Each(func(seq int64, v *string) bool {
 		fmt.Println(seq, *v)
 		return true
@@ -170,5 +222,6 @@ func ExampleLog() {
 	// Output:
 	// 4 dddd
 	// 5 eeeee
-	// 2 entries, 9 bytes
+	// 6 z
+	// 3 entries, 10 bytes
 }

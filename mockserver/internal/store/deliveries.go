@@ -69,12 +69,6 @@ type DeliveryAttempt struct {
 	Response   string // the start of the receiver's response
 }
 
-// Defaults of the delivery log's bounds.
-const (
-	DefaultDeliveryLogSize  = 10_000   // deliveries kept
-	DefaultDeliveryLogBytes = 32 << 20 // bytes kept (DeliveryBytes)
-)
-
 // deliveryOverhead and attemptOverhead are what a delivery and an attempt
 // cost besides the bytes of their strings: their structs, a header map,
 // the log's slot and index entry.
@@ -100,39 +94,46 @@ func DeliveryBytes(d *Delivery) int64 {
 	return n
 }
 
-// DeliveryLog keeps the newest deliveries, bounded in deliveries and in
+// DeliveryLog keeps the newest deliveries of each tenant (Delivery.Tenant;
+// "" for deliveries of no tenant), bounded per tenant in deliveries and in
 // bytes (DeliveryBytes, counted when a delivery is added and again when it
-// grows, Recount): past either bound, the oldest go. The newest delivery
-// always stays.
+// grows, Recount): past either bound, the tenant's oldest go. The newest
+// delivery of a tenant always stays, and no tenant's deliveries push out
+// another's.
 type DeliveryLog struct {
 	log  *ring.Log[*Delivery]
 	byID map[string]int64 // number in log by id
 }
 
 // NewDeliveryLog returns an empty log keeping size deliveries (at least 1)
-// within maxBytes (DefaultDeliveryLogBytes when not positive).
+// within maxBytes of each tenant.
 func NewDeliveryLog(size int, maxBytes int64) *DeliveryLog {
-	if maxBytes <= 0 {
-		maxBytes = DefaultDeliveryLogBytes
-	}
 	l := &DeliveryLog{byID: map[string]int64{}}
 	l.log = ring.New(size, maxBytes, 0, func(_ int64, d **Delivery) { delete(l.byID, (*d).ID) })
 	return l
 }
 
-// Cap returns how many deliveries the log keeps at most.
+// Cap returns how many deliveries the log keeps at most of each tenant.
 func (l *DeliveryLog) Cap() int { return l.log.Cap() }
 
 // Usage returns how many deliveries the log keeps and their bytes.
 func (l *DeliveryLog) Usage() (deliveries int, bytes int64) { return l.log.Len(), l.log.Bytes() }
 
-// Add appends d, dropping the oldest deliveries past the bounds.
+// TenantUsage returns how many deliveries the log keeps of tenant, and
+// their bytes.
+func (l *DeliveryLog) TenantUsage(tenant string) (deliveries int, bytes int64) {
+	return l.log.Bucket(tenant)
+}
+
+// Add appends d, dropping the oldest deliveries of its tenant past the
+// bounds.
 func (l *DeliveryLog) Add(d *Delivery) {
-	l.byID[d.ID] = l.log.Push(d, DeliveryBytes(d))
+	l.byID[d.ID] = l.log.Push(d.Tenant, d, DeliveryBytes(d))
 }
 
 // Recount counts a kept delivery's bytes again after it changed (an
-// attempt was recorded), dropping the oldest deliveries past the bound.
+// attempt was recorded), dropping the oldest deliveries of its tenant past
+// the bound.
 func (l *DeliveryLog) Recount(d *Delivery) {
 	if seq, ok := l.byID[d.ID]; ok {
 		l.log.Recount(seq, DeliveryBytes(d))
@@ -155,25 +156,18 @@ func (l *DeliveryLog) Each(fn func(*Delivery) bool) {
 }
 
 // Remove drops every kept delivery that match reports true for, keeping
-// the others in their order.
+// the others as they are.
 func (l *DeliveryLog) Remove(match func(*Delivery) bool) {
-	var kept []*Delivery
-	removed := false
+	var gone []*Delivery
 	l.Each(func(d *Delivery) bool {
 		if match(d) {
-			removed = true
-		} else {
-			kept = append(kept, d)
+			gone = append(gone, d)
 		}
 		return true
 	})
-	if !removed {
-		return
-	}
-	l.log.Reset(l.log.Next())
-	clear(l.byID)
-	for _, d := range kept {
-		l.Add(d)
+	for _, d := range gone {
+		l.log.Remove(l.byID[d.ID])
+		delete(l.byID, d.ID)
 	}
 }
 

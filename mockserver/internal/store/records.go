@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"reflect"
 	"sync/atomic"
 	"time"
 )
@@ -152,12 +153,15 @@ type Number struct {
 type UsageEntry struct {
 	Base
 	BusinessID string
+	// Tenant is the tenant the request acted in ("" for none): whose
+	// bounds the entry counts against.
+	Tenant     string
 	Endpoint   string
 	Method     string
 	CallID     string
 	StatusCode int16
-	logged
-	CostCents int32
+	CostCents  int32
+	kept
 }
 
 // Event is one platform event. Owner is its business. Data is the JSON of
@@ -167,7 +171,16 @@ type Event struct {
 	Type      string
 	Timestamp time.Time
 	Data      json.RawMessage
+	kept
 }
+
+// eventOverhead is what an event costs besides its type and data: the
+// record, its id, its slots in the table's id index, owner list and
+// retention log.
+var eventOverhead = int64(reflect.TypeFor[Event]().Size()) + 36 + 96
+
+// EventBytes is what an event counts against the event log's byte bound.
+func EventBytes(ev *Event) int64 { return eventOverhead + int64(len(ev.Type)+len(ev.Data)) }
 
 // OutboxMessage is an email or SMS the platform "sent" to a person outside
 // the API (OTP codes, magic links, SDR emails). Owner is "outbox".
@@ -183,6 +196,7 @@ type OutboxMessage struct {
 	Body       string
 	OTPCode    string
 	Link       string
+	kept
 }
 
 // Assistant is an agent's twin at the simulated voice provider: what the

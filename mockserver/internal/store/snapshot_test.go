@@ -224,6 +224,7 @@ func TestEveryStoreFieldIsCarried(t *testing.T) {
 		"SDRLeads": "sdr_leads", "SDRCronSecret": "sdr_cron_secret", "userBusinesses": "derived",
 		"partnerBusinesses": "derived", "tenants": "derived", "telIdx": "minutes, do_not_call, consent; leads' lookups derived",
 		"dropped": "not state", "agentsByAssistant": "derived", "byName": "not state", "names": "not state", "sch": "not state",
+		"idempotency": "beside the section, in the tenant's idempotency records",
 	}
 	tables := New().namedTables()
 	var walk func(typ reflect.Type)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -101,6 +102,9 @@ type Store struct {
 	names  []string
 	// sch is the store's schema, which its tables share.
 	sch *schema
+	// idempotency holds the idempotency records, by IdempotencyID. It is
+	// no snapshot table (a snapshot carries a tenant's records apart).
+	idempotency *Table[*IdempotencyRecord]
 	// dropped is set by Drop when a reset replaced the store.
 	dropped atomic.Bool
 }
@@ -121,12 +125,14 @@ func NewWithIDs(next func() string) *Store {
 type idSourced interface {
 	SetIDSource(next func() string)
 	SetStampGroup(group func(owner string) string)
+	SetTenancy(tenant func(Record) string)
 }
 
 // tables returns every table of the store: the exported *Table fields of
-// Store and of the structs it embeds (AgencyTables, SDRTables).
+// Store and of the structs it embeds (AgencyTables, SDRTables), and the
+// idempotency records.
 func (s *Store) tables() []idSourced {
-	var out []idSourced
+	out := []idSourced{s.idempotency}
 	for _, t := range s.namedTables() {
 		out = append(out, t)
 	}
@@ -160,7 +166,7 @@ func New() *Store {
 		Outbox:        NewTable[*OutboxMessage](),
 		Challenges:    NewTable[*SignupChallenge](),
 		Webhooks:      NewTable[*Webhook](),
-		Deliveries:    NewDeliveryLog(DefaultDeliveryLogSize, DefaultDeliveryLogBytes),
+		Deliveries:    NewDeliveryLog(math.MaxInt, math.MaxInt64),
 		Calls:         NewTable[*Call](),
 		Leads:         NewTable[*Lead](),
 		SMSMessages:   NewTable[*SMSMessage](),
@@ -187,7 +193,8 @@ func New() *Store {
 		userBusinesses:    map[string][]string{},
 		partnerBusinesses: map[string][]string{},
 
-		telIdx: newTelephonyIndexes(),
+		telIdx:      newTelephonyIndexes(),
+		idempotency: NewTable[*IdempotencyRecord](),
 	}
 	s.Leads.AddIndex(s.telIdx.leadsByPhone)
 	s.Leads.AddIndex(s.telIdx.leadsByEmail)
@@ -199,10 +206,29 @@ func New() *Store {
 	s.byName = s.findTables()
 	s.names = slices.Sorted(maps.Keys(s.byName))
 	for name, t := range s.byName {
-		t.SetStampGroup(s.TenantOfOwner)
 		t.setSchema(s.sch, name)
 	}
+	for _, t := range s.tables() {
+		t.SetStampGroup(s.TenantOfOwner)
+		t.SetTenancy(s.RetentionTenant)
+	}
 	return s
+}
+
+// Idempotency returns the table of idempotency records (filed by
+// IdempotencyID).
+func (s *Store) Idempotency() *Table[*IdempotencyRecord] { return s.idempotency }
+
+// RetentionTenant returns the tenant whose bounds r, a record of a bounded
+// table (see Retention), counts against: its tenant (the tenant of its
+// owner, or of the business an outbox message was sent for), or "" for a
+// record of no tenant (a signup's code, a request without a caller), which
+// count together.
+func (s *Store) RetentionTenant(r Record) string {
+	if t := s.recordTenant(r); s.IsTenant(t) {
+		return t
+	}
+	return ""
 }
 
 // InsertBusiness stores a new business created at now, its own owner (with

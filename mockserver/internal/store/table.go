@@ -9,8 +9,11 @@ package store
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 )
 
 // Record is what a Table holds: a pointer to a struct with an id, an owner
@@ -60,6 +63,8 @@ type Table[T Record] struct {
 	sch  *schema
 	name string
 	refs []reference
+	// tenancy tells the tenant a record counts for in ret (SetTenancy).
+	tenancy func(Record) string
 }
 
 // NewTable returns an empty table.
@@ -181,10 +186,10 @@ func (t *Table[T]) mustBeNew(r T) {
 // Insert of each in turn would, each created at the time its CreatedAt
 // holds (stamped strictly increasing, as Stamp does), but with the work
 // done once per run rather than per record: the owner's list is found
-// and grown once, and a retention's bounds are enforced once, after the
-// last record (it drops what Insert of each would have, in one pass). It
-// is how a log (the usage log) moves a queue of records in; in a table
-// with an id index it is Insert of each.
+// and grown once, then a retention counts each record in turn (dropping
+// what Insert of each would have). It is how a log (the usage log) moves
+// a queue of records in; in a table with an id index it is Insert of
+// each.
 func (t *Table[T]) InsertRun(owner string, recs []T) {
 	t.sch.mustWrite("InsertRun")
 	if len(recs) == 0 {
@@ -204,7 +209,6 @@ func (t *Table[T]) InsertRun(owner string, recs []T) {
 		}
 		b.Owner, b.CreatedAt = owner, nextStamp(last, b.CreatedAt)
 		last = b.CreatedAt
-		markLogged(r, true)
 		for _, x := range t.indexes {
 			x.add(r)
 		}
@@ -213,10 +217,9 @@ func (t *Table[T]) InsertRun(owner string, recs []T) {
 	t.n += len(recs)
 	t.setLast(owner, last)
 	if t.ret != nil {
-		for _, r := range recs {
-			t.ret.count(r)
+		for i, r := range recs {
+			t.retain(r, len(recs)-1-i)
 		}
-		t.enforce(owner)
 	}
 }
 
@@ -263,13 +266,12 @@ func (t *Table[T]) put(r T) {
 		t.byID[id] = r
 	}
 	t.n++
-	markLogged(r, true)
 	t.insertOwned(r)
 	for _, x := range t.indexes {
 		x.add(r)
 	}
 	if t.ret != nil {
-		t.retain(r)
+		t.retain(r, 0)
 	}
 }
 
@@ -655,48 +657,82 @@ func findByID[T Record](list []T, id string, created time.Time) int {
 }
 
 // Retention bounds a table that is a log the server keeps for itself (the
-// usage log, the event log): once a bound is passed, the oldest records go.
-// A zero field is no bound.
+// event log, the outbox, the idempotency records, the usage log): each
+// tenant's records are bounded apart, and past a bound the oldest records
+// of that tenant go, so that no tenant's records push out another's. A zero
+// field is no bound. The records of a bounded table embed kept.
 type Retention[T Record] struct {
 	// PerOwner is how many records of one owner are kept: past it, that
-	// owner's oldest record goes (so one busy owner does not push out the
-	// records of the others).
+	// owner's oldest record goes.
 	PerOwner int
-	// Total is how many records are kept in all: past it, the record put
-	// first goes.
-	Total int
-	// MaxBytes bounds the sum of Cost over the records kept: past it, the
-	// records put first go (the newest record always stays).
-	MaxBytes int64
-	// Cost is what a record counts against MaxBytes (nil: nothing).
+	// PerTenant is how many records of one tenant are kept: past it, the
+	// tenant's record put first goes.
+	PerTenant int
+	// BytesPerTenant bounds the sum of Cost over one tenant's records:
+	// past it, the tenant's records put first go (its newest record always
+	// stays).
+	BytesPerTenant int64
+	// Cost is what a record counts against BytesPerTenant (nil: nothing).
 	Cost func(T) int64
+	// Tenant returns the tenant a record counts for. Nil: the table's
+	// tenancy, which a store gives its tables (Store.RetentionTenant); a
+	// table without one counts every record for one tenant.
+	Tenant func(T) string
 }
 
-// retained is the bookkeeping of a table's Retention.
+// retained is the bookkeeping of a table's Retention: the records in the
+// order they were put, bucketed by tenant.
 type retained[T Record] struct {
 	Retention[T]
-	// queue holds the records in the order they were put, from head on;
-	// records since removed (by Delete, or by PerOwner) stay in it until
-	// they reach the head or the queue is compacted.
-	queue []T
-	head  int
-	bytes int64
+	log *ring.Log[T]
 }
+
+// kept is embedded in the records of the tables a Retention bounds: the
+// record's number in its table's retention log (0: not in it), so that a
+// record deleted or dropped past PerOwner leaves the log at once.
+type kept struct{ seq int64 }
+
+func (k *kept) keptMark() *kept { return k }
+
+// keptRecord is a record that embeds kept.
+type keptRecord interface{ keptMark() *kept }
+
+// keptOf returns the mark of rec, a record of a bounded table.
+func keptOf(rec any) *kept { return rec.(keptRecord).keptMark() }
 
 // SetRetention bounds the table from now on (records already in it count
 // as if put now, oldest first). Every record put in the table counts, and
-// Put and Insert drop the oldest records as the bounds say.
+// Put and Insert drop the oldest records as the bounds say. It panics when
+// the table's records do not embed kept (a programming error).
 func (t *Table[T]) SetRetention(r Retention[T]) {
-	t.ret = &retained[T]{Retention: r}
+	var zero T
+	if _, ok := any(zero).(keptRecord); !ok {
+		panic(fmt.Sprintf("store: SetRetention on a table of %T, which does not embed kept", zero))
+	}
+	size, maxBytes := r.PerTenant, r.BytesPerTenant
+	if size <= 0 {
+		size = math.MaxInt
+	}
+	if maxBytes <= 0 {
+		maxBytes = math.MaxInt64
+	}
+	ret := &retained[T]{Retention: r}
+	ret.log = ring.New(size, maxBytes, 1, func(_ int64, rec *T) {
+		keptOf(*rec).seq = 0 // out of the log already
+		t.drop(*rec)
+	})
 	var all []T
 	for _, list := range t.byOwner {
 		all = append(all, list...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].RecordCreated().Before(all[j].RecordCreated()) })
 	for _, rec := range all {
-		t.ret.count(rec)
+		t.drop(rec)
 	}
-	t.enforce("")
+	t.ret = ret
+	for _, rec := range all {
+		t.Put(rec)
+	}
 }
 
 // RetainedBytes is the sum of the retention's Cost over the records kept
@@ -705,101 +741,68 @@ func (t *Table[T]) RetainedBytes() int64 {
 	if t.ret == nil {
 		return 0
 	}
-	return t.ret.bytes
+	return t.ret.log.Bytes()
 }
 
-// count queues a record put in the table and counts its bytes.
-func (r *retained[T]) count(rec T) {
-	r.queue = append(r.queue, rec)
-	r.bytes += r.cost(rec)
-}
-
-func (r *retained[T]) cost(rec T) int64 {
-	if r.Cost == nil {
-		return 0
+// Retained returns how many records of tenant the table keeps, and the
+// sum of their Cost (0 and 0 without a retention).
+func (t *Table[T]) Retained(tenant string) (records int, bytes int64) {
+	if t.ret == nil {
+		return 0, 0
 	}
-	return r.Cost(rec)
+	return t.ret.log.Bucket(tenant)
 }
 
-// retain counts a record just put, and drops what the bounds say.
-func (t *Table[T]) retain(rec T) {
-	t.ret.count(rec)
-	t.enforce(rec.RecordOwner())
+// SetTenancy makes tenant the function that tells which tenant a record
+// counts for in the table's Retention (when the Retention has none). A
+// store gives each of its tables Store.RetentionTenant.
+func (t *Table[T]) SetTenancy(tenant func(Record) string) { t.tenancy = tenant }
+
+// tenantOf is the tenant rec counts for.
+func (t *Table[T]) tenantOf(rec T) string {
+	switch {
+	case t.ret.Tenant != nil:
+		return t.ret.Tenant(rec)
+	case t.tenancy != nil:
+		return t.tenancy(rec)
+	}
+	return ""
 }
 
-// enforce drops the oldest records of owner past PerOwner ("" none), then
-// the records put first while Total or MaxBytes is passed.
-func (t *Table[T]) enforce(owner string) {
+// retain counts rec, a record just put, and drops what the bounds say:
+// the oldest records of its owner past PerOwner, then the oldest of its
+// tenant past PerTenant and BytesPerTenant. later is how many records of
+// the owner's list, after rec, are not counted yet (InsertRun's).
+func (t *Table[T]) retain(rec T, later int) {
 	r := t.ret
-	if r.PerOwner > 0 && owner != "" {
-		if excess := len(t.byOwner[owner]) - r.PerOwner; excess > 0 {
+	if r.PerOwner > 0 {
+		owner := rec.RecordOwner()
+		if excess := len(t.byOwner[owner]) - later - r.PerOwner; excess > 0 {
+			gone := false // rec itself, older than the owner's others
+			for _, old := range t.byOwner[owner][:excess] {
+				gone = gone || old.base() == rec.base()
+			}
 			t.dropOldest(owner, excess)
-		}
-	}
-	for r.head < len(r.queue) && t.n > 1 &&
-		((r.Total > 0 && t.n > r.Total) || (r.MaxBytes > 0 && r.bytes > r.MaxBytes)) {
-		rec := r.queue[r.head]
-		var zero T
-		r.queue[r.head] = zero
-		r.head++
-		if t.holds(rec) {
-			t.drop(rec)
-		}
-	}
-	// Compact when removed records are most of the queue, so that the
-	// queue stays within twice the records kept.
-	if live := len(r.queue) - r.head; live > 1024 && live > 2*t.n {
-		kept := make([]T, 0, 2*t.n)
-		for _, rec := range r.queue[r.head:] {
-			if t.holds(rec) {
-				kept = append(kept, rec)
+			if gone {
+				return
 			}
 		}
-		r.queue, r.head = kept, 0
-	} else if r.head > 1024 && r.head > len(r.queue)/2 {
-		r.queue, r.head = append([]T(nil), r.queue[r.head:]...), 0
 	}
-}
-
-// holds reports whether rec is in the table (the very record, not another
-// with its id).
-func (t *Table[T]) holds(rec T) bool {
-	if t.byID != nil {
-		cur, ok := t.byID[rec.RecordID()]
-		return ok && cur.base() == rec.base()
+	var cost int64
+	if r.Cost != nil {
+		cost = r.Cost(rec)
 	}
-	if l, ok := any(rec).(loggedRecord); ok {
-		return l.logMark().in
-	}
-	list := t.byOwner[rec.RecordOwner()]
-	if len(list) > 0 && list[0].base() == rec.base() {
-		return true // the oldest, which retention drops first
-	}
-	created := rec.RecordCreated()
-	i := sort.Search(len(list), func(j int) bool { return !list[j].RecordCreated().Before(created) })
-	for ; i < len(list) && list[i].RecordCreated().Equal(created); i++ {
-		if list[i].base() == rec.base() {
-			return true
-		}
-	}
-	return false
+	keptOf(rec).seq = r.log.Push(t.tenantOf(rec), rec, cost)
 }
 
 // dropOldest drops the k oldest records of owner (k at most its count),
-// taking them out of its list at once rather than one by one; each one
-// that is also the oldest put leaves the retention's queue at once too
-// (one owner's log), rather than by a compaction's search.
+// taking them out of its list at once rather than one by one.
 func (t *Table[T]) dropOldest(owner string, k int) {
-	r := t.ret
 	list := t.byOwner[owner]
 	var zero T
 	for i, rec := range list[:k] {
 		t.forget(rec)
 		list[i] = zero // collected now; appends reallocate without the front
-		if r.head < len(r.queue) && r.queue[r.head].base() == rec.base() {
-			r.queue[r.head] = zero
-			r.head++
-		}
 	}
 	if list = list[k:]; len(list) == 0 {
 		delete(t.byOwner, owner)
@@ -816,9 +819,9 @@ func (t *Table[T]) drop(rec T) {
 }
 
 // forget does what dropping rec does but take it out of its owner's list
-// (the caller's part).
+// (the caller's part): out of the id index, the side indexes and the
+// retention's log.
 func (t *Table[T]) forget(rec T) {
-	markLogged(rec, false)
 	if t.byID != nil {
 		delete(t.byID, rec.RecordID())
 	}
@@ -827,24 +830,9 @@ func (t *Table[T]) forget(rec T) {
 		x.remove(rec)
 	}
 	if t.ret != nil {
-		t.ret.bytes -= t.ret.cost(rec)
-	}
-}
-
-// logged is embedded in the records of log tables (NewLogTable): it marks
-// whether the record is in its table, so that retention, which queues
-// the records it bounds, knows one is gone without a search (a log table
-// has no id index to look in).
-type logged struct{ in bool }
-
-func (l *logged) logMark() *logged { return l }
-
-// loggedRecord is a record that embeds logged.
-type loggedRecord interface{ logMark() *logged }
-
-// markLogged marks whether rec, when it embeds logged, is in its table.
-func markLogged(rec any, in bool) {
-	if l, ok := rec.(loggedRecord); ok {
-		l.logMark().in = in
+		if m := keptOf(rec); m.seq != 0 {
+			t.ret.log.Remove(m.seq)
+			m.seq = 0
+		}
 	}
 }
