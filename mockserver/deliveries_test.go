@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/conformance"
+	"github.com/voiceagent/voiceagent-go/internal/harness/conformance"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 

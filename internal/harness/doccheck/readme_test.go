@@ -35,7 +35,7 @@ var (
 // a path in backticks.
 func readmeRows(t *testing.T) (readme string, rows []tableRow) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,14 +240,14 @@ func TestREADMEStartsWithTheTwoSetupCommands(t *testing.T) {
 			t.Errorf("the first code block of README.md lacks %q:\n%s", cmd, block)
 		}
 	}
-	entries, err := os.ReadDir(filepath.Join("..", "..", "examples"))
+	entries, err := os.ReadDir(filepath.Join("..", "..", "..", "examples"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
 		// Go programs only: the Python, Node and compose recipes beside
 		// them are not run with go run.
-		if _, err := os.Stat(filepath.Join("..", "..", "examples", e.Name(), "main.go")); err != nil {
+		if _, err := os.Stat(filepath.Join("..", "..", "..", "examples", e.Name(), "main.go")); err != nil {
 			continue
 		}
 		if e.IsDir() && !strings.Contains(readme, "go run ./examples/"+e.Name()) {

@@ -15,7 +15,7 @@ var versionHeading = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+[^\]]*)\]`)
 // sends in its User-Agent together: the newest version of CHANGELOG.md is
 // voiceagent.Version.
 func TestChangelogNamesTheVersion(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "CHANGELOG.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "CHANGELOG.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/conformance"
+	"github.com/voiceagent/voiceagent-go/internal/harness/conformance"
 )
 
 // recorder is a testing.TB that keeps what Errorf reports.
@@ -202,7 +202,7 @@ func assertValidOpenAPI(t *testing.T, doc libopenapi.Document) {
 // schema files resolved from there (what a tool given the file does).
 func fileDocument(t *testing.T, name string) libopenapi.Document {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "openapi"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "openapi"))
 	require.NoError(t, err)
 	src, err := os.ReadFile(filepath.Join(dir, name))
 	require.NoError(t, err)
@@ -227,7 +227,7 @@ func adminDocument(t *testing.T) libopenapi.Document {
 		require.NoError(t, os.MkdirAll(filepath.Dir(to), 0o755))
 		require.NoError(t, os.WriteFile(to, b, 0o644))
 	}
-	repo := filepath.Join("..", "..")
+	repo := filepath.Join("..", "..", "..")
 	copyFile(filepath.Join(repo, "openapi", "admin.yaml"), filepath.Join(root, "openapi", "admin.yaml"))
 	entries, err := os.ReadDir(filepath.Join(repo, "openapi", "adminschemas"))
 	require.NoError(t, err)

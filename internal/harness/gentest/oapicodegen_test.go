@@ -43,7 +43,7 @@ func TestOapiCodegenClient(t *testing.T) {
 	if out, err := dl.CombinedOutput(); err != nil {
 		missingTool(t, fmt.Sprintf("oapi-codegen and its runtime could not be downloaded (go mod download: %v: %s): "+
 			"they come from the Go module proxy (GOPROXY) or the module cache; with the proxy reachable, run "+
-			"go mod download in internal/gentest/testdata/oapi-codegen and the test again", err, bytes.TrimSpace(out)))
+			"go mod download in internal/harness/gentest/testdata/oapi-codegen and the test again", err, bytes.TrimSpace(out)))
 	}
 
 	s := newScenario(t)

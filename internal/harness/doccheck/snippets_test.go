@@ -82,7 +82,7 @@ func containsInOrder(have, want []string) bool {
 // snippet cannot rot: change the function and the snippet together. A
 // line "..." in a snippet stands for code it leaves out.
 func TestREADMEGoSnippetsAreCompiledTests(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)

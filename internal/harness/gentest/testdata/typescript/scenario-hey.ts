@@ -1,4 +1,4 @@
-// The scenario of internal/gentest, with the SDK that @hey-api/openapi-ts
+// The scenario of internal/harness/gentest, with the SDK that @hey-api/openapi-ts
 // makes from the served OpenAPI document (hey/, written next to this file by
 // the test): list agents, create a call, advance the clock, read the call,
 // page through leads. It prints what it saw as JSON for the test to check.

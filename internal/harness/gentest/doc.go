@@ -3,7 +3,7 @@
 // from the served document into a temporary project, build it, and run one scenario with it
 // against a mock server started in the test: list agents, create a call, advance the simulated
 // clock, read the call, page through the leads. Every exchange of the generated client goes
-// through a proxy that checks it against the document (internal/conformance).
+// through a proxy that checks it against the document (internal/harness/conformance).
 //
 //   - oapi-codegen (Go types and client): testdata/oapi-codegen, a module of its own that pins
 //     the generator as a tool, so this module's go.mod does not inherit its dependencies. It

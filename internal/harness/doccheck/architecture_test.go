@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-const architecturePath = "../../docs/architecture.md"
+const architecturePath = "../../../docs/architecture.md"
 
 // TestArchitectureCoversEveryPackage keeps docs/architecture.md in step with
 // the mock server: it names every internal package of the mock, its
@@ -19,7 +19,7 @@ func TestArchitectureCoversEveryPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := parseMarkdown(string(src))
-	dirs, err := os.ReadDir(filepath.Join("..", "..", "mockserver", "internal"))
+	dirs, err := os.ReadDir(filepath.Join("..", "..", "..", "mockserver", "internal"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestArchitectureCoversEveryPackage(t *testing.T) {
 		}
 	}
 	checkContentsAndLinks(t, doc, architecturePath)
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

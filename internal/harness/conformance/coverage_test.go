@@ -51,7 +51,7 @@ var docOps = sync.OnceValues(func() (map[string]docOp, error) { return readOps(o
 
 // adminOps reads the operations of openapi/admin.yaml, keyed "METHOD <path>".
 var adminOps = sync.OnceValues(func() (map[string]docOp, error) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "openapi", "admin.yaml"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "openapi", "admin.yaml"))
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func typeCheckAnswers(t *testing.T, dir string, exchanges []exchange) {
 // against the generated types with the scenarios.
 func writeReadmeSnippet(t *testing.T, dir string) {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	require.NoError(t, err)
 	_, rest, ok := strings.Cut(string(readme), "\n```ts\n")
 	require.True(t, ok, "README.md has a ts code block (how to generate a TypeScript client)")

@@ -1,4 +1,4 @@
-// The scenario of internal/gentest, with the client that openapi-typescript
+// The scenario of internal/harness/gentest, with the client that openapi-typescript
 // (types) and openapi-fetch (requests) make from the served OpenAPI
 // document (schema.d.ts, written next to this file by the test): list
 // agents, create a call, advance the clock, read the call, page through

@@ -19,7 +19,7 @@ import (
 
 // guidePath is the mock server's user guide, relative to this package's
 // directory (go test runs in it).
-var guidePath = filepath.Join("..", "..", "docs", "mockserver.md")
+var guidePath = filepath.Join("..", "..", "..", "docs", "mockserver.md")
 
 // guideURL is where the package comment says the guide is read on the web.
 const guideURL = "https://github.com/voiceagent/voiceagent-go/blob/main/docs/mockserver.md"
@@ -334,7 +334,7 @@ func TestMockGuideEventsEmittedTable(t *testing.T) {
 func mockPackageDoc(t *testing.T) string {
 	t.Helper()
 	fset := token.NewFileSet()
-	dir := filepath.Join("..", "..", "mockserver")
+	dir := filepath.Join("..", "..", "..", "mockserver")
 	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
 		return !strings.HasSuffix(fi.Name(), "_test.go")
 	}, parser.ParseComments)

@@ -8,7 +8,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
-	"github.com/voiceagent/voiceagent-go/internal/conformance"
+	"github.com/voiceagent/voiceagent-go/internal/harness/conformance"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
@@ -16,7 +16,7 @@ import (
 //
 // Every request the environment's clients send (Client, ClientFor,
 // HTTPClient), and every answer, is checked against the OpenAPI document
-// (openapi/openapi.yaml as the mock serves it) by internal/conformance: a
+// (openapi/openapi.yaml as the mock serves it) by internal/harness/conformance: a
 // violation fails the test with t.Errorf. So every end-to-end test also
 // checks that the SDK, the mock and the document agree.
 type Env struct {
@@ -75,7 +75,7 @@ func (e *Env) ClientFor(apiKey string, opts ...voiceagent.Option) *client.Client
 // HTTPClient returns an HTTP client for raw requests to the server, its
 // traffic checked against the OpenAPI document: a raw request that breaks
 // the document may probe bad input, and passes when the server refuses it
-// with a 4xx that the document allows (see internal/conformance).
+// with a 4xx that the document allows (see internal/harness/conformance).
 func (e *Env) HTTPClient() *http.Client {
 	if e.t == nil {
 		panic("testenv: build an Env with New or With: its traffic is checked against the OpenAPI document, which reports to the test")

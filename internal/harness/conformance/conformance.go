@@ -4,7 +4,7 @@
 //
 // [Transport] is an http.RoundTripper for tests: it lets each request through, validates the
 // request and the answer against the document, and reports every violation with t.Errorf.
-// internal/testenv installs it on every client it builds, so every end-to-end test is checked.
+// internal/harness/testenv installs it on every client it builds, so every end-to-end test is checked.
 //
 // What counts as a violation:
 //   - an answer (any status) whose status, headers or body the document does not allow for the

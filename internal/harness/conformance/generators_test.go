@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/voiceagent/voiceagent-go/internal/conformance"
+	"github.com/voiceagent/voiceagent-go/internal/harness/conformance"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
 
@@ -25,7 +25,7 @@ var (
 // TestDocumentIsGeneratorFriendly checks the bundled document for the forms that stopped
 // code generators (oapi-codegen among them) although they are valid JSON Schema: a boolean
 // schema where a property or an item schema is expected, a reference into the inside of a
-// component, and a type list other than one type with null. internal/gentest runs the
+// component, and a type list other than one type with null. internal/harness/gentest runs the
 // generators themselves; this test says at once, without them, where such a form came back.
 func TestDocumentIsGeneratorFriendly(t *testing.T) {
 	t.Parallel()
