@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
@@ -74,9 +74,9 @@ func publicError(err error) error {
 	case errors.As(err, &pe):
 		return err
 	case errors.Is(err, hooks.ErrDeliveryNotFound):
-		return &Error{Status: http.StatusNotFound, Code: wire.CodeNotFound, Message: ErrDeliveryNotFound.Error(), err: ErrDeliveryNotFound}
+		return &Error{Status: http.StatusNotFound, Code: voiceagent.CodeNotFound, Message: ErrDeliveryNotFound.Error(), err: ErrDeliveryNotFound}
 	case errors.Is(err, hooks.ErrDeliveryNotReplayable):
-		return &Error{Status: http.StatusConflict, Code: wire.CodeConflict, Message: ErrDeliveryNotReplayable.Error(), err: ErrDeliveryNotReplayable}
+		return &Error{Status: http.StatusConflict, Code: voiceagent.CodeConflict, Message: ErrDeliveryNotReplayable.Error(), err: ErrDeliveryNotReplayable}
 	case errors.As(err, &ae):
 		pe = &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
 		for _, d := range ae.Details {
@@ -105,6 +105,6 @@ func (w *wrapped) Unwrap() error { return w.err }
 
 // invalidFixtures is a fixtures file that does not decode.
 func invalidFixtures(path string, err error) error {
-	return fmt.Errorf("%s: %w", path, &Error{Status: http.StatusBadRequest, Code: wire.CodeInvalidRequest,
+	return fmt.Errorf("%s: %w", path, &Error{Status: http.StatusBadRequest, Code: voiceagent.CodeInvalidRequest,
 		Message: "the fixtures are not valid JSON: " + err.Error()})
 }

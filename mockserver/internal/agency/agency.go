@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/uuid"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/canonical"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
@@ -208,7 +208,7 @@ func (s *Service) retain(tx *platform.Tx, c *call, body []byte, path string, cau
 		Resource: c.resource, Action: c.action, Status: "pending", Attempts: 1, UpdatedAt: c.now.UTC(), Command: cmd,
 	}, c.operationOwner(), c.now)
 	s.scheduleRetry(op, c.now)
-	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+	e := httpapi.NewError(http.StatusServiceUnavailable, voiceagent.CodeServiceUnavailable,
 		"a dependency is unavailable ("+cause.Message+"); the command was retained as operation "+op.ID+
 			" and is applied when the dependency returns: read the resource to see it")
 	return e.With("operation", operationView(op))
@@ -284,7 +284,7 @@ func (s *Service) runRetained(tx *platform.Tx, now time.Time, op *store.AgencyOp
 	case errors.As(err, &apiErr):
 		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", apiErr.Status, apiErr.Code, apiErr.Message
 	case err != nil:
-		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, wire.CodeInternalError, err.Error()
+		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", http.StatusInternalServerError, voiceagent.CodeInternalError, err.Error()
 	default:
 		if rs, ok := v.(*httpapi.Respond); ok {
 			v = rs.Body
@@ -410,7 +410,7 @@ func checkRevision(expected, current string) *httpapi.Error {
 	if expected == current {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, wire.CodeStaleRevision,
+	return httpapi.NewError(http.StatusConflict, voiceagent.CodeStaleRevision,
 		fmt.Sprintf("the record changed: expectedRevision %s is not the current revision %s; read it again", expected, current)).
 		With("currentRevision", current)
 }
@@ -420,18 +420,18 @@ func checkFingerprint(got, want string) *httpapi.Error {
 	if got == want {
 		return nil
 	}
-	return httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
+	return httpapi.NewError(http.StatusConflict, voiceagent.CodeFingerprintMismatch,
 		fmt.Sprintf("fingerprint %s does not match the content's fingerprint %s: what was previewed is not what would be committed", got, want))
 }
 
 // errState is a command that the record's state does not allow: 409.
 func errState(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, wire.CodeInvalidState, fmt.Sprintf(format, args...))
+	return httpapi.NewError(http.StatusConflict, voiceagent.CodeInvalidState, fmt.Sprintf(format, args...))
 }
 
 // errConflict is a 409 for duplicates and limits.
 func errConflict(format string, args ...any) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, wire.CodeConflict, fmt.Sprintf(format, args...))
+	return httpapi.NewError(http.StatusConflict, voiceagent.CodeConflict, fmt.Sprintf(format, args...))
 }
 
 // timeOrNil is t in UTC, or nil (shown as null) when t is zero.
@@ -474,7 +474,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
-		return nil, httpapi.NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+		return nil, httpapi.NewError(http.StatusServiceUnavailable, voiceagent.CodeServiceUnavailable,
 			"the agency evidence is unavailable ("+e.Message+"); it is not reported as empty: retry later")
 	}
 	pid := rc.Query("partnerId")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -110,7 +110,7 @@ func (s *Service) installationCommands() map[string]agencyCommand {
 		"preview_handoff":       {decode: decodeStep(handoffStep, false)},
 		"approve_handoff":       {decode: decodeStep(handoffStep, true)},
 		"resolve_update":        {decode: decoded[resolveUpdateInput]},
-		"run_scenarios":         {decode: decoded[runScenariosInput], scopes: []string{wire.ScopeEvalsWrite}},
+		"run_scenarios":         {decode: decoded[runScenariosInput], scopes: []string{string(voiceagent.ScopeEvalsWrite)}},
 	}
 }
 
@@ -246,7 +246,7 @@ func (s *Service) approveStep(tx *platform.Tx, c *call, in approveStepInput) (ma
 		}
 	}
 	if now := fingerprint(spec.content(tx, inst)); now != step.Fingerprint {
-		return nil, httpapi.NewError(http.StatusConflict, wire.CodeFingerprintMismatch,
+		return nil, httpapi.NewError(http.StatusConflict, voiceagent.CodeFingerprintMismatch,
 			"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
 	}
 	if err := c.ready(); err != nil {
@@ -299,8 +299,8 @@ func (s *Service) resolveUpdate(tx *platform.Tx, c *call, in resolveUpdateInput)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	if u.Kind == updateCareLaunch && !c.by.Has(wire.ScopeSMSWrite) {
-		return nil, httpapi.Forbidden("launching the care package needs the scope " + wire.ScopeSMSWrite)
+	if u.Kind == updateCareLaunch && !c.by.Has(string(voiceagent.ScopeSMSWrite)) {
+		return nil, httpapi.Forbidden("launching the care package needs the scope " + string(voiceagent.ScopeSMSWrite))
 	}
 	if err := c.ready(); err != nil {
 		return nil, err

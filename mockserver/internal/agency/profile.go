@@ -12,8 +12,8 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -421,9 +421,9 @@ func (s *Service) issueKey(tx *platform.Tx, c *call, in issueKeyInput) (*sdk.Pro
 	for i, sc := range in.Scopes {
 		path := "/scopes/" + strconv.Itoa(i)
 		switch {
-		case !wire.IsScope(sc):
+		case !identity.IsScope(sc):
 			return nil, httpapi.InvalidField(path, "unknown scope %q", sc)
-		case slices.Contains(wire.PlatformOnlyScopes, sc):
+		case identity.IsPlatformOnly(sc):
 			return nil, httpapi.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
 		case slices.Contains(in.Scopes[:i], sc):
 			return nil, httpapi.InvalidField(path, "duplicate scope %q", sc)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -87,7 +87,7 @@ const TaskExpireApproval = "approval.expire"
 // than voice are 501.
 func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.Principal, b *ApprovalParams) (*store.ApprovalRequest, string, error) {
 	if !strings.HasPrefix(b.Channel.Type, "voice") {
-		return nil, "", httpapi.NewError(http.StatusNotImplemented, wire.CodeNotImplemented,
+		return nil, "", httpapi.NewError(http.StatusNotImplemented, voiceagent.CodeNotImplemented,
 			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
 	}
 	if !b.ExpiresAt.After(now) {
@@ -98,7 +98,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	}
 	biz, agent, number := s.approvalCaller(tx, who)
 	if number == nil {
-		return nil, "", httpapi.NewError(http.StatusConflict, wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+		return nil, "", httpapi.NewError(http.StatusConflict, voiceagent.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
 	}
 	secret, shown := s.approvalSecret(tx, who, b.CallbackSecretID)
 	a := &store.ApprovalRequest{

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -40,9 +40,9 @@ var governedAuthority = map[string][]string{
 // governedScope is the scope each intent needs on a key (sessions hold every
 // scope).
 var governedScope = map[string]string{
-	intentAgentPatch:       wire.ScopeAgentsWrite,
-	intentTranscriptSink:   wire.ScopeWorkspacesWrite,
-	intentEmergencyAddress: wire.ScopeWorkspacesWrite,
+	intentAgentPatch:       string(voiceagent.ScopeAgentsWrite),
+	intentTranscriptSink:   string(voiceagent.ScopeWorkspacesWrite),
+	intentEmergencyAddress: string(voiceagent.ScopeWorkspacesWrite),
 }
 
 // governedKnownFields are the schema's top-level properties; the others are
@@ -142,7 +142,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 			return Submitted{}, false, nil
 		}
 		if g.Fingerprint != fp {
-			return Submitted{}, true, httpapi.NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
+			return Submitted{}, true, httpapi.NewError(http.StatusConflict, voiceagent.CodeIdempotencyConflict,
 				"this idempotency_key was already used for a different governed update of this business")
 		}
 		return Submitted{Update: g, Replayed: true, Status: g.AnswerStatus, Body: g.Answer}, true, nil
@@ -223,7 +223,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	case governedPending:
 		status = http.StatusAccepted
 	case governedRejected:
-		g.Error = map[string]any{"code": wire.CodeForbidden, "message": why}
+		g.Error = map[string]any{"code": voiceagent.CodeForbidden, "message": why}
 		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
 		status, resp = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
@@ -443,7 +443,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 // decision, its note, who and when are recorded in one change of g.
 func (s *Service) Decide(tx *platform.Tx, now time.Time, who *httpapi.Principal, g *store.GovernedUpdate, decision string, note *string, providerFault func() *httpapi.Error) error {
 	if g.Status != governedPending {
-		return httpapi.NewError(http.StatusConflict, wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
+		return httpapi.NewError(http.StatusConflict, voiceagent.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
 	}
 	decide := func(status string, result any, failure map[string]any) error {
 		tx.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {

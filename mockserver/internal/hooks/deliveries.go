@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -835,7 +835,7 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 	case errors.Is(err, ErrDeliveryNotFound):
 		return nil, httpapi.NotFound("delivery not found: " + body.DeliveryID)
 	case err != nil:
-		return nil, httpapi.NewError(http.StatusConflict, wire.CodeConflict,
+		return nil, httpapi.NewError(http.StatusConflict, voiceagent.CodeConflict,
 			"a subscription's delivery can be replayed only while the subscription exists and is active")
 	}
 	return httpapi.Created(deliveryView(d)), nil

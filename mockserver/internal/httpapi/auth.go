@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -53,7 +54,7 @@ func (p *Principal) Has(scope string) bool {
 	if p.Key == nil {
 		return true
 	}
-	return slices.Contains(p.Key.Scopes, scope) || slices.Contains(p.Key.Scopes, wire.ScopeAll)
+	return slices.Contains(p.Key.Scopes, scope) || slices.Contains(p.Key.Scopes, string(voiceagent.ScopeAll))
 }
 
 // Reaches reports whether the caller may act on a business.
@@ -369,7 +370,7 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	}
 	wait := max(int(math.Ceil((1-tokens)*every.Seconds())), 1)
 	h.Set("Retry-After", strconv.Itoa(wait))
-	e := NewError(http.StatusTooManyRequests, wire.CodeRateLimited,
+	e := NewError(http.StatusTooManyRequests, voiceagent.CodeRateLimited,
 		"too many requests: the limit is "+strconv.Itoa(limit)+" per "+rule.Window.String()+", counted per "+per+"; retry after "+strconv.Itoa(wait)+"s")
 	e.Header = h
 	return nil, e

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
 
@@ -59,32 +59,32 @@ func DependencyError(status int, code, message string) *Error {
 }
 
 // NotFound is a 404 not_found.
-func NotFound(msg string) *Error { return NewError(http.StatusNotFound, wire.CodeNotFound, msg) }
+func NotFound(msg string) *Error { return NewError(http.StatusNotFound, voiceagent.CodeNotFound, msg) }
 
 // Forbidden is a 403 forbidden.
 func Forbidden(msg string) *Error {
-	return NewError(http.StatusForbidden, wire.CodeForbidden, msg)
+	return NewError(http.StatusForbidden, voiceagent.CodeForbidden, msg)
 }
 
 // Unauthorized is a 401 unauthorized.
 func Unauthorized(msg string) *Error {
-	return NewError(http.StatusUnauthorized, wire.CodeUnauthorized, msg)
+	return NewError(http.StatusUnauthorized, voiceagent.CodeUnauthorized, msg)
 }
 
 // Internal is an unexpected failure of the mock itself: 500
 // internal_error, details in the server's log only.
 func Internal() *Error {
-	return NewError(http.StatusInternalServerError, wire.CodeInternalError, "internal error")
+	return NewError(http.StatusInternalServerError, voiceagent.CodeInternalError, "internal error")
 }
 
 // MissingParam is a missing query parameter: 400 bad_request.
 func MissingParam(name string) *Error {
-	return NewError(http.StatusBadRequest, wire.CodeBadRequest, "missing required query parameter: "+name)
+	return NewError(http.StatusBadRequest, voiceagent.CodeBadRequest, "missing required query parameter: "+name)
 }
 
 // Invalid is a body or parameter that failed validation: 400 invalid_request.
 func Invalid(format string, args ...any) *Error {
-	return NewError(http.StatusBadRequest, wire.CodeInvalidRequest, fmt.Sprintf(format, args...))
+	return NewError(http.StatusBadRequest, voiceagent.CodeInvalidRequest, fmt.Sprintf(format, args...))
 }
 
 // InvalidField is Invalid naming the field in details.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 )
 
 // Bounds of the idempotency records (WithIdempotencyLimit).
@@ -176,13 +176,13 @@ func (st *IdempotencyStore) do(rc *Ctx, key string, run func() *Response) *Respo
 	st.Mu.Unlock()
 
 	if e.fingerprint != fp {
-		return ErrorResponse(NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
+		return ErrorResponse(NewError(http.StatusConflict, voiceagent.CodeIdempotencyConflict,
 			"this Idempotency-Key was already used with a different request"))
 	}
 	select {
 	case <-e.done:
 	case <-rc.Request.Context().Done():
-		return ErrorResponse(NewError(http.StatusConflict, wire.CodeIdempotencyConflict,
+		return ErrorResponse(NewError(http.StatusConflict, voiceagent.CodeIdempotencyConflict,
 			"a request with this Idempotency-Key is still in progress"))
 	}
 	replay := copyResponse(e.resp)

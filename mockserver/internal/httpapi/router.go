@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -102,7 +103,7 @@ func (s *API) handlerFor(r *http.Request) (*Route, *Error) {
 	}
 	rt, ok := methods[r.Method]
 	if !ok {
-		e := NewError(http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
+		e := NewError(http.StatusMethodNotAllowed, voiceagent.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
 		e.Header = http.Header{"Allow": {allowed(methods)}}
 		return nil, e
 	}
@@ -176,7 +177,7 @@ func (rc *Ctx) onlyQuery(names []string) *Error {
 	if len(names) > 0 {
 		takes = strings.Join(names, ", ")
 	}
-	return NewError(http.StatusBadRequest, wire.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
+	return NewError(http.StatusBadRequest, voiceagent.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
 		strings.Join(unknown, ", "), takes))
 }
 
@@ -337,10 +338,10 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 			var tooBig *http.MaxBytesError
 			switch {
 			case errors.As(err, &tooBig):
-				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
+				return ErrorResponse(NewError(http.StatusRequestEntityTooLarge, voiceagent.CodePayloadTooLarge,
 					fmt.Sprintf("request body is larger than %d bytes", limit))), rt, rc, fault
 			case s.draining.Err() != nil:
-				return ErrorResponse(NewError(http.StatusServiceUnavailable, wire.CodeServiceUnavailable,
+				return ErrorResponse(NewError(http.StatusServiceUnavailable, voiceagent.CodeServiceUnavailable,
 					"the server is shutting down and stopped reading the request body before its end; nothing was done")), rt, rc, fault
 			}
 			return ErrorResponse(Invalid("reading the request body: %v", err)), rt, rc, fault
@@ -600,7 +601,7 @@ func (rc *Ctx) checkQuery() *Error {
 		for _, v := range vs {
 			switch {
 			case v == "" && name == "id":
-				return NewError(http.StatusBadRequest, wire.CodeBadRequest,
+				return NewError(http.StatusBadRequest, voiceagent.CodeBadRequest,
 					"the id query parameter is empty: send ?id=<uuid> to read one record, or leave it out to list")
 			case v == "":
 			case !IsUUID(v):
@@ -690,7 +691,7 @@ func (s *API) guardAdmin(r *http.Request) *Error {
 	}
 	ct := r.Header.Get("Content-Type")
 	if (ct != "" || r.ContentLength != 0) && !isJSONMediaType(ct) {
-		return NewError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest,
+		return NewError(http.StatusUnsupportedMediaType, voiceagent.CodeInvalidRequest,
 			"the admin API takes JSON bodies only (Content-Type: application/json), not "+strconvQuote(ct))
 	}
 	return nil

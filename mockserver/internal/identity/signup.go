@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -255,7 +255,7 @@ func (s *Service) signupPayment(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(rc.Request.Header.Get(headerPayment)) == "" {
-		return nil, httpapi.NewError(http.StatusPaymentRequired, wire.CodePaymentRequired,
+		return nil, httpapi.NewError(http.StatusPaymentRequired, voiceagent.CodePaymentRequired,
 			"payment mode needs an "+headerPayment+" header carrying the payment for plan "+plan+" (x402)").
 			With("payment_requirements", map[string]any{
 				"scheme": "x402", "header": headerPayment, "plan_id": plan,
@@ -285,7 +285,7 @@ func signupPlanFor(id string) (string, bool) {
 func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *signupPlan, mode, plan string, ch *store.SignupChallenge) (any, error) {
 	scopes := f.APIKeyScopes
 	if len(scopes) == 0 {
-		scopes = wire.SignupDefaultScopes
+		scopes = slices.Clone(signupDefaultScopes)
 	}
 	pr := s.Provision(rc.Tx, rc.Now, ProvisionSpec{
 		BusinessName: f.BusinessName, Email: sp.email, BusinessType: strOrEmpty(f.BusinessType),
@@ -328,7 +328,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		redacted["referred_by_partner_id"] = sp.partnerID
 	}
 	if pr.FailedStep != "" {
-		redacted["status"] = wire.CodeProvisioningFailed
+		redacted["status"] = voiceagent.CodeProvisioningFailed
 		redacted["setup_status"] = map[string]any{
 			"state":           "partial",
 			"completed_steps": []string{"user", "business", "agent", "api_key", "session"},
@@ -484,7 +484,7 @@ func signupRecoveryPaths(email, businessID string) map[string]string {
 }
 
 func errEmailExists(email string) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, wire.CodeEmailExists,
+	return httpapi.NewError(http.StatusConflict, voiceagent.CodeEmailExists,
 		"an account with this email already exists: sign in, or create a key from the dashboard").
 		With("recovery_paths", signupRecoveryPaths(email, ""))
 }
@@ -493,7 +493,7 @@ func errEmailExists(email string) *httpapi.Error {
 // response (key and links included) beside the error, which repeats the
 // recovery paths. It tells clients not to retry.
 func errProvisioningFailed(answer map[string]any) *httpapi.Error {
-	e := httpapi.NewError(http.StatusServiceUnavailable, wire.CodeProvisioningFailed,
+	e := httpapi.NewError(http.StatusServiceUnavailable, voiceagent.CodeProvisioningFailed,
 		"the account was created but its setup did not finish (phone number): keep the key, follow setup_status.recovery_paths, do not restart signup")
 	if setup, ok := answer["setup_status"].(map[string]any); ok {
 		e = e.With("recovery_paths", setup["recovery_paths"])
@@ -507,7 +507,7 @@ func errProvisioningFailed(answer map[string]any) *httpapi.Error {
 // field (a JSON Pointer) in details.
 func errSignupField(path, format string, args ...any) *httpapi.Error {
 	msg := fmt.Sprintf(format, args...)
-	e := httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
+	e := httpapi.NewError(http.StatusBadRequest, voiceagent.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
 	e.Details = []httpapi.FieldError{{Path: path, Message: msg}}
 	return e
 }
@@ -515,7 +515,7 @@ func errSignupField(path, format string, args ...any) *httpapi.Error {
 // errChallenge is a failed verify step: 400 validation_error with
 // error.reason.
 func errChallenge(reason, msg string) *httpapi.Error {
-	return httpapi.NewError(http.StatusBadRequest, wire.CodeValidationError, msg).With("reason", reason)
+	return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeValidationError, msg).With("reason", reason)
 }
 
 // diffSignupFields names the fields of a verify step that differ from the

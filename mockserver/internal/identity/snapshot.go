@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -325,7 +325,7 @@ func sectionError(prefix string, err error) error {
 	}
 	path := prefix + "." + se.Path
 	if se.InUse {
-		e := httpapi.NewError(http.StatusConflict, wire.CodeConflict, path+": "+se.Message+" by another tenant")
+		e := httpapi.NewError(http.StatusConflict, voiceagent.CodeConflict, path+": "+se.Message+" by another tenant")
 		e.Details = []httpapi.FieldError{{Path: path, Message: se.Message}}
 		return e
 	}
@@ -383,7 +383,7 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	out := &Copy{IDs: r.ids}
 	out.BusinessID = b.ID
 	out.UserID = b.OwnerUserID
-	out.APIKey, _ = s.IssueKey(tx, now, b.OwnerUserID, "copy", wire.AllScopes, "", "")
+	out.APIKey, _ = s.IssueKey(tx, now, b.OwnerUserID, "copy", AllScopes(), "", "")
 	out.Session = s.newSession(tx, now, b.OwnerUserID).Token
 	if agents := tx.Agents.Owned(b.ID); len(agents) > 0 {
 		out.AgentID, out.PhoneNumber = agents[0].ID, agents[0].PhoneNumber

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -272,7 +271,7 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	}
 	p, err := decodeRun(rc)
 	if err != nil {
-		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
+		if apiErr, ok := err.(*httpapi.Error); ok && apiErr.Code == voiceagent.CodeInvalidRequest && len(apiErr.Details) > 0 {
 			return runValidation(apiErr.Details, nil, 0), nil
 		}
 		return nil, err

@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
 )
 
 // TestSegments places single leads, each in a world of its own, at a
@@ -169,7 +170,7 @@ func TestCadence(t *testing.T) {
 		var apiErr *httpapi.Error
 		require.ErrorAs(t, err, &apiErr, "touch at %v", at)
 		assert.Equal(t, http.StatusTooManyRequests, apiErr.Status)
-		assert.Equal(t, wire.CodeRateLimited, apiErr.Code)
+		assert.Equal(t, voiceagent.CodeRateLimited, apiErr.Code)
 		assert.Equal(t, "false", apiErr.Header.Get(httpapi.HeaderShouldRetry))
 		assert.Equal(t, next.Format(time.RFC3339), errorMembers(t, apiErr)["nextAllowedAt"], "touch at %v", at)
 	}

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
 )
 
 // sdrBusiness reads the businessId query parameter: required (400
@@ -308,7 +309,7 @@ func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment
 func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
 	if c.tx.OnDNC(l.Owner, to) {
-		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")}
+		return sdrOutcome{err: httpapi.NewError(http.StatusBadRequest, voiceagent.CodeNumberOnDNC, to+" is on the do-not-call list")}
 	}
 	a := sdrAgent(c.tx, c.cfg, l.Owner)
 	if a == nil {
@@ -455,7 +456,7 @@ func recordTouch(tx *platform.Tx, now time.Time, l *store.Lead, channel string) 
 
 // errCadence is the 429 of a touch the cadence refuses.
 func errCadence(msg string, next *time.Time, now time.Time) *httpapi.Error {
-	e := httpapi.NewError(http.StatusTooManyRequests, wire.CodeRateLimited, msg)
+	e := httpapi.NewError(http.StatusTooManyRequests, voiceagent.CodeRateLimited, msg)
 	// Never retried by the SDK: the wait is on the simulated clock, which a
 	// retry in real time would not move.
 	e.Header = http.Header{httpapi.HeaderShouldRetry: {"false"}}
@@ -544,7 +545,7 @@ func (s *Service) act(c *sdrCtx, l *store.Lead, action string) (*sdrapi.ActionRe
 func checkTouch(c *sdrCtx, e *sdrEval, channel string) *httpapi.Error {
 	l := e.lead
 	if l.Status == store.LeadDoNotContact {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, "the lead's status is do_not_contact")
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeNumberOnDNC, "the lead's status is do_not_contact")
 	}
 	if n := e.touches(); n >= c.cfg.MaxTouches {
 		return errCadence(fmt.Sprintf("the lead has had %d touches, the configured max_touches is %d", n, c.cfg.MaxTouches), nil, c.now).
@@ -586,7 +587,7 @@ func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	}
 	c := sdrCtxFor(rc, b)
 	if !c.cfg.Enabled {
-		return nil, httpapi.NewError(http.StatusBadRequest, wire.CodeBadRequest,
+		return nil, httpapi.NewError(http.StatusBadRequest, voiceagent.CodeBadRequest,
 			"SDR is not enabled for business "+b.ID+": PUT /sdr/config with enabled true first")
 	}
 	return s.runSDR(c, store.SDRTriggerRun, body.DryRun), nil

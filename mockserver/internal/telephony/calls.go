@@ -11,7 +11,6 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -83,7 +82,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
 func ErrMagicCallFailed(to string) *httpapi.Error {
-	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeCallFailed,
+	return httpapi.DependencyError(http.StatusInternalServerError, voiceagent.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
@@ -119,7 +118,7 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 	}
 	if oc.ProviderFault != nil {
 		if e := oc.ProviderFault(); e != nil {
-			e.Code = wire.CodeVendorError
+			e.Code = voiceagent.CodeVendorError
 			e.Message = "the voice provider refused the call: " + e.Message
 			return nil, e
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -114,28 +113,28 @@ func RecipientLocation(number string, b *store.Business) *time.Location {
 func smsCompliance(tx *platform.Tx, now time.Time, b *store.Business, to, body string, loc *time.Location) *httpapi.Error {
 	switch to {
 	case magicSMSOnDNC:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeNumberOnDNC, to+" is on the do-not-call list")
 	case magicSMSOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts")
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeNumberOptedOut, to+" has opted out of texts")
 	case magicSMSTCPA:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
 	}
 	if tx.OnDNC(b.ID, to) {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOnDNC, to+" is on the do-not-call list")
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeNumberOnDNC, to+" is on the do-not-call list")
 	}
 	switch tx.Consent(b.ID, to) {
 	case store.ConsentOptedOut:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
 	}
 	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeTCPAViolation, fmt.Sprintf(
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeTCPAViolation, fmt.Sprintf(
 			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
 			local.Format("15:04"), loc.String())).With("recipient_local_time", local.Format(time.RFC3339))
 	}
 	if m := blockedContent.FindString(body); m != "" {
-		return httpapi.NewError(http.StatusBadRequest, wire.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
+		return httpapi.NewError(http.StatusBadRequest, voiceagent.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
 	}
 	return nil
 }
@@ -175,7 +174,7 @@ func SMSPrecheck(tx *platform.Tx, now time.Time, req SMSRequest) (from string, a
 
 // ErrCarrierRejected is the carrier's failure on the magic failing number.
 func ErrCarrierRejected(to string) *httpapi.Error {
-	return httpapi.DependencyError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
+	return httpapi.DependencyError(http.StatusInternalServerError, voiceagent.CodeSMSSendFailed, "the carrier rejected the message to "+to)
 }
 
 // SMSRequest is one outbound text.
@@ -330,7 +329,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 		req.Lead = l
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
-		req.CarrierFault = httpapi.DependencyError(http.StatusInternalServerError, wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
+		req.CarrierFault = httpapi.DependencyError(http.StatusInternalServerError, voiceagent.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
 	m, apiErr := s.SendSMS(rc.Tx, rc.Now, req)
 	if apiErr != nil {

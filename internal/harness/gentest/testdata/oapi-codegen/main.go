@@ -120,7 +120,7 @@ func main() {
 	nf, err := c.GetCallsWithResponse(ctx, &voiceagent.GetCallsParams{Id: &missing})
 	check(err)
 	expect(nf.StatusCode(), http.StatusNotFound, nf.Body)
-	out.NotFoundCode = nf.JSON404.Error.Code
+	out.NotFoundCode = string(nf.JSON404.Error.Code) // the document's ErrorCode enum: a type of its own
 	out.NotFoundRequest = nf.HTTPResponse.Header.Get("X-Request-Id")
 
 	// Validate a communication run: the body is a union (a run, or any
