@@ -13,6 +13,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -203,7 +204,7 @@ func (s *Service) previewStep(tx *platform.Tx, c *call, in previewStepInput) (ma
 	if step.State == stepApproved {
 		return nil, errState("the %s is already approved", spec.label)
 	}
-	content := spec.content(tx, inst)
+	content := json.RawMessage(jsonview.MustMarshal(spec.content(tx, inst)))
 	fp := fingerprint(content)
 	if in.Fingerprint != "" {
 		if e := checkFingerprint(in.Fingerprint, fp); e != nil {
@@ -213,8 +214,7 @@ func (s *Service) previewStep(tx *platform.Tx, c *call, in previewStepInput) (ma
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	raw, _ := json.Marshal(content)
-	step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, c.now.UTC()
+	step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(content), fp, c.now.UTC()
 	s.bump(inst, c.now)
 	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "fingerprint": fp}), nil
 }
@@ -245,7 +245,7 @@ func (s *Service) approveStep(tx *platform.Tx, c *call, in approveStepInput) (ma
 			return nil, e
 		}
 	}
-	if now := fingerprint(spec.content(tx, inst)); now != step.Fingerprint {
+	if now := fingerprint(json.RawMessage(jsonview.MustMarshal(spec.content(tx, inst)))); now != step.Fingerprint {
 		return nil, httpapi.NewError(http.StatusConflict, voiceagent.CodeFingerprintMismatch,
 			"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
 	}
@@ -431,7 +431,7 @@ func (s *Service) newInstallation(tx *platform.Tx, now time.Time, sess *store.En
 	}
 	if pkg, ok := versionPackage(v, "care"); ok {
 		inst.Care = &store.CarePackage{State: "draft", Version: pkg.Version, Variant: pkg.Variant, PreparedAt: now.UTC()}
-		proposed, _ := json.Marshal(map[string]any{"carePackage": pkg, "launch": "queue the draft campaign for sending"})
+		proposed := jsonview.MustMarshal(map[string]any{"carePackage": pkg, "launch": "queue the draft campaign for sending"})
 		s.addUpdate(now, inst, updateCareLaunch, []string{"launch"}, proposed)
 	}
 	s.bump(inst, now)

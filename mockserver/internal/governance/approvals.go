@@ -12,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -116,7 +117,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *httpapi.P
 	}
 	callID, apiErr := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
-		Context: string(httpapi.MustJSON(map[string]any{
+		Context: string(jsonview.MustMarshal(map[string]any{
 			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
 			"required_factors": b.RequiredFactors, "principal_id": b.PrincipalID,
 		})),
@@ -225,7 +226,7 @@ func (s *Service) decideApproval(tx *platform.Tx, a *store.ApprovalRequest, now 
 		a.UpdatedAt = now.UTC()
 		a.CallbackEventID = s.IDs.UUID()
 	})
-	s.startApprovalCallback(tx, a, httpapi.MustJSON(governanceapi.ApprovalCallback{
+	s.startApprovalCallback(tx, a, jsonview.MustMarshal(governanceapi.ApprovalCallback{
 		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))

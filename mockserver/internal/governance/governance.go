@@ -11,6 +11,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -131,7 +132,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 	if need := governedScope[req.Intent]; !who.Has(need) {
 		return Submitted{}, httpapi.Forbidden("the intent " + req.Intent + " needs the scope " + need)
 	}
-	fp := sha256.Sum256(httpapi.MustJSON(req.Sent)) // re-encoded: key order and spacing do not matter
+	fp := sha256.Sum256(jsonview.MustMarshal(req.Sent)) // re-encoded: key order and spacing do not matter
 	// replay finds the first outcome of the idempotency_key in a business.
 	replay := func(business string) (Submitted, bool, error) {
 		if req.DryRun {
@@ -227,7 +228,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *httpapi.Principal,
 		e := httpapi.Forbidden(why).With("governed_update_id", g.ID).With("allowed_authority_modes", governedAuthority[g.Intent])
 		status, resp = e.Status, json.RawMessage(httpapi.ErrorResponse(e).Body)
 	}
-	g.AnswerStatus, g.Answer = status, httpapi.MustJSON(resp)
+	g.AnswerStatus, g.Answer = status, jsonview.MustMarshal(resp)
 	tx.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
 	return Submitted{Update: g, Status: status, Body: g.Answer}, nil
 }
@@ -334,7 +335,7 @@ func agentPatchOf(agentID string, payload map[string]any) (telephony.AgentPatch,
 	if err := httpapi.ValidateUnder("agentUpdate", body, "/payload", "the agent.patch payload"); err != nil {
 		return p, err
 	}
-	if err := json.Unmarshal(httpapi.MustJSON(body), &p); err != nil {
+	if err := json.Unmarshal(jsonview.MustMarshal(body), &p); err != nil {
 		return p, httpapi.Invalid("the agent.patch payload does not match the expected shape: %v", err)
 	}
 	return p, nil

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -77,15 +76,6 @@ func (rc *Ctx) scopedPage() ([]string, PageQuery, error) {
 	}
 	pq, err := rc.PageQuery(50, 100)
 	return owners, pq, err
-}
-
-// MustJSON encodes a value the server built itself (it cannot fail).
-func MustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("mockserver: encoding " + err.Error())
-	}
-	return b
 }
 
 // Str is a string member of a decoded object ("" when absent or not a

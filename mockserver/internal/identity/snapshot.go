@@ -14,6 +14,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -101,7 +102,7 @@ func (s *Service) Snapshot(businessID string) (json.RawMessage, error) {
 		ts := s.exportTenant(tx, tenant)
 		doc = &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: ts.Now, Tenants: []TenantSnapshot{ts}}
 	}
-	return json.Marshal(doc)
+	return jsonview.Marshal(doc)
 }
 
 func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {

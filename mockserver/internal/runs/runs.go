@@ -11,6 +11,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -453,7 +454,7 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, task clock.Task) {
 	if t.Channel == "call" {
 		var context string
 		if len(t.Context) > 0 {
-			context = string(httpapi.MustJSON(t.Context))
+			context = string(jsonview.MustMarshal(t.Context))
 		}
 		id, err := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -172,7 +173,7 @@ func TestCadence(t *testing.T) {
 		assert.Equal(t, http.StatusTooManyRequests, apiErr.Status)
 		assert.Equal(t, voiceagent.CodeRateLimited, apiErr.Code)
 		assert.Equal(t, "false", apiErr.Header.Get(httpapi.HeaderShouldRetry))
-		assert.Equal(t, next.Format(time.RFC3339), errorMembers(t, apiErr)["nextAllowedAt"], "touch at %v", at)
+		assert.Equal(t, next.UTC().Format(wire.TimeLayout), errorMembers(t, apiErr)["nextAllowedAt"], "touch at %v", at)
 	}
 	w.p.Read(func(tx *platform.Tx) {
 		assert.Equal(t, 1, tx.SDRLeads[l.ID].TouchCount, "a refused touch is not counted")
