@@ -5,8 +5,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"golang.org/x/time/rate"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // ruleFor returns the limit of the API's section 8 (wire.Limits) that the

@@ -10,8 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"golang.org/x/time/rate"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 func TestRuleForGroupsEndpointsAsTheAPIDoes(t *testing.T) {

@@ -2,7 +2,7 @@ package voiceagent_test
 
 // The README's Go snippets, compiled and run here so they cannot rot: each
 // snippet is the body of one of these examples, line for line
-// (internal/doccheck checks it).
+// (internal/harness/doccheck checks it).
 
 import (
 	"context"

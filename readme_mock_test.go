@@ -14,7 +14,7 @@ import (
 )
 
 // TestREADMEMockServerTour is the README's mock server tour for Go tests,
-// line for line (internal/doccheck checks it), with assertions after it.
+// line for line (internal/harness/doccheck checks it), with assertions after it.
 func TestREADMEMockServerTour(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -19,7 +19,8 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
-	"github.com/voiceagent/voiceagent-go/internal/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -184,7 +185,7 @@ func TestCreateWithEveryFieldRunsTheLifecycleAndPostsTheWebhook(t *testing.T) {
 	require.NoError(t, json.Unmarshal(h.body, &body))
 	assert.Equal(t, map[string]any{
 		"event": "call.completed", "call_id": c.ID, "status": "completed", "duration": float64(c.Duration),
-		"recording_url": *c.RecordingURL, "summary": *c.Summary, "timestamp": c.EndedAt.Format(time.RFC3339),
+		"recording_url": *c.RecordingURL, "summary": *c.Summary, "timestamp": c.EndedAt.UTC().Format(wire.TimeLayout),
 	}, body)
 	ev, err := webhooks.ParseCallWebhook(h.body)
 	require.NoError(t, err)
@@ -320,7 +321,7 @@ func TestMagicNumbers(t *testing.T) {
 	require.NoError(t, json.Unmarshal(h.body, &body))
 	assert.Equal(t, map[string]any{
 		"event": "call.failed", "call_id": noAnswer.ID, "status": "failed", "error": "no_answer",
-		"timestamp": c.EndedAt.Format(time.RFC3339),
+		"timestamp": c.EndedAt.UTC().Format(wire.TimeLayout),
 	}, body)
 	assert.Equal(t, "call.failed", h.header.Get("X-Voiceagent-Event"))
 

@@ -16,7 +16,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/client"
-	"github.com/voiceagent/voiceagent-go/internal/loadgen"
+	"github.com/voiceagent/voiceagent-go/internal/harness/loadgen"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )

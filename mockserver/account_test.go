@@ -11,7 +11,6 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/account"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
@@ -48,7 +47,7 @@ func TestBalanceCoversEveryBusinessTheKeyReaches(t *testing.T) {
 	// A second business of the same owner (same email), and a key limited to it.
 	tx := srv.platform.WriteTx()
 	owner, _ := tx.Users.Get(acct.UserID)
-	pr := srv.identity.Provision(tx, srv.Now(), identity.ProvisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: wire.AllScopes})
+	pr := srv.identity.Provision(tx, srv.Now(), identity.ProvisionSpec{BusinessName: "Second", Email: owner.Email, Scopes: identity.AllScopes()})
 	onlySecond, _ := srv.identity.IssueKey(tx, srv.Now(), acct.UserID, "limited", []string{"billing:read"}, pr.Business.ID, "")
 	tx.End()
 

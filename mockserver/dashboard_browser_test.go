@@ -193,7 +193,7 @@ func TestBrowserDashboard(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#outbox-body tr[data-message]`)),
 	)
 	assert.Contains(t, text(acmeRow), "Acme Plumbing")
-	assert.Equal(t, "2026-06-05T19:00:00Z", clockOf(acmeRow), "the tenant's own clock")
+	assert.Equal(t, "2026-06-05T19:00:00.000000000Z", clockOf(acmeRow), "the tenant's own clock")
 	assert.Contains(t, text(`#outbox-body`), "owner@initech.example", "the signup code's email")
 
 	// Acme's pending script steps are listed until a call uses them.
@@ -246,7 +246,7 @@ func TestBrowserDashboard(t *testing.T) {
 	got, err := c.Calls.Get(ctx, call.ID)
 	require.NoError(t, err)
 	assert.Equal(t, calls.StatusCompleted, got.Status)
-	assert.Equal(t, "2026-06-05T19:00:00Z", clockOf(globexRow), "Globex's clock did not move")
+	assert.Equal(t, "2026-06-05T19:00:00.000000000Z", clockOf(globexRow), "Globex's clock did not move")
 	assert.Equal(t, start, globex.Now())
 
 	// The call's webhook fails while the receiver is down; a day and more

@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/conformance"
+	"github.com/voiceagent/voiceagent-go/internal/harness/conformance"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 
@@ -179,7 +180,7 @@ func TestAdminEventsHappenAtTheTenantsTime(t *testing.T) {
 	status, ev := call(t, http.MethodPost, srv.AdminURL+"/events", "",
 		`{"business_id":"`+acct.BusinessID+`","event":"lead.created"}`)
 	require.Equal(t, http.StatusCreated, status, ev)
-	assert.Equal(t, tenantNow.UTC().Format(time.RFC3339), ev["created_at"])
+	assert.Equal(t, tenantNow.UTC().Format(wire.TimeLayout), ev["created_at"])
 }
 
 // TestADeliveryTheGuardRefusesFailsAtOnce: a receiver the server may not

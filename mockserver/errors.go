@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -77,9 +77,9 @@ func publicError(err error) error {
 	case errors.As(err, &pe):
 		return err
 	case errors.Is(err, hooks.ErrDeliveryNotFound):
-		return &Error{Status: httpapi.StatusOf(wire.CodeNotFound), Code: wire.CodeNotFound, Message: ErrDeliveryNotFound.Error(), err: ErrDeliveryNotFound}
+		return &Error{Status: httpapi.StatusOf(voiceagent.CodeNotFound), Code: voiceagent.CodeNotFound, Message: ErrDeliveryNotFound.Error(), err: ErrDeliveryNotFound}
 	case errors.Is(err, hooks.ErrDeliveryNotReplayable):
-		return &Error{Status: httpapi.StatusOf(wire.CodeConflict), Code: wire.CodeConflict, Message: ErrDeliveryNotReplayable.Error(), err: ErrDeliveryNotReplayable}
+		return &Error{Status: httpapi.StatusOf(voiceagent.CodeConflict), Code: voiceagent.CodeConflict, Message: ErrDeliveryNotReplayable.Error(), err: ErrDeliveryNotReplayable}
 	case errors.As(err, &de):
 		pe = &Error{Status: httpapi.Status(de), Code: de.Code, Message: de.Message}
 		for _, d := range de.Details {
@@ -124,6 +124,6 @@ func (w *wrapped) Unwrap() error { return w.err }
 
 // invalidFixtures is a fixtures file that does not decode.
 func invalidFixtures(path string, err error) error {
-	return fmt.Errorf("%s: %w", path, &Error{Status: httpapi.StatusOf(wire.CodeInvalidRequest), Code: wire.CodeInvalidRequest,
+	return fmt.Errorf("%s: %w", path, &Error{Status: httpapi.StatusOf(voiceagent.CodeInvalidRequest), Code: voiceagent.CodeInvalidRequest,
 		Message: "the fixtures are not valid JSON: " + err.Error()})
 }

@@ -37,12 +37,15 @@ func TestFaultAdminAPI(t *testing.T) {
 	require.Len(t, list.Faults, 1)
 	assert.Equal(t, 1, list.Faults[0].Fired)
 
-	r = rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"id":"mine","path":"/api/v1/*","status":418,"code":"teapot","message":"short and stout"}`)
+	r = rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"id":"mine","path":"/api/v1/*","status":418,"code":"vendor_error","message":"short and stout"}`)
 	require.Equal(t, http.StatusCreated, r.status)
 	got = rawDo(t, http.MethodGet, srv.URL+"/v1/agents", "", bearer(acct.APIKey)...)
 	assert.Equal(t, 418, got.status, "a path ending in * is a prefix")
-	assert.Equal(t, "teapot", got.code())
+	assert.Equal(t, "vendor_error", got.code())
 	assert.Equal(t, "short and stout", got.message())
+	r = rawDo(t, http.MethodPost, srv.AdminURL+"/faults", `{"path":"/api/v1/*","status":418,"code":"teapot"}`)
+	assert.Equal(t, http.StatusBadRequest, r.status, "the real service answers only its own codes: %s", r.body)
+	assert.Contains(t, string(r.body), "/code")
 
 	r = rawDo(t, http.MethodDelete, srv.AdminURL+"/faults", "")
 	require.Equal(t, http.StatusOK, r.status)

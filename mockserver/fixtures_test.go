@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
 
@@ -134,7 +134,7 @@ func TestFixturesThroughTheAdminAPIAndAFile(t *testing.T) {
 
 	bad := rawDo(t, http.MethodPost, srv.AdminURL+"/fixtures", `{"accounts": [{"leads": [{"status": "hot"}]}]}`)
 	assert.Equal(t, http.StatusBadRequest, bad.status)
-	assert.Equal(t, wire.CodeInvalidRequest, bad.code())
+	assert.Equal(t, voiceagent.CodeInvalidRequest, bad.code())
 	assert.Contains(t, bad.message(), "/accounts/0/leads/0/status")
 	future := rawDo(t, http.MethodPost, srv.AdminURL+"/fixtures", `{"accounts": [{"calls": [{"to": "+15550101010", "created_at": "2030-01-01T00:00:00Z"}]}]}`)
 	assert.Equal(t, http.StatusBadRequest, future.status)

@@ -637,7 +637,10 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 	srv := New()
 	t.Cleanup(srv.Close)
 	hs := srv.HTTPServer()
-	hs.ReadTimeout, hs.WriteTimeout = 200*time.Millisecond, 200*time.Millisecond
+	// Timeouts of a second, not less: the handler must reach its poll (and
+	// move the deadlines) within them, and a loaded machine running the
+	// race detector can take a few hundred milliseconds to schedule it.
+	hs.ReadTimeout, hs.WriteTimeout = time.Second, time.Second
 	active := make(chan struct{}, 10)
 	hs.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateActive {
@@ -649,8 +652,8 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 	go func() { _ = hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 
-	r := hostDo(t, http.MethodGet, base+"/_mock/requests?wait=1s", "", "", "")
-	assert.Equal(t, http.StatusOK, r.status, "a poll of 1s under timeouts of 200ms: %s", r.body)
+	r := hostDo(t, http.MethodGet, base+"/_mock/requests?wait=2s", "", "", "")
+	assert.Equal(t, http.StatusOK, r.status, "a poll of 2s under timeouts of 1s: %s", r.body)
 	<-active
 
 	// An open poll of 60s (the server has read it), then Shutdown.

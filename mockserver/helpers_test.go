@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/conformance"
+	"github.com/voiceagent/voiceagent-go/internal/harness/conformance"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -39,7 +39,7 @@ func (r rawResp) message() string {
 
 // rawDo sends one request with the given headers (name, value pairs) and
 // reads the whole response; a response that is a JSON object is decoded. The
-// exchange is checked against the OpenAPI document (internal/conformance):
+// exchange is checked against the OpenAPI document (internal/harness/conformance):
 // bad input may be sent, but the response must be one the document allows. A
 // body is sent as application/json unless header says otherwise.
 func rawDo(t testing.TB, method, url, body string, header ...string) rawResp {
@@ -89,7 +89,7 @@ func localRequest(method, target string, body io.Reader) *http.Request {
 }
 
 // checkedClient is an HTTP client whose exchanges with the API are checked
-// against the OpenAPI document (internal/conformance).
+// against the OpenAPI document (internal/harness/conformance).
 func checkedClient(t testing.TB) *http.Client {
 	return &http.Client{Transport: conformance.Transport(t, nil)}
 }

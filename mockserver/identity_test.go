@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -133,7 +133,7 @@ func TestOnlyOwnersAndAdminsCreateKeysForABusiness(t *testing.T) {
 	assert.Equal(t, owner.BusinessID, out["business_id"])
 	status, out = identityPost(t, ts, "/v1/keys", body, member.Session)
 	assert.Equal(t, http.StatusForbidden, status, out)
-	assert.Equal(t, wire.CodeForbidden, out["error"].(map[string]any)["code"])
+	assert.Equal(t, voiceagent.CodeForbidden, out["error"].(map[string]any)["code"])
 }
 
 func TestAdminAccountsMakesOperatorsAndPartners(t *testing.T) {
@@ -213,7 +213,7 @@ func BenchmarkListKeys(b *testing.B) {
 	now := acct.Now() // before the lock, which Now takes too
 	tx := s.platform.WriteTx()
 	for range 999 {
-		s.identity.IssueKey(tx, now, acct.UserID, "k", wire.KeyDefaultScopes, "", "")
+		s.identity.IssueKey(tx, now, acct.UserID, "k", scopeStrings(voiceagent.KeyDefaultScopes), "", "")
 	}
 	tx.End()
 	b.ReportAllocs()
@@ -238,4 +238,13 @@ func TestJournalRedactsTokensInQueries(t *testing.T) {
 	require.Len(t, entries, 1)
 	assert.NotContains(t, entries[0].Query, "supersecret123")
 	assert.Contains(t, entries[0].Query, "token=REDACTED")
+}
+
+// scopeStrings returns scopes as the strings keys hold.
+func scopeStrings(scopes []voiceagent.Scope) []string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return out
 }

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/voiceagent/voiceagent-go/internal/loadgen"
+	"github.com/voiceagent/voiceagent-go/internal/harness/loadgen"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 

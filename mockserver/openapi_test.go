@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 

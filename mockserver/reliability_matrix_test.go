@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/catalog"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/governance"
@@ -124,9 +124,9 @@ func TestScopeMatrix(t *testing.T) {
 			case httpapi.AuthNone:
 				assert.Contains(t, publicRoutes, name, "%s needs no authentication: add it to publicRoutes if that is right", name)
 			case httpapi.AuthSession:
-				r := send(keys.key(wire.AllScopes, ""))
+				r := send(keys.key(identity.AllScopes(), ""))
 				assert.Equal(t, http.StatusUnauthorized, r.status, "%s: a bearer key cannot use a session route: %s", name, r.body)
-				assert.Equal(t, wire.CodeUnauthorized, r.code(), name)
+				assert.Equal(t, voiceagent.CodeUnauthorized, r.code(), name)
 			default:
 				if rt.Scope == nil {
 					assert.Contains(t, keyOnlyRoutes, name, "%s has no scope requirement: add one, or list it in keyOnlyRoutes", name)
@@ -135,15 +135,15 @@ func TestScopeMatrix(t *testing.T) {
 					continue
 				}
 				for _, removed := range failingRemovals(rt.Scope) {
-					set := slices.DeleteFunc(slices.Clone(wire.AllScopes), func(sc string) bool { return slices.Contains(removed, sc) })
+					set := slices.DeleteFunc(identity.AllScopes(), func(sc string) bool { return slices.Contains(removed, sc) })
 					require.False(t, rt.Scope.Met(&domain.Actor{KeyID: "key", Scopes: set}), "%s: %v meets %s", name, set, rt.Scope)
 					r := send(keys.key(set, ""))
 					assert.Equal(t, http.StatusForbidden, r.status, "%s without %v: %s", name, removed, r.body)
-					assert.Equal(t, wire.CodeForbidden, r.code(), name)
+					assert.Equal(t, voiceagent.CodeForbidden, r.code(), name)
 					assert.Contains(t, r.message(), rt.Scope.String(), "%s: the message names the requirement", name)
 				}
 				// Every scope, or the wildcard alone, passes the scope check.
-				for _, set := range [][]string{wire.AllScopes, {wire.ScopeAll}} {
+				for _, set := range [][]string{identity.AllScopes(), {string(voiceagent.ScopeAll)}} {
 					r := send(keys.key(set, ""))
 					assert.NotContains(t, r.message(), "lacks the scope", "%s with %v: %s", name, set, r.body)
 				}
@@ -314,7 +314,7 @@ func TestCrossTenantMatrix(t *testing.T) {
 	second, err := srv.NewAccount(AccountOptions{Email: v.emailForTest})
 	require.NoError(t, err)
 	require.Equal(t, v.UserID, second.UserID)
-	restricted := (&matrixKeys{s: srv.Server, userID: v.UserID, keys: map[string]string{}}).key(wire.AllScopes, second.BusinessID)
+	restricted := (&matrixKeys{s: srv.Server, userID: v.UserID, keys: map[string]string{}}).key(identity.AllScopes(), second.BusinessID)
 
 	before := victimState(srv.Server, v)
 	for _, methods := range srv.httpapi.Routes {
@@ -349,9 +349,9 @@ func TestCrossTenantMatrix(t *testing.T) {
 					assert.Equal(t, c.want, r.status, "%s: %s", what, r.body)
 					switch {
 					case c.want == http.StatusForbidden:
-						assert.Equal(t, wire.CodeForbidden, r.code(), what)
+						assert.Equal(t, voiceagent.CodeForbidden, r.code(), what)
 					case c.want == http.StatusNotFound:
-						assert.Equal(t, wire.CodeNotFound, r.code(), what)
+						assert.Equal(t, voiceagent.CodeNotFound, r.code(), what)
 					case r.status == http.StatusOK || r.status == http.StatusCreated:
 						for _, id := range v.ids() {
 							assert.NotContains(t, string(r.body), id, "%s shows the victim's %s", what, id)

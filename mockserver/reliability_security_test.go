@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -397,7 +397,7 @@ func TestEveryRouteRefusesBodiesOverTheLimit(t *testing.T) {
 					Error struct{ Code, Message string } `json:"error"`
 				}
 				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &env), what)
-				assert.Equal(t, wire.CodePayloadTooLarge, env.Error.Code, what)
+				assert.Equal(t, voiceagent.CodePayloadTooLarge, env.Error.Code, what)
 				assert.Contains(t, env.Error.Message, "1048576", what)
 			}
 

@@ -34,7 +34,7 @@ type Route struct {
 // Routes returns every endpoint the server serves, sorted by path and then
 // method: the API's and the admin API's, as the route table
 // (mockserver/internal/httpapi, Table) lists them. The README's endpoint
-// tables, the user guide and the OpenAPI documents (internal/conformance)
+// tables, the user guide and the OpenAPI documents (internal/harness/conformance)
 // are checked against it.
 func (s *Server) Routes() []Route {
 	var out []Route

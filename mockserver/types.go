@@ -342,7 +342,8 @@ type FaultRule struct {
 	// Status is the error status to respond with, 400 to 599.
 	Status int `json:"status,omitempty"`
 	// Code and Message are the error's code and message (defaults derived
-	// from the status).
+	// from the status). Code is one of the API's codes (the Code constants
+	// of package voiceagent), as the real service would answer.
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
 	// LatencyMS delays the response by that many milliseconds of real

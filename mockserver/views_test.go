@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // The reads below show their records through struct views (runs.RunView,
@@ -155,7 +157,7 @@ func TestCommunicationRunViewMembers(t *testing.T) {
 	biz := e.acct.BusinessID
 	leads, err := e.srv.SeedLeads(biz, []LeadFixture{{Phone: "+15551230101", Name: "Ann"}})
 	require.NoError(t, err)
-	at := func(d time.Duration) string { return afternoonET.Add(d).Format(time.RFC3339) }
+	at := func(d time.Duration) string { return afternoonET.Add(d).UTC().Format(wire.TimeLayout) }
 	full := `{"business_id":"` + biz + `","external_ref":"views-full","metadata":{"campaign":"spring","wave":2},"touches":[` +
 		`{"touch_id":"t1","channel":"call","message":"Hello Ann","context":{"plan":"pro","seats":3},"metadata":{"n":1},` +
 		`"target":{"phone":"+15551230101","lead_id":"` + leads[0] + `","name":"Ann","email":"ann@example.com","timezone":"America/New_York","state":"NY"},` +
@@ -203,7 +205,7 @@ func TestCommunicationRunViewMembers(t *testing.T) {
 func TestCommunicationRunPreviewMembers(t *testing.T) {
 	t.Parallel()
 	e := newViewsEnv(t)
-	at := func(d time.Duration) string { return afternoonET.Add(d).Format(time.RFC3339) }
+	at := func(d time.Duration) string { return afternoonET.Add(d).UTC().Format(wire.TimeLayout) }
 	preview := e.do(http.MethodPost, "/v1/communication-runs/preview", `{"business_id":"`+e.acct.BusinessID+`","external_ref":"p","touches":[`+
 		`{"touch_id":"late","channel":"call","target":{"phone":"+15551230101","name":"Ann"},"scheduled_at":"`+at(time.Hour)+`"},`+
 		`{"touch_id":"early","channel":"sms","message":"Hi","sms_category":"marketing","target":{"phone":"+15551230102"},`+

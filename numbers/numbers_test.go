@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/numbers"
 )

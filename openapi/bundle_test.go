@@ -127,7 +127,7 @@ func TestBundledKeepsEverySchemaExactly(t *testing.T) {
 		var src map[string]any
 		require.NoError(t, json.Unmarshal(raw, &src), name)
 		if _, bundled := comps[name]; !bundled && name != "common" {
-			// Not referenced by openapi.yaml (see the coverage tests of internal/conformance).
+			// Not referenced by openapi.yaml (see the coverage tests of internal/harness/conformance).
 			continue
 		}
 		defs, _ := src["$defs"].(map[string]any)

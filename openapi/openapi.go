@@ -7,7 +7,7 @@
 // operation (x-required-scopes). Its request bodies reference the schema files by relative path
 // (schemas/<name>.json), so the document and the mock's validation cannot drift. [Bundled] is the
 // self-contained form the mock server serves at GET /api/openapi.yaml: the referenced schemas
-// copied under components/schemas (see [ComponentName]). internal/conformance validates test
+// copied under components/schemas (see [ComponentName]). internal/harness/conformance validates test
 // traffic against it.
 //
 // Every schema is JSON Schema draft 2020-12 with the $id

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/runs"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/events"
-	"github.com/voiceagent/voiceagent-go/internal/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/sdr"

@@ -12,7 +12,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
-	"github.com/voiceagent/voiceagent-go/internal/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/sms"

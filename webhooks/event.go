@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // Event types of subscription deliveries: the 27 names a subscription may
@@ -239,27 +241,38 @@ type CallWebhook struct {
 
 // MarshalJSON writes the fields spec section 6 lists for the event: no
 // error on call.completed, no duration, recording_url or summary on
-// call.failed.
+// call.failed. The timestamp is written as the platform writes every time:
+// RFC 3339 in UTC with nine fractional digits.
 func (c CallWebhook) MarshalJSON() ([]byte, error) {
 	if c.Event == EventCallFailed {
 		return json.Marshal(struct {
-			Event     string    `json:"event"`
-			CallID    string    `json:"call_id"`
-			Status    string    `json:"status"`
-			Error     string    `json:"error"`
-			Timestamp time.Time `json:"timestamp"`
-		}{c.Event, c.CallID, c.Status, c.Error, c.Timestamp})
+			Event     string   `json:"event"`
+			CallID    string   `json:"call_id"`
+			Status    string   `json:"status"`
+			Error     string   `json:"error"`
+			Timestamp wireTime `json:"timestamp"`
+		}{c.Event, c.CallID, c.Status, c.Error, wireTime(c.Timestamp)})
 	}
 	return json.Marshal(struct {
-		Event        string    `json:"event"`
-		CallID       string    `json:"call_id"`
-		Status       string    `json:"status"`
-		Duration     int       `json:"duration"`
-		RecordingURL string    `json:"recording_url"`
-		Summary      string    `json:"summary"`
-		Error        string    `json:"error,omitempty"`
-		Timestamp    time.Time `json:"timestamp"`
-	}{c.Event, c.CallID, c.Status, c.Duration, c.RecordingURL, c.Summary, c.Error, c.Timestamp})
+		Event        string   `json:"event"`
+		CallID       string   `json:"call_id"`
+		Status       string   `json:"status"`
+		Duration     int      `json:"duration"`
+		RecordingURL string   `json:"recording_url"`
+		Summary      string   `json:"summary"`
+		Error        string   `json:"error,omitempty"`
+		Timestamp    wireTime `json:"timestamp"`
+	}{c.Event, c.CallID, c.Status, c.Duration, c.RecordingURL, c.Summary, c.Error, wireTime(c.Timestamp)})
+}
+
+// wireTime is a time written as the platform writes one: RFC 3339 in UTC
+// with nine fractional digits (wire.TimeLayout).
+type wireTime time.Time
+
+// MarshalJSON writes t as the platform does.
+func (t wireTime) MarshalJSON() ([]byte, error) {
+	b, err := wire.AppendTime(append(make([]byte, 0, 32), '"'), time.Time(t))
+	return append(b, '"'), err
 }
 
 // ParseCallWebhook decodes the flat body of a per-call webhook. event and

@@ -125,7 +125,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseCallWebhook(t *testing.T) {
-	completed := `{"event":"call.completed","call_id":"c1","status":"completed","duration":95,"recording_url":"https://rec.example/c1.mp3","summary":"Booked a demo.","timestamp":"2025-01-02T03:04:05Z"}`
+	completed := `{"event":"call.completed","call_id":"c1","status":"completed","duration":95,"recording_url":"https://rec.example/c1.mp3","summary":"Booked a demo.","timestamp":"2025-01-02T03:04:05.000000000Z"}`
 	c, err := ParseCallWebhook([]byte(completed))
 	require.NoError(t, err)
 	assert.Equal(t, &CallWebhook{
@@ -137,7 +137,7 @@ func TestParseCallWebhook(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, completed, string(b))
 
-	failed := `{"event":"call.failed","call_id":"c2","status":"failed","error":"no_answer","timestamp":"2025-01-02T03:04:05Z"}`
+	failed := `{"event":"call.failed","call_id":"c2","status":"failed","error":"no_answer","timestamp":"2025-01-02T03:04:05.000000000Z"}`
 	c, err = ParseCallWebhook([]byte(failed))
 	require.NoError(t, err)
 	assert.Equal(t, "no_answer", c.Error)

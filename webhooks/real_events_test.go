@@ -16,7 +16,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/events"
-	"github.com/voiceagent/voiceagent-go/internal/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/sms"
@@ -350,7 +351,7 @@ func TestTemplatesPresetsFormsAndHeadersArriveAsConfiguredOnRealEvents(t *testin
 	form, err := url.ParseQuery(string(formRaw.Body))
 	require.NoError(t, err)
 	assert.Equal(t, url.Values{
-		"event": {"call.completed"}, "event_id": {formRaw.Info.ID}, "occurred_at": {call.EndedAt.Format(time.RFC3339Nano)},
+		"event": {"call.completed"}, "event_id": {formRaw.Info.ID}, "occurred_at": {call.EndedAt.UTC().Format(wire.TimeLayout)},
 		"business_id": {env.Account.BusinessID}, "record.id": {call.ID}, "record.status": {"completed"},
 		"contact.name": {"Grace"}, "contact.first_name": {""}, "contact.last_name": {""}, "contact.email": {""},
 		"contact.phone": {"+15557770402"}, "activity.summary": {*call.Summary},

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/loadgen"
+	"github.com/voiceagent/voiceagent-go/internal/harness/loadgen"
 )
 
 // The benchmark mode (-bench) measures, side by side in one run:

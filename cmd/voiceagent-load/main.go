@@ -33,7 +33,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/loadgen"
+	"github.com/voiceagent/voiceagent-go/internal/harness/loadgen"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/loadgen"
+	"github.com/voiceagent/voiceagent-go/internal/harness/loadgen"
 )
 
 func TestLoadRunsEveryScenarioWithoutErrors(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/loadgen"
+	"github.com/voiceagent/voiceagent-go/internal/harness/loadgen"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 

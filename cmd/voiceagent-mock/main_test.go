@@ -343,7 +343,7 @@ func TestStartPinsTheClockAndTheStartUpLineSaysHowItRuns(t *testing.T) {
 	assert.Contains(t, s.out.String(), "clock: frozen at 2026-03-10T16:00:00Z; only POST /_mock/clock/advance moves it")
 	status, out := httpJSON(t, http.MethodGet, s.admin+"/clock", "")
 	require.Equal(t, http.StatusOK, status)
-	assert.Equal(t, "2026-03-10T16:00:00Z", out["now"])
+	assert.Equal(t, "2026-03-10T16:00:00.000000000Z", out["now"])
 
 	fast := startRun(t, nil, "-speed", "60", "-start", "2026-03-10T16:00:00Z", "-seed", "none")
 	assert.Contains(t, fast.out.String(), "clock: follows real time at speed 60, from 2026-03-10T16:00:00Z")
@@ -607,7 +607,7 @@ func TestTheBinaryServes(t *testing.T) {
 	assert.Equal(t, strings.Fields(version)[1], health["version"], "health and -version agree")
 	status, clock := httpJSON(t, http.MethodGet, admin+"/clock", "")
 	assert.Equal(t, http.StatusOK, status)
-	assert.Equal(t, "2026-03-10T16:00:00Z", clock["now"])
+	assert.Equal(t, "2026-03-10T16:00:00.000000000Z", clock["now"])
 
 	status, _ = httpJSON(t, http.MethodGet, base+"/v1/agents", "", "Authorization", "Bearer voiceagent_live_nope")
 	assert.Equal(t, http.StatusUnauthorized, status)

@@ -176,7 +176,7 @@ func TestTheBinaryListsTheSchedule(t *testing.T) {
 	queued := tasksOf()
 	require.Len(t, queued, 1)
 	assert.Equal(t, "call.answer", queued[0]["kind"])
-	assert.Equal(t, "2026-03-10T16:00:02Z", queued[0]["at"])
+	assert.Equal(t, "2026-03-10T16:00:02.000000000Z", queued[0]["at"])
 
 	advance := func(seconds int) {
 		status, out := httpJSON(t, http.MethodPost, admin+"/clock/advance", fmt.Sprintf(`{"seconds":%d,"business_id":%q}`, seconds, biz))

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
 // nightWall is 03:00 in New York (22:00 the day before in Honolulu): the
@@ -77,7 +79,7 @@ func TestTheBinaryKeepsParallelTenantsApart(t *testing.T) {
 			})
 			status, clock = httpJSON(t, http.MethodGet, admin+"/clock", "")
 			require.Equal(t, http.StatusOK, status)
-			assert.Equal(t, start.Format(time.RFC3339), clock["now"], "no tenant moved the base time")
+			assert.Equal(t, start.UTC().Format(wire.TimeLayout), clock["now"], "no tenant moved the base time")
 			status, tenants := httpJSON(t, http.MethodGet, admin+"/tenants", "")
 			require.Equal(t, http.StatusOK, status)
 			assert.Len(t, tenants["tenants"], 16)
@@ -128,7 +130,7 @@ func binaryTenantScenario(t *testing.T, base, admin string, n int, start time.Ti
 		require.Equal(t, http.StatusOK, status, clock)
 		return clock["now"].(string)
 	}
-	require.Equal(t, start.Format(time.RFC3339), tenantNow(), "a new tenant starts at the base time, however far the others moved")
+	require.Equal(t, start.UTC().Format(wire.TimeLayout), tenantNow(), "a new tenant starts at the base time, however far the others moved")
 
 	status, call := httpJSON(t, http.MethodPost, base+"/v1/calls",
 		fmt.Sprintf(`{"agent_id":%q,"to":"+1555123%04d"}`, agent, n), auth...)
@@ -167,7 +169,7 @@ func binaryTenantScenario(t *testing.T, base, admin string, n int, start time.Ti
 	status, clock := httpJSON(t, http.MethodPost, admin+"/clock/advance",
 		fmt.Sprintf(`{"seconds":%d,"business_id":%q}`, int(own.Seconds()), biz))
 	require.Equal(t, http.StatusOK, status, clock)
-	assert.Equal(t, start.Add(own).Format(time.RFC3339), clock["now"])
+	assert.Equal(t, start.Add(own).UTC().Format(wire.TimeLayout), clock["now"])
 	status, call = httpJSON(t, http.MethodGet, base+"/v1/calls?id="+callID, "", auth...)
 	require.Equal(t, http.StatusOK, status, call)
 	assert.Equal(t, "completed", call["status"])

@@ -39,7 +39,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/client"
-	"github.com/voiceagent/voiceagent-go/internal/examplekit"
+	"github.com/voiceagent/voiceagent-go/internal/harness/examplekit"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/voiceagent/voiceagent-go/agency"
-	"github.com/voiceagent/voiceagent-go/internal/exampletest"
+	"github.com/voiceagent/voiceagent-go/internal/harness/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 

@@ -36,7 +36,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/agents"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/client"
-	"github.com/voiceagent/voiceagent-go/internal/examplekit"
+	"github.com/voiceagent/voiceagent-go/internal/harness/examplekit"
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"

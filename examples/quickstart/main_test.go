@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/exampletest"
+	"github.com/voiceagent/voiceagent-go/internal/harness/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 )
 

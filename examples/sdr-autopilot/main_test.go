@@ -12,7 +12,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
-	"github.com/voiceagent/voiceagent-go/internal/exampletest"
+	"github.com/voiceagent/voiceagent-go/internal/harness/exampletest"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/sdr"
 )

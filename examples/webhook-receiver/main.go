@@ -49,7 +49,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/events"
-	"github.com/voiceagent/voiceagent-go/internal/examplekit"
+	"github.com/voiceagent/voiceagent-go/internal/harness/examplekit"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )

@@ -1,10 +1,11 @@
-// Package wire holds the tables the SDK and the mock server share, defined
-// once: the API's error codes (spec section 7 and the platform's
-// refinements), its scope names (spec section 5) and its rate limits per
-// route (spec section 8).
+// Package wire holds what the SDK and the mock server share on the wire
+// that is not part of the SDK's public API, defined once: the rate limits
+// per route (spec section 8) and the form of a time (TimeLayout).
 //
-// The root package voiceagent re-exports the codes and scopes as its public
-// API and takes its client-side rate limits from Limits; the mock server
-// answers with the same codes, checks the same scopes and enforces the same
-// limits. A change to the API's tables is made here, and both sides follow.
+// The SDK's client-side limiter (package voiceagent) holds requests to
+// Limits; the mock server enforces the same limits. The mock server's
+// encoder writes every time with AppendTime, and so does the SDK where
+// it writes a body the platform sends (webhooks.CallWebhook). The API's
+// error codes and scopes are public, so their one definition is the root
+// package voiceagent, which the mock server imports.
 package wire

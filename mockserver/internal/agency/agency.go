@@ -11,16 +11,15 @@ import (
 
 	"github.com/google/uuid"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/canonical"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
 // Bounds and timings of the agency resources.
@@ -66,7 +65,7 @@ type agencyCommand struct {
 	// idempotent commands refuse a request without Idempotency-Key.
 	idempotent bool
 	// scopes are needed beyond the route's.
-	scopes []string
+	scopes []voiceagent.Scope
 }
 
 // input is the typed input of an agency command, decoded from the
@@ -244,14 +243,14 @@ func pick(by *domain.Actor, cmds map[string]agencyCommand, action, key string) (
 // and returns the service_unavailable error naming it.
 func (s *Service) retain(tx *platform.Tx, c *call, in input, cause *domain.Error) *domain.Error {
 	cmd := &store.RetainedCommand{
-		Input: val.MustJSON(in), Path: resourcePaths[c.resource], Tenant: c.by.Tenant,
+		Input: jsonview.MustMarshal(in), Path: resourcePaths[c.resource], Tenant: c.by.Tenant,
 		UserID: c.by.UserID, KeyID: c.by.KeyID, SessionID: c.by.SessionID, Businesses: slices.Clone(c.by.Businesses),
 	}
 	op := tx.AgencyOperations.Insert(&store.AgencyOperation{
 		Resource: c.resource, Action: c.action, Status: "pending", Attempts: 1, UpdatedAt: c.now.UTC(), Command: cmd,
 	}, c.operationOwner(), c.now)
 	s.scheduleRetry(op, c.now)
-	e := domain.New(wire.CodeServiceUnavailable,
+	e := domain.New(voiceagent.CodeServiceUnavailable,
 		"a dependency is unavailable ("+cause.Message+"); the command was retained as operation "+op.ID+
 			" and is applied when the dependency returns: read the resource to see it")
 	return e.With("operation", operationView(op))
@@ -327,7 +326,7 @@ func (s *Service) runRetained(tx *platform.Tx, now time.Time, op *store.AgencyOp
 	case errors.As(err, &de):
 		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", httpapi.Status(de), de.Code, de.Message
 	case err != nil:
-		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", httpapi.StatusOf(wire.CodeInternalError), wire.CodeInternalError, err.Error()
+		op.Status, op.ErrorStatus, op.ErrorCode, op.ErrorMessage = "rejected", httpapi.StatusOf(voiceagent.CodeInternalError), voiceagent.CodeInternalError, err.Error()
 	default:
 		if a, ok := v.(accepted); ok {
 			v = a.receipt
@@ -449,7 +448,7 @@ func checkRevision(expected, current string) *domain.Error {
 	if expected == current {
 		return nil
 	}
-	return domain.New(wire.CodeStaleRevision,
+	return domain.New(voiceagent.CodeStaleRevision,
 		fmt.Sprintf("the record changed: expectedRevision %s is not the current revision %s; read it again", expected, current)).
 		With("currentRevision", current)
 }
@@ -459,18 +458,18 @@ func checkFingerprint(got, want string) *domain.Error {
 	if got == want {
 		return nil
 	}
-	return domain.New(wire.CodeFingerprintMismatch,
+	return domain.New(voiceagent.CodeFingerprintMismatch,
 		fmt.Sprintf("fingerprint %s does not match the content's fingerprint %s: what was previewed is not what would be committed", got, want))
 }
 
 // errState is a command that the record's state does not allow: 409.
 func errState(format string, args ...any) *domain.Error {
-	return domain.New(wire.CodeInvalidState, fmt.Sprintf(format, args...))
+	return domain.New(voiceagent.CodeInvalidState, fmt.Sprintf(format, args...))
 }
 
 // errConflict is a 409 for duplicates and limits.
 func errConflict(format string, args ...any) *domain.Error {
-	return domain.New(wire.CodeConflict, fmt.Sprintf(format, args...))
+	return domain.New(voiceagent.CodeConflict, fmt.Sprintf(format, args...))
 }
 
 // timeOrNil is t in UTC, or nil (shown as null) when t is zero.
@@ -513,7 +512,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
-		return nil, domain.New(wire.CodeServiceUnavailable,
+		return nil, domain.New(voiceagent.CodeServiceUnavailable,
 			"the agency evidence is unavailable ("+e.Message+"); it is not reported as empty: retry later")
 	}
 	pid := rc.Query("partnerId")

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -32,7 +32,7 @@ func requireInvalidBody(t *testing.T, err error) {
 	var apiErr *domain.Error
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusBadRequest, httpapi.Status(apiErr))
-	assert.Equal(t, wire.CodeInvalidRequest, apiErr.Code)
+	assert.Equal(t, voiceagent.CodeInvalidRequest, apiErr.Code)
 	assert.Contains(t, apiErr.Message, "request body")
 }
 
@@ -81,11 +81,11 @@ func TestAgencyPostAnswersAnInvalidBodyFirst(t *testing.T) {
 	hex64 := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	enroll := `{"action":"enroll","partnerId":"` + uuid + `","sessionId":"` + uuid + `","expectedRevision":"` + uuid +
 		`","fingerprint":"` + hex64 + `","approvalIds":[]}`
-	refused(t, post("agencyEnrollmentCommand", enroll, ""), wire.CodeInvalidRequest)
+	refused(t, post("agencyEnrollmentCommand", enroll, ""), voiceagent.CodeInvalidRequest)
 	requireInvalidBody(t, post("agencyEnrollmentCommand", `{"action":"enroll"}`, ""))
 	requireInvalidBody(t, post("agencyEnrollmentCommand", `not json`, ""))
 
 	scenarios := `{"action":"run_scenarios","partnerId":"` + uuid + `","installationId":"` + uuid + `","expectedRevision":"` + hex64 + `"}`
-	refused(t, post("agencyInstallationCommand", scenarios, "", wire.ScopeWorkspacesWrite), wire.CodeForbidden)
-	requireInvalidBody(t, post("agencyInstallationCommand", `{"action":"run_scenarios"}`, "", wire.ScopeWorkspacesWrite))
+	refused(t, post("agencyInstallationCommand", scenarios, "", string(voiceagent.ScopeWorkspacesWrite)), voiceagent.CodeForbidden)
+	requireInvalidBody(t, post("agencyInstallationCommand", `{"action":"run_scenarios"}`, "", string(voiceagent.ScopeWorkspacesWrite)))
 }

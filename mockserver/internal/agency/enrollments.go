@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -596,11 +596,11 @@ func (s *Service) checkEnroll(tx *platform.Tx, c *call, in enrollInput) (*store.
 		return nil, nil, e
 	}
 	if sess.Approval == nil || sess.Approval.Fingerprint != sess.Fingerprint {
-		return nil, nil, domain.New(wire.CodeApprovalRequired,
+		return nil, nil, domain.New(voiceagent.CodeApprovalRequired,
 			"the owner has not approved fingerprint "+sess.Fingerprint+" of this session")
 	}
 	if !slices.Contains(in.ApprovalIDs, sess.Approval.ID) {
-		return nil, nil, domain.New(wire.CodeApprovalRequired,
+		return nil, nil, domain.New(voiceagent.CodeApprovalRequired,
 			"approvalIds must include the owner's approval "+sess.Approval.ID+" of this exact fingerprint")
 	}
 	for i, id := range in.ApprovalIDs {
@@ -612,8 +612,8 @@ func (s *Service) checkEnroll(tx *platform.Tx, c *call, in enrollInput) (*store.
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, care := versionPackage(v, "care"); care && !c.by.Has(wire.ScopeSMSWrite) {
-		return nil, nil, domain.Forbidden("the offer includes the care package, which needs the scope " + wire.ScopeSMSWrite)
+	if _, care := versionPackage(v, "care"); care && !c.by.Has(voiceagent.ScopeSMSWrite) {
+		return nil, nil, domain.Forbidden("the offer includes the care package, which needs the scope " + string(voiceagent.ScopeSMSWrite))
 	}
 	for _, e := range sess.Entries {
 		if e.BusinessID != "" {
@@ -723,7 +723,7 @@ func classifyEntry(tx *platform.Tx, partnerID string, e store.EnrollmentEntry) e
 		}
 		switch {
 		case expected != p.current:
-			p.action, p.reason = clientConflict, wire.CodeStaleRevision
+			p.action, p.reason = clientConflict, voiceagent.CodeStaleRevision
 			p.detail = "the client's facts changed: expectedRevision " + orNone(expected) + " is not the current " + orNone(p.current)
 		case p.inst == nil:
 			p.action = "install"
@@ -736,10 +736,10 @@ func classifyEntry(tx *platform.Tx, partnerID string, e store.EnrollmentEntry) e
 	}
 	p := entryPlan{action: "create_client", externalRef: e.NewClient.ExternalRef}
 	if existing := tx.ClientsByRef[partnerID+"\x00"+p.externalRef]; existing != "" {
-		p.action, p.reason, p.existing = clientConflict, wire.CodeReconciliationRequired, existing
+		p.action, p.reason, p.existing = clientConflict, voiceagent.CodeReconciliationRequired, existing
 		p.detail = "a client with externalRef " + p.externalRef + " exists (business " + existing + "): enroll it by businessId"
 	} else if expected != "" {
-		p.action, p.reason = clientConflict, wire.CodeStaleRevision
+		p.action, p.reason = clientConflict, voiceagent.CodeStaleRevision
 		p.detail = "a new client has no facts revision: expectedRevision must be null"
 	}
 	return p

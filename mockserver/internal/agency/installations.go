@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
@@ -111,7 +112,7 @@ func (s *Service) installationCommands() map[string]agencyCommand {
 		"preview_handoff":       {input: stepInputOf(handoffStep, false)},
 		"approve_handoff":       {input: stepInputOf(handoffStep, true)},
 		"resolve_update":        {input: inputOf[resolveUpdateInput]},
-		"run_scenarios":         {input: inputOf[runScenariosInput], scopes: []string{wire.ScopeEvalsWrite}},
+		"run_scenarios":         {input: inputOf[runScenariosInput], scopes: []voiceagent.Scope{voiceagent.ScopeEvalsWrite}},
 	}
 }
 
@@ -198,7 +199,7 @@ func (s *Service) previewStep(tx *platform.Tx, c *call, in previewStepInput) (ma
 	if step.State == stepApproved {
 		return nil, errState("the %s is already approved", spec.label)
 	}
-	content := spec.content(tx, inst)
+	content := json.RawMessage(jsonview.MustMarshal(spec.content(tx, inst)))
 	fp := fingerprint(content)
 	if in.Fingerprint != "" {
 		if e := checkFingerprint(in.Fingerprint, fp); e != nil {
@@ -208,8 +209,7 @@ func (s *Service) previewStep(tx *platform.Tx, c *call, in previewStepInput) (ma
 	if err := c.ready(); err != nil {
 		return nil, err
 	}
-	raw, _ := json.Marshal(content)
-	step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(raw), fp, c.now.UTC()
+	step.State, step.Content, step.Fingerprint, step.PreviewedAt = stepPreviewed, canonicalJSON(content), fp, c.now.UTC()
 	s.bump(inst, c.now)
 	return s.receipt(c, map[string]any{"installation": installationView(tx, inst), "fingerprint": fp}), nil
 }
@@ -240,8 +240,8 @@ func (s *Service) approveStep(tx *platform.Tx, c *call, in approveStepInput) (ma
 			return nil, e
 		}
 	}
-	if now := fingerprint(spec.content(tx, inst)); now != step.Fingerprint {
-		return nil, domain.New(wire.CodeFingerprintMismatch,
+	if now := fingerprint(json.RawMessage(jsonview.MustMarshal(spec.content(tx, inst)))); now != step.Fingerprint {
+		return nil, domain.New(voiceagent.CodeFingerprintMismatch,
 			"the "+spec.label+" changed since it was previewed (now "+now+"): preview it again")
 	}
 	if err := c.ready(); err != nil {
@@ -294,8 +294,8 @@ func (s *Service) resolveUpdate(tx *platform.Tx, c *call, in resolveUpdateInput)
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	if u.Kind == updateCareLaunch && !c.by.Has(wire.ScopeSMSWrite) {
-		return nil, domain.Forbidden("launching the care package needs the scope " + wire.ScopeSMSWrite)
+	if u.Kind == updateCareLaunch && !c.by.Has(voiceagent.ScopeSMSWrite) {
+		return nil, domain.Forbidden("launching the care package needs the scope " + string(voiceagent.ScopeSMSWrite))
 	}
 	if err := c.ready(); err != nil {
 		return nil, err
@@ -426,7 +426,7 @@ func (s *Service) newInstallation(tx *platform.Tx, now time.Time, sess *store.En
 	}
 	if pkg, ok := versionPackage(v, "care"); ok {
 		inst.Care = &store.CarePackage{State: "draft", Version: pkg.Version, Variant: pkg.Variant, PreparedAt: now.UTC()}
-		proposed, _ := json.Marshal(map[string]any{"carePackage": pkg, "launch": "queue the draft campaign for sending"})
+		proposed := jsonview.MustMarshal(map[string]any{"carePackage": pkg, "launch": "queue the draft campaign for sending"})
 		s.addUpdate(now, inst, updateCareLaunch, []string{"launch"}, proposed)
 	}
 	s.bump(inst, now)

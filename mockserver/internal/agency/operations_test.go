@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
@@ -27,29 +27,29 @@ func TestEnrollNeedsTheOwnersApprovalOfTheExactFingerprint(t *testing.T) {
 		code   string
 	}{
 		{name: "approved", status: http.StatusAccepted},
-		{name: "changed since its preview", status: http.StatusConflict, code: wire.CodeInvalidState,
+		{name: "changed since its preview", status: http.StatusConflict, code: voiceagent.CodeInvalidState,
 			change: func(_ *platform.Tx, sess *store.EnrollmentSession, _ *enrollInput) { sess.State = sessDraft }},
-		{name: "revoked", status: http.StatusConflict, code: wire.CodeInvalidState,
+		{name: "revoked", status: http.StatusConflict, code: voiceagent.CodeInvalidState,
 			change: func(_ *platform.Tx, sess *store.EnrollmentSession, _ *enrollInput) { sess.State = sessRevoked }},
-		{name: "stale revision", status: http.StatusConflict, code: wire.CodeStaleRevision,
+		{name: "stale revision", status: http.StatusConflict, code: voiceagent.CodeStaleRevision,
 			change: func(_ *platform.Tx, _ *store.EnrollmentSession, in *enrollInput) { in.ExpectedRevision = "another" }},
-		{name: "other fingerprint", status: http.StatusConflict, code: wire.CodeFingerprintMismatch,
+		{name: "other fingerprint", status: http.StatusConflict, code: voiceagent.CodeFingerprintMismatch,
 			change: func(_ *platform.Tx, _ *store.EnrollmentSession, in *enrollInput) {
 				in.Fingerprint = fingerprint("other")
 			}},
-		{name: "no approval", status: http.StatusForbidden, code: wire.CodeApprovalRequired,
+		{name: "no approval", status: http.StatusForbidden, code: voiceagent.CodeApprovalRequired,
 			change: func(_ *platform.Tx, sess *store.EnrollmentSession, _ *enrollInput) { sess.Approval = nil }},
-		{name: "approval of another fingerprint", status: http.StatusForbidden, code: wire.CodeApprovalRequired,
+		{name: "approval of another fingerprint", status: http.StatusForbidden, code: voiceagent.CodeApprovalRequired,
 			change: func(_ *platform.Tx, sess *store.EnrollmentSession, _ *enrollInput) {
 				sess.Approval.Fingerprint = fingerprint("what the owner saw before")
 			}},
-		{name: "approval not named", status: http.StatusForbidden, code: wire.CodeApprovalRequired,
+		{name: "approval not named", status: http.StatusForbidden, code: voiceagent.CodeApprovalRequired,
 			change: func(_ *platform.Tx, _ *store.EnrollmentSession, in *enrollInput) { in.ApprovalIDs = nil }},
-		{name: "approval of another session", status: http.StatusBadRequest, code: wire.CodeInvalidRequest,
+		{name: "approval of another session", status: http.StatusBadRequest, code: voiceagent.CodeInvalidRequest,
 			change: func(_ *platform.Tx, _ *store.EnrollmentSession, in *enrollInput) {
 				in.ApprovalIDs = append(in.ApprovalIDs, "5d0c3a8e-0000-4000-8000-000000000000")
 			}},
-		{name: "archived offer", status: http.StatusConflict, code: wire.CodeInvalidState,
+		{name: "archived offer", status: http.StatusConflict, code: voiceagent.CodeInvalidState,
 			change: func(tx *platform.Tx, sess *store.EnrollmentSession, _ *enrollInput) {
 				v, _ := tx.OfferVersions.Get(sess.OfferVersionID)
 				o, _ := tx.Offers.Get(v.OfferID)
@@ -93,15 +93,15 @@ func TestOwnerApprovesOnlyWhatWasPreviewed(t *testing.T) {
 		code   string
 	}{
 		{name: "previewed"},
-		{name: "not previewed", code: wire.CodeInvalidState,
+		{name: "not previewed", code: voiceagent.CodeInvalidState,
 			change: func(sess *store.EnrollmentSession, _ *approveOwnerInput) { sess.State = sessDraft }},
-		{name: "other fingerprint", code: wire.CodeFingerprintMismatch,
+		{name: "other fingerprint", code: voiceagent.CodeFingerprintMismatch,
 			change: func(_ *store.EnrollmentSession, in *approveOwnerInput) {
 				in.Fingerprint = fingerprint("other")
 			}},
-		{name: "stale revision", code: wire.CodeStaleRevision,
+		{name: "stale revision", code: voiceagent.CodeStaleRevision,
 			change: func(_ *store.EnrollmentSession, in *approveOwnerInput) { in.ExpectedRevision = "old" }},
-		{name: "not the owner who claimed the link", code: wire.CodeForbidden,
+		{name: "not the owner who claimed the link", code: voiceagent.CodeForbidden,
 			change: func(sess *store.EnrollmentSession, _ *approveOwnerInput) {
 				sess.OwnerLink.ClaimedBy = "someone else"
 			}},
@@ -155,20 +155,20 @@ func TestInstallationStepsAreReviewedInOrder(t *testing.T) {
 		{name: "route then handoff", state: instLive,
 			steps: []step{preview(routeStep), approve(routeStep), preview(handoffStep), approve(handoffStep)}},
 		{name: "handoff before the route", state: instAwaitingRoute,
-			steps: []step{refused(preview(handoffStep), wire.CodeInvalidState)}},
+			steps: []step{refused(preview(handoffStep), voiceagent.CodeInvalidState)}},
 		{name: "approve before preview", state: instAwaitingRoute,
-			steps: []step{refused(approve(routeStep), wire.CodeInvalidState)}},
+			steps: []step{refused(approve(routeStep), voiceagent.CodeInvalidState)}},
 		{name: "approve another fingerprint", state: instAwaitingRoute,
 			steps: []step{preview(routeStep), refused(step{spec: routeStep, approve: true,
-				change: func(_ *store.Installation, in *installRef) { in.Fingerprint = fingerprint("other") }}, wire.CodeFingerprintMismatch)}},
+				change: func(_ *store.Installation, in *installRef) { in.Fingerprint = fingerprint("other") }}, voiceagent.CodeFingerprintMismatch)}},
 		{name: "content changed since the preview", state: instAwaitingRoute,
 			steps: []step{preview(routeStep), refused(step{spec: routeStep, approve: true,
-				change: func(inst *store.Installation, _ *installRef) { inst.Facts = facts("night desk") }}, wire.CodeFingerprintMismatch)}},
+				change: func(inst *store.Installation, _ *installRef) { inst.Facts = facts("night desk") }}, voiceagent.CodeFingerprintMismatch)}},
 		{name: "stale revision", state: instAwaitingRoute,
 			steps: []step{refused(step{spec: routeStep,
-				change: func(_ *store.Installation, in *installRef) { in.ExpectedRevision = "old" }}, wire.CodeStaleRevision)}},
+				change: func(_ *store.Installation, in *installRef) { in.ExpectedRevision = "old" }}, voiceagent.CodeStaleRevision)}},
 		{name: "approved twice", state: instAwaitingHandoff,
-			steps: []step{preview(routeStep), approve(routeStep), refused(preview(routeStep), wire.CodeInvalidState)}},
+			steps: []step{preview(routeStep), approve(routeStep), refused(preview(routeStep), voiceagent.CodeInvalidState)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -348,7 +348,7 @@ func TestRetainedCommandRetriesThenMeetsItsGuards(t *testing.T) {
 	assert.Equal(t, "rejected", op.Status)
 	assert.Equal(t, 3, op.Attempts)
 	assert.Equal(t, http.StatusConflict, op.ErrorStatus)
-	assert.Equal(t, wire.CodeStaleRevision, op.ErrorCode)
+	assert.Equal(t, voiceagent.CodeStaleRevision, op.ErrorCode)
 }
 
 // The clients of an enroll that wait for the voice provider are
@@ -397,7 +397,7 @@ func TestGuards(t *testing.T) {
 		assert.Nil(t, checkRevision("r1", "r1"))
 		e := checkRevision("r0", "r1")
 		require.NotNil(t, e)
-		assert.Equal(t, wire.CodeStaleRevision, e.Code)
+		assert.Equal(t, voiceagent.CodeStaleRevision, e.Code)
 		assert.Equal(t, http.StatusConflict, httpapi.Status(e))
 		assert.Contains(t, e.Message, "current revision r1")
 	})
@@ -406,7 +406,7 @@ func TestGuards(t *testing.T) {
 		e := checkFingerprint("f", "g")
 		require.NotNil(t, e)
 		assert.Equal(t, http.StatusConflict, httpapi.Status(e))
-		assert.Equal(t, wire.CodeFingerprintMismatch, e.Code)
+		assert.Equal(t, voiceagent.CodeFingerprintMismatch, e.Code)
 	})
 	t.Run("editable", func(t *testing.T) {
 		for state, want := range map[string]bool{

@@ -12,9 +12,9 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
@@ -423,13 +423,13 @@ func (s *Service) issueKey(tx *platform.Tx, c *call, in issueKeyInput) (*sdk.Pro
 	for i, sc := range in.Scopes {
 		path := "/scopes/" + strconv.Itoa(i)
 		switch {
-		case !wire.IsScope(sc):
+		case !identity.IsScope(sc):
 			return nil, domain.InvalidField(path, "unknown scope %q", sc)
-		case slices.Contains(wire.PlatformOnlyScopes, sc):
+		case identity.IsPlatformOnly(sc):
 			return nil, domain.InvalidField(path, "%s is platform-only; a partner key cannot hold it", sc)
 		case slices.Contains(in.Scopes[:i], sc):
 			return nil, domain.InvalidField(path, "duplicate scope %q", sc)
-		case !c.by.Has(sc):
+		case !c.by.Has(voiceagent.Scope(sc)):
 			return nil, domain.Forbidden("the caller cannot grant the scope " + sc + " it does not hold")
 		}
 	}

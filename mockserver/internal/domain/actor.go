@@ -3,7 +3,7 @@ package domain
 import (
 	"slices"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go"
 )
 
 // Actor is who an operation acts for: a user, with an API key or a
@@ -17,7 +17,7 @@ type Actor struct {
 	// SessionID is the dashboard session the actor acts with ("" for a key,
 	// or a session that has ended).
 	SessionID string
-	// Scopes are the key's scopes (wire.ScopeAll grants every one).
+	// Scopes are the key's scopes (voiceagent.ScopeAll grants every one).
 	Scopes []string
 	// Businesses are the ids of the businesses the actor reaches, oldest
 	// first. The slice may be the store's: read it, do not change it.
@@ -30,11 +30,11 @@ type Actor struct {
 
 // Has reports whether the actor holds a scope. A session holds every
 // scope.
-func (a *Actor) Has(scope string) bool {
+func (a *Actor) Has(scope voiceagent.Scope) bool {
 	if a.KeyID == "" {
 		return true
 	}
-	return slices.Contains(a.Scopes, scope) || slices.Contains(a.Scopes, wire.ScopeAll)
+	return slices.Contains(a.Scopes, string(scope)) || slices.Contains(a.Scopes, string(voiceagent.ScopeAll))
 }
 
 // Reaches reports whether the actor may act on a business.

@@ -6,16 +6,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go"
 )
 
 func TestActorHas(t *testing.T) {
-	key := &Actor{KeyID: "k", Scopes: []string{wire.ScopeCallsRead}}
-	assert.True(t, key.Has(wire.ScopeCallsRead))
-	assert.False(t, key.Has(wire.ScopeCallsWrite))
-	assert.True(t, (&Actor{KeyID: "k", Scopes: []string{wire.ScopeAll}}).Has(wire.ScopeCallsWrite), "the wildcard grants every scope")
-	assert.False(t, (&Actor{KeyID: "k"}).Has(wire.ScopeCallsRead), "a key without scopes holds none")
-	assert.True(t, (&Actor{SessionID: "s"}).Has(wire.ScopeCallsWrite), "a session acts as its user with every scope")
+	key := &Actor{KeyID: "k", Scopes: []string{string(voiceagent.ScopeCallsRead)}}
+	assert.True(t, key.Has(voiceagent.ScopeCallsRead))
+	assert.False(t, key.Has(voiceagent.ScopeCallsWrite))
+	assert.True(t, (&Actor{KeyID: "k", Scopes: []string{string(voiceagent.ScopeAll)}}).Has(voiceagent.ScopeCallsWrite), "the wildcard grants every scope")
+	assert.False(t, (&Actor{KeyID: "k"}).Has(voiceagent.ScopeCallsRead), "a key without scopes holds none")
+	assert.True(t, (&Actor{SessionID: "s"}).Has(voiceagent.ScopeCallsWrite), "a session acts as its user with every scope")
 }
 
 func TestActorReaches(t *testing.T) {
@@ -37,8 +37,8 @@ func TestErrorUnder(t *testing.T) {
 
 func TestErrorWrapsItsCause(t *testing.T) {
 	cause := errors.New("provider down")
-	e := &Error{Code: wire.CodeVendorError, Message: "refused", Cause: cause}
+	e := &Error{Code: voiceagent.CodeVendorError, Message: "refused", Cause: cause}
 	assert.ErrorIs(t, e, cause)
 	assert.Equal(t, "vendor_error: refused", e.Error())
-	assert.Equal(t, map[string]any{"a": 1}, New(wire.CodeConflict, "x").With("a", 1).Extra)
+	assert.Equal(t, map[string]any{"a": 1}, New(voiceagent.CodeConflict, "x").With("a", 1).Extra)
 }

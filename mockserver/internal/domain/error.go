@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go"
 )
 
 // FieldError names one field at fault: a JSON Pointer into the input (or a
@@ -107,38 +107,38 @@ func Dependency(code, message string) *Error {
 
 // NotFound is not_found: a record that is absent or that the caller may
 // not see (the two look the same).
-func NotFound(message string) *Error { return New(wire.CodeNotFound, message) }
+func NotFound(message string) *Error { return New(voiceagent.CodeNotFound, message) }
 
 // Forbidden is forbidden: the caller lacks a scope or access.
-func Forbidden(message string) *Error { return New(wire.CodeForbidden, message) }
+func Forbidden(message string) *Error { return New(voiceagent.CodeForbidden, message) }
 
 // Unauthorized is unauthorized: no valid credential.
-func Unauthorized(message string) *Error { return New(wire.CodeUnauthorized, message) }
+func Unauthorized(message string) *Error { return New(voiceagent.CodeUnauthorized, message) }
 
 // Conflict is conflict: the request conflicts with the current state.
 func Conflict(format string, args ...any) *Error {
-	return Errorf(wire.CodeConflict, format, args...)
+	return Errorf(voiceagent.CodeConflict, format, args...)
 }
 
 // Invalid is invalid_request: input that failed validation.
 func Invalid(format string, args ...any) *Error {
-	return Errorf(wire.CodeInvalidRequest, format, args...)
+	return Errorf(voiceagent.CodeInvalidRequest, format, args...)
 }
 
 // InvalidField is Invalid about one field: the message names the field,
 // the details hold it.
 func InvalidField(path, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
-	e := New(wire.CodeInvalidRequest, path+": "+msg)
+	e := New(voiceagent.CodeInvalidRequest, path+": "+msg)
 	e.Details = []FieldError{{Path: path, Message: msg}}
 	return e
 }
 
 // MissingParam is bad_request: a required query parameter is missing.
 func MissingParam(name string) *Error {
-	return New(wire.CodeBadRequest, "missing required query parameter: "+name)
+	return New(voiceagent.CodeBadRequest, "missing required query parameter: "+name)
 }
 
 // Internal is internal_error: an unexpected failure of the mock itself,
 // whose details go to the server's log only.
-func Internal() *Error { return New(wire.CodeInternalError, "internal error") }
+func Internal() *Error { return New(voiceagent.CodeInternalError, "internal error") }

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	governanceapi "github.com/voiceagent/voiceagent-go/governance"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/runs"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -88,7 +89,7 @@ const TaskExpireApproval = "approval.expire"
 // than voice are 501.
 func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *domain.Actor, b *ApprovalParams) (*store.ApprovalRequest, string, error) {
 	if !strings.HasPrefix(b.Channel.Type, "voice") {
-		return nil, "", domain.New(wire.CodeNotImplemented,
+		return nil, "", domain.New(voiceagent.CodeNotImplemented,
 			"channel type "+b.Channel.Type+" is not available: only voice and voice_then_sms place a call; approvals over SMS are not implemented")
 	}
 	if !b.ExpiresAt.After(now) {
@@ -99,7 +100,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *domain.Ac
 	}
 	biz, agent, number := s.approvalCaller(tx, who)
 	if number == nil {
-		return nil, "", domain.New(wire.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
+		return nil, "", domain.New(voiceagent.CodeConflict, "none of the key's businesses has an agent with a phone number to place the approval call from")
 	}
 	secret, shown := s.approvalSecret(tx, who, b.CallbackSecretID)
 	a := &store.ApprovalRequest{
@@ -117,7 +118,7 @@ func (s *Service) RequestApproval(tx *platform.Tx, now time.Time, who *domain.Ac
 	}
 	callID, apiErr := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 		AgentID: agent.ID, From: number.PhoneNumber, To: b.Channel.Address, FirstMessage: opener,
-		Context: string(val.MustJSON(map[string]any{
+		Context: string(jsonview.MustMarshal(map[string]any{
 			"approval_request_id": id, "summary": b.Summary, "risk_level": b.RiskLevel,
 			"required_factors": b.RequiredFactors, "principal_id": b.PrincipalID,
 		})),
@@ -226,7 +227,7 @@ func (s *Service) decideApproval(tx *platform.Tx, a *store.ApprovalRequest, now 
 		a.UpdatedAt = now.UTC()
 		a.CallbackEventID = s.IDs.UUID()
 	})
-	s.startApprovalCallback(tx, a, val.MustJSON(governanceapi.ApprovalCallback{
+	s.startApprovalCallback(tx, a, jsonview.MustMarshal(governanceapi.ApprovalCallback{
 		ID: a.CallbackEventID, Event: governanceapi.ApprovalCallbackEvent, BusinessID: a.BusinessID,
 		Timestamp: now.UTC(), Data: approvalDecision(a),
 	}))

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -93,12 +93,12 @@ func TestApprovalRefused(t *testing.T) {
 		code   string
 		path   string
 	}{
-		{name: "over sms", change: func(b *ApprovalParams) { b.Channel.Type = "sms" }, code: wire.CodeNotImplemented},
-		{name: "already expired", change: func(b *ApprovalParams) { b.ExpiresAt = start }, code: wire.CodeInvalidRequest, path: "/expires_at"},
+		{name: "over sms", change: func(b *ApprovalParams) { b.Channel.Type = "sms" }, code: voiceagent.CodeNotImplemented},
+		{name: "already expired", change: func(b *ApprovalParams) { b.ExpiresAt = start }, code: voiceagent.CodeInvalidRequest, path: "/expires_at"},
 		{name: "a callback host not allowed", change: func(b *ApprovalParams) { b.CallbackURL = "https://elsewhere.example/cb" },
-			code: wire.CodeInvalidRequest, path: "/callback_url"},
+			code: voiceagent.CodeInvalidRequest, path: "/callback_url"},
 		{name: "a plain http callback", change: func(b *ApprovalParams) { b.CallbackURL = "http://hooks.example/cb" },
-			code: wire.CodeInvalidRequest, path: "/callback_url"},
+			code: voiceagent.CodeInvalidRequest, path: "/callback_url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,7 +124,7 @@ func TestApprovalNeedsANumber(t *testing.T) {
 		tx.Agents.Update(w.acct.Agent, func(a *store.Agent) { a.PhoneNumber = "" })
 	})
 	_, _, err := w.requestApproval(approvalTo("+15551230001", time.Hour))
-	apiError(t, err, wire.CodeConflict)
+	apiError(t, err, voiceagent.CodeConflict)
 }
 
 func TestApprovalNamedSecret(t *testing.T) {

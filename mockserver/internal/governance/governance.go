@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -42,9 +43,9 @@ var governedAuthority = map[string][]string{
 // governedScope is the scope each intent needs on a key (sessions hold every
 // scope).
 var governedScope = map[string]string{
-	intentAgentPatch:       wire.ScopeAgentsWrite,
-	intentTranscriptSink:   wire.ScopeWorkspacesWrite,
-	intentEmergencyAddress: wire.ScopeWorkspacesWrite,
+	intentAgentPatch:       string(voiceagent.ScopeAgentsWrite),
+	intentTranscriptSink:   string(voiceagent.ScopeWorkspacesWrite),
+	intentEmergencyAddress: string(voiceagent.ScopeWorkspacesWrite),
 }
 
 // governedKnownFields are the schema's top-level properties; the others are
@@ -146,10 +147,10 @@ func voiceProviderFault(rc *httpapi.Ctx) func() *domain.Error {
 // A failure of the voice provider (providerFault, nil: none) while
 // applying is returned, and nothing is stored, so that a retry runs again.
 func (s *Service) Submit(tx *platform.Tx, now time.Time, who *domain.Actor, req *GovernedRequest, providerFault func() *domain.Error) (Submitted, error) {
-	if need := governedScope[req.Intent]; !who.Has(need) {
+	if need := governedScope[req.Intent]; !who.Has(voiceagent.Scope(need)) {
 		return Submitted{}, domain.Forbidden("the intent " + req.Intent + " needs the scope " + need)
 	}
-	fp := sha256.Sum256(val.MustJSON(req.Sent)) // re-encoded: key order and spacing do not matter
+	fp := sha256.Sum256(jsonview.MustMarshal(req.Sent)) // re-encoded: key order and spacing do not matter
 	// replay finds the first outcome of the idempotency_key in a business.
 	replay := func(business string) (Submitted, bool, error) {
 		if req.DryRun {
@@ -160,7 +161,7 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *domain.Actor, req 
 			return Submitted{}, false, nil
 		}
 		if g.Fingerprint != fp {
-			return Submitted{}, true, domain.New(wire.CodeIdempotencyConflict,
+			return Submitted{}, true, domain.New(voiceagent.CodeIdempotencyConflict,
 				"this idempotency_key was already used for a different governed update of this business")
 		}
 		out := submitted(g)
@@ -238,9 +239,9 @@ func (s *Service) Submit(tx *platform.Tx, now time.Time, who *domain.Actor, req 
 	tx.GovernedUpdates.Insert(g, tgt.business, now)
 	g.UpdatedAt = g.CreatedAt
 	if decision == governedRejected {
-		g.Error = map[string]any{"code": wire.CodeForbidden, "message": why}
+		g.Error = map[string]any{"code": voiceagent.CodeForbidden, "message": why}
 	} else {
-		g.Answer = val.MustJSON(GovernedView(g))
+		g.Answer = jsonview.MustMarshal(GovernedView(g))
 	}
 	tx.GovernedByKey[g.Owner+"\x00"+g.IdempotencyKey] = g
 	return submitted(g), nil
@@ -363,7 +364,7 @@ func agentPatchOf(agentID string, payload map[string]any) (telephony.AgentPatch,
 	if err := httpapi.ValidateUnder("agentUpdate", body, "/payload", "the agent.patch payload"); err != nil {
 		return p, err
 	}
-	if err := json.Unmarshal(val.MustJSON(body), &p); err != nil {
+	if err := json.Unmarshal(jsonview.MustMarshal(body), &p); err != nil {
 		return p, domain.Invalid("the agent.patch payload does not match the expected shape: %v", err)
 	}
 	return p, nil
@@ -472,7 +473,7 @@ func (s *Service) decideGovernedUpdate(rc *httpapi.Ctx) (any, error) {
 // decision, its note, who and when are recorded in one change of g.
 func (s *Service) Decide(tx *platform.Tx, now time.Time, who *domain.Actor, g *store.GovernedUpdate, decision string, note *string, providerFault func() *domain.Error) error {
 	if g.Status != governedPending {
-		return domain.New(wire.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
+		return domain.New(voiceagent.CodeConflict, "the governed update is "+g.Status+", not pending_approval")
 	}
 	decide := func(status string, result any, failure map[string]any) error {
 		tx.GovernedUpdates.Update(g, func(g *store.GovernedUpdate) {

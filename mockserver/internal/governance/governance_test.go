@@ -9,15 +9,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 )
 
 func TestAuthorize(t *testing.T) {
-	key := &domain.Actor{KeyID: "key", Scopes: []string{wire.ScopeAll}}
+	key := &domain.Actor{KeyID: "key", Scopes: []string{string(voiceagent.ScopeAll)}}
 	session := &domain.Actor{SessionID: "session"}
 	past, future := start.Add(-1).Format("2006-01-02T15:04:05.999999999Z07:00"), start.Add(1e9).Format("2006-01-02T15:04:05Z07:00")
 	tests := []struct {
@@ -51,7 +51,7 @@ func TestAuthorize(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			allowed, why, err := authorize(start, tt.who, tt.intent, tt.authority)
 			if tt.errPath != "" {
-				e := apiError(t, err, wire.CodeInvalidRequest)
+				e := apiError(t, err, voiceagent.CodeInvalidRequest)
 				assert.Equal(t, []string{tt.errPath}, paths(e))
 				return
 			}
@@ -92,23 +92,23 @@ func TestSubmitAgentPatch(t *testing.T) {
 		{name: "rejected without authority", body: func(w *world) string { return agentPatchBody(w, "k", "none", `{"name": "Renamed"}`, "") },
 			outcome: governedRejected, stored: governedRejected},
 		{name: "a field the agent update refuses", body: func(w *world) string { return agentPatchBody(w, "k", "agent_asserted", `{"name": ""}`, "") },
-			errCode: wire.CodeInvalidRequest, errPath: []string{"/payload/name"}},
+			errCode: voiceagent.CodeInvalidRequest, errPath: []string{"/payload/name"}},
 		{name: "a field the agent update does not know", body: func(w *world) string {
 			return agentPatchBody(w, "k", "agent_asserted", `{"colour": "red"}`, "")
-		}, errCode: wire.CodeInvalidRequest, errPath: []string{"/payload"}},
+		}, errCode: voiceagent.CodeInvalidRequest, errPath: []string{"/payload"}},
 		{name: "an unknown catalog voice", body: func(w *world) string {
 			return agentPatchBody(w, "k", "agent_asserted", `{"voice_catalog_id": "nobody"}`, "")
-		}, errCode: wire.CodeInvalidRequest, errPath: []string{"/payload/voice_catalog_id"}},
+		}, errCode: voiceagent.CodeInvalidRequest, errPath: []string{"/payload/voice_catalog_id"}},
 		{name: "the voice provider fails", body: func(w *world) string { return agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, "") },
-			failed: true, errCode: wire.CodeVendorError},
+			failed: true, errCode: voiceagent.CodeVendorError},
 		{name: "a key without agents:write", body: func(w *world) string { return agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, "") },
-			who: func(w *world) *domain.Actor { return w.withScopes(wire.ScopeWorkspacesWrite) }, errCode: wire.CodeForbidden},
+			who: func(w *world) *domain.Actor { return w.withScopes(string(voiceagent.ScopeWorkspacesWrite)) }, errCode: voiceagent.CodeForbidden},
 		{name: "another tenant's agent", body: func(w *world) string {
 			return strings.Replace(agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, ""), w.acct.Agent.ID, w.other.Agent.ID, 1)
-		}, errCode: wire.CodeNotFound},
+		}, errCode: voiceagent.CodeNotFound},
 		{name: "another tenant's business", body: func(w *world) string {
 			return agentPatchBody(w, "k", "agent_asserted", `{"name": "Renamed"}`, fmt.Sprintf(`, "business_id": %q`, w.other.Business.ID))
-		}, errCode: wire.CodeForbidden},
+		}, errCode: voiceagent.CodeForbidden},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestSubmitRejectedStoresItsError(t *testing.T) {
 	w := newWorld(t)
 	out, err := w.submit(w.key, request(t, agentPatchBody(w, "k", "none", `{"name": "Renamed"}`, "")))
 	require.NoError(t, err)
-	assert.Equal(t, wire.CodeForbidden, out.Update.Error["code"])
+	assert.Equal(t, voiceagent.CodeForbidden, out.Update.Error["code"])
 	assert.Equal(t, http.StatusForbidden, httpapi.Status(out.Rejection))
 	assert.Contains(t, string(responseBody(out)), `"governed_update_id":"`+out.Update.ID+`"`)
 }
@@ -171,7 +171,7 @@ func TestSubmitIdempotency(t *testing.T) {
 	assert.Equal(t, responseBody(first), responseBody(again))
 
 	_, err = w.submit(w.key, request(t, agentPatchBody(w, "same", "agent_asserted", `{"first_message": "Other"}`, "")))
-	apiError(t, err, wire.CodeIdempotencyConflict)
+	apiError(t, err, voiceagent.CodeIdempotencyConflict)
 	assert.Equal(t, "Hi", w.agent().FirstMessage)
 }
 
@@ -180,7 +180,7 @@ func TestSubmitRetriesAfterProviderFailure(t *testing.T) {
 	body := agentPatchBody(w, "flaky", "agent_asserted", `{"name": "Renamed"}`, "")
 	w.failed = true
 	_, err := w.submit(w.key, request(t, body))
-	apiError(t, err, wire.CodeVendorError)
+	apiError(t, err, voiceagent.CodeVendorError)
 	w.failed = false
 	out, err := w.submit(w.key, request(t, body))
 	require.NoError(t, err)
@@ -218,7 +218,7 @@ func TestSubmitOtherIntents(t *testing.T) {
 
 	_, err = w.submit(w.key, request(t, fmt.Sprintf(`{"intent": "phone.emergency_address.set", "idempotency_key": "e2",
 		"target": {"phone_number": %q}, "payload": {"street": "x"}, "authority": %s}`, w.other.Number.PhoneNumber, confirmed)))
-	apiError(t, err, wire.CodeNotFound)
+	apiError(t, err, voiceagent.CodeNotFound)
 
 	out, err = w.submit(w.key, request(t, `{"intent": "transcripts.sink.configure", "idempotency_key": "s",
 		"payload": {"url": "https://sink.example/t", "format": "text"}, "authority": {"mode": "system_policy"}}`))
@@ -244,7 +244,7 @@ func TestDecide(t *testing.T) {
 	}{
 		{name: "approve", decision: "approve", status: governedApplied, renamed: true},
 		{name: "reject", decision: "reject", status: governedRejected},
-		{name: "approve while the provider fails", decision: "approve", failed: true, status: governedFailed, errCode: wire.CodeVendorError},
+		{name: "approve while the provider fails", decision: "approve", failed: true, status: governedFailed, errCode: voiceagent.CodeVendorError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,7 +278,7 @@ func TestDecide(t *testing.T) {
 				assert.Nil(t, g.Error)
 			}
 
-			e := apiError(t, decide(), wire.CodeConflict)
+			e := apiError(t, decide(), voiceagent.CodeConflict)
 			assert.Contains(t, e.Message, "not pending_approval", "a decided update is decided once")
 		})
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -69,7 +69,7 @@ func (s *Service) loadPersona(rc *httpapi.Ctx) (any, error) {
 func (s *Service) LoadPersona(tx *platform.Tx, now time.Time, a *store.Agent, req *PersonaRequest, providerFault func() *domain.Error) (agents.PersonaLoaded, error) {
 	if providerFault != nil {
 		if e := providerFault(); e != nil {
-			e.Code = wire.CodeVendorError
+			e.Code = voiceagent.CodeVendorError
 			e.Message = "the voice provider refused the persona: " + e.Message
 			return agents.PersonaLoaded{}, e
 		}

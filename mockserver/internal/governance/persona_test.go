@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -44,7 +44,7 @@ func TestLoadPersona(t *testing.T) {
 			})
 			a := w.agent()
 			if tt.failed {
-				apiError(t, err, wire.CodeVendorError)
+				apiError(t, err, voiceagent.CodeVendorError)
 				assert.NotContains(t, a.InboundPrompt, "role-playing", "nothing changes")
 				assert.Nil(t, a.Metadata["persona"])
 				return

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -44,7 +44,7 @@ func newWorld(t *testing.T) *world {
 		w.other = id.Provision(tx, start, identity.ProvisionSpec{BusinessName: "Other Co", Email: "owner@other.example"})
 	})
 	require.NotNil(t, w.acct.Number)
-	w.key = w.withScopes(wire.ScopeAll)
+	w.key = w.withScopes(string(voiceagent.ScopeAll))
 	w.dash = w.actor("", w.acct.Session.ID)
 	return w
 }

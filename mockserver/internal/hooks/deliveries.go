@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,10 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
@@ -176,7 +176,7 @@ func (s *Service) enqueueDelivery(tx *platform.Tx, w *store.Webhook, ev *store.E
 func (s *Service) EnqueueCallWebhook(tx *platform.Tx, c *store.Call, ev *store.Event, body webhooks.CallWebhook) {
 	// CallWebhook.MarshalJSON writes exactly the fields of the spec's body
 	// for the event; it cannot fail.
-	raw, _ := json.Marshal(body)
+	raw, _ := jsonview.Marshal(body)
 	s.StartDelivery(tx, &store.Delivery{
 		Kind: store.DeliveryCallWebhook, CallID: c.ID, URL: c.WebhookURL, BusinessID: c.Owner,
 		EventID: ev.ID, EventType: ev.Type, ContentType: ContentTypeJSON, Body: raw,
@@ -812,7 +812,7 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 	case errors.Is(err, ErrDeliveryNotFound):
 		return nil, domain.NotFound("delivery not found: " + body.DeliveryID)
 	case err != nil:
-		return nil, domain.New(wire.CodeConflict,
+		return nil, domain.New(voiceagent.CodeConflict,
 			"a subscription's delivery can be replayed only while the subscription exists and is active")
 	}
 	return httpapi.Created(deliveryView(d)), nil

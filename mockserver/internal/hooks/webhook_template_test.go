@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -84,7 +84,7 @@ func TestValidateTemplate(t *testing.T) {
 	} {
 		e := validateTemplate(fields)
 		if assert.NotNil(t, e, name) {
-			assert.Equal(t, wire.CodeInvalidRequest, e.Code, name)
+			assert.Equal(t, voiceagent.CodeInvalidRequest, e.Code, name)
 			require.Len(t, e.Details, 1, name)
 			assert.True(t, strings.HasPrefix(e.Details[0].Path, "/payload_template/fields"), name)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -412,7 +412,7 @@ func (s *API) adminAddFault(rc *Ctx) (any, error) {
 func (s *API) adminClearFaults(rc *Ctx) (any, error) {
 	if id, ok := rc.Request.URL.Query()["id"]; ok {
 		if len(id) != 1 || id[0] == "" {
-			return nil, domain.New(wire.CodeBadRequest, "the id query parameter is empty: send ?id=<fault id>, or leave it out to remove every rule")
+			return nil, domain.New(voiceagent.CodeBadRequest, "the id query parameter is empty: send ?id=<fault id>, or leave it out to remove every rule")
 		}
 		if !s.FaultSet.Remove(id[0]) {
 			return nil, domain.NotFound("fault rule not found: " + id[0])

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -54,7 +55,7 @@ type ScopeReq interface {
 type Scope string
 
 // Met reports whether the caller holds the scope.
-func (s Scope) Met(by *domain.Actor) bool { return by.Has(string(s)) }
+func (s Scope) Met(by *domain.Actor) bool { return by.Has(voiceagent.Scope(s)) }
 
 // String is the scope's name.
 func (s Scope) String() string { return string(s) }
@@ -362,7 +363,7 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	}
 	wait := max(int(math.Ceil((1-tokens)*every.Seconds())), 1)
 	h.Set("Retry-After", strconv.Itoa(wait))
-	e := newError(http.StatusTooManyRequests, wire.CodeRateLimited,
+	e := newError(http.StatusTooManyRequests, voiceagent.CodeRateLimited,
 		"too many requests: the limit is "+strconv.Itoa(limit)+" per "+rule.Window.String()+", counted per "+per+"; retry after "+strconv.Itoa(wait)+"s")
 	e.Header = h
 	return nil, e

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
@@ -21,35 +21,35 @@ import (
 // with (the fault injected into the provider, which a *domain.Error holds
 // as its Cause), the table's 500 when it has none.
 var statuses = map[string]int{
-	wire.CodeUnauthorized:           http.StatusUnauthorized,
-	wire.CodeForbidden:              http.StatusForbidden,
-	wire.CodeNotFound:               http.StatusNotFound,
-	wire.CodeBadRequest:             http.StatusBadRequest,
-	wire.CodeInvalidRequest:         http.StatusBadRequest,
-	wire.CodeValidationError:        http.StatusBadRequest,
-	wire.CodeEmailExists:            http.StatusConflict,
-	wire.CodeNumberOnDNC:            http.StatusBadRequest,
-	wire.CodeNumberOptedOut:         http.StatusBadRequest,
-	wire.CodeContentBlocked:         http.StatusBadRequest,
-	wire.CodeTCPAViolation:          http.StatusBadRequest,
-	wire.CodeSMSSendFailed:          http.StatusInternalServerError,
-	wire.CodeVendorError:            http.StatusInternalServerError,
-	wire.CodeCallFailed:             http.StatusInternalServerError,
-	wire.CodePaymentRequired:        http.StatusPaymentRequired,
-	wire.CodeRateLimited:            http.StatusTooManyRequests,
-	wire.CodeInternalError:          http.StatusInternalServerError,
-	wire.CodeProvisioningFailed:     http.StatusServiceUnavailable,
-	wire.CodeIdempotencyConflict:    http.StatusConflict,
-	wire.CodeConflict:               http.StatusConflict,
-	wire.CodePayloadTooLarge:        http.StatusRequestEntityTooLarge,
-	wire.CodeNotImplemented:         http.StatusNotImplemented,
-	wire.CodeServiceUnavailable:     http.StatusServiceUnavailable,
-	wire.CodeMethodNotAllowed:       http.StatusMethodNotAllowed,
-	wire.CodeStaleRevision:          http.StatusConflict,
-	wire.CodeFingerprintMismatch:    http.StatusConflict,
-	wire.CodeInvalidState:           http.StatusConflict,
-	wire.CodeReconciliationRequired: http.StatusConflict,
-	wire.CodeApprovalRequired:       http.StatusForbidden,
+	voiceagent.CodeUnauthorized:           http.StatusUnauthorized,
+	voiceagent.CodeForbidden:              http.StatusForbidden,
+	voiceagent.CodeNotFound:               http.StatusNotFound,
+	voiceagent.CodeBadRequest:             http.StatusBadRequest,
+	voiceagent.CodeInvalidRequest:         http.StatusBadRequest,
+	voiceagent.CodeValidationError:        http.StatusBadRequest,
+	voiceagent.CodeEmailExists:            http.StatusConflict,
+	voiceagent.CodeNumberOnDNC:            http.StatusBadRequest,
+	voiceagent.CodeNumberOptedOut:         http.StatusBadRequest,
+	voiceagent.CodeContentBlocked:         http.StatusBadRequest,
+	voiceagent.CodeTCPAViolation:          http.StatusBadRequest,
+	voiceagent.CodeSMSSendFailed:          http.StatusInternalServerError,
+	voiceagent.CodeVendorError:            http.StatusInternalServerError,
+	voiceagent.CodeCallFailed:             http.StatusInternalServerError,
+	voiceagent.CodePaymentRequired:        http.StatusPaymentRequired,
+	voiceagent.CodeRateLimited:            http.StatusTooManyRequests,
+	voiceagent.CodeInternalError:          http.StatusInternalServerError,
+	voiceagent.CodeProvisioningFailed:     http.StatusServiceUnavailable,
+	voiceagent.CodeIdempotencyConflict:    http.StatusConflict,
+	voiceagent.CodeConflict:               http.StatusConflict,
+	voiceagent.CodePayloadTooLarge:        http.StatusRequestEntityTooLarge,
+	voiceagent.CodeNotImplemented:         http.StatusNotImplemented,
+	voiceagent.CodeServiceUnavailable:     http.StatusServiceUnavailable,
+	voiceagent.CodeMethodNotAllowed:       http.StatusMethodNotAllowed,
+	voiceagent.CodeStaleRevision:          http.StatusConflict,
+	voiceagent.CodeFingerprintMismatch:    http.StatusConflict,
+	voiceagent.CodeInvalidState:           http.StatusConflict,
+	voiceagent.CodeReconciliationRequired: http.StatusConflict,
+	voiceagent.CodeApprovalRequired:       http.StatusForbidden,
 }
 
 // StatusOf returns the HTTP status of an error response with code.

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 )
 
@@ -64,7 +64,7 @@ func TestErrorResponse(t *testing.T) {
 	t.Run("a domain error has its code's status", func(t *testing.T) {
 		r := ErrorResponse(domain.InvalidField("to", "must be E.164"))
 		assert.Equal(t, http.StatusBadRequest, r.Status)
-		assert.Equal(t, wire.CodeInvalidRequest, r.Code)
+		assert.Equal(t, voiceagent.CodeInvalidRequest, r.Code)
 		assert.Equal(t, map[string]any{"error": map[string]any{
 			"code": "invalid_request", "message": "to: must be E.164",
 			"details": []any{map[string]any{"path": "to", "message": "must be E.164"}},
@@ -78,7 +78,7 @@ func TestErrorResponse(t *testing.T) {
 		assert.Equal(t, "taken", errorBody(t, r)["error"].(map[string]any)["message"])
 	})
 	t.Run("members, a result beside, no retry", func(t *testing.T) {
-		e := domain.New(wire.CodeProvisioningFailed, "partly")
+		e := domain.New(voiceagent.CodeProvisioningFailed, "partly")
 		e.With("recovery_paths", map[string]any{"sign_in": "x"})
 		e.Result, e.Final = map[string]any{"api_key": "k"}, true
 		r := ErrorResponse(e)
@@ -91,7 +91,7 @@ func TestErrorResponse(t *testing.T) {
 	})
 	t.Run("retry after, in whole seconds up", func(t *testing.T) {
 		for d, want := range map[time.Duration]string{time.Millisecond: "1", time.Second: "1", 1500 * time.Millisecond: "2", time.Hour: "3600"} {
-			e := domain.New(wire.CodeRateLimited, "wait")
+			e := domain.New(voiceagent.CodeRateLimited, "wait")
 			e.RetryAfter = d
 			r := ErrorResponse(e)
 			assert.Equal(t, http.StatusTooManyRequests, r.Status)
@@ -102,22 +102,22 @@ func TestErrorResponse(t *testing.T) {
 		f := &FaultRule{ID: "f1", Target: FaultTargetVoiceProvider, Status: http.StatusTooManyRequests}
 		fe := f.asError()
 		e := &domain.Error{Code: fe.Code, Message: fe.Message, Transient: true, Cause: fe}
-		e.Code, e.Message = wire.CodeVendorError, "the voice provider refused: "+e.Message
+		e.Code, e.Message = voiceagent.CodeVendorError, "the voice provider refused: "+e.Message
 		r := ErrorResponse(e)
 		assert.Equal(t, http.StatusTooManyRequests, r.Status)
-		assert.Equal(t, wire.CodeVendorError, r.Code)
+		assert.Equal(t, voiceagent.CodeVendorError, r.Code)
 		assert.Equal(t, "1", r.Header.Get("Retry-After"))
 		assert.True(t, r.transient)
-		assert.Equal(t, http.StatusInternalServerError, ErrorResponse(domain.Dependency(wire.CodeVendorError, "down")).Status,
+		assert.Equal(t, http.StatusInternalServerError, ErrorResponse(domain.Dependency(voiceagent.CodeVendorError, "down")).Status,
 			"without a cause, the table's status")
 	})
 	t.Run("the pipeline's own", func(t *testing.T) {
-		e := newError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest, "JSON only")
+		e := newError(http.StatusUnsupportedMediaType, voiceagent.CodeInvalidRequest, "JSON only")
 		e.Header = http.Header{"Accept": {"application/json"}}
 		r := ErrorResponse(e)
 		assert.Equal(t, http.StatusUnsupportedMediaType, r.Status)
 		assert.Equal(t, "application/json", r.Header.Get("Accept"))
-		assert.Equal(t, http.StatusMethodNotAllowed, ErrorResponse(&Error{Code: wire.CodeMethodNotAllowed}).Status, "no status: its code's")
+		assert.Equal(t, http.StatusMethodNotAllowed, ErrorResponse(&Error{Code: voiceagent.CodeMethodNotAllowed}).Status, "no status: its code's")
 	})
 	t.Run("anything else is an internal error", func(t *testing.T) {
 		r := ErrorResponse(errors.New("disk on fire"))

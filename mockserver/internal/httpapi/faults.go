@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 )
 
@@ -384,19 +384,19 @@ func (a *API) DependencyFaultAt(target, method, path, tenant string) *domain.Err
 func codeForStatus(status int) string {
 	switch status {
 	case http.StatusBadRequest:
-		return wire.CodeInvalidRequest
+		return voiceagent.CodeInvalidRequest
 	case http.StatusUnauthorized:
-		return wire.CodeUnauthorized
+		return voiceagent.CodeUnauthorized
 	case http.StatusForbidden:
-		return wire.CodeForbidden
+		return voiceagent.CodeForbidden
 	case http.StatusNotFound:
-		return wire.CodeNotFound
+		return voiceagent.CodeNotFound
 	case http.StatusConflict:
-		return wire.CodeConflict
+		return voiceagent.CodeConflict
 	case http.StatusTooManyRequests:
-		return wire.CodeRateLimited
+		return voiceagent.CodeRateLimited
 	case http.StatusServiceUnavailable:
-		return wire.CodeServiceUnavailable
+		return voiceagent.CodeServiceUnavailable
 	}
-	return wire.CodeInternalError
+	return voiceagent.CodeInternalError
 }

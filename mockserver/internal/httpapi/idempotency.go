@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -147,7 +147,7 @@ func (r *idemRun) await(rc *Ctx, fingerprint [32]byte) *Response {
 	select {
 	case <-r.done:
 	case <-rc.Request.Context().Done():
-		return ErrorResponse(domain.New(wire.CodeIdempotencyConflict,
+		return ErrorResponse(domain.New(voiceagent.CodeIdempotencyConflict,
 			"a request with this Idempotency-Key is still in progress"))
 	}
 	if r.conflict {
@@ -159,7 +159,7 @@ func (r *idemRun) await(rc *Ctx, fingerprint [32]byte) *Response {
 // idemConflict is the response to a request whose key was used for
 // another.
 func idemConflict() *Response {
-	return ErrorResponse(domain.New(wire.CodeIdempotencyConflict,
+	return ErrorResponse(domain.New(voiceagent.CodeIdempotencyConflict,
 		"this Idempotency-Key was already used with a different request"))
 }
 

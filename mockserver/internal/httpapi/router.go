@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
@@ -103,7 +104,7 @@ func (s *API) handlerFor(r *http.Request) (*Route, error) {
 	}
 	rt, ok := methods[r.Method]
 	if !ok {
-		e := newError(http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
+		e := newError(http.StatusMethodNotAllowed, voiceagent.CodeMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path)
 		e.Header = http.Header{"Allow": {allowed(methods)}}
 		return nil, e
 	}
@@ -178,7 +179,7 @@ func (rc *Ctx) onlyQuery(names []string) error {
 	if len(names) > 0 {
 		takes = strings.Join(names, ", ")
 	}
-	return domain.New(wire.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
+	return domain.New(voiceagent.CodeBadRequest, fmt.Sprintf("unknown query parameter %s: this route takes %s",
 		strings.Join(unknown, ", "), takes))
 }
 
@@ -347,7 +348,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 			case errors.As(err, &tooBig):
 				return ErrorResponse(bodyTooLarge(limit)), rt, rc, fault
 			case s.draining.Err() != nil:
-				return ErrorResponse(domain.New(wire.CodeServiceUnavailable,
+				return ErrorResponse(domain.New(voiceagent.CodeServiceUnavailable,
 					"the server is shutting down and stopped reading the request body before its end; nothing was done")), rt, rc, fault
 			}
 			return ErrorResponse(domain.Invalid("reading the request body: %v", err)), rt, rc, fault
@@ -388,7 +389,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 // the connection, so that the rest of the body is never read (net/http
 // would otherwise read a small one to its end before responding).
 func bodyTooLarge(limit int64) *Error {
-	e := newError(http.StatusRequestEntityTooLarge, wire.CodePayloadTooLarge,
+	e := newError(http.StatusRequestEntityTooLarge, voiceagent.CodePayloadTooLarge,
 		fmt.Sprintf("request body is larger than %d bytes", limit))
 	e.Header = http.Header{"Connection": {"close"}}
 	return e
@@ -638,7 +639,7 @@ func (rc *Ctx) checkQuery() error {
 		for _, v := range vs {
 			switch {
 			case v == "" && name == "id":
-				return domain.New(wire.CodeBadRequest,
+				return domain.New(voiceagent.CodeBadRequest,
 					"the id query parameter is empty: send ?id=<uuid> to read one record, or leave it out to list")
 			case v == "":
 			case !IsUUID(v):
@@ -727,7 +728,7 @@ func (s *API) guardAdmin(r *http.Request) error {
 	}
 	ct := r.Header.Get("Content-Type")
 	if (ct != "" || r.ContentLength != 0) && !isJSONMediaType(ct) {
-		return newError(http.StatusUnsupportedMediaType, wire.CodeInvalidRequest,
+		return newError(http.StatusUnsupportedMediaType, voiceagent.CodeInvalidRequest,
 			"the admin API takes JSON bodies only (Content-Type: application/json), not "+strconvQuote(ct))
 	}
 	return nil

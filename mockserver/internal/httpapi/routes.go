@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -54,15 +55,15 @@ var Table = []Route{
 	public(GET, "/api/auth/magic", "exchangeMagicLink").lock(LockWrite),
 	public(GET, "/api/auth/password-setup", "readPasswordSetupLink"),
 	public(GET, "/api/openapi.yaml", "getOpenAPIDocument").lock(LockNone),
-	key(GET, "/api/v1/balance", "getBalance", wire.ScopeBillingRead),
+	key(GET, "/api/v1/balance", "getBalance", voiceagent.ScopeBillingRead),
 	key(GET, "/api/v1/capabilities", "getCapabilities"),
 	session(DELETE, "/api/v1/keys", "revokeKey"),
 	session(GET, "/api/v1/keys", "listKeys"),
 	session(POST, "/api/v1/keys", "createKey").body("keyCreate"),
 	key(GET, "/api/v1/openapi.json", "getOpenAPIContract").lock(LockNone),
 	key(GET, "/api/v1/schemas", "getSchemas"),
-	public(POST, "/api/v1/signup", "signup").failsWith(wire.CodeValidationError).limitBy("email"),
-	key(GET, "/api/v1/usage", "listUsage", wire.ScopeBillingRead),
+	public(POST, "/api/v1/signup", "signup").failsWith(voiceagent.CodeValidationError).limitBy("email"),
+	key(GET, "/api/v1/usage", "listUsage", voiceagent.ScopeBillingRead),
 
 	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
 	admin(GET, "/_mock/calls", "listAllCalls"),
@@ -76,82 +77,82 @@ var Table = []Route{
 	admin(DELETE, "/_mock/scripts", "clearScript").lock(LockWrite),
 	admin(GET, "/_mock/scripts", "listScript"),
 	admin(POST, "/_mock/scripts", "addScript").body("mockScript").lock(LockWrite),
-	key(GET, "/api/v1/agents", "getAgents", wire.ScopeAgentsRead).cached(),
-	key(PATCH, "/api/v1/agents", "updateAgent", wire.ScopeAgentsWrite).body("agentUpdate"),
-	key(POST, "/api/v1/agents", "createAgent", wire.ScopeAgentsWrite).body("agentCreate"),
-	key(GET, "/api/v1/calls", "getCalls", wire.ScopeCallsRead).cached(),
-	key(POST, "/api/v1/calls", "createCall", wire.ScopeCallsWrite).body("callCreate"),
-	key(GET, "/api/v1/leads", "getLeads", wire.ScopeLeadsRead).cached(),
-	key(PATCH, "/api/v1/leads", "updateLead", wire.ScopeLeadsWrite).body("leadUpdate"),
-	key(GET, "/api/v1/numbers", "listNumbers", wire.ScopeNumbersRead).cached(),
-	key(GET, "/api/v1/sms/messages", "listSmsMessages", wire.ScopeSMSRead).cached(),
-	key(POST, "/api/v1/sms/send", "sendSms", wire.ScopeSMSWrite).body("smsSend"),
-	key(POST, "/api/v1/sms/update-prompt", "updateSmsPrompt", wire.ScopeAgentsWrite).body("smsUpdatePrompt"),
-	key(GET, "/api/v1/transcripts", "listTranscripts", wire.ScopeCallsRead).cached(),
-	key(GET, "/api/v1/voices", "listVoices", wire.ScopeAgentsRead).cached(),
+	key(GET, "/api/v1/agents", "getAgents", voiceagent.ScopeAgentsRead).cached(),
+	key(PATCH, "/api/v1/agents", "updateAgent", voiceagent.ScopeAgentsWrite).body("agentUpdate"),
+	key(POST, "/api/v1/agents", "createAgent", voiceagent.ScopeAgentsWrite).body("agentCreate"),
+	key(GET, "/api/v1/calls", "getCalls", voiceagent.ScopeCallsRead).cached(),
+	key(POST, "/api/v1/calls", "createCall", voiceagent.ScopeCallsWrite).body("callCreate"),
+	key(GET, "/api/v1/leads", "getLeads", voiceagent.ScopeLeadsRead).cached(),
+	key(PATCH, "/api/v1/leads", "updateLead", voiceagent.ScopeLeadsWrite).body("leadUpdate"),
+	key(GET, "/api/v1/numbers", "listNumbers", voiceagent.ScopeNumbersRead).cached(),
+	key(GET, "/api/v1/sms/messages", "listSmsMessages", voiceagent.ScopeSMSRead).cached(),
+	key(POST, "/api/v1/sms/send", "sendSms", voiceagent.ScopeSMSWrite).body("smsSend"),
+	key(POST, "/api/v1/sms/update-prompt", "updateSmsPrompt", voiceagent.ScopeAgentsWrite).body("smsUpdatePrompt"),
+	key(GET, "/api/v1/transcripts", "listTranscripts", voiceagent.ScopeCallsRead).cached(),
+	key(GET, "/api/v1/voices", "listVoices", voiceagent.ScopeAgentsRead).cached(),
 
 	// Webhooks: subscriptions, the event log, the delivery log.
 	admin(GET, "/_mock/deliveries", "listDeliveries").lock(LockNone),
 	admin(POST, "/_mock/deliveries/replay", "replayDelivery").body("mockDeliveryReplay").lock(LockWrite),
 	admin(POST, "/_mock/events", "emitEvent").body("mockEvent").lock(LockWrite),
-	key(GET, "/api/v1/events", "listEvents", wire.ScopeEventsRead).cached(),
-	key(POST, "/api/v1/events/replay", "replayEvents", wire.ScopeEventsReplay).body("eventsReplay"),
-	key(DELETE, "/api/v1/webhooks", "deleteWebhook", wire.ScopeWebhooksWrite),
-	key(GET, "/api/v1/webhooks", "getWebhooks", wire.ScopeWebhooksRead).cached(),
-	key(POST, "/api/v1/webhooks", "upsertWebhook", wire.ScopeWebhooksWrite).body("webhookUpsert"),
-	key(POST, "/api/v1/webhooks/rotate-secret", "rotateWebhookSecret", wire.ScopeWebhooksWrite).body("webhookRotateSecret"),
+	key(GET, "/api/v1/events", "listEvents", voiceagent.ScopeEventsRead).cached(),
+	key(POST, "/api/v1/events/replay", "replayEvents", voiceagent.ScopeEventsReplay).body("eventsReplay"),
+	key(DELETE, "/api/v1/webhooks", "deleteWebhook", voiceagent.ScopeWebhooksWrite),
+	key(GET, "/api/v1/webhooks", "getWebhooks", voiceagent.ScopeWebhooksRead).cached(),
+	key(POST, "/api/v1/webhooks", "upsertWebhook", voiceagent.ScopeWebhooksWrite).body("webhookUpsert"),
+	key(POST, "/api/v1/webhooks/rotate-secret", "rotateWebhookSecret", voiceagent.ScopeWebhooksWrite).body("webhookRotateSecret"),
 
 	// Catalog: products and knowledge.
-	key(DELETE, "/api/v1/knowledge", "deleteKnowledge", wire.ScopeKnowledgeWrite),
-	key(GET, "/api/v1/knowledge", "getKnowledge", wire.ScopeKnowledgeRead).cached(),
-	key(POST, "/api/v1/knowledge", "upsertKnowledge", wire.ScopeKnowledgeWrite).body("knowledgeUpsert"),
-	key(DELETE, "/api/v1/products", "deleteProduct", wire.ScopeProductsWrite),
-	key(GET, "/api/v1/products", "getProduct", wire.ScopeProductsRead).cached(),
-	key(POST, "/api/v1/products", "upsertProduct", wire.ScopeProductsWrite).body("productUpsert"),
+	key(DELETE, "/api/v1/knowledge", "deleteKnowledge", voiceagent.ScopeKnowledgeWrite),
+	key(GET, "/api/v1/knowledge", "getKnowledge", voiceagent.ScopeKnowledgeRead).cached(),
+	key(POST, "/api/v1/knowledge", "upsertKnowledge", voiceagent.ScopeKnowledgeWrite).body("knowledgeUpsert"),
+	key(DELETE, "/api/v1/products", "deleteProduct", voiceagent.ScopeProductsWrite),
+	key(GET, "/api/v1/products", "getProduct", voiceagent.ScopeProductsRead).cached(),
+	key(POST, "/api/v1/products", "upsertProduct", voiceagent.ScopeProductsWrite).body("productUpsert"),
 
 	// Communication runs.
-	key(DELETE, "/api/v1/communication-runs", "deleteCommunicationRun", wire.ScopeCommunicationRunsWrite),
-	key(GET, "/api/v1/communication-runs", "getCommunicationRuns", wire.ScopeCommunicationRunsRead).cached(),
-	key(POST, "/api/v1/communication-runs", "createCommunicationRun", wire.ScopeCommunicationRunsWrite).body("communicationRunCreate"),
-	key(POST, "/api/v1/communication-runs/preview", "previewCommunicationRun", wire.ScopeCommunicationRunsRead).body("communicationRunCreate"),
-	key(POST, "/api/v1/communication-runs/validate", "validateCommunicationRun", wire.ScopeCommunicationRunsRead).body("communicationRunCreate"),
+	key(DELETE, "/api/v1/communication-runs", "deleteCommunicationRun", voiceagent.ScopeCommunicationRunsWrite),
+	key(GET, "/api/v1/communication-runs", "getCommunicationRuns", voiceagent.ScopeCommunicationRunsRead).cached(),
+	key(POST, "/api/v1/communication-runs", "createCommunicationRun", voiceagent.ScopeCommunicationRunsWrite).body("communicationRunCreate"),
+	key(POST, "/api/v1/communication-runs/preview", "previewCommunicationRun", voiceagent.ScopeCommunicationRunsRead).body("communicationRunCreate"),
+	key(POST, "/api/v1/communication-runs/validate", "validateCommunicationRun", voiceagent.ScopeCommunicationRunsRead).body("communicationRunCreate"),
 
 	// Governance: governed updates, approval requests, persona loading.
-	key(POST, "/api/v1/agents/persona", "loadAgentPersona", wire.ScopeAgentsWrite).body("agentPersonaLoad"),
-	key(GET, "/api/v1/approval-requests", "getApprovalRequests", wire.ScopeApprovalsWrite).cached(),
-	key(POST, "/api/v1/approval-requests", "requestApproval", wire.ScopeApprovalsWrite).body("approvalChannelRequest"),
-	keyOrSession(GET, "/api/v1/governed-updates", "getGovernedUpdates").scope(AnyOf(Scope(wire.ScopeAgentsRead), Scope(wire.ScopeWorkspacesRead))).cached(),
-	keyOrSession(POST, "/api/v1/governed-updates", "submitGovernedUpdate").scope(AnyOf(Scope(wire.ScopeAgentsWrite), Scope(wire.ScopeWorkspacesWrite))).body("governedUpdateRequest"),
+	key(POST, "/api/v1/agents/persona", "loadAgentPersona", voiceagent.ScopeAgentsWrite).body("agentPersonaLoad"),
+	key(GET, "/api/v1/approval-requests", "getApprovalRequests", voiceagent.ScopeApprovalsWrite).cached(),
+	key(POST, "/api/v1/approval-requests", "requestApproval", voiceagent.ScopeApprovalsWrite).body("approvalChannelRequest"),
+	keyOrSession(GET, "/api/v1/governed-updates", "getGovernedUpdates").scope(AnyOf(Scope(voiceagent.ScopeAgentsRead), Scope(voiceagent.ScopeWorkspacesRead))).cached(),
+	keyOrSession(POST, "/api/v1/governed-updates", "submitGovernedUpdate").scope(AnyOf(Scope(voiceagent.ScopeAgentsWrite), Scope(voiceagent.ScopeWorkspacesWrite))).body("governedUpdateRequest"),
 	session(POST, "/api/v1/governed-updates/decide", "decideGovernedUpdate").body("governedUpdateDecision"),
 
 	// Agency management: profile, offers, enrollments, installations.
-	key(GET, "/api/v1/agency-enrollments", "getAgencyEnrollments", wire.ScopeWorkspacesRead),
-	key(POST, "/api/v1/agency-enrollments", "commandAgencyEnrollments", wire.ScopeWorkspacesWrite, wire.ScopeAgentsWrite).body("agencyEnrollmentCommand"),
-	key(GET, "/api/v1/agency-installations", "getAgencyInstallations", wire.ScopeWorkspacesRead),
-	key(POST, "/api/v1/agency-installations", "commandAgencyInstallations", wire.ScopeWorkspacesWrite).body("agencyInstallationCommand"),
-	key(GET, "/api/v1/agency-offers", "getAgencyOffers", wire.ScopeWorkspacesRead),
-	key(POST, "/api/v1/agency-offers", "commandAgencyOffers", wire.ScopeWorkspacesWrite).body("agencyOfferCommand"),
-	key(GET, "/api/v1/agency-profile", "getAgencyProfile", wire.ScopeWorkspacesRead),
-	key(POST, "/api/v1/agency-profile", "commandAgencyProfile", wire.ScopeWorkspacesWrite).body("agencyProfileCommand"),
+	key(GET, "/api/v1/agency-enrollments", "getAgencyEnrollments", voiceagent.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-enrollments", "commandAgencyEnrollments", voiceagent.ScopeWorkspacesWrite, voiceagent.ScopeAgentsWrite).body("agencyEnrollmentCommand"),
+	key(GET, "/api/v1/agency-installations", "getAgencyInstallations", voiceagent.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-installations", "commandAgencyInstallations", voiceagent.ScopeWorkspacesWrite).body("agencyInstallationCommand"),
+	key(GET, "/api/v1/agency-offers", "getAgencyOffers", voiceagent.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-offers", "commandAgencyOffers", voiceagent.ScopeWorkspacesWrite).body("agencyOfferCommand"),
+	key(GET, "/api/v1/agency-profile", "getAgencyProfile", voiceagent.ScopeWorkspacesRead),
+	key(POST, "/api/v1/agency-profile", "commandAgencyProfile", voiceagent.ScopeWorkspacesWrite).body("agencyProfileCommand"),
 
 	// The outbound-sales pipeline (SDR).
 	admin(POST, "/_mock/sdr/cron", "runSdrSchedulerNow").lock(LockWrite),
-	keyOrSession(POST, "/api/sdr/action", "sdrAction", wire.ScopeSDRWrite).body("sdrAction"),
-	keyOrSession(GET, "/api/sdr/activity", "getSdrActivity", wire.ScopeSDRRead).cached(),
-	keyOrSession(GET, "/api/sdr/config", "getSdrConfig", wire.ScopeSDRRead),
-	keyOrSession(PUT, "/api/sdr/config", "putSdrConfig", wire.ScopeSDRWrite).body("sdrConfigUpsert"),
+	keyOrSession(POST, "/api/sdr/action", "sdrAction", voiceagent.ScopeSDRWrite).body("sdrAction"),
+	keyOrSession(GET, "/api/sdr/activity", "getSdrActivity", voiceagent.ScopeSDRRead).cached(),
+	keyOrSession(GET, "/api/sdr/config", "getSdrConfig", voiceagent.ScopeSDRRead),
+	keyOrSession(PUT, "/api/sdr/config", "putSdrConfig", voiceagent.ScopeSDRWrite).body("sdrConfigUpsert"),
 	public(POST, "/api/sdr/cron", "runSdrScheduler"),
-	keyOrSession(GET, "/api/sdr/pipeline", "getSdrPipeline", wire.ScopeSDRRead),
-	keyOrSession(GET, "/api/sdr/report", "getSdrReport", wire.ScopeSDRRead),
-	keyOrSession(POST, "/api/sdr/run", "runSdr", wire.ScopeSDRWrite).body("sdrRun"),
+	keyOrSession(GET, "/api/sdr/pipeline", "getSdrPipeline", voiceagent.ScopeSDRRead),
+	keyOrSession(GET, "/api/sdr/report", "getSdrReport", voiceagent.ScopeSDRRead),
+	keyOrSession(POST, "/api/sdr/run", "runSdr", voiceagent.ScopeSDRWrite).body("sdrRun"),
 
 	// Analytics.
-	key(GET, "/api/v1/analytics/agents", "analyticsAgents", wire.ScopeCallsRead),
-	key(GET, "/api/v1/analytics/businesses", "analyticsBusinesses", wire.ScopeWorkspacesRead),
-	key(GET, "/api/v1/analytics/calls", "analyticsCalls", wire.ScopeCallsRead),
-	key(GET, "/api/v1/analytics/dashboard", "analyticsDashboard", wire.ScopeCallsRead),
-	key(GET, "/api/v1/analytics/funnel", "analyticsFunnel", wire.ScopeLeadsRead),
-	key(GET, "/api/v1/analytics/weekly", "analyticsWeekly", wire.ScopeCallsRead),
+	key(GET, "/api/v1/analytics/agents", "analyticsAgents", voiceagent.ScopeCallsRead),
+	key(GET, "/api/v1/analytics/businesses", "analyticsBusinesses", voiceagent.ScopeWorkspacesRead),
+	key(GET, "/api/v1/analytics/calls", "analyticsCalls", voiceagent.ScopeCallsRead),
+	key(GET, "/api/v1/analytics/dashboard", "analyticsDashboard", voiceagent.ScopeCallsRead),
+	key(GET, "/api/v1/analytics/funnel", "analyticsFunnel", voiceagent.ScopeLeadsRead),
+	key(GET, "/api/v1/analytics/weekly", "analyticsWeekly", voiceagent.ScopeCallsRead),
 
 	// Fixtures.
 	admin(POST, "/_mock/fixtures", "loadFixtures").body("mockFixtures").lock(LockWrite),
@@ -172,13 +173,13 @@ const (
 )
 
 // key is a route for bearer keys holding every scope of scopes.
-func key(method, path, op string, scopes ...string) Route {
+func key(method, path, op string, scopes ...voiceagent.Scope) Route {
 	return Route{Method: method, Path: path, Op: op, Auth: AuthKey, Scope: allScopes(scopes)}
 }
 
 // keyOrSession is a route for bearer keys holding every scope of scopes, or
 // for a dashboard session (which acts as its user and skips scope checks).
-func keyOrSession(method, path, op string, scopes ...string) Route {
+func keyOrSession(method, path, op string, scopes ...voiceagent.Scope) Route {
 	return Route{Method: method, Path: path, Op: op, Auth: AuthKeyOrSession, Scope: allScopes(scopes)}
 }
 
@@ -226,7 +227,7 @@ func (r Route) limitBy(member string) Route { r.LimitBy = member; return r }
 func (r Route) failsWith(code string) Route { r.ValidationCode = code; return r }
 
 // allScopes is the requirement of every scope of names (nil for none).
-func allScopes(names []string) ScopeReq {
+func allScopes(names []voiceagent.Scope) ScopeReq {
 	switch len(names) {
 	case 0:
 		return nil

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -87,7 +87,7 @@ func TestTableNamesOnlyWhatExists(t *testing.T) {
 		if rt.Scope != nil {
 			for _, sc := range strings.FieldsFunc(rt.Scope.String(), func(r rune) bool { return r == ' ' || r == '(' || r == ')' }) {
 				if sc != "and" && sc != "or" {
-					assert.True(t, wire.IsScope(sc), "%s: %q is not a scope", name, sc)
+					assert.True(t, slices.Contains(voiceagent.AllScopes, voiceagent.Scope(sc)), "%s: %q is not a scope", name, sc)
 				}
 			}
 		}

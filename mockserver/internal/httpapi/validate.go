@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -66,7 +66,7 @@ func (rc *Ctx) Decode(dst any) error {
 func (rc *Ctx) DecodeAs(schema string, dst any) error {
 	code := rc.Route.ValidationCode
 	if code == "" {
-		code = wire.CodeInvalidRequest
+		code = voiceagent.CodeInvalidRequest
 	}
 	if len(bytes.TrimSpace(rc.Body)) == 0 {
 		return domain.New(code, "request body is required (JSON)")

@@ -86,8 +86,8 @@ func (s *Service) getCapabilities(rc *httpapi.Ctx) (any, error) {
 		status, trialEnds := only.SubscriptionStatus, only.TrialEndsAt
 		out.Allowance.SubscriptionStatus, out.Allowance.TrialEndsAt = &status, &trialEnds
 	}
-	for _, sc := range wire.AllScopes {
-		if rc.Principal.Has(sc) {
+	for _, sc := range allScopes {
+		if rc.Principal.Has(voiceagent.Scope(sc)) {
 			out.Permissions = append(out.Permissions, voiceagent.Scope(sc))
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/account"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -146,7 +145,7 @@ func (s *Service) Provision(tx *platform.Tx, now time.Time, spec ProvisionSpec) 
 	if !spec.NoCredentials {
 		scopes := spec.Scopes
 		if len(scopes) == 0 {
-			scopes = wire.SignupDefaultScopes
+			scopes = slices.Clone(signupDefaultScopes)
 		}
 		name := spec.KeyName
 		if name == "" {
@@ -278,7 +277,7 @@ func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
 // checkScopes refuses a scope the API does not have.
 func checkScopes(scopes []string) error {
 	for _, sc := range scopes {
-		if !wire.IsScope(sc) && sc != wire.ScopeAll {
+		if !KeyMayHold(sc) {
 			return domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
@@ -334,7 +333,7 @@ func (s *Service) provisionAccount(tx *platform.Tx, opts AccountOptions, preset 
 		opts.Email = "owner-" + s.IDs.Token(6) + "@example.com"
 	}
 	if len(opts.Scopes) == 0 {
-		opts.Scopes = wire.AllScopes
+		opts.Scopes = AllScopes()
 	}
 	var partnerID, code string
 	switch {
@@ -399,7 +398,7 @@ func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {
 		}
 	}
 	for _, sc := range opts.Scopes {
-		if !wire.IsScope(sc) && sc != wire.ScopeAll {
+		if !KeyMayHold(sc) {
 			return nil, domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}

@@ -1,10 +1,10 @@
 package identity
 
 import (
+	"slices"
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/keys"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -50,7 +50,7 @@ func (s *Service) createKey(rc *httpapi.Ctx) (any, error) {
 	}
 	scopes := body.Scopes
 	if scopes == nil {
-		scopes = wire.KeyDefaultScopes
+		scopes = slices.Clone(keyDefaultScopes)
 	}
 	caller := rc.Principal.User
 	owner := caller.ID

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -257,7 +257,7 @@ func (s *Service) signupPayment(rc *httpapi.Ctx) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(rc.Request.Header.Get(headerPayment)) == "" {
-		return nil, domain.New(wire.CodePaymentRequired,
+		return nil, domain.New(voiceagent.CodePaymentRequired,
 			"payment mode needs an "+headerPayment+" header carrying the payment for plan "+plan+" (x402)").
 			With("payment_requirements", map[string]any{
 				"scheme": "x402", "header": headerPayment, "plan_id": plan,
@@ -287,7 +287,7 @@ func signupPlanFor(id string) (string, bool) {
 func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *signupPlan, mode, plan string, ch *store.SignupChallenge) (any, error) {
 	scopes := f.APIKeyScopes
 	if len(scopes) == 0 {
-		scopes = wire.SignupDefaultScopes
+		scopes = slices.Clone(signupDefaultScopes)
 	}
 	pr := s.Provision(rc.Tx, rc.Now, ProvisionSpec{
 		BusinessName: f.BusinessName, Email: sp.email, BusinessType: strOrEmpty(f.BusinessType),
@@ -330,7 +330,7 @@ func (s *Service) signupProvision(rc *httpapi.Ctx, f *store.SignupFields, sp *si
 		redacted["referred_by_partner_id"] = sp.partnerID
 	}
 	if pr.FailedStep != "" {
-		redacted["status"] = wire.CodeProvisioningFailed
+		redacted["status"] = voiceagent.CodeProvisioningFailed
 		redacted["setup_status"] = map[string]any{
 			"state":           "partial",
 			"completed_steps": []string{"user", "business", "agent", "api_key", "session"},
@@ -486,7 +486,7 @@ func signupRecoveryPaths(email, businessID string) map[string]string {
 }
 
 func errEmailExists(email string) *domain.Error {
-	return domain.New(wire.CodeEmailExists,
+	return domain.New(voiceagent.CodeEmailExists,
 		"an account with this email already exists: sign in, or create a key from the dashboard").
 		With("recovery_paths", signupRecoveryPaths(email, ""))
 }
@@ -495,7 +495,7 @@ func errEmailExists(email string) *domain.Error {
 // response (key and links included) beside the error, which repeats the
 // recovery paths. It tells clients not to retry.
 func errProvisioningFailed(answer map[string]any) *domain.Error {
-	e := domain.New(wire.CodeProvisioningFailed,
+	e := domain.New(voiceagent.CodeProvisioningFailed,
 		"the account was created but its setup did not finish (phone number): keep the key, follow setup_status.recovery_paths, do not restart signup")
 	if setup, ok := answer["setup_status"].(map[string]any); ok {
 		e = e.With("recovery_paths", setup["recovery_paths"])
@@ -508,7 +508,7 @@ func errProvisioningFailed(answer map[string]any) *domain.Error {
 // field (a JSON Pointer) in details.
 func errSignupField(path, format string, args ...any) *domain.Error {
 	msg := fmt.Sprintf(format, args...)
-	e := domain.New(wire.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
+	e := domain.New(voiceagent.CodeValidationError, strings.TrimPrefix(path, "/")+": "+msg)
 	e.Details = []domain.FieldError{{Path: path, Message: msg}}
 	return e
 }
@@ -516,7 +516,7 @@ func errSignupField(path, format string, args ...any) *domain.Error {
 // errChallenge is a failed verify step: 400 validation_error with
 // error.reason.
 func errChallenge(reason, msg string) *domain.Error {
-	return domain.New(wire.CodeValidationError, msg).With("reason", reason)
+	return domain.New(voiceagent.CodeValidationError, msg).With("reason", reason)
 }
 
 // diffSignupFields names the fields of a verify step that differ from the

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 )
@@ -102,7 +103,7 @@ func (s *Service) Snapshot(businessID string) (json.RawMessage, error) {
 		ts := s.exportTenant(tx, tenant)
 		doc = &Snapshot{Format: SnapshotFormat, Version: SnapshotVersion, TakenAt: ts.Now, Tenants: []TenantSnapshot{ts}}
 	}
-	return json.Marshal(doc)
+	return jsonview.Marshal(doc)
 }
 
 func (s *Service) exportTenant(tx *platform.Tx, tenant string) TenantSnapshot {
@@ -345,7 +346,7 @@ func sectionError(prefixes []string, err error) error {
 	}
 	path := prefixes[se.Part] + "." + se.Path
 	if se.InUse {
-		e := domain.New(wire.CodeConflict, path+": "+se.Message+" by another tenant")
+		e := domain.New(voiceagent.CodeConflict, path+": "+se.Message+" by another tenant")
 		e.Details = []domain.FieldError{{Path: path, Message: se.Message}}
 		return e
 	}
@@ -415,7 +416,7 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 	out := &Copy{IDs: r.ids}
 	out.BusinessID = b.ID
 	out.UserID = b.OwnerUserID
-	out.APIKey, _ = s.IssueKey(tx, now, b.OwnerUserID, "copy", wire.AllScopes, "", "")
+	out.APIKey, _ = s.IssueKey(tx, now, b.OwnerUserID, "copy", AllScopes(), "", "")
 	out.Session = s.newSession(tx, now, b.OwnerUserID).Token
 	if agents := tx.Agents.Owned(b.ID); len(agents) > 0 {
 		out.AgentID, out.PhoneNumber = agents[0].ID, agents[0].PhoneNumber

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
@@ -274,7 +274,7 @@ func (s *Service) validateRun(rc *httpapi.Ctx) (any, error) {
 	}
 	p, err := decodeRun(rc)
 	if err != nil {
-		if apiErr, ok := err.(*domain.Error); ok && apiErr.Code == wire.CodeInvalidRequest && len(apiErr.Details) > 0 {
+		if apiErr, ok := err.(*domain.Error); ok && apiErr.Code == voiceagent.CodeInvalidRequest && len(apiErr.Details) > 0 {
 			return runValidation(apiErr.Details, nil, 0), nil
 		}
 		return nil, err
@@ -456,7 +456,7 @@ func (s *Service) runTouch(tx *platform.Tx, now time.Time, task clock.Task) {
 	if t.Channel == "call" {
 		var context string
 		if len(t.Context) > 0 {
-			context = string(val.MustJSON(t.Context))
+			context = string(jsonview.MustMarshal(t.Context))
 		}
 		id, err := s.telephony.PlaceTouchCall(tx, now, telephony.TouchCall{
 			AgentID: run.AgentID, From: run.FromNumber, To: tg.Phone, Name: strValue(tg.Name),

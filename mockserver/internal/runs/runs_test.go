@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -235,7 +235,7 @@ func TestCreateRunRunsTouchesOnTheClock(t *testing.T) {
 	s, c, x, r := status()
 	assert.Equal(t, []string{runRunning, touchScheduled, touchSkipped}, []string{s, c, x})
 	require.NotNil(t, r.Touches[1].Error)
-	assert.Equal(t, wire.CodeNumberOptedOut, r.Touches[1].Error.Code)
+	assert.Equal(t, voiceagent.CodeNumberOptedOut, r.Touches[1].Error.Code)
 	assert.Equal(t, start.Add(30*time.Minute), *r.Touches[1].StartedAt)
 
 	clock.Advance(30 * time.Minute)

@@ -15,6 +15,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
 )
 
 // TestSegments places single leads, each in a world of its own, at a
@@ -170,9 +172,9 @@ func TestCadence(t *testing.T) {
 		var apiErr *domain.Error
 		require.ErrorAs(t, err, &apiErr, "touch at %v", at)
 		assert.Equal(t, http.StatusTooManyRequests, httpapi.Status(apiErr))
-		assert.Equal(t, wire.CodeRateLimited, apiErr.Code)
+		assert.Equal(t, voiceagent.CodeRateLimited, apiErr.Code)
 		assert.Equal(t, "false", httpapi.ErrorResponse(apiErr).Header.Get(httpapi.HeaderShouldRetry))
-		assert.Equal(t, next.Format(time.RFC3339), errorMembers(t, apiErr)["nextAllowedAt"], "touch at %v", at)
+		assert.Equal(t, next.UTC().Format(wire.TimeLayout), errorMembers(t, apiErr)["nextAllowedAt"], "touch at %v", at)
 	}
 	w.p.Read(func(tx *platform.Tx) {
 		assert.Equal(t, 1, tx.SDRLeads[l.ID].TouchCount, "a refused touch is not counted")

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -15,6 +14,8 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
+
+	voiceagent "github.com/voiceagent/voiceagent-go"
 )
 
 // sdrBusiness reads the businessId query parameter: required (400
@@ -308,7 +309,7 @@ func (s *Service) sdrTouch(c *sdrCtx, l *store.Lead, channel string, seg segment
 func (s *Service) sdrCall(c *sdrCtx, l *store.Lead, seg segment, dry bool) sdrOutcome {
 	to := *l.Phone
 	if c.tx.OnDNC(l.Owner, to) {
-		return sdrOutcome{err: domain.New(wire.CodeNumberOnDNC, to+" is on the do-not-call list")}
+		return sdrOutcome{err: domain.New(voiceagent.CodeNumberOnDNC, to+" is on the do-not-call list")}
 	}
 	a := sdrAgent(c.tx, c.cfg, l.Owner)
 	if a == nil {
@@ -455,7 +456,7 @@ func recordTouch(tx *platform.Tx, now time.Time, l *store.Lead, channel string) 
 
 // errCadence is the 429 of a touch the cadence refuses.
 func errCadence(msg string, next *time.Time, now time.Time) *domain.Error {
-	e := domain.New(wire.CodeRateLimited, msg)
+	e := domain.New(voiceagent.CodeRateLimited, msg)
 	// Final, never retried by the SDK: the wait is on the simulated clock,
 	// which a retry in real time would not move.
 	e.Final = true
@@ -543,7 +544,7 @@ func (s *Service) act(c *sdrCtx, l *store.Lead, action string) (*sdrapi.ActionRe
 func checkTouch(c *sdrCtx, e *sdrEval, channel string) *domain.Error {
 	l := e.lead
 	if l.Status == store.LeadDoNotContact {
-		return domain.New(wire.CodeNumberOnDNC, "the lead's status is do_not_contact")
+		return domain.New(voiceagent.CodeNumberOnDNC, "the lead's status is do_not_contact")
 	}
 	if n := e.touches(); n >= c.cfg.MaxTouches {
 		return errCadence(fmt.Sprintf("the lead has had %d touches, the configured max_touches is %d", n, c.cfg.MaxTouches), nil, c.now).
@@ -585,7 +586,7 @@ func (s *Service) postSDRRun(rc *httpapi.Ctx) (any, error) {
 	}
 	c := sdrCtxFor(rc, b)
 	if !c.cfg.Enabled {
-		return nil, domain.New(wire.CodeBadRequest,
+		return nil, domain.New(voiceagent.CodeBadRequest,
 			"SDR is not enabled for business "+b.ID+": PUT /sdr/config with enabled true first")
 	}
 	return s.runSDR(c, store.SDRTriggerRun, body.DryRun), nil

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 )
 
 // Section is a part of the store as data, for snapshots: the records of
@@ -283,7 +285,7 @@ func (s *Store) Export(tenant string) *Section {
 		if recs == nil {
 			recs = []Record{}
 		}
-		data, err := json.Marshal(recs)
+		data, err := jsonview.Marshal(recs)
 		if err != nil {
 			panic(fmt.Sprintf("store: a %s record does not encode: %v", name, err))
 		}

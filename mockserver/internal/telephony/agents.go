@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -156,7 +156,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 		a.Metadata = body.Metadata
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
-		e.Code = wire.CodeVendorError
+		e.Code = voiceagent.CodeVendorError
 		e.Message = "the voice provider refused the assistant: " + e.Message
 		return nil, e
 	}
@@ -168,7 +168,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Tx.Assistants, a.VendorAssistantID)
-		return nil, domain.Dependency(wire.CodeInternalError,
+		return nil, domain.Dependency(voiceagent.CodeInternalError,
 			"storing the agent failed; the assistant created at the voice provider was removed")
 	}
 	rc.Tx.Agents.Insert(a, body.BusinessID, rc.Now)
@@ -310,7 +310,7 @@ func (s *Service) UpdateAgent(tx *platform.Tx, now time.Time, a *store.Agent, p 
 	syncs := p.syncsProvider()
 	if syncs && providerFault != nil {
 		if e := providerFault(); e != nil {
-			e.Code = wire.CodeVendorError
+			e.Code = voiceagent.CodeVendorError
 			e.Message = "the voice provider refused the update: " + e.Message
 			return agents.Updated{}, e
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -69,7 +69,7 @@ func TestUpdateAgent(t *testing.T) {
 		{
 			name:    "unknown catalog voice refused",
 			patch:   telephony.AgentPatch{Name: ptr("Changed"), VoiceCatalogID: ptr("nobody")},
-			wantErr: wire.CodeInvalidRequest, path: "voice_catalog_id",
+			wantErr: voiceagent.CodeInvalidRequest, path: "voice_catalog_id",
 		},
 		{
 			name:  "metadata merged",
@@ -108,7 +108,7 @@ func TestUpdateAgent(t *testing.T) {
 			name:    "voice provider failure",
 			patch:   telephony.AgentPatch{Name: ptr("Changed")},
 			fault:   failing,
-			wantErr: wire.CodeVendorError,
+			wantErr: voiceagent.CodeVendorError,
 		},
 		{
 			name:  "a change the provider does not use ignores its failure",

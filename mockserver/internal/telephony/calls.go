@@ -10,7 +10,6 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -84,7 +83,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 
 // ErrMagicCallFailed is the carrier's refusal of the magic failing number.
 func ErrMagicCallFailed(to string) *domain.Error {
-	return domain.Dependency(wire.CodeCallFailed,
+	return domain.Dependency(voiceagent.CodeCallFailed,
 		"the outbound call could not be placed: the carrier rejected "+to)
 }
 
@@ -120,7 +119,7 @@ func (s *Service) PlaceOutboundCall(tx *platform.Tx, now time.Time, oc OutboundC
 	}
 	if oc.ProviderFault != nil {
 		if e := oc.ProviderFault(); e != nil {
-			e.Code = wire.CodeVendorError
+			e.Code = voiceagent.CodeVendorError
 			e.Message = "the voice provider refused the call: " + e.Message
 			return nil, e
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -115,14 +115,14 @@ func TestCallRefused(t *testing.T) {
 	w := newWorld(t)
 	_, err := w.place(t, telephony.OutboundCall{To: telephony.MagicCallFailed})
 	require.NotNil(t, err)
-	assert.Equal(t, wire.CodeCallFailed, err.Code)
+	assert.Equal(t, voiceagent.CodeCallFailed, err.Code)
 	assert.Equal(t, http.StatusInternalServerError, httpapi.Status(err))
 
 	_, err = w.place(t, telephony.OutboundCall{To: "+15551230001", ProviderFault: func() *domain.Error {
 		return domain.New("service_unavailable", "down")
 	}})
 	require.NotNil(t, err)
-	assert.Equal(t, wire.CodeVendorError, err.Code)
+	assert.Equal(t, voiceagent.CodeVendorError, err.Code)
 	assert.Contains(t, err.Message, "the voice provider refused the call")
 	w.p.Read(func(tx *platform.Tx) {
 		assert.Zero(t, tx.Calls.Count(w.acct.Business.ID), "a refused call is not stored")

@@ -3,7 +3,7 @@ package telephony
 import (
 	"time"
 
-	"github.com/voiceagent/voiceagent-go/internal/wire"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -71,7 +71,7 @@ type TouchSMS struct {
 
 // SMSComplianceCodes are refusals of the SMS compliance path: a touch they
 // stop is skipped (never attempted), not failed.
-var SMSComplianceCodes = []string{wire.CodeNumberOnDNC, wire.CodeNumberOptedOut, wire.CodeContentBlocked, wire.CodeTCPAViolation}
+var SMSComplianceCodes = []string{voiceagent.CodeNumberOnDNC, voiceagent.CodeNumberOptedOut, voiceagent.CodeContentBlocked, voiceagent.CodeTCPAViolation}
 
 // touchLead is the lead a touch names, when it is a lead of the agent's
 // business.

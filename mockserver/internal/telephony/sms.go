@@ -8,7 +8,6 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -115,28 +114,28 @@ func RecipientLocation(number string, b *store.Business) *time.Location {
 func smsCompliance(tx *platform.Tx, now time.Time, b *store.Business, to, body string, loc *time.Location) *domain.Error {
 	switch to {
 	case magicSMSOnDNC:
-		return domain.New(wire.CodeNumberOnDNC, to+" is on the do-not-call list")
+		return domain.New(voiceagent.CodeNumberOnDNC, to+" is on the do-not-call list")
 	case magicSMSOptedOut:
-		return domain.New(wire.CodeNumberOptedOut, to+" has opted out of texts")
+		return domain.New(voiceagent.CodeNumberOptedOut, to+" has opted out of texts")
 	case magicSMSTCPA:
-		return domain.New(wire.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
+		return domain.New(voiceagent.CodeTCPAViolation, "sending to "+to+" would violate consent law (TCPA)")
 	}
 	if tx.OnDNC(b.ID, to) {
-		return domain.New(wire.CodeNumberOnDNC, to+" is on the do-not-call list")
+		return domain.New(voiceagent.CodeNumberOnDNC, to+" is on the do-not-call list")
 	}
 	switch tx.Consent(b.ID, to) {
 	case store.ConsentOptedOut:
-		return domain.New(wire.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
+		return domain.New(voiceagent.CodeNumberOptedOut, to+" has opted out of texts (replied STOP); they must text START to opt back in")
 	case store.ConsentNone:
-		return domain.New(wire.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
+		return domain.New(voiceagent.CodeNumberOptedOut, to+" has not opted in to texts: consent comes from an inbound text or call from that number (in the mock: POST /_mock/inbound-sms, POST /_mock/consent, or srv.SetConsent in Go)")
 	}
 	if local := now.In(loc); local.Hour() < QuietHoursEnd || local.Hour() >= QuietHoursStart {
-		return domain.New(wire.CodeTCPAViolation, fmt.Sprintf(
+		return domain.New(voiceagent.CodeTCPAViolation, fmt.Sprintf(
 			"quiet hours: it is %s in the recipient's time zone (%s); texts may be sent from 08:00 to 21:00 local time",
 			local.Format("15:04"), loc.String())).With("recipient_local_time", local.Format(time.RFC3339))
 	}
 	if m := blockedContent.FindString(body); m != "" {
-		return domain.New(wire.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
+		return domain.New(voiceagent.CodeContentBlocked, fmt.Sprintf("the message failed the content compliance check (%q is not allowed)", m))
 	}
 	return nil
 }
@@ -176,7 +175,7 @@ func SMSPrecheck(tx *platform.Tx, now time.Time, req SMSRequest) (from string, a
 
 // ErrCarrierRejected is the carrier's failure on the magic failing number.
 func ErrCarrierRejected(to string) *domain.Error {
-	return domain.Dependency(wire.CodeSMSSendFailed, "the carrier rejected the message to "+to)
+	return domain.Dependency(voiceagent.CodeSMSSendFailed, "the carrier rejected the message to "+to)
 }
 
 // SMSRequest is one outbound text.
@@ -331,7 +330,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 		req.Lead = l
 	}
 	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
-		req.CarrierFault = domain.Dependency(wire.CodeSMSSendFailed, "the carrier failed: "+e.Message)
+		req.CarrierFault = domain.Dependency(voiceagent.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
 	m, apiErr := s.SendSMS(rc.Tx, rc.Now, req)
 	if apiErr != nil {

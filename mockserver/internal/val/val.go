@@ -4,7 +4,6 @@
 package val
 
 import (
-	"encoding/json"
 	"slices"
 	"time"
 )
@@ -38,15 +37,6 @@ func Set[T any](dst *T, src *T) {
 	if src != nil {
 		*dst = *src
 	}
-}
-
-// MustJSON encodes a value the server built itself (it cannot fail).
-func MustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("mockserver: encoding " + err.Error())
-	}
-	return b
 }
 
 // Str is a string member of a decoded object ("" when absent or not a
