@@ -286,7 +286,7 @@ func TestTheBinaryRefusesEditedDocumentsAndChangesNoTenant(t *testing.T) {
 	assert.Contains(t, out["error"].(map[string]any)["message"], "tenant "+attacker.biz)
 	status, out = httpJSON(t, http.MethodPost, admin+"/clock/advance", fmt.Sprintf(`{"seconds":3600,"business_id":%q}`, attacker.biz))
 	require.Equal(t, http.StatusOK, status, out)
-	assert.Equal(t, "8999-12-31T01:00:00Z", out["now"])
+	assert.Equal(t, "8999-12-31T01:00:00.000000000Z", out["now"])
 	for _, url := range []string{admin + "/tenants", admin + "/snapshot", base + "/v1/calls?id=" + attacker.call} {
 		assert.True(t, strings.HasPrefix(rawGet(t, url, attacker.auth()...), "200 "), url)
 	}
@@ -294,5 +294,5 @@ func TestTheBinaryRefusesEditedDocumentsAndChangesNoTenant(t *testing.T) {
 	assert.Contains(t, run.out.String(), "state: written to "+state)
 	data, err := os.ReadFile(state)
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `"now":"8999-12-31T01:00:00Z"`)
+	assert.Contains(t, string(data), `"now":"8999-12-31T01:00:00.000000000Z"`)
 }
