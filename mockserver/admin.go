@@ -10,6 +10,7 @@ import (
 
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // The Go admin helpers: what the admin API (/_mock) does, for tests in Go.
@@ -65,7 +66,7 @@ func (s *Server) Deliveries(f DeliveryFilter) []Delivery {
 // nil gives {}) as if the platform produced it now, and delivers it to the
 // business's subscriptions: a driver for receiver tests (POST /_mock/events
 // does the same). It returns the event id.
-func (s *Server) EmitEvent(businessID string, eventType string, data any) (string, error) {
+func (s *Server) EmitEvent(businessID string, eventType webhooks.EventType, data any) (string, error) {
 	id, err := s.hooks.EmitEvent(businessID, eventType, data)
 	return id, publicError(err)
 }

@@ -822,8 +822,8 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 // nil gives {}) as if the platform produced it now, and delivers it to the
 // business's subscriptions: a driver for receiver tests (POST /_mock/events
 // does the same). It returns the event id.
-func (s *Service) EmitEvent(businessID, eventType string, data any) (string, error) {
-	if !isEventType(eventType) {
+func (s *Service) EmitEvent(businessID string, eventType webhooks.EventType, data any) (string, error) {
+	if !webhooks.IsEventType(string(eventType)) {
 		return "", domain.InvalidField("event", "unknown event type %q", eventType)
 	}
 	tx := s.WriteTx()
@@ -839,9 +839,9 @@ func (s *Service) EmitEvent(businessID, eventType string, data any) (string, err
 
 func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	var body struct {
-		BusinessID string         `json:"business_id"`
-		Event      string         `json:"event"`
-		Data       map[string]any `json:"data"`
+		BusinessID string             `json:"business_id"`
+		Event      webhooks.EventType `json:"event"`
+		Data       map[string]any     `json:"data"`
 	}
 	if err := rc.Decode(&body); err != nil {
 		return nil, err
