@@ -63,7 +63,8 @@ func (s *Server) Deliveries(f DeliveryFilter) []Delivery {
 }
 
 // EmitEvent records an event of a business with data (any JSON-able value;
-// nil gives {}) as if the platform produced it now, and delivers it to the
+// nil gives the sample data of the type from the business's records,
+// webhooks.SampleData) as if the platform produced it now, and delivers it to the
 // business's subscriptions: a driver for receiver tests (POST /_mock/events
 // does the same). It returns the event id.
 func (s *Server) EmitEvent(businessID string, eventType webhooks.EventType, data any) (string, error) {

@@ -49,7 +49,7 @@ const (
 	sampleTransferTo    = "+15551230099"
 	sampleConversation  = "conv_0f6e4d2c"
 	sampleMessageSID    = "SM0f6e4d2c8a1b4c3d9e5f7a6b5c4d3e21"
-	sampleRecordingHost = "https://recordings.example.com/"
+	sampleRecordingHost = "https://recordings.voiceagent.example/"
 )
 
 // sampleTime is the time of a sample whose SampleRecords give none.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"encoding/xml"
@@ -137,4 +138,71 @@ func TestTheBinaryCheckReceiverBadUsage(t *testing.T) {
 	code, stdout, _ = runBinary(t, nil, "check-receiver", "-secret", secret, "-events", "lead.created", "http://127.0.0.1:1/hooks")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout, "no response")
+}
+
+// The built binary serves POST /_mock/receiver-checks: a subscription whose
+// receiver is the SDK's Handler passes, a receiver accepting everything
+// fails each rejects_* check, bad input is 400 and an unknown subscription
+// 404.
+func TestTheBinaryRunsReceiverChecks(t *testing.T) {
+	t.Parallel()
+	cmd := binary(t, []string{"VOICEAGENT_MOCK_ADDR=127.0.0.1:0"})
+	pipe, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(pipe)
+	var admin, base, key string
+	for key == "" && lines.Scan() {
+		l := lines.Text()
+		if a, ok := strings.CutPrefix(l, "admin API: "); ok {
+			admin = a
+		}
+		if b, ok := strings.CutPrefix(l, "base URL: "); ok {
+			base = b
+		}
+		if k, ok := strings.CutPrefix(l, "export VOICEAGENT_API_KEY="); ok {
+			key = k
+		}
+	}
+	require.NotEmpty(t, key)
+	go func() { _, _ = io.Copy(io.Discard, pipe) }()
+
+	h, err := webhooks.NewHandler(webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, err)
+	h.OnAny(func(context.Context, *webhooks.Event) error { return nil })
+	good := httptest.NewServer(h)
+	t.Cleanup(good.Close)
+	_, caps := httpJSON(t, http.MethodGet, base+"/v1/capabilities", "", "Authorization", "Bearer "+key)
+	business := caps["workspaces"].([]any)[0].(map[string]any)["id"].(string)
+	status, sub := httpJSON(t, http.MethodPost, base+"/v1/webhooks", `{"business_id":"`+business+`","webhook_url":"`+good.URL+`/hook"}`, "Authorization", "Bearer "+key)
+	require.Equal(t, http.StatusCreated, status)
+	require.NoError(t, h.SetSecrets(sub["secret"].(string)))
+
+	status, report := httpJSON(t, http.MethodPost, admin+"/receiver-checks", `{"subscription_id":"`+sub["id"].(string)+`"}`)
+	require.Equal(t, http.StatusOK, status, report)
+	assert.Equal(t, true, report["passed"], report)
+	assert.Len(t, report["checks"], 27+9)
+
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) }))
+	t.Cleanup(bad.Close)
+	status, report = httpJSON(t, http.MethodPost, admin+"/receiver-checks", `{"url":"`+bad.URL+`","secret":"`+sub["secret"].(string)+`","events":["lead.created"]}`)
+	require.Equal(t, http.StatusOK, status, report)
+	assert.Equal(t, false, report["passed"])
+	for _, c := range report["checks"].([]any) {
+		c := c.(map[string]any)
+		assert.Equal(t, !strings.HasPrefix(c["id"].(string), "rejects_"), c["passed"], c["id"])
+	}
+
+	status, _ = httpJSON(t, http.MethodPost, admin+"/receiver-checks", `{"url":"https://example.com/x","secret":"`+sub["secret"].(string)+`"}`)
+	assert.Equal(t, http.StatusBadRequest, status, "deliveries may not reach it")
+	status, _ = httpJSON(t, http.MethodPost, admin+"/receiver-checks", `{}`)
+	assert.Equal(t, http.StatusBadRequest, status)
+	status, _ = httpJSON(t, http.MethodPost, admin+"/receiver-checks", `{"subscription_id":"00000000-0000-4000-8000-000000000000"}`)
+	assert.Equal(t, http.StatusNotFound, status)
+
+	// Emitted without data: the type's sample.
+	status, ev := httpJSON(t, http.MethodPost, admin+"/events", `{"business_id":"`+business+`","event":"sms.failed"}`)
+	require.Equal(t, http.StatusCreated, status)
+	assert.Equal(t, "failed", ev["data"].(map[string]any)["status"])
 }

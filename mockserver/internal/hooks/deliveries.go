@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -819,7 +820,8 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 }
 
 // EmitEvent records an event of a business with data (any JSON-able value;
-// nil gives {}) as if the platform produced it now, and delivers it to the
+// nil gives the sample data of the type, webhooks.SampleData, from the
+// business's records) as if the platform produced it now, and delivers it to the
 // business's subscriptions: a driver for receiver tests (POST /_mock/events
 // does the same). It returns the event id.
 func (s *Service) EmitEvent(businessID string, eventType webhooks.EventType, data any) (string, error) {
@@ -832,7 +834,7 @@ func (s *Service) EmitEvent(businessID string, eventType webhooks.EventType, dat
 		return "", domain.NotFound("business not found: " + businessID)
 	}
 	if data == nil {
-		data = map[string]any{}
+		data = json.RawMessage(s.sampleData(tx, businessID, eventType))
 	}
 	return s.Emit(tx, businessID, eventType, s.Now(tx.TenantOf(businessID)), data).ID, nil
 }
@@ -849,9 +851,10 @@ func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	if _, ok := rc.Tx.Businesses.Get(body.BusinessID); !ok {
 		return nil, domain.NotFound("business not found: " + body.BusinessID)
 	}
+	var data any = body.Data
 	if body.Data == nil {
-		body.Data = map[string]any{}
+		data = json.RawMessage(s.sampleData(rc.Tx, body.BusinessID, body.Event))
 	}
-	ev := s.Emit(rc.Tx, body.BusinessID, body.Event, s.Now(rc.Tx.TenantOf(body.BusinessID)), body.Data)
+	ev := s.Emit(rc.Tx, body.BusinessID, body.Event, s.Now(rc.Tx.TenantOf(body.BusinessID)), data)
 	return httpapi.Created(eventView(ev)), nil
 }
