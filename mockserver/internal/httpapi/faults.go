@@ -189,6 +189,13 @@ func (fs *FaultSet) Remove(id string) bool {
 	return false
 }
 
+// RemoveTenant removes the rules scoped to tenant (a deleted tenant's).
+func (fs *FaultSet) RemoveTenant(tenant string) {
+	fs.Mu.Lock()
+	defer fs.Mu.Unlock()
+	fs.Rules = slices.DeleteFunc(fs.Rules, func(r *FaultRule) bool { return r.tenant == tenant })
+}
+
 // List returns the rules, oldest first.
 func (fs *FaultSet) List() []FaultRule {
 	fs.Mu.Lock()
