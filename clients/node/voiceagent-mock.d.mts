@@ -166,7 +166,7 @@ export interface JournalEntry {
   time: string;
   duration_ms: number;
   idempotent_replayed?: boolean;
-  fault?: string;
+  fault?: "status" | "latency" | "dropped" | "truncated";
   fault_id?: string;
   request: JournalMessage;
   response: JournalMessage;

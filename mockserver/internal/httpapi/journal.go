@@ -55,7 +55,9 @@ type JournalEntry struct {
 	Time       time.Time `json:"time"`
 	DurationMS float64   `json:"duration_ms"`
 	Replayed   bool      `json:"idempotent_replayed,omitempty"`
-	Fault      string    `json:"fault,omitempty"`
+	// Fault is what the fault rule that acted on the request did to its
+	// answer: FaultDropped, FaultTruncated, FaultStatus or FaultLatency.
+	Fault string `json:"fault,omitempty"`
 	// FaultID is the id of the fault rule that acted on the request.
 	FaultID string `json:"fault_id,omitempty"`
 	// Request and Response are the headers and bodies of the request and the response.

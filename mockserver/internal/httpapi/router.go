@@ -268,12 +268,9 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.Status = resp.Status
 	rec.Replayed = resp.Header.Get(HeaderIdempotentReplayed) == "true"
 	if fault != nil {
-		rec.FaultID = fault.ID
+		rec.FaultID, rec.Fault = fault.ID, fault.outcome(resp)
 	}
 	mangled := fault != nil && fault.mangles()
-	if mangled {
-		rec.Fault = fault.outcome(resp)
-	}
 	// The usage log and the journal are written before the response, so a
 	// client that has its response finds its request in both.
 	// Every API request is journaled, unknown paths under /api included (a
