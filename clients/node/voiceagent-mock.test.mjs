@@ -270,6 +270,7 @@ test("a copy runs on its own clock and a snapshot brings the original back", asy
   assert.equal(snapshot.format, "voiceagent-mock-snapshot");
 
   const copy = await acct.copy();
+  t.after(() => copy.deleteQuietly());
   assert.notEqual(copy.businessId, acct.businessId);
   const copyCall = copy.ids[call.id];
   await copy.advance(600);

@@ -385,6 +385,7 @@ class ServerTest(voiceagent_mock.MockServerTestMixin, unittest.TestCase):
         self.assertEqual(snapshot["format"], "voiceagent-mock-snapshot")
 
         copy = acct.copy()
+        self.addCleanup(copy.delete_quietly)
         self.assertNotEqual(copy.business_id, acct.business_id)
         copy_call = copy.ids[call["id"]]
         copy.advance(600)
