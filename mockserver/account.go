@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -88,6 +89,26 @@ func (a *Account) Advance(d time.Duration) time.Time { return a.srv.advanceTenan
 func (a *Account) AddFault(f FaultRule) (FaultRule, error) {
 	f.BusinessID = a.BusinessID
 	return a.srv.AddFault(f)
+}
+
+// Delete deletes the account's tenant, as DELETE
+// /_mock/accounts/{business_id} does: every record of its businesses, its
+// clock and pending tasks, its scripts, fault rules, rate-limit counters
+// and retained log entries. Its key and session get 401 afterwards. A test
+// that makes an account on a server it shares with other tests (Start
+// once for a package, the binary, a container) deletes it when it ends:
+//
+//	t.Cleanup(func() { _ = acct.Delete(context.Background()) })
+//
+// It returns a *Error (404 not_found) when the tenant is gone already, and
+// ctx's error when ctx is done.
+func (a *Account) Delete(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tx := a.srv.platform.WriteTx()
+	defer tx.End()
+	return publicError(a.srv.identity.DeleteAccount(tx, a.BusinessID))
 }
 
 // The account's forms of the Server's helpers: the same, for the account's

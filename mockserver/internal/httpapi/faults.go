@@ -189,6 +189,13 @@ func (fs *FaultSet) Remove(id string) bool {
 	return false
 }
 
+// RemoveTenant removes the rules scoped to tenant (a deleted tenant's).
+func (fs *FaultSet) RemoveTenant(tenant string) {
+	fs.Mu.Lock()
+	defer fs.Mu.Unlock()
+	fs.Rules = slices.DeleteFunc(fs.Rules, func(r *FaultRule) bool { return r.tenant == tenant })
+}
+
 // List returns the rules, oldest first.
 func (fs *FaultSet) List() []FaultRule {
 	fs.Mu.Lock()
@@ -333,12 +340,32 @@ func (f *FaultRule) asError() *Error {
 // mangles reports whether the fault changes how the response is written.
 func (f *FaultRule) mangles() bool { return f.Drop || f.Truncate }
 
-// outcome is the journal's word for what apply does to resp.
+// What a request fault did to the answer, as the journal says it
+// (JournalEntry.Fault; the fault kinds of openapi/admin.yaml): the answer
+// was lost, cut, made up with the rule's status, or only delayed.
+const (
+	FaultDropped   = "dropped"
+	FaultTruncated = "truncated"
+	FaultStatus    = "status"
+	FaultLatency   = "latency"
+)
+
+// outcome is what the fault did to resp, the answer the pipeline made,
+// naming what the client saw: the answer lost (dropped) or cut
+// (truncated) over one made up with the rule's status, that over a delay
+// alone; "" when it did none of these.
 func (f *FaultRule) outcome(resp *Response) string {
-	if f.Truncate && resp.Status > 0 {
-		return "truncated"
+	switch {
+	case f.Truncate && resp.Status > 0:
+		return FaultTruncated
+	case f.mangles():
+		return FaultDropped
+	case f.Status > 0:
+		return FaultStatus
+	case f.LatencyMS > 0:
+		return FaultLatency
 	}
-	return "dropped"
+	return ""
 }
 
 // apply writes resp as the fault says: nothing, or half of it; the caller

@@ -55,7 +55,9 @@ type JournalEntry struct {
 	Time       time.Time `json:"time"`
 	DurationMS float64   `json:"duration_ms"`
 	Replayed   bool      `json:"idempotent_replayed,omitempty"`
-	Fault      string    `json:"fault,omitempty"`
+	// Fault is what the fault rule that acted on the request did to its
+	// answer: FaultDropped, FaultTruncated, FaultStatus or FaultLatency.
+	Fault string `json:"fault,omitempty"`
 	// FaultID is the id of the fault rule that acted on the request.
 	FaultID string `json:"fault_id,omitempty"`
 	// Request and Response are the headers and bodies of the request and the response.
@@ -310,6 +312,13 @@ func (j *Journal) Reset() {
 	j.log.Reset(1)
 	j.mu.Unlock()
 	j.n.Notify()
+}
+
+// RemoveTenant lets go of every entry of tenant (a deleted tenant's).
+func (j *Journal) RemoveTenant(tenant string) {
+	j.mu.Lock()
+	j.log.RemoveBucket(tenant)
+	j.mu.Unlock()
 }
 
 // Latest returns the Seq of the newest entry (0 when none was journaled).
@@ -1057,6 +1066,14 @@ func (u *UsageLog) Reset() {
 	u.queue.take()
 	u.t = store.NewLogTable[*store.UsageEntry]()
 	u.t.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, PerTenant: u.perTenant, Tenant: usageTenant})
+}
+
+// RemoveTenant removes every entry of tenant (a deleted tenant's), those
+// still queued included.
+func (u *UsageLog) RemoveTenant(tenant string) {
+	u.Update(func(t *store.Table[*store.UsageEntry]) {
+		t.DeleteFunc(func(e *store.UsageEntry) bool { return e.Tenant == tenant })
+	})
 }
 
 // Record adds an authenticated request and its response to the log, at the
