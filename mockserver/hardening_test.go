@@ -641,12 +641,14 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 	// move the deadlines) within them, and a loaded machine running the
 	// race detector can take a few hundred milliseconds to schedule it.
 	hs.ReadTimeout, hs.WriteTimeout = time.Second, time.Second
-	active := make(chan struct{}, 10)
-	hs.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateActive {
-			active <- struct{}{}
-		}
-	}
+	// started says a request's handler began: its request was read, so a
+	// Shutdown then can only cut the poll short, not the request.
+	started := make(chan struct{}, 10)
+	serve := hs.Handler
+	hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		serve.ServeHTTP(w, r)
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	go func() { _ = hs.Serve(ln) }()
@@ -654,7 +656,7 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 
 	r := hostDo(t, http.MethodGet, base+"/_mock/requests?wait=2s", "", "", "")
 	assert.Equal(t, http.StatusOK, r.status, "a poll of 2s under timeouts of 1s: %s", r.body)
-	<-active
+	<-started
 
 	// An open poll of 60s (the server has read it), then Shutdown.
 	got := make(chan rawResp, 1)
@@ -672,7 +674,7 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		got <- rawResp{status: resp.StatusCode, body: body}
 	}()
-	<-active
+	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	require.NoError(t, hs.Shutdown(ctx), "Shutdown waited for no poll")
