@@ -9,8 +9,8 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
 // Account is a ready tenant: what NewAccount returns and POST
@@ -19,31 +19,20 @@ import (
 // pointed at the server, so tests in parallel on one server each use their
 // own account and never see each other.
 type Account struct {
-	APIKey      string `json:"api_key"`
-	BusinessID  string `json:"business_id"`
-	AgentID     string `json:"agent_id"`
-	PhoneNumber string `json:"phone_number"`
-	UserID      string `json:"user_id"`
-	// Session is a dashboard session token (the voiceagent_session cookie),
-	// for key management: voiceagent.WithSessionCookie(acct.Session).
-	Session string `json:"session"`
-	// PartnerID and ReferralCode are set for AccountOptions.Partner.
-	PartnerID    string `json:"partner_id,omitempty"`
-	ReferralCode string `json:"referral_code,omitempty"`
+	// Account is the account's key, business, agent, number, user and
+	// session (admin.Account).
+	admin.Account
 
 	srv *Server
 }
 
 // account is a's public face on s.
-func (s *Server) account(a *identity.Account) *Account {
-	return &Account{
-		APIKey: a.APIKey, BusinessID: a.BusinessID, AgentID: a.AgentID, PhoneNumber: a.PhoneNumber,
-		UserID: a.UserID, Session: a.Session, PartnerID: a.PartnerID, ReferralCode: a.ReferralCode, srv: s,
-	}
+func (s *Server) account(a *admin.Account) *Account {
+	return &Account{Account: *a, srv: s}
 }
 
 // accounts is account of each, keeping err.
-func (s *Server) accounts(as []*identity.Account, err error) ([]*Account, error) {
+func (s *Server) accounts(as []*admin.Account, err error) ([]*Account, error) {
 	out := make([]*Account, 0, len(as))
 	for _, a := range as {
 		out = append(out, s.account(a))
@@ -112,12 +101,12 @@ func (a *Account) InboundSMS(in InboundSMS) (InboundSMSResult, error) {
 
 // SetConsent sets a number's SMS consent towards the account's business:
 // see Server.SetConsent.
-func (a *Account) SetConsent(phone, status string) error {
+func (a *Account) SetConsent(phone string, status Consent) error {
 	return a.srv.SetConsent(a.BusinessID, phone, status)
 }
 
 // Consent returns a number's SMS consent towards the account's business.
-func (a *Account) Consent(phone string) string { return a.srv.Consent(a.BusinessID, phone) }
+func (a *Account) Consent(phone string) Consent { return a.srv.Consent(a.BusinessID, phone) }
 
 // AddDoNotCall puts a number on the business's do-not-call list: see
 // Server.AddDoNotCall.

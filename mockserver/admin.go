@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
 
 // The Go admin helpers: what the admin API (/_mock) does, for tests in Go.
@@ -18,7 +15,7 @@ import (
 // their leads and calls. An invalid record stops the load with an error
 // naming it; the accounts before it stay.
 func (s *Server) LoadFixtures(f Fixtures) ([]*Account, error) {
-	return s.accounts(s.fixtures.LoadFixtures(f.internal()))
+	return s.accounts(s.fixtures.LoadFixtures(f))
 }
 
 // LoadFixturesFile reads a fixtures file (JSON, see Fixtures) and loads it.
@@ -43,7 +40,7 @@ func (s *Server) LoadFixturesFile(path string) ([]*Account, error) {
 // SeedCalls stores finished calls in a business as given, oldest first,
 // and returns their ids in the order given. It is all or nothing.
 func (s *Server) SeedCalls(businessID string, calls []CallFixture) ([]string, error) {
-	ids, err := s.fixtures.SeedCalls(businessID, callFixtures(calls))
+	ids, err := s.fixtures.SeedCalls(businessID, calls)
 	return ids, publicError(err)
 }
 
@@ -51,14 +48,14 @@ func (s *Server) SeedCalls(businessID string, calls []CallFixture) ([]string, er
 // their ids in the order given. It is all or nothing: an invalid lead
 // stores none.
 func (s *Server) SeedLeads(businessID string, leads []LeadFixture) ([]string, error) {
-	ids, err := s.fixtures.SeedLeads(businessID, leadFixtures(leads))
+	ids, err := s.fixtures.SeedLeads(businessID, leads)
 	return ids, publicError(err)
 }
 
 // Deliveries returns the deliveries in the log that pass the filter, oldest
 // first.
 func (s *Server) Deliveries(f DeliveryFilter) []Delivery {
-	return deliveries(s.hooks.Deliveries(hooks.DeliveryFilter(f)))
+	return s.hooks.Deliveries(f)
 }
 
 // EmitEvent records an event of a business with data (any JSON-able value;
@@ -82,7 +79,7 @@ func (s *Server) ReplayDelivery(id string) (Delivery, error) {
 	if err != nil {
 		return Delivery{}, publicError(err)
 	}
-	return delivery(d), nil
+	return d, nil
 }
 
 // WaitDeliveries waits until at least one delivery matches (nil: any), or
@@ -90,13 +87,13 @@ func (s *Server) ReplayDelivery(id string) (Delivery, error) {
 // in the background: wait for them instead of sleeping. match must not keep
 // the pointer it is given.
 func (s *Server) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
-	return deliveries(s.hooks.WaitDeliveries(ctx, deliveryMatch(match)))
+	return s.hooks.WaitDeliveries(ctx, match)
 }
 
 // WaitDeliveryCount waits until at least n deliveries match (nil: any), or
 // ctx ends, and returns the matching ones, oldest first.
 func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
-	return deliveries(s.hooks.WaitDeliveryCount(ctx, n, deliveryMatch(match)))
+	return s.hooks.WaitDeliveryCount(ctx, n, match)
 }
 
 // AddFault installs a fault injection rule and returns it with its id. A
@@ -105,11 +102,11 @@ func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Deliv
 // BusinessID set the rule fires only on requests of that business's
 // tenant: Account.AddFault sets it for you.
 func (s *Server) AddFault(f FaultRule) (FaultRule, error) {
-	r, err := s.httpapi.AddFault(f.internal())
+	r, err := s.httpapi.AddFault(f)
 	if err != nil {
 		return FaultRule{}, publicError(err)
 	}
-	return faultRule(r), nil
+	return r, nil
 }
 
 // RemoveFault removes one fault injection rule and reports whether it
@@ -120,16 +117,16 @@ func (s *Server) RemoveFault(id string) bool { return s.httpapi.FaultSet.Remove(
 func (s *Server) ClearFaults() { s.httpapi.ClearFaults() }
 
 // Tenants returns every tenant of the server, oldest first, with its time.
-func (s *Server) Tenants() []Tenant { return convertSlice(s.httpapi.Tenants(), tenant) }
+func (s *Server) Tenants() []Tenant { return s.httpapi.Tenants() }
 
 // Faults returns the fault injection rules, with how often each fired.
-func (s *Server) Faults() []FaultRule { return convertSlice(s.httpapi.Faults(), faultRule) }
+func (s *Server) Faults() []FaultRule { return s.httpapi.Faults() }
 
 // Requests returns the journaled requests, oldest first, for which match
 // (nil: all) reports true. Pass RequestFilter{...}.Match to filter as GET
 // /_mock/requests does; the length of the result is the count to assert on.
 func (s *Server) Requests(match func(*JournalEntry) bool) []JournalEntry {
-	return journalEntries(s.httpapi.Requests(requestMatch(match)))
+	return s.httpapi.Requests(match)
 }
 
 // LatestRequestSeq returns the Seq of the newest journal entry (0 when none
@@ -152,14 +149,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.httpapi.S
 // journaled count: to wait for new ones only, match with
 // RequestFilter{After: seq}.Match, seq from LatestRequestSeq.
 func (s *Server) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) []JournalEntry {
-	return journalEntries(s.httpapi.WaitRequests(ctx, requestMatch(match)))
+	return s.httpapi.WaitRequests(ctx, match)
 }
 
 // NewAccount provisions a ready tenant without signup: a user, a business,
 // an intake agent, a number, a key and a session. Every account is its own
 // tenant, so parallel tests can share one server.
 func (s *Server) NewAccount(opts AccountOptions) (*Account, error) {
-	a, err := s.identity.NewAccount(opts.internal())
+	a, err := s.identity.NewAccount(opts)
 	if err != nil {
 		return nil, publicError(err)
 	}
@@ -172,7 +169,7 @@ func (s *Server) NewAccount(opts AccountOptions) (*Account, error) {
 // working. The standalone binary's demo account is one; a server without
 // seed accounts is left empty by a reset.
 func (s *Server) SeedAccount(opts AccountOptions) (*Account, error) {
-	a, err := s.identity.SeedAccount(opts.internal())
+	a, err := s.identity.SeedAccount(opts)
 	if err != nil {
 		return nil, publicError(err)
 	}
@@ -182,18 +179,13 @@ func (s *Server) SeedAccount(opts AccountOptions) (*Account, error) {
 // Outbox returns the messages sent to an address or number ("" for all),
 // oldest first.
 func (s *Server) Outbox(to string) []OutboxMessage {
-	return convertSlice(s.identity.Outbox(to), outboxMessage)
+	return s.identity.Outbox(to)
 }
 
 // WaitOutbox waits until a message to the address matches (nil: any), or
 // ctx ends, and returns the newest matching one.
 func (s *Server) WaitOutbox(ctx context.Context, to string, match func(OutboxMessage) bool) (OutboxMessage, bool) {
-	var m func(identity.OutboxMessage) bool
-	if match != nil {
-		m = func(o identity.OutboxMessage) bool { return match(outboxMessage(o)) }
-	}
-	o, ok := s.identity.WaitOutbox(ctx, to, m)
-	return outboxMessage(o), ok
+	return s.identity.WaitOutbox(ctx, to, match)
 }
 
 // SDRCronSecret returns the internal secret of POST /api/sdr/cron, the
@@ -224,15 +216,15 @@ func (s *Server) AddDNC(phone string, businessID string) error {
 }
 
 // Consent returns a number's SMS consent towards a business.
-func (s *Server) Consent(businessID string, phone string) string {
-	return s.telephony.Consent(businessID, phone)
+func (s *Server) Consent(businessID string, phone string) Consent {
+	return Consent(s.telephony.Consent(businessID, phone))
 }
 
 // InboundCall makes a caller ring a platform number (see InboundCall and
 // the package documentation's call states) and returns the call's id. Move
 // the clock to let the call run.
 func (s *Server) InboundCall(in InboundCall) (string, error) {
-	id, err := s.telephony.InboundCall(in.internal())
+	id, err := s.telephony.InboundCall(in)
 	return id, publicError(err)
 }
 
@@ -240,7 +232,7 @@ func (s *Server) InboundCall(in InboundCall) (string, error) {
 // (STOP) and opt-in (START) as the package documentation says.
 func (s *Server) InboundSMS(in InboundSMS) (InboundSMSResult, error) {
 	r, err := s.telephony.InboundSMS(in.To, in.From, in.Body)
-	return InboundSMSResult(r), publicError(err)
+	return r, publicError(err)
 }
 
 // MinutesUsed returns the minutes a business's calls used (finished calls'
@@ -250,7 +242,7 @@ func (s *Server) MinutesUsed(businessID string) int { return s.telephony.Minutes
 // PromptAudit returns the audit trail of an agent's prompt changes, oldest
 // first.
 func (s *Server) PromptAudit(agentID string) []PromptAuditEntry {
-	return convertSlice(s.telephony.PromptAudit(agentID), promptAuditEntry)
+	return s.telephony.PromptAudit(agentID)
 }
 
 // ProviderAssistants returns how many assistants the simulated voice
@@ -260,8 +252,7 @@ func (s *Server) ProviderAssistants() int { return s.telephony.ProviderAssistant
 // ProviderCall returns what the simulated voice provider received for a
 // call.
 func (s *Server) ProviderCall(callID string) (ProviderCall, bool) {
-	c, ok := s.telephony.ProviderCall(callID)
-	return ProviderCall(c), ok
+	return s.telephony.ProviderCall(callID)
 }
 
 // RemoveDNC is RemoveDoNotCall with its arguments the other way round.
@@ -274,6 +265,6 @@ func (s *Server) RemoveDNC(phone string, businessID string) error {
 
 // SetConsent sets a number's SMS consent towards a business: ConsentOptedIn,
 // ConsentOptedOut or ConsentNone.
-func (s *Server) SetConsent(businessID string, phone string, status string) error {
-	return publicError(s.telephony.SetConsent(businessID, phone, status))
+func (s *Server) SetConsent(businessID string, phone string, status Consent) error {
+	return publicError(s.telephony.SetConsent(businessID, phone, string(status)))
 }

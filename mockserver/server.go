@@ -338,7 +338,7 @@ func New(opts ...Option) *Server {
 		s.hooks.Handlers(), s.catalog.Handlers(), s.runs.Handlers(), s.governance.Handlers(),
 		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers(), dashboard.Handlers())
 	for _, f := range o.faults {
-		if _, err := s.httpapi.AddFault(f.internal()); err != nil {
+		if _, err := s.httpapi.AddFault(f); err != nil {
 			panic("mockserver: WithFaults: " + publicError(err).Error())
 		}
 	}

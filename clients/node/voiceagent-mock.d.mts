@@ -211,6 +211,8 @@ export interface Delivery {
   call_id?: string;
   approval_request_id?: string;
   business_id: string;
+  /** The root business of the tenant owning business_id. */
+  tenant: string;
   event_id: string;
   event: string;
   content_type: string;
