@@ -290,7 +290,8 @@ func TestDeliveryLogFiltersAreTheDocumentsAndNoOthers(t *testing.T) {
 func TestAccountClientRetriesWithTestSizedWaits(t *testing.T) {
 	srv, acct := startWithAccount(t, WithRateLimits(false))
 	var cfg voiceagent.RequestConfig
-	for _, o := range srv.clientOptions() {
+	before, _ := srv.clientOptions(nil)
+	for _, o := range before {
 		o(&cfg)
 	}
 	assert.Equal(t, ClientRetryWaitMin, cfg.RetryWaitMin)

@@ -1,11 +1,18 @@
 package mockserver
 
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
+)
+
 // Schedule returns the pending work of the tenant owning businessID, in
 // the order it will run. Each task leaves the list when it runs.
 func (s *Server) Schedule(businessID string) ([]ScheduledTask, error) {
-	v, err := s.httpapi.Schedule(businessID)
-	if err != nil {
-		return nil, publicError(err)
+	var v admin.Schedule
+	if err := s.admin(http.MethodGet, "/schedule", url.Values{"business_id": {businessID}}, nil, &v); err != nil {
+		return nil, err
 	}
 	return v.Tasks, nil
 }

@@ -1,69 +1,58 @@
 package mockserver
 
 import (
+	"net/http"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/admin"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 )
 
 // AddScript adds the steps of sc to the script of the tenant owning
 // sc.BusinessID and returns them, calls first. Nothing is added when a step
 // is refused.
 func (s *Server) AddScript(sc Script) ([]ScriptStep, error) {
-	in := sc
-	if err := httpapi.Validate("mockScript", in); err != nil {
-		return nil, publicError(err)
+	var v struct {
+		Steps []ScriptStep `json:"steps"`
 	}
-	tx := s.platform.WriteTx()
-	defer tx.End()
-	steps, err := s.telephony.AddScript(tx, in)
-	if err != nil {
-		return nil, publicError(err)
+	if err := s.admin(http.MethodPost, "/scripts", nil, sc, &v); err != nil {
+		return nil, err
 	}
-	return steps, nil
+	return v.Steps, nil
 }
 
 // ScriptSteps returns the script of the tenant owning businessID, oldest
-// step first, used and pending: every page GET /_mock/scripts would list.
+// step first, used and pending: every page GET /_mock/scripts lists.
 func (s *Server) ScriptSteps(businessID string) ([]ScriptStep, error) {
-	var out []ScriptStep
-	pq := httpapi.PageQuery{Limit: telephony.MaxStepPage}
+	out := []ScriptStep{}
+	q := url.Values{"business_id": {businessID}, "limit": {"1000"}}
 	for {
-		page, err := s.scriptPage(businessID, pq)
-		if err != nil {
+		var page struct {
+			Steps   []ScriptStep `json:"steps"`
+			HasMore bool         `json:"has_more"`
+		}
+		if err := s.admin(http.MethodGet, "/scripts", q, nil, &page); err != nil {
 			return nil, err
 		}
 		out = append(out, page.Steps...)
-		if !page.HasMore {
+		if !page.HasMore || len(page.Steps) == 0 {
 			return out, nil
 		}
-		pq.After = page.Steps[len(page.Steps)-1].CreatedAt
+		q.Set("after", page.Steps[len(page.Steps)-1].CreatedAt.Format(time.RFC3339Nano))
 	}
-}
-
-// scriptPage reads one page of a tenant's script, under a read Tx of its own.
-func (s *Server) scriptPage(businessID string, pq httpapi.PageQuery) (telephony.StepPage, error) {
-	tx := s.platform.ReadTx()
-	defer tx.End()
-	page, err := telephony.ScriptSteps(tx, businessID, pq, "")
-	if err != nil {
-		return telephony.StepPage{}, publicError(err)
-	}
-	return page, nil
 }
 
 // ClearScript removes the pending steps of the script of the tenant owning
 // businessID and returns how many it removed.
 func (s *Server) ClearScript(businessID string) (int, error) {
-	tx := s.platform.WriteTx()
-	defer tx.End()
-	n, err := telephony.ClearScript(tx, businessID)
-	if err != nil {
-		return 0, publicError(err)
+	var v struct {
+		Deleted int `json:"deleted"`
 	}
-	return n, nil
+	if err := s.admin(http.MethodDelete, "/scripts", url.Values{"business_id": {businessID}}, nil, &v); err != nil {
+		return 0, err
+	}
+	return v.Deleted, nil
 }
 
 // Script adds steps to the account's tenant's script: see Server.AddScript.

@@ -13,6 +13,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -353,9 +354,47 @@ func (s *API) adminRequests(rc *Ctx) (any, error) {
 		// Waiting is for what comes next: after the newest entry of now.
 		f.After, forward = s.Journal.Latest(), true
 	}
+	bodies := rc.Query("bodies")
+	if bodies != "" && bodies != "text" {
+		return nil, domain.InvalidField("bodies", "must be text (every body as a string) or absent")
+	}
 	poll(func(ctx context.Context) { s.WaitRequests(ctx, f.Match) })
 	entries, count := s.Journal.Find(f.Match, limit, forward, MaxJournalPageBytes)
+	if bodies == "text" {
+		texts := make([]textEntry, len(entries))
+		for i := range entries {
+			texts[i] = textEntry(entries[i])
+		}
+		return textJournalPage{Requests: texts, Count: count, LatestSeq: s.Journal.Latest()}, nil
+	}
 	return JournalPage{Requests: entries, Count: count, LatestSeq: s.Journal.Latest()}, nil
+}
+
+// textJournalPage is JournalPage with every body shown as a string
+// (?bodies=text).
+type textJournalPage struct {
+	Requests  []textEntry `json:"requests"`
+	Count     int         `json:"count"`
+	LatestSeq int64       `json:"latest_seq"`
+}
+
+// textEntry is a journal entry whose bodies encode as strings, byte for
+// byte, whatever their type.
+type textEntry admin.JournalEntry
+
+// textMessage is a journaled message encoded member by member: its body a
+// string.
+type textMessage admin.JournalMessage
+
+// MarshalJSON encodes the entry as admin.JournalEntry does, with its
+// request and response as textMessage.
+func (e textEntry) MarshalJSON() ([]byte, error) {
+	type fields admin.JournalEntry
+	return jsonview.EncodeJSON(struct {
+		fields
+		Request  textMessage `json:"request"`
+		Response textMessage `json:"response"`
+	}{fields(e), textMessage(e.Request), textMessage(e.Response)})
 }
 
 func (s *API) adminListFaults(rc *Ctx) (any, error) {

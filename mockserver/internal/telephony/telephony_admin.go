@@ -36,7 +36,7 @@ func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(callDetail(rc.Tx, c)), nil
 }
 
-// admin.InboundCall makes a caller ring a platform number (see the type
+// InboundCall makes a caller ring a platform number (see the type
 // admin.InboundCall and docs/mockserver.md, section Call states) and returns the
 // call's id. Move the clock to let the call run.
 func (s *Service) InboundCall(in admin.InboundCall) (string, error) {
@@ -70,7 +70,7 @@ func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(out), nil
 }
 
-// admin.InboundSMSResult makes a person text a platform number: consent, opt-out
+// InboundSMS makes a person text a platform number: consent, opt-out
 // (STOP) and opt-in (START) as docs/mockserver.md, section SMS, says.
 func (s *Service) InboundSMS(to, from, body string) (admin.InboundSMSResult, error) {
 	if err := httpapi.Validate("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
@@ -190,7 +190,7 @@ func (s *Service) adminGetConsent(rc *httpapi.Ctx) (any, error) {
 	}, nil
 }
 
-// admin.ProviderCall returns what the simulated voice provider received for a
+// ProviderCall returns what the simulated voice provider received for a
 // call.
 func (s *Service) ProviderCall(callID string) (admin.ProviderCall, bool) {
 	tx := s.ReadTx()
