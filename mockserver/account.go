@@ -32,6 +32,11 @@ func (s *Server) account(a *admin.Account) *Account {
 	return &Account{Account: *a, srv: s}
 }
 
+// AccountOf returns the Account of a tenant made elsewhere (a key and a
+// business the standalone binary printed at start, an account another
+// process made) on s, so its helpers and Client work on it.
+func (s *Server) AccountOf(a admin.Account) *Account { return s.account(&a) }
+
 // accounts is account of each, keeping err.
 func (s *Server) accounts(as []*admin.Account, err error) ([]*Account, error) {
 	out := make([]*Account, 0, len(as))
