@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
@@ -88,6 +89,28 @@ func (a *Account) AddFault(f FaultRule) (FaultRule, error) {
 	f.BusinessID = a.BusinessID
 	return a.srv.AddFault(f)
 }
+
+// Delete deletes the account's tenant, as DELETE
+// /_mock/accounts/{business_id} does: every record of its businesses, its
+// clock and pending tasks, its scripts, fault rules, rate-limit counters
+// and retained log entries. Its key and session get 401 afterwards. A test
+// that makes an account on a server it shares with other tests (Start
+// once for a package, the binary, a container) deletes it when it ends:
+//
+//	t.Cleanup(func() { _ = acct.Delete(context.Background()) })
+//
+// It returns a *Error (404 not_found) when the tenant is gone already, and
+// ctx's error when ctx is done.
+func (a *Account) Delete(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return a.srv.api.do(ctx, http.MethodDelete, "/accounts/"+url.PathEscape(a.BusinessID), nil, nil, nil)
+}
+
+// ClearRateLimits drops the rate-limit counters of the account's tenant's
+// keys and sessions: see Server.ClearRateLimits.
+func (a *Account) ClearRateLimits() (int, error) { return a.srv.ClearRateLimits("", a.BusinessID) }
 
 // The account's forms of the Server's helpers: the same, for the account's
 // own business (and its number where one is called or texted).

@@ -404,31 +404,3 @@ func TestHelpersTakeOneOrderAndHaveAccountForms(t *testing.T) {
 	assert.Equal(t, 0, acct.MinutesUsed())
 	assert.Empty(t, acct.Deliveries(DeliveryFilter{}))
 }
-
-// The signup limit is counted per client IP and email address: a suite on
-// one shared server makes 20 accounts by signup from one IP (each with its
-// own address, as it must), while six attempts at one address still meet
-// the limit's 429, which says how it is counted, with Retry-After.
-func TestSignupLimitIsPerAddressSoSuitesCanSignUpMany(t *testing.T) {
-	srv := Start(t) // rate limits on, as the binary's
-	for n := range 20 {
-		status, out := identitySignupOTP(t, srv, fmt.Sprintf("suite-%02d@signups.example", n))
-		require.Equal(t, http.StatusCreated, status, "account %d: %v", n, out)
-	}
-	assert.Len(t, srv.Tenants(), 20)
-
-	body := `{"business_name":"Limit Co","email":"Limit@Example.com"}`
-	for n := range 5 {
-		r := rawDo(t, http.MethodPost, srv.URL+"/v1/signup", body)
-		require.Equal(t, http.StatusOK, r.status, "attempt %d: %s", n+1, r.body)
-	}
-	r := rawDo(t, http.MethodPost, srv.URL+"/v1/signup", `{"business_name":"Limit Co","email":" limit@example.com"}`)
-	require.Equal(t, http.StatusTooManyRequests, r.status, "the sixth attempt at one address (however it is spelled): %s", r.body)
-	assert.Equal(t, "rate_limited", r.code())
-	assert.Contains(t, r.message(), "counted per client IP and email")
-	assert.NotEmpty(t, r.header.Get("Retry-After"))
-	assert.Equal(t, "5", r.header.Get("RateLimit-Limit"))
-
-	r = rawDo(t, http.MethodPost, srv.URL+"/v1/signup", `{"business_name":"Limit Co","email":"other@example.com"}`)
-	assert.Equal(t, http.StatusOK, r.status, "another address has its own limit: %s", r.body)
-}

@@ -217,8 +217,8 @@ func TestTheJournalNamesTheFaultThatActed(t *testing.T) {
 	e := srv.Requests(nil)
 	require.Len(t, e, 2)
 	assert.Equal(t, "slow-numbers", e[0].FaultID)
-	assert.Empty(t, e[0].Fault, "answered, not dropped or truncated")
+	assert.Equal(t, "status", e[0].Fault, "answered with the rule's status (after its latency)")
 	assert.Empty(t, e[1].FaultID)
-	assert.Regexp(t, `path=/api/v1/numbers .*status=502 .*fault=slow-numbers `, log.String())
+	assert.Regexp(t, `path=/api/v1/numbers .*status=502 .*fault=slow-numbers fault_outcome=status`, log.String())
 	assert.NotContains(t, log.String(), `fault=""`)
 }

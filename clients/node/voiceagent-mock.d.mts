@@ -166,7 +166,7 @@ export interface JournalEntry {
   time: string;
   duration_ms: number;
   idempotent_replayed?: boolean;
-  fault?: string;
+  fault?: "status" | "latency" | "dropped" | "truncated";
   fault_id?: string;
   request: JournalMessage;
   response: JournalMessage;
@@ -435,6 +435,8 @@ export class MockServer {
   reset(options?: { seed?: "none" }): Promise<{ reset: true; seed_accounts: number }>;
   newAccount(options?: AccountOptions): Promise<Account>;
   copyAccount(businessId: string): Promise<Account>;
+  deleteAccount(businessId: string): Promise<{ deleted: string }>;
+  clearRateLimits(options?: { clientIp?: string; businessId?: string }): Promise<{ cleared: number; client_ip?: string; business_id?: string }>;
   tenants(): Promise<Tenant[]>;
   snapshot(businessId?: string): Promise<Snapshot>;
   restore(snapshot: Snapshot): Promise<Restored>;
@@ -500,6 +502,8 @@ export class Account {
   now(): Promise<string>;
   advance(seconds: number): Promise<Clock>;
   schedule(): Promise<Schedule>;
+  delete(): Promise<{ deleted: string }>;
+  deleteQuietly(): Promise<void>;
   copy(): Promise<Account>;
   snapshot(): Promise<Snapshot>;
   restore(snapshot: Snapshot): Promise<Restored>;
@@ -533,7 +537,7 @@ export interface TestContextLike {
   after(fn: () => unknown): void;
 }
 
-/** Makes an account for a node:test test, named after it; verifyScript checks its script in t.after. */
+/** Makes an account for a node:test test, named after it, deleted in t.after; verifyScript checks its script first. */
 export function testAccount(
   t: TestContextLike,
   options?: AccountOptions & { server?: MockServer; verifyScript?: boolean },

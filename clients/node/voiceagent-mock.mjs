@@ -288,6 +288,27 @@ export class MockServer {
     return new Account(this, await this.admin("POST", "/accounts/copy", { body: { business_id: businessId } }));
   }
 
+  /**
+   * DELETE /_mock/accounts/{business_id}: deletes the tenant of that root
+   * business (every record, its clock and pending work, its script, fault
+   * rules, rate-limit counters and log entries; its key and session get 401
+   * afterwards). Resolves to {deleted: businessId}; MockError 404 when no
+   * such business exists.
+   */
+  deleteAccount(businessId) {
+    return this.admin("DELETE", `/accounts/${encodeURIComponent(businessId)}`);
+  }
+
+  /**
+   * DELETE /_mock/rate-limits: clears rate-limit counters: clientIp's only
+   * (signup's 5 an hour per IP: a suite signing up many accounts clears its
+   * own address between signups), a tenant's keys' and sessions'
+   * (businessId), or every counter with neither. Resolves to {cleared, ...}.
+   */
+  clearRateLimits({ clientIp, businessId } = {}) {
+    return this.admin("DELETE", "/rate-limits", { params: { clientIp, businessId } });
+  }
+
   /** GET /_mock/tenants: every tenant with its clock, oldest first. */
   async tenants() {
     return (await this.admin("GET", "/tenants")).tenants;
@@ -547,6 +568,20 @@ export class Account {
     return this.server.schedule(this.businessId);
   }
 
+  /** Deletes the tenant (MockServer.deleteAccount): its key then gets 401. */
+  delete() {
+    return this.server.deleteAccount(this.businessId);
+  }
+
+  /** Deletes the tenant unless it is gone already: a test's cleanup. */
+  async deleteQuietly() {
+    try {
+      await this.delete();
+    } catch (err) {
+      if (!(err instanceof MockError && err.status === 404)) throw err;
+    }
+  }
+
   /** A new tenant holding a copy of this one. */
   copy() {
     return this.server.copyAccount(this.businessId);
@@ -673,12 +708,19 @@ export function sharedServer() {
  *     const acct = await testAccount(t, { verifyScript: true });
  *   });
  *
- * With verifyScript, the account's script is verified in t.after, so a
+ * The account is deleted in t.after, so the shared server keeps only what
+ * running tests use. With verifyScript, its script is verified first, so a
  * step left unused fails the test. server defaults to sharedServer(); the
  * other options are those of POST /_mock/accounts.
  */
 export async function testAccount(t, { server = sharedServer(), verifyScript = false, ...options } = {}) {
   const acct = await server.newAccount({ business_name: String(t.name).slice(0, 200), ...options });
-  if (verifyScript) t.after(() => acct.verifyScript());
+  t.after(async () => {
+    try {
+      if (verifyScript) await acct.verifyScript();
+    } finally {
+      await acct.deleteQuietly();
+    }
+  });
   return acct;
 }

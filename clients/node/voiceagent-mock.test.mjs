@@ -121,7 +121,7 @@ test("script steps are used and verified", async (t) => {
   await acct.verifyScript();
 });
 
-test("testAccount verifies the script in t.after", async (t) => {
+test("testAccount verifies the script in t.after, then deletes the account", async (t) => {
   const hooks = [];
   const fake = { name: "a test that leaves a step", after: (fn) => hooks.push(fn) };
   const acct = await testAccount(fake, { verifyScript: true });
@@ -130,11 +130,34 @@ test("testAccount verifies the script in t.after", async (t) => {
   assert.equal(tenant.business_name, "a test that leaves a step");
   await acct.script({ calls: [{ to: "+14155550109", outcome: "busy" }] });
   await assert.rejects(hooks[0](), ScriptNotUsedError);
-  await acct.api("POST", "/v1/calls", { agent_id: acct.agentId, to: "+14155550109" });
-  await hooks[0]();
+  assert.ok(!(await mock.tenants()).some((x) => x.business_id === acct.businessId), "deleted even so");
+
   const plain = [];
-  await testAccount({ name: t.name, after: (fn) => plain.push(fn) });
-  assert.equal(plain.length, 0, "no hook without verifyScript");
+  const other = await testAccount({ name: t.name, after: (fn) => plain.push(fn) });
+  await other.script({ calls: [{ to: "+14155550109", outcome: "busy" }] });
+  assert.equal(plain.length, 1, "the delete");
+  await plain[0](); // no verifyScript: the unused step does not fail it
+  assert.equal((await other.api("GET", "/v1/numbers")).status, 401);
+  await plain[0](); // gone already: no error
+});
+
+test("a deleted account is gone", async (t) => {
+  const acct = await testAccount(t);
+  assert.equal((await acct.api("GET", "/v1/numbers")).status, 200);
+  assert.deepEqual(await acct.delete(), { deleted: acct.businessId });
+  assert.equal((await acct.api("GET", "/v1/numbers")).status, 401);
+  assert.ok(!(await mock.tenants()).some((x) => x.business_id === acct.businessId));
+  await assert.rejects(acct.snapshot(), (err) => err instanceof MockError && err.status === 404);
+  await assert.rejects(acct.delete(), (err) => err instanceof MockError && err.code === "not_found");
+});
+
+test("rate-limit counters are cleared", async (t) => {
+  const acct = await testAccount(t);
+  const got = await mock.clearRateLimits({ businessId: acct.businessId });
+  assert.equal(got.business_id, acct.businessId);
+  assert.ok(got.cleared >= 0);
+  assert.deepEqual(await mock.clearRateLimits({ clientIp: "203.0.113.9" }), { cleared: 0, client_ip: "203.0.113.9" });
+  await assert.rejects(mock.clearRateLimits({ clientIp: "not-an-ip" }), (err) => err instanceof MockError && err.status === 400);
 });
 
 test("a scripted reply opts the number out; the text reaches the outbox", async (t) => {
@@ -247,6 +270,7 @@ test("a copy runs on its own clock and a snapshot brings the original back", asy
   assert.equal(snapshot.format, "voiceagent-mock-snapshot");
 
   const copy = await acct.copy();
+  t.after(() => copy.deleteQuietly());
   assert.notEqual(copy.businessId, acct.businessId);
   const copyCall = copy.ids[call.id];
   await copy.advance(600);

@@ -34,6 +34,8 @@ OPERATIONS = {
     "reset": "reset",
     "createAccount": "new_account",
     "copyAccount": "copy_account",
+    "deleteAccount": "delete_account",
+    "clearRateLimits": "clear_rate_limits",
     "getSnapshot": "snapshot",
     "restoreSnapshot": "restore",
     "listOutbox": "outbox",
@@ -69,6 +71,7 @@ OPERATIONS = {
 # The operations about one tenant and their Account form.
 ACCOUNT_OPERATIONS = {
     "copyAccount": "copy",
+    "deleteAccount": "delete",
     "getSnapshot": "snapshot",
     "restoreSnapshot": "restore",
     "listOutbox": "outbox",
@@ -154,7 +157,7 @@ class CoverageTest(unittest.TestCase):
             "getHealth": ("GET", "/_mock/health"),
             "deleteAccount": ("DELETE", "/_mock/accounts/{business_id}"),
         })
-        self.assertNotIn("deleteAccount", OPERATIONS, "the check would report it missing")
+        self.assertNotIn("notAnOperation", OPERATIONS, "the check would report it missing")
 
 
 class Receiver:
@@ -382,6 +385,7 @@ class ServerTest(voiceagent_mock.MockServerTestMixin, unittest.TestCase):
         self.assertEqual(snapshot["format"], "voiceagent-mock-snapshot")
 
         copy = acct.copy()
+        self.addCleanup(copy.delete_quietly)
         self.assertNotEqual(copy.business_id, acct.business_id)
         copy_call = copy.ids[call["id"]]
         copy.advance(600)
@@ -392,6 +396,30 @@ class ServerTest(voiceagent_mock.MockServerTestMixin, unittest.TestCase):
         self.assertEqual(acct.api("GET", "/v1/calls?id=" + call["id"]).body["status"], "completed")
         self.assertEqual(acct.restore(snapshot), {"restored": [acct.business_id], "server": False})
         self.assertEqual(acct.api("GET", "/v1/calls?id=" + call["id"]).body["status"], "queued")
+
+    def test_deleted_account_is_gone(self):
+        acct = self.new_account()
+        self.assertEqual(acct.api("GET", "/v1/numbers").status, 200)
+        self.assertEqual(acct.delete(), {"deleted": acct.business_id})
+        self.assertEqual(acct.api("GET", "/v1/numbers").status, 401)
+        self.assertNotIn(acct.business_id, [t["business_id"] for t in self.mock.tenants()])
+        with self.assertRaises(MockError) as got:
+            acct.snapshot()
+        self.assertEqual(got.exception.status, 404)
+        with self.assertRaises(MockError) as got:
+            acct.delete()
+        self.assertEqual((got.exception.status, got.exception.code), (404, "not_found"))
+        acct.delete_quietly()  # a cleanup after the test deleted it: no error
+
+    def test_clear_rate_limits(self):
+        got = self.mock.clear_rate_limits(business_id=self.account.business_id)
+        self.assertEqual(got["business_id"], self.account.business_id)
+        self.assertGreaterEqual(got["cleared"], 0)
+        got = self.mock.clear_rate_limits(client_ip="203.0.113.9")
+        self.assertEqual(got, {"cleared": 0, "client_ip": "203.0.113.9"})
+        with self.assertRaises(MockError) as got:
+            self.mock.clear_rate_limits(client_ip="not-an-ip")
+        self.assertEqual(got.exception.status, 400)
 
     def test_sdr_cron_runs_enabled_businesses_only(self):
         runs = self.mock.run_sdr_cron()["runs"]

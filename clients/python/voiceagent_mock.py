@@ -2,11 +2,12 @@
 
 One file with no dependency beyond the standard library (Python 3.9+): copy
 it into a suite, or put clients/python on the path. It covers every
-operation of the admin API (openapi/admin.yaml): accounts, copies,
+operation of the admin API (openapi/admin.yaml): accounts (deleted when a
+test ends), copies,
 snapshots and restore, scripts (with verify_script), the clocks, faults,
 the request journal, webhook deliveries and the outbox with bounded waits,
 inbound calls and texts, do-not-call and consent, fixtures, the schedule,
-tenants, reset and health.
+rate-limit counters, tenants, reset and health.
 
     import voiceagent_mock
 
@@ -331,6 +332,26 @@ class MockServer:
         """
         return Account(self, self.admin("POST", "/accounts/copy", {"business_id": business_id}))
 
+    def delete_account(self, business_id):
+        """DELETE /_mock/accounts/{business_id}: deletes the tenant of that root business.
+
+        Every record, its clock and pending work, its script, fault rules,
+        rate-limit counters and log entries go; its key and session get 401
+        afterwards. Returns {"deleted": business_id}; MockError 404 when no
+        such business exists.
+        """
+        return self.admin("DELETE", "/accounts/" + urllib.parse.quote(business_id, safe=""))
+
+    def clear_rate_limits(self, client_ip=None, business_id=None):
+        """DELETE /_mock/rate-limits: clears rate-limit counters; returns {"cleared", ...}.
+
+        client_ip clears that address's counters only (signup's 5 an hour
+        per IP: a suite signing up many accounts clears its own address
+        between signups); business_id the counters of a tenant's keys and
+        sessions; neither, every counter.
+        """
+        return self.admin("DELETE", "/rate-limits", query={"client_ip": client_ip, "business_id": business_id})
+
     def tenants(self):
         """GET /_mock/tenants: every tenant with its clock, oldest first."""
         return self.admin("GET", "/tenants")["tenants"]
@@ -572,6 +593,18 @@ class Account:
         """The tenant's pending work: {"business_id", "now", "tasks"}."""
         return self.server.schedule(self.business_id)
 
+    def delete(self):
+        """Deletes the tenant (see MockServer.delete_account): its key then gets 401."""
+        return self.server.delete_account(self.business_id)
+
+    def delete_quietly(self):
+        """Deletes the tenant unless it is gone already: a test's cleanup."""
+        try:
+            self.delete()
+        except MockError as err:
+            if err.status != 404:
+                raise
+
     def copy(self):
         """A new tenant holding a copy of this one (see MockServer.copy_account)."""
         return self.server.copy_account(self.business_id)
@@ -683,9 +716,10 @@ class MockServerTestMixin:
                 resp = self.account.api("POST", "/v1/calls", {...})
 
     self.mock is the shared MockServer; self.account is made in setUp with
-    mock_account_options; self.new_account() makes more. With
-    verify_scripts set, each account's script is verified when the test
-    ends (a step left unused fails it).
+    mock_account_options; self.new_account() makes more. Each account is
+    deleted when the test ends (the shared server keeps only what running
+    tests use). With verify_scripts set, each account's script is verified
+    first (a step left unused fails it).
     """
 
     mock_account_options = {}
@@ -700,6 +734,7 @@ class MockServerTestMixin:
         """Makes an account for this test (business named after it unless given)."""
         options.setdefault("business_name", self.id().rsplit(".", 1)[-1][:200])
         acct = self.mock.new_account(**options)
+        self.addCleanup(acct.delete_quietly)
         if self.verify_scripts:
             self.addCleanup(acct.verify_script)
         return acct
@@ -713,11 +748,14 @@ def mock_server_fixture():
 
 
 def mock_account_fixture(server, name="test", verify_script=False):
-    """Yields a new Account on server, verifying its script afterwards when asked: the body of a test fixture."""
+    """Yields a new Account on server, verifying its script afterwards when asked, then deleting it: the body of a test fixture."""
     acct = server.new_account(business_name=name[:200])
-    yield acct
-    if verify_script:
-        acct.verify_script()
+    try:
+        yield acct
+        if verify_script:
+            acct.verify_script()
+    finally:
+        acct.delete_quietly()
 
 
 def pytest_fixtures(verify_scripts=False):

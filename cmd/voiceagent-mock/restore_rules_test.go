@@ -231,6 +231,17 @@ func TestTheBinaryRefusesEditedDocumentsAndChangesNoTenant(t *testing.T) {
 	add("a business listing another tenant's user as a member", http.StatusBadRequest, doc, path)
 
 	doc, path = attack(func(ts map[string]any) string {
+		steps := make([]any, 10_001)
+		for j := range steps {
+			steps[j] = map[string]any{"ID": fmt.Sprintf("step_%d", j), "Owner": attacker.biz, "CreatedAt": ts["now"],
+				"Kind": "call", "To": "*", "Outcome": "completed"}
+		}
+		ts["tables"].(map[string]any)["scripts"] = steps
+		return "tenants.0.tables.scripts.10000"
+	})
+	add("more pending script steps than a tenant holds", http.StatusBadRequest, doc, path)
+
+	doc, path = attack(func(ts map[string]any) string {
 		ts["now"] = "9999-12-31T00:00:00Z"
 		return "tenants.0.now"
 	})

@@ -142,3 +142,20 @@ const (
 	ChannelEmail Channel = "email"
 	ChannelSMS   Channel = "sms"
 )
+
+// FaultKind is what the fault rule that acted on a request did to its
+// answer (JournalEntry.Fault), naming what the client saw.
+type FaultKind string
+
+// The kinds of fault a journal entry shows.
+const (
+	// FaultStatus is an answer made up with the rule's status (after its
+	// latency, if it has one).
+	FaultStatus FaultKind = "status"
+	// FaultLatency is the handler's answer, delayed.
+	FaultLatency FaultKind = "latency"
+	// FaultDropped is no answer: the connection was closed.
+	FaultDropped FaultKind = "dropped"
+	// FaultTruncated is half of the answer, then the connection closed.
+	FaultTruncated FaultKind = "truncated"
+)

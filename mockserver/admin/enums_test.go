@@ -113,6 +113,7 @@ func TestEnumsMatchAdminYAML(t *testing.T) {
 		{"Delivery.status", strs(admin.DeliveryPending, admin.DeliverySucceeded, admin.DeliveryFailed, admin.DeliveryCanceled), comp("Delivery", "properties", "status")},
 		{"listDeliveries status", strs(admin.DeliveryPending, admin.DeliverySucceeded, admin.DeliveryFailed, admin.DeliveryCanceled), parameterEnum(t, doc, "/_mock/deliveries", "get", "status")},
 		{"mockConsent status", strs(admin.ConsentOptedIn, admin.ConsentOptedOut, admin.ConsentNone), enumAt(t, consent, "properties", "status")},
+		{"JournalEntry.fault", strs(admin.FaultStatus, admin.FaultLatency, admin.FaultDropped, admin.FaultTruncated), comp("JournalEntry", "properties", "fault")},
 		{"OutboxMessage.channel", strs(admin.ChannelEmail, admin.ChannelSMS), comp("OutboxMessage", "properties", "channel")},
 	} {
 		if !slices.Equal(c.got, c.want) {

@@ -397,8 +397,10 @@ type JournalEntry struct {
 	DurationMS float64 `json:"duration_ms"`
 	// Replayed reports that the response was an idempotency replay.
 	Replayed bool `json:"idempotent_replayed,omitempty"`
-	// Fault is what an injected fault did to the request, if anything.
-	Fault string `json:"fault,omitempty"`
+	// Fault is what the fault rule that acted on the request did to its
+	// answer: FaultStatus, FaultLatency, FaultDropped or FaultTruncated
+	// ("" when no rule acted).
+	Fault FaultKind `json:"fault,omitempty"`
 	// FaultID is the id of the fault rule that acted on the request, if
 	// any (whatever it did: a status, a latency, a drop, a truncation).
 	FaultID string `json:"fault_id,omitempty"`

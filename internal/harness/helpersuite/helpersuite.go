@@ -331,6 +331,26 @@ func Run(t *testing.T, srv *mockserver.Server, o Options) {
 		})
 	}
 
+	t.Run("rate limits and deleting an account", func(t *testing.T) {
+		acct := newAccount(t)
+		if _, err := acct.Client().Calls.List(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := acct.ClearRateLimits(); err != nil || n == 0 {
+			t.Errorf("ClearRateLimits after a request dropped %d counters, %v", n, err)
+		}
+		if err := acct.Delete(ctx); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+		if _, err := acct.Client().Calls.List(ctx, nil, voiceagent.WithMaxRetries(0)); !errors.Is(err, voiceagent.ErrUnauthorized) {
+			t.Errorf("the deleted account's key: %v, want 401", err)
+		}
+		var e *mockserver.Error
+		if err := acct.Delete(ctx); !errors.As(err, &e) || e.Status != http.StatusNotFound {
+			t.Errorf("Delete again: %v, want a 404 *mockserver.Error", err)
+		}
+	})
+
 	t.Run("the base clock", func(t *testing.T) {
 		acct := newAccount(t)
 		base, mine := srv.Now(), acct.Now()

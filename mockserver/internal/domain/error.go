@@ -22,7 +22,7 @@ type FieldError struct {
 }
 
 // Error is an operation's refusal or failure: the error code (one of the
-// codes of package internal/wire), a message a user can act on, and what
+// codes of the root package, voiceagent.Code), a message a user can act on, and what
 // else the response says about it. The pipeline shows it as
 // {"error": {"code", "message", "details", ...Extra}, ...Result}.
 type Error struct {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -426,6 +427,36 @@ func (s *API) adminClearFaults(rc *Ctx) (any, error) {
 	}
 	s.FaultSet.Reset()
 	return map[string]any{"cleared": true}, nil
+}
+
+// adminClearRateLimits drops rate-limit counters: one client IP's
+// (?client_ip=), a tenant's keys' and sessions' (?business_id=), or every
+// counter (neither).
+func (s *API) adminClearRateLimits(rc *Ctx) (any, error) {
+	ip, id := rc.Query("client_ip"), rc.Query("business_id")
+	switch {
+	case ip != "" && id != "":
+		return nil, domain.Invalid("give client_ip or business_id, not both")
+	case ip != "":
+		a, err := netip.ParseAddr(ip)
+		if err != nil {
+			return nil, domain.InvalidField("client_ip", "must be an IP address, such as 127.0.0.1 or ::1")
+		}
+		n := s.Limits.Clear(map[string]bool{IPCaller(a.String()): true})
+		return map[string]any{"cleared": n, "client_ip": ip}, nil
+	case id != "":
+		tenant, err := TenantIn(rc.Tx, id)
+		if err != nil {
+			return nil, err
+		}
+		n := s.Limits.Clear(TenantCallers(rc.Tx, tenant))
+		return map[string]any{"cleared": n, "business_id": id}, nil
+	}
+	s.Limits.Mu.Lock()
+	n := len(s.Limits.Buckets)
+	s.Limits.Mu.Unlock()
+	s.Limits.Reset()
+	return map[string]any{"cleared": n}, nil
 }
 
 // AddFault checks a fault injection rule, installs it and returns it with

@@ -3,9 +3,9 @@ package httpapi
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"math"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -283,17 +283,31 @@ func (rc *Ctx) ScopedBusinesses() ([]string, error) {
 	return rc.Principal.Businesses, nil
 }
 
-// RateLimiter keeps one token bucket per rule and caller (key, session or,
-// for signup, client IP): a bucket holds the rule's limit and refills over
-// its window. Time is real time plus the advances of the caller's tenant's
-// clock.
+// RateLimiter keeps one counter per rule and caller (Buckets). A key's or
+// a session's is a token bucket: it holds the rule's limit and refills
+// over its window. A client IP's (signup's, spec section 8) counts the
+// attempts of a window that starts with the first of them: past the
+// limit the attempt is refused and the address waits a whole window from
+// that refusal, no attempt given back sooner. Time is real time plus the
+// advances of the caller's tenant's clock (the base clock for signup).
 type RateLimiter struct {
 	On    bool
 	scale float64
 	now   func(tenant string) time.Time
 
-	Mu      sync.Mutex
-	Buckets map[string]*rate.Limiter
+	Mu sync.Mutex
+	// Buckets are the counters by rule name + "\x00" + caller: "key:" and
+	// a key's id, "session:" and a session's id, "ip:" and a client IP.
+	Buckets map[string]*RateCounter
+}
+
+// RateCounter is the count of one rule and caller: a token bucket, or for a
+// client IP the attempts of its window and the end of its wait.
+type RateCounter struct {
+	tokens *rate.Limiter // a key's or a session's; nil for a client IP
+	start  time.Time     // the window's first attempt
+	n      int           // attempts counted in the window
+	until  time.Time     // refused until then (after a 429); zero: not
 }
 
 // newRateLimiter returns the limiter: on switches limits on, scale
@@ -302,14 +316,54 @@ func newRateLimiter(on bool, scale float64, now func(tenant string) time.Time) *
 	if scale <= 0 {
 		scale = 1
 	}
-	return &RateLimiter{On: on, scale: scale, now: now, Buckets: map[string]*rate.Limiter{}}
+	return &RateLimiter{On: on, scale: scale, now: now, Buckets: map[string]*RateCounter{}}
 }
 
 // Reset empties every bucket.
 func (l *RateLimiter) Reset() {
 	l.Mu.Lock()
 	defer l.Mu.Unlock()
-	l.Buckets = map[string]*rate.Limiter{}
+	l.Buckets = map[string]*RateCounter{}
+}
+
+// Clear drops the counters of the callers in who ("key:<id>",
+// "session:<id>", "ip:<address>"), every rule's, and returns how many it
+// dropped.
+func (l *RateLimiter) Clear(who map[string]bool) int {
+	l.Mu.Lock()
+	defer l.Mu.Unlock()
+	n := 0
+	for k := range l.Buckets {
+		if _, caller, _ := strings.Cut(k, "\x00"); who[caller] {
+			delete(l.Buckets, k)
+			n++
+		}
+	}
+	return n
+}
+
+// IPCaller is the caller a rate limit counted per client IP counts
+// address as: "ip:" and the address in its canonical form (address as it
+// is when it is no IP address).
+func IPCaller(address string) string {
+	if a, err := netip.ParseAddr(address); err == nil {
+		return "ip:" + a.Unmap().String()
+	}
+	return "ip:" + address
+}
+
+// TenantCallers returns the callers of tenant's rate-limit counters: its
+// keys ("key:<id>") and its users' sessions ("session:<id>").
+func TenantCallers(tx *platform.Tx, tenant string) map[string]bool {
+	recs := tx.Records(tenant)
+	who := map[string]bool{}
+	for _, k := range recs["keys"] {
+		who["key:"+k.RecordID()] = true
+	}
+	for _, sess := range recs["sessions"] {
+		who["session:"+sess.RecordID()] = true
+	}
+	return who
 }
 
 // LimitOf is a limit's count after WithRateLimitScale (at least 1).
@@ -317,8 +371,9 @@ func (l *RateLimiter) LimitOf(r *wire.Limit) int {
 	return max(int(math.Round(float64(r.Max)*l.scale)), 1)
 }
 
-// check takes a token for the request. It returns the RateLimit-* headers
-// to add to the response, or a 429 error carrying them and Retry-After.
+// check counts the request. It returns the RateLimit-* headers to add to
+// the response, or a 429 error carrying them and Retry-After, naming the
+// route and how its limit is counted.
 func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	if !l.On || rc.Route.Auth == AuthAdmin {
 		return nil, nil
@@ -330,56 +385,71 @@ func (l *RateLimiter) check(rc *Ctx) (http.Header, *Error) {
 	var who, per string
 	switch {
 	case rule.PerIP || rc.Principal == nil:
-		who, per = "ip:"+rc.ClientIP, "client IP"
-		if by := rc.Route.LimitBy; by != "" {
-			who += "\x00" + by + ":" + limitMember(rc.Body, by)
-			per += " and " + by + " (another " + by + " has a limit of its own)"
-		}
+		who, per = IPCaller(rc.ClientIP), "client IP"
 	case rc.Principal.Key != nil:
 		who, per = "key:"+rc.Principal.Key.ID, "key"
 	default:
 		who, per = "session:"+rc.Principal.Session.ID, "session"
 	}
 	limit := l.LimitOf(rule)
-	every := rule.Window / time.Duration(limit)
+	now := l.now(rc.Tenant)
 
 	l.Mu.Lock()
-	b := l.Buckets[rule.Name+"\x00"+who]
-	if b == nil {
-		b = rate.NewLimiter(rate.Every(every), limit)
-		l.Buckets[rule.Name+"\x00"+who] = b
+	c := l.Buckets[rule.Name+"\x00"+who]
+	if c == nil {
+		c = &RateCounter{}
+		if !rule.PerIP {
+			c.tokens = rate.NewLimiter(rate.Every(rule.Window/time.Duration(limit)), limit)
+		}
+		l.Buckets[rule.Name+"\x00"+who] = c
 	}
+	allowed, remaining, reset, wait := c.take(now, limit, rule.Window)
 	l.Mu.Unlock()
 
-	now := l.now(rc.Tenant)
-	allowed := b.AllowN(now, 1)
-	tokens := b.TokensAt(now)
 	h := http.Header{}
 	h.Set("RateLimit-Limit", strconv.Itoa(limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(max(int(math.Floor(tokens)), 0)))
-	h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil((float64(limit)-tokens)*every.Seconds()))))
+	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(reset))
 	if allowed {
 		return h, nil
 	}
-	wait := max(int(math.Ceil((1-tokens)*every.Seconds())), 1)
 	h.Set("Retry-After", strconv.Itoa(wait))
 	e := newError(http.StatusTooManyRequests, voiceagent.CodeRateLimited,
-		"too many requests: the limit is "+strconv.Itoa(limit)+" per "+rule.Window.String()+", counted per "+per+"; retry after "+strconv.Itoa(wait)+"s")
+		"too many requests to "+rc.Route.Method+" "+rc.Route.Path+": the limit is "+strconv.Itoa(limit)+" per "+rule.Window.String()+
+			", counted per "+per+"; retry after "+strconv.Itoa(wait)+"s")
 	e.Header = h
 	return nil, e
 }
 
-// limitMember is the string member name of a JSON object body, lower-cased
-// and trimmed, as a rate limit counts it: "" when the body is not such an
-// object (those attempts share one count per client IP).
-func limitMember(body []byte, name string) string {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(body, &members) != nil {
-		return ""
+// take counts an attempt at now against a limit of limit per window. It
+// reports whether it is allowed, the attempts left, the seconds until the
+// count is whole again (RateLimit-Reset) and, for a refused attempt, the
+// seconds to wait (Retry-After).
+func (c *RateCounter) take(now time.Time, limit int, window time.Duration) (allowed bool, remaining, reset, wait int) {
+	secs := func(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
+	if c.tokens != nil {
+		every := window / time.Duration(limit)
+		allowed = c.tokens.AllowN(now, 1)
+		tokens := c.tokens.TokensAt(now)
+		remaining = max(int(math.Floor(tokens)), 0)
+		reset = int(math.Ceil((float64(limit) - tokens) * every.Seconds()))
+		return allowed, remaining, reset, max(int(math.Ceil((1-tokens)*every.Seconds())), 1)
 	}
-	var v string
-	if json.Unmarshal(members[name], &v) != nil {
-		return ""
+	if !c.until.IsZero() {
+		if now.Before(c.until) {
+			wait = secs(c.until.Sub(now))
+			return false, 0, wait, wait
+		}
+		*c = RateCounter{} // the wait is over: a whole count again
 	}
-	return strings.ToLower(strings.TrimSpace(v))
+	if c.n == 0 || !now.Before(c.start.Add(window)) {
+		c.start, c.n = now, 0
+	}
+	if c.n < limit {
+		c.n++
+		return true, limit - c.n, secs(c.start.Add(window).Sub(now)), 0
+	}
+	c.until = now.Add(window)
+	wait = secs(window)
+	return false, 0, wait, wait
 }

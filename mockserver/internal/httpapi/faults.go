@@ -158,6 +158,13 @@ func (fs *FaultSet) Remove(id string) bool {
 	return false
 }
 
+// RemoveTenant removes the rules scoped to tenant (a deleted tenant's).
+func (fs *FaultSet) RemoveTenant(tenant string) {
+	fs.Mu.Lock()
+	defer fs.Mu.Unlock()
+	fs.Rules = slices.DeleteFunc(fs.Rules, func(r *faultEntry) bool { return r.tenant == tenant })
+}
+
 // List returns the rules, oldest first.
 func (fs *FaultSet) List() []admin.FaultRule {
 	fs.Mu.Lock()
@@ -277,12 +284,22 @@ func (f *faultEntry) asError() *Error {
 // mangles reports whether the fault changes how the response is written.
 func (f *faultEntry) mangles() bool { return f.Drop || f.Truncate }
 
-// outcome is the journal's word for what apply does to resp.
-func (f *faultEntry) outcome(resp *Response) string {
-	if f.Truncate && resp.Status > 0 {
-		return "truncated"
+// outcome is what the fault did to resp, the answer the pipeline made,
+// naming what the client saw: the answer lost (dropped) or cut
+// (truncated) over one made up with the rule's status, that over a delay
+// alone; "" when it did none of these.
+func (f *faultEntry) outcome(resp *Response) admin.FaultKind {
+	switch {
+	case f.Truncate && resp.Status > 0:
+		return admin.FaultTruncated
+	case f.mangles():
+		return admin.FaultDropped
+	case f.Status > 0:
+		return admin.FaultStatus
+	case f.LatencyMS > 0:
+		return admin.FaultLatency
 	}
-	return "dropped"
+	return ""
 }
 
 // apply writes resp as the fault says: nothing, or half of it; the caller

@@ -314,15 +314,3 @@ func (st *IdempotencyStore) Import(tx *platform.Tx, recs []IdempotencyRecord) {
 		tx.Idempotency().Insert(rec, r.Owner, r.ExpiresAt.Add(-IdempotencyTTL))
 	}
 }
-
-// Remove drops the records in tx of the owners match reports true for.
-func (st *IdempotencyStore) Remove(tx *platform.Tx, match func(owner string) bool) {
-	t := tx.Idempotency()
-	for _, owner := range t.Owners() {
-		if match(owner) {
-			for _, r := range slices.Clone(t.Owned(owner)) {
-				t.Delete(r.ID)
-			}
-		}
-	}
-}

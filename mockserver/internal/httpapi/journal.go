@@ -181,6 +181,13 @@ func (j *Journal) Reset() {
 	j.n.Notify()
 }
 
+// RemoveTenant lets go of every entry of tenant (a deleted tenant's).
+func (j *Journal) RemoveTenant(tenant string) {
+	j.mu.Lock()
+	j.log.RemoveBucket(tenant)
+	j.mu.Unlock()
+}
+
 // Latest returns the Seq of the newest entry (0 when none was journaled).
 func (j *Journal) Latest() int64 {
 	j.mu.Lock()
@@ -926,6 +933,14 @@ func (u *UsageLog) Reset() {
 	u.queue.take()
 	u.t = store.NewLogTable[*store.UsageEntry]()
 	u.t.SetRetention(store.Retention[*store.UsageEntry]{PerOwner: u.perUser, PerTenant: u.perTenant, Tenant: usageTenant})
+}
+
+// RemoveTenant removes every entry of tenant (a deleted tenant's), those
+// still queued included.
+func (u *UsageLog) RemoveTenant(tenant string) {
+	u.Update(func(t *store.Table[*store.UsageEntry]) {
+		t.DeleteFunc(func(e *store.UsageEntry) bool { return e.Tenant == tenant })
+	})
 }
 
 // Record adds an authenticated request and its response to the log, at the

@@ -55,6 +55,8 @@ const (
 // Route is one method and path of the API with everything the pipeline
 // needs to know about it.
 type Route struct {
+	// Path is the route's path; a segment "{name}" takes any non-empty
+	// segment, which the handler reads as rc.Request.PathValue(name).
 	Method, Path string
 	Auth         AuthMode
 	Scope        ScopeReq // nil: a valid key is enough
@@ -70,10 +72,6 @@ type Route struct {
 	Op string
 	// Limit is the route's rate limit (nil: none), from wire.LimitFor.
 	Limit *wire.Limit
-	// LimitBy names a member of the body that a limit counted per client
-	// IP is also counted by ("" none): signup's "email", so that each
-	// address has the limit to itself.
-	LimitBy string
 	// Handle serves the route's requests.
 	Handle Handler
 	// Cached marks a GET route whose response is made from the state
@@ -101,6 +99,9 @@ const (
 func (s *API) handlerFor(r *http.Request) (*Route, error) {
 	methods, ok := s.Routes[r.URL.Path]
 	if !ok {
+		methods, ok = s.templateRoutes(r)
+	}
+	if !ok {
 		return nil, domain.NotFound("no such endpoint: " + r.URL.Path)
 	}
 	rt, ok := methods[r.Method]
@@ -110,6 +111,35 @@ func (s *API) handlerFor(r *http.Request) (*Route, error) {
 		return nil, e
 	}
 	return rt, nil
+}
+
+// templateRoutes finds the routes of a path with parameters ("{name}"
+// segments) that r's path matches, and sets r's path values to its
+// segments.
+func (s *API) templateRoutes(r *http.Request) (map[string]*Route, bool) {
+	segs := strings.Split(r.URL.Path, "/")
+	for _, tmpl := range s.templates {
+		tsegs := strings.Split(tmpl, "/")
+		if len(tsegs) != len(segs) {
+			continue
+		}
+		values := map[string]string{}
+		for i, ts := range tsegs {
+			if name, ok := strings.CutPrefix(ts, "{"); ok && strings.HasSuffix(name, "}") && segs[i] != "" {
+				values[strings.TrimSuffix(name, "}")] = segs[i]
+			} else if ts != segs[i] {
+				values = nil
+				break
+			}
+		}
+		if values != nil {
+			for name, v := range values {
+				r.SetPathValue(name, v)
+			}
+			return s.Routes[tmpl], true
+		}
+	}
+	return nil, false
 }
 
 func allowed(methods map[string]*Route) string {
@@ -239,12 +269,9 @@ func (s *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.Status = resp.Status
 	rec.Replayed = resp.Header.Get(HeaderIdempotentReplayed) == "true"
 	if fault != nil {
-		rec.FaultID = fault.ID
+		rec.FaultID, rec.Fault = fault.ID, fault.outcome(resp)
 	}
 	mangled := fault != nil && fault.mangles()
-	if mangled {
-		rec.Fault = fault.outcome(resp)
-	}
 	// The usage log and the journal are written before the response, so a
 	// client that has its response finds its request in both.
 	// Every API request is journaled, unknown paths under /api included (a
@@ -298,7 +325,7 @@ func (s *API) logRequest(r *http.Request, rec *admin.JournalEntry, code string, 
 	if rec.FaultID != "" {
 		attrs = append(attrs, slog.String("fault", rec.FaultID))
 		if rec.Fault != "" {
-			attrs = append(attrs, slog.String("fault_outcome", rec.Fault))
+			attrs = append(attrs, slog.String("fault_outcome", string(rec.Fault)))
 		}
 	}
 	attrs = append(attrs, slog.Duration("duration", time.Since(start)))
@@ -538,6 +565,8 @@ type API struct {
 
 	// Routes finds a route by path, then method.
 	Routes map[string]map[string]*Route
+	// templates are the paths of Routes with parameters ("{name}"), sorted.
+	templates []string
 	// Limits are the rate limits' buckets.
 	Limits *RateLimiter
 	// Idem holds the idempotency records.
@@ -579,7 +608,18 @@ func New(p *platform.Platform) *API {
 	p.OnReset(a.FaultSet.Reset)
 	p.OnReset(a.Limits.Reset)
 	p.OnReset(p.OutboxNotifier.Notify)
+	p.OnRemoveTenant(a.removeTenant)
 	return a
+}
+
+// removeTenant drops what the pipeline keeps of tenant outside the store
+// (platform.RemoveTenant): its journal and usage entries, its fault rules
+// and the rate-limit counters of its keys and sessions.
+func (s *API) removeTenant(tx *platform.Tx, tenant string) {
+	s.Journal.RemoveTenant(tenant)
+	s.Usage.RemoveTenant(tenant)
+	s.FaultSet.RemoveTenant(tenant)
+	s.Limits.Clear(TenantCallers(tx, tenant))
 }
 
 // Handlers are the handlers of the pipeline's own admin routes, by operation (httpapi.Table).
@@ -591,6 +631,7 @@ func (s *API) Handlers() Handlers {
 		"clearFaults":             s.adminClearFaults,
 		"listFaults":              s.adminListFaults,
 		"addFault":                s.adminAddFault,
+		"clearRateLimits":         s.adminClearRateLimits,
 		"listRequests":            s.adminRequests,
 		"reset":                   s.adminReset,
 		"getHealth":               s.adminHealth,

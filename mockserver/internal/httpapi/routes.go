@@ -43,6 +43,7 @@ var Table = []Route{
 	adminRoute(GET, "/_mock/openapi.yaml", "getAdminOpenAPIDocument").lock(LockNone),
 	adminRoute(POST, "/_mock/faults", "addFault").body("mockFault").lock(LockNone),
 	adminRoute(GET, "/_mock/requests", "listRequests").lock(LockNone),
+	adminRoute(DELETE, "/_mock/rate-limits", "clearRateLimits"),
 	adminRoute(POST, "/_mock/reset", "reset").lock(LockNone),
 	adminRoute(GET, "/_mock/tenants", "listTenants").lock(LockNone),
 
@@ -50,6 +51,7 @@ var Table = []Route{
 	adminRoute(POST, "/_mock/accounts", "createAccount").body("mockAccount").lock(LockWrite),
 	adminRoute(GET, "/_mock/outbox", "listOutbox").lock(LockNone),
 	adminRoute(POST, "/_mock/accounts/copy", "copyAccount").body("mockAccountCopy").lock(LockNone),
+	adminRoute(DELETE, "/_mock/accounts/{business_id}", "deleteAccount").lock(LockWrite),
 	adminRoute(GET, "/_mock/snapshot", "getSnapshot").lock(LockNone),
 	adminRoute(POST, "/_mock/snapshot", "restoreSnapshot").maxBody(SnapshotMaxBytes).lock(LockNone),
 	public(GET, "/api/auth/magic", "exchangeMagicLink").lock(LockWrite),
@@ -62,7 +64,7 @@ var Table = []Route{
 	session(POST, "/api/v1/keys", "createKey").body("keyCreate"),
 	key(GET, "/api/v1/openapi.json", "getOpenAPIContract").lock(LockNone),
 	key(GET, "/api/v1/schemas", "getSchemas"),
-	public(POST, "/api/v1/signup", "signup").failsWith(voiceagent.CodeValidationError).limitBy("email"),
+	public(POST, "/api/v1/signup", "signup").failsWith(voiceagent.CodeValidationError),
 	key(GET, "/api/v1/usage", "listUsage", voiceagent.ScopeBillingRead),
 
 	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
@@ -218,10 +220,6 @@ func (r Route) cached() Route { r.Cached = true; return r }
 // a plain list of scopes, such as AnyOf).
 func (r Route) scope(req ScopeReq) Route { r.Scope = req; return r }
 
-// limitBy sets the body member the route's per-IP rate limit is also
-// counted by (Route.LimitBy).
-func (r Route) limitBy(member string) Route { r.LimitBy = member; return r }
-
 // failsWith sets the error code of body validation failures (default
 // invalid_request).
 func (r Route) failsWith(code string) Route { r.ValidationCode = code; return r }
@@ -309,4 +307,11 @@ func (s *API) Bind(extra []*Route, handlers ...Handlers) {
 		m[rt.Path][rt.Method] = rt
 	}
 	s.Routes = m
+	s.templates = nil
+	for path := range m {
+		if strings.Contains(path, "{") {
+			s.templates = append(s.templates, path)
+		}
+	}
+	slices.Sort(s.templates)
 }

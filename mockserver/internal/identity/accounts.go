@@ -337,6 +337,42 @@ func (s *Service) provisionAccount(tx *platform.Tx, opts admin.AccountOptions, p
 	}, opts
 }
 
+// DeleteAccount deletes the tenant whose root business is businessID
+// (platform.RemoveTenant): every record, its clock and pending tasks, its
+// scripts, fault rules, rate-limit counters and retained log entries; its
+// keys and sessions are unknown afterwards. A seed account deleted is no
+// longer provisioned again by a reset. It returns 400 when businessID is
+// not a UUID or is a business of a tenant other than its root, 404 when
+// no such business exists.
+func (s *Service) DeleteAccount(tx *platform.Tx, businessID string) error {
+	tenant, err := httpapi.TenantIn(tx, businessID)
+	if err != nil {
+		return err
+	}
+	if tenant != businessID {
+		return domain.InvalidField("business_id", "%s is a business of the tenant %s: delete the tenant by its root business", businessID, tenant)
+	}
+	s.RemoveTenant(tx, tenant)
+	return nil
+}
+
+// forgetSeed drops a deleted tenant's seed account (OnRemoveTenant).
+func (s *Service) forgetSeed(tx *platform.Tx, tenant string) {
+	seeds := s.seeds.Get(tx)
+	kept := slices.DeleteFunc(slices.Clone(seeds), func(sa seedAccount) bool { return sa.acct.BusinessID == tenant })
+	if len(kept) != len(seeds) {
+		s.seeds.Set(tx, kept)
+	}
+}
+
+func (s *Service) adminDeleteAccount(rc *httpapi.Ctx) (any, error) {
+	id := rc.Request.PathValue("business_id")
+	if err := s.DeleteAccount(rc.Tx, id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"deleted": id}, nil
+}
+
 // workspaceView is a business as GET /v1/capabilities and the workspace.*
 // events show it.
 func workspaceView(b *store.Business) account.Workspace {

@@ -7,6 +7,7 @@ func (s *Service) Handlers() httpapi.Handlers {
 	return httpapi.Handlers{
 		"createAccount":         s.adminAccounts,
 		"copyAccount":           s.adminCopy,
+		"deleteAccount":         s.adminDeleteAccount,
 		"getSnapshot":           s.adminSnapshot,
 		"restoreSnapshot":       s.adminRestore,
 		"listOutbox":            s.adminOutbox,

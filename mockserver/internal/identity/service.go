@@ -24,6 +24,7 @@ type Service struct {
 func New(p *platform.Platform, api *httpapi.API, tel *telephony.Service) *Service {
 	s := &Service{Platform: p, httpapi: api, telephony: tel}
 	p.OnReseed(s.reseed)
+	p.OnRemoveTenant(s.forgetSeed)
 	s.defineForgetTasks()
 	return s
 }

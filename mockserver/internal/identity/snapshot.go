@@ -269,12 +269,8 @@ func (s *Service) Restore(doc *Snapshot) error {
 			return err
 		}
 	}
-	// Checked: now the change.
-	replaced := map[string]bool{}
-	for _, ts := range doc.Tenants {
-		replaced[ts.BusinessID] = true
-	}
-	s.httpapi.Idem.Remove(tx, func(owner string) bool { return replaced[tx.TenantOfOwner(owner)] })
+	// Checked: now the change. Apply removes what the store holds of the
+	// replaced tenants, their idempotency records included.
 	plan.Apply()
 	if doc.Server != nil {
 		s.Clocks.Set("", doc.TakenAt)

@@ -54,6 +54,7 @@ type Platform struct {
 	tasks     taskKinds
 	on        engineHooks
 	resets    []func()
+	removals  []func(tx *Tx, tenant string)
 	newStates []func(tx *Tx)
 	reseeds   []func(tx *Tx) int
 }
@@ -414,6 +415,27 @@ func (s *Platform) SendOutbox(tx *Tx, now time.Time, m store.OutboxMessage) {
 // OnReset registers fn with resetState: each part of the server that keeps
 // state of its own registers how to drop it where it is created.
 func (s *Platform) OnReset(fn func()) { s.resets = append(s.resets, fn) }
+
+// OnRemoveTenant registers fn with RemoveTenant: each part of the server
+// that keeps a tenant's state outside the store (its journal entries, its
+// fault rules, its keys' rate-limit counters) registers how to drop it
+// where it is created. fn runs with RemoveTenant's write Tx, before the
+// store drops the tenant's records, so it may read them.
+func (s *Platform) OnRemoveTenant(fn func(tx *Tx, tenant string)) {
+	s.removals = append(s.removals, fn)
+}
+
+// RemoveTenant removes tenant (a root business) from the server: what
+// every part keeps of it (OnRemoveTenant), every record the store holds
+// of it with their indexes (store.Remove), and its clock with its pending
+// tasks. Its keys and sessions are then unknown.
+func (s *Platform) RemoveTenant(tx *Tx, tenant string) {
+	for _, fn := range s.removals {
+		fn(tx, tenant)
+	}
+	tx.Remove(tenant)
+	s.Clocks.Remove(tenant)
+}
 
 // OnNewState registers fn to prepare each new store: it runs at once on
 // the present one and, after every reset, on the new one, with a write Tx.

@@ -152,6 +152,25 @@ func (l *Log[T]) Remove(seq int64) {
 	}
 }
 
+// RemoveBucket lets go of every kept entry of bucket name without calling
+// dropped (its owner removes them, as a deleted tenant's), and returns how
+// many there were. The bucket itself goes with its last entry.
+func (l *Log[T]) RemoveBucket(name string) int {
+	b := l.buckets[name]
+	if b == nil {
+		return 0
+	}
+	n := 0
+	seqs := append([]int64(nil), b.seqs[b.head:]...) // let may compact b.seqs
+	for _, seq := range seqs {
+		if i := l.find(seq); i >= 0 && l.slots[i].b == b {
+			l.let(i)
+			n++
+		}
+	}
+	return n
+}
+
 // Reset empties the log, numbering entries from start again, and lets go
 // of its slots. It does not call dropped.
 func (l *Log[T]) Reset(start int64) {

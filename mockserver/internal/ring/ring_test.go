@@ -225,3 +225,37 @@ func ExampleLog() {
 	// 6 z
 	// 3 entries, 10 bytes
 }
+
+// Removing a bucket lets go of its entries alone, without calling dropped,
+// and leaves the log's slots small however many buckets come and go.
+func TestRemoveBucketLetsGoOfOneBucket(t *testing.T) {
+	var dropped int
+	l := New[string](100, 1<<30, 1, func(int64, *string) { dropped++ })
+	for i := range 10 {
+		l.Push("keep", fmt.Sprint("k", i), 2)
+		l.Push("gone", fmt.Sprint("g", i), 3)
+	}
+	assert.Equal(t, 10, l.RemoveBucket("gone"))
+	assert.Zero(t, dropped, "a removal is the owner's: dropped is not called")
+	n, bytes := l.Bucket("gone")
+	assert.Zero(t, n)
+	assert.Zero(t, bytes)
+	n, _ = l.Bucket("keep")
+	assert.Equal(t, 10, n)
+	assert.Equal(t, int64(20), l.Bytes())
+	assert.Equal(t, "k0", *l.At(1))
+	assert.Nil(t, l.At(2), "the removed bucket's first entry")
+	assert.Zero(t, l.RemoveBucket("gone"), "nothing is left to remove")
+	assert.Zero(t, l.RemoveBucket("never"))
+
+	for round := range 1000 {
+		name := fmt.Sprint("tenant-", round)
+		for range 20 {
+			l.Push(name, "x", 1)
+		}
+		require.Equal(t, 20, l.RemoveBucket(name))
+	}
+	assert.Equal(t, 10, l.Len())
+	assert.LessOrEqual(t, l.Slots(), 4*l.Len()+65, "the holes of removed buckets are taken out")
+	assert.Len(t, l.buckets, 1, "no bucket is kept for a removed name")
+}

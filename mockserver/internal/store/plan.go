@@ -381,13 +381,30 @@ func (p *Plan) holds(t string) bool {
 
 // checkKeyed checks the data kept beside the tables: deliveries, emergency
 // addresses, magic links, assistants, entries kept by business, user or
-// lead, and the server's own data.
+// lead, the server's own data, and the bound of pending script steps.
 func (p *Plan) checkKeyed() *SectionError {
 	for i, pt := range p.parts {
-		for _, check := range []func(int, Part) *SectionError{p.checkDeliveries, p.checkByNumber, p.checkLinks, p.checkAssistants, p.checkByOwner, p.checkServerData} {
+		for _, check := range []func(int, Part) *SectionError{p.checkPendingSteps, p.checkDeliveries, p.checkByNumber, p.checkLinks, p.checkAssistants, p.checkByOwner, p.checkServerData} {
 			if err := check(i, pt); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// checkPendingSteps refuses a part whose script holds more than
+// MaxPendingSteps pending steps, naming the first step beyond the bound:
+// a restore meets the bound POST /_mock/scripts meets.
+func (p *Plan) checkPendingSteps(i int, _ Part) *SectionError {
+	n := 0
+	for j, r := range p.recs[i]["scripts"] {
+		st, ok := r.(*ScriptStep)
+		if !ok || !st.Pending() {
+			continue
+		}
+		if n++; n > MaxPendingSteps {
+			return p.fail(i, fmt.Sprintf("tables.scripts.%d", j), "is pending step %d of the tenant's script: a tenant holds at most %d", n, MaxPendingSteps)
 		}
 	}
 	return nil

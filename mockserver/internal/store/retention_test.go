@@ -219,10 +219,49 @@ func TestAStoreBoundsEachTenantsLogsApart(t *testing.T) {
 	assert.Equal(t, 1, n, "a request without a caller's record counts with no tenant")
 
 	st.Remove(busy)
-	for _, bounded := range []interface{ Retained(string) (int, int64) }{st.Events, st.Outbox} {
+	for _, bounded := range []interface{ Retained(string) (int, int64) }{st.Events, st.Outbox, st.Idempotency()} {
 		n, bytes := bounded.Retained(busy)
 		assert.Zero(t, n, "a removed tenant's share is free")
 		assert.Zero(t, bytes)
 	}
 	assert.Equal(t, 13, st.Events.Len(), "the quiet and the calm tenants' events")
+	assert.Empty(t, st.Idempotency().Owned(busyUser), "the removed tenant's idempotency records")
+	assert.Equal(t, 4, st.Idempotency().Len(), "the other tenants' records and the one of no tenant stay")
+	assert.Empty(t, st.BusinessesOf(busyUser))
+	_, held := st.userBusinesses[busyUser]
+	assert.False(t, held, "no entry is left for the removed tenant's user")
+}
+
+// DeleteFunc removes the records it matches from a log table (no id
+// index) with their places in the retention, and forgets the stamp of an
+// owner it leaves without records.
+func TestDeleteFuncRemovesFromALogTable(t *testing.T) {
+	n := 0
+	tb := NewLogTable[*UsageEntry]()
+	tb.SetIDSource(func() string { n++; return "u" + strconv.Itoa(n) })
+	tb.SetRetention(Retention[*UsageEntry]{PerOwner: 100, PerTenant: 100, Tenant: usageTenant})
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 30 {
+		owner, tenant := "stays", "kept"
+		if i%3 == 0 {
+			owner, tenant = "goes", "gone"
+		}
+		tb.Insert(&UsageEntry{Endpoint: "/v1/leads", Tenant: tenant}, owner, at.Add(time.Duration(i)*time.Second))
+	}
+	mixed := tb.Insert(&UsageEntry{Endpoint: "/v1/calls", Tenant: "gone"}, "stays", at.Add(time.Minute))
+
+	assert.Equal(t, 11, tb.DeleteFunc(func(e *UsageEntry) bool { return e.Tenant == "gone" }))
+	assert.Equal(t, 20, tb.Len())
+	assert.Empty(t, tb.Owned("goes"))
+	assert.NotContains(t, tb.Owners(), "goes")
+	assert.Len(t, tb.Owned("stays"), 20)
+	assert.NotContains(t, tb.Owned("stays"), mixed)
+	assert.Zero(t, keptOf(mixed).seq, "out of the retention's log")
+	n, _ = tb.Retained("gone")
+	assert.Zero(t, n)
+	n, _ = tb.Retained("kept")
+	assert.Equal(t, 20, n)
+	_, stamped := tb.last["goes"]
+	assert.False(t, stamped, "an owner left without records has no stamp kept")
+	assert.Zero(t, tb.DeleteFunc(func(*UsageEntry) bool { return false }))
 }

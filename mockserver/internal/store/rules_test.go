@@ -243,6 +243,14 @@ func TestPlanRefusesWhatBreaksARule(t *testing.T) {
 			d["referral_codes"] = map[string]any{"code": "partner"}
 		}, "referral_codes", false},
 		{"a time past the clocks' end", func(d map[string]any) { record(d, "leads", 0)["CreatedAt"] = "9999-12-31T00:00:00Z" }, "tables.leads.0.CreatedAt", false},
+		{"more pending script steps than the bound", func(d map[string]any) {
+			steps := make([]any, MaxPendingSteps+1)
+			for j := range steps {
+				steps[j] = map[string]any{"ID": fmt.Sprintf("step-%d", j), "Owner": "a", "CreatedAt": "2026-01-01T00:00:00Z",
+					"Kind": StepCall, "To": StepAny, "Outcome": StepCompleted}
+			}
+			d["tables"].(map[string]any)["scripts"] = steps
+		}, fmt.Sprintf("tables.scripts.%d", MaxPendingSteps), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tenantWorld()

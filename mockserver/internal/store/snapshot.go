@@ -522,7 +522,8 @@ func (c copier) value(v reflect.Value) reflect.Value {
 }
 
 // Remove drops every record of tenant (a root business), as Export(tenant)
-// would list them, with the indexes the store derives from them.
+// would list them, and its idempotency records, with the indexes the store
+// derives from them.
 func (s *Store) Remove(tenant string) {
 	s.sch.mustWrite("Remove")
 	s.remove(tenant)
@@ -542,6 +543,16 @@ func (s *Store) remove(tenant string) {
 		drop = append(drop, found{t, sc.records(t)})
 	}
 	assistants := assistantsOf(sc.records(s.Agents))
+	var idem []Record
+	if tenant != "" {
+		idem = s.idempotency.records(func(owner string) bool { return s.TenantOfOwner(owner) == tenant }, nil)
+	}
+	for _, r := range idem {
+		s.idempotency.dropRecord(r)
+	}
+	if tenant != "" {
+		s.idempotency.forgetGroup(tenant)
+	}
 	for _, f := range drop {
 		for _, r := range f.recs {
 			s.unindex(r)
@@ -609,10 +620,10 @@ func (s *Store) unindex(r Record) {
 	case *Business:
 		s.tenants = without(s.tenants, r.ID)
 		for userID := range r.Members {
-			s.userBusinesses[userID] = without(s.userBusinesses[userID], r.ID)
+			withoutIn(s.userBusinesses, userID, r.ID)
 		}
 		if r.PartnerID != "" {
-			s.partnerBusinesses[r.PartnerID] = without(s.partnerBusinesses[r.PartnerID], r.ID)
+			withoutIn(s.partnerBusinesses, r.PartnerID, r.ID)
 		}
 	case *GovernedUpdate:
 		if k := r.Owner + "\x00" + r.IdempotencyKey; s.GovernedByKey[k] == r {
@@ -622,6 +633,16 @@ func (s *Store) unindex(r Record) {
 		if s.InstallationByBusiness[r.BusinessID] == r {
 			delete(s.InstallationByBusiness, r.BusinessID)
 		}
+	}
+}
+
+// withoutIn takes id out of m[key] (without), and key out of m when no id
+// is left, so that removed tenants leave no entries behind.
+func withoutIn(m map[string][]string, key, id string) {
+	if ids := without(m[key], id); ids != nil {
+		m[key] = ids
+	} else {
+		delete(m, key)
 	}
 }
 

@@ -811,6 +811,37 @@ func (t *Table[T]) dropOldest(owner string, k int) {
 	}
 }
 
+// DeleteFunc removes every record for which match reports true, in a log
+// table too, with its indexes and its place in the retention's log, and
+// returns how many it removed. An owner left without records, in a table
+// whose owners stamp on their own (no SetStampGroup), has its latest
+// stamp forgotten with them.
+func (t *Table[T]) DeleteFunc(match func(T) bool) int {
+	t.sch.mustWrite("DeleteFunc")
+	n := 0
+	for owner, list := range t.byOwner {
+		kept := list[:0]
+		for _, rec := range list {
+			if match(rec) {
+				t.forget(rec)
+				n++
+			} else {
+				kept = append(kept, rec)
+			}
+		}
+		clear(list[len(kept):]) // the removed records can be collected
+		if len(kept) == 0 {
+			delete(t.byOwner, owner)
+			if t.group == nil {
+				delete(t.last, owner)
+			}
+		} else {
+			t.byOwner[owner] = kept
+		}
+	}
+	return n
+}
+
 // drop removes a record the table holds, in a log table too (which Delete
 // cannot do, having no id index).
 func (t *Table[T]) drop(rec T) {
