@@ -179,9 +179,7 @@ func (a *Account) Deliveries(f DeliveryFilter) []Delivery {
 // matches (nil: any), or ctx ends, and returns the matching ones: see
 // Server.WaitDeliveries.
 func (a *Account) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
-	return a.srv.WaitDeliveries(ctx, func(d *Delivery) bool {
-		return d.Tenant == a.BusinessID && (match == nil || match(d))
-	})
+	return a.srv.waitDeliveries(ctx, 1, DeliveryFilter{Tenant: a.BusinessID}, match)
 }
 
 // Requests returns the journaled requests of the account's tenant, oldest

@@ -121,9 +121,17 @@ func (s *Server) WaitDeliveries(ctx context.Context, match func(*Delivery) bool)
 // WaitDeliveryCount waits until at least n deliveries match (nil: any), or
 // ctx ends, and returns the matching ones, oldest first.
 func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
-	var out []Delivery
+	return s.waitDeliveries(ctx, n, DeliveryFilter{}, match)
+}
+
+// waitDeliveries polls the deliveries f selects (GET /_mock/deliveries)
+// until at least n of them match (nil: any), or ctx ends, and returns the
+// matching ones. A delivery changes in place (its attempts, its status),
+// so the log is read again rather than waited on by count.
+func (s *Server) waitDeliveries(ctx context.Context, n int, f DeliveryFilter, match func(*Delivery) bool) []Delivery {
+	out := []Delivery{}
 	poll(ctx, func() bool {
-		ds, err := s.deliveries(ctx, DeliveryFilter{})
+		ds, err := s.deliveries(ctx, f)
 		if err != nil && ctx.Err() != nil {
 			return true
 		}
@@ -136,9 +144,6 @@ func (s *Server) WaitDeliveryCount(ctx context.Context, n int, match func(*Deliv
 		}
 		return len(out) >= n
 	})
-	if out == nil {
-		out = []Delivery{}
-	}
 	return out
 }
 

@@ -120,6 +120,9 @@ func Run(t *testing.T, srv *mockserver.Server, o Options) {
 		if got := srv.WaitRequests(waitCtx, mockserver.RequestFilter{Status: 200, BusinessID: acct.BusinessID, After: seq}.Match); len(got) != 1 {
 			t.Errorf("WaitRequests found %d", len(got))
 		}
+		if got := acct.WaitRequests(waitCtx, mockserver.RequestFilter{Status: 503, After: seq}.Match); len(got) != 1 || got[0].FaultID != f.ID {
+			t.Errorf("Account.WaitRequests: %+v", got)
+		}
 		g, err := acct.AddFault(mockserver.FaultRule{Path: "/v1/leads", Status: 500})
 		if err != nil {
 			t.Fatal(err)
@@ -317,6 +320,9 @@ func Run(t *testing.T, srv *mockserver.Server, o Options) {
 			}
 			if got := acct.Deliveries(mockserver.DeliveryFilter{}); len(got) != 1 || got[0].ID != ds[0].ID {
 				t.Errorf("Account.Deliveries: %+v", got)
+			}
+			if got := acct.WaitDeliveries(waitCtx, nil); len(got) != 1 || got[0].ID != ds[0].ID {
+				t.Errorf("Account.WaitDeliveries: %+v", got)
 			}
 			replay, err := srv.ReplayDelivery(ds[0].ID)
 			if err != nil || replay.ReplayOf != ds[0].ID || replay.MessageID != ds[0].MessageID {
