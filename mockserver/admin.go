@@ -50,18 +50,24 @@ func (s *Server) LoadFixturesFile(path string) ([]*Account, error) {
 // SeedCalls stores finished calls in a business as given, oldest first,
 // and returns their ids in the order given. It is all or nothing.
 func (s *Server) SeedCalls(businessID string, calls []CallFixture) ([]string, error) {
-	s.inProcessOnly("SeedCalls")
-	ids, err := s.fixtures.SeedCalls(businessID, calls)
-	return ids, publicError(err)
+	if calls == nil {
+		calls = []CallFixture{}
+	}
+	var v admin.SeededIDs
+	err := s.admin(http.MethodPost, "/calls", nil, admin.SeedCalls{BusinessID: businessID, Calls: calls}, &v)
+	return v.IDs, err
 }
 
 // SeedLeads stores leads in a business as given, oldest first, and returns
 // their ids in the order given. It is all or nothing: an invalid lead
 // stores none.
 func (s *Server) SeedLeads(businessID string, leads []LeadFixture) ([]string, error) {
-	s.inProcessOnly("SeedLeads")
-	ids, err := s.fixtures.SeedLeads(businessID, leads)
-	return ids, publicError(err)
+	if leads == nil {
+		leads = []LeadFixture{}
+	}
+	var v admin.SeededIDs
+	err := s.admin(http.MethodPost, "/leads", nil, admin.SeedLeads{BusinessID: businessID, Leads: leads}, &v)
+	return v.IDs, err
 }
 
 // Deliveries returns the deliveries in the log that pass the filter, oldest

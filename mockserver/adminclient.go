@@ -164,7 +164,7 @@ func poll(ctx context.Context, try func() bool) {
 // Deliveries, WaitDeliveries, Schedule, AddFault, InboundCall, InboundSMS,
 // ...; Account.Client returns an SDK client pointed at url/api with the
 // same fast retries. The helpers that reach into a server's memory
-// (SeedAccount, SeedLeads, SeedCalls, MinutesUsed, ProviderAssistants,
+// (SeedAccount, SeedAccounts, MinutesUsed, ProviderAssistants, Routes,
 // SDRCronSecret, LogUsage, ServeHTTP, Drain) panic on a connected server,
 // saying so. Connect checks that GET /_mock/health answers.
 func Connect(url, adminToken string) (*Server, error) {

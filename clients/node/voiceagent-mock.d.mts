@@ -441,6 +441,8 @@ export class MockServer {
   snapshot(businessId?: string): Promise<Snapshot>;
   restore(snapshot: Snapshot): Promise<Restored>;
   loadFixtures(accounts: FixtureAccount[]): Promise<Account[]>;
+  seedLeads(businessId: string, leads: Record<string, unknown>[]): Promise<string[]>;
+  seedCalls(businessId: string, calls: Record<string, unknown>[]): Promise<string[]>;
 
   clock(businessId?: string): Promise<Clock>;
   now(businessId?: string): Promise<string>;

@@ -28,6 +28,6 @@ func TestTheGoHelpersThroughConnect(t *testing.T) {
 	require.NoError(t, err)
 	helpersuite.Run(t, srv, helpersuite.Options{Receivers: true, Reset: true})
 
-	assert.PanicsWithValue(t, "mockserver: SeedLeads needs a server made with New in this process; the admin API has no route for it, and this server was reached with Connect",
-		func() { _, _ = srv.SeedLeads("b", nil) })
+	assert.PanicsWithValue(t, "mockserver: MinutesUsed needs a server made with New in this process; the admin API has no route for it, and this server was reached with Connect",
+		func() { srv.MinutesUsed("b") })
 }

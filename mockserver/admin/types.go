@@ -549,3 +549,23 @@ type Clock struct {
 	BusinessID string    `json:"business_id,omitempty"`
 	Pending    int       `json:"pending"`
 }
+
+// SeedLeads is the body of POST /_mock/leads: leads to store in an
+// existing business as given (mockserver.Server.SeedLeads).
+type SeedLeads struct {
+	BusinessID string        `json:"business_id"`
+	Leads      []LeadFixture `json:"leads"`
+}
+
+// SeedCalls is the body of POST /_mock/calls: finished calls to store in an
+// existing business as given (mockserver.Server.SeedCalls).
+type SeedCalls struct {
+	BusinessID string        `json:"business_id"`
+	Calls      []CallFixture `json:"calls"`
+}
+
+// SeededIDs is the answer of POST /_mock/leads and POST /_mock/calls: the
+// ids of the stored records, in the order given.
+type SeededIDs struct {
+	IDs []string `json:"ids"`
+}

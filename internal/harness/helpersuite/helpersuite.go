@@ -270,7 +270,7 @@ func Run(t *testing.T, srv *mockserver.Server, o Options) {
 		}
 	})
 
-	t.Run("fixtures and the outbox", func(t *testing.T) {
+	t.Run("fixtures, seeded records and the outbox", func(t *testing.T) {
 		accts, err := srv.LoadFixtures(mockserver.Fixtures{Accounts: []mockserver.FixtureAccount{{
 			BusinessName: "Fixture Co", Leads: []mockserver.LeadFixture{{Name: "Jane Doe", Phone: "+14155550199"}},
 		}}})
@@ -280,6 +280,21 @@ func Run(t *testing.T, srv *mockserver.Server, o Options) {
 		page, err := accts[0].Client().Leads.List(ctx, nil)
 		if err != nil || len(page.Data) != 1 || page.Data[0].Name == nil || *page.Data[0].Name != "Jane Doe" {
 			t.Errorf("the fixture's leads: %+v, %v", page, err)
+		}
+		leadIDs, err := accts[0].SeedLeads([]mockserver.LeadFixture{{Name: "Ana Ruiz", Phone: "+14155550198"}})
+		if err != nil || len(leadIDs) != 1 {
+			t.Errorf("SeedLeads: %v, %v", leadIDs, err)
+		}
+		callIDs, err := accts[0].SeedCalls([]mockserver.CallFixture{{To: "+14155550198", Duration: 60}})
+		if err != nil || len(callIDs) != 1 {
+			t.Errorf("SeedCalls: %v, %v", callIDs, err)
+		}
+		if got, err := accts[0].Client().Calls.Get(ctx, callIDs[0]); err != nil || got.Status != calls.StatusCompleted || got.Duration != 60 {
+			t.Errorf("the seeded call: %+v, %v", got, err)
+		}
+		var e *mockserver.Error
+		if _, err := accts[0].SeedLeads([]mockserver.LeadFixture{{Status: "nothing"}}); !errors.As(err, &e) || e.Status != http.StatusBadRequest {
+			t.Errorf("SeedLeads of a bad lead: %v, want a 400 *mockserver.Error", err)
 		}
 		email := "helper-suite-" + accts[0].BusinessID[:8] + "@example.com"
 		if _, err := accts[0].Client().Signup.Request(ctx, &signup.RequestParams{Fields: signup.Fields{BusinessName: "Outbox Co", Email: email}}); err != nil {

@@ -158,6 +158,8 @@ var Table = []Route{
 
 	// Fixtures.
 	adminRoute(POST, "/_mock/fixtures", "loadFixtures").body("mockFixtures").lock(LockWrite),
+	adminRoute(POST, "/_mock/leads", "seedLeads").body("mockSeedLeads").maxBody(SnapshotMaxBytes).lock(LockWrite),
+	adminRoute(POST, "/_mock/calls", "seedCalls").body("mockSeedCalls").maxBody(SnapshotMaxBytes).lock(LockWrite),
 
 	// The dashboard: a page, its script and its style sheet.
 	adminRoute(GET, "/_mock/ui", "getDashboard").lock(LockNone),
