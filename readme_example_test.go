@@ -97,7 +97,7 @@ func Example_readmeWebhookReceiver() {
 	secret := os.Getenv("VOICEAGENT_WEBHOOK_SECRET")
 	mux := http.NewServeMux()
 
-	h, err := webhooks.NewHandler([]string{secret}) // the old and the new secret while rotating
+	h, err := webhooks.NewHandler(webhooks.WithSecrets(secret)) // the old and the new secret while rotating
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -27,7 +27,7 @@ type Event struct {
 // ListParams filter and page List.
 type ListParams struct {
 	// Type keeps only one event type (a webhooks.Event constant).
-	Type string `url:"type,omitempty"`
+	Type webhooks.EventType `url:"type,omitempty"`
 	// BusinessID limits the list to one business.
 	BusinessID string `url:"business_id,omitempty"`
 	// Limit is the page size, 1 to 100 (default 50).
@@ -40,11 +40,11 @@ type ListParams struct {
 // 100), or a window from Since (to Until, default now), optionally only
 // some Types. BusinessID limits either to one business.
 type ReplayParams struct {
-	EventIDs   []string   `json:"event_ids,omitempty"`
-	Since      *time.Time `json:"since,omitempty"`
-	Until      *time.Time `json:"until,omitempty"`
-	Types      []string   `json:"types,omitempty"`
-	BusinessID string     `json:"business_id,omitempty"`
+	EventIDs   []string             `json:"event_ids,omitempty"`
+	Since      *time.Time           `json:"since,omitempty"`
+	Until      *time.Time           `json:"until,omitempty"`
+	Types      []webhooks.EventType `json:"types,omitempty"`
+	BusinessID string               `json:"business_id,omitempty"`
 }
 
 // ReplayResult says what a replay started.

@@ -29,8 +29,8 @@ func TestTheLogHoldsWhatProvisioningEmitted(t *testing.T) {
 	require.Len(t, page.Data, 3)
 	assert.False(t, page.HasMore)
 	// Newest first.
-	assert.Equal(t, []string{webhooks.EventWorkspaceReady, webhooks.EventPhoneNumberAssigned, webhooks.EventWorkspaceCreated},
-		[]string{page.Data[0].Type, page.Data[1].Type, page.Data[2].Type})
+	assert.Equal(t, []webhooks.EventType{webhooks.EventWorkspaceReady, webhooks.EventPhoneNumberAssigned, webhooks.EventWorkspaceCreated},
+		[]webhooks.EventType{page.Data[0].Type, page.Data[1].Type, page.Data[2].Type})
 	for _, e := range page.Data {
 		assert.Equal(t, env.Account.BusinessID, e.BusinessID)
 		assert.Equal(t, env.Server.Now(), e.Timestamp.UTC())
@@ -121,13 +121,13 @@ func TestReplayReDeliversToTheSubscriptions(t *testing.T) {
 	recv, counts := countingReceiver(t)
 	_, err := env.Client.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
 		BusinessID: env.Account.BusinessID, WebhookURL: recv.URL,
-		Events: []string{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceReady, webhooks.EventLeadCreated},
+		Events: []webhooks.EventType{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceReady, webhooks.EventLeadCreated},
 	})
 	require.NoError(t, err)
 
 	// A window with a type filter: only workspace.ready.
 	since := start.Add(-time.Second)
-	res, err := env.Client.Events.Replay(ctx, &events.ReplayParams{Since: &since, Types: []string{webhooks.EventWorkspaceReady}})
+	res, err := env.Client.Events.Replay(ctx, &events.ReplayParams{Since: &since, Types: []webhooks.EventType{webhooks.EventWorkspaceReady}})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Events)
 	assert.Equal(t, 1, res.Deliveries)
@@ -161,7 +161,7 @@ func TestReplayReDeliversToTheSubscriptions(t *testing.T) {
 	defer cancel()
 	f := mockserver.DeliveryFilter{EventID: evID, Status: mockserver.DeliverySucceeded}
 	require.Len(t, env.Server.WaitDeliveryCount(wctx, 2, f.Match), 2, "the first delivery and the replay")
-	assert.Equal(t, map[string]int{webhooks.EventWorkspaceReady: 2, webhooks.EventWorkspaceCreated: 1, webhooks.EventLeadCreated: 2}, counts())
+	assert.Equal(t, map[string]int{string(webhooks.EventWorkspaceReady): 2, string(webhooks.EventWorkspaceCreated): 1, string(webhooks.EventLeadCreated): 2}, counts())
 }
 
 // wait waits until the deliveries with the ids succeeded.
@@ -195,7 +195,7 @@ func TestReplayErrors(t *testing.T) {
 		"ids and since":       {EventIDs: []string{evID}, Since: &since},
 		"until without since": {EventIDs: []string{evID}, Until: &since},
 		"until before since":  {Since: &since, Until: voiceagent.Time(since.Add(-time.Second))},
-		"unknown type":        {Since: &since, Types: []string{"call.exploded"}},
+		"unknown type":        {Since: &since, Types: []webhooks.EventType{"call.exploded"}},
 		"not a uuid":          {EventIDs: []string{"evt_1"}},
 	} {
 		_, err := env.Client.Events.Replay(ctx, p)
@@ -229,7 +229,7 @@ func TestReplayIsBounded(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, voiceagent.CodeInvalidRequest, apiErr.Code)
 	assert.True(t, strings.Contains(apiErr.Message, "1000"), apiErr.Message)
-	res, err := env.Client.Events.Replay(context.Background(), &events.ReplayParams{Since: &since, Types: []string{webhooks.EventLeadScored}})
+	res, err := env.Client.Events.Replay(context.Background(), &events.ReplayParams{Since: &since, Types: []webhooks.EventType{webhooks.EventLeadScored}})
 	require.NoError(t, err)
 	assert.Equal(t, 1000, res.Events)
 	assert.Zero(t, res.Deliveries, "no subscription")

@@ -13,6 +13,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Account is a ready tenant: what NewAccount returns and POST
@@ -164,7 +165,7 @@ func (a *Account) SeedLeads(leads []LeadFixture) ([]string, error) {
 
 // EmitEvent records an event of the account's business and delivers it:
 // see Server.EmitEvent.
-func (a *Account) EmitEvent(eventType string, data any) (string, error) {
+func (a *Account) EmitEvent(eventType webhooks.EventType, data any) (string, error) {
 	return a.srv.EmitEvent(a.BusinessID, eventType, data)
 }
 

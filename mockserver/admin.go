@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/voiceagent/voiceagent-go/mockserver/admin"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // The Go admin helpers: what the admin API (/_mock) does, for tests in Go.
@@ -79,10 +80,11 @@ func (s *Server) Deliveries(f DeliveryFilter) []Delivery {
 }
 
 // EmitEvent records an event of a business with data (any JSON-able value;
-// nil gives {}) as if the platform produced it now, and delivers it to the
+// nil gives the sample data of the type from the business's records,
+// webhooks.SampleData) as if the platform produced it now, and delivers it to the
 // business's subscriptions: a driver for receiver tests (POST /_mock/events
 // does the same). It returns the event id.
-func (s *Server) EmitEvent(businessID string, eventType string, data any) (string, error) {
+func (s *Server) EmitEvent(businessID string, eventType webhooks.EventType, data any) (string, error) {
 	body := map[string]any{"business_id": businessID, "event": eventType}
 	if data != nil {
 		body["data"] = data

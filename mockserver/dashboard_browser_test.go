@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,6 +28,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/signup"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // browserNames are the names Chromium and Chrome are installed under.
@@ -68,7 +71,8 @@ func artifactDir(t *testing.T) string {
 // it loads the page, sees a request the test makes appear in the journal
 // without a reload and opens its bodies, advances one tenant's clock with
 // its button and sees that tenant's call complete, replays the call's
-// webhook delivery with its button, works buttons with the keyboard,
+// webhook delivery with its button, runs the receiver checks on two
+// subscriptions and reads the reports, works buttons with the keyboard,
 // narrows the page to one tenant, adds and removes a fault rule with the
 // form, and saves a screenshot (dashboard.png).
 func TestBrowserDashboard(t *testing.T) {
@@ -283,6 +287,40 @@ func TestBrowserDashboard(t *testing.T) {
 	)
 	assert.Contains(t, text(replayRow), "replay of")
 	assert.Contains(t, text(fmt.Sprintf(`#del-%s-detail`, replay.ID)), call.ID, "the body")
+
+	// The receiver checks of a subscription, from its delivery's button: a
+	// receiver built on the SDK's Handler passes; one that accepts
+	// everything fails each rejects_* check.
+	h, err := webhooks.NewHandler(webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, err)
+	h.OnAny(func(context.Context, *webhooks.Event) error { return nil })
+	goodRecv := httptest.NewServer(h)
+	t.Cleanup(goodRecv.Close)
+	goodSub, err := c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{BusinessID: acme.BusinessID, WebhookURL: goodRecv.URL + "/hooks",
+		Events: []webhooks.EventType{webhooks.EventLeadCreated}})
+	require.NoError(t, err)
+	require.NoError(t, h.SetSecrets(goodSub.Secret))
+	badSub, err := c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{BusinessID: acme.BusinessID, WebhookURL: receiver.URL + "/accepts-all",
+		Events: []webhooks.EventType{webhooks.EventLeadCreated}})
+	require.NoError(t, err)
+	_, err = acme.EmitEvent(webhooks.EventLeadCreated, nil)
+	require.NoError(t, err)
+	do("check the good receiver",
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[data-check="%s"]`, goodSub.ID))),
+		chromedp.WaitVisible(chromedp.CSS(`#receiver-check h3[data-passed="true"]`)),
+	)
+	assert.Contains(t, text(`#receiver-check h3`), "Receiver checks of "+goodRecv.URL+"/hooks")
+	rows, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('#receiver-check tr[data-check-id][data-passed="true"]').length`))
+	require.NoError(t, err)
+	assert.Equal(t, 27+9, rows, "every check passed")
+	do("check the receiver that accepts everything",
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[data-check="%s"]`, badSub.ID))),
+		chromedp.WaitVisible(chromedp.CSS(`#receiver-check h3[data-passed="false"]`)),
+	)
+	failedIDs, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#receiver-check tr[data-passed="false"]')].map((r) => r.dataset.checkId)`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"rejects_tampered_body", "rejects_wrong_secret", "rejects_missing_signature", "rejects_stale_timestamp", "rejects_future_timestamp"}, failedIDs)
+	assert.Contains(t, text(`#receiver-check tr[data-check-id="rejects_wrong_secret"]`), "curl -X POST", "the request, to send again")
 
 	// The keyboard works the buttons, and focus stays put while a table
 	// refreshes: Enter on Globex's "+1 min", then Tab to "+10 min" and

@@ -49,7 +49,8 @@
 //     Enrichment, Per-call webhooks, Leads, SMS, Telephony admin API, Scripts.
 //   - Webhooks and events: Webhook subscriptions, Payload templates and
 //     presets, Custom headers, Secret rotation, Deliveries, Receivers the
-//     mock calls, Event log, Events emitted, Delivery log (admin).
+//     mock calls, Event log, Events emitted, Receiver checks, Delivery log
+//     (admin).
 //   - Account reads: balance, usage, capabilities, schemas.
 //   - Agency management: Agencies, members and roles, Guards and error
 //     codes, Idempotency of agency commands, Agency receipts, Offers,

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // recordBytes creates n records with make (the i-th by make(i)) on a
@@ -141,7 +143,7 @@ func BenchmarkTenantLogsAtTheirCaps(b *testing.B) {
 	const rounds = 12_000 // past every count cap (at most 10,000, or 20,000 events)
 	fill := func(acct *Account) {
 		for i := range rounds {
-			for _, typ := range []string{"lead.created", "lead.scored"} {
+			for _, typ := range []webhooks.EventType{webhooks.EventLeadCreated, webhooks.EventLeadScored} {
 				if _, err := s.EmitEvent(acct.BusinessID, typ, map[string]any{"id": fmt.Sprintf("lead-%d", i), "name": "Caller", "status": "new", "notes": strings.Repeat("n", 120)}); err != nil {
 					b.Fatal(err)
 				}

@@ -42,7 +42,7 @@ func touchEvents(t *testing.T, env *testenv.Env, externalRef, touchID string) []
 	t.Helper()
 	var types []string
 	for _, ev := range refEvents(t, env, externalRef, touchID) {
-		types = append(types, ev.Type)
+		types = append(types, string(ev.Type))
 	}
 	return types
 }
@@ -67,7 +67,7 @@ func refEvents(t *testing.T, env *testenv.Env, externalRef, touchID string) []*e
 func findEvent(t *testing.T, env *testenv.Env, typ, externalRef, touchID string) *events.Event {
 	t.Helper()
 	for _, ev := range refEvents(t, env, externalRef, touchID) {
-		if ev.Type == typ {
+		if string(ev.Type) == typ {
 			return ev
 		}
 	}

@@ -26,15 +26,17 @@ type Quality struct {
 // (null on the wire) are empty: StartedAt is zero until the call is
 // answered, EndedAt until it ends.
 type CallData struct {
-	ID                string   `json:"id"`
-	ConversationID    string   `json:"conversation_id"`
-	Status            string   `json:"status"`
-	Direction         string   `json:"direction"`
-	Duration          int      `json:"duration"`
-	AgentID           string   `json:"agent_id"`
-	AgentName         string   `json:"agent_name"`
-	BusinessID        string   `json:"business_id"`
-	LeadID            string   `json:"lead_id"`
+	ID             string `json:"id"`
+	ConversationID string `json:"conversation_id"`
+	Status         string `json:"status"`
+	Direction      string `json:"direction"`
+	Duration       int    `json:"duration"`
+	AgentID        string `json:"agent_id"`
+	AgentName      string `json:"agent_name"`
+	BusinessID     string `json:"business_id"`
+	// LeadID is the lead the call is with, nil when there is none (as
+	// calls.Call.LeadID).
+	LeadID            *string  `json:"lead_id"`
 	To                string   `json:"to"`
 	From              string   `json:"from"`
 	Name              string   `json:"name"`
@@ -161,7 +163,7 @@ type HandoffData struct {
 // one of prefixes (or equals one of them).
 func family[T any](e *Event, name string, prefixes ...string) (*T, error) {
 	for _, p := range prefixes {
-		if e.Type == p || (strings.HasSuffix(p, ".") && strings.HasPrefix(e.Type, p)) {
+		if string(e.Type) == p || (strings.HasSuffix(p, ".") && strings.HasPrefix(string(e.Type), p)) {
 			var v T
 			if err := e.DecodeData(&v); err != nil {
 				return nil, err
@@ -174,7 +176,7 @@ func family[T any](e *Event, name string, prefixes ...string) (*T, error) {
 
 // Call returns the call of a call.* or voicemail.received event.
 func (e *Event) Call() (*CallData, error) {
-	return family[CallData](e, "call", "call.", EventVoicemailReceived)
+	return family[CallData](e, "call", "call.", string(EventVoicemailReceived))
 }
 
 // Lead returns the lead of a lead.* event.
@@ -190,7 +192,7 @@ func (e *Event) PhoneNumber() (*PhoneNumberData, error) {
 
 // Handoff returns the transfer of a conversation.handoff event.
 func (e *Event) Handoff() (*HandoffData, error) {
-	return family[HandoffData](e, "handoff", EventConversationHandoff)
+	return family[HandoffData](e, "handoff", string(EventConversationHandoff))
 }
 
 // Workspace returns the business of a workspace.* event.

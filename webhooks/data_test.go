@@ -44,8 +44,8 @@ func TestTypedAccessorsOnRealEvents(t *testing.T) {
 
 func TestTypedAccessorsByFamily(t *testing.T) {
 	t.Parallel()
-	ev := func(typ, data string) *webhooks.Event {
-		e, err := webhooks.Parse([]byte(`{"id":"e1","event":"` + typ + `","business_id":"b1","timestamp":"2026-01-02T03:04:05Z","data":` + data + `}`))
+	ev := func(typ webhooks.EventType, data string) *webhooks.Event {
+		e, err := webhooks.Parse([]byte(`{"id":"e1","event":"` + string(typ) + `","business_id":"b1","timestamp":"2026-01-02T03:04:05Z","data":` + data + `}`))
 		require.NoError(t, err)
 		return e
 	}

@@ -14,40 +14,49 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 )
 
+// EventType is the type of an event: the "event" member of a delivery's
+// body, for example "lead.created". The constants below are every type the
+// platform sends; a string of another value is a type this SDK does not
+// know (a newer platform's).
+type EventType string
+
+// String returns the type as it is on the wire.
+func (t EventType) String() string { return string(t) }
+
 // Event types of subscription deliveries: the 27 names a subscription may
 // list in its events (spec section 6). [EventCallCompleted] and
 // [EventCallFailed] are also the event names of the per-call webhook.
 const (
-	EventLeadCreated                 = "lead.created"
-	EventLeadScored                  = "lead.scored"
-	EventCallReceived                = "call.received"
-	EventCallStarted                 = "call.started"
-	EventCallCompleted               = "call.completed"
-	EventCallFailed                  = "call.failed"
-	EventSMSReceived                 = "sms.received"
-	EventSMSSent                     = "sms.sent"
-	EventSMSDelivered                = "sms.delivered"
-	EventSMSFailed                   = "sms.failed"
-	EventVoicemailReceived           = "voicemail.received"
-	EventDispatcherBriefingCreated   = "dispatcher.briefing_created"
-	EventDispatcherHandoffDispatched = "dispatcher.handoff_dispatched"
-	EventPhoneNumberAssigned         = "phone_number.assigned"
-	EventPhoneNumberReleased         = "phone_number.released"
-	EventPhoneNumberPurchased        = "phone_number.purchased"
-	EventWorkspacePaused             = "workspace.paused"
-	EventWorkspaceCanceled           = "workspace.canceled"
-	EventWorkspaceCreated            = "workspace.created"
-	EventWorkspaceProvisioningFailed = "workspace.provisioning_failed"
-	EventWorkspaceReady              = "workspace.ready"
-	EventWorkspaceTeardownCompleted  = "workspace.teardown_completed"
-	EventLeadEmailSent               = "lead_email.sent"
-	EventLeadEmailFailed             = "lead_email.failed"
-	EventCallbackScheduled           = "callback.scheduled"
-	EventCallbackCompleted           = "callback.completed"
-	EventConversationHandoff         = "conversation.handoff"
+	EventLeadCreated                 EventType = "lead.created"
+	EventLeadScored                  EventType = "lead.scored"
+	EventCallReceived                EventType = "call.received"
+	EventCallStarted                 EventType = "call.started"
+	EventCallCompleted               EventType = "call.completed"
+	EventCallFailed                  EventType = "call.failed"
+	EventSMSReceived                 EventType = "sms.received"
+	EventSMSSent                     EventType = "sms.sent"
+	EventSMSDelivered                EventType = "sms.delivered"
+	EventSMSFailed                   EventType = "sms.failed"
+	EventVoicemailReceived           EventType = "voicemail.received"
+	EventDispatcherBriefingCreated   EventType = "dispatcher.briefing_created"
+	EventDispatcherHandoffDispatched EventType = "dispatcher.handoff_dispatched"
+	EventPhoneNumberAssigned         EventType = "phone_number.assigned"
+	EventPhoneNumberReleased         EventType = "phone_number.released"
+	EventPhoneNumberPurchased        EventType = "phone_number.purchased"
+	EventWorkspacePaused             EventType = "workspace.paused"
+	EventWorkspaceCanceled           EventType = "workspace.canceled"
+	EventWorkspaceCreated            EventType = "workspace.created"
+	EventWorkspaceProvisioningFailed EventType = "workspace.provisioning_failed"
+	EventWorkspaceReady              EventType = "workspace.ready"
+	EventWorkspaceTeardownCompleted  EventType = "workspace.teardown_completed"
+	EventLeadEmailSent               EventType = "lead_email.sent"
+	EventLeadEmailFailed             EventType = "lead_email.failed"
+	EventCallbackScheduled           EventType = "callback.scheduled"
+	EventCallbackCompleted           EventType = "callback.completed"
+	EventConversationHandoff         EventType = "conversation.handoff"
 )
 
-var eventTypes = []string{
+var eventTypes = []EventType{
 	EventLeadCreated, EventLeadScored,
 	EventCallReceived, EventCallStarted, EventCallCompleted, EventCallFailed,
 	EventSMSReceived, EventSMSSent, EventSMSDelivered, EventSMSFailed,
@@ -63,10 +72,10 @@ var eventTypes = []string{
 
 // EventTypes returns the 27 event types a subscription may list, in the order
 // of spec section 6. The slice is a fresh copy on every call.
-func EventTypes() []string { return slices.Clone(eventTypes) }
+func EventTypes() []EventType { return slices.Clone(eventTypes) }
 
 // IsEventType reports whether s is one of the event types of [EventTypes].
-func IsEventType(s string) bool { return slices.Contains(eventTypes, s) }
+func IsEventType(s string) bool { return slices.Contains(eventTypes, EventType(s)) }
 
 // ErrInvalidPayload means a body is not the expected JSON: not an object,
 // a required field missing, or a field of the wrong type.
@@ -78,7 +87,7 @@ type Event struct {
 	// ID is the event id.
 	ID string `json:"id"`
 	// Type is the event type, one of the Event constants.
-	Type string `json:"event"`
+	Type EventType `json:"event"`
 	// BusinessID is the business the event belongs to.
 	BusinessID string `json:"business_id"`
 	// Timestamp is when the event happened (the platform's clock; on the mock
@@ -180,7 +189,7 @@ func isNull(b json.RawMessage) bool { return bytes.Equal(b, []byte("null")) }
 func Parse(body []byte) (*Event, error) {
 	var w struct {
 		ID         string          `json:"id"`
-		Type       string          `json:"event"`
+		Type       EventType       `json:"event"`
 		BusinessID string          `json:"business_id"`
 		Timestamp  flexTime        `json:"timestamp"`
 		Data       json.RawMessage `json:"data"`
@@ -222,7 +231,7 @@ type CallWebhook struct {
 	// is set by [Handler]; [ParseCallWebhook] leaves it empty.
 	ID string `json:"-"`
 	// Event is [EventCallCompleted] or [EventCallFailed].
-	Event string `json:"event"`
+	Event EventType `json:"event"`
 	// CallID is the id of the call.
 	CallID string `json:"call_id"`
 	// Status is the call status: completed or failed.
@@ -246,22 +255,22 @@ type CallWebhook struct {
 func (c CallWebhook) MarshalJSON() ([]byte, error) {
 	if c.Event == EventCallFailed {
 		return json.Marshal(struct {
-			Event     string   `json:"event"`
-			CallID    string   `json:"call_id"`
-			Status    string   `json:"status"`
-			Error     string   `json:"error"`
-			Timestamp wireTime `json:"timestamp"`
+			Event     EventType `json:"event"`
+			CallID    string    `json:"call_id"`
+			Status    string    `json:"status"`
+			Error     string    `json:"error"`
+			Timestamp wireTime  `json:"timestamp"`
 		}{c.Event, c.CallID, c.Status, c.Error, wireTime(c.Timestamp)})
 	}
 	return json.Marshal(struct {
-		Event        string   `json:"event"`
-		CallID       string   `json:"call_id"`
-		Status       string   `json:"status"`
-		Duration     int      `json:"duration"`
-		RecordingURL string   `json:"recording_url"`
-		Summary      string   `json:"summary"`
-		Error        string   `json:"error,omitempty"`
-		Timestamp    wireTime `json:"timestamp"`
+		Event        EventType `json:"event"`
+		CallID       string    `json:"call_id"`
+		Status       string    `json:"status"`
+		Duration     int       `json:"duration"`
+		RecordingURL string    `json:"recording_url"`
+		Summary      string    `json:"summary"`
+		Error        string    `json:"error,omitempty"`
+		Timestamp    wireTime  `json:"timestamp"`
 	}{c.Event, c.CallID, c.Status, c.Duration, c.RecordingURL, c.Summary, c.Error, wireTime(c.Timestamp)})
 }
 
@@ -281,7 +290,7 @@ func (t wireTime) MarshalJSON() ([]byte, error) {
 // wraps [ErrInvalidPayload].
 func ParseCallWebhook(body []byte) (*CallWebhook, error) {
 	var w struct {
-		Event        string          `json:"event"`
+		Event        EventType       `json:"event"`
 		CallID       string          `json:"call_id"`
 		Status       string          `json:"status"`
 		Duration     json.Number     `json:"duration"`

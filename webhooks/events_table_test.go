@@ -25,7 +25,7 @@ import (
 
 // neverEmitted are the event types no action of the mock produces (only
 // EmitEvent and POST /_mock/events do), as the mock's documentation says.
-var neverEmitted = []string{
+var neverEmitted = []webhooks.EventType{
 	webhooks.EventDispatcherBriefingCreated, webhooks.EventDispatcherHandoffDispatched,
 	webhooks.EventPhoneNumberReleased, webhooks.EventPhoneNumberPurchased,
 	webhooks.EventWorkspacePaused, webhooks.EventWorkspaceCanceled, webhooks.EventWorkspaceTeardownCompleted,
@@ -94,10 +94,10 @@ func TestEachActionEmitsTheDocumentedEvents(t *testing.T) {
 	ctx := context.Background()
 	srv := env.Server
 	log := &eventLog{c: env.Client, seen: map[string]bool{}}
-	emitted := map[string]bool{}
-	expect := func(action string, want ...string) {
+	emitted := map[webhooks.EventType]bool{}
+	expect := func(action string, want ...webhooks.EventType) {
 		t.Helper()
-		var got []string
+		var got []webhooks.EventType
 		for _, e := range log.next(t) {
 			got = append(got, e.Type)
 			emitted[e.Type] = true
@@ -198,7 +198,7 @@ func TestEachActionEmitsTheDocumentedEvents(t *testing.T) {
 	var pf *signup.ProvisioningFailedError
 	require.ErrorAs(t, err, &pf)
 	failedLog := &eventLog{c: env.ClientFor(pf.Result.APIKey), seen: map[string]bool{}}
-	var types []string
+	var types []webhooks.EventType
 	for _, e := range failedLog.next(t) {
 		types = append(types, e.Type)
 		emitted[e.Type] = true
@@ -209,7 +209,7 @@ func TestEachActionEmitsTheDocumentedEvents(t *testing.T) {
 			assert.Equal(t, "phone_number", w.FailedStep)
 		}
 	}
-	assert.Equal(t, []string{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceProvisioningFailed}, types)
+	assert.Equal(t, []webhooks.EventType{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceProvisioningFailed}, types)
 
 	// Every type is either emitted by an action or documented as never.
 	for _, typ := range webhooks.EventTypes() {

@@ -74,7 +74,7 @@ func ExampleConstructEvent() {
 
 func ExampleNewHandler() {
 	// While rotating, pass the new secret and the old one.
-	h, err := webhooks.NewHandler([]string{exampleSecret},
+	h, err := webhooks.NewHandler(webhooks.WithSecrets(exampleSecret),
 		webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		log.Fatal(err)

@@ -27,6 +27,7 @@ type HandlerOption interface {
 }
 
 type handlerConfig struct {
+	secrets       []string
 	verify        verifyConfig
 	maxBodyBytes  int64
 	store         DedupeStore
@@ -37,6 +38,16 @@ type handlerConfig struct {
 type handlerOption func(*handlerConfig)
 
 func (o handlerOption) applyHandler(c *handlerConfig) { o(c) }
+
+// WithSecrets gives a [Handler] the secrets deliveries are verified
+// against, as [Handler.SetSecrets] takes them: the subscription's signing
+// secret, or the old and the new one while rotating. Without it the Handler
+// has none until SetSecrets gives them (the subscription may not exist
+// yet). Secrets are taken this one way throughout the package: as a list of
+// strings ([WithSecrets], [Handler.SetSecrets], [ConstructEvent]).
+func WithSecrets(secrets ...string) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.secrets = append(c.secrets, secrets...) })
+}
 
 // WithMaxBodyBytes caps the body a [Handler] reads; a larger body is answered
 // 413 without being read further. The default is [DefaultMaxBodyBytes]; zero
@@ -92,7 +103,7 @@ type DeliveryInfo struct {
 	Attempt int
 	// EventType is the event of the body (signed), or for a body handled by
 	// [Handler.OnRaw] the X-Voiceagent-Event header (not signed).
-	EventType string
+	EventType EventType
 	// Verified reports whether the signature was verified; false only for
 	// an unsigned per-call webhook accepted by [WithUnsignedCallWebhooks].
 	Verified bool
@@ -150,20 +161,21 @@ type Handler struct {
 	allowUnsigned bool
 
 	mu    sync.RWMutex
-	on    map[string][]func(context.Context, *Event) error
+	on    map[EventType][]func(context.Context, *Event) error
 	onAny []func(context.Context, *Event) error
 	calls []func(context.Context, *CallWebhook) error
 	raw   []func(context.Context, []byte) error
 }
 
-// NewHandler returns a Handler that verifies deliveries against secrets: the
-// subscription's signing secrets as the platform issues them, "whsec_"
-// followed by the standard base64 of the key (24 random bytes; Standard
-// Webhooks allows 24 to 64); give the old and the new one while rotating.
-// It fails with [ErrInvalidSecret], saying why, when a secret is not of
-// that form. secrets may be empty when the subscription does not exist yet:
-// give them with [Handler.SetSecrets] once it does.
-func NewHandler(secrets []string, opts ...HandlerOption) (*Handler, error) {
+// NewHandler returns a Handler configured by opts. It verifies deliveries
+// against the secrets of [WithSecrets]: the subscription's signing secrets
+// as the platform issues them, "whsec_" followed by the standard base64 of
+// the key (24 random bytes; Standard Webhooks allows 24 to 64); give the old
+// and the new one while rotating. It fails with [ErrInvalidSecret], saying
+// why, when a secret is not of that form. Secrets may be left out when the
+// subscription does not exist yet: give them with [Handler.SetSecrets] once
+// it does.
+func NewHandler(opts ...HandlerOption) (*Handler, error) {
 	cfg := handlerConfig{verify: defaultVerifyConfig(), maxBodyBytes: DefaultMaxBodyBytes}
 	for _, o := range opts {
 		if o != nil {
@@ -176,10 +188,10 @@ func NewHandler(secrets []string, opts ...HandlerOption) (*Handler, error) {
 		store:         cfg.store,
 		log:           cfg.log,
 		allowUnsigned: cfg.allowUnsigned,
-		on:            make(map[string][]func(context.Context, *Event) error),
+		on:            make(map[EventType][]func(context.Context, *Event) error),
 	}
-	if len(secrets) > 0 {
-		if err := h.SetSecrets(secrets...); err != nil {
+	if len(cfg.secrets) > 0 {
+		if err := h.SetSecrets(cfg.secrets...); err != nil {
 			return nil, err
 		}
 	}
@@ -237,7 +249,7 @@ func decodeHandlerSecret(secret string, i int) ([]byte, error) {
 // On registers fn for deliveries of the standard body whose event type is
 // eventType (one of the Event constants). Several handlers of one type run in
 // the order they were registered.
-func (h *Handler) On(eventType string, fn func(ctx context.Context, e *Event) error) {
+func (h *Handler) On(eventType EventType, fn func(ctx context.Context, e *Event) error) {
 	if fn == nil {
 		panic("webhooks: Handler.On with a nil function")
 	}
@@ -441,7 +453,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if kind == kindRaw {
-		info.EventType = r.Header.Get(HeaderEvent)
+		info.EventType = EventType(r.Header.Get(HeaderEvent))
 	}
 	h.mu.RLock()
 	var (

@@ -25,7 +25,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func newHandler(t *testing.T, secrets []string, opts ...HandlerOption) *Handler {
 	t.Helper()
-	h, err := NewHandler(secrets, append([]HandlerOption{WithErrorLog(quiet)}, opts...)...)
+	h, err := NewHandler(append([]HandlerOption{WithSecrets(secrets...), WithErrorLog(quiet)}, opts...)...)
 	require.NoError(t, err)
 	return h
 }
@@ -51,7 +51,7 @@ func serve(h http.Handler, req *http.Request) (int, string) {
 	return rec.Code, rec.Body.String()
 }
 
-func eventBody(id, typ string) []byte {
+func eventBody(id string, typ EventType) []byte {
 	return []byte(fmt.Sprintf(`{"id":%q,"event":%q,"business_id":"b1","timestamp":"2025-01-02T03:04:05Z","data":{"id":"x"}}`, id, typ))
 }
 
@@ -71,7 +71,7 @@ func TestNewHandlerSecrets(t *testing.T) {
 		"empty key":         {"whsec_", "a key of 0 bytes"},
 		"key over 64 bytes": {SecretPrefix + base64.StdEncoding.EncodeToString(make([]byte, 65)), "a key of 65 bytes"},
 	} {
-		_, err := NewHandler([]string{testSecret, tc.secret})
+		_, err := NewHandler(WithSecrets(testSecret, tc.secret))
 		assert.ErrorIs(t, err, ErrInvalidSecret, name)
 		assert.ErrorContains(t, err, strings.Replace(tc.why, "secret 0", "secret 1", 1), name)
 		if len(tc.secret) > len(SecretPrefix)+4 {
@@ -79,12 +79,12 @@ func TestNewHandlerSecrets(t *testing.T) {
 		}
 	}
 	for _, ok := range []string{testSecret, " " + testSecret2 + "\n", SecretPrefix + base64.StdEncoding.EncodeToString(make([]byte, 64))} {
-		_, err := NewHandler([]string{ok})
+		_, err := NewHandler(WithSecrets(ok))
 		assert.NoError(t, err, ok)
 	}
-	_, err := NewHandler(nil)
+	_, err := NewHandler()
 	assert.NoError(t, err, "the secrets may come later (SetSecrets)")
-	_, err = NewHandler(nil, WithUnsignedCallWebhooks(true), nil)
+	_, err = NewHandler(WithUnsignedCallWebhooks(true), nil)
 	assert.NoError(t, err)
 	assert.Panics(t, func() { newHandler(t, []string{testSecret}).On("x", nil) })
 }
@@ -166,7 +166,7 @@ func TestHandlerDispatch(t *testing.T) {
 		return nil
 	})
 	h.On(EventLeadCreated, func(_ context.Context, e *Event) error {
-		got = append(got, "on2:"+e.Type)
+		got = append(got, "on2:"+string(e.Type))
 		return nil
 	})
 	h.On(EventSMSSent, func(context.Context, *Event) error {
@@ -174,13 +174,13 @@ func TestHandlerDispatch(t *testing.T) {
 		return nil
 	})
 	h.OnAny(func(_ context.Context, e *Event) error {
-		got = append(got, "any:"+e.Type)
+		got = append(got, "any:"+string(e.Type))
 		return nil
 	})
 
 	code, body := serve(h, delivery(t, "msg_1", eventBody("evt_1", EventLeadCreated), func(h http.Header) {
 		h.Set(HeaderAttempt, "3")
-		h.Set(HeaderEvent, EventSMSSent) // not signed: the body decides
+		h.Set(HeaderEvent, string(EventSMSSent)) // not signed: the body decides
 	}))
 	assert.Equal(t, http.StatusOK, code)
 	assert.JSONEq(t, `{"status":"processed"}`, body)
@@ -262,7 +262,7 @@ func TestHandlerStopsAtFirstError(t *testing.T) {
 
 func TestHandlerPanic(t *testing.T) {
 	var logs bytes.Buffer
-	h, err := NewHandler([]string{testSecret}, WithErrorLog(slog.New(slog.NewTextHandler(&logs, nil))))
+	h, err := NewHandler(WithSecrets(testSecret), WithErrorLog(slog.New(slog.NewTextHandler(&logs, nil))))
 	require.NoError(t, err)
 	var runs atomic.Int32
 	h.On(EventLeadCreated, func(context.Context, *Event) error {
@@ -673,7 +673,7 @@ func TestHandlerStore(t *testing.T) {
 		assert.Equal(t, Claimed, r, "the claim was released")
 	})
 	t.Run("nil store and logger mean the defaults", func(t *testing.T) {
-		h, err := NewHandler([]string{testSecret}, WithDedupeStore(nil), WithErrorLog(nil))
+		h, err := NewHandler(WithSecrets(testSecret), WithDedupeStore(nil), WithErrorLog(nil))
 		require.NoError(t, err)
 		assert.IsType(t, &MemoryDedupeStore{}, h.store)
 		assert.NotNil(t, h.log)

@@ -76,7 +76,7 @@ func newLiveReceiver(t *testing.T, failFirst int) *liveReceiver {
 
 // liveSubscription subscribes a new liveReceiver (answering its first
 // failFirst requests 500) to events of the account's business.
-func liveSubscription(t *testing.T, env *testenv.Env, failFirst int, events ...string) (*liveReceiver, *webhooks.Subscription) {
+func liveSubscription(t *testing.T, env *testenv.Env, failFirst int, events ...webhooks.EventType) (*liveReceiver, *webhooks.Subscription) {
 	t.Helper()
 	recv := newLiveReceiver(t, failFirst)
 	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: recv.URL, Events: events})
@@ -87,7 +87,7 @@ func liveSubscription(t *testing.T, env *testenv.Env, failFirst int, events ...s
 // arm installs the handler once the subscription's secret is known.
 func (r *liveReceiver) arm(t *testing.T, secret string) {
 	t.Helper()
-	h, err := webhooks.NewHandler([]string{secret}, webhooks.WithUnsignedCallWebhooks(true),
+	h, err := webhooks.NewHandler(webhooks.WithSecrets(secret), webhooks.WithUnsignedCallWebhooks(true),
 		webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	require.NoError(t, err)
 	ref, err := standardwebhooks.NewWebhook(secret)
@@ -192,10 +192,10 @@ func (r *liveReceiver) waitFor(t *testing.T, what string, cond func() bool) {
 
 // event waits for the handler to run for an event of type typ and returns
 // the first one.
-func (r *liveReceiver) event(t *testing.T, typ string) *webhooks.Event {
+func (r *liveReceiver) event(t *testing.T, typ webhooks.EventType) *webhooks.Event {
 	t.Helper()
 	var found *webhooks.Event
-	r.waitFor(t, "a "+typ+" event", func() bool {
+	r.waitFor(t, "a "+string(typ)+" event", func() bool {
 		i := slices.IndexFunc(r.events, func(e *webhooks.Event) bool { return e.Type == typ })
 		if i >= 0 {
 			found = r.events[i]
@@ -280,7 +280,7 @@ func callData(c *calls.Call) webhooks.CallData {
 	}
 	return webhooks.CallData{
 		ID: c.ID, ConversationID: c.ConversationID, Status: string(c.Status), Direction: c.Direction, Duration: c.Duration,
-		AgentID: c.AgentID, AgentName: c.AgentName, BusinessID: c.BusinessID, LeadID: deref(c.LeadID),
+		AgentID: c.AgentID, AgentName: c.AgentName, BusinessID: c.BusinessID, LeadID: c.LeadID,
 		To: c.To, From: deref(c.From), Name: deref(c.Name), Summary: deref(c.Summary),
 		RecordingURL: deref(c.RecordingURL), Transcript: deref(c.Transcript), QualityDimensions: q,
 		Context: deref(c.Context), MaxDuration: c.MaxDuration, Error: deref(c.Error), EndedReason: deref(c.EndedReason),

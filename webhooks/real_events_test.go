@@ -35,7 +35,7 @@ func TestACompletedCallIsDeliveredSignedAndItsOwnWebhookUnsigned(t *testing.T) {
 	ctx := context.Background()
 	recv := newLiveReceiver(t, 0)
 	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: recv.URL + "/hooks",
-		Events: []string{webhooks.EventCallStarted, webhooks.EventCallCompleted}})
+		Events: []webhooks.EventType{webhooks.EventCallStarted, webhooks.EventCallCompleted}})
 	recv.arm(t, sub.Secret)
 
 	created, err := env.Client.Calls.Create(ctx, &calls.CreateParams{
@@ -165,7 +165,7 @@ func TestAnInboundCallCreatesALeadDeliveredSigned(t *testing.T) {
 	cd, err := completed.Call()
 	require.NoError(t, err)
 	assert.Equal(t, callData(call), *cd)
-	assert.Equal(t, ld.ID, cd.LeadID)
+	assert.Equal(t, &ld.ID, cd.LeadID)
 	assert.Equal(t, "transferred", cd.EndedReason)
 
 	assert.Equal(t, 4, recv.assertReferenceVerified(t))
@@ -279,7 +279,7 @@ func TestTemplatesPresetsFormsAndHeadersArriveAsConfiguredOnRealEvents(t *testin
 
 	tplRecv, hubRecv, formRecv := newLiveReceiver(t, 0), newLiveReceiver(t, 0), newLiveReceiver(t, 0)
 	tplSub := subscribe(t, env, &webhooks.UpsertParams{
-		WebhookURL: tplRecv.URL + "/crm", Events: []string{webhooks.EventLeadCreated}, HTTPMethod: http.MethodPut,
+		WebhookURL: tplRecv.URL + "/crm", Events: []webhooks.EventType{webhooks.EventLeadCreated}, HTTPMethod: http.MethodPut,
 		PayloadTemplate: &webhooks.PayloadTemplate{Fields: map[string]webhooks.FieldSource{
 			"contact.name":  webhooks.FieldPath("data.name"),
 			"contact.email": webhooks.FieldPath("data.email"),
@@ -294,7 +294,7 @@ func TestTemplatesPresetsFormsAndHeadersArriveAsConfiguredOnRealEvents(t *testin
 		CustomHeaders: map[string]*string{"Authorization": voiceagent.String("Bearer crm-token"), "X-Tenant": voiceagent.String("acme")},
 	})
 	tplRecv.arm(t, tplSub.Secret)
-	hubSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: hubRecv.URL, Events: []string{webhooks.EventLeadCreated}, Preset: webhooks.PresetHubSpot})
+	hubSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: hubRecv.URL, Events: []webhooks.EventType{webhooks.EventLeadCreated}, Preset: webhooks.PresetHubSpot})
 	hubRecv.arm(t, hubSub.Secret)
 
 	// A caller rings: lead.created, rendered by the template and the preset.
@@ -339,7 +339,7 @@ func TestTemplatesPresetsFormsAndHeadersArriveAsConfiguredOnRealEvents(t *testin
 
 	// An outbound call completes: call.completed as a form, by the generic
 	// CRM preset, with PATCH.
-	formSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: formRecv.URL, Events: []string{webhooks.EventCallCompleted},
+	formSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: formRecv.URL, Events: []webhooks.EventType{webhooks.EventCallCompleted},
 		Preset: webhooks.PresetGenericCRM, BodyFormat: webhooks.BodyFormatForm, HTTPMethod: http.MethodPatch})
 	formRecv.arm(t, formSub.Secret)
 	created, err := env.Client.Calls.Create(ctx, &calls.CreateParams{AgentID: env.Account.AgentID, To: "+15557770402", Name: voiceagent.String("Grace")})
@@ -398,7 +398,7 @@ func TestReplayReDeliversARealEvent(t *testing.T) {
 	// of the log, one type): its handler runs once, with the original data.
 	late, _ := liveSubscription(t, env, 0, webhooks.EventLeadCreated)
 	since := daytime.Add(-time.Minute)
-	res, err = env.Client.Events.Replay(ctx, &events.ReplayParams{Since: &since, Types: []string{webhooks.EventLeadCreated}})
+	res, err = env.Client.Events.Replay(ctx, &events.ReplayParams{Since: &since, Types: []webhooks.EventType{webhooks.EventLeadCreated}})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Events)
 	assert.Equal(t, 2, res.Deliveries, "both active subscriptions listing lead.created")

@@ -98,12 +98,12 @@ type RotatedSecret struct {
 // Subscription is a webhook subscription: where and how a business's events
 // are delivered.
 type Subscription struct {
-	ID          string   `json:"id"`
-	BusinessID  string   `json:"business_id"`
-	WebhookURL  string   `json:"webhook_url"`
-	Events      []string `json:"events"`
-	Description *string  `json:"description"`
-	IsActive    bool     `json:"is_active"`
+	ID          string      `json:"id"`
+	BusinessID  string      `json:"business_id"`
+	WebhookURL  string      `json:"webhook_url"`
+	Events      []EventType `json:"events"`
+	Description *string     `json:"description"`
+	IsActive    bool        `json:"is_active"`
 	// Preset is the preset the template was expanded from, nil when the
 	// template was sent or there is none.
 	Preset *string `json:"preset"`
@@ -153,8 +153,8 @@ type UpsertParams struct {
 	// -allow-external-webhooks). Required.
 	WebhookURL string `json:"webhook_url"`
 	// Events to deliver (the Event constants); default every event type.
-	Events      []string `json:"events,omitempty"`
-	Description *string  `json:"description,omitempty"`
+	Events      []EventType `json:"events,omitempty"`
+	Description *string     `json:"description,omitempty"`
 	// IsActive pauses (false) or resumes deliveries; default true.
 	IsActive *bool `json:"is_active,omitempty"`
 	// Preset expands to a payload template (a Preset constant); ignored
@@ -223,10 +223,16 @@ func (s *Service) All(ctx context.Context, p *ListParams, opts ...voiceagent.Opt
 	return voiceagent.All(ctx, p, func(q *ListParams) *string { return &q.After }, s.List, opts...)
 }
 
+// Deleted is the answer of [Service.Delete].
+type Deleted struct {
+	Success bool   `json:"success"`
+	ID      string `json:"id"`
+}
+
 // Delete removes a subscription; its pending deliveries are canceled
 // (webhooks:write).
-func (s *Service) Delete(ctx context.Context, id string, opts ...voiceagent.Option) error {
-	return s.b.Do(ctx, http.MethodDelete, subscriptionsPath, voiceagent.IDQuery{ID: id}, nil, nil, opts...)
+func (s *Service) Delete(ctx context.Context, id string, opts ...voiceagent.Option) (*Deleted, error) {
+	return voiceagent.Send[Deleted](ctx, s.b, http.MethodDelete, subscriptionsPath, voiceagent.IDQuery{ID: id}, nil, opts...)
 }
 
 // RotateSecret gives a subscription a new signing secret (in the answer's

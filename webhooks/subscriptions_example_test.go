@@ -43,7 +43,7 @@ func ExampleService_Upsert() {
 	// answers signed deliveries 503, which the platform retries.
 	var mu sync.Mutex
 	var got []string
-	wh, err := webhooks.NewHandler(nil)
+	wh, err := webhooks.NewHandler()
 	if err != nil {
 		panic(err)
 	}
@@ -54,7 +54,7 @@ func ExampleService_Upsert() {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		got = append(got, e.Type+" "+w.Name)
+		got = append(got, string(e.Type)+" "+w.Name)
 		return nil
 	})
 	receiver := httptest.NewServer(wh)
@@ -63,7 +63,7 @@ func ExampleService_Upsert() {
 	sub, err := c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
 		BusinessID: acct.BusinessID,
 		WebhookURL: receiver.URL + "/hooks/voiceagent",
-		Events:     []string{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceReady},
+		Events:     []webhooks.EventType{webhooks.EventWorkspaceCreated, webhooks.EventWorkspaceReady},
 	})
 	if err != nil {
 		panic(err)
@@ -106,7 +106,7 @@ func ExampleService_Upsert_template() {
 	sub, err := c.Webhooks.Upsert(context.Background(), &webhooks.UpsertParams{
 		BusinessID: acct.BusinessID,
 		WebhookURL: "https://crm.example.com/inbound",
-		Events:     []string{webhooks.EventLeadCreated},
+		Events:     []webhooks.EventType{webhooks.EventLeadCreated},
 		BodyFormat: webhooks.BodyFormatForm,
 		PayloadTemplate: &webhooks.PayloadTemplate{Fields: map[string]webhooks.FieldSource{
 			"contact.email": webhooks.FieldPath("data.email"),

@@ -140,12 +140,12 @@ func TestCreateReturnsTheSecretOnceWithDefaults(t *testing.T) {
 	// An update returns no secret and changes only what was sent.
 	up, err := env.Client.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
 		ID: sub.ID, BusinessID: sub.BusinessID, WebhookURL: "https://hooks.example.com/v2",
-		Events: []string{webhooks.EventLeadCreated}, Description: voiceagent.String("CRM sync"),
+		Events: []webhooks.EventType{webhooks.EventLeadCreated}, Description: voiceagent.String("CRM sync"),
 	})
 	require.NoError(t, err)
 	assert.Empty(t, up.Secret)
 	assert.Equal(t, "https://hooks.example.com/v2", up.WebhookURL)
-	assert.Equal(t, []string{webhooks.EventLeadCreated}, up.Events)
+	assert.Equal(t, []webhooks.EventType{webhooks.EventLeadCreated}, up.Events)
 	require.NotNil(t, up.Description)
 	assert.Equal(t, "CRM sync", *up.Description)
 	assert.Equal(t, sub.CreatedAt, up.CreatedAt)
@@ -156,12 +156,14 @@ func TestCreateReturnsTheSecretOnceWithDefaults(t *testing.T) {
 	up, err = env.Client.Webhooks.Upsert(ctx, clear)
 	require.NoError(t, err)
 	assert.Nil(t, up.Description)
-	assert.Equal(t, []string{webhooks.EventLeadCreated}, up.Events)
+	assert.Equal(t, []webhooks.EventType{webhooks.EventLeadCreated}, up.Events)
 
-	require.NoError(t, env.Client.Webhooks.Delete(ctx, sub.ID))
+	del, err := env.Client.Webhooks.Delete(ctx, sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, &webhooks.Deleted{Success: true, ID: sub.ID}, del)
 	_, err = env.Client.Webhooks.Get(ctx, sub.ID)
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
-	assert.ErrorIs(t, env.Client.Webhooks.Delete(ctx, sub.ID), voiceagent.ErrNotFound)
+	assert.ErrorIs(t, errOf(env.Client.Webhooks.Delete(ctx, sub.ID)), voiceagent.ErrNotFound)
 }
 
 func TestListPagesAndFiltersByBusiness(t *testing.T) {
@@ -221,14 +223,14 @@ func TestDeliveriesAreSignedAndVerifyWithOurHelperAndTheReferenceLibrary(t *test
 		ev, err := webhooks.ConstructEvent(r.Body, r.Header, sub.Secret)
 		require.NoError(t, err)
 		assert.Equal(t, ev.ID, r.Header.Get(webhooks.HeaderID), "webhook-id is the event id")
-		assert.Equal(t, ev.Type, r.Header.Get(webhooks.HeaderEvent))
+		assert.Equal(t, string(ev.Type), r.Header.Get(webhooks.HeaderEvent))
 		assert.Equal(t, "1", r.Header.Get(webhooks.HeaderAttempt))
 		assert.Equal(t, env.Account.BusinessID, ev.BusinessID)
 		ts, err := strconv.ParseInt(r.Header.Get(webhooks.HeaderTimestamp), 10, 64)
 		require.NoError(t, err)
 		assert.InDelta(t, time.Now().Unix(), ts, 60, "webhook-timestamp is the wall-clock time of the attempt")
 		assert.Equal(t, start, ev.Timestamp.UTC(), "the body's timestamp is the simulated time of the event")
-		types[ev.Type] = true
+		types[string(ev.Type)] = true
 	}
 	assert.Equal(t, map[string]bool{"workspace.created": true, "phone_number.assigned": true, "workspace.ready": true}, types)
 
@@ -244,7 +246,7 @@ func TestAReceiverFailingTwiceGetsTheEventOnTheThirdAttempt(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
 	recv := newReceiver(t, http.StatusInternalServerError, http.StatusServiceUnavailable)
-	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: recv.URL, Events: []string{webhooks.EventLeadCreated}})
+	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: recv.URL, Events: []webhooks.EventType{webhooks.EventLeadCreated}})
 
 	evID, err := env.Server.EmitEvent(env.Account.BusinessID, webhooks.EventLeadCreated, map[string]any{"id": "lead-1", "name": "Ada"})
 	require.NoError(t, err)
@@ -344,7 +346,7 @@ func TestTemplatesFormBodiesMethodsAndCustomHeadersArriveAsConfigured(t *testing
 	recv := newReceiver(t)
 	sub := subscribe(t, env, &webhooks.UpsertParams{
 		WebhookURL: recv.URL + "/crm",
-		Events:     []string{webhooks.EventLeadCreated},
+		Events:     []webhooks.EventType{webhooks.EventLeadCreated},
 		HTTPMethod: http.MethodPut,
 		PayloadTemplate: &webhooks.PayloadTemplate{Fields: map[string]webhooks.FieldSource{
 			"contact.email": webhooks.FieldPath("data.lead.email|data.email"),
@@ -443,7 +445,7 @@ func TestPresetsExpandToAnEditableTemplate(t *testing.T) {
 		assert.NotEmpty(t, sub.PayloadTemplate.Fields, preset)
 	}
 
-	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: recv.URL, Preset: webhooks.PresetHubSpot, Events: []string{webhooks.EventLeadCreated}})
+	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: recv.URL, Preset: webhooks.PresetHubSpot, Events: []webhooks.EventType{webhooks.EventLeadCreated}})
 	_, err := env.Server.EmitEvent(env.Account.BusinessID, webhooks.EventLeadCreated, map[string]any{
 		"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com", "phone": "+15550001111",
 	})
@@ -558,7 +560,7 @@ func TestUpsertAccessRules(t *testing.T) {
 
 	_, err := oc.Webhooks.Get(ctx, sub.ID)
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound, "another tenant's subscription is not visible")
-	assert.ErrorIs(t, oc.Webhooks.Delete(ctx, sub.ID), voiceagent.ErrNotFound)
+	assert.ErrorIs(t, errOf(oc.Webhooks.Delete(ctx, sub.ID)), voiceagent.ErrNotFound)
 	_, err = oc.Webhooks.Upsert(ctx, &webhooks.UpsertParams{ID: sub.ID, BusinessID: other.BusinessID, WebhookURL: "https://evil.example"})
 	assert.ErrorIs(t, err, voiceagent.ErrNotFound)
 	_, err = oc.Webhooks.RotateSecret(ctx, &webhooks.RotateSecretParams{ID: sub.ID})
@@ -600,14 +602,14 @@ func TestUpsertAccessRules(t *testing.T) {
 	require.NoError(t, err)
 	_, err = rc.Webhooks.Upsert(ctx, &webhooks.UpsertParams{BusinessID: readOnly.BusinessID, WebhookURL: "https://a.example"})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
-	assert.ErrorIs(t, rc.Webhooks.Delete(ctx, sub.ID), voiceagent.ErrForbidden)
+	assert.ErrorIs(t, errOf(rc.Webhooks.Delete(ctx, sub.ID)), voiceagent.ErrForbidden)
 	_, err = rc.Webhooks.RotateSecret(ctx, &webhooks.RotateSecretParams{ID: sub.ID})
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 	noScope := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{Scopes: []voiceagent.Scope{voiceagent.ScopeAgentsRead}})
 	_, err = env.ClientFor(noScope.APIKey).Webhooks.List(ctx, nil)
 	assert.ErrorIs(t, err, voiceagent.ErrForbidden)
 
-	assert.ErrorIs(t, env.Client.Webhooks.Delete(ctx, ""), voiceagent.ErrEmptyID, "the SDK refuses an empty id before sending")
+	assert.ErrorIs(t, errOf(env.Client.Webhooks.Delete(ctx, "")), voiceagent.ErrEmptyID, "the SDK refuses an empty id before sending")
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, env.Server.URL+"/v1/webhooks?id=", nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+env.Account.APIKey)
@@ -741,7 +743,7 @@ func TestDeactivatingOrDeletingCancelsPendingDeliveries(t *testing.T) {
 	// so that the count below is taken after it.
 	waitDeliveries(t, env.Server, 2, mockserver.DeliveryFilter{EventID: ev1, MinAttempts: 1})
 
-	require.NoError(t, env.Client.Webhooks.Delete(ctx, sub.ID))
+	require.NoError(t, errOf(env.Client.Webhooks.Delete(ctx, sub.ID)))
 	for _, d := range env.Server.Deliveries(mockserver.DeliveryFilter{SubscriptionID: sub.ID, Status: mockserver.DeliveryPending}) {
 		t.Errorf("delivery %s still pending after the delete", d.ID)
 	}
@@ -761,13 +763,13 @@ func TestEventsGoOnlyToSubscriptionsOfTheirBusinessAndType(t *testing.T) {
 	leadsOnly := newReceiver(t)
 	everything := newReceiver(t)
 	otherTenant := newReceiver(t)
-	subscribe(t, env, &webhooks.UpsertParams{WebhookURL: leadsOnly.URL, Events: []string{webhooks.EventLeadCreated, webhooks.EventLeadScored}})
+	subscribe(t, env, &webhooks.UpsertParams{WebhookURL: leadsOnly.URL, Events: []webhooks.EventType{webhooks.EventLeadCreated, webhooks.EventLeadScored}})
 	subscribe(t, env, &webhooks.UpsertParams{WebhookURL: everything.URL})
 	other := testenv.NewAccount(t, env.Server, mockserver.AccountOptions{})
 	_, err := env.ClientFor(other.APIKey).Webhooks.Upsert(context.Background(), &webhooks.UpsertParams{BusinessID: other.BusinessID, WebhookURL: otherTenant.URL})
 	require.NoError(t, err)
 
-	for _, typ := range []string{webhooks.EventLeadCreated, webhooks.EventCallStarted, webhooks.EventLeadScored} {
+	for _, typ := range []webhooks.EventType{webhooks.EventLeadCreated, webhooks.EventCallStarted, webhooks.EventLeadScored} {
 		_, err := env.Server.EmitEvent(env.Account.BusinessID, typ, nil)
 		require.NoError(t, err)
 	}
@@ -776,7 +778,7 @@ func TestEventsGoOnlyToSubscriptionsOfTheirBusinessAndType(t *testing.T) {
 	for _, r := range leadsOnly.all() {
 		types = append(types, r.Header.Get(webhooks.HeaderEvent))
 	}
-	assert.ElementsMatch(t, []string{webhooks.EventLeadCreated, webhooks.EventLeadScored}, types)
+	assert.ElementsMatch(t, []string{string(webhooks.EventLeadCreated), string(webhooks.EventLeadScored)}, types)
 	assert.Len(t, everything.all(), 3)
 	assert.Empty(t, otherTenant.all())
 }
@@ -814,8 +816,8 @@ func TestHTTPSReceiversOnLoopbackAndTimeouts(t *testing.T) {
 	}))
 	t.Cleanup(func() { close(release); slow.Close() })
 
-	tlsSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: tlsRecv.URL, Events: []string{webhooks.EventCallReceived}})
-	slowSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: slow.URL, Events: []string{webhooks.EventCallReceived}})
+	tlsSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: tlsRecv.URL, Events: []webhooks.EventType{webhooks.EventCallReceived}})
+	slowSub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: slow.URL, Events: []webhooks.EventType{webhooks.EventCallReceived}})
 	_, err := env.Server.EmitEvent(env.Account.BusinessID, webhooks.EventCallReceived, nil)
 	require.NoError(t, err)
 	ok := waitDeliveries(t, env.Server, 1, mockserver.DeliveryFilter{SubscriptionID: tlsSub.ID, Status: mockserver.DeliverySucceeded})[0]
@@ -874,8 +876,8 @@ func TestTheWebhooksHandlerReceivesVerifiesAndDeduplicates(t *testing.T) {
 		cur.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: srv.URL + "/hooks", Events: []string{webhooks.EventLeadCreated}})
-	wh, err := webhooks.NewHandler([]string{sub.Secret})
+	sub := subscribe(t, env, &webhooks.UpsertParams{WebhookURL: srv.URL + "/hooks", Events: []webhooks.EventType{webhooks.EventLeadCreated}})
+	wh, err := webhooks.NewHandler(webhooks.WithSecrets(sub.Secret))
 	require.NoError(t, err)
 	wh.On(webhooks.EventLeadCreated, func(ctx context.Context, e *webhooks.Event) error {
 		mu.Lock()
@@ -933,7 +935,7 @@ func BenchmarkDeliveryRoundTrip(b *testing.B) {
 	}))
 	b.Cleanup(recv.Close)
 	sub, err := env.Client.Webhooks.Upsert(context.Background(), &webhooks.UpsertParams{
-		BusinessID: env.Account.BusinessID, WebhookURL: recv.URL, Events: []string{webhooks.EventLeadCreated},
+		BusinessID: env.Account.BusinessID, WebhookURL: recv.URL, Events: []webhooks.EventType{webhooks.EventLeadCreated},
 	})
 	require.NoError(b, err)
 	secret.Store(sub.Secret)
@@ -976,3 +978,6 @@ func TestARetriedCreateReturnsTheSameSubscriptionAndSecret(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, page.Data, 1, "one subscription")
 }
+
+// errOf returns the error of a call that answers a value and an error.
+func errOf[T any](_ T, err error) error { return err }

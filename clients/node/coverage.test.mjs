@@ -34,6 +34,7 @@ const operations = {
   listDeliveries: "deliveries",
   replayDelivery: "replayDelivery",
   emitEvent: "emitEvent",
+  runReceiverChecks: "receiverCheck",
   inboundCall: "inboundCall",
   inboundSms: "inboundSMS",
   setDnc: "setDNC",

@@ -246,6 +246,24 @@ export interface Event {
   created_at: string;
 }
 
+/** One receiver check and how the receiver answered it. */
+export interface ReceiverCheck {
+  id: string;
+  event?: string;
+  required: boolean;
+  passed: boolean;
+  status: number;
+  duration_ms: number;
+  detail: string;
+}
+
+/** The answer of POST /_mock/receiver-checks. */
+export interface ReceiverCheckReport {
+  url: string;
+  passed: boolean;
+  checks: ReceiverCheck[];
+}
+
 export interface OutboxMessage {
   business_id?: string;
   id: string;
@@ -461,6 +479,7 @@ export class MockServer {
   waitDeliveries(options?: DeliveryFilter & { count?: number; timeout?: number }): Promise<Delivery[]>;
   replayDelivery(deliveryId: string): Promise<Delivery>;
   emitEvent(businessId: string, event: string, data?: Record<string, unknown>): Promise<Event>;
+  receiverCheck(options: { url?: string; secret?: string; subscriptionId?: string; events?: string[] }): Promise<ReceiverCheckReport>;
 
   outbox(options?: { to?: string; businessId?: string; wait?: number }): Promise<OutboxMessage[]>;
   waitOutbox(options?: { to?: string; businessId?: string; timeout?: number }): Promise<OutboxMessage[]>;

@@ -437,6 +437,15 @@ export class MockServer {
     return this.admin("POST", "/events", { body: compact({ business_id: businessId, event, data }) });
   }
 
+  /**
+   * POST /_mock/receiver-checks: runs the receiver checks now against url
+   * and secret (whsec_...), or against subscriptionId; events limits the
+   * accepts_valid checks. Resolves to {url, passed, checks}.
+   */
+  receiverCheck({ url, secret, subscriptionId, events } = {}) {
+    return this.admin("POST", "/receiver-checks", { body: compact({ url, secret, subscription_id: subscriptionId, events }) });
+  }
+
   // Outbox.
 
   /** GET /_mock/outbox: emails and texts sent to people, oldest first; wait (ms) long-polls. */

@@ -207,6 +207,7 @@ test("a delivery reaches a loopback receiver and is replayed", async (t) => {
   const sub = await acct.api("POST", "/v1/webhooks", { business_id: acct.businessId, webhook_url: recv.url, events: ["call.completed"] });
   assert.equal(sub.status, 201, JSON.stringify(sub.body));
   const event = await acct.emitEvent("call.completed");
+  assert.equal(event.data.status, "completed", "without data, the type's sample data");
   const [d] = await acct.waitDeliveries({ eventId: event.id, status: "succeeded", timeout: 10_000 });
   assert.equal(d.subscription_id, sub.body.id);
   let got = await recv.wait(1);
@@ -218,6 +219,25 @@ test("a delivery reaches a loopback receiver and is replayed", async (t) => {
   got = await recv.wait(2);
   assert.equal(got[1].headers["webhook-id"], d.message_id, "a replay keeps the webhook-id");
   await assert.rejects(acct.waitDeliveries({ count: 3, eventId: event.id, timeout: 200 }), MockTimeoutError);
+});
+
+test("a receiver check of a receiver that verifies nothing", async (t) => {
+  const acct = await testAccount(t);
+  const recv = await receiver();
+  t.after(() => recv.close());
+  const sub = await acct.api("POST", "/v1/webhooks", { business_id: acct.businessId, webhook_url: recv.url });
+  assert.equal(sub.status, 201, JSON.stringify(sub.body));
+  let report = await mock.receiverCheck({ subscriptionId: sub.body.id, events: ["lead.created"] });
+  assert.equal(report.passed, false);
+  assert.equal(report.url, recv.url);
+  for (const c of report.checks) {
+    assert.equal(c.passed, !c.id.startsWith("rejects_"), JSON.stringify(c));
+  }
+  report = await mock.receiverCheck({ url: recv.url, secret: sub.body.secret, events: ["sms.sent"] });
+  assert.equal(report.checks[0].event, "sms.sent");
+  await assert.rejects(mock.receiverCheck({ secret: sub.body.secret }), (err) => err.status === 400);
+  await assert.rejects(mock.receiverCheck({ url: recv.url, secret: "nope" }), (err) => err.status === 400);
+  await assert.rejects(mock.receiverCheck({ subscriptionId: "00000000-0000-4000-8000-000000000000" }), (err) => err.status === 404);
 });
 
 test("inbound call and text, consent and do-not-call", async (t) => {

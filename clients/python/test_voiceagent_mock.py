@@ -50,6 +50,7 @@ OPERATIONS = {
     "listDeliveries": "deliveries",
     "replayDelivery": "replay_delivery",
     "emitEvent": "emit_event",
+    "runReceiverChecks": "receiver_check",
     "inboundCall": "inbound_call",
     "inboundSms": "inbound_sms",
     "setDnc": "set_dnc",
@@ -324,6 +325,7 @@ class ServerTest(voiceagent_mock.MockServerTestMixin, unittest.TestCase):
                                                 "events": ["call.completed"]})
         self.assertEqual(sub.status, 201, sub)
         event = acct.emit_event("call.completed")
+        self.assertEqual(event["data"]["status"], "completed", "without data, the type's sample data")
         delivered = acct.wait_deliveries(event_id=event["id"], status="succeeded", timeout=10)
         d = delivered[0]
         self.assertEqual(d["subscription_id"], sub.body["id"])
@@ -338,6 +340,28 @@ class ServerTest(voiceagent_mock.MockServerTestMixin, unittest.TestCase):
         self.assertEqual(got[1][1]["webhook-id"], d["message_id"], "a replay keeps the webhook-id")
         with self.assertRaises(TimeoutError):
             acct.wait_deliveries(count=3, event_id=event["id"], timeout=0.2)
+
+    def test_receiver_check_of_a_receiver_that_verifies_nothing(self):
+        acct, receiver = self.account, Receiver(self.mock)
+        self.addCleanup(receiver.close)
+        sub = acct.api("POST", "/v1/webhooks", {"business_id": acct.business_id, "webhook_url": receiver.url})
+        self.assertEqual(sub.status, 201, sub)
+        report = self.mock.receiver_check(subscription_id=sub.body["id"], events=["lead.created"])
+        self.assertFalse(report["passed"])
+        self.assertEqual(report["url"], receiver.url)
+        for check in report["checks"]:
+            self.assertEqual(check["passed"], not check["id"].startswith("rejects_"), check)
+        report = self.mock.receiver_check(url=receiver.url, secret=sub.body["secret"], events=["sms.sent"])
+        self.assertEqual(report["checks"][0]["event"], "sms.sent")
+        with self.assertRaises(MockError) as err:
+            self.mock.receiver_check(secret=sub.body["secret"])
+        self.assertEqual(err.exception.status, 400)
+        with self.assertRaises(MockError) as err:
+            self.mock.receiver_check(url=receiver.url, secret="nope")
+        self.assertEqual(err.exception.status, 400)
+        with self.assertRaises(MockError) as err:
+            self.mock.receiver_check(subscription_id="00000000-0000-4000-8000-000000000000")
+        self.assertEqual(err.exception.status, 404)
 
     def test_inbound_call_and_text_consent_and_dnc(self):
         acct, caller = self.account, "+14155550105"

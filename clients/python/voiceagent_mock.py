@@ -469,6 +469,17 @@ class MockServer:
         """POST /_mock/events: emits an event now (sample data when data is None)."""
         return self.admin("POST", "/events", _compact({"business_id": business_id, "event": event, "data": data}))
 
+    def receiver_check(self, url=None, secret=None, subscription_id=None, events=None):
+        """POST /_mock/receiver-checks: runs the receiver checks now.
+
+        Give url and secret (the whsec_ signing secret), or subscription_id;
+        events limits the accepts_valid checks. Returns the report:
+        {url, passed, checks: [{id, event, required, passed, status,
+        duration_ms, detail}]}.
+        """
+        return self.admin("POST", "/receiver-checks", _compact({
+            "url": url, "secret": secret, "subscription_id": subscription_id, "events": events}))
+
     # Outbox.
 
     def outbox(self, to=None, business_id=None, wait=None):

@@ -7,6 +7,7 @@
 //	go run ./cmd/voiceagent-mock -fixtures f.json # also load accounts, leads and calls from a file
 //	go run ./cmd/voiceagent-mock -help            # every flag and its environment variable
 //	voiceagent-mock healthcheck                   # exit 0 when the server of these flags responds
+//	voiceagent-mock check-receiver -secret whsec_... https://example.com/hooks # check a webhook receiver
 //
 // Every flag can also be set by an environment variable: VOICEAGENT_MOCK_
 // and the flag's name in capitals, - as _ (VOICEAGENT_MOCK_ADDR,
@@ -20,6 +21,13 @@
 // every interface, with the admin token when one is set) and exits 0 when
 // it responds, 1 otherwise: the HEALTHCHECK of the container image, which
 // has no shell.
+//
+// The check-receiver subcommand runs the receiver checks of package
+// webhooks/webhookstest against a webhook receiver's URL (no server is
+// needed) and prints the report as text, JSON (-format json) or JUnit XML
+// (-format junit); it exits 0 when every required check passes, 1 when one
+// fails and 2 for bad usage. The secret comes from -secret or
+// VOICEAGENT_WEBHOOK_SECRET.
 //
 // A fixtures file is JSON: {"accounts": [{business_name, email, scopes,
 // leads: [...], calls: [...]}]} (mockserver.Fixtures; the format is in the
@@ -99,6 +107,9 @@ func main() {
 func run(ctx context.Context, args []string, env func(string) (string, bool), stdout, stderr io.Writer, ready chan<- string) int {
 	if len(args) > 0 && args[0] == "healthcheck" {
 		return healthcheck(ctx, args[1:], env, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "check-receiver" {
+		return checkReceiver(ctx, args[1:], env, stdout, stderr)
 	}
 	cfg, fs, err := parseConfig(args, env)
 	switch {
@@ -394,12 +405,14 @@ func valueKind(f *flag.Flag) string {
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, `Usage: voiceagent-mock [flags]
        voiceagent-mock healthcheck [flags]
+       voiceagent-mock check-receiver [-secret S] [-events a,b] [-format text|json|junit] URL
 
 Runs the voiceagent mock server: the whole API under /api, the admin API
 under /_mock (GET /_mock/health answers once it serves). It prints the base
 URL and the demo account's API key. The healthcheck subcommand asks the
 server that the same flags and variables configure for GET /_mock/health and
-exits 0 when it answers, 1 otherwise.
+exits 0 when it answers, 1 otherwise. The check-receiver subcommand runs the
+receiver checks against a webhook receiver (check-receiver -help).
 
 Every flag can also be set by the environment variable shown after it; a
 flag on the command line wins over its variable.

@@ -441,7 +441,7 @@ func (k *campaign) matchEvents(ctx context.Context, r *runs.Run) error {
 		if id != deref(t.CallID, "") && id != deref(t.MessageSID, "") {
 			return fmt.Errorf("event %s is about %s, which touch %s did not make", e.ID, id, ref.TouchID)
 		}
-		perTouch[ref.TouchID] = append(perTouch[ref.TouchID], e.Type)
+		perTouch[ref.TouchID] = append(perTouch[ref.TouchID], string(e.Type))
 		k.say("  %s  %-14s touch %-12s %s", k.clock(e.Timestamp), e.Type, ref.TouchID, k.names[ref.TouchID])
 	}
 	for _, t := range r.Touches {

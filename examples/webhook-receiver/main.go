@@ -58,7 +58,7 @@ import (
 const receiverPath = "/webhooks/voiceagent"
 
 // subscribed are the event types the example subscribes to.
-var subscribed = []string{
+var subscribed = []webhooks.EventType{
 	webhooks.EventCallCompleted, webhooks.EventCallFailed,
 	webhooks.EventLeadCreated, webhooks.EventSMSReceived,
 }
@@ -110,7 +110,7 @@ type receiver struct {
 func newReceiver(out *syncWriter, failFirst bool) (*receiver, error) {
 	// The middleware prints every answer; the Handler's own log of refused
 	// deliveries would repeat it.
-	h, err := webhooks.NewHandler(nil, webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h, err := webhooks.NewHandler(webhooks.WithErrorLog(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		return nil, err
 	}
@@ -226,8 +226,8 @@ func runAgainstMock(ctx context.Context, out *syncWriter) error {
 	if err != nil {
 		return err
 	}
-	delivered := func(event string, status mockserver.DeliveryStatus) mockserver.DeliveryFilter {
-		return mockserver.DeliveryFilter{SubscriptionID: sub.ID, Event: event, Status: status}
+	delivered := func(event webhooks.EventType, status mockserver.DeliveryStatus) mockserver.DeliveryFilter {
+		return mockserver.DeliveryFilter{SubscriptionID: sub.ID, Event: string(event), Status: status}
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -275,7 +275,7 @@ func runAgainstMock(ctx context.Context, out *syncWriter) error {
 
 	out.say("Summary: %d events processed, %d duplicate(s) acknowledged without processing, %d forged request(s) refused",
 		rv.processed.Load(), rv.count("duplicate"), rv.count("401"))
-	if err := c.Webhooks.Delete(ctx, sub.ID); err != nil {
+	if _, err := c.Webhooks.Delete(ctx, sub.ID); err != nil {
 		return fmt.Errorf("deleting the subscription: %w", err)
 	}
 	out.say("Deleted the subscription. Done.")
@@ -301,7 +301,7 @@ func forge(ctx context.Context, url string) error {
 		req.Header[k] = vs
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(webhooks.HeaderEvent, webhooks.EventLeadCreated)
+	req.Header.Set(webhooks.HeaderEvent, string(webhooks.EventLeadCreated))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
@@ -354,7 +354,7 @@ func runAgainstService(ctx context.Context, out *syncWriter, base, key string) e
 		// A fresh context: the run's may have ended with an interrupt.
 		cleanup, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := c.Webhooks.Delete(cleanup, sub.ID); err != nil {
+		if _, err := c.Webhooks.Delete(cleanup, sub.ID); err != nil {
 			out.say("Could not delete subscription %s: %v", sub.ID, err)
 			return
 		}

@@ -136,7 +136,7 @@ func TestAWebhookReachesAReceiverOnTheHost(t *testing.T) {
 	_, err = c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
 		BusinessID: acct.BusinessID,
 		WebhookURL: "http://" + hostName + ":" + strconv.Itoa(port) + "/hooks",
-		Events:     []string{webhooks.EventCallCompleted},
+		Events:     []webhooks.EventType{webhooks.EventCallCompleted},
 	})
 	require.NoError(t, err)
 	call, err := c.Calls.Create(ctx, &calls.CreateParams{AgentID: acct.AgentID, To: "+15551230007"})

@@ -315,7 +315,8 @@ func TestMockGuideEventsEmittedTable(t *testing.T) {
 	for _, m := range eventSpan.FindAllStringSubmatch(after[start:strings.Index(after[start:], ":")+start], -1) {
 		never[m[1]] = true
 	}
-	for _, typ := range webhooks.EventTypes() {
+	for _, et := range webhooks.EventTypes() {
+		typ := string(et)
 		switch {
 		case emitted[typ] && never[typ]:
 			t.Errorf("%s is both in the Events emitted table and among the types no action emits", typ)

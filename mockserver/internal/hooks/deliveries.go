@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -688,11 +689,12 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 }
 
 // EmitEvent records an event of a business with data (any JSON-able value;
-// nil gives {}) as if the platform produced it now, and delivers it to the
+// nil gives the sample data of the type, webhooks.SampleData, from the
+// business's records) as if the platform produced it now, and delivers it to the
 // business's subscriptions: a driver for receiver tests (POST /_mock/events
 // does the same). It returns the event id.
-func (s *Service) EmitEvent(businessID, eventType string, data any) (string, error) {
-	if !isEventType(eventType) {
+func (s *Service) EmitEvent(businessID string, eventType webhooks.EventType, data any) (string, error) {
+	if !webhooks.IsEventType(string(eventType)) {
 		return "", domain.InvalidField("event", "unknown event type %q", eventType)
 	}
 	tx := s.WriteTx()
@@ -701,16 +703,16 @@ func (s *Service) EmitEvent(businessID, eventType string, data any) (string, err
 		return "", domain.NotFound("business not found: " + businessID)
 	}
 	if data == nil {
-		data = map[string]any{}
+		data = json.RawMessage(s.sampleData(tx, businessID, eventType))
 	}
 	return s.Emit(tx, businessID, eventType, s.Now(tx.TenantOf(businessID)), data).ID, nil
 }
 
 func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	var body struct {
-		BusinessID string         `json:"business_id"`
-		Event      string         `json:"event"`
-		Data       map[string]any `json:"data"`
+		BusinessID string             `json:"business_id"`
+		Event      webhooks.EventType `json:"event"`
+		Data       map[string]any     `json:"data"`
 	}
 	if err := rc.Decode(&body); err != nil {
 		return nil, err
@@ -718,9 +720,10 @@ func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	if _, ok := rc.Tx.Businesses.Get(body.BusinessID); !ok {
 		return nil, domain.NotFound("business not found: " + body.BusinessID)
 	}
+	var data any = body.Data
 	if body.Data == nil {
-		body.Data = map[string]any{}
+		data = json.RawMessage(s.sampleData(rc.Tx, body.BusinessID, body.Event))
 	}
-	ev := s.Emit(rc.Tx, body.BusinessID, body.Event, s.Now(rc.Tx.TenantOf(body.BusinessID)), body.Data)
+	ev := s.Emit(rc.Tx, body.BusinessID, body.Event, s.Now(rc.Tx.TenantOf(body.BusinessID)), data)
 	return httpapi.Created(eventView(ev)), nil
 }

@@ -25,7 +25,7 @@ func eventView(ev *store.Event) events.Event {
 	}
 	return events.Event{
 		Event: webhooks.Event{
-			ID: ev.ID, Type: ev.Type, BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data,
+			ID: ev.ID, Type: webhooks.EventType(ev.Type), BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data,
 		},
 		CreatedAt: ev.CreatedAt,
 	}
@@ -34,7 +34,7 @@ func eventView(ev *store.Event) events.Event {
 func (s *Service) listEvents(rc *httpapi.Ctx) (any, error) {
 	var match func(*store.Event) bool
 	if typ := rc.Query("type"); typ != "" {
-		if !isEventType(typ) {
+		if !webhooks.IsEventType(typ) {
 			return nil, domain.InvalidField("type", "unknown event type %q", typ)
 		}
 		match = func(ev *store.Event) bool { return ev.Type == typ }

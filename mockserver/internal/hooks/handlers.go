@@ -8,6 +8,7 @@ func (s *Service) Handlers() httpapi.Handlers {
 		"listDeliveries":      s.adminDeliveries,
 		"replayDelivery":      s.adminReplayDelivery,
 		"emitEvent":           s.adminEmitEvent,
+		"runReceiverChecks":   s.adminReceiverChecks,
 		"listEvents":          s.listEvents,
 		"replayEvents":        s.replayEvents,
 		"deleteWebhook":       s.deleteWebhook,

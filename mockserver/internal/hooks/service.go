@@ -13,6 +13,10 @@ type Service struct {
 	engine *deliveryEngine
 	// Outbound posts to receivers (subscriptions, per-call webhooks).
 	Outbound OutboundPoster
+	// SampleRecords, when set, gives the records of a business that sample
+	// data takes its values from (events emitted without data, receiver
+	// checks of a subscription).
+	SampleRecords SampleRecordsFunc
 }
 
 // New returns the webhooks domain of engine p, subscribed to its event bus.

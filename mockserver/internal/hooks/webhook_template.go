@@ -31,7 +31,7 @@ func eventBody(ev *store.Event) []byte {
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	b, _ := marshalCompact(webhooks.Event{ID: ev.ID, Type: ev.Type, BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data})
+	b, _ := marshalCompact(webhooks.Event{ID: ev.ID, Type: webhooks.EventType(ev.Type), BusinessID: ev.Owner, Timestamp: ev.Timestamp, Data: data})
 	return b
 }
 

@@ -23,19 +23,25 @@ const (
 	secretBytes        = 24
 )
 
-// eventTypes are the 27 event types of spec section 6, in its order.
-var eventTypes = []string{
-	"lead.created", "lead.scored", "call.received", "call.started", "call.completed",
-	"call.failed", "sms.received", "sms.sent", "sms.delivered", "sms.failed",
-	"voicemail.received", "dispatcher.briefing_created", "dispatcher.handoff_dispatched",
-	"phone_number.assigned", "phone_number.released", "phone_number.purchased",
-	"workspace.paused", "workspace.canceled", "workspace.created",
-	"workspace.provisioning_failed", "workspace.ready", "workspace.teardown_completed",
-	"lead_email.sent", "lead_email.failed", "callback.scheduled", "callback.completed",
-	"conversation.handoff",
+// typedEvents returns a subscription's events as the SDK's type.
+func typedEvents(events []string) []webhooks.EventType {
+	out := make([]webhooks.EventType, len(events))
+	for i, e := range events {
+		out[i] = webhooks.EventType(e)
+	}
+	return out
 }
 
-func isEventType(s string) bool { return slices.Contains(eventTypes, s) }
+// allEventTypes returns the 27 event types of spec section 6
+// (webhooks.EventTypes), as the strings a subscription's events hold.
+func allEventTypes() []string {
+	types := webhooks.EventTypes()
+	out := make([]string, len(types))
+	for i, t := range types {
+		out[i] = string(t)
+	}
+	return out
+}
 
 // webhookOf returns a subscription the caller has access to, or 404.
 func webhookOf(rc *httpapi.Ctx, id string) (*store.Webhook, error) {
@@ -119,7 +125,7 @@ func (s *Service) upsertWebhook(rc *httpapi.Ctx) (any, error) {
 		return webhookView(w, rc.Now), nil
 	}
 	created := &store.Webhook{
-		Events: slices.Clone(eventTypes), Active: true,
+		Events: allEventTypes(), Active: true,
 		HTTPMethod: http.MethodPost, BodyFormat: "json", CustomHeaders: map[string]string{},
 	}
 	change.apply(created)
@@ -305,7 +311,7 @@ func webhookView(w *store.Webhook, now time.Time) webhooks.Subscription {
 		}
 	}
 	v := webhooks.Subscription{
-		ID: w.ID, BusinessID: w.Owner, WebhookURL: w.URL, Events: w.Events,
+		ID: w.ID, BusinessID: w.Owner, WebhookURL: w.URL, Events: typedEvents(w.Events),
 		Description: w.Description, IsActive: w.Active, Preset: val.Strp(w.Preset),
 		PayloadTemplate: w.Template, CustomHeaders: headers,
 		HTTPMethod: w.HTTPMethod, BodyFormat: w.BodyFormat,

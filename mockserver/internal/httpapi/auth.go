@@ -283,13 +283,14 @@ func (rc *Ctx) ScopedBusinesses() ([]string, error) {
 	return rc.Principal.Businesses, nil
 }
 
-// RateLimiter keeps one counter per rule and caller (Buckets). A key's or
-// a session's is a token bucket: it holds the rule's limit and refills
-// over its window. A client IP's (signup's, spec section 8) counts the
-// attempts of a window that starts with the first of them: past the
-// limit the attempt is refused and the address waits a whole window from
-// that refusal, no attempt given back sooner. Time is real time plus the
-// advances of the caller's tenant's clock (the base clock for signup).
+// RateLimiter keeps one counter per rule and caller (Buckets). Most are
+// token buckets: a bucket holds the rule's limit and refills over its
+// window. A rule counted per client IP (wire.Limit.PerIP: signup's, spec
+// section 8) counts the attempts of a window that starts with the first
+// of them instead: past the limit the attempt is refused and the address
+// waits a whole window from that refusal, no attempt given back sooner.
+// Time is real time plus the advances of the caller's tenant's clock (the
+// base clock for signup, which has no tenant).
 type RateLimiter struct {
 	On    bool
 	scale float64
@@ -301,10 +302,11 @@ type RateLimiter struct {
 	Buckets map[string]*RateCounter
 }
 
-// RateCounter is the count of one rule and caller: a token bucket, or for a
-// client IP the attempts of its window and the end of its wait.
+// RateCounter is the count of one rule and caller: a token bucket, or for
+// a rule counted per client IP the attempts of its window and the end of
+// its wait.
 type RateCounter struct {
-	tokens *rate.Limiter // a key's or a session's; nil for a client IP
+	tokens *rate.Limiter // nil for a rule counted per client IP
 	start  time.Time     // the window's first attempt
 	n      int           // attempts counted in the window
 	until  time.Time     // refused until then (after a 429); zero: not

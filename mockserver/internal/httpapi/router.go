@@ -55,8 +55,9 @@ const (
 // Route is one method and path of the API with everything the pipeline
 // needs to know about it.
 type Route struct {
-	// Path is the route's path; a segment "{name}" takes any non-empty
-	// segment, which the handler reads as rc.Request.PathValue(name).
+	// Method and Path are the route's; a segment "{name}" of Path takes
+	// any non-empty segment, which the handler reads as
+	// rc.Request.PathValue(name).
 	Method, Path string
 	Auth         AuthMode
 	Scope        ScopeReq // nil: a valid key is enough

@@ -97,6 +97,7 @@ var Table = []Route{
 	adminRoute(GET, "/_mock/deliveries", "listDeliveries").lock(LockNone),
 	adminRoute(POST, "/_mock/deliveries/replay", "replayDelivery").body("mockDeliveryReplay").lock(LockWrite),
 	adminRoute(POST, "/_mock/events", "emitEvent").body("mockEvent").lock(LockWrite),
+	adminRoute(POST, "/_mock/receiver-checks", "runReceiverChecks").body("mockReceiverCheck").lock(LockNone),
 	key(GET, "/api/v1/events", "listEvents", voiceagent.ScopeEventsRead).cached(),
 	key(POST, "/api/v1/events/replay", "replayEvents", voiceagent.ScopeEventsReplay).body("eventsReplay"),
 	key(DELETE, "/api/v1/webhooks", "deleteWebhook", voiceagent.ScopeWebhooksWrite),

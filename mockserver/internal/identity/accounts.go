@@ -15,6 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/telephony"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Lifetimes of what provisioning creates.
@@ -111,7 +112,7 @@ func (s *Service) Provision(tx *platform.Tx, now time.Time, spec ProvisionSpec) 
 	}
 	tx.InsertBusiness(b, now)
 	out.Business = b
-	s.Emit(tx, b.ID, "workspace.created", now, workspaceView(b))
+	s.Emit(tx, b.ID, webhooks.EventWorkspaceCreated, now, workspaceView(b))
 
 	a := &store.Agent{
 		Name:           spec.BusinessName + " Intake Agent",
@@ -163,9 +164,9 @@ func (s *Service) Provision(tx *platform.Tx, now time.Time, spec ProvisionSpec) 
 		}
 	}
 	if out.FailedStep != "" {
-		s.Emit(tx, b.ID, "workspace.provisioning_failed", now, failedWorkspace{workspaceView(b), out.FailedStep})
+		s.Emit(tx, b.ID, webhooks.EventWorkspaceProvisioningFailed, now, failedWorkspace{workspaceView(b), out.FailedStep})
 	} else {
-		s.Emit(tx, b.ID, "workspace.ready", now, workspaceView(b))
+		s.Emit(tx, b.ID, webhooks.EventWorkspaceReady, now, workspaceView(b))
 	}
 	return out
 }
@@ -217,7 +218,7 @@ func (s *Service) assignNumber(tx *platform.Tx, now time.Time, b *store.Business
 	n := &store.Number{PhoneNumber: phone, AgentID: a.ID}
 	tx.Numbers.Insert(n, b.ID, now)
 	a.PhoneNumber = phone
-	s.Emit(tx, b.ID, "phone_number.assigned", now, telephony.NumberView(n))
+	s.Emit(tx, b.ID, webhooks.EventPhoneNumberAssigned, now, telephony.NumberView(n))
 	return n
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Platform is the state of one mock server and the engine that moves it.
@@ -188,12 +189,12 @@ func (b *EventBus) Subscribe(fn func(tx *Tx, ev *store.Event)) {
 
 // Emit records an event of a business at a simulated time, with data (the
 // resource) encoded as it is now, and hands it to the subscribers.
-func (s *Platform) Emit(tx *Tx, businessID, eventType string, at time.Time, data any) *store.Event {
+func (s *Platform) Emit(tx *Tx, businessID string, eventType webhooks.EventType, at time.Time, data any) *store.Event {
 	raw, err := jsonview.EncodeJSON(data)
 	if err != nil {
 		raw = []byte("null")
 	}
-	ev := tx.Events.Insert(&store.Event{Type: eventType, Timestamp: at.UTC(), Data: raw}, businessID, at)
+	ev := tx.Events.Insert(&store.Event{Type: string(eventType), Timestamp: at.UTC(), Data: raw}, businessID, at)
 	s.Bus.mu.Lock()
 	subs := s.Bus.subs
 	s.Bus.mu.Unlock()

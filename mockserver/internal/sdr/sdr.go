@@ -16,6 +16,7 @@ import (
 	sdrapi "github.com/voiceagent/voiceagent-go/sdr"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // sdrBusiness reads the businessId query parameter: required (400
@@ -385,7 +386,7 @@ func (s *Service) sendSDRMail(tx *platform.Tx, now time.Time, id string) {
 	}
 	if strings.HasSuffix(strings.ToLower(m.To), magicEmailFailsDomain) {
 		m.Status, m.Error = store.SDREmailFailed, "bounced: the recipient's mail server rejected the message"
-		s.Emit(tx, m.Owner, "lead_email.failed", now, sdrMailView(m))
+		s.Emit(tx, m.Owner, webhooks.EventLeadEmailFailed, now, sdrMailView(m))
 		return
 	}
 	at := now.UTC()
@@ -398,7 +399,7 @@ func (s *Service) sendSDRMail(tx *platform.Tx, now time.Time, id string) {
 		})
 		s.telephony.Rescore(tx, now, l)
 	}
-	s.Emit(tx, m.Owner, "lead_email.sent", now, sdrMailView(m))
+	s.Emit(tx, m.Owner, webhooks.EventLeadEmailSent, now, sdrMailView(m))
 }
 
 // sdrMail is an SDR email as the lead_email.sent and lead_email.failed

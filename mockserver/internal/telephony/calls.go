@@ -310,7 +310,7 @@ func (s *Service) startCall(tx *platform.Tx, now time.Time, c *store.Call) {
 		c.StartedAt = &at
 		c.UpdatedAt = val.Later(c.UpdatedAt, now)
 	})
-	s.Emit(tx, c.Owner, "call.started", now, callDetail(tx, c))
+	s.Emit(tx, c.Owner, webhooks.EventCallStarted, now, callDetail(tx, c))
 }
 
 // finishCall sets what every finished conversation has. It changes c:
@@ -404,10 +404,10 @@ func (s *Service) endVoicemail(tx *platform.Tx, c *store.Call, now time.Time) {
 // endOutbound announces a finished outbound call: call.completed, its
 // per-call webhook and CallEnded.
 func (s *Service) endOutbound(tx *platform.Tx, c *store.Call, now time.Time) {
-	ev := s.Emit(tx, c.Owner, "call.completed", now, callDetail(tx, c))
+	ev := s.Emit(tx, c.Owner, webhooks.EventCallCompleted, now, callDetail(tx, c))
 	if c.WebhookURL != "" {
 		s.hooks.EnqueueCallWebhook(tx, c, ev, webhooks.CallWebhook{
-			Event: ev.Type, CallID: c.ID, Status: c.Status, Duration: c.Duration,
+			Event: webhooks.EventType(ev.Type), CallID: c.ID, Status: c.Status, Duration: c.Duration,
 			RecordingURL: RecordingURL(c), Summary: c.Summary, Timestamp: ev.Timestamp,
 		})
 	}
@@ -424,10 +424,10 @@ func (s *Service) failCall(tx *platform.Tx, now time.Time, c *store.Call, reason
 		c.EndedAt = &at
 		c.UpdatedAt = val.Later(c.UpdatedAt, now)
 	})
-	ev := s.Emit(tx, c.Owner, "call.failed", now, callDetail(tx, c))
+	ev := s.Emit(tx, c.Owner, webhooks.EventCallFailed, now, callDetail(tx, c))
 	if c.WebhookURL != "" {
 		s.hooks.EnqueueCallWebhook(tx, c, ev, webhooks.CallWebhook{
-			Event: ev.Type, CallID: c.ID, Status: c.Status, Error: reason, Timestamp: ev.Timestamp,
+			Event: webhooks.EventType(ev.Type), CallID: c.ID, Status: c.Status, Error: reason, Timestamp: ev.Timestamp,
 		})
 	}
 	s.CallEnded(tx, now, c)

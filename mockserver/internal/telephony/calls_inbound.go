@@ -60,7 +60,7 @@ func (s *Service) inboundCallLocked(tx *platform.Tx, in admin.InboundCall) (*sto
 	if tx.Consent(n.Owner, in.From) != store.ConsentOptedOut {
 		tx.SetConsent(n.Owner, in.From, store.ConsentOptedIn)
 	}
-	s.Emit(tx, c.Owner, "call.received", now, callDetail(tx, c))
+	s.Emit(tx, c.Owner, webhooks.EventCallReceived, now, callDetail(tx, c))
 
 	if !c.Answered {
 		s.scheduleCall(tx, c, now.Add(noAnswerRingTime), TaskCallMissed)
@@ -129,7 +129,7 @@ func (s *Service) endInbound(tx *platform.Tx, c *store.Call, now time.Time) {
 			Reason: "the caller asked to speak with a person", Timestamp: now.UTC(),
 		})
 	}
-	s.Emit(tx, c.Owner, "call.completed", now, callDetail(tx, c))
+	s.Emit(tx, c.Owner, webhooks.EventCallCompleted, now, callDetail(tx, c))
 }
 
 // missInbound ends an inbound call nobody answered: no-answer, with the
@@ -164,7 +164,7 @@ func (s *Service) missInbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	lead := s.collectLead(tx, now, c.Owner, c.AgentID, c.From, info, source)
 	tx.Calls.Update(c, func(c *store.Call) { c.LeadID = lead.ID })
 	if voicemail != "" {
-		s.Emit(tx, c.Owner, "voicemail.received", now, callDetail(tx, c))
+		s.Emit(tx, c.Owner, webhooks.EventVoicemailReceived, now, callDetail(tx, c))
 	}
-	s.Emit(tx, c.Owner, "call.failed", now, callDetail(tx, c))
+	s.Emit(tx, c.Owner, webhooks.EventCallFailed, now, callDetail(tx, c))
 }

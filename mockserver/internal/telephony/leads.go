@@ -12,6 +12,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Lead sources the platform sets when it creates a lead.
@@ -155,7 +156,7 @@ func LeadScore(l *store.Lead) int {
 func (s *Service) Rescore(tx *platform.Tx, now time.Time, l *store.Lead) {
 	if sc := LeadScore(l); sc != l.Score {
 		tx.Leads.Update(l, func(l *store.Lead) { l.Score = sc })
-		s.Emit(tx, l.Owner, "lead.scored", now, LeadDetail(tx, l))
+		s.Emit(tx, l.Owner, webhooks.EventLeadScored, now, LeadDetail(tx, l))
 	}
 }
 
@@ -179,8 +180,8 @@ func (s *Service) collectLead(tx *platform.Tx, now time.Time, businessID, agentI
 		nl.UpdatedAt = nl.CreatedAt
 		nl.LastContactAt = &nl.CreatedAt
 		view := LeadDetail(tx, nl)
-		s.Emit(tx, businessID, "lead.created", now, view)
-		s.Emit(tx, businessID, "lead.scored", now, view)
+		s.Emit(tx, businessID, webhooks.EventLeadCreated, now, view)
+		s.Emit(tx, businessID, webhooks.EventLeadScored, now, view)
 		return nl
 	}
 	tx.Leads.Update(l, func(l *store.Lead) { applyLeadInfo(l, info) })

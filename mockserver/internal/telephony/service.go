@@ -24,6 +24,7 @@ type Service struct {
 // New returns the telephony domain of engine p; calls' per-call webhooks go through hk.
 func New(p *platform.Platform, hk *hooks.Service) *Service {
 	s := &Service{Platform: p, hooks: hk}
+	hk.SampleRecords = s.SampleRecords
 	s.defineCallTasks()
 	s.DefineTask(TaskTextDelivery, s.deliverText)
 	s.DefineTask(TaskTextReply, s.replyText)

@@ -16,6 +16,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/sms"
+	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
 // Magic SMS numbers (docs/mockserver.md, section Magic values): checked
@@ -239,10 +240,10 @@ func (s *Service) SendSMS(tx *platform.Tx, now time.Time, req SMSRequest) (*stor
 		tx.UseStep(step, m.ID, now)
 	}
 	if fault != nil {
-		s.Emit(tx, a.Owner, "sms.failed", now, smsView(m))
+		s.Emit(tx, a.Owner, webhooks.EventSMSFailed, now, smsView(m))
 		return m, fault
 	}
-	s.Emit(tx, a.Owner, "sms.sent", now, smsView(m))
+	s.Emit(tx, a.Owner, webhooks.EventSMSSent, now, smsView(m))
 	s.SendOutbox(tx, now, store.OutboxMessage{BusinessID: a.Owner, Channel: "sms", To: req.To, From: from, Body: req.Body})
 	if lead != nil {
 		s.touchLead(tx, now, lead, true)
@@ -263,7 +264,7 @@ func (s *Service) deliverText(tx *platform.Tx, now time.Time, t clock.Task) {
 		m.Status = store.SMSDelivered
 		m.UpdatedAt = val.Later(m.UpdatedAt, now)
 	})
-	s.Emit(tx, m.Owner, "sms.delivered", now, smsView(m))
+	s.Emit(tx, m.Owner, webhooks.EventSMSDelivered, now, smsView(m))
 	s.TextDelivered(tx, now, m)
 	s.scheduleReply(tx, now, m)
 }
@@ -453,6 +454,6 @@ func (s *Service) receiveText(tx *platform.Tx, now time.Time, n *store.Number, f
 	}
 	tx.SMSMessages.Insert(m, biz, now)
 	m.UpdatedAt = m.CreatedAt
-	s.Emit(tx, biz, "sms.received", now, smsView(m))
+	s.Emit(tx, biz, webhooks.EventSMSReceived, now, smsView(m))
 	return admin.InboundSMSResult{MessageID: m.ID, LeadID: m.LeadID, Consent: admin.Consent(tx.Consent(biz, from))}
 }

@@ -454,7 +454,12 @@ async function loadDeliveries() {
             type: 'button', 'data-key': `replay-${d.id}`, 'data-replay': d.id,
             'aria-label': `Replay delivery ${short(d.id)} of ${d.event || d.kind}`,
             onclick: () => replay(d.id),
-          }, 'Replay')))));
+          }, 'Replay'),
+          d.subscription_id ? el('button', {
+            type: 'button', 'data-key': `check-${d.id}`, 'data-check': d.subscription_id,
+            'aria-label': `Run the receiver checks on subscription ${short(d.subscription_id)}`,
+            onclick: () => checkReceiver(d.subscription_id),
+          }, 'Check receiver') : null))));
       if (open) tbody.append(el('tr', { class: 'detail', id: `${key}-detail` }, el('td', { colspan: 6 }, deliveryDetail(d))));
     }
   });
@@ -475,6 +480,34 @@ function deliveryDetail(d) {
       el('tbody', {}, rows.length ? rows : el('tr', { class: 'empty' }, el('td', { colspan: 5 }, 'No attempt yet.')))),
     el('h3', {}, 'Body'),
     el('pre', {}, prettyBody(d.body)));
+}
+
+// checkReceiver runs the receiver checks on a subscription
+// (POST /_mock/receiver-checks) and shows the report under the table.
+async function checkReceiver(subscriptionId) {
+  const out = $('receiver-check');
+  out.replaceChildren(el('p', { class: 'note' }, `Checking the receiver of subscription ${short(subscriptionId)}…`));
+  try {
+    const r = await api('POST', '/_mock/receiver-checks', { subscription_id: subscriptionId });
+    const failed = r.checks.filter((c) => !c.passed && c.required).length;
+    out.replaceChildren(
+      el('h3', { 'data-passed': r.passed ? 'true' : 'false' },
+        badge(r.passed ? 'passed' : 'failed', r.passed ? 'ok' : 'bad'), ` Receiver checks of ${r.url}`,
+        el('span', { class: 'note' }, r.passed ? ` every required check of ${r.checks.length} passed` : ` ${failed} required check(s) failed`)),
+      el('table', {},
+        el('caption', { class: 'visually-hidden' }, 'Receiver checks, in the order they ran'),
+        el('thead', {}, el('tr', {}, ['Check', 'Verdict', 'Answer', 'ms', 'Detail'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, r.checks.map((c) => el('tr', { 'data-check-id': c.id, 'data-passed': c.passed ? 'true' : 'false' },
+          el('td', {}, c.id, c.event ? el('div', { class: 'note' }, c.event) : null),
+          el('td', {}, badge(c.passed ? 'pass' : c.required ? 'fail' : 'warn', c.passed ? 'ok' : c.required ? 'bad' : 'warn')),
+          el('td', {}, c.status ? statusBadge(c.status) : ''),
+          el('td', { class: 'num' }, c.duration_ms),
+          el('td', { class: 'mono' }, c.passed ? '' : clip(c.detail, 600)))))));
+    say(`Receiver checks of subscription ${short(subscriptionId)}: ${r.passed ? 'passed' : 'failed'}.`, !r.passed);
+  } catch (e) {
+    out.replaceChildren(el('p', { class: 'note' }, `The receiver checks could not run: ${e.message}`));
+    say(`Checking subscription ${short(subscriptionId)} failed: ${e.message}`, true);
+  }
 }
 
 async function replay(id) {
