@@ -145,7 +145,7 @@ func TestAWebhookReachesAReceiverOnTheHost(t *testing.T) {
 
 	select {
 	case body := <-received:
-		assert.Equal(t, webhooks.EventCallCompleted, body["event"], "body: %v", body)
+		assert.Equal(t, string(webhooks.EventCallCompleted), body["event"], "body: %v", body)
 		data, _ := body["data"].(map[string]any)
 		assert.Equal(t, call.ID, data["id"], "body: %v", body)
 	case <-time.After(30 * time.Second):
