@@ -221,7 +221,7 @@ func TestTheJournalCutsLongPathsAndQueries(t *testing.T) {
 // bound (WithJournalSize) still holds.
 func TestEveryJournalEntryCountsItsBytes(t *testing.T) {
 	t.Parallel()
-	e := httpapi.JournalEntry{RequestID: "r", Method: "GET", Path: "/api/v1/leads", Query: "limit=5"}
+	e := JournalEntry{RequestID: "r", Method: "GET", Path: "/api/v1/leads", Query: "limit=5"}
 	small := e.Bytes()
 	e.Query = strings.Repeat("x", 1000)
 	assert.Equal(t, small+1000-int64(len("limit=5")), e.Bytes())
@@ -489,11 +489,13 @@ func TestTransientDependencyFailuresAreNotRemembered(t *testing.T) {
 	call := `{"agent_id":"` + acct.AgentID + `","to":"+15551230077"}`
 	text := `{"from_agent_id":"` + acct.AgentID + `","to":"+15551230077","message":"Hello"}`
 	for _, tc := range []struct {
-		name, path, body, target, code string
-		status                         int
+		name, path, body string
+		target           FaultTarget
+		code             string
+		status           int
 	}{
-		{"voice provider", "/v1/calls", call, httpapi.FaultTargetVoiceProvider, "vendor_error", http.StatusCreated},
-		{"sms carrier", "/v1/sms/send", text, httpapi.FaultTargetSMSProvider, "sms_send_failed", http.StatusOK},
+		{"voice provider", "/v1/calls", call, FaultTargetVoiceProvider, "vendor_error", http.StatusCreated},
+		{"sms carrier", "/v1/sms/send", text, FaultTargetSMSProvider, "sms_send_failed", http.StatusOK},
 	} {
 		srv.AddFault(FaultRule{Path: tc.path, Target: tc.target, Status: 500, Times: 1})
 		hdr := append(bearer(acct.APIKey), "Idempotency-Key", "transient-"+tc.name)
