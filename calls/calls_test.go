@@ -125,8 +125,8 @@ func TestCreateWithEveryFieldRunsTheLifecycleAndPostsTheWebhook(t *testing.T) {
 	assert.Equal(t, 900, pc.MaxDuration)
 	assert.Equal(t, env.Account.PhoneNumber, pc.From)
 	assert.Equal(t, map[string]any{
-		"name": "Janet", "lead_score": 75, "lead_status": "new", "interaction_count": 1,
-		"days_since_first_contact": 0, "lead_source": "inbound_call", "business_name": "Test Business",
+		"name": "Janet", "lead_score": 75.0, "lead_status": "new", "interaction_count": 1.0,
+		"days_since_first_contact": 0.0, "lead_source": "inbound_call", "business_name": "Test Business",
 		"business_phone": env.Account.PhoneNumber, "time_of_day": "afternoon",
 	}, pc.Variables)
 
@@ -193,7 +193,7 @@ func TestCreateWithEveryFieldRunsTheLifecycleAndPostsTheWebhook(t *testing.T) {
 	assert.Equal(t, c.ID, ev.CallID)
 	assert.Empty(t, h.header.Get("Webhook-Signature"), "per-call webhooks are not signed")
 	d := waitAttempts(t, env, c.ID, 1)
-	assert.Equal(t, "succeeded", d.Status)
+	assert.Equal(t, mockserver.DeliverySucceeded, d.Status)
 	assert.Equal(t, h.header.Get("Webhook-Id"), d.MessageID)
 	assert.Equal(t, d.ID, d.MessageID, "the webhook-id is the delivery's id")
 	assert.Equal(t, c.ID, d.CallID)
@@ -350,9 +350,9 @@ func TestEnrichmentFromTheNumberCalledAndWithoutALead(t *testing.T) {
 	require.NotNil(t, byNumber.Name)
 	assert.Equal(t, "Sam Lee", *byNumber.Name, "the lead's name when the request gives none")
 	pc, _ := env.Server.ProviderCall(byNumber.ID)
-	assert.Equal(t, 3, pc.Variables["days_since_first_contact"])
+	assert.Equal(t, 3.0, pc.Variables["days_since_first_contact"])
 	assert.Equal(t, "Sam Lee", pc.Variables["name"])
-	assert.Equal(t, 60, pc.Variables["lead_score"], "10 + name 15 + phone 10 + one interaction 10 + quote 15")
+	assert.Equal(t, 60.0, pc.Variables["lead_score"], "10 + name 15 + phone 10 + one interaction 10 + quote 15")
 	c, err := env.Client.Calls.Get(ctx, byNumber.ID)
 	require.NoError(t, err)
 	assert.Equal(t, lead, *c.LeadID, "a call to a lead's number is linked to it")
@@ -665,7 +665,7 @@ func TestWebhookRetriesOnTheClockWithTheSameID(t *testing.T) {
 	env.Server.Advance(5 * time.Minute)
 	third := rcv.next(t)
 	d = waitAttempts(t, env, c.ID, 3)
-	assert.Equal(t, "succeeded", d.Status)
+	assert.Equal(t, mockserver.DeliverySucceeded, d.Status)
 	assert.Nil(t, d.NextAttemptAt)
 	assert.Equal(t, []int{503, 503, 200}, []int{d.Attempts[0].StatusCode, d.Attempts[1].StatusCode, d.Attempts[2].StatusCode})
 	for i, h := range []hit{first, second, third} {
@@ -694,7 +694,7 @@ func TestWebhookGivesUpAfterEightAttempts(t *testing.T) {
 		}
 	}
 	d := callWebhook(t, env, c.ID)
-	assert.Equal(t, "failed", d.Status)
+	assert.Equal(t, mockserver.DeliveryFailed, d.Status)
 	assert.Len(t, d.Attempts, 8)
 	assert.Nil(t, d.NextAttemptAt)
 	env.Server.Advance(48 * time.Hour)
@@ -727,7 +727,7 @@ func TestWebhookToAClosedReceiverRecordsTheError(t *testing.T) {
 	d := waitAttempts(t, env, c.ID, 1)
 	assert.Equal(t, 0, d.Attempts[0].StatusCode)
 	assert.NotEmpty(t, d.Attempts[0].Error)
-	assert.Equal(t, "pending", d.Status)
+	assert.Equal(t, mockserver.DeliveryPending, d.Status)
 }
 
 func TestAllWalksCallsAndTranscriptsWhileNewOnesArrive(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/sdr"
 )
 
@@ -514,7 +515,7 @@ func TestActionsDispatchThroughCallsSMSAndTheOutbox(t *testing.T) {
 	env.Server.Advance(30 * time.Second)
 	out := env.Server.Outbox("linus@example.com")
 	require.Len(t, out, 1)
-	assert.Equal(t, "email", out[0].Channel)
+	assert.Equal(t, admin.ChannelEmail, out[0].Channel)
 	assert.Equal(t, "sales@acme.example", out[0].From)
 	assert.Equal(t, "Following up from Test Business", out[0].Subject)
 	ev, err := env.Client.Events.List(ctx, &events.ListParams{Type: "lead_email.sent"})

@@ -18,6 +18,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/client"
 	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/mockserver"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/signup"
 )
 
@@ -96,7 +97,7 @@ func TestOTPFlowProvisionsAnAccount(t *testing.T) {
 
 	msgs := env.Server.Outbox("owner@acme.example")
 	require.Len(t, msgs, 1, "the code goes to the lower-cased address")
-	assert.Equal(t, "email", msgs[0].Channel)
+	assert.Equal(t, admin.ChannelEmail, msgs[0].Channel)
 	assert.Regexp(t, `^[0-9]{6}$`, msgs[0].OTPCode)
 	assert.Contains(t, msgs[0].Body, msgs[0].OTPCode)
 

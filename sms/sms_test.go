@@ -15,6 +15,7 @@ import (
 	"github.com/voiceagent/voiceagent-go/internal/harness/testenv"
 	"github.com/voiceagent/voiceagent-go/leads"
 	"github.com/voiceagent/voiceagent-go/mockserver"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/sms"
 )
 
@@ -275,7 +276,7 @@ func TestThreadsAndDelivery(t *testing.T) {
 
 	msgs := env.Server.Outbox(to)
 	require.Len(t, msgs, 2, "texts to people appear in the outbox")
-	assert.Equal(t, "sms", msgs[0].Channel)
+	assert.Equal(t, admin.ChannelSMS, msgs[0].Channel)
 	assert.Equal(t, env.Account.PhoneNumber, msgs[0].From)
 }
 
