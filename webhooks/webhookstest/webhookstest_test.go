@@ -215,3 +215,29 @@ func TestResultsEncodeAsTheAdminAPIShowsThem(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"id":"accepts_valid","event":"lead.created","required":true,"passed":true,"status":200,"duration_ms":3,"detail":"ok"}`, string(b))
 }
+
+func TestWithHeadersSendsCustomHeadersAndRedactsThem(t *testing.T) {
+	t.Parallel()
+	secret := newSecret(t)
+	h, _ := sdkHandler(t, secret)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k-123" {
+			http.Error(w, "no token", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	report, err := webhookstest.Check(context.Background(), srv.URL, secret, webhookstest.WithEvents(webhooks.EventLeadCreated),
+		webhookstest.WithHeaders(http.Header{"x-api-key": {"k-123"}}))
+	require.NoError(t, err)
+	assert.True(t, report.Passed, "%+v", report.Failed())
+
+	report, err = webhookstest.Check(context.Background(), srv.URL, secret, webhookstest.WithEvents(webhooks.EventLeadCreated),
+		webhookstest.WithHeaders(http.Header{"X-Api-Key": {"wrong"}}))
+	require.NoError(t, err)
+	assert.False(t, report.Passed)
+	require.NotEmpty(t, report.Failed())
+	assert.Contains(t, report.Failed()[0].Detail, "-H 'X-Api-Key: [redacted]'")
+	assert.NotContains(t, report.Failed()[0].Detail, "wrong")
+}
