@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
@@ -21,31 +22,25 @@ import (
 // pointed at the server, so tests in parallel on one server each use their
 // own account and never see each other.
 type Account struct {
-	APIKey      string `json:"api_key"`
-	BusinessID  string `json:"business_id"`
-	AgentID     string `json:"agent_id"`
-	PhoneNumber string `json:"phone_number"`
-	UserID      string `json:"user_id"`
-	// Session is a dashboard session token (the voiceagent_session cookie),
-	// for key management: voiceagent.WithSessionCookie(acct.Session).
-	Session string `json:"session"`
-	// PartnerID and ReferralCode are set for AccountOptions.Partner.
-	PartnerID    string `json:"partner_id,omitempty"`
-	ReferralCode string `json:"referral_code,omitempty"`
+	// Account is the account's key, business, agent, number, user and
+	// session (admin.Account).
+	admin.Account
 
 	srv *Server
 }
 
 // account is a's public face on s.
-func (s *Server) account(a *identity.Account) *Account {
-	return &Account{
-		APIKey: a.APIKey, BusinessID: a.BusinessID, AgentID: a.AgentID, PhoneNumber: a.PhoneNumber,
-		UserID: a.UserID, Session: a.Session, PartnerID: a.PartnerID, ReferralCode: a.ReferralCode, srv: s,
-	}
+func (s *Server) account(a *admin.Account) *Account {
+	return &Account{Account: *a, srv: s}
 }
 
+// AccountOf returns the Account of a tenant made elsewhere (a key and a
+// business the standalone binary printed at start, an account another
+// process made) on s, so its helpers and Client work on it.
+func (s *Server) AccountOf(a admin.Account) *Account { return s.account(&a) }
+
 // accounts is account of each, keeping err.
-func (s *Server) accounts(as []*identity.Account, err error) ([]*Account, error) {
+func (s *Server) accounts(as []*admin.Account, err error) ([]*Account, error) {
 	out := make([]*Account, 0, len(as))
 	for _, a := range as {
 		out = append(out, s.account(a))
@@ -62,8 +57,13 @@ func (s *Server) accounts(as []*identity.Account, err error) ([]*Account, error)
 // is longer (a 429), so that a test of a failure path (an injected 503, the
 // magic numbers) takes milliseconds. opts come last, so they can change
 // any of it (voiceagent.WithRetryWait restores the SDK's waits). A server
-// started with Start is reached over its loopback port; one made with New,
-// which listens nowhere, is called in-process.
+// started with Start is reached over its loopback port, one reached with
+// Connect at its URL; one made with New, which listens nowhere, is called
+// in process. voiceagent.WithHTTPClient works on each: on a server made
+// with New a client whose Transport is nil is served in process (a copy of
+// it, its timeout, jar and redirect policy kept), and one with a transport
+// of its own is pointed at a loopback port the server opens then
+// (LoopbackURL), since only a network can carry its requests.
 func (a *Account) Client(opts ...voiceagent.Option) *client.Client { return a.srv.Client(a, opts...) }
 
 // The retry waits of the clients Account.Client and Server.Client return.
@@ -73,7 +73,7 @@ const (
 )
 
 // Now returns the account's tenant's simulated time.
-func (a *Account) Now() time.Time { return a.srv.tenantNow(a.BusinessID) }
+func (a *Account) Now() time.Time { return a.srv.clock(a.BusinessID) }
 
 // Advance moves the account's tenant's clock forward by d, running every
 // simulated process of the tenant that falls due on the way (calls, texts,
@@ -82,7 +82,7 @@ func (a *Account) Now() time.Time { return a.srv.tenantNow(a.BusinessID) }
 // Server.Advance, it panics when d is negative or longer than 400 days, or
 // when the clock would reach 9000-01-01T00:00:00Z, where POST
 // /_mock/clock/advance answers 400: time never moves back.
-func (a *Account) Advance(d time.Duration) time.Time { return a.srv.advanceTenant(a.BusinessID, d) }
+func (a *Account) Advance(d time.Duration) time.Time { return a.srv.advance(a.BusinessID, d) }
 
 // AddFault installs a fault injection rule that fires only on requests of
 // the account's tenant (by key or session), and returns it with its id.
@@ -106,10 +106,12 @@ func (a *Account) Delete(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tx := a.srv.platform.WriteTx()
-	defer tx.End()
-	return publicError(a.srv.identity.DeleteAccount(tx, a.BusinessID))
+	return a.srv.api.do(ctx, http.MethodDelete, "/accounts/"+url.PathEscape(a.BusinessID), nil, nil, nil)
 }
+
+// ClearRateLimits drops the rate-limit counters of the account's tenant's
+// keys and sessions: see Server.ClearRateLimits.
+func (a *Account) ClearRateLimits() (int, error) { return a.srv.ClearRateLimits("", a.BusinessID) }
 
 // The account's forms of the Server's helpers: the same, for the account's
 // own business (and its number where one is called or texted).
@@ -134,12 +136,12 @@ func (a *Account) InboundSMS(in InboundSMS) (InboundSMSResult, error) {
 
 // SetConsent sets a number's SMS consent towards the account's business:
 // see Server.SetConsent.
-func (a *Account) SetConsent(phone, status string) error {
+func (a *Account) SetConsent(phone string, status Consent) error {
 	return a.srv.SetConsent(a.BusinessID, phone, status)
 }
 
 // Consent returns a number's SMS consent towards the account's business.
-func (a *Account) Consent(phone string) string { return a.srv.Consent(a.BusinessID, phone) }
+func (a *Account) Consent(phone string) Consent { return a.srv.Consent(a.BusinessID, phone) }
 
 // AddDoNotCall puts a number on the business's do-not-call list: see
 // Server.AddDoNotCall.
@@ -174,10 +176,28 @@ func (a *Account) Deliveries(f DeliveryFilter) []Delivery {
 	return a.srv.Deliveries(f)
 }
 
+// WaitDeliveries waits until at least one delivery of the account's tenant
+// matches (nil: any), or ctx ends, and returns the matching ones: see
+// Server.WaitDeliveries.
+func (a *Account) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
+	return a.srv.waitDeliveries(ctx, 1, DeliveryFilter{Tenant: a.BusinessID}, match)
+}
+
 // Requests returns the journaled requests of the account's tenant, oldest
 // first, for which match (nil: all) reports true.
 func (a *Account) Requests(match func(*JournalEntry) bool) []JournalEntry {
-	return a.srv.Requests(func(e *JournalEntry) bool {
+	es, _, err := a.srv.requests(context.Background(), a.BusinessID, func(e *JournalEntry) bool {
+		return e.BusinessID == a.BusinessID && (match == nil || match(e))
+	})
+	must(err)
+	return es
+}
+
+// WaitRequests waits until at least one journaled request of the account's
+// tenant matches (nil: any), or ctx ends, and returns the matching ones:
+// see Server.WaitRequests.
+func (a *Account) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) []JournalEntry {
+	return a.srv.waitRequests(ctx, a.BusinessID, func(e *JournalEntry) bool {
 		return e.BusinessID == a.BusinessID && (match == nil || match(e))
 	})
 }
@@ -188,42 +208,58 @@ func (a *Account) MinutesUsed() int { return a.srv.MinutesUsed(a.BusinessID) }
 // Client returns an SDK client of acct against this server: see
 // Account.Client.
 func (s *Server) Client(acct *Account, opts ...voiceagent.Option) *client.Client {
-	return client.New(acct.APIKey, append(s.clientOptions(), opts...)...)
+	before, after := s.clientOptions(opts)
+	return client.New(acct.APIKey, append(append(before, opts...), after...)...)
 }
 
-// clientOptions are the options of the clients Client returns, before the
-// caller's.
-func (s *Server) clientOptions() []voiceagent.Option {
-	base := []voiceagent.Option{voiceagent.WithRateLimiting(false), voiceagent.WithRetryWait(ClientRetryWaitMin, ClientRetryWaitMax)}
+// clientOptions are the options of the clients Client returns, before and
+// after the caller's opts. A server that listens nowhere (New) is called
+// in process, through its handler, also when the caller gives an HTTP
+// client whose Transport is nil (a copy of it is used, with the in-process
+// transport, given after the caller's options); a client with a transport
+// of its own (a recorder, a proxy) can only carry requests over a network,
+// so the server then opens a loopback port (LoopbackURL) and the client is
+// pointed there.
+func (s *Server) clientOptions(opts []voiceagent.Option) (before, after []voiceagent.Option) {
+	before = []voiceagent.Option{voiceagent.WithRateLimiting(false), voiceagent.WithRetryWait(ClientRetryWaitMin, ClientRetryWaitMax)}
 	if s.baseURL != "" {
-		return append(base, voiceagent.WithBaseURL(s.baseURL))
+		return append(before, voiceagent.WithBaseURL(s.baseURL)), nil
 	}
-	return append(base, voiceagent.WithBaseURL("http://mockserver.invalid/api"),
-		voiceagent.WithHTTPClient(&http.Client{Transport: inProcess{s}}))
+	hc := voiceagent.DefaultConfig().Apply(opts...).HTTPClient
+	switch {
+	case hc == nil || hc == http.DefaultClient:
+		return append(before, voiceagent.WithBaseURL(inProcessRoot+"/api"),
+			voiceagent.WithHTTPClient(&http.Client{Transport: inProcess{s}})), nil
+	case hc.Transport == nil:
+		in := *hc
+		in.Transport = inProcess{s}
+		return append(before, voiceagent.WithBaseURL(inProcessRoot+"/api")), []voiceagent.Option{voiceagent.WithHTTPClient(&in)}
+	}
+	return append(before, voiceagent.WithBaseURL(s.LoopbackURL()+"/api")), nil
 }
 
-// tenantNow is the time of the tenant owning a business (the base time for
-// an unknown one).
-func (s *Server) tenantNow(businessID string) time.Time {
-	t, err := s.httpapi.TenantOfBusiness(businessID)
-	if err != nil {
-		return s.Now()
-	}
-	return s.platform.Now(t)
+// clock returns the time of the tenant owning businessID ("": the base
+// time), from GET /_mock/clock.
+func (s *Server) clock(businessID string) time.Time {
+	var c admin.Clock
+	s.mustAdmin(http.MethodGet, "/clock", query("business_id", businessID), nil, &c)
+	return c.Now
 }
 
-// advanceTenant moves the clock of the tenant owning a business.
-func (s *Server) advanceTenant(businessID string, d time.Duration) time.Time {
+// advance moves the clock of the tenant owning businessID ("": the base
+// time and every tenant) through POST /_mock/clock/advance; it panics
+// where the route answers 400 (see Server.Advance).
+func (s *Server) advance(businessID string, d time.Duration) time.Time {
 	checkAdvance(d)
-	t, err := s.httpapi.TenantOfBusiness(businessID)
-	if err != nil {
-		panic("mockserver: Advance: " + err.Error())
+	body := map[string]any{"seconds": d.Seconds()}
+	if businessID != "" {
+		body["business_id"] = businessID
 	}
-	now, err := s.platform.Clocks.Of(t).TryAdvance(d)
-	if err != nil {
+	var c admin.Clock
+	if err := s.admin(http.MethodPost, "/clock/advance", nil, body, &c); err != nil {
 		panic(fmt.Sprintf("mockserver: Advance(%s): %v", d, err))
 	}
-	return now
+	return c.Now
 }
 
 // checkAdvance panics when POST /_mock/clock/advance would refuse to move
@@ -234,6 +270,11 @@ func checkAdvance(d time.Duration) {
 		panic(fmt.Sprintf("mockserver: Advance(%s): %v", d, err))
 	}
 }
+
+// inProcessRoot is the root URL of a server called in process: its
+// transport serves every request with the server's handler, whatever the
+// host (a loopback name, which the admin API serves without a token).
+const inProcessRoot = "http://localhost"
 
 // inProcess is an http.RoundTripper that serves requests with the server's
 // handler, for a server that listens nowhere.

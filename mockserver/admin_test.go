@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	mclock "github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -198,7 +199,7 @@ func TestAdminOutbox(t *testing.T) {
 	m := out.Messages[0]
 	assert.Equal(t, "first", m.Body)
 	assert.Equal(t, "123456", m.OTPCode)
-	assert.Equal(t, "email", m.Channel)
+	assert.Equal(t, admin.ChannelEmail, m.Channel)
 	assert.NotEmpty(t, m.ID)
 
 	got := make(chan rawResp, 1)

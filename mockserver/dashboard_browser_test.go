@@ -279,7 +279,7 @@ func TestBrowserDashboard(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, replay.ID, "a new delivery replays the failed one")
-	assert.Equal(t, "succeeded", replay.Status)
+	assert.Equal(t, mockserver.DeliverySucceeded, replay.Status)
 	replayRow := fmt.Sprintf(`#deliveries-body tr[data-delivery="%s"]`, replay.ID)
 	do("open the replay's attempts",
 		chromedp.Click(chromedp.CSS(replayRow+` button[aria-expanded]`)),

@@ -10,6 +10,14 @@
 // it on loopback for one test, or standalone as the binary
 // cmd/voiceagent-mock, for test suites in any language and for curl.
 //
+// The Go helpers of [Server] and [Account] (NewAccount, Advance, AddFault,
+// Script, Requests, Deliveries, Snapshot, Copy, ...) are one client of the
+// admin API (/_mock), whose bodies are the types of package
+// mockserver/admin: on a server made with [New] they go through its
+// in-process transport, and [Connect] gives the same [Server] for one
+// running elsewhere (the binary, a container), so a test runs against
+// either.
+//
 // # Quick start
 //
 //	srv := mockserver.Start(t)                             // closed when the test ends

@@ -249,7 +249,7 @@ func TestDeliveryLogFiltersAreTheDocumentsAndNoOthers(t *testing.T) {
 
 	params, err := openapi.QueryParameters()
 	require.NoError(t, err)
-	values := map[string]string{"wait": "1ms", "count": "1", "kind": DeliveryKindApprovalCallback, "business_id": "", "status": "pending", "min_attempts": "0"}
+	values := map[string]string{"wait": "1ms", "count": "1", "kind": string(DeliveryKindApprovalCallback), "business_id": "", "status": "pending", "min_attempts": "0"}
 	acct, err := srv.NewAccount(AccountOptions{})
 	require.NoError(t, err)
 	values["business_id"] = acct.BusinessID
@@ -274,7 +274,7 @@ func TestDeliveryLogFiltersAreTheDocumentsAndNoOthers(t *testing.T) {
 	}
 	require.NoError(t, yaml.Unmarshal(openapi.AdminDocument, &doc))
 	kinds := doc.Components.Schemas["Delivery"].Properties["kind"]["enum"]
-	assert.ElementsMatch(t, []any{DeliveryKindSubscription, DeliveryKindCallWebhook, DeliveryKindApprovalCallback}, kinds)
+	assert.ElementsMatch(t, []any{string(DeliveryKindSubscription), string(DeliveryKindCallWebhook), string(DeliveryKindApprovalCallback)}, kinds)
 	for _, member := range []string{"approval_request_id", "subscription_id", "call_id"} {
 		assert.Contains(t, doc.Components.Schemas["Delivery"].Properties, member)
 	}
@@ -290,7 +290,8 @@ func TestDeliveryLogFiltersAreTheDocumentsAndNoOthers(t *testing.T) {
 func TestAccountClientRetriesWithTestSizedWaits(t *testing.T) {
 	srv, acct := startWithAccount(t, WithRateLimits(false))
 	var cfg voiceagent.RequestConfig
-	for _, o := range srv.clientOptions() {
+	before, _ := srv.clientOptions(nil)
+	for _, o := range before {
 		o(&cfg)
 	}
 	assert.Equal(t, ClientRetryWaitMin, cfg.RetryWaitMin)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 )
 
 func TestFaultAdminAPI(t *testing.T) {
@@ -150,9 +152,9 @@ func TestDroppedAndTruncatedAnswersAreJournaled(t *testing.T) {
 	}
 	e := srv.Requests(nil)
 	require.Len(t, e, 2)
-	assert.Equal(t, "dropped", e[0].Fault)
+	assert.Equal(t, admin.FaultDropped, e[0].Fault)
 	assert.Equal(t, 0, e[0].Status, "dropped before the handler: no status")
-	assert.Equal(t, "truncated", e[1].Fault)
+	assert.Equal(t, admin.FaultTruncated, e[1].Fault)
 	assert.Equal(t, 200, e[1].Status)
 }
 
@@ -217,7 +219,7 @@ func TestTheJournalNamesTheFaultThatActed(t *testing.T) {
 	e := srv.Requests(nil)
 	require.Len(t, e, 2)
 	assert.Equal(t, "slow-numbers", e[0].FaultID)
-	assert.Equal(t, "status", e[0].Fault, "answered with the rule's status (after its latency)")
+	assert.Equal(t, admin.FaultStatus, e[0].Fault, "answered with the rule's status (after its latency)")
 	assert.Empty(t, e[1].FaultID)
 	assert.Regexp(t, `path=/api/v1/numbers .*status=502 .*fault=slow-numbers fault_outcome=status`, log.String())
 	assert.NotContains(t, log.String(), `fault=""`)

@@ -221,7 +221,7 @@ func TestTheJournalCutsLongPathsAndQueries(t *testing.T) {
 // bound (WithJournalSize) still holds.
 func TestEveryJournalEntryCountsItsBytes(t *testing.T) {
 	t.Parallel()
-	e := httpapi.JournalEntry{RequestID: "r", Method: "GET", Path: "/api/v1/leads", Query: "limit=5"}
+	e := JournalEntry{RequestID: "r", Method: "GET", Path: "/api/v1/leads", Query: "limit=5"}
 	small := e.Bytes()
 	e.Query = strings.Repeat("x", 1000)
 	assert.Equal(t, small+1000-int64(len("limit=5")), e.Bytes())
@@ -489,11 +489,13 @@ func TestTransientDependencyFailuresAreNotRemembered(t *testing.T) {
 	call := `{"agent_id":"` + acct.AgentID + `","to":"+15551230077"}`
 	text := `{"from_agent_id":"` + acct.AgentID + `","to":"+15551230077","message":"Hello"}`
 	for _, tc := range []struct {
-		name, path, body, target, code string
-		status                         int
+		name, path, body string
+		target           FaultTarget
+		code             string
+		status           int
 	}{
-		{"voice provider", "/v1/calls", call, httpapi.FaultTargetVoiceProvider, "vendor_error", http.StatusCreated},
-		{"sms carrier", "/v1/sms/send", text, httpapi.FaultTargetSMSProvider, "sms_send_failed", http.StatusOK},
+		{"voice provider", "/v1/calls", call, FaultTargetVoiceProvider, "vendor_error", http.StatusCreated},
+		{"sms carrier", "/v1/sms/send", text, FaultTargetSMSProvider, "sms_send_failed", http.StatusOK},
 	} {
 		srv.AddFault(FaultRule{Path: tc.path, Target: tc.target, Status: 500, Times: 1})
 		hdr := append(bearer(acct.APIKey), "Idempotency-Key", "transient-"+tc.name)
@@ -641,12 +643,14 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 	// move the deadlines) within them, and a loaded machine running the
 	// race detector can take a few hundred milliseconds to schedule it.
 	hs.ReadTimeout, hs.WriteTimeout = time.Second, time.Second
-	active := make(chan struct{}, 10)
-	hs.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateActive {
-			active <- struct{}{}
-		}
-	}
+	// started says a request's handler began: its request was read, so a
+	// Shutdown then can only cut the poll short, not the request.
+	started := make(chan struct{}, 10)
+	serve := hs.Handler
+	hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		serve.ServeHTTP(w, r)
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	go func() { _ = hs.Serve(ln) }()
@@ -654,7 +658,7 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 
 	r := hostDo(t, http.MethodGet, base+"/_mock/requests?wait=2s", "", "", "")
 	assert.Equal(t, http.StatusOK, r.status, "a poll of 2s under timeouts of 1s: %s", r.body)
-	<-active
+	<-started
 
 	// An open poll of 60s (the server has read it), then Shutdown.
 	got := make(chan rawResp, 1)
@@ -672,7 +676,7 @@ func TestLongPollsOutlastTheServerTimeoutsAndShutdownAnswersThem(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		got <- rawResp{status: resp.StatusCode, body: body}
 	}()
-	<-active
+	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	require.NoError(t, hs.Shutdown(ctx), "Shutdown waited for no poll")

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 )
 
 // JournalEntry.Fault says what every kind of request fault did, in the
@@ -19,14 +21,14 @@ func TestTheJournalSaysWhatEachFaultDid(t *testing.T) {
 	srv, acct := startWithAccount(t)
 	cases := []struct {
 		rule FaultRule
-		want string
+		want admin.FaultKind
 	}{
-		{FaultRule{Status: http.StatusServiceUnavailable}, "status"},
-		{FaultRule{Status: http.StatusTooManyRequests, LatencyMS: 1}, "status"},
-		{FaultRule{LatencyMS: 1}, "latency"},
-		{FaultRule{Drop: true}, "dropped"},
-		{FaultRule{Drop: true, After: true}, "dropped"},
-		{FaultRule{Truncate: true}, "truncated"},
+		{FaultRule{Status: http.StatusServiceUnavailable}, admin.FaultStatus},
+		{FaultRule{Status: http.StatusTooManyRequests, LatencyMS: 1}, admin.FaultStatus},
+		{FaultRule{LatencyMS: 1}, admin.FaultLatency},
+		{FaultRule{Drop: true}, admin.FaultDropped},
+		{FaultRule{Drop: true, After: true}, admin.FaultDropped},
+		{FaultRule{Truncate: true}, admin.FaultTruncated},
 	}
 	for _, c := range cases {
 		c.rule.Path, c.rule.Times = "/v1/numbers", 1
@@ -60,7 +62,7 @@ func TestTheJournalSaysWhatEachFaultDid(t *testing.T) {
 				faults = append(faults, e.Fault)
 			}
 		}
-		assert.Equal(t, []string{c.want}, faults, "GET /_mock/requests, rule %+v", c.rule)
+		assert.Equal(t, []string{string(c.want)}, faults, "GET /_mock/requests, rule %+v", c.rule)
 	}
 	r := rawDo(t, http.MethodGet, srv.URL+"/v1/numbers", "", bearer(acct.APIKey)...)
 	require.Equal(t, http.StatusOK, r.status)

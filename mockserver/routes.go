@@ -37,6 +37,7 @@ type Route struct {
 // tables, the user guide and the OpenAPI documents (internal/harness/conformance)
 // are checked against it.
 func (s *Server) Routes() []Route {
+	s.inProcessOnly("Routes")
 	var out []Route
 	for path, methods := range s.httpapi.Routes {
 		for method, rt := range methods {

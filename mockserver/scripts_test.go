@@ -15,6 +15,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
 	"github.com/voiceagent/voiceagent-go/leads"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/runs"
 	"github.com/voiceagent/voiceagent-go/sdr"
 	"github.com/voiceagent/voiceagent-go/sms"
@@ -41,7 +42,7 @@ func TestScriptedCallsThroughTheSDK(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	require.Len(t, steps, 3)
-	assert.Equal(t, "pending", steps[0].Status)
+	assert.Equal(t, admin.StepPending, steps[0].Status)
 	assert.Nil(t, steps[0].UsedBy)
 
 	placed := map[string]string{}
@@ -89,12 +90,12 @@ func TestScriptedCallsThroughTheSDK(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 3)
 	for i, id := range []string{placed[customer], placed[voicemail]} {
-		assert.Equal(t, "used", got[i].Status)
+		assert.Equal(t, admin.StepUsed, got[i].Status)
 		require.NotNil(t, got[i].UsedBy)
 		assert.Equal(t, id, *got[i].UsedBy)
 		assert.Equal(t, afternoonET, got[i].UsedAt.UTC(), "used when the call was placed")
 	}
-	assert.Equal(t, "used", got[2].Status)
+	assert.Equal(t, admin.StepUsed, got[2].Status)
 	assert.Nil(t, got[2].UsedBy, "a rejected call stores nothing to point to")
 	e.acct.VerifyScript(t)
 }
@@ -295,8 +296,8 @@ func TestRetriesOfAScriptedRefusalReplayIt(t *testing.T) {
 	steps, err := e.acct.ScriptSteps()
 	require.NoError(t, err)
 	require.Len(t, steps, 4)
-	assert.Equal(t, []string{"used", "pending", "used", "pending"},
-		[]string{steps[0].Status, steps[1].Status, steps[2].Status, steps[3].Status}, "each retry replayed the refusal")
+	assert.Equal(t, []admin.StepStatus{"used", "pending", "used", "pending"},
+		[]admin.StepStatus{steps[0].Status, steps[1].Status, steps[2].Status, steps[3].Status}, "each retry replayed the refusal")
 	page, err := c.Calls.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, page.Data)

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,9 +60,18 @@ type Server struct {
 
 	stop     context.CancelFunc
 	stopOnce sync.Once
-	// baseURL is the API's base URL once Start listens ("" for a server
-	// that listens nowhere: Client calls it in-process).
+	// baseURL is the API's base URL once Start listens, or of a server
+	// reached with Connect ("" for a server that listens nowhere: Client
+	// calls it in process).
 	baseURL string
+	// api is the client of the admin API every helper goes through: in
+	// process for a server made with New, over the network for one
+	// reached with Connect (whose platform and domains are nil).
+	api *adminClient
+
+	// loopback is the loopback port LoopbackURL opens, once.
+	loopbackOnce sync.Once
+	loopback     *httptest.Server
 }
 
 // Option configures a Server.
@@ -325,6 +336,7 @@ func New(opts ...Option) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := platform.New(o.Config)
 	s := &Server{platform: p, httpapi: httpapi.New(p), hooks: hooks.New(p), stop: cancel}
+	s.api = &adminClient{root: inProcessRoot, token: o.AdminToken, http: &http.Client{Transport: inProcess{s}}}
 	s.telephony = telephony.New(p, s.hooks)
 	s.catalog = catalog.New(p)
 	s.identity = identity.New(p, s.httpapi, s.telephony)
@@ -338,7 +350,7 @@ func New(opts ...Option) *Server {
 		s.hooks.Handlers(), s.catalog.Handlers(), s.runs.Handlers(), s.governance.Handlers(),
 		s.agency.Handlers(), s.sdr.Handlers(), s.analytics.Handlers(), s.fixtures.Handlers(), dashboard.Handlers())
 	for _, f := range o.faults {
-		if _, err := s.httpapi.AddFault(f.internal()); err != nil {
+		if _, err := s.httpapi.AddFault(f); err != nil {
 			panic("mockserver: WithFaults: " + publicError(err).Error())
 		}
 	}
@@ -370,6 +382,7 @@ const (
 // slow bodies) instead of waiting for them. Set its Addr, or call its
 // Serve with a listener.
 func (s *Server) HTTPServer() *http.Server {
+	s.inProcessOnly("HTTPServer")
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: ReadHeaderTimeout,
@@ -389,7 +402,10 @@ func (s *Server) HTTPServer() *http.Server {
 // read and its request is answered 503 service_unavailable. HTTPServer
 // registers it with the HTTP server's shutdown; Start calls it when the
 // test ends.
-func (s *Server) Drain() { s.httpapi.Drain() }
+func (s *Server) Drain() {
+	s.inProcessOnly("Drain")
+	s.httpapi.Drain()
+}
 
 // LogUsage is what the logs the server keeps for itself hold at one moment:
 // entries and the bytes they count against their caps (docs/mockserver.md,
@@ -410,6 +426,7 @@ type LogUsage struct {
 // LogUsage reports what the server's own logs hold now: a load test watches
 // them reach their caps and stay there.
 func (s *Server) LogUsage() LogUsage {
+	s.inProcessOnly("LogUsage")
 	var u LogUsage
 	u.JournalEntries, u.JournalBytes = s.httpapi.Journal.Usage()
 	s.httpapi.Usage.Flushed(func(t *store.Table[*store.UsageEntry]) { u.UsageEntries = t.Len() })
@@ -422,18 +439,40 @@ func (s *Server) LogUsage() LogUsage {
 	return u
 }
 
-// Close stops the server's background work (clock following, deliveries).
-// It does not close listeners: that is the caller's (or Start's) job.
+// Close stops the server's background work (clock following, deliveries)
+// and closes the loopback port LoopbackURL opened, if any. It closes no
+// other listener: that is the caller's (or Start's) job. On a server
+// reached with Connect it does nothing: that server runs on.
 func (s *Server) Close() {
 	s.stopOnce.Do(func() {
+		if s.platform == nil {
+			return
+		}
 		s.stop()
 		s.hooks.Outbound.Close()
+		if s.loopback != nil {
+			s.httpapi.Drain()
+			s.loopback.Close()
+		}
 	})
+}
+
+// LoopbackURL returns the root URL (http://127.0.0.1:port) of a loopback
+// port serving s, opened at the first call and closed by Close, for
+// clients that only a network can carry (Account.Client given an HTTP
+// client with a transport of its own). A server started with Start, or
+// reached with Connect, returns its own URL.
+func (s *Server) LoopbackURL() string {
+	if s.baseURL != "" {
+		return strings.TrimSuffix(s.baseURL, "/api")
+	}
+	s.loopbackOnce.Do(func() { s.loopback = httptest.NewServer(s) })
+	return s.loopback.URL
 }
 
 // Now returns the base simulated time: the time of a tenant that has never
 // moved its own clock (see Account.Now).
-func (s *Server) Now() time.Time { return s.platform.Clocks.Base().Now() }
+func (s *Server) Now() time.Time { return s.clock("") }
 
 // Advance moves the base simulated time, and every tenant's clock with it,
 // forward by d, running every simulated process that falls due on the way,
@@ -442,25 +481,20 @@ func (s *Server) Now() time.Time { return s.platform.Clocks.Base().Now() }
 // than 400 days, or when a clock would reach 9000-01-01T00:00:00Z, where
 // POST /_mock/clock/advance answers 400: time never moves back, and a
 // test's mistake is reported where it happens.
-func (s *Server) Advance(d time.Duration) time.Time {
-	checkAdvance(d)
-	now, err := s.platform.Clocks.TryAdvance(d)
-	if err != nil {
-		panic(fmt.Sprintf("mockserver: Advance(%s): %v", d, err))
-	}
-	return now
-}
+func (s *Server) Advance(d time.Duration) time.Time { return s.advance("", d) }
 
 // Reset drops all state: records, pending simulations, idempotency keys,
 // rate limit windows, the journal, the outbox and fault rules; then it
 // provisions the seed accounts (SeedAccount) again, with the same ids,
 // number, key and session. A server without seed accounts is left empty.
-func (s *Server) Reset() { s.platform.ResetState(true) }
+func (s *Server) Reset() { s.mustAdmin(http.MethodPost, "/reset", nil, nil, nil) }
 
 // ResetEmpty is Reset without the seed accounts (POST
 // /_mock/reset?seed=none): the server is left empty. The next Reset
 // provisions them again.
-func (s *Server) ResetEmpty() { s.platform.ResetState(false) }
+func (s *Server) ResetEmpty() {
+	s.mustAdmin(http.MethodPost, "/reset", url.Values{"seed": {"none"}}, nil, nil)
+}
 
 // Version returns the mock server's version: the module's version from the
 // build information (v1.2.3, or a pseudo-version for a build from a

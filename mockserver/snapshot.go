@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/identity"
 )
@@ -82,9 +84,9 @@ func (s *Server) SnapshotOf(businessID string) (*Snapshot, error) {
 }
 
 func (s *Server) snapshot(businessID string) (*Snapshot, error) {
-	data, err := s.identity.Snapshot(businessID)
-	if err != nil {
-		return nil, publicError(err)
+	var data []byte
+	if err := s.admin(http.MethodGet, "/snapshot", query("business_id", businessID), nil, &data); err != nil {
+		return nil, err
 	}
 	return ParseSnapshot(data)
 }
@@ -99,11 +101,7 @@ func (s *Server) Restore(snap *Snapshot) error {
 	if snap == nil {
 		return publicError(domain.Invalid("Restore of a nil snapshot"))
 	}
-	doc, err := s.identity.ParseSnapshot(snap.JSON)
-	if err != nil {
-		return publicError(err)
-	}
-	return publicError(s.identity.Restore(doc))
+	return s.admin(http.MethodPost, "/snapshot", nil, snap.JSON, nil)
 }
 
 // WriteSnapshotFile writes a snapshot of the whole server to path
@@ -224,6 +222,7 @@ func (s *Server) RestoreFile(path string) error {
 // (SeedAccount), oldest first, including those a restored whole-server
 // snapshot brought.
 func (s *Server) SeedAccounts() []*Account {
+	s.inProcessOnly("SeedAccounts")
 	var out []*Account
 	for _, a := range s.identity.SeedAccounts() {
 		out = append(out, s.account(a))
@@ -247,9 +246,9 @@ type Copy struct {
 // the pool, new key values and session tokens; its Account has a new key
 // with every scope and a session for the copy of the business's owner.
 func (s *Server) Copy(businessID string) (*Copy, error) {
-	cp, err := s.identity.CopyTenant(businessID)
-	if err != nil {
-		return nil, publicError(err)
+	var cp admin.AccountCopy
+	if err := s.admin(http.MethodPost, "/accounts/copy", nil, map[string]string{"business_id": businessID}, &cp); err != nil {
+		return nil, err
 	}
 	return &Copy{Account: s.account(&cp.Account), IDs: cp.IDs}, nil
 }

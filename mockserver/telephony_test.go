@@ -217,7 +217,7 @@ func TestAnAttemptTimesOut(t *testing.T) {
 	require.Len(t, d.Attempts, 1)
 	assert.Equal(t, 0, d.Attempts[0].StatusCode)
 	assert.Contains(t, d.Attempts[0].Error, "timeout")
-	assert.Equal(t, "pending", d.Status)
+	assert.Equal(t, DeliveryPending, d.Status)
 	require.NotNil(t, d.NextAttemptAt)
 }
 

@@ -94,7 +94,7 @@ func TestACompletedCallIsDeliveredSignedAndItsOwnWebhookUnsigned(t *testing.T) {
 
 	// One delivery log holds both; kind tells them apart.
 	ds := waitDeliveries(t, env.Server, 2, mockserver.DeliveryFilter{EventID: completed.ID, Status: mockserver.DeliverySucceeded})
-	kinds := map[string]mockserver.Delivery{}
+	kinds := map[mockserver.DeliveryKind]mockserver.Delivery{}
 	for _, d := range ds {
 		kinds[d.Kind] = d
 	}

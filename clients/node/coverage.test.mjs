@@ -47,6 +47,8 @@ const operations = {
   listScript: "scriptSteps",
   clearScript: "clearScript",
   loadFixtures: "loadFixtures",
+  seedLeads: "seedLeads",
+  seedCalls: "seedCalls",
   runSdrSchedulerNow: "runSDRCron",
   getDashboard: "dashboard",
   getDashboardStyle: "dashboardStyle",

@@ -211,6 +211,8 @@ export interface Delivery {
   call_id?: string;
   approval_request_id?: string;
   business_id: string;
+  /** The root business of the tenant owning business_id. */
+  tenant: string;
   event_id: string;
   event: string;
   content_type: string;
@@ -457,6 +459,8 @@ export class MockServer {
   snapshot(businessId?: string): Promise<Snapshot>;
   restore(snapshot: Snapshot): Promise<Restored>;
   loadFixtures(accounts: FixtureAccount[]): Promise<Account[]>;
+  seedLeads(businessId: string, leads: Record<string, unknown>[]): Promise<string[]>;
+  seedCalls(businessId: string, calls: Record<string, unknown>[]): Promise<string[]>;
 
   clock(businessId?: string): Promise<Clock>;
   now(businessId?: string): Promise<string>;

@@ -330,6 +330,18 @@ export class MockServer {
     return got.accounts.map((a) => new Account(this, a));
   }
 
+  /** POST /_mock/leads: leads stored in a business as given, all or nothing; resolves to their ids. */
+  async seedLeads(businessId, leads) {
+    const got = await this.admin("POST", "/leads", { body: { business_id: businessId, leads } });
+    return got.ids;
+  }
+
+  /** POST /_mock/calls: finished calls stored in a business as given, all or nothing; resolves to their ids. */
+  async seedCalls(businessId, calls) {
+    const got = await this.admin("POST", "/calls", { body: { business_id: businessId, calls } });
+    return got.ids;
+  }
+
   // Clocks and the schedule.
 
   /** GET /_mock/clock: {now, pending} of a tenant, or the base time. */

@@ -283,6 +283,15 @@ test("fixtures load leads and calls", async () => {
   assert.deepEqual((await acct.calls()).calls.map((c) => [c.to, c.status]), [["+14155550106", "completed"]]);
 });
 
+test("leads and calls are seeded into an account", async (t) => {
+  const acct = await testAccount(t);
+  const leadIds = await mock.seedLeads(acct.businessId, [{ name: "Ana Ruiz", phone: "+14155550108" }]);
+  const callIds = await mock.seedCalls(acct.businessId, [{ to: "+14155550108", duration: 60 }]);
+  assert.equal(leadIds.length, 1);
+  assert.deepEqual((await acct.calls()).calls.map((c) => c.id), callIds);
+  await assert.rejects(mock.seedLeads(acct.businessId, [{ status: "nothing" }]), (e) => e.status === 400);
+});
+
 test("a copy runs on its own clock and a snapshot brings the original back", async (t) => {
   const acct = await testAccount(t);
   const call = (await acct.api("POST", "/v1/calls", { agent_id: acct.agentId, to: "+14155550107" })).body;

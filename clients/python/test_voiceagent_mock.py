@@ -63,6 +63,8 @@ OPERATIONS = {
     "listScript": "script_steps",
     "clearScript": "clear_script",
     "loadFixtures": "load_fixtures",
+    "seedLeads": "seed_leads",
+    "seedCalls": "seed_calls",
     "runSdrSchedulerNow": "run_sdr_cron",
     "getDashboard": "dashboard",
     "getDashboardStyle": "dashboard_style",
@@ -401,6 +403,16 @@ class ServerTest(voiceagent_mock.MockServerTestMixin, unittest.TestCase):
         self.assertEqual([lead["name"] for lead in acct.api("GET", "/v1/leads").body["leads"]], ["Maria Lopez"])
         calls = acct.calls()["calls"]
         self.assertEqual([(c["to"], c["status"]) for c in calls], [("+14155550106", "completed")])
+
+    def test_seed_leads_and_calls_into_an_account(self):
+        acct = self.account
+        lead_ids = self.mock.seed_leads(acct.business_id, [{"name": "Ana Ruiz", "phone": "+14155550108"}])
+        call_ids = self.mock.seed_calls(acct.business_id, [{"to": "+14155550108", "duration": 60}])
+        self.assertEqual(len(lead_ids), 1)
+        self.assertEqual([c["id"] for c in acct.calls()["calls"]], call_ids)
+        with self.assertRaises(MockError) as e:
+            self.mock.seed_leads(acct.business_id, [{"status": "nothing"}])
+        self.assertEqual(e.exception.status, 400)
 
     def test_copy_runs_on_its_own_clock_and_a_snapshot_brings_it_back(self):
         acct = self.account

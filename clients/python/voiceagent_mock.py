@@ -369,6 +369,14 @@ class MockServer:
         got = self.admin("POST", "/fixtures", {"accounts": accounts})
         return [Account(self, a) for a in got["accounts"]]
 
+    def seed_leads(self, business_id, leads):
+        """POST /_mock/leads: leads stored in a business as given, all or nothing; returns their ids."""
+        return self.admin("POST", "/leads", {"business_id": business_id, "leads": leads})["ids"]
+
+    def seed_calls(self, business_id, calls):
+        """POST /_mock/calls: finished calls stored in a business as given, all or nothing; returns their ids."""
+        return self.admin("POST", "/calls", {"business_id": business_id, "calls": calls})["ids"]
+
     # Clocks and the schedule.
 
     def clock(self, business_id=None):

@@ -226,7 +226,7 @@ func runAgainstMock(ctx context.Context, out *syncWriter) error {
 	if err != nil {
 		return err
 	}
-	delivered := func(event webhooks.EventType, status string) mockserver.DeliveryFilter {
+	delivered := func(event webhooks.EventType, status mockserver.DeliveryStatus) mockserver.DeliveryFilter {
 		return mockserver.DeliveryFilter{SubscriptionID: sub.ID, Event: string(event), Status: status}
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)

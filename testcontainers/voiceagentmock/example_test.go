@@ -9,6 +9,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/voiceagent/voiceagent-go/calls"
+	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/testcontainers/voiceagentmock"
 )
 
@@ -22,7 +23,7 @@ func ExampleRun() {
 	}
 	defer testcontainers.TerminateContainer(mock)
 
-	acct, err := mock.NewAccount(ctx, voiceagentmock.AccountOptions{BusinessName: "Example"})
+	acct, err := mock.NewAccount(mockserver.AccountOptions{BusinessName: "Example"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -31,9 +32,7 @@ func ExampleRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := acct.Advance(ctx, 10*time.Minute); err != nil { // the call rings, runs and completes
-		log.Fatal(err)
-	}
+	acct.Advance(10 * time.Minute) // the call rings, runs and completes
 	got, err := c.Calls.Get(ctx, call.ID)
 	if err != nil {
 		log.Fatal(err)

@@ -1,9 +1,12 @@
 // Package voiceagentmock runs the voiceagent mock server in a container
 // for tests, with Testcontainers for Go: the image, started and waited
-// for until it is healthy, its API base URL, its admin API with a token
-// of the test's own, new accounts with SDK clients pointed at the
-// container, and helpers for the admin API (the tenant clock, faults,
-// any other admin request).
+// for until it is healthy, with an admin token of the test's own, and the
+// server as a *mockserver.Server reached with mockserver.Connect. Its
+// accounts are *mockserver.Account values: every Go helper a server in the
+// test's process has (NewAccount, Script, VerifyScript, Advance, Copy,
+// Snapshot, Restore, Requests, Deliveries, WaitDeliveries, Schedule,
+// AddFault, InboundCall, InboundSMS, Client with fast retries, ...), the
+// same API in process and in the container.
 //
 // It lives in a Go module of its own, so that the SDK's module does not
 // depend on container libraries:
@@ -17,15 +20,12 @@
 package voiceagentmock
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -34,8 +34,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
 
-	voiceagent "github.com/voiceagent/voiceagent-go"
-	"github.com/voiceagent/voiceagent-go/client"
+	"github.com/voiceagent/voiceagent-go/mockserver"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 )
 
 // ImageRepository is where the released images are.
@@ -83,14 +83,16 @@ func imageTag() string {
 	return "latest"
 }
 
-// Container is a running mock server.
+// Container is a running mock server: the container, and the server in it
+// as mockserver.Connect returns it, whose helpers (NewAccount, Advance,
+// AddFault, Requests, Deliveries, ...) it promotes.
 type Container struct {
 	*testcontainers.DockerContainer
+	*mockserver.Server
 
 	baseURL  string
 	adminURL string
 	token    string
-	http     *http.Client
 }
 
 // adminTokenOption sets the admin token; Run reads it to authenticate.
@@ -161,7 +163,7 @@ func Run(ctx context.Context, opts ...testcontainers.ContainerCustomizer) (*Cont
 	ctr, err := testcontainers.Run(ctx, DefaultImage(), all...)
 	var c *Container
 	if ctr != nil {
-		c = &Container{DockerContainer: ctr, token: token, http: &http.Client{Timeout: 30 * time.Second}}
+		c = &Container{DockerContainer: ctr, token: token}
 	}
 	if err != nil {
 		return c, fmt.Errorf("voiceagentmock: run: %w", err)
@@ -171,6 +173,9 @@ func Run(ctx context.Context, opts ...testcontainers.ContainerCustomizer) (*Cont
 		return c, fmt.Errorf("voiceagentmock: port: %w", err)
 	}
 	c.baseURL, c.adminURL = endpoint+"/api", endpoint+"/_mock"
+	if c.Server, err = mockserver.Connect(endpoint, token); err != nil {
+		return c, fmt.Errorf("voiceagentmock: %w", err)
+	}
 	return c, nil
 }
 
@@ -186,118 +191,9 @@ func (c *Container) AdminURL() string { return c.adminURL }
 // Authorization: Bearer <token>.
 func (c *Container) AdminToken() string { return c.token }
 
-// Client returns an SDK client with key against the container, without
-// client-side rate limiting (the server enforces the limits), and opts.
-func (c *Container) Client(key string, opts ...voiceagent.Option) *client.Client {
-	base := []voiceagent.Option{voiceagent.WithBaseURL(c.baseURL), voiceagent.WithRateLimiting(false)}
-	return client.New(key, append(base, opts...)...)
-}
-
-// AdminError is an answer of the admin API other than 2xx.
-type AdminError struct {
-	// Method and Path are the request's.
-	Method, Path string
-	// StatusCode is the response's HTTP status.
-	StatusCode int
-	// Body is the response's body (the API's error JSON).
-	Body string
-}
-
-// Error returns the request, the status and the body.
-func (e *AdminError) Error() string {
-	return fmt.Sprintf("voiceagentmock: %s %s: %d %s", e.Method, e.Path, e.StatusCode, strings.TrimSpace(e.Body))
-}
-
-// Admin sends one request to the admin API with the admin token: method,
-// a path under /_mock (such as "/requests?method=POST"), body encoded as
-// JSON unless nil, and the JSON answer decoded into out unless nil. An
-// answer other than 2xx is an *AdminError.
-func (c *Container) Admin(ctx context.Context, method, path string, body, out any) error {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.adminURL+path, r)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("voiceagentmock: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return fmt.Errorf("voiceagentmock: %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return &AdminError{Method: method, Path: path, StatusCode: resp.StatusCode, Body: string(raw)}
-	}
-	if out != nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("voiceagentmock: %s %s: decoding the answer: %w", method, path, err)
-		}
-	}
-	return nil
-}
-
-// AccountOptions describe a new account (POST /_mock/accounts); empty
-// fields take the server's defaults (a generated name and email, every
-// scope).
-type AccountOptions struct {
-	// BusinessName names the account's business.
-	BusinessName string `json:"business_name,omitempty"`
-	// Email is the account's user's address.
-	Email string `json:"email,omitempty"`
-	// Scopes are the API key's scopes.
-	Scopes []string `json:"scopes,omitempty"`
-}
-
-// Account is a tenant of the server with its own clock and faults: a
-// business, its intake agent, a phone number, an API key and a dashboard
-// session.
-type Account struct {
-	// APIKey is the account's key (voiceagent_live_...).
-	APIKey string `json:"api_key"`
-	// BusinessID is the account's business, which names its tenant.
-	BusinessID string `json:"business_id"`
-	// AgentID is the business's intake agent.
-	AgentID string `json:"agent_id"`
-	// PhoneNumber is the business's number.
-	PhoneNumber string `json:"phone_number"`
-	// UserID is the account's user.
-	UserID string `json:"user_id"`
-	// Session is a dashboard session (the voiceagent_session cookie).
-	Session string `json:"session"`
-
-	c *Container
-}
-
-// NewAccount creates an account on the server (POST /_mock/accounts):
-// its own tenant, clock and faults, so tests in parallel on one container
-// never see each other.
-func (c *Container) NewAccount(ctx context.Context, opts AccountOptions) (*Account, error) {
-	a := &Account{c: c}
-	if err := c.Admin(ctx, http.MethodPost, "/accounts", opts, a); err != nil {
-		return nil, err
-	}
-	if a.APIKey == "" || a.BusinessID == "" {
-		return nil, errors.New("voiceagentmock: POST /_mock/accounts answered no api_key or business_id")
-	}
-	return a, nil
-}
-
 // DemoAccount returns the demo account the server seeds unless started
 // with WithSeed("none"), read from the lines the server printed at start.
-func (c *Container) DemoAccount(ctx context.Context) (*Account, error) {
+func (c *Container) DemoAccount(ctx context.Context) (*mockserver.Account, error) {
 	logs, err := c.Logs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("voiceagentmock: logs: %w", err)
@@ -307,7 +203,7 @@ func (c *Container) DemoAccount(ctx context.Context) (*Account, error) {
 	if err != nil {
 		return nil, fmt.Errorf("voiceagentmock: logs: %w", err)
 	}
-	a := &Account{c: c}
+	var a admin.Account
 	for _, line := range strings.Split(string(raw), "\n") {
 		line = strings.TrimSpace(line)
 		if k, ok := strings.CutPrefix(line, "export VOICEAGENT_API_KEY="); ok {
@@ -321,101 +217,5 @@ func (c *Container) DemoAccount(ctx context.Context) (*Account, error) {
 	if a.APIKey == "" || a.BusinessID == "" {
 		return nil, errors.New("voiceagentmock: the server printed no demo account (started with WithSeed(\"none\")?)")
 	}
-	return a, nil
-}
-
-// Client returns an SDK client with the account's key, pointed at the
-// container, without client-side rate limiting, and opts.
-func (a *Account) Client(opts ...voiceagent.Option) *client.Client {
-	return a.c.Client(a.APIKey, opts...)
-}
-
-// clockAnswer is the admin API's answer about a clock.
-type clockAnswer struct {
-	Now time.Time `json:"now"`
-}
-
-// Advance moves the clock of the tenant of businessID forward by d ("":
-// every tenant and the base time), running what falls due on the way
-// (calls, texts, webhook deliveries and their retries, runs), and returns
-// the tenant's new time.
-func (c *Container) Advance(ctx context.Context, businessID string, d time.Duration) (time.Time, error) {
-	body := map[string]any{"seconds": d.Seconds()}
-	if businessID != "" {
-		body["business_id"] = businessID
-	}
-	var got clockAnswer
-	err := c.Admin(ctx, http.MethodPost, "/clock/advance", body, &got)
-	return got.Now, err
-}
-
-// Advance moves the account's tenant's clock forward by d and returns its
-// new time; other tenants' clocks do not move.
-func (a *Account) Advance(ctx context.Context, d time.Duration) (time.Time, error) {
-	return a.c.Advance(ctx, a.BusinessID, d)
-}
-
-// Now returns the account's tenant's simulated time.
-func (a *Account) Now(ctx context.Context) (time.Time, error) {
-	var got clockAnswer
-	err := a.c.Admin(ctx, http.MethodGet, "/clock?business_id="+a.BusinessID, nil, &got)
-	return got.Now, err
-}
-
-// Fault is a fault injection rule (POST /_mock/faults): requests that
-// match Method and Path (exact, or a prefix when it ends with *) fail as
-// it says. The mockserver package's FaultRule documents every field.
-type Fault struct {
-	// ID names the rule; the server makes one when empty.
-	ID string `json:"id,omitempty"`
-	// BusinessID limits the rule to one tenant's requests.
-	BusinessID string `json:"business_id,omitempty"`
-	// Method is the request method to match ("": any).
-	Method string `json:"method,omitempty"`
-	// Path is the API path to match, such as /v1/calls.
-	Path string `json:"path,omitempty"`
-	// Target is what fails: request (the default, the HTTP exchange),
-	// voice_provider, storage, sms_provider or dependency.
-	Target string `json:"target,omitempty"`
-	// Status is the error status to answer (400 to 599).
-	Status int `json:"status,omitempty"`
-	// Code and Message are the error's code and message.
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
-	// LatencyMS delays the answer.
-	LatencyMS int `json:"latency_ms,omitempty"`
-	// Drop closes the connection without an answer.
-	Drop bool `json:"drop,omitempty"`
-	// After, with Drop, lets the request's work happen before the answer
-	// is lost.
-	After bool `json:"after,omitempty"`
-	// Truncate cuts the answer short.
-	Truncate bool `json:"truncate,omitempty"`
-	// Probability fires the rule on this share of matching requests (0:
-	// always).
-	Probability float64 `json:"probability,omitempty"`
-	// Times fires the rule this many times, then removes it (0: no bound).
-	Times int `json:"times,omitempty"`
-	// RetryAfter sets the Retry-After header, in seconds.
-	RetryAfter int `json:"retry_after,omitempty"`
-}
-
-// AddFault installs a fault rule and returns it as the server stored it,
-// with its id.
-func (c *Container) AddFault(ctx context.Context, f Fault) (Fault, error) {
-	var got Fault
-	err := c.Admin(ctx, http.MethodPost, "/faults", f, &got)
-	return got, err
-}
-
-// RemoveFault removes the fault rule with id.
-func (c *Container) RemoveFault(ctx context.Context, id string) error {
-	return c.Admin(ctx, http.MethodDelete, "/faults?id="+id, nil, nil)
-}
-
-// AddFault installs a fault rule that fires only on the account's
-// tenant's requests.
-func (a *Account) AddFault(ctx context.Context, f Fault) (Fault, error) {
-	f.BusinessID = a.BusinessID
-	return a.c.AddFault(ctx, f)
+	return c.AccountOf(a), nil
 }

@@ -20,6 +20,8 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
+	"github.com/voiceagent/voiceagent-go/internal/harness/helpersuite"
+	"github.com/voiceagent/voiceagent-go/mockserver"
 	"github.com/voiceagent/voiceagent-go/testcontainers/voiceagentmock"
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
@@ -61,32 +63,37 @@ func startMock(t *testing.T, opts ...testcontainers.ContainerCustomizer) *voicea
 	return c
 }
 
+// TestTheGoHelpersInTheContainer: the container's server is the same Go
+// API as a server in the test's process: the suite of every admin helper
+// that runs against mockserver.New and the binary runs against the image.
+func TestTheGoHelpersInTheContainer(t *testing.T) {
+	mock := startMock(t, voiceagentmock.WithSeed("none"))
+	helpersuite.Run(t, mock.Server, helpersuite.Options{Reset: true})
+}
+
 // TestACallCompletesOnTheTenantClock: an account made through the admin
 // API places a call with the SDK; advancing that tenant's clock completes
 // it, and another tenant's clock stays where it was.
 func TestACallCompletesOnTheTenantClock(t *testing.T) {
 	ctx := context.Background()
 	mock := startMock(t, voiceagentmock.WithSeed("none"))
-	acct, err := mock.NewAccount(ctx, voiceagentmock.AccountOptions{BusinessName: "Clock Test"})
+	acct, err := mock.NewAccount(mockserver.AccountOptions{BusinessName: "Clock Test"})
 	require.NoError(t, err)
-	other, err := mock.NewAccount(ctx, voiceagentmock.AccountOptions{})
+	other, err := mock.NewAccount(mockserver.AccountOptions{})
 	require.NoError(t, err)
 	c := acct.Client()
 
 	call, err := c.Calls.Create(ctx, &calls.CreateParams{AgentID: acct.AgentID, To: "+15551230001"})
 	require.NoError(t, err)
 	assert.NotEqual(t, calls.StatusCompleted, call.Status)
-	before, err := other.Now(ctx)
-	require.NoError(t, err)
+	before := other.Now()
 
-	now, err := acct.Advance(ctx, 10*time.Minute)
-	require.NoError(t, err)
+	now := acct.Advance(10 * time.Minute)
 	got, err := c.Calls.Get(ctx, call.ID)
 	require.NoError(t, err)
 	assert.Equal(t, calls.StatusCompleted, got.Status)
 
-	after, err := other.Now(ctx)
-	require.NoError(t, err)
+	after := other.Now()
 	assert.Equal(t, before, after, "another tenant's clock does not move")
 	assert.True(t, now.After(after))
 }
@@ -123,7 +130,7 @@ func TestAWebhookReachesAReceiverOnTheHost(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 
 	mock := startMock(t, opts...)
-	acct, err := mock.NewAccount(ctx, voiceagentmock.AccountOptions{})
+	acct, err := mock.NewAccount(mockserver.AccountOptions{})
 	require.NoError(t, err)
 	c := acct.Client()
 	_, err = c.Webhooks.Upsert(ctx, &webhooks.UpsertParams{
@@ -134,32 +141,30 @@ func TestAWebhookReachesAReceiverOnTheHost(t *testing.T) {
 	require.NoError(t, err)
 	call, err := c.Calls.Create(ctx, &calls.CreateParams{AgentID: acct.AgentID, To: "+15551230007"})
 	require.NoError(t, err)
-	_, err = acct.Advance(ctx, 10*time.Minute)
-	require.NoError(t, err)
+	acct.Advance(10 * time.Minute)
 
 	select {
 	case body := <-received:
-		assert.Equal(t, webhooks.EventCallCompleted, body["event"], "body: %v", body)
+		assert.Equal(t, string(webhooks.EventCallCompleted), body["event"], "body: %v", body)
 		data, _ := body["data"].(map[string]any)
 		assert.Equal(t, call.ID, data["id"], "body: %v", body)
 	case <-time.After(30 * time.Second):
-		var deliveries any
-		_ = mock.Admin(ctx, http.MethodGet, "/deliveries?business_id="+acct.BusinessID, nil, &deliveries)
-		t.Fatalf("no delivery reached the receiver on the host; the delivery log: %v", deliveries)
+		t.Fatalf("no delivery reached the receiver on the host; the delivery log: %+v", acct.Deliveries(mockserver.DeliveryFilter{}))
 	}
 }
 
 // TestAScopedFaultFires: a fault of one account fails that account's
-// request and no other's, and removing it ends it.
+// request and no other's, the client retries it as fast as in process,
+// and removing it ends it.
 func TestAScopedFaultFires(t *testing.T) {
 	ctx := context.Background()
 	mock := startMock(t)
-	acct, err := mock.NewAccount(ctx, voiceagentmock.AccountOptions{})
+	acct, err := mock.NewAccount(mockserver.AccountOptions{})
 	require.NoError(t, err)
 	other, err := mock.DemoAccount(ctx)
 	require.NoError(t, err)
 
-	f, err := acct.AddFault(ctx, voiceagentmock.Fault{Method: http.MethodPost, Path: "/v1/calls", Status: http.StatusServiceUnavailable})
+	f, err := acct.AddFault(mockserver.FaultRule{Method: http.MethodPost, Path: "/v1/calls", Status: http.StatusServiceUnavailable})
 	require.NoError(t, err)
 	require.NotEmpty(t, f.ID)
 
@@ -169,15 +174,18 @@ func TestAScopedFaultFires(t *testing.T) {
 	_, err = other.Client().Calls.Create(ctx, &calls.CreateParams{AgentID: other.AgentID, To: "+15551230003"})
 	assert.NoError(t, err, "the demo account never sees it")
 
-	require.NoError(t, mock.RemoveFault(ctx, f.ID))
+	require.True(t, mock.RemoveFault(f.ID))
+	zero := 0
+	_, err = acct.AddFault(mockserver.FaultRule{Method: http.MethodPost, Path: "/v1/calls", Status: http.StatusServiceUnavailable, Times: 1, RetryAfter: &zero})
+	require.NoError(t, err)
 	_, err = acct.Client().Calls.Create(ctx, params)
-	assert.NoError(t, err, "removed")
+	assert.NoError(t, err, "retried past one 503")
+	assert.Len(t, acct.Requests(mockserver.RequestFilter{Method: http.MethodPost, Path: "/v1/calls", Status: http.StatusServiceUnavailable}.Match), 2)
 }
 
 // TestTheAdminAPINeedsTheToken: the container's admin API answers 401
-// without the token; Admin sends it.
+// without the token; Connect with the token reaches it.
 func TestTheAdminAPINeedsTheToken(t *testing.T) {
-	ctx := context.Background()
 	mock := startMock(t, voiceagentmock.WithAdminToken("test-token"))
 	assert.Equal(t, "test-token", mock.AdminToken())
 
@@ -186,12 +194,11 @@ func TestTheAdminAPINeedsTheToken(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 
-	var health map[string]any
-	require.NoError(t, mock.Admin(ctx, http.MethodGet, "/health", nil, &health))
-	assert.Equal(t, "ok", health["status"])
-
-	err = mock.Admin(ctx, http.MethodPost, "/clock/advance", map[string]any{"seconds": -1}, nil)
-	var ae *voiceagentmock.AdminError
-	require.True(t, errors.As(err, &ae), "%v", err)
-	assert.Equal(t, http.StatusBadRequest, ae.StatusCode)
+	_, err = mockserver.Connect(mock.AdminURL(), "wrong")
+	var e *mockserver.Error
+	require.True(t, errors.As(err, &e), "%v", err)
+	assert.Equal(t, http.StatusUnauthorized, e.Status)
+	srv, err := mockserver.Connect(mock.AdminURL(), "test-token")
+	require.NoError(t, err)
+	assert.False(t, srv.Now().IsZero())
 }

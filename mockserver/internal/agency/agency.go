@@ -14,6 +14,7 @@ import (
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
 	"github.com/voiceagent/voiceagent-go/internal/canonical"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -105,7 +106,7 @@ func (cmd agencyCommand) load(data []byte) (input, error) {
 
 // faults reports whether a simulated dependency (a fault target) fails, as
 // the domain error of its failure; nil when it responds.
-type faults func(target string) *domain.Error
+type faults func(target admin.FaultTarget) *domain.Error
 
 // call is what an agency operation runs with besides its input: when, who
 // sent the command (by, whose tenant's clock and scoped faults apply), how
@@ -136,7 +137,7 @@ func (e *errRetained) Error() string { return "retained: " + e.cause.Error() }
 // ready is called by every operation once its guards passed and before it
 // changes anything: a failing dependency retains the command.
 func (c *call) ready() error {
-	if e := c.deps(httpapi.FaultTargetDependency); e != nil {
+	if e := c.deps(admin.FaultTargetDependency); e != nil {
 		return &errRetained{cause: e}
 	}
 	return nil
@@ -307,7 +308,7 @@ func (s *Service) runRetained(tx *platform.Tx, now time.Time, op *store.AgencyOp
 	by, err := retainedSender(tx, r)
 	c := &call{
 		now: now, by: by, resource: op.Resource, action: op.Action,
-		deps: func(target string) *domain.Error {
+		deps: func(target admin.FaultTarget) *domain.Error {
 			return s.httpapi.DependencyFaultAt(target, http.MethodPost, r.Path, r.Tenant)
 		},
 	}
@@ -511,7 +512,7 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 // and the caller must be a current member. It returns the agency, or nil
 // with no error when the caller is not a member and allowNonMember is set.
 func agencyRead(rc *httpapi.Ctx, allowNonMember bool) (*store.Partner, error) {
-	if e := rc.DependencyFault(httpapi.FaultTargetDependency); e != nil {
+	if e := rc.DependencyFault(admin.FaultTargetDependency); e != nil {
 		return nil, domain.New(voiceagent.CodeServiceUnavailable,
 			"the agency evidence is unavailable ("+e.Message+"); it is not reported as empty: retry later")
 	}

@@ -15,6 +15,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	sdk "github.com/voiceagent/voiceagent-go/agency"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -677,7 +678,7 @@ func (s *Service) retryWaiting(tx *platform.Tx, now time.Time, sess *store.Enrol
 	}
 	// The retry acts for the user who enrolled, in that tenant.
 	by := &domain.Actor{UserID: sess.EnrolledBy, Tenant: tenant}
-	c := &call{now: now, by: by, deps: func(target string) *domain.Error {
+	c := &call{now: now, by: by, deps: func(target admin.FaultTarget) *domain.Error {
 		return s.httpapi.DependencyFaultAt(target, http.MethodPost, pathAgencyEnrollments, tenant)
 	}}
 	changed := false
@@ -779,7 +780,7 @@ func (s *Service) enrollEntry(tx *platform.Tx, c *call, sess *store.EnrollmentSe
 		b, _ := tx.Businesses.Get(p.businessID)
 		r.State, r.InstallationID = clientEnrolled, s.newInstallation(tx, now, sess, v, b, intakeAgentOf(tx, b.ID), e.Facts).ID
 	default: // create_client
-		if f := c.deps(httpapi.FaultTargetVoiceProvider); f != nil {
+		if f := c.deps(admin.FaultTargetVoiceProvider); f != nil {
 			r.State, r.Reason = clientWaiting, "dependency_unavailable"
 			r.Detail = "the voice provider is unavailable (" + f.Message + "); the client is provisioned when it returns"
 			return r

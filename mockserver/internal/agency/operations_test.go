@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
@@ -330,7 +331,7 @@ func TestRetainedCommandRetriesThenMeetsItsGuards(t *testing.T) {
 		_, opID = w.retainProfile(tx, "update", in)
 		require.Len(t, operationsOf(tx, w.partner, "profile"), 1)
 	})
-	_, err := w.api.AddFault(httpapi.FaultRule{Path: "/v1/agency-profile", Method: http.MethodPost, Target: httpapi.FaultTargetDependency, Times: 1})
+	_, err := w.api.AddFault(admin.FaultRule{Path: "/v1/agency-profile", Method: http.MethodPost, Target: admin.FaultTargetDependency, Times: 1})
 	require.NoError(t, err)
 	w.p.Clocks.Advance(agencyRetryEvery)
 	var op store.AgencyOperation
@@ -359,7 +360,7 @@ func TestWaitingClientsAreProvisionedWhenTheProviderReturns(t *testing.T) {
 	sess, appr := w.approvedSession(w.publish("Base"), "c1")
 	w.p.Write(func(tx *platform.Tx) {
 		c := w.call(w.admin, "enrollments", "enroll")
-		c.deps = failing(httpapi.FaultTargetVoiceProvider)
+		c.deps = failing(admin.FaultTargetVoiceProvider)
 		r, err := w.s.enroll(tx, c, w.enrollInputOf(sess, appr))
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusAccepted, response(r).(*httpapi.Respond).Status)
@@ -368,8 +369,8 @@ func TestWaitingClientsAreProvisionedWhenTheProviderReturns(t *testing.T) {
 	require.Equal(t, clientWaiting, sess.Receipts[0].State)
 
 	// The provider fails once more, for the agency's tenant only.
-	_, err := w.api.AddFault(httpapi.FaultRule{BusinessID: w.admin.Businesses[0], Path: "/v1/agency-enrollments",
-		Target: httpapi.FaultTargetVoiceProvider, Times: 1})
+	_, err := w.api.AddFault(admin.FaultRule{BusinessID: w.admin.Businesses[0], Path: "/v1/agency-enrollments",
+		Target: admin.FaultTargetVoiceProvider, Times: 1})
 	require.NoError(t, err)
 	w.p.Clocks.Advance(agencyRetryEvery)
 	w.p.Read(func(*platform.Tx) {
@@ -430,7 +431,7 @@ func TestAgencyTasksAreRebuiltFromData(t *testing.T) {
 	var opID string
 	w.p.Write(func(tx *platform.Tx) {
 		c := w.call(w.admin, "enrollments", "enroll")
-		c.deps = failing(httpapi.FaultTargetVoiceProvider)
+		c.deps = failing(admin.FaultTargetVoiceProvider)
 		_, err := w.s.enroll(tx, c, w.enrollInputOf(sess, appr))
 		require.NoError(t, err)
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/hooks"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -88,7 +89,7 @@ func (w *world) call(by *domain.Actor, resource, action string) *call {
 func (w *world) retainProfile(tx *platform.Tx, action string, in input) (*domain.Error, string) {
 	w.t.Helper()
 	c := w.call(w.admin, "profile", action)
-	c.deps = failing(httpapi.FaultTargetDependency)
+	c.deps = failing(admin.FaultTargetDependency)
 	_, err := in.apply(w.s, tx, c)
 	var ret *errRetained
 	require.ErrorAs(w.t, err, &ret)
@@ -99,13 +100,13 @@ func (w *world) retainProfile(tx *platform.Tx, action string, in input) (*domain
 }
 
 // noFaults is the dependencies of a command when every one responds.
-func noFaults(string) *domain.Error { return nil }
+func noFaults(admin.FaultTarget) *domain.Error { return nil }
 
 // failing is the dependencies of a command when target fails.
-func failing(target string) faults {
-	return func(t string) *domain.Error {
+func failing(target admin.FaultTarget) faults {
+	return func(t admin.FaultTarget) *domain.Error {
 		if t == target {
-			return domain.New("bad_gateway", target+" is down")
+			return domain.New("bad_gateway", string(target)+" is down")
 		}
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
@@ -132,7 +133,7 @@ func (s *Service) governedUpdate(rc *httpapi.Ctx) (any, error) {
 // voiceProviderFault returns the check of the voice provider's simulated
 // failure for the request rc.
 func voiceProviderFault(rc *httpapi.Ctx) func() *domain.Error {
-	return func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
+	return func() *domain.Error { return rc.DependencyFault(admin.FaultTargetVoiceProvider) }
 }
 
 // Submit submits governed update req of who at now. The key needs the

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -43,21 +44,6 @@ const maxDeliveryAttempts = len(webhookRetrySchedule)
 // previous failed attempt. After the eighth failure the delivery is failed
 // (and replayable).
 func WebhookRetrySchedule() []time.Duration { return slices.Clone(webhookRetrySchedule[:]) }
-
-// Delivery states (Delivery.Status, DeliveryFilter.Status, ?status=).
-const (
-	// DeliveryPending is a delivery with attempts still to come.
-	DeliveryPending = store.DeliveryPending
-	// DeliverySucceeded is a delivery a receiver responded to with a 2xx.
-	DeliverySucceeded = store.DeliverySucceeded
-	// DeliveryFailed is a delivery whose last attempt failed; it is
-	// replayable.
-	DeliveryFailed = store.DeliveryFailed
-	// DeliveryCanceled is a delivery stopped before its end (its
-	// subscription was deleted or deactivated, or the record it belongs to
-	// is gone); it is replayable.
-	DeliveryCanceled = store.DeliveryCanceled
-)
 
 // deliveryEngine delivers events to subscriptions, the per-call webhooks
 // of calls and every other kind of delivery registered with it, with one
@@ -517,125 +503,8 @@ func (s *Service) cancelDeliveries(tx *platform.Tx, subscriptionID, reason strin
 	s.engine.notify.Notify()
 }
 
-// Delivery kinds (Delivery.Kind, DeliveryFilter.Kind, ?kind=).
-const (
-	// DeliveryKindSubscription is an event rendered for a subscription.
-	DeliveryKindSubscription = store.DeliverySubscription
-	// DeliveryKindCallWebhook is the per-call webhook of a call (the
-	// webhook_url of POST /v1/calls).
-	DeliveryKindCallWebhook = store.DeliveryCallWebhook
-	// DeliveryKindApprovalCallback is the decision of an approval request
-	// posted to its callback_url (POST /v1/approval-requests).
-	DeliveryKindApprovalCallback = store.DeliveryApprovalCallback
-)
-
-// Delivery is a webhook delivery as the delivery log (GET /_mock/deliveries)
-// shows it: one event rendered for one subscription, the per-call webhook
-// of one call, or the callback of one approval request, and every attempt
-// to post it.
-type Delivery struct {
-	ID string `json:"id"`
-	// Kind is subscription, call_webhook or approval_callback.
-	Kind string `json:"kind"`
-	// MessageID is the webhook-id header, the same on every attempt and on
-	// replays: the event id for a subscription, the id of the first
-	// delivery for a per-call webhook, the callback body's id for an
-	// approval callback.
-	MessageID string `json:"message_id"`
-	// SubscriptionID is the subscription of a subscription delivery.
-	SubscriptionID string `json:"subscription_id,omitempty"`
-	// CallID is the call of a per-call webhook.
-	CallID string `json:"call_id,omitempty"`
-	// ApprovalRequestID is the approval request of an approval callback.
-	ApprovalRequestID string `json:"approval_request_id,omitempty"`
-	BusinessID        string `json:"business_id"`
-	// EventID is the event delivered (for a per-call webhook, the
-	// call.completed or call.failed event of the log; for an approval
-	// callback, the id of its approval.decided body, which the event log
-	// does not hold).
-	EventID     string `json:"event_id"`
-	Event       string `json:"event"`
-	ContentType string `json:"content_type"`
-	// Body is the request body, byte for byte as sent (and signed).
-	Body string `json:"body"`
-	// Status is pending, succeeded, failed (replayable) or canceled
-	// (subscriptions only, in practice).
-	Status   string            `json:"status"`
-	Attempts []DeliveryAttempt `json:"attempts"`
-	// NextAttemptAt is the simulated time of the next attempt, if any.
-	NextAttemptAt *time.Time `json:"next_attempt_at"`
-	// ReplayOf is the delivery this one replays.
-	ReplayOf string `json:"replay_of,omitempty"`
-	// Reason says why a delivery was canceled, or why it failed at once
-	// (a receiver the server may not call).
-	Reason    string    `json:"reason,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-
-	tenant string // BusinessID's tenant, for DeliveryFilter.Tenant
-}
-
-// Tenant returns the root business of the tenant owning the delivery's
-// business: what DeliveryFilter.Tenant matches.
-func (d *Delivery) Tenant() string { return d.tenant }
-
-// DeliveryAttempt is one HTTP request of a delivery.
-type DeliveryAttempt struct {
-	Attempt int `json:"attempt"`
-	// At is the simulated time of the attempt.
-	At time.Time `json:"at"`
-	// SentAt is the wall-clock time of the attempt (its webhook-timestamp).
-	SentAt time.Time `json:"sent_at"`
-	URL    string    `json:"url"`
-	Method string    `json:"method"`
-	// RequestHeaders are the headers sent; custom header values read
-	// "[redacted]".
-	RequestHeaders map[string]string `json:"request_headers"`
-	// StatusCode is the receiver's status, 0 when none came.
-	StatusCode int `json:"status_code"`
-	// Error says why the attempt failed.
-	Error      string  `json:"error,omitempty"`
-	DurationMS float64 `json:"duration_ms"`
-	// Response is the start (4 KiB) of the receiver's response.
-	Response string `json:"response,omitempty"`
-}
-
-// DeliveryFilter selects deliveries; empty fields match everything.
-type DeliveryFilter struct {
-	// Kind is DeliveryKindSubscription, DeliveryKindCallWebhook or
-	// DeliveryKindApprovalCallback.
-	Kind              string
-	SubscriptionID    string
-	CallID            string
-	ApprovalRequestID string
-	BusinessID        string
-	// Tenant keeps the deliveries of every business of a tenant (its root
-	// business id: GET /_mock/deliveries?business_id= names any business
-	// of the tenant).
-	Tenant  string
-	EventID string
-	Event   string
-	Status  string
-	// MinAttempts keeps deliveries with at least this many attempts made.
-	MinAttempts int
-}
-
-// Match reports whether a delivery passes the filter, so a filter can be
-// given to WaitDeliveries: srv.WaitDeliveries(ctx, f.Match).
-func (f DeliveryFilter) Match(d *Delivery) bool {
-	return (f.Kind == "" || d.Kind == f.Kind) &&
-		(f.SubscriptionID == "" || d.SubscriptionID == f.SubscriptionID) &&
-		(f.CallID == "" || d.CallID == f.CallID) &&
-		(f.ApprovalRequestID == "" || d.ApprovalRequestID == f.ApprovalRequestID) &&
-		(f.BusinessID == "" || d.BusinessID == f.BusinessID) &&
-		(f.Tenant == "" || d.tenant == f.Tenant) &&
-		(f.EventID == "" || d.EventID == f.EventID) &&
-		(f.Event == "" || d.Event == f.Event) &&
-		(f.Status == "" || d.Status == f.Status) &&
-		len(d.Attempts) >= f.MinAttempts
-}
-
-func deliveryView(d *store.Delivery) Delivery {
-	var v Delivery
+func deliveryView(d *store.Delivery) admin.Delivery {
+	var v admin.Delivery
 	fillDeliveryView(&v, d)
 	v.Attempts = slices.Clone(v.Attempts)
 	return v
@@ -643,20 +512,20 @@ func deliveryView(d *store.Delivery) Delivery {
 
 // fillDeliveryView writes d's view into v, reusing v's attempts slice (so a
 // scan can test every delivery without allocating).
-func fillDeliveryView(v *Delivery, d *store.Delivery) {
+func fillDeliveryView(v *admin.Delivery, d *store.Delivery) {
 	attempts := v.Attempts[:0]
-	*v = Delivery{
-		ID: d.ID, Kind: d.Kind, MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, CallID: d.CallID,
-		ApprovalRequestID: d.ApprovalRequestID, BusinessID: d.BusinessID, tenant: d.Tenant,
+	*v = admin.Delivery{
+		ID: d.ID, Kind: admin.DeliveryKind(d.Kind), MessageID: d.MessageID, SubscriptionID: d.SubscriptionID, CallID: d.CallID,
+		ApprovalRequestID: d.ApprovalRequestID, BusinessID: d.BusinessID, Tenant: d.Tenant,
 		EventID: d.EventID, Event: d.EventType, ContentType: d.ContentType, Body: string(d.Body),
-		Status: d.Status, ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
+		Status: admin.DeliveryStatus(d.Status), ReplayOf: d.ReplayOf, Reason: d.Reason, CreatedAt: d.CreatedAt,
 	}
 	if !d.NextAttemptAt.IsZero() {
 		t := d.NextAttemptAt
 		v.NextAttemptAt = &t
 	}
 	for _, a := range d.Attempts {
-		attempts = append(attempts, DeliveryAttempt{
+		attempts = append(attempts, admin.DeliveryAttempt{
 			Attempt: a.N, At: a.At, SentAt: a.SentAt, URL: a.URL, Method: a.Method,
 			RequestHeaders: a.Headers, StatusCode: a.StatusCode, Error: a.Error,
 			DurationMS: float64(a.Duration.Microseconds()) / 1000, Response: a.Response,
@@ -667,22 +536,22 @@ func fillDeliveryView(v *Delivery, d *store.Delivery) {
 
 // Deliveries returns the deliveries in the log that pass the filter, oldest
 // first.
-func (s *Service) Deliveries(f DeliveryFilter) []Delivery {
+func (s *Service) Deliveries(f admin.DeliveryFilter) []admin.Delivery {
 	return s.deliveries(f.Match)
 }
 
-func (s *Service) deliveries(match func(*Delivery) bool) []Delivery {
+func (s *Service) deliveries(match func(*admin.Delivery) bool) []admin.Delivery {
 	_, out := s.scanDeliveries(match, true)
 	return out
 }
 
 // scanDeliveries counts the deliveries that match and, when collect is set,
 // returns them. The match function sees a scratch view it must not keep.
-func (s *Service) scanDeliveries(match func(*Delivery) bool, collect bool) (int, []Delivery) {
+func (s *Service) scanDeliveries(match func(*admin.Delivery) bool, collect bool) (int, []admin.Delivery) {
 	tx := s.ReadTx()
 	defer tx.End()
-	n, out := 0, []Delivery{}
-	var scratch Delivery
+	n, out := 0, []admin.Delivery{}
+	var scratch admin.Delivery
 	tx.Deliveries.Each(func(d *store.Delivery) bool {
 		if match != nil {
 			fillDeliveryView(&scratch, d)
@@ -703,13 +572,13 @@ func (s *Service) scanDeliveries(match func(*Delivery) bool, collect bool) (int,
 // ctx ends, and returns the matching ones, oldest first. Deliveries happen
 // in the background: wait for them instead of sleeping. match must not keep
 // the pointer it is given.
-func (s *Service) WaitDeliveries(ctx context.Context, match func(*Delivery) bool) []Delivery {
+func (s *Service) WaitDeliveries(ctx context.Context, match func(*admin.Delivery) bool) []admin.Delivery {
 	return s.WaitDeliveryCount(ctx, 1, match)
 }
 
 // WaitDeliveryCount waits until at least n deliveries match (nil: any), or
 // ctx ends, and returns the matching ones, oldest first.
-func (s *Service) WaitDeliveryCount(ctx context.Context, n int, match func(*Delivery) bool) []Delivery {
+func (s *Service) WaitDeliveryCount(ctx context.Context, n int, match func(*admin.Delivery) bool) []admin.Delivery {
 	s.engine.notify.Wait(ctx, func() bool {
 		count, _ := s.scanDeliveries(match, false)
 		return count >= n
@@ -735,12 +604,12 @@ var (
 // succeeded delivery is a duplicate by its webhook-id, which is how a test
 // checks that a receiver deduplicates; a pending delivery keeps its own
 // schedule beside its replay's.
-func (s *Service) ReplayDelivery(id string) (Delivery, error) {
+func (s *Service) ReplayDelivery(id string) (admin.Delivery, error) {
 	tx := s.WriteTx()
 	defer tx.End()
 	d, err := s.replayDeliveryLocked(tx, id)
 	if err != nil {
-		return Delivery{}, err
+		return admin.Delivery{}, err
 	}
 	return deliveryView(d), nil
 }
@@ -768,10 +637,10 @@ func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := DeliveryFilter{
-		Kind: rc.Query("kind"), SubscriptionID: rc.Query("subscription_id"), CallID: rc.Query("call_id"),
+	f := admin.DeliveryFilter{
+		Kind: admin.DeliveryKind(rc.Query("kind")), SubscriptionID: rc.Query("subscription_id"), CallID: rc.Query("call_id"),
 		ApprovalRequestID: rc.Query("approval_request_id"),
-		EventID:           rc.Query("event_id"), Event: rc.Query("event"), Status: rc.Query("status"),
+		EventID:           rc.Query("event_id"), Event: rc.Query("event"), Status: admin.DeliveryStatus(rc.Query("status")),
 	}
 	if id := rc.Query("business_id"); id != "" {
 		if f.Tenant, err = rc.API.TenantOfBusiness(id); err != nil {
@@ -785,10 +654,10 @@ func (s *Service) adminDeliveries(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Status != "" && !slices.Contains([]string{DeliveryPending, DeliverySucceeded, DeliveryFailed, DeliveryCanceled}, f.Status) {
+	if f.Status != "" && !slices.Contains([]admin.DeliveryStatus{admin.DeliveryPending, admin.DeliverySucceeded, admin.DeliveryFailed, admin.DeliveryCanceled}, f.Status) {
 		return nil, domain.InvalidField("status", "must be pending, succeeded, failed or canceled")
 	}
-	if f.Kind != "" && !slices.Contains([]string{DeliveryKindSubscription, DeliveryKindCallWebhook, DeliveryKindApprovalCallback}, f.Kind) {
+	if f.Kind != "" && !slices.Contains([]admin.DeliveryKind{admin.DeliveryKindSubscription, admin.DeliveryKindCallWebhook, admin.DeliveryKindApprovalCallback}, f.Kind) {
 		return nil, domain.InvalidField("kind", "must be subscription, call_webhook or approval_callback")
 	}
 	poll(func(ctx context.Context) { s.WaitDeliveryCount(ctx, count, f.Match) })

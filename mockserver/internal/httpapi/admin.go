@@ -11,8 +11,10 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
+	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/openapi"
 )
@@ -177,15 +179,6 @@ func ExtendDeadlines(w http.ResponseWriter, d time.Duration) {
 // request is answered 503 service_unavailable.
 func (s *API) Drain() { s.drain() }
 
-// ClockView is what GET /_mock/clock and POST /_mock/clock/advance return:
-// a tenant's time (or the base time), and how many simulated processes
-// wait on its clock (on every clock for the base).
-type ClockView struct {
-	Now        time.Time `json:"now"`
-	BusinessID string    `json:"business_id,omitempty"`
-	Pending    int       `json:"pending"`
-}
-
 // TenantOfBusiness returns the tenant that owns a business: 400 when id is
 // not a UUID, 404 when no such business exists.
 func (s *API) TenantOfBusiness(id string) (string, error) {
@@ -207,12 +200,12 @@ func TenantIn(tx *platform.Tx, id string) (string, error) {
 }
 
 // clockView is the time of tenant ("" the base).
-func (s *API) clockView(tenant, businessID string) ClockView {
+func (s *API) clockView(tenant, businessID string) admin.Clock {
 	if tenant == "" {
-		return ClockView{Now: s.Clocks.Base().Now(), Pending: s.Clocks.Pending()}
+		return admin.Clock{Now: s.Clocks.Base().Now(), Pending: s.Clocks.Pending()}
 	}
 	c := s.Clocks.Of(tenant)
-	return ClockView{Now: c.Now(), BusinessID: businessID, Pending: c.Pending()}
+	return admin.Clock{Now: c.Now(), BusinessID: businessID, Pending: c.Pending()}
 }
 
 func (s *API) adminClock(rc *Ctx) (any, error) {
@@ -227,44 +220,28 @@ func (s *API) adminClock(rc *Ctx) (any, error) {
 	return s.clockView(tenant, id), nil
 }
 
-// ScheduledTask is a pending task as GET /_mock/schedule shows it.
-type ScheduledTask struct {
-	At        time.Time `json:"at"`
-	Kind      string    `json:"kind"`
-	SubjectID string    `json:"subject_id"`
-	N         int       `json:"n,omitempty"`
-}
-
-// ScheduleView is the response of GET /_mock/schedule: a tenant's time and
-// its pending tasks in the order they will run.
-type ScheduleView struct {
-	BusinessID string          `json:"business_id"`
-	Now        time.Time       `json:"now"`
-	Tasks      []ScheduledTask `json:"tasks"`
-}
-
 // Schedule returns the pending work of the tenant owning businessID: 400
 // when it is not a UUID, 404 when no such business exists.
-func (s *API) Schedule(businessID string) (ScheduleView, error) {
+func (s *API) Schedule(businessID string) (admin.Schedule, error) {
 	tenant, err := s.TenantOfBusiness(businessID)
 	if err != nil {
-		return ScheduleView{}, err
+		return admin.Schedule{}, err
 	}
 	c := s.Clocks.Of(tenant)
-	return ScheduleView{BusinessID: businessID, Now: c.Now(), Tasks: ScheduledTasks(c.Tasks())}, nil
+	return admin.Schedule{BusinessID: businessID, Now: c.Now(), Tasks: ScheduledTasks(c.Tasks())}, nil
 }
 
 // ScheduledTasks returns tasks as the schedule shows them.
-func ScheduledTasks(tasks []clock.Task) []ScheduledTask {
-	out := make([]ScheduledTask, len(tasks))
+func ScheduledTasks(tasks []clock.Task) []admin.ScheduledTask {
+	out := make([]admin.ScheduledTask, len(tasks))
 	for i, t := range tasks {
-		out[i] = ScheduledTask{At: t.At.UTC(), Kind: t.Kind, SubjectID: t.Subject, N: t.N}
+		out[i] = admin.ScheduledTask{At: t.At.UTC(), Kind: t.Kind, SubjectID: t.Subject, N: t.N}
 	}
 	return out
 }
 
-// Task returns the clock's task t shows.
-func (t ScheduledTask) Task() clock.Task {
+// TaskOf returns the clock's task t shows.
+func TaskOf(t admin.ScheduledTask) clock.Task {
 	return clock.Task{At: t.At, Kind: t.Kind, Subject: t.SubjectID, N: t.N}
 }
 
@@ -301,27 +278,17 @@ func (s *API) adminAdvance(rc *Ctx) (any, error) {
 	return s.clockView(tenant, body.BusinessID), nil
 }
 
-// TenantView is one tenant as GET /_mock/tenants shows it: its root
-// business, the business's name, the owner's email and the tenant's time.
-type TenantView struct {
-	BusinessID   string    `json:"business_id"`
-	BusinessName string    `json:"business_name"`
-	Email        string    `json:"email"`
-	Now          time.Time `json:"now"`
-	Pending      int       `json:"pending"`
-}
-
 // Tenants returns every tenant, oldest first.
-func (s *API) Tenants() []TenantView {
+func (s *API) Tenants() []admin.Tenant {
 	tx := s.ReadTx()
 	defer tx.End()
-	out := []TenantView{}
+	out := []admin.Tenant{}
 	for _, id := range tx.Tenants() {
 		b, ok := tx.Businesses.Get(id)
 		if !ok {
 			continue
 		}
-		v := TenantView{BusinessID: id, BusinessName: b.Name}
+		v := admin.Tenant{BusinessID: id, BusinessName: b.Name}
 		if u, ok := tx.Users.Get(b.OwnerUserID); ok {
 			v.Email = u.Email
 		}
@@ -341,7 +308,7 @@ type JournalPage struct {
 	// Requests are the matching entries, oldest first: the first Limit
 	// after After when it is given, the newest Limit otherwise, as many
 	// of them as fit in MaxJournalPageBytes (at least one).
-	Requests []JournalEntry `json:"requests"`
+	Requests []admin.JournalEntry `json:"requests"`
 	// Count is how many kept entries match, however many are listed.
 	Count int `json:"count"`
 	// LatestSeq is the Seq of the newest entry (0: none yet), to read or
@@ -351,7 +318,7 @@ type JournalPage struct {
 
 // Bounds of a response of GET /_mock/requests: by default it lists 100
 // entries; limit may ask for up to MaxJournalLimit, and the entries listed
-// count at most MaxJournalPageBytes (JournalEntry.Bytes), so that no
+// count at most MaxJournalPageBytes (admin.JournalEntry.Bytes), so that no
 // response holds more than a few MiB however a client asks.
 const (
 	journalLimit        = 100
@@ -364,7 +331,7 @@ func (s *API) adminRequests(rc *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := RequestFilter{Method: rc.Query("method"), Path: rc.Query("path")}
+	f := admin.RequestFilter{Method: rc.Query("method"), Path: rc.Query("path")}
 	if id := rc.Query("business_id"); id != "" {
 		// Any business of a tenant selects the tenant's requests.
 		if f.BusinessID, err = s.TenantOfBusiness(id); err != nil {
@@ -388,9 +355,47 @@ func (s *API) adminRequests(rc *Ctx) (any, error) {
 		// Waiting is for what comes next: after the newest entry of now.
 		f.After, forward = s.Journal.Latest(), true
 	}
+	bodies := rc.Query("bodies")
+	if bodies != "" && bodies != "text" {
+		return nil, domain.InvalidField("bodies", "must be text (every body as a string) or absent")
+	}
 	poll(func(ctx context.Context) { s.WaitRequests(ctx, f.Match) })
 	entries, count := s.Journal.Find(f.Match, limit, forward, MaxJournalPageBytes)
+	if bodies == "text" {
+		texts := make([]textEntry, len(entries))
+		for i := range entries {
+			texts[i] = textEntry(entries[i])
+		}
+		return textJournalPage{Requests: texts, Count: count, LatestSeq: s.Journal.Latest()}, nil
+	}
 	return JournalPage{Requests: entries, Count: count, LatestSeq: s.Journal.Latest()}, nil
+}
+
+// textJournalPage is JournalPage with every body shown as a string
+// (?bodies=text).
+type textJournalPage struct {
+	Requests  []textEntry `json:"requests"`
+	Count     int         `json:"count"`
+	LatestSeq int64       `json:"latest_seq"`
+}
+
+// textEntry is a journal entry whose bodies encode as strings, byte for
+// byte, whatever their type.
+type textEntry admin.JournalEntry
+
+// textMessage is a journaled message encoded member by member: its body a
+// string.
+type textMessage admin.JournalMessage
+
+// MarshalJSON encodes the entry as admin.JournalEntry does, with its
+// request and response as textMessage.
+func (e textEntry) MarshalJSON() ([]byte, error) {
+	type fields admin.JournalEntry
+	return jsonview.EncodeJSON(struct {
+		fields
+		Request  textMessage `json:"request"`
+		Response textMessage `json:"response"`
+	}{fields(e), textMessage(e.Request), textMessage(e.Response)})
 }
 
 func (s *API) adminListFaults(rc *Ctx) (any, error) {
@@ -398,7 +403,7 @@ func (s *API) adminListFaults(rc *Ctx) (any, error) {
 }
 
 func (s *API) adminAddFault(rc *Ctx) (any, error) {
-	var f FaultRule
+	var f admin.FaultRule
 	if err := rc.Decode(&f); err != nil {
 		return nil, err
 	}
@@ -457,15 +462,16 @@ func (s *API) adminClearRateLimits(rc *Ctx) (any, error) {
 // AddFault checks a fault injection rule, installs it and returns it with
 // its id. A rule that does nothing, names no route of the API, or names a
 // business that does not exist is refused with a 400 or 404 *Error.
-func (s *API) AddFault(f FaultRule) (FaultRule, error) {
-	if err := s.checkFault(&f); err != nil {
-		return FaultRule{}, err
+func (s *API) AddFault(f admin.FaultRule) (admin.FaultRule, error) {
+	tenant, err := s.checkFault(&f)
+	if err != nil {
+		return admin.FaultRule{}, err
 	}
-	return s.FaultSet.add(f), nil
+	return s.FaultSet.add(f, tenant), nil
 }
 
 // Faults returns the fault injection rules, with how often each fired.
-func (s *API) Faults() []FaultRule { return s.FaultSet.List() }
+func (s *API) Faults() []admin.FaultRule { return s.FaultSet.List() }
 
 // ClearFaults removes every fault injection rule.
 func (s *API) ClearFaults() { s.FaultSet.Reset() }

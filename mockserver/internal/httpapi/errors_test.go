@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 )
 
@@ -103,7 +104,7 @@ func TestErrorResponse(t *testing.T) {
 		}
 	})
 	t.Run("a dependency's failure has the status it failed with", func(t *testing.T) {
-		f := &FaultRule{ID: "f1", Target: FaultTargetVoiceProvider, Status: http.StatusTooManyRequests}
+		f := &faultEntry{FaultRule: admin.FaultRule{ID: "f1", Target: admin.FaultTargetVoiceProvider, Status: http.StatusTooManyRequests}}
 		fe := f.asError()
 		e := &domain.Error{Code: fe.Code, Message: fe.Message, Transient: true, Cause: fe}
 		e.Code, e.Message = voiceagent.CodeVendorError, "the voice provider refused: "+e.Message

@@ -10,22 +10,13 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 )
 
-// Fault targets: the HTTP exchange itself, or a simulated dependency that a
-// handler consults (the voice provider, the agent store, the SMS carrier, a
-// generic downstream dependency).
-const (
-	FaultTargetRequest       = "request"
-	FaultTargetVoiceProvider = "voice_provider"
-	FaultTargetStorage       = "storage"
-	FaultTargetSMSProvider   = "sms_provider"
-	FaultTargetDependency    = "dependency"
-)
-
-// FaultRule injects a failure into matching requests (POST /_mock/faults,
-// WithFaults). Matching: Method ("" any) and Path (exact, or a prefix when it
+// faultEntry is a fault rule as the set keeps it (admin.FaultRule, POST
+// /_mock/faults, WithFaults), with the tenant of its business. A rule injects
+// a failure into matching requests. Matching: Method ("" any) and Path (exact, or a prefix when it
 // ends with "*"; "" any; with or without the /api prefix), then Probability.
 //
 // With Target "request" (the default) the rule acts on the HTTP exchange:
@@ -47,32 +38,15 @@ const (
 // on one server each inject their own faults. A scoped request rule acts
 // once the caller is known (after authentication); an unscoped one acts
 // before.
-type FaultRule struct {
-	ID          string  `json:"id"`
-	BusinessID  string  `json:"business_id,omitempty"`
-	Method      string  `json:"method,omitempty"`
-	Path        string  `json:"path,omitempty"`
-	Target      string  `json:"target,omitempty"`
-	Status      int     `json:"status,omitempty"`
-	Code        string  `json:"code,omitempty"`
-	Message     string  `json:"message,omitempty"`
-	LatencyMS   int     `json:"latency_ms,omitempty"`
-	Drop        bool    `json:"drop,omitempty"`
-	After       bool    `json:"after,omitempty"`
-	Truncate    bool    `json:"truncate,omitempty"`
-	Probability float64 `json:"probability,omitempty"`
-	Times       int     `json:"times,omitempty"`
-	// RetryAfter is the Retry-After of the response, in seconds.
-	RetryAfter *int `json:"retry_after,omitempty"`
-	Fired      int  `json:"fired"`
-
+type faultEntry struct {
+	admin.FaultRule
 	tenant string // BusinessID's tenant
 }
 
 // FaultSet holds the fault injection rules and matches requests to them.
 type FaultSet struct {
 	Mu    sync.Mutex
-	Rules []*FaultRule
+	Rules []*faultEntry
 	seq   int
 	// chance draws a number in [0, 1) for Probability: from the server's
 	// id generator, so that WithIDSeed makes which requests fail repeatable.
@@ -86,38 +60,38 @@ func newFaultSet(chance func() float64) *FaultSet {
 }
 
 // faultTargets are the targets a rule may name.
-var faultTargets = []string{FaultTargetRequest, FaultTargetVoiceProvider, FaultTargetStorage, FaultTargetSMSProvider, FaultTargetDependency}
 
 // normalize fills a rule's defaults: the request target, the /api prefix
 // of its path, an upper-case method.
-func (r *FaultRule) normalize() {
+func normalizeFault(r *admin.FaultRule) {
 	if r.Target == "" {
-		r.Target = FaultTargetRequest
+		r.Target = admin.FaultTargetRequest
 	}
-	r.Path = apiPath(r.Path)
+	r.Path = admin.APIPath(r.Path)
 	r.Method = strings.ToUpper(r.Method)
 }
 
 // checkFault refuses a rule that could never fire or that does nothing: an
 // unknown target, a request rule with no effect, a path (and method) no
 // route of the API has, a status or probability out of range, a business
-// that is not a UUID or does not exist. It fills in the rule's tenant.
-func (s *API) checkFault(r *FaultRule) error {
-	r.normalize()
-	if !slices.Contains(faultTargets, r.Target) {
-		return domain.InvalidField("target", "must be one of %s", strings.Join(faultTargets, ", "))
+// that is not a UUID or does not exist. It returns the tenant of the rule's
+// business ("" for none).
+func (s *API) checkFault(r *admin.FaultRule) (tenant string, err error) {
+	normalizeFault(r)
+	if !slices.Contains(admin.FaultTargets(), r.Target) {
+		return "", domain.InvalidField("target", "must be one of request, voice_provider, storage, sms_provider, dependency")
 	}
-	if r.Target == FaultTargetRequest && r.Status == 0 && r.LatencyMS == 0 && !r.Drop && !r.Truncate && r.RetryAfter == nil {
-		return domain.Invalid("the fault rule does nothing: give it a status, latency_ms, drop or truncate (or a dependency target)")
+	if r.Target == admin.FaultTargetRequest && r.Status == 0 && r.LatencyMS == 0 && !r.Drop && !r.Truncate && r.RetryAfter == nil {
+		return "", domain.Invalid("the fault rule does nothing: give it a status, latency_ms, drop or truncate (or a dependency target)")
 	}
 	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
-		return domain.InvalidField("status", "must be an error status from 400 to 599")
+		return "", domain.InvalidField("status", "must be an error status from 400 to 599")
 	}
 	if r.Probability < 0 || r.Probability > 1 {
-		return domain.InvalidField("probability", "must be above 0 and at most 1 (leave it out to fire always)")
+		return "", domain.InvalidField("probability", "must be above 0 and at most 1 (leave it out to fire always)")
 	}
 	if r.LatencyMS < 0 || r.Times < 0 {
-		return domain.Invalid("latency_ms and times must not be negative")
+		return "", domain.Invalid("latency_ms and times must not be negative")
 	}
 	if r.Path != "" || r.Method != "" {
 		if !s.routeMatches(r.Method, r.Path) {
@@ -125,25 +99,20 @@ func (s *API) checkFault(r *FaultRule) error {
 			if r.Method != "" {
 				what = r.Method + " " + cmpOr(r.Path, "any path")
 			}
-			return domain.InvalidField("path", "no route of the API matches %s: the rule would never fire (see GET /api/openapi.yaml for the routes)", what)
+			return "", domain.InvalidField("path", "no route of the API matches %s: the rule would never fire (see GET /api/openapi.yaml for the routes)", what)
 		}
 	}
-	r.tenant = ""
-	if r.BusinessID != "" {
-		t, err := s.TenantOfBusiness(r.BusinessID)
-		if err != nil {
-			return err
-		}
-		r.tenant = t
+	if r.BusinessID == "" {
+		return "", nil
 	}
-	return nil
+	return s.TenantOfBusiness(r.BusinessID)
 }
 
 // routeMatches reports whether some route of the API (not the admin API)
 // has method ("" any) and a path that pattern matches ("" any).
 func (s *API) routeMatches(method, pattern string) bool {
 	for path, methods := range s.Routes {
-		if !strings.HasPrefix(path, APIPrefix+"/") || !pathMatches(pattern, path) {
+		if !strings.HasPrefix(path, APIPrefix+"/") || !admin.PathMatches(pattern, path) {
 			continue
 		}
 		if method == "" {
@@ -164,7 +133,7 @@ func cmpOr(a, b string) string {
 }
 
 // add installs a checked rule.
-func (fs *FaultSet) add(r FaultRule) FaultRule {
+func (fs *FaultSet) add(r admin.FaultRule, tenant string) admin.FaultRule {
 	fs.Mu.Lock()
 	defer fs.Mu.Unlock()
 	fs.seq++
@@ -172,7 +141,7 @@ func (fs *FaultSet) add(r FaultRule) FaultRule {
 		r.ID = "fault_" + strconv.Itoa(fs.seq)
 	}
 	r.Fired = 0
-	fs.Rules = append(fs.Rules, &r)
+	fs.Rules = append(fs.Rules, &faultEntry{FaultRule: r, tenant: tenant})
 	return r
 }
 
@@ -193,16 +162,16 @@ func (fs *FaultSet) Remove(id string) bool {
 func (fs *FaultSet) RemoveTenant(tenant string) {
 	fs.Mu.Lock()
 	defer fs.Mu.Unlock()
-	fs.Rules = slices.DeleteFunc(fs.Rules, func(r *FaultRule) bool { return r.tenant == tenant })
+	fs.Rules = slices.DeleteFunc(fs.Rules, func(r *faultEntry) bool { return r.tenant == tenant })
 }
 
 // List returns the rules, oldest first.
-func (fs *FaultSet) List() []FaultRule {
+func (fs *FaultSet) List() []admin.FaultRule {
 	fs.Mu.Lock()
 	defer fs.Mu.Unlock()
-	out := make([]FaultRule, 0, len(fs.Rules))
+	out := make([]admin.FaultRule, 0, len(fs.Rules))
 	for _, r := range fs.Rules {
-		out = append(out, *r)
+		out = append(out, r.FaultRule)
 	}
 	return out
 }
@@ -227,11 +196,11 @@ const (
 // Match returns a copy of the first rule for target that matches a request
 // of tenant and fires (probability and remaining times permitting), or nil.
 // scope says which rules it considers.
-func (fs *FaultSet) Match(target, method, path, tenant string, scope faultScope) *FaultRule {
+func (fs *FaultSet) Match(target admin.FaultTarget, method, path, tenant string, scope faultScope) *faultEntry {
 	fs.Mu.Lock()
 	defer fs.Mu.Unlock()
 	for _, r := range fs.Rules {
-		if r.Target != target || (r.Method != "" && r.Method != method) || !pathMatches(r.Path, path) {
+		if r.Target != target || (r.Method != "" && r.Method != method) || !admin.PathMatches(r.Path, path) {
 			continue
 		}
 		switch {
@@ -253,35 +222,10 @@ func (fs *FaultSet) Match(target, method, path, tenant string, scope faultScope)
 	return nil
 }
 
-// apiPath is a path pattern of a fault rule or a journal filter as the
-// pipeline matches it: users may leave out the /api prefix ("/v1/calls",
-// "/v1/*"), which it adds; "" stays "" (any path).
-func apiPath(p string) string {
-	if p == "" || p == APIPrefix || strings.HasPrefix(p, APIPrefix+"/") || strings.HasPrefix(p, APIPrefix+"*") {
-		return p
-	}
-	if !strings.HasPrefix(p, "/") && p != "*" {
-		p = "/" + p
-	}
-	return APIPrefix + p
-}
-
-// pathMatches reports whether a path matches a pattern: exact, or a prefix
-// when the pattern ends with "*"; "" matches every path.
-func pathMatches(pattern, path string) bool {
-	if pattern == "" {
-		return true
-	}
-	if p, ok := strings.CutSuffix(pattern, "*"); ok {
-		return strings.HasPrefix(path, p)
-	}
-	return pattern == path
-}
-
 // beforeOn is before for request r served by w: a latency first moves
 // the connection's deadlines past it, since a made-up slow response, like a
 // long poll, may outlast the server's timeouts.
-func (f *FaultRule) beforeOn(w http.ResponseWriter, r *http.Request, draining context.Context) (resp *Response, done bool) {
+func (f *faultEntry) beforeOn(w http.ResponseWriter, r *http.Request, draining context.Context) (resp *Response, done bool) {
 	if f.LatencyMS > 0 {
 		ExtendDeadlines(w, time.Duration(f.LatencyMS)*time.Millisecond)
 	}
@@ -292,7 +236,7 @@ func (f *FaultRule) beforeOn(w http.ResponseWriter, r *http.Request, draining co
 // handler: the delay, cut short when the client goes away (ctx) or the
 // server shuts down (draining), and a made-up response (done reports that
 // the handler must not run).
-func (f *FaultRule) before(ctx, draining context.Context) (resp *Response, done bool) {
+func (f *faultEntry) before(ctx, draining context.Context) (resp *Response, done bool) {
 	if f.LatencyMS > 0 {
 		t := time.NewTimer(time.Duration(f.LatencyMS) * time.Millisecond)
 		select {
@@ -313,7 +257,7 @@ func (f *FaultRule) before(ctx, draining context.Context) (resp *Response, done 
 }
 
 // asError is the error response of a fault with a status.
-func (f *FaultRule) asError() *Error {
+func (f *faultEntry) asError() *Error {
 	status := f.Status
 	if status == 0 {
 		status = http.StatusServiceUnavailable
@@ -327,7 +271,7 @@ func (f *FaultRule) asError() *Error {
 		msg = "injected fault " + f.ID
 	}
 	e := newError(status, code, msg)
-	e.Transient = f.Target != "" && f.Target != FaultTargetRequest // a dependency's failure changes nothing
+	e.Transient = f.Target != "" && f.Target != admin.FaultTargetRequest // a dependency's failure changes nothing
 	switch {
 	case f.RetryAfter != nil:
 		e.Header = http.Header{"Retry-After": {strconv.Itoa(*f.RetryAfter)}}
@@ -338,39 +282,29 @@ func (f *FaultRule) asError() *Error {
 }
 
 // mangles reports whether the fault changes how the response is written.
-func (f *FaultRule) mangles() bool { return f.Drop || f.Truncate }
-
-// What a request fault did to the answer, as the journal says it
-// (JournalEntry.Fault; the fault kinds of openapi/admin.yaml): the answer
-// was lost, cut, made up with the rule's status, or only delayed.
-const (
-	FaultDropped   = "dropped"
-	FaultTruncated = "truncated"
-	FaultStatus    = "status"
-	FaultLatency   = "latency"
-)
+func (f *faultEntry) mangles() bool { return f.Drop || f.Truncate }
 
 // outcome is what the fault did to resp, the answer the pipeline made,
 // naming what the client saw: the answer lost (dropped) or cut
 // (truncated) over one made up with the rule's status, that over a delay
 // alone; "" when it did none of these.
-func (f *FaultRule) outcome(resp *Response) string {
+func (f *faultEntry) outcome(resp *Response) admin.FaultKind {
 	switch {
 	case f.Truncate && resp.Status > 0:
-		return FaultTruncated
+		return admin.FaultTruncated
 	case f.mangles():
-		return FaultDropped
+		return admin.FaultDropped
 	case f.Status > 0:
-		return FaultStatus
+		return admin.FaultStatus
 	case f.LatencyMS > 0:
-		return FaultLatency
+		return admin.FaultLatency
 	}
 	return ""
 }
 
 // apply writes resp as the fault says: nothing, or half of it; the caller
 // then aborts the connection.
-func (f *FaultRule) apply(w http.ResponseWriter, resp *Response) {
+func (f *faultEntry) apply(w http.ResponseWriter, resp *Response) {
 	if f.Truncate && resp.Status > 0 {
 		h := w.Header()
 		for k, vs := range resp.Header {
@@ -389,7 +323,7 @@ func (f *FaultRule) apply(w http.ResponseWriter, resp *Response) {
 // DependencyFault reports whether a simulated dependency of the current
 // request fails, as the domain error of a dependency's failure (nil when
 // it responds).
-func (rc *Ctx) DependencyFault(target string) *domain.Error {
+func (rc *Ctx) DependencyFault(target admin.FaultTarget) *domain.Error {
 	return rc.API.DependencyFaultAt(target, rc.Request.Method, rc.Request.URL.Path, rc.Tenant)
 }
 
@@ -399,7 +333,7 @@ func (rc *Ctx) DependencyFault(target string) *domain.Error {
 // a dependency's failure (nil when it responds): Transient, with the
 // fault's code and message, and the fault's response as its Cause, so
 // that the response has the status the dependency failed with.
-func (a *API) DependencyFaultAt(target, method, path, tenant string) *domain.Error {
+func (a *API) DependencyFaultAt(target admin.FaultTarget, method, path, tenant string) *domain.Error {
 	f := a.FaultSet.Match(target, method, path, tenant, allRules)
 	if f == nil {
 		return nil

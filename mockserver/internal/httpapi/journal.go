@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,17 +18,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/voiceagent/voiceagent-go/account"
-	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/ring"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/watch"
 )
 
-// JournalBodyCap is how much of each request and response body a journal
-// entry keeps: the first 16 KiB (cut at a character boundary), marked
-// truncated when the body was longer.
-const JournalBodyCap = 16 << 10
+// JournalBodyCap is how much of each body a journal entry keeps
+// (admin.JournalBodyCap).
+const JournalBodyCap = admin.JournalBodyCap
 
 // MaxJournalField is how many bytes of a request's method, path and query
 // the journal (and the -v log line) keeps; the rest is cut and replaced by
@@ -37,95 +35,11 @@ const JournalBodyCap = 16 << 10
 // tenant is bounded by platform.Limits.
 const MaxJournalField = 2 << 10
 
-// JournalEntry is one API request as the journal (GET /_mock/requests)
-// keeps it: the request and the response, secrets redacted (see
-// docs/mockserver.md, "Request journal").
-type JournalEntry struct {
-	// Seq numbers the entries from 1, in the order they were journaled.
-	Seq       int64  `json:"seq"`
-	RequestID string `json:"request_id"`
-	Method    string `json:"method"`
-	Path      string `json:"path"`
-	Query     string `json:"query,omitempty"`
-	Status    int    `json:"status"`
-	KeyPrefix string `json:"key_prefix,omitempty"`
-	// BusinessID is the caller's tenant: the root business of the
-	// caller's account (empty for unauthenticated requests).
-	BusinessID string    `json:"business_id,omitempty"`
-	Time       time.Time `json:"time"`
-	DurationMS float64   `json:"duration_ms"`
-	Replayed   bool      `json:"idempotent_replayed,omitempty"`
-	// Fault is what the fault rule that acted on the request did to its
-	// answer: FaultDropped, FaultTruncated, FaultStatus or FaultLatency.
-	Fault string `json:"fault,omitempty"`
-	// FaultID is the id of the fault rule that acted on the request.
-	FaultID string `json:"fault_id,omitempty"`
-	// Request and Response are the headers and bodies of the request and the response.
-	Request  JournalMessage `json:"request"`
-	Response JournalMessage `json:"response"`
-}
-
-// JournalMessage is the headers and body of a journaled request or response.
-// In JSON (MarshalJSON) its body is a JSON value when BodyIsJSON.
-type JournalMessage struct {
-	Header http.Header `json:"headers"`
-	// Body is the body as text, its first JournalBodyCap bytes.
-	Body string `json:"body,omitempty"`
-	// BodyBytes is the length of the whole body, truncated or not.
-	BodyBytes int `json:"body_bytes"`
-	// Truncated reports that Body holds only the start of the body.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
-// BodyIsJSON reports whether the message's body is shown as JSON: its
-// Content-Type is JSON, and the body is whole (within JournalBodyCap) and
-// parses.
-func (m *JournalMessage) BodyIsJSON() bool {
-	return m.Body != "" && !m.Truncated && isJSONMediaType(m.Header.Get("Content-Type")) && json.Valid([]byte(m.Body))
-}
-
-// MarshalJSON encodes the message as GET /_mock/requests shows it: body is
-// the decoded JSON value when BodyIsJSON (so that jq .request.body.name
-// reads into it), else the text as a string.
-func (m JournalMessage) MarshalJSON() ([]byte, error) {
-	type fields JournalMessage // the same members, without this method
-	var body any
-	switch {
-	case m.BodyIsJSON():
-		body = json.RawMessage(m.Body)
-	case m.Body != "":
-		body = m.Body
-	}
-	return jsonview.EncodeJSON(struct {
-		fields
-		Body any `json:"body,omitempty"`
-	}{fields(m), body})
-}
-
-// UnmarshalJSON decodes a message as MarshalJSON encodes it: a body that
-// is a JSON value other than a string is kept as its text.
-func (m *JournalMessage) UnmarshalJSON(b []byte) error {
-	type fields JournalMessage
-	var v struct {
-		fields
-		Body json.RawMessage `json:"body"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*m = JournalMessage(v.fields)
-	if len(v.Body) > 0 && v.Body[0] == '"' {
-		return json.Unmarshal(v.Body, &m.Body)
-	}
-	m.Body = string(v.Body)
-	return nil
-}
-
 // journalRecord is an entry as the journal keeps it until it is read: its
 // headers, redacted, as one header text, and its bodies, redacted and
 // capped. The first read makes the entry's maps and strings (entry).
 type journalRecord struct {
-	JournalEntry
+	admin.JournalEntry
 	// texts are, until the entry's maps and strings are made, the
 	// headers of the request and of the response (besides Content-Type
 	// and X-Request-Id, which entry adds) as one header text
@@ -146,20 +60,20 @@ const (
 // newJournalRecord is e, a request r (with body) and its response, as the
 // journal keeps them: secrets redacted, bodies capped, in texts of the
 // record's own.
-func newJournalRecord(e JournalEntry, r *http.Request, body []byte, resp *Response) journalRecord {
+func newJournalRecord(e admin.JournalEntry, r *http.Request, body []byte, resp *Response) journalRecord {
 	rec := journalRecord{JournalEntry: e}
 	rec.texts[headerText], rec.reqPairs = appendHeaderText(nil, r.Header)
 	rec.texts[headerText], rec.respPairs = appendHeaderText(rec.texts[headerText], resp.Header)
-	rec.Request = JournalMessage{BodyBytes: len(body)}
+	rec.Request = admin.JournalMessage{BodyBytes: len(body)}
 	rec.texts[requestText], rec.Request.Truncated = journalText(body)
-	rec.Response = JournalMessage{BodyBytes: len(resp.Body)}
+	rec.Response = admin.JournalMessage{BodyBytes: len(resp.Body)}
 	rec.texts[responseText], rec.Response.Truncated = journalText(resp.Body)
 	return rec
 }
 
 // entry returns the record's entry, its maps and strings made (once): the
 // response's headers with those writeResponse adds.
-func (r *journalRecord) entry() *JournalEntry {
+func (r *journalRecord) entry() *admin.JournalEntry {
 	if !r.made {
 		headers := r.texts[headerText]
 		r.Request.Header, headers = headerOfText(headers, r.reqPairs, 0)
@@ -218,59 +132,12 @@ func capText(text []byte, cut bool) ([]byte, bool) {
 	return text[:n], true
 }
 
-// journalEntryOverhead is what an entry costs besides the bytes of its
 // strings: the struct itself, as the journal's ring stores it.
-var journalEntryOverhead = int64(reflect.TypeFor[JournalEntry]().Size())
-
-// Bytes is what the entry counts against the journal's byte budget
-// (WithJournalBytes): the struct and every string it keeps, headers and
-// bodies included. A field added to the entry adds its length here, so
-// that entries of any size are counted by what they hold.
-func (e *JournalEntry) Bytes() int64 {
-	n := len(e.RequestID) + len(e.Method) + len(e.Path) + len(e.Query) + len(e.KeyPrefix) + len(e.BusinessID) + len(e.Fault) + len(e.FaultID)
-	return journalEntryOverhead + int64(n+e.Request.bytes()+e.Response.bytes())
-}
-
-func (m *JournalMessage) bytes() int {
-	n := len(m.Body)
-	for k, vs := range m.Header {
-		n += len(k) + 16
-		for _, v := range vs {
-			n += len(v) + 16
-		}
-	}
-	return n
-}
-
-// RequestFilter selects journal entries: the filters of GET
-// /_mock/requests. Empty fields match everything.
-type RequestFilter struct {
-	// Method matches case-insensitively.
-	Method string
-	// Path is exact, or a prefix when it ends with "*", with or without
-	// the /api prefix (as fault rules take it).
-	Path string
-	// Status is the response's status code.
-	Status int
-	// BusinessID is the tenant of the request (JournalEntry.BusinessID).
-	BusinessID string
-	// After keeps only entries with a larger Seq (0: from the first).
-	After int64
-}
-
-// Match reports whether an entry passes the filter.
-func (f RequestFilter) Match(e *JournalEntry) bool {
-	return e.Seq > f.After &&
-		(f.Method == "" || strings.EqualFold(e.Method, f.Method)) &&
-		(f.Path == "" || pathMatches(apiPath(f.Path), e.Path)) &&
-		(f.Status == 0 || e.Status == f.Status) &&
-		(f.BusinessID == "" || e.BusinessID == f.BusinessID)
-}
 
 // Journal keeps the last requests (admin routes excluded) of each tenant
-// (JournalEntry.BusinessID; requests of no tenant together), numbered in
+// (admin.JournalEntry.BusinessID; requests of no tenant together), numbered in
 // the order they came across tenants, each tenant's bounded both in
-// entries and in bytes (JournalEntry.Bytes): adding an entry drops the
+// entries and in bytes (admin.JournalEntry.Bytes): adding an entry drops the
 // oldest of its tenant until both bounds hold again. A tenant's newest
 // entry is always kept, and no tenant's requests push out another's. A
 // Journal is safe for concurrent use.
@@ -336,7 +203,7 @@ func (j *Journal) Size() int {
 }
 
 // List returns the kept entries, oldest first, that match.
-func (j *Journal) List(match func(*JournalEntry) bool) []JournalEntry {
+func (j *Journal) List(match func(*admin.JournalEntry) bool) []admin.JournalEntry {
 	out, _ := j.Find(match, -1, false, 0)
 	return out
 }
@@ -344,10 +211,10 @@ func (j *Journal) List(match func(*JournalEntry) bool) []JournalEntry {
 // Find returns how many kept entries match and up to limit (negative: no
 // limit) of them, oldest first: the first ones when first is set, the
 // newest ones otherwise. With maxBytes > 0 the entries listed count at
-// most that many bytes (JournalEntry.Bytes) together, the first entry
+// most that many bytes (admin.JournalEntry.Bytes) together, the first entry
 // excepted: the list stops before the entry that would pass the bound,
 // keeping the first ones or the newest ones as it would have.
-func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool, maxBytes int64) ([]JournalEntry, int) {
+func (j *Journal) Find(match func(*admin.JournalEntry) bool, limit int, first bool, maxBytes int64) ([]admin.JournalEntry, int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	count := 0
@@ -368,7 +235,7 @@ func (j *Journal) Find(match func(*JournalEntry) bool, limit int, first bool, ma
 	if maxBytes > 0 {
 		recs = withinBytes(recs, first, maxBytes)
 	}
-	out := make([]JournalEntry, len(recs))
+	out := make([]admin.JournalEntry, len(recs))
 	for i, r := range recs {
 		out[i] = *r.entry()
 	}
@@ -398,16 +265,16 @@ func withinBytes(recs []*journalRecord, first bool, maxBytes int64) []*journalRe
 
 // Requests returns the journaled requests, oldest first, for which match
 // (nil: all) reports true.
-func (s *API) Requests(match func(*JournalEntry) bool) []JournalEntry {
+func (s *API) Requests(match func(*admin.JournalEntry) bool) []admin.JournalEntry {
 	return s.Journal.List(match)
 }
 
 // WaitRequests waits until at least one journaled request matches, or ctx
 // ends, and returns the matching ones. Requests already journaled count:
-// to wait for new ones only, match with RequestFilter{After: seq}, seq
+// to wait for new ones only, match with admin.RequestFilter{After: seq}, seq
 // being the Seq of the last entry seen (or LatestRequest before the
 // requests are made).
-func (s *API) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) []JournalEntry {
+func (s *API) WaitRequests(ctx context.Context, match func(*admin.JournalEntry) bool) []admin.JournalEntry {
 	s.Journal.n.Wait(ctx, func() bool {
 		_, n := s.Journal.Find(match, 0, true, 0)
 		return n > 0
@@ -420,8 +287,8 @@ func (s *API) WaitRequests(ctx context.Context, match func(*JournalEntry) bool) 
 // cut to MaxJournalField bytes, secret query values redacted, and no
 // string sharing memory with the request (a kept substring would keep the
 // whole request line alive).
-func newJournalEntry(r *http.Request, rt *Route, reqID string, start time.Time) JournalEntry {
-	e := JournalEntry{RequestID: reqID, Time: start.UTC()}
+func newJournalEntry(r *http.Request, rt *Route, reqID string, start time.Time) admin.JournalEntry {
+	e := admin.JournalEntry{RequestID: reqID, Time: start.UTC()}
 	if rt != nil {
 		e.Method, e.Path = rt.Method, rt.Path // the route's own strings
 	} else {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 )
 
@@ -23,7 +24,7 @@ func journalOf(j *Journal, n int) []string {
 		body := []byte(fmt.Sprintf("%08d", i) + strings.Repeat("x", size))
 		r := httptest.NewRequest(http.MethodGet, "/api/v1/leads", nil)
 		r.Header.Set("X-Seq", fmt.Sprint(i))
-		j.add(newJournalRecord(JournalEntry{RequestID: fmt.Sprint(i)}, r, nil, &Response{Status: 200, Body: body}))
+		j.add(newJournalRecord(admin.JournalEntry{RequestID: fmt.Sprint(i)}, r, nil, &Response{Status: 200, Body: body}))
 		want = append(want, string(body[:min(len(body), JournalBodyCap)]))
 	}
 	return want
@@ -60,7 +61,7 @@ func TestTheJournalKeepsItsNewestEntries(t *testing.T) {
 	j := newJournal(100, platform.DefaultJournalBytes)
 	for i := range 20_000 {
 		r := httptest.NewRequest(http.MethodPost, "/api/v1/calls", nil)
-		j.add(newJournalRecord(JournalEntry{}, r, []byte(strings.Repeat("q", 500)), &Response{Status: 201, Body: []byte(fmt.Sprintf("%08d", i) + strings.Repeat("a", 800))}))
+		j.add(newJournalRecord(admin.JournalEntry{}, r, []byte(strings.Repeat("q", 500)), &Response{Status: 201, Body: []byte(fmt.Sprintf("%08d", i) + strings.Repeat("a", 800))}))
 	}
 	entries, bytes := j.Usage()
 	assert.Equal(t, 100, entries)
@@ -79,7 +80,7 @@ func TestTheJournalKeepsEachTenantsNewestApart(t *testing.T) {
 	j := newJournal(5, platform.DefaultJournalBytes)
 	add := func(tenant string) {
 		r := httptest.NewRequest(http.MethodGet, "/api/v1/leads", nil)
-		j.add(newJournalRecord(JournalEntry{BusinessID: tenant}, r, nil, &Response{Status: 200}))
+		j.add(newJournalRecord(admin.JournalEntry{BusinessID: tenant}, r, nil, &Response{Status: 200}))
 	}
 	add("quiet")
 	add("")
@@ -103,10 +104,10 @@ func TestTheJournalKeepsEachTenantsNewestApart(t *testing.T) {
 	assert.Equal(t, []int64{1, 2, 3, 505}, []int64{got[0].Seq, got[1].Seq, got[2].Seq, got[3].Seq})
 	assert.Equal(t, int64(1005), j.Latest())
 	assert.Equal(t, int64(1005), got[len(got)-1].Seq)
-	after := j.List(RequestFilter{After: 3}.Match)
+	after := j.List(admin.RequestFilter{After: 3}.Match)
 	require.Len(t, after, 7)
 	assert.Equal(t, int64(505), after[0].Seq)
-	quiet := j.List(RequestFilter{BusinessID: "quiet"}.Match)
+	quiet := j.List(admin.RequestFilter{BusinessID: "quiet"}.Match)
 	assert.Len(t, quiet, 3, "the quiet tenant keeps every request")
 }
 
@@ -125,7 +126,7 @@ func TestTheJournalKeepsEntriesAsLargeAsItAllows(t *testing.T) {
 		r.Header = h
 		reqBody := []byte(fmt.Sprintf("%08d", i) + strings.Repeat("q", JournalBodyCap+i*101))
 		respBody := []byte(fmt.Sprintf("%08d", i) + strings.Repeat("a", JournalBodyCap+i*37))
-		j.add(newJournalRecord(JournalEntry{RequestID: fmt.Sprint(i)}, r, reqBody, &Response{Status: 201, Header: h, Body: respBody}))
+		j.add(newJournalRecord(admin.JournalEntry{RequestID: fmt.Sprint(i)}, r, reqBody, &Response{Status: 201, Header: h, Body: respBody}))
 	}
 	got := j.List(nil)
 	require.NotEmpty(t, got)
@@ -154,11 +155,11 @@ func BenchmarkJournalAdd(b *testing.B) {
 	r.Header.Set("Authorization", "Bearer "+KeyPrefix+strings.Repeat("k", 40))
 	resp := &Response{Status: 200, Body: []byte(strings.Repeat("a", 300))}
 	for range 10_000 {
-		j.add(newJournalRecord(JournalEntry{RequestID: "warm"}, r, nil, resp))
+		j.add(newJournalRecord(admin.JournalEntry{RequestID: "warm"}, r, nil, resp))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		j.add(newJournalRecord(JournalEntry{RequestID: "req"}, r, nil, resp))
+		j.add(newJournalRecord(admin.JournalEntry{RequestID: "req"}, r, nil, resp))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 )
 
@@ -202,11 +203,11 @@ func TestAPIPathAddsThePrefixOnce(t *testing.T) {
 		"": "", "/v1/calls": "/api/v1/calls", "/api/v1/calls": "/api/v1/calls", "v1/calls": "/api/v1/calls",
 		"/v1/*": "/api/v1/*", "/api/*": "/api/*", "/api": "/api", "*": "/api*", "/openapi.yaml": "/api/openapi.yaml",
 	} {
-		assert.Equal(t, want, apiPath(in), in)
+		assert.Equal(t, want, admin.APIPath(in), in)
 	}
-	assert.True(t, pathMatches(apiPath("/v1/num*"), "/api/v1/numbers"))
-	assert.True(t, RequestFilter{Path: "/v1/calls"}.Match(&JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
-	assert.False(t, RequestFilter{Path: "/v1/calls", After: 1}.Match(&JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
+	assert.True(t, admin.PathMatches(admin.APIPath("/v1/num*"), "/api/v1/numbers"))
+	assert.True(t, admin.RequestFilter{Path: "/v1/calls"}.Match(&admin.JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
+	assert.False(t, admin.RequestFilter{Path: "/v1/calls", After: 1}.Match(&admin.JournalEntry{Seq: 1, Path: "/api/v1/calls"}))
 }
 
 func TestJournalHeadersAreCutAfterTheyAreRedacted(t *testing.T) {
@@ -246,7 +247,7 @@ func TestJournalHeaderTextsStayWithinTheirBound(t *testing.T) {
 	j := newJournal(10, platform.DefaultJournalBytes)
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/leads", nil)
 	r.Header = h
-	j.add(newJournalRecord(JournalEntry{RequestID: "r1"}, r, nil, &Response{Status: 200, Header: h, Body: []byte(`{}`)}))
+	j.add(newJournalRecord(admin.JournalEntry{RequestID: "r1"}, r, nil, &Response{Status: 200, Header: h, Body: []byte(`{}`)}))
 	e := j.List(nil)[0]
 	assert.Len(t, e.Request.Header, pairs)
 	assert.Equal(t, "r1", e.Response.Header.Get("X-Request-Id"))

@@ -26,6 +26,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/internal/wire"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/jsonview"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -310,7 +311,7 @@ const HeaderIdempotentReplayed = "Idempotent-Replayed"
 // path and query cut as the journal cuts them (MaxJournalField). A request
 // a fault rule acted on names the rule (fault=fault_3) and, when the rule
 // dropped or truncated the response, what it did (fault_outcome).
-func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start time.Time) {
+func (s *API) logRequest(r *http.Request, rec *admin.JournalEntry, code string, start time.Time) {
 	if !s.Config.Logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
 	}
@@ -325,7 +326,7 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 	if rec.FaultID != "" {
 		attrs = append(attrs, slog.String("fault", rec.FaultID))
 		if rec.Fault != "" {
-			attrs = append(attrs, slog.String("fault_outcome", rec.Fault))
+			attrs = append(attrs, slog.String("fault_outcome", string(rec.Fault)))
 		}
 	}
 	attrs = append(attrs, slog.Duration("duration", time.Since(start)))
@@ -335,7 +336,7 @@ func (s *API) logRequest(r *http.Request, rec *JournalEntry, code string, start 
 // handle runs the pipeline up to the encoded response. rc, nil when the
 // request did not get that far, holds the request body it read and the
 // caller once known.
-func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, rc *Ctx, fault *FaultRule) {
+func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp *Response, rt *Route, rc *Ctx, fault *faultEntry) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.Config.Logger.Error("mockserver: handler panic", "panic", v, "stack", string(debug.Stack()))
@@ -352,7 +353,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 		return ErrorResponse(apiErr), nil, nil, nil
 	}
 	if rt.Auth != AuthAdmin {
-		fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
+		fault = s.FaultSet.Match(admin.FaultTargetRequest, r.Method, r.URL.Path, "", unscopedRules)
 		if fault != nil {
 			if resp, done := fault.beforeOn(w, r, s.draining); done {
 				return resp, rt, nil, fault
@@ -388,7 +389,7 @@ func (s *API) handle(w http.ResponseWriter, r *http.Request, reqID string) (resp
 	}
 	if fault == nil && rc.Tenant != "" {
 		// The caller's tenant's own rules act once the caller is known.
-		if fault = s.FaultSet.Match(FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
+		if fault = s.FaultSet.Match(admin.FaultTargetRequest, r.Method, r.URL.Path, rc.Tenant, scopedRules); fault != nil {
 			if resp, done := fault.beforeOn(w, r, s.draining); done {
 				return resp, rt, rc, fault
 			}

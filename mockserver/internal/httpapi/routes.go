@@ -31,29 +31,29 @@ import (
 var Table = []Route{
 	// The pipeline's own admin routes: the index of the first URLs people try, health, the admin
 	// API's document, reset, clock, journal, faults.
-	admin(GET, "/", "getIndex").lock(LockNone),
-	admin(GET, "/_mock", "getAdminIndex").lock(LockNone),
-	admin(GET, "/api", "getAPIIndex").lock(LockNone),
-	admin(GET, "/_mock/clock", "getClock").lock(LockNone),
-	admin(GET, "/_mock/schedule", "getSchedule").lock(LockNone),
-	admin(POST, "/_mock/clock/advance", "advanceClock").body("mockClockAdvance").lock(LockNone),
-	admin(DELETE, "/_mock/faults", "clearFaults").lock(LockNone),
-	admin(GET, "/_mock/faults", "listFaults").lock(LockNone),
-	admin(GET, "/_mock/health", "getHealth").lock(LockNone),
-	admin(GET, "/_mock/openapi.yaml", "getAdminOpenAPIDocument").lock(LockNone),
-	admin(POST, "/_mock/faults", "addFault").body("mockFault").lock(LockNone),
-	admin(GET, "/_mock/requests", "listRequests").lock(LockNone),
-	admin(DELETE, "/_mock/rate-limits", "clearRateLimits"),
-	admin(POST, "/_mock/reset", "reset").lock(LockNone),
-	admin(GET, "/_mock/tenants", "listTenants").lock(LockNone),
+	adminRoute(GET, "/", "getIndex").lock(LockNone),
+	adminRoute(GET, "/_mock", "getAdminIndex").lock(LockNone),
+	adminRoute(GET, "/api", "getAPIIndex").lock(LockNone),
+	adminRoute(GET, "/_mock/clock", "getClock").lock(LockNone),
+	adminRoute(GET, "/_mock/schedule", "getSchedule").lock(LockNone),
+	adminRoute(POST, "/_mock/clock/advance", "advanceClock").body("mockClockAdvance").lock(LockNone),
+	adminRoute(DELETE, "/_mock/faults", "clearFaults").lock(LockNone),
+	adminRoute(GET, "/_mock/faults", "listFaults").lock(LockNone),
+	adminRoute(GET, "/_mock/health", "getHealth").lock(LockNone),
+	adminRoute(GET, "/_mock/openapi.yaml", "getAdminOpenAPIDocument").lock(LockNone),
+	adminRoute(POST, "/_mock/faults", "addFault").body("mockFault").lock(LockNone),
+	adminRoute(GET, "/_mock/requests", "listRequests").lock(LockNone),
+	adminRoute(DELETE, "/_mock/rate-limits", "clearRateLimits"),
+	adminRoute(POST, "/_mock/reset", "reset").lock(LockNone),
+	adminRoute(GET, "/_mock/tenants", "listTenants").lock(LockNone),
 
 	// Identity: signup and dashboard links, keys, account reads, the OpenAPI documents, accounts and the outbox.
-	admin(POST, "/_mock/accounts", "createAccount").body("mockAccount").lock(LockWrite),
-	admin(GET, "/_mock/outbox", "listOutbox").lock(LockNone),
-	admin(POST, "/_mock/accounts/copy", "copyAccount").body("mockAccountCopy").lock(LockNone),
-	admin(DELETE, "/_mock/accounts/{business_id}", "deleteAccount").lock(LockWrite),
-	admin(GET, "/_mock/snapshot", "getSnapshot").lock(LockNone),
-	admin(POST, "/_mock/snapshot", "restoreSnapshot").maxBody(SnapshotMaxBytes).lock(LockNone),
+	adminRoute(POST, "/_mock/accounts", "createAccount").body("mockAccount").lock(LockWrite),
+	adminRoute(GET, "/_mock/outbox", "listOutbox").lock(LockNone),
+	adminRoute(POST, "/_mock/accounts/copy", "copyAccount").body("mockAccountCopy").lock(LockNone),
+	adminRoute(DELETE, "/_mock/accounts/{business_id}", "deleteAccount").lock(LockWrite),
+	adminRoute(GET, "/_mock/snapshot", "getSnapshot").lock(LockNone),
+	adminRoute(POST, "/_mock/snapshot", "restoreSnapshot").maxBody(SnapshotMaxBytes).lock(LockNone),
 	public(GET, "/api/auth/magic", "exchangeMagicLink").lock(LockWrite),
 	public(GET, "/api/auth/password-setup", "readPasswordSetupLink"),
 	public(GET, "/api/openapi.yaml", "getOpenAPIDocument").lock(LockNone),
@@ -68,17 +68,17 @@ var Table = []Route{
 	key(GET, "/api/v1/usage", "listUsage", voiceagent.ScopeBillingRead),
 
 	// Telephony: agents and voices, numbers, calls and transcripts, leads, texts, and their admin drivers.
-	admin(GET, "/_mock/calls", "listAllCalls"),
-	admin(GET, "/_mock/consent", "getConsent"),
-	admin(POST, "/_mock/consent", "setConsent").body("mockConsent").lock(LockWrite),
-	admin(POST, "/_mock/dnc", "setDnc").body("mockDNC").lock(LockWrite),
-	admin(POST, "/_mock/inbound-call", "inboundCall").body("mockInboundCall").lock(LockWrite),
-	admin(POST, "/_mock/inbound-sms", "inboundSms").body("mockInboundSMS").lock(LockWrite),
-	admin(GET, "/_mock/prompt-audit", "getPromptAudit"),
-	admin(GET, "/_mock/provider-calls", "getProviderCall"),
-	admin(DELETE, "/_mock/scripts", "clearScript").lock(LockWrite),
-	admin(GET, "/_mock/scripts", "listScript"),
-	admin(POST, "/_mock/scripts", "addScript").body("mockScript").lock(LockWrite),
+	adminRoute(GET, "/_mock/calls", "listAllCalls"),
+	adminRoute(GET, "/_mock/consent", "getConsent"),
+	adminRoute(POST, "/_mock/consent", "setConsent").body("mockConsent").lock(LockWrite),
+	adminRoute(POST, "/_mock/dnc", "setDnc").body("mockDNC").lock(LockWrite),
+	adminRoute(POST, "/_mock/inbound-call", "inboundCall").body("mockInboundCall").lock(LockWrite),
+	adminRoute(POST, "/_mock/inbound-sms", "inboundSms").body("mockInboundSMS").lock(LockWrite),
+	adminRoute(GET, "/_mock/prompt-audit", "getPromptAudit"),
+	adminRoute(GET, "/_mock/provider-calls", "getProviderCall"),
+	adminRoute(DELETE, "/_mock/scripts", "clearScript").lock(LockWrite),
+	adminRoute(GET, "/_mock/scripts", "listScript"),
+	adminRoute(POST, "/_mock/scripts", "addScript").body("mockScript").lock(LockWrite),
 	key(GET, "/api/v1/agents", "getAgents", voiceagent.ScopeAgentsRead).cached(),
 	key(PATCH, "/api/v1/agents", "updateAgent", voiceagent.ScopeAgentsWrite).body("agentUpdate"),
 	key(POST, "/api/v1/agents", "createAgent", voiceagent.ScopeAgentsWrite).body("agentCreate"),
@@ -94,10 +94,10 @@ var Table = []Route{
 	key(GET, "/api/v1/voices", "listVoices", voiceagent.ScopeAgentsRead).cached(),
 
 	// Webhooks: subscriptions, the event log, the delivery log.
-	admin(GET, "/_mock/deliveries", "listDeliveries").lock(LockNone),
-	admin(POST, "/_mock/deliveries/replay", "replayDelivery").body("mockDeliveryReplay").lock(LockWrite),
-	admin(POST, "/_mock/events", "emitEvent").body("mockEvent").lock(LockWrite),
-	admin(POST, "/_mock/receiver-checks", "runReceiverChecks").body("mockReceiverCheck").lock(LockNone),
+	adminRoute(GET, "/_mock/deliveries", "listDeliveries").lock(LockNone),
+	adminRoute(POST, "/_mock/deliveries/replay", "replayDelivery").body("mockDeliveryReplay").lock(LockWrite),
+	adminRoute(POST, "/_mock/events", "emitEvent").body("mockEvent").lock(LockWrite),
+	adminRoute(POST, "/_mock/receiver-checks", "runReceiverChecks").body("mockReceiverCheck").lock(LockNone),
 	key(GET, "/api/v1/events", "listEvents", voiceagent.ScopeEventsRead).cached(),
 	key(POST, "/api/v1/events/replay", "replayEvents", voiceagent.ScopeEventsReplay).body("eventsReplay"),
 	key(DELETE, "/api/v1/webhooks", "deleteWebhook", voiceagent.ScopeWebhooksWrite),
@@ -139,7 +139,7 @@ var Table = []Route{
 	key(POST, "/api/v1/agency-profile", "commandAgencyProfile", voiceagent.ScopeWorkspacesWrite).body("agencyProfileCommand"),
 
 	// The outbound-sales pipeline (SDR).
-	admin(POST, "/_mock/sdr/cron", "runSdrSchedulerNow").lock(LockWrite),
+	adminRoute(POST, "/_mock/sdr/cron", "runSdrSchedulerNow").lock(LockWrite),
 	keyOrSession(POST, "/api/sdr/action", "sdrAction", voiceagent.ScopeSDRWrite).body("sdrAction"),
 	keyOrSession(GET, "/api/sdr/activity", "getSdrActivity", voiceagent.ScopeSDRRead).cached(),
 	keyOrSession(GET, "/api/sdr/config", "getSdrConfig", voiceagent.ScopeSDRRead),
@@ -158,12 +158,14 @@ var Table = []Route{
 	key(GET, "/api/v1/analytics/weekly", "analyticsWeekly", voiceagent.ScopeCallsRead),
 
 	// Fixtures.
-	admin(POST, "/_mock/fixtures", "loadFixtures").body("mockFixtures").lock(LockWrite),
+	adminRoute(POST, "/_mock/fixtures", "loadFixtures").body("mockFixtures").lock(LockWrite),
+	adminRoute(POST, "/_mock/leads", "seedLeads").body("mockSeedLeads").maxBody(SnapshotMaxBytes).lock(LockWrite),
+	adminRoute(POST, "/_mock/calls", "seedCalls").body("mockSeedCalls").maxBody(SnapshotMaxBytes).lock(LockWrite),
 
 	// The dashboard: a page, its script and its style sheet.
-	admin(GET, "/_mock/ui", "getDashboard").lock(LockNone),
-	admin(GET, "/_mock/ui/app.css", "getDashboardStyle").lock(LockNone),
-	admin(GET, "/_mock/ui/app.js", "getDashboardScript").lock(LockNone),
+	adminRoute(GET, "/_mock/ui", "getDashboard").lock(LockNone),
+	adminRoute(GET, "/_mock/ui/app.css", "getDashboardStyle").lock(LockNone),
+	adminRoute(GET, "/_mock/ui/app.js", "getDashboardScript").lock(LockNone),
 }
 
 // Methods, for the table.
@@ -196,8 +198,8 @@ func public(method, path, op string) Route {
 	return Route{Method: method, Path: path, Op: op, Auth: AuthNone}
 }
 
-// admin is a route of the admin API (/_mock): no key, never counted as usage.
-func admin(method, path, op string) Route {
+// adminRoute is a route of the admin API (/_mock): no key, never counted as usage.
+func adminRoute(method, path, op string) Route {
 	return Route{Method: method, Path: path, Op: op, Auth: AuthAdmin}
 }
 

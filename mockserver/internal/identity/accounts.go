@@ -2,11 +2,13 @@ package identity
 
 import (
 	"fmt"
+	voiceagent "github.com/voiceagent/voiceagent-go"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/voiceagent/voiceagent-go/account"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -46,7 +48,7 @@ type ProvisionSpec struct {
 	// Preset, when set, gives the tenant the user, business and agent ids,
 	// the number, the key and the session of an account provisioned before
 	// (a seed account made again after a reset) instead of new ones.
-	Preset *Account
+	Preset *admin.Account
 	// Tenant is the tenant the new business joins (an agency's client
 	// joins the agency's); "" makes it a tenant of its own.
 	Tenant string
@@ -231,43 +233,11 @@ func nextPoolNumber(tx *platform.Tx) string {
 	}
 }
 
-// AccountOptions says what NewAccount creates. Empty fields get defaults:
-// business "Test Business", a unique example email, and every scope of the
-// API (the platform-only ones included).
-type AccountOptions struct {
-	BusinessName string   `json:"business_name,omitempty"`
-	Email        string   `json:"email,omitempty"`
-	Scopes       []string `json:"scopes,omitempty"`
-	// Operator makes the user a platform operator (may mint partner keys
-	// with POST /v1/keys partner_id).
-	Operator bool `json:"operator,omitempty"`
-	// Partner makes the user act for a new partner (agency): the account
-	// returns its partner_id and referral_code, the business is linked to
-	// the partner, and signups may name the code as referral_code.
-	Partner bool `json:"partner,omitempty"`
-}
-
-// Account is a ready tenant: what NewAccount and POST /_mock/accounts
-// response.
-type Account struct {
-	APIKey      string `json:"api_key"`
-	BusinessID  string `json:"business_id"`
-	AgentID     string `json:"agent_id"`
-	PhoneNumber string `json:"phone_number"`
-	UserID      string `json:"user_id"`
-	// Session is a dashboard session token (the voiceagent_session cookie),
-	// for key management.
-	Session string `json:"session"`
-	// PartnerID and ReferralCode are set for AccountOptions.Partner.
-	PartnerID    string `json:"partner_id,omitempty"`
-	ReferralCode string `json:"referral_code,omitempty"`
-}
-
 // NewAccount provisions a ready tenant without signup: a user, a business,
 // an intake agent, a number, a key and a session. Every account is its own
 // tenant, so parallel tests can share one server.
-func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
-	if err := checkScopes(opts.Scopes); err != nil {
+func (s *Service) NewAccount(opts admin.AccountOptions) (*admin.Account, error) {
+	if err := checkScopes(val.Strings[string](opts.Scopes)); err != nil {
 		return nil, err
 	}
 	tx := s.WriteTx()
@@ -278,7 +248,7 @@ func (s *Service) NewAccount(opts AccountOptions) (*Account, error) {
 // checkScopes refuses a scope the API does not have.
 func checkScopes(scopes []string) error {
 	for _, sc := range scopes {
-		if !KeyMayHold(sc) {
+		if !KeyMayHold(string(sc)) {
 			return domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}
@@ -287,7 +257,7 @@ func checkScopes(scopes []string) error {
 
 // CreateAccount provisions a ready tenant as NewAccount does, with the
 // state at hand; opts must hold known scopes.
-func (s *Service) CreateAccount(tx *platform.Tx, opts AccountOptions) *Account {
+func (s *Service) CreateAccount(tx *platform.Tx, opts admin.AccountOptions) *admin.Account {
 	acct, _ := s.provisionAccount(tx, opts, nil)
 	return acct
 }
@@ -295,16 +265,16 @@ func (s *Service) CreateAccount(tx *platform.Tx, opts AccountOptions) *Account {
 // seedAccount is an account SeedAccount made: its options with every
 // default filled in, and what it was given.
 type seedAccount struct {
-	opts AccountOptions
-	acct Account
+	opts admin.AccountOptions
+	acct admin.Account
 }
 
 // SeedAccount is NewAccount for an account the server keeps: every reset
 // (unless asked to leave the server empty) provisions it again with the
 // same ids, number, key and session, so a key printed at start keeps
 // working. The standalone binary's demo account is one.
-func (s *Service) SeedAccount(opts AccountOptions) (*Account, error) {
-	if err := checkScopes(opts.Scopes); err != nil {
+func (s *Service) SeedAccount(opts admin.AccountOptions) (*admin.Account, error) {
+	if err := checkScopes(val.Strings[string](opts.Scopes)); err != nil {
 		return nil, err
 	}
 	tx := s.WriteTx()
@@ -326,7 +296,7 @@ func (s *Service) reseed(tx *platform.Tx) int {
 
 // provisionAccount provisions an account with opts (the defaults filled
 // in, as it returns them), or again as preset when preset is not nil.
-func (s *Service) provisionAccount(tx *platform.Tx, opts AccountOptions, preset *Account) (*Account, AccountOptions) {
+func (s *Service) provisionAccount(tx *platform.Tx, opts admin.AccountOptions, preset *admin.Account) (*admin.Account, admin.AccountOptions) {
 	if opts.BusinessName == "" {
 		opts.BusinessName = "Test Business"
 	}
@@ -334,7 +304,7 @@ func (s *Service) provisionAccount(tx *platform.Tx, opts AccountOptions, preset 
 		opts.Email = "owner-" + s.IDs.Token(6) + "@example.com"
 	}
 	if len(opts.Scopes) == 0 {
-		opts.Scopes = AllScopes()
+		opts.Scopes = val.Strings[voiceagent.Scope](AllScopes())
 	}
 	var partnerID, code string
 	switch {
@@ -347,7 +317,7 @@ func (s *Service) provisionAccount(tx *platform.Tx, opts AccountOptions, preset 
 		tx.RegisterPartner(partnerID, code)
 	}
 	pr := s.Provision(tx, s.Now(""), ProvisionSpec{
-		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: opts.Scopes, KeyName: "Test Key",
+		BusinessName: opts.BusinessName, Email: opts.Email, Scopes: val.Strings[string](opts.Scopes), KeyName: "Test Key",
 		PartnerID: partnerID, Preset: preset,
 	})
 	if opts.Operator {
@@ -356,7 +326,7 @@ func (s *Service) provisionAccount(tx *platform.Tx, opts AccountOptions, preset 
 	if partnerID != "" {
 		pr.User.PartnerID = partnerID
 	}
-	return &Account{
+	return &admin.Account{
 		APIKey:       pr.APIKey,
 		BusinessID:   pr.Business.ID,
 		AgentID:      pr.Agent.ID,
@@ -428,14 +398,14 @@ type failedWorkspace struct {
 }
 
 func (s *Service) adminAccounts(rc *httpapi.Ctx) (any, error) {
-	var opts AccountOptions
+	var opts admin.AccountOptions
 	if len(strings.TrimSpace(string(rc.Body))) > 0 {
 		if err := rc.Decode(&opts); err != nil {
 			return nil, err
 		}
 	}
 	for _, sc := range opts.Scopes {
-		if !KeyMayHold(sc) {
+		if !KeyMayHold(string(sc)) {
 			return nil, domain.InvalidField("scopes", "unknown scope %q", sc)
 		}
 	}

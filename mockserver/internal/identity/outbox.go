@@ -3,43 +3,26 @@ package identity
 import (
 	"context"
 	"strings"
-	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 )
 
-// OutboxMessage is an email or SMS the platform sent to a person outside the
-// API: signup codes and links, SDR emails, owner notifications.
-type OutboxMessage struct {
-	ID string `json:"id"`
-	// BusinessID is the business the message was sent for (absent for a
-	// signup code, sent before the business exists).
-	BusinessID string    `json:"business_id,omitempty"`
-	Channel    string    `json:"channel"`
-	To         string    `json:"to"`
-	From       string    `json:"from"`
-	Subject    string    `json:"subject,omitempty"`
-	Body       string    `json:"body"`
-	OTPCode    string    `json:"otp_code,omitempty"`
-	Link       string    `json:"link,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
 // Outbox returns the messages sent to an address or number ("" for all),
 // oldest first.
-func (s *Service) Outbox(to string) []OutboxMessage { return s.OutboxOf("", to) }
+func (s *Service) Outbox(to string) []admin.OutboxMessage { return s.OutboxOf("", to) }
 
 // OutboxOf returns the messages sent for the businesses of tenant ("" any
 // tenant, and messages of none) to an address or number ("" for all),
 // oldest first.
-func (s *Service) OutboxOf(tenant, to string) []OutboxMessage {
+func (s *Service) OutboxOf(tenant, to string) []admin.OutboxMessage {
 	tx := s.ReadTx()
 	defer tx.End()
-	out := []OutboxMessage{}
+	out := []admin.OutboxMessage{}
 	for _, m := range tx.Outbox.Owned("outbox") {
 		if (to == "" || strings.EqualFold(m.To, to)) && (tenant == "" || tx.TenantOf(m.BusinessID) == tenant) {
-			out = append(out, OutboxMessage{
-				ID: m.ID, BusinessID: m.BusinessID, Channel: m.Channel, To: m.To, From: m.From, Subject: m.Subject,
+			out = append(out, admin.OutboxMessage{
+				ID: m.ID, BusinessID: m.BusinessID, Channel: admin.Channel(m.Channel), To: m.To, From: m.From, Subject: m.Subject,
 				Body: m.Body, OTPCode: m.OTPCode, Link: m.Link, CreatedAt: m.CreatedAt,
 			})
 		}
@@ -49,8 +32,8 @@ func (s *Service) OutboxOf(tenant, to string) []OutboxMessage {
 
 // WaitOutbox waits until a message to the address matches (nil: any), or
 // ctx ends, and returns the newest matching one.
-func (s *Service) WaitOutbox(ctx context.Context, to string, match func(OutboxMessage) bool) (OutboxMessage, bool) {
-	var found OutboxMessage
+func (s *Service) WaitOutbox(ctx context.Context, to string, match func(admin.OutboxMessage) bool) (admin.OutboxMessage, bool) {
+	var found admin.OutboxMessage
 	ok := s.OutboxNotifier.Wait(ctx, func() bool {
 		msgs := s.Outbox(to)
 		for i := len(msgs) - 1; i >= 0; i-- {

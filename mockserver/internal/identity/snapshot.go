@@ -12,6 +12,7 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -48,7 +49,7 @@ type Snapshot struct {
 type TenantSnapshot struct {
 	BusinessID  string                      `json:"business_id"`
 	Now         time.Time                   `json:"now"`
-	Tasks       []httpapi.ScheduledTask     `json:"tasks"`
+	Tasks       []admin.ScheduledTask       `json:"tasks"`
 	Idempotency []httpapi.IdempotencyRecord `json:"idempotency"`
 	store.Section
 }
@@ -56,7 +57,7 @@ type TenantSnapshot struct {
 // ServerSnapshot is what a whole server's snapshot holds beside its
 // tenants: the base clock's pending work and the records of no tenant.
 type ServerSnapshot struct {
-	Tasks []httpapi.ScheduledTask `json:"tasks"`
+	Tasks []admin.ScheduledTask `json:"tasks"`
 	// SeedAccounts are the accounts a reset provisions again (the
 	// binary's demo account), with their keys: a server restored from the
 	// document keeps them.
@@ -67,8 +68,8 @@ type ServerSnapshot struct {
 // SeedAccountState is a seed account in a snapshot: its options and what
 // it was given.
 type SeedAccountState struct {
-	Options AccountOptions `json:"options"`
-	Account Account        `json:"account"`
+	Options admin.AccountOptions `json:"options"`
+	Account admin.Account        `json:"account"`
 }
 
 // Snapshot returns the JSON of the snapshot of the tenant owning
@@ -198,7 +199,7 @@ func (s *Service) ParseSnapshot(data []byte) (*Snapshot, error) {
 	return doc, nil
 }
 
-func (s *Service) checkTasks(path string, tasks []httpapi.ScheduledTask) error {
+func (s *Service) checkTasks(path string, tasks []admin.ScheduledTask) error {
 	for j, t := range tasks {
 		if !s.TaskDefined(t.Kind) {
 			return domain.InvalidField(fmt.Sprintf("%s.tasks.%d.kind", path, j), "%q is not a kind of task of this server", t.Kind)
@@ -304,7 +305,7 @@ func checkTenantWork(plan *store.Plan, i int, path string, ts TenantSnapshot) er
 // checkWork refuses a task (of tenant, "" the base clock's) whose subject
 // is a record of another tenant: a task acts on its subject when its
 // clock reaches it.
-func checkWork(plan *store.Plan, path, tenant string, tasks []httpapi.ScheduledTask) error {
+func checkWork(plan *store.Plan, path, tenant string, tasks []admin.ScheduledTask) error {
 	for j, t := range tasks {
 		if t.SubjectID == "" {
 			continue
@@ -324,9 +325,9 @@ func (s *Service) startTenant(tx *platform.Tx, ts TenantSnapshot) {
 	s.resume(ts.BusinessID, ts.Tasks)
 }
 
-func (s *Service) resume(tenant string, tasks []httpapi.ScheduledTask) {
+func (s *Service) resume(tenant string, tasks []admin.ScheduledTask) {
 	for _, t := range tasks {
-		if err := s.Resume(tenant, t.Task()); err != nil {
+		if err := s.Resume(tenant, httpapi.TaskOf(t)); err != nil {
 			panic("identity: a checked task does not resume: " + err.Error())
 		}
 	}
@@ -350,11 +351,11 @@ func sectionError(prefixes []string, err error) error {
 }
 
 // SeedAccounts returns the seed accounts (SeedAccount), oldest first.
-func (s *Service) SeedAccounts() []*Account {
+func (s *Service) SeedAccounts() []*admin.Account {
 	tx := s.ReadTx()
 	defer tx.End()
 	seeds := s.seeds.Get(tx)
-	out := make([]*Account, len(seeds))
+	out := make([]*admin.Account, len(seeds))
 	for i := range seeds {
 		a := seeds[i].acct
 		out[i] = &a
@@ -362,20 +363,12 @@ func (s *Service) SeedAccounts() []*Account {
 	return out
 }
 
-// Copy is what POST /_mock/accounts/copy responds: the account fields of
-// the copy and the ids of the copied records.
-type Copy struct {
-	Account
-	// IDs maps every copied record's id to its copy's id.
-	IDs map[string]string `json:"ids"`
-}
-
 // CopyTenant makes a new tenant holding a copy of every record of the
 // tenant owning businessID, at the same time and with its pending work:
 // new ids everywhere (references follow), new numbers from the pool, new
 // key values and session tokens. It returns a new key with every scope and
 // a session for the copy of the business's owner.
-func (s *Service) CopyTenant(businessID string) (*Copy, error) {
+func (s *Service) CopyTenant(businessID string) (*admin.AccountCopy, error) {
 	tx := s.WriteTx()
 	defer tx.End()
 	tenant, err := httpapi.TenantIn(tx, businessID)
@@ -409,7 +402,7 @@ func (s *Service) CopyTenant(businessID string) (*Copy, error) {
 
 	now := s.Clocks.Now(cp.BusinessID)
 	b, _ := tx.Businesses.Get(r.ids[businessID])
-	out := &Copy{IDs: r.ids}
+	out := &admin.AccountCopy{IDs: r.ids}
 	out.BusinessID = b.ID
 	out.UserID = b.OwnerUserID
 	out.APIKey, _ = s.IssueKey(tx, now, b.OwnerUserID, "copy", AllScopes(), "", "")

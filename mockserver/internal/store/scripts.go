@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
+)
 
 // Script step kinds and outcomes (POST /_mock/scripts).
 const (
@@ -35,12 +39,12 @@ type ScriptStep struct {
 	// Call steps.
 	RingSeconds *int // nil: the default ring time
 	Duration    *int // nil: the duration derived from the number
-	Transcript  []ScriptTurn
+	Transcript  []admin.Turn
 	Summary     string
-	Caller      *ScriptCaller
+	Caller      *admin.ScriptCaller
 
 	// Text steps.
-	Reply *ScriptReply
+	Reply *admin.TextReply
 
 	// UsedBy is the id of the call or text that used the step ("" while
 	// pending, and for a call rejected at creation, which stores nothing).
@@ -51,25 +55,6 @@ type ScriptStep struct {
 
 // Pending reports whether the step has not been used.
 func (s *ScriptStep) Pending() bool { return s.UsedAt == nil }
-
-// ScriptTurn is one line of a scripted transcript.
-type ScriptTurn struct {
-	Role string `json:"role"` // "agent" or "caller"
-	Text string `json:"text"`
-}
-
-// ScriptCaller is what the person on a scripted call tells the agent.
-type ScriptCaller struct {
-	Name   string `json:"name,omitempty"`
-	Email  string `json:"email,omitempty"`
-	Intent string `json:"intent,omitempty"`
-}
-
-// ScriptReply is a text the recipient of a scripted text sends back.
-type ScriptReply struct {
-	AfterSeconds int    `json:"after_seconds"`
-	Body         string `json:"body"`
-}
 
 // PendingSteps returns how many steps of the tenant's script are pending.
 func (s *Store) PendingSteps(tenant string) int {

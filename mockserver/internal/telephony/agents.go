@@ -8,6 +8,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/agents"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -155,7 +156,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	if body.Metadata != nil {
 		a.Metadata = body.Metadata
 	}
-	if e := rc.DependencyFault(httpapi.FaultTargetVoiceProvider); e != nil {
+	if e := rc.DependencyFault(admin.FaultTargetVoiceProvider); e != nil {
 		e.Code = voiceagent.CodeVendorError
 		e.Message = "the voice provider refused the assistant: " + e.Message
 		return nil, e
@@ -165,7 +166,7 @@ func (s *Service) createAgent(rc *httpapi.Ctx) (any, error) {
 	// keeps it.
 	a.ID = s.IDs.UUID()
 	s.CreateAssistant(rc.Tx, a)
-	if e := rc.DependencyFault(httpapi.FaultTargetStorage); e != nil {
+	if e := rc.DependencyFault(admin.FaultTargetStorage); e != nil {
 		// Storing failed: remove the assistant created at the provider.
 		delete(rc.Tx.Assistants, a.VendorAssistantID)
 		return nil, domain.Dependency(voiceagent.CodeInternalError,
@@ -289,7 +290,7 @@ func (s *Service) updateAgent(rc *httpapi.Ctx) (any, error) {
 // voiceProviderFault returns the check of the voice provider's simulated
 // failure for the request rc.
 func voiceProviderFault(rc *httpapi.Ctx) func() *domain.Error {
-	return func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) }
+	return func() *domain.Error { return rc.DependencyFault(admin.FaultTargetVoiceProvider) }
 }
 
 // UpdateAgent applies patch p to agent a at now and returns the response

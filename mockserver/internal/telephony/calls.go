@@ -10,6 +10,7 @@ import (
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
 	"github.com/voiceagent/voiceagent-go/calls"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -70,7 +71,7 @@ func (s *Service) createCall(rc *httpapi.Ctx) (any, error) {
 	c, apiErr := s.PlaceOutboundCall(rc.Tx, rc.Now, OutboundCall{
 		Agent: a, To: body.To, Name: name, Context: body.Context, FirstMessage: first,
 		WebhookURL: body.WebhookURL, MaxDuration: body.MaxDuration, Lead: lead,
-		ProviderFault: func() *domain.Error { return rc.DependencyFault(httpapi.FaultTargetVoiceProvider) },
+		ProviderFault: func() *domain.Error { return rc.DependencyFault(admin.FaultTargetVoiceProvider) },
 	})
 	if apiErr != nil {
 		return nil, apiErr

@@ -3,6 +3,7 @@ package telephony
 import (
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/store"
@@ -10,43 +11,10 @@ import (
 	"github.com/voiceagent/voiceagent-go/webhooks"
 )
 
-// InboundCall is a caller ringing one of the platform's numbers: the body
-// of POST /_mock/inbound-call and the argument of Server.InboundCall.
-type InboundCall struct {
-	// To is the platform number called (an agent's number). Required.
-	To string `json:"to"`
-	// From is the caller's number, E.164. Required.
-	From string `json:"from"`
-	// Caller is what the caller tells the agent; lead collection extracts
-	// the lead from it.
-	Caller Caller `json:"caller"`
-	// Answered is false when nobody picks up (default true): the call ends
-	// as no-answer after 30 seconds of ringing.
-	Answered *bool `json:"answered,omitempty"`
-	// Voicemail is the message an unanswered caller leaves.
-	Voicemail string `json:"voicemail,omitempty"`
-	// Duration is how long an answered conversation lasts, in seconds
-	// (default derived from the caller's number, 30 to 300), before the
-	// agent's max_duration cap.
-	Duration int `json:"duration,omitempty"`
-}
-
-// Caller is what an inbound caller says. Name, Email and Phone are taken as
-// given; when absent, lead collection looks for them in Said ("my name is
-// Jane Doe", an email address, a +E.164 number). Intent is taken as given,
-// or derived from keywords of Said (docs/mockserver.md, section Leads).
-type Caller struct {
-	Name   string `json:"name,omitempty"`
-	Email  string `json:"email,omitempty"`
-	Phone  string `json:"phone,omitempty"`
-	Said   string `json:"said,omitempty"`
-	Intent string `json:"intent,omitempty"`
-}
-
 // inboundCallLocked starts an inbound call: the call rings (call.received), the
 // caller's number gains SMS consent (unless it opted out), and the clock of the
 // number's tenant takes it on.
-func (s *Service) inboundCallLocked(tx *platform.Tx, in InboundCall) (*store.Call, *domain.Error) {
+func (s *Service) inboundCallLocked(tx *platform.Tx, in admin.InboundCall) (*store.Call, *domain.Error) {
 	n, ok := tx.NumbersByPhone[in.To]
 	if !ok {
 		return nil, domain.NotFound("no agent answers " + in.To + ": it is not a platform number")

@@ -3,8 +3,8 @@ package telephony
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -12,83 +12,31 @@ import (
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/val"
 )
 
-// Script is the body of POST /_mock/scripts: steps to add to the script of
-// the tenant that owns BusinessID.
-type Script struct {
-	BusinessID string     `json:"business_id"`
-	Calls      []CallStep `json:"calls,omitempty"`
-	Texts      []TextStep `json:"texts,omitempty"`
-}
-
-// CallStep is what the person on the other end of an outbound call does.
-type CallStep struct {
-	To          string              `json:"to"`
-	Outcome     string              `json:"outcome"`
-	RingSeconds *int                `json:"ring_seconds,omitempty"`
-	Duration    *int                `json:"duration,omitempty"`
-	Transcript  []store.ScriptTurn  `json:"transcript,omitempty"`
-	Summary     string              `json:"summary,omitempty"`
-	Caller      *store.ScriptCaller `json:"caller,omitempty"`
-}
-
-// TextStep is what the carrier and the recipient do with an outbound text.
-type TextStep struct {
-	To      string             `json:"to"`
-	Outcome string             `json:"outcome"`
-	Reply   *store.ScriptReply `json:"reply,omitempty"`
-}
-
-// StepView is a script step as GET /_mock/scripts shows it.
-type StepView struct {
-	ID          string              `json:"id"`
-	BusinessID  string              `json:"business_id"`
-	Kind        string              `json:"kind"`
-	To          string              `json:"to"`
-	Outcome     string              `json:"outcome"`
-	RingSeconds *int                `json:"ring_seconds,omitempty"`
-	Duration    *int                `json:"duration,omitempty"`
-	Transcript  []store.ScriptTurn  `json:"transcript,omitempty"`
-	Summary     string              `json:"summary,omitempty"`
-	Caller      *store.ScriptCaller `json:"caller,omitempty"`
-	Reply       *store.ScriptReply  `json:"reply,omitempty"`
-	Status      string              `json:"status"`
-	UsedBy      *string             `json:"used_by"`
-	UsedAt      *time.Time          `json:"used_at"`
-	CreatedAt   time.Time           `json:"created_at"`
-}
-
 // StepList is the response of POST /_mock/scripts.
 type StepList struct {
-	Steps []StepView `json:"steps"`
+	Steps []admin.ScriptStep `json:"steps"`
 }
 
 // StepPage is a page of GET /_mock/scripts: steps oldest first, and whether
 // more follow the last (read on with after, its created_at).
 type StepPage struct {
-	Steps   []StepView `json:"steps"`
-	HasMore bool       `json:"has_more"`
+	Steps   []admin.ScriptStep `json:"steps"`
+	HasMore bool               `json:"has_more"`
 }
 
 // MaxStepPage is how many steps a page of GET /_mock/scripts lists at most,
 // and by default.
 const MaxStepPage = 1000
 
-// Statuses of a script step, as GET /_mock/scripts shows them and its
-// status parameter selects them.
-const (
-	StepPending = "pending"
-	StepUsed    = "used"
-)
-
-func stepView(st *store.ScriptStep) StepView {
-	v := StepView{
-		ID: st.ID, BusinessID: st.Owner, Kind: st.Kind, To: st.To, Outcome: st.Outcome,
+func stepView(st *store.ScriptStep) admin.ScriptStep {
+	v := admin.ScriptStep{
+		ID: st.ID, BusinessID: st.Owner, Kind: admin.StepKind(st.Kind), To: st.To, Outcome: admin.Outcome(st.Outcome),
 		RingSeconds: st.RingSeconds, Duration: st.Duration, Transcript: st.Transcript,
 		Summary: st.Summary, Caller: st.Caller, Reply: st.Reply,
-		Status: StepPending, UsedAt: st.UsedAt, CreatedAt: st.CreatedAt,
+		Status: admin.StepPending, UsedAt: st.UsedAt, CreatedAt: st.CreatedAt,
 	}
 	if !st.Pending() {
-		v.Status = StepUsed
+		v.Status = admin.StepUsed
 		v.UsedBy = val.Strp(st.UsedBy)
 	}
 	return v
@@ -96,7 +44,7 @@ func stepView(st *store.ScriptStep) StepView {
 
 // checkScript refuses what the body's schema cannot say: the members a
 // step's outcome does not use.
-func checkScript(in Script) *domain.Error {
+func checkScript(in admin.Script) *domain.Error {
 	if len(in.Calls)+len(in.Texts) == 0 {
 		return domain.Invalid("a script needs at least one step in calls or texts")
 	}
@@ -130,7 +78,7 @@ func checkScript(in Script) *domain.Error {
 // in.BusinessID, calls first, each kind in the order given, and returns
 // them. Nothing is added when a step is refused, nor when the tenant would
 // hold more than store.MaxPendingSteps pending steps.
-func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *domain.Error) {
+func (s *Service) AddScript(tx *platform.Tx, in admin.Script) ([]admin.ScriptStep, *domain.Error) {
 	if _, ok := tx.Businesses.Get(in.BusinessID); !ok {
 		return nil, domain.NotFound("business not found: " + in.BusinessID)
 	}
@@ -142,17 +90,17 @@ func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *domain.Err
 		return nil, err
 	}
 	now := s.Now(tenant)
-	var out []StepView
+	var out []admin.ScriptStep
 	for _, c := range in.Calls {
 		st := &store.ScriptStep{
-			Kind: store.StepCall, To: c.To, Outcome: c.Outcome, RingSeconds: c.RingSeconds,
+			Kind: store.StepCall, To: c.To, Outcome: string(c.Outcome), RingSeconds: c.RingSeconds,
 			Duration: c.Duration, Transcript: c.Transcript, Summary: c.Summary, Caller: c.Caller,
 		}
 		tx.Scripts.Insert(st, tenant, now)
 		out = append(out, stepView(st))
 	}
 	for _, t := range in.Texts {
-		st := &store.ScriptStep{Kind: store.StepText, To: t.To, Outcome: t.Outcome, Reply: t.Reply}
+		st := &store.ScriptStep{Kind: store.StepText, To: t.To, Outcome: string(t.Outcome), Reply: t.Reply}
 		tx.Scripts.Insert(st, tenant, now)
 		out = append(out, stepView(st))
 	}
@@ -162,7 +110,7 @@ func (s *Service) AddScript(tx *platform.Tx, in Script) ([]StepView, *domain.Err
 // checkPending refuses the steps of in when a tenant holding pending steps
 // already would then hold more than store.MaxPendingSteps, naming the first
 // step past the bound.
-func checkPending(pending int, in Script) *domain.Error {
+func checkPending(pending int, in admin.Script) *domain.Error {
 	if pending+len(in.Calls)+len(in.Texts) <= store.MaxPendingSteps {
 		return nil
 	}
@@ -177,14 +125,14 @@ func checkPending(pending int, in Script) *domain.Error {
 
 // ScriptSteps returns a page of the steps of the script of the tenant
 // owning businessID, oldest first (pq.Oldest is implied), those with
-// status (StepPending, StepUsed; "": both), and whether more follow.
-func ScriptSteps(tx *platform.Tx, businessID string, pq httpapi.PageQuery, status string) (StepPage, *domain.Error) {
+// status (admin.StepPending, admin.StepUsed; "": both), and whether more follow.
+func ScriptSteps(tx *platform.Tx, businessID string, pq httpapi.PageQuery, status admin.StepStatus) (StepPage, *domain.Error) {
 	if _, ok := tx.Businesses.Get(businessID); !ok {
 		return StepPage{}, domain.NotFound("business not found: " + businessID)
 	}
 	pq.Oldest = true
 	steps, more := httpapi.ListPage(tx.Scripts, []string{tx.TenantOf(businessID)}, pq, func(st *store.ScriptStep) bool {
-		return status == "" || st.Pending() == (status == StepPending)
+		return status == "" || st.Pending() == (status == admin.StepPending)
 	}, stepView)
 	return StepPage{Steps: steps, HasMore: more}, nil
 }
@@ -209,7 +157,7 @@ func ClearScript(tx *platform.Tx, businessID string) (int, *domain.Error) {
 }
 
 func (s *Service) adminAddScript(rc *httpapi.Ctx) (any, error) {
-	var in Script
+	var in admin.Script
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
@@ -229,9 +177,9 @@ func (s *Service) adminListScript(rc *httpapi.Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	status := rc.Query("status")
-	if status != "" && status != StepPending && status != StepUsed {
-		return nil, domain.InvalidField("status", "must be %s or %s", StepPending, StepUsed)
+	status := admin.StepStatus(rc.Query("status"))
+	if status != "" && status != admin.StepPending && status != admin.StepUsed {
+		return nil, domain.InvalidField("status", "must be %s or %s", admin.StepPending, admin.StepUsed)
 	}
 	page, apiErr := ScriptSteps(rc.Tx, biz, pq, status)
 	if apiErr != nil {
@@ -302,7 +250,7 @@ func stepRefusal(e *domain.Error) *domain.Error {
 
 // scriptedTranscript renders a step's transcript as Agent: and Caller:
 // lines.
-func scriptedTranscript(turns []store.ScriptTurn) string {
+func scriptedTranscript(turns []admin.Turn) string {
 	lines := make([]string, len(turns))
 	for i, t := range turns {
 		who := "Agent"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	voiceagent "github.com/voiceagent/voiceagent-go"
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/clock"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
@@ -330,7 +331,7 @@ func (s *Service) sendSMSHandler(rc *httpapi.Ctx) (any, error) {
 		}
 		req.Lead = l
 	}
-	if e := rc.DependencyFault(httpapi.FaultTargetSMSProvider); e != nil {
+	if e := rc.DependencyFault(admin.FaultTargetSMSProvider); e != nil {
 		req.CarrierFault = domain.Dependency(voiceagent.CodeSMSSendFailed, "the carrier failed: "+e.Message)
 	}
 	m, apiErr := s.SendSMS(rc.Tx, rc.Now, req)
@@ -408,34 +409,23 @@ func smsView(m *store.SMSMessage) sms.Message {
 	}
 }
 
-// InboundSMS is what POST /_mock/inbound-sms and Server.InboundSMS return.
-type InboundSMS struct {
-	// MessageID is the logged inbound message.
-	MessageID string `json:"message_id"`
-	// LeadID is the lead whose thread holds it ("" when none: an opt-out
-	// or opt-in keyword from a number without a lead creates none).
-	LeadID string `json:"lead_id"`
-	// Consent is the number's consent after the text: opted_in or opted_out.
-	Consent string `json:"consent"`
-}
-
 // inboundSMSLocked receives a text to a platform number: STOP (and the other
 // opt-out keywords) revokes consent, START (and the other opt-in keywords)
 // restores it, any other text grants it unless the number opted out. The
 // text joins the lead's thread (a lead is created for a new number unless
 // the text is a keyword) and sms.received is emitted, at the time of the
 // number's tenant.
-func (s *Service) inboundSMSLocked(tx *platform.Tx, to, from, body string) (InboundSMS, *domain.Error) {
+func (s *Service) inboundSMSLocked(tx *platform.Tx, to, from, body string) (admin.InboundSMSResult, *domain.Error) {
 	n, ok := tx.NumbersByPhone[to]
 	if !ok {
-		return InboundSMS{}, domain.NotFound(to + " is not a platform number")
+		return admin.InboundSMSResult{}, domain.NotFound(to + " is not a platform number")
 	}
 	return s.receiveText(tx, s.Now(tx.TenantOf(n.Owner)), n, from, body), nil
 }
 
 // receiveText receives a text from a person to the platform number n at
 // now: the rules of inboundSMSLocked.
-func (s *Service) receiveText(tx *platform.Tx, now time.Time, n *store.Number, from, body string) InboundSMS {
+func (s *Service) receiveText(tx *platform.Tx, now time.Time, n *store.Number, from, body string) admin.InboundSMSResult {
 	to, biz := n.PhoneNumber, n.Owner
 	kw := strings.ToUpper(strings.TrimSpace(body))
 	isStop, isStart := slices.Contains(stopKeywords, kw), slices.Contains(startKeywords, kw)
@@ -465,5 +455,5 @@ func (s *Service) receiveText(tx *platform.Tx, now time.Time, n *store.Number, f
 	tx.SMSMessages.Insert(m, biz, now)
 	m.UpdatedAt = m.CreatedAt
 	s.Emit(tx, biz, webhooks.EventSMSReceived, now, smsView(m))
-	return InboundSMS{MessageID: m.ID, LeadID: m.LeadID, Consent: tx.Consent(biz, from)}
+	return admin.InboundSMSResult{MessageID: m.ID, LeadID: m.LeadID, Consent: admin.Consent(tx.Consent(biz, from))}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voiceagent/voiceagent-go/mockserver/admin"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/domain"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/httpapi"
 	"github.com/voiceagent/voiceagent-go/mockserver/internal/platform"
@@ -24,7 +25,7 @@ const (
 )
 
 func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
-	var in InboundCall
+	var in admin.InboundCall
 	if err := rc.Decode(&in); err != nil {
 		return nil, err
 	}
@@ -36,9 +37,9 @@ func (s *Service) adminInboundCall(rc *httpapi.Ctx) (any, error) {
 }
 
 // InboundCall makes a caller ring a platform number (see the type
-// InboundCall and docs/mockserver.md, section Call states) and returns the
+// admin.InboundCall and docs/mockserver.md, section Call states) and returns the
 // call's id. Move the clock to let the call run.
-func (s *Service) InboundCall(in InboundCall) (string, error) {
+func (s *Service) InboundCall(in admin.InboundCall) (string, error) {
 	if err := httpapi.Validate("mockInboundCall", in); err != nil {
 		return "", err
 	}
@@ -71,15 +72,15 @@ func (s *Service) adminInboundSMS(rc *httpapi.Ctx) (any, error) {
 
 // InboundSMS makes a person text a platform number: consent, opt-out
 // (STOP) and opt-in (START) as docs/mockserver.md, section SMS, says.
-func (s *Service) InboundSMS(to, from, body string) (InboundSMS, error) {
+func (s *Service) InboundSMS(to, from, body string) (admin.InboundSMSResult, error) {
 	if err := httpapi.Validate("mockInboundSMS", inboundSMSBody{To: to, From: from, Body: body}); err != nil {
-		return InboundSMS{}, err
+		return admin.InboundSMSResult{}, err
 	}
 	tx := s.WriteTx()
 	defer tx.End()
 	out, apiErr := s.inboundSMSLocked(tx, to, from, body)
 	if apiErr != nil {
-		return InboundSMS{}, apiErr
+		return admin.InboundSMSResult{}, apiErr
 	}
 	return out, nil
 }
@@ -189,43 +190,21 @@ func (s *Service) adminGetConsent(rc *httpapi.Ctx) (any, error) {
 	}, nil
 }
 
-// ProviderCall is what the simulated voice provider received for a call:
-// GET /_mock/provider-calls?call_id= and Server.ProviderCall. Tests read
-// the enrichment variables the agent received here.
-type ProviderCall struct {
-	CallID      string `json:"call_id"`
-	AssistantID string `json:"assistant_id"`
-	From        string `json:"from"`
-	To          string `json:"to"`
-	// FirstMessage is the opening line, with {{variables}} filled in.
-	FirstMessage string `json:"first_message"`
-	// Prompt is the prompt the assistant runs with (the outbound prompt for
-	// outbound calls, the inbound one for inbound calls), with the context
-	// appended and {{variables}} filled in.
-	Prompt  string `json:"prompt"`
-	Context string `json:"context,omitempty"`
-	// Variables are the enrichment variables: name, lead_score, lead_status,
-	// interaction_count, days_since_first_contact and lead_source when the
-	// call has a lead; business_name, business_phone and time_of_day always.
-	Variables   map[string]any `json:"variables"`
-	MaxDuration int            `json:"max_duration"`
-}
-
 // ProviderCall returns what the simulated voice provider received for a
 // call.
-func (s *Service) ProviderCall(callID string) (ProviderCall, bool) {
+func (s *Service) ProviderCall(callID string) (admin.ProviderCall, bool) {
 	tx := s.ReadTx()
 	defer tx.End()
 	c, ok := tx.Calls.Get(callID)
 	if !ok {
-		return ProviderCall{}, false
+		return admin.ProviderCall{}, false
 	}
 	return providerCallView(c), true
 }
 
-func providerCallView(c *store.Call) ProviderCall {
+func providerCallView(c *store.Call) admin.ProviderCall {
 	p := c.Provider
-	return ProviderCall{
+	return admin.ProviderCall{
 		CallID: c.ID, AssistantID: p.AssistantID, From: c.From, To: c.To, FirstMessage: c.FirstMessage,
 		Prompt: p.Prompt, Context: c.Context, Variables: p.Variables.Map(), MaxDuration: c.MaxDuration,
 	}
@@ -243,41 +222,23 @@ func (s *Service) adminProviderCall(rc *httpapi.Ctx) (any, error) {
 	return providerCallView(c), nil
 }
 
-// PromptAuditEntry is one change of an agent's prompt in the audit trail
-// (POST /v1/sms/update-prompt writes them).
-type PromptAuditEntry struct {
-	ID         string `json:"id"`
-	AgentID    string `json:"agent_id"`
-	BusinessID string `json:"business_id"`
-	// Field is the prompt changed (sms_prompt).
-	Field    string `json:"field"`
-	OldValue string `json:"old_value"`
-	NewValue string `json:"new_value"`
-	Reason   string `json:"reason"`
-	// ActorUserID is the user the change was made as; ActorKeyPrefix the
-	// key's prefix ("" for a dashboard session).
-	ActorUserID    string    `json:"actor_user_id"`
-	ActorKeyPrefix string    `json:"actor_key_prefix"`
-	CreatedAt      time.Time `json:"created_at"`
-}
-
 // PromptAudit returns the audit trail of an agent's prompt changes, oldest
 // first.
-func (s *Service) PromptAudit(agentID string) []PromptAuditEntry {
+func (s *Service) PromptAudit(agentID string) []admin.PromptAuditEntry {
 	tx := s.ReadTx()
 	defer tx.End()
 	return promptAuditLocked(tx, agentID)
 }
 
-func promptAuditLocked(tx *platform.Tx, agentID string) []PromptAuditEntry {
-	out := []PromptAuditEntry{}
+func promptAuditLocked(tx *platform.Tx, agentID string) []admin.PromptAuditEntry {
+	out := []admin.PromptAuditEntry{}
 	a, ok := tx.Agents.Get(agentID)
 	if !ok {
 		return out
 	}
 	for _, e := range tx.PromptAudits.Owned(a.Owner) {
 		if e.AgentID == agentID {
-			out = append(out, PromptAuditEntry{
+			out = append(out, admin.PromptAuditEntry{
 				ID: e.ID, AgentID: e.AgentID, BusinessID: e.Owner, Field: e.Field, OldValue: e.OldValue,
 				NewValue: e.NewValue, Reason: e.Reason, ActorUserID: e.ActorUser, ActorKeyPrefix: e.ActorKey,
 				CreatedAt: e.CreatedAt,
