@@ -63,6 +63,16 @@ const (
 	CheckAcceptsUnknownEvent     = "accepts_unknown_event"
 )
 
+// CheckIDs returns the ids of the checks in the order they run (an
+// accepts_valid check runs once per event type).
+func CheckIDs() []string {
+	return []string{
+		CheckAcceptsValid, CheckRejectsTamperedBody, CheckRejectsWrongSecret, CheckRejectsMissingSignature,
+		CheckRejectsStaleTimestamp, CheckRejectsFutureTimestamp, CheckAcceptsRotatedSecret,
+		CheckAcceptsRedelivery, CheckRespondsInTime, CheckAcceptsUnknownEvent,
+	}
+}
+
 // AttemptTimeout is how long a receiver has to answer one delivery, as
 // the platform's attempts: 10 seconds.
 const AttemptTimeout = 10 * time.Second

@@ -62,6 +62,7 @@ func TestTheSDKHandlerPasses(t *testing.T) {
 	assert.Equal(t, []string{"accepts_valid", "rejects_tampered_body", "rejects_wrong_secret", "rejects_missing_signature",
 		"rejects_stale_timestamp", "rejects_future_timestamp", "accepts_rotated_secret", "accepts_redelivery",
 		"responds_in_time", "accepts_unknown_event"}, ids(report))
+	assert.Equal(t, webhookstest.CheckIDs(), ids(report), "the checks run in the order CheckIDs lists")
 	require.Len(t, report.Checks, 27+9)
 	for i, typ := range webhooks.EventTypes() {
 		c := report.Checks[i]
