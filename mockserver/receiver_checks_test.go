@@ -211,6 +211,22 @@ func TestReceiverChecksRoute(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, r.status, "%s: %s", name, r.body)
 		assert.Equal(t, "invalid_request", r.code(), name)
 	}
+	// A subscription's custom headers go with the checks' deliveries.
+	guarded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Receiver-Token") != "t-1" {
+			http.Error(w, "no token", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(guarded.Close)
+	sub2 := rawDo(t, http.MethodPost, srv.URL+"/v1/webhooks", `{"business_id":"`+acct.BusinessID+`","webhook_url":"`+guarded.URL+`","custom_headers":{"X-Receiver-Token":"t-1"}}`, bearer(acct.APIKey)...)
+	require.Equal(t, http.StatusCreated, sub2.status, string(sub2.body))
+	require.NoError(t, h.SetSecrets(secret, sub2.json["secret"].(string)))
+	r = rawDo(t, http.MethodPost, srv.AdminURL+"/receiver-checks", `{"subscription_id":"`+sub2.json["id"].(string)+`","events":["call.started"]}`)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	assert.Equal(t, true, r.json["passed"], string(r.body))
+
 	r = rawDo(t, http.MethodPost, srv.AdminURL+"/receiver-checks", `{"subscription_id":"00000000-0000-4000-8000-000000000000"}`)
 	assert.Equal(t, http.StatusNotFound, r.status)
 	assert.Equal(t, "not_found", r.code())

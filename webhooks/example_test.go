@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,4 +118,16 @@ func ExampleEvent_Lead() {
 	// Output:
 	// lead_1 Ada Lovelace
 	// true
+}
+
+// Sample data of an event type, from a business's records where given:
+// what the mock server sends for POST /_mock/events without data.
+func ExampleSampleData() {
+	raw := webhooks.SampleData(webhooks.EventSMSReceived, webhooks.SampleRecords{PhoneNumber: "+15550001111"})
+	var m webhooks.MessageData
+	if err := json.Unmarshal(raw, &m); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(m.Direction, m.Status, m.To)
+	// Output: inbound received +15550001111
 }

@@ -2,6 +2,9 @@ package webhooks_test
 
 import (
 	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +66,29 @@ func TestSampleDataTakesTheRecordsGiven(t *testing.T) {
 	assert.Equal(t, "c-1", h.CallID)
 	assert.Equal(t, "l-1", h.LeadID)
 	assert.Equal(t, webhooks.SampleData(webhooks.EventLeadEmailSent, r), webhooks.SampleData(webhooks.EventLeadEmailSent, r), "the same records give the same sample")
+}
+
+// sampleInGuide matches a sample of the guide: "- `type`:" then a JSON
+// block.
+var sampleInGuide = regexp.MustCompile("(?m)^- `([a-z_.]+)`:\\n\\n  ```json\\n  (.+)\\n  ```$")
+
+// TestTheGuideShowsEachSample holds the samples docs/mockserver.md shows
+// (section Sample data) equal to SampleData.
+func TestTheGuideShowsEachSample(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../docs/mockserver.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(b), "\n### Sample data\n")
+	require.True(t, ok, "the guide has a Sample data section")
+	shown := map[webhooks.EventType]string{}
+	for _, m := range sampleInGuide.FindAllStringSubmatch(section, -1) {
+		shown[webhooks.EventType(m[1])] = m[2]
+	}
+	for _, typ := range webhooks.EventTypes() {
+		got, ok := shown[typ]
+		if assert.True(t, ok, "the guide shows the sample of %s", typ) {
+			assert.JSONEq(t, string(webhooks.SampleData(typ, webhooks.SampleRecords{})), got, typ)
+		}
+	}
+	assert.Len(t, shown, len(webhooks.EventTypes()))
 }

@@ -63,6 +63,16 @@ const (
 	CheckAcceptsUnknownEvent     = "accepts_unknown_event"
 )
 
+// CheckIDs returns the ids of the checks in the order they run (an
+// accepts_valid check runs once per event type).
+func CheckIDs() []string {
+	return []string{
+		CheckAcceptsValid, CheckRejectsTamperedBody, CheckRejectsWrongSecret, CheckRejectsMissingSignature,
+		CheckRejectsStaleTimestamp, CheckRejectsFutureTimestamp, CheckAcceptsRotatedSecret,
+		CheckAcceptsRedelivery, CheckRespondsInTime, CheckAcceptsUnknownEvent,
+	}
+}
+
 // AttemptTimeout is how long a receiver has to answer one delivery, as
 // the platform's attempts: 10 seconds.
 const AttemptTimeout = 10 * time.Second
@@ -122,6 +132,7 @@ func (r *Report) Failed() []Result {
 type Option func(*config)
 
 type config struct {
+	headers http.Header
 	client  *http.Client
 	events  []webhooks.EventType
 	records webhooks.SampleRecords
@@ -133,6 +144,20 @@ type config struct {
 // replaced by the attempt timeout. The default is a client like
 // http.DefaultClient's that follows no redirect.
 func WithHTTPClient(c *http.Client) Option { return func(cfg *config) { cfg.client = c } }
+
+// WithHeaders adds headers to every delivery, as a subscription's custom
+// headers are (a receiver may require a token in one). Their values are
+// shown as [redacted] in the details.
+func WithHeaders(h http.Header) Option {
+	return func(cfg *config) {
+		if cfg.headers == nil {
+			cfg.headers = http.Header{}
+		}
+		for k, vs := range h {
+			cfg.headers[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
+	}
+}
 
 // WithEvents limits the accepts_valid checks to the event types given;
 // the default is every type of webhooks.EventTypes. The other checks use
@@ -358,6 +383,9 @@ func (r *runner) signedData(t webhooks.EventType, ts time.Time, secrets []string
 		Data       json.RawMessage    `json:"data"`
 	}{id, t, businessID, at.UTC().Format(wire.TimeLayout), data})
 	h, _ := webhooks.SignHeaders(secrets, id, ts, body) // secrets checked by Check; the id is a uuid
+	for k, vs := range r.cfg.headers {
+		h[k] = vs
+	}
 	h.Set("Content-Type", "application/json")
 	h.Set(webhooks.HeaderEvent, string(t))
 	h.Set(webhooks.HeaderAttempt, "1")
@@ -445,7 +473,11 @@ func (r *runner) describe(d delivery) string {
 	var b strings.Builder
 	b.WriteString("curl -X POST " + shellQuote(r.url))
 	for _, k := range names {
-		b.WriteString(" -H " + shellQuote(http.CanonicalHeaderKey(k)+": "+d.header.Get(k)))
+		v := d.header.Get(k)
+		if _, custom := r.cfg.headers[http.CanonicalHeaderKey(k)]; custom {
+			v = "[redacted]"
+		}
+		b.WriteString(" -H " + shellQuote(http.CanonicalHeaderKey(k)+": "+v))
 	}
 	b.WriteString(" --data-binary " + shellQuote(string(d.body)))
 	return b.String()

@@ -62,6 +62,7 @@ func TestTheSDKHandlerPasses(t *testing.T) {
 	assert.Equal(t, []string{"accepts_valid", "rejects_tampered_body", "rejects_wrong_secret", "rejects_missing_signature",
 		"rejects_stale_timestamp", "rejects_future_timestamp", "accepts_rotated_secret", "accepts_redelivery",
 		"responds_in_time", "accepts_unknown_event"}, ids(report))
+	assert.Equal(t, webhookstest.CheckIDs(), ids(report), "the checks run in the order CheckIDs lists")
 	require.Len(t, report.Checks, 27+9)
 	for i, typ := range webhooks.EventTypes() {
 		c := report.Checks[i]
@@ -214,4 +215,30 @@ func TestResultsEncodeAsTheAdminAPIShowsThem(t *testing.T) {
 	b, err := json.Marshal(webhookstest.Result{ID: "accepts_valid", Event: webhooks.EventLeadCreated, Required: true, Passed: true, Status: 200, DurationMS: 3, Detail: "ok"})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"id":"accepts_valid","event":"lead.created","required":true,"passed":true,"status":200,"duration_ms":3,"detail":"ok"}`, string(b))
+}
+
+func TestWithHeadersSendsCustomHeadersAndRedactsThem(t *testing.T) {
+	t.Parallel()
+	secret := newSecret(t)
+	h, _ := sdkHandler(t, secret)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k-123" {
+			http.Error(w, "no token", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	report, err := webhookstest.Check(context.Background(), srv.URL, secret, webhookstest.WithEvents(webhooks.EventLeadCreated),
+		webhookstest.WithHeaders(http.Header{"x-api-key": {"k-123"}}))
+	require.NoError(t, err)
+	assert.True(t, report.Passed, "%+v", report.Failed())
+
+	report, err = webhookstest.Check(context.Background(), srv.URL, secret, webhookstest.WithEvents(webhooks.EventLeadCreated),
+		webhookstest.WithHeaders(http.Header{"X-Api-Key": {"wrong"}}))
+	require.NoError(t, err)
+	assert.False(t, report.Passed)
+	require.NotEmpty(t, report.Failed())
+	assert.Contains(t, report.Failed()[0].Detail, "-H 'X-Api-Key: [redacted]'")
+	assert.NotContains(t, report.Failed()[0].Detail, "wrong")
 }

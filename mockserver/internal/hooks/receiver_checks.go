@@ -45,7 +45,9 @@ type receiverCheckBody struct {
 }
 
 // adminReceiverChecks runs the receiver checks (package webhookstest) now,
-// against a URL and secret or a subscription's URL and current secret,
+// against a URL and secret or a subscription's URL, current secret and
+// custom headers (the checks send the standard JSON body with POST, whatever
+// the subscription's template, body format or method),
 // through the delivery engine's outbound client: the receivers deliveries
 // may reach are the ones checks may. It runs without the state lock: the
 // checks wait for the receiver.
@@ -69,7 +71,11 @@ func (s *Service) adminReceiverChecks(rc *httpapi.Ctx) (any, error) {
 		w, ok := tx.Webhooks.Get(body.SubscriptionID)
 		if ok {
 			target, secret = w.URL, w.Secrets[0].Value // the current secret
-			opts = append(opts, webhookstest.WithRecords(s.records(tx, w.Owner)))
+			custom := http.Header{}
+			for name, v := range w.CustomHeaders {
+				custom.Set(name, v)
+			}
+			opts = append(opts, webhookstest.WithRecords(s.records(tx, w.Owner)), webhookstest.WithHeaders(custom))
 		}
 		tx.End()
 		if !ok {
