@@ -267,3 +267,18 @@ func TestOpenAPIRateLimitsAreTheGoList(t *testing.T) {
 		}
 	}
 }
+
+// OpenAPIEnums returns every enum of strings in the documents of openapi/,
+// by where it is ("openapi/openapi.yaml /0/components/..."): the one walk
+// of the documents' enums, for the tests of package voiceagent_test that
+// hold another package's list to them (eventtypes_test.go).
+func OpenAPIEnums(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, doc := range documents(t) {
+		for _, e := range enums(doc.root, "") {
+			out[doc.name+" "+e.where] = e.values
+		}
+	}
+	return out
+}
