@@ -102,9 +102,11 @@ type LeadData struct {
 type MessageData struct {
 	ID         string `json:"id"`
 	MessageSID string `json:"message_sid"`
-	LeadID     string `json:"lead_id"`
-	AgentID    string `json:"agent_id"`
-	BusinessID string `json:"business_id"`
+	// LeadID is the lead whose thread the text is in, nil when there is
+	// none (as sms.Message.LeadID).
+	LeadID     *string `json:"lead_id"`
+	AgentID    string  `json:"agent_id"`
+	BusinessID string  `json:"business_id"`
 	// Direction is inbound or outbound.
 	Direction string `json:"direction"`
 	From      string `json:"from"`
@@ -150,7 +152,9 @@ type HandoffData struct {
 	CallID         string `json:"call_id"`
 	ConversationID string `json:"conversation_id"`
 	AgentID        string `json:"agent_id"`
-	LeadID         string `json:"lead_id"`
+	// LeadID is the caller's lead, nil when there is none (as
+	// calls.Call.LeadID).
+	LeadID *string `json:"lead_id"`
 	// From is the caller's number.
 	From string `json:"from"`
 	// TransferTo is the number the call was transferred to.

@@ -54,7 +54,7 @@ func TestTypedAccessorsByFamily(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "c1", c.ID)
 	assert.Equal(t, 95, c.Duration)
-	assert.Empty(t, c.LeadID, "null reads as empty")
+	assert.Nil(t, c.LeadID, "null reads as nil")
 	require.NotNil(t, c.QualityDimensions)
 	assert.Equal(t, 10, c.QualityDimensions.Resolution)
 	_, err = ev(webhooks.EventVoicemailReceived, `{"id":"c2"}`).Call()

@@ -306,7 +306,7 @@ func leadData(l *leads.Lead) webhooks.LeadData {
 // messageData is a text read through the API, as the accessor shows it.
 func messageData(m *sms.Message) webhooks.MessageData {
 	return webhooks.MessageData{
-		ID: m.ID, MessageSID: m.MessageSID, LeadID: deref(m.LeadID), AgentID: m.AgentID, BusinessID: m.BusinessID,
+		ID: m.ID, MessageSID: m.MessageSID, LeadID: m.LeadID, AgentID: m.AgentID, BusinessID: m.BusinessID,
 		Direction: m.Direction, From: m.From, To: m.To, Body: m.Body, Status: m.Status, Error: deref(m.Error),
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 	}

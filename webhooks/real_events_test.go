@@ -154,7 +154,7 @@ func TestAnInboundCallCreatesALeadDeliveredSigned(t *testing.T) {
 	call, err := env.Client.Calls.Get(ctx, callID)
 	require.NoError(t, err)
 	assert.Equal(t, webhooks.HandoffData{
-		CallID: callID, ConversationID: call.ConversationID, AgentID: env.Account.AgentID, LeadID: ld.ID,
+		CallID: callID, ConversationID: call.ConversationID, AgentID: env.Account.AgentID, LeadID: &ld.ID,
 		From: "+15557770101", TransferTo: "+15557779999", Reason: h.Reason, Timestamp: *call.EndedAt,
 	}, *h)
 	assert.NotEmpty(t, h.Reason)
@@ -186,7 +186,7 @@ func TestASentTextIsDeliveredSigned(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, in.MessageID, inbound.ID)
 	assert.Equal(t, "inbound", inbound.Direction)
-	assert.Equal(t, in.LeadID, inbound.LeadID)
+	assert.Equal(t, &in.LeadID, inbound.LeadID)
 
 	sent, err := env.Client.SMS.Send(ctx, &sms.SendParams{To: "+15557770201", FromAgentID: env.Account.AgentID, Message: "Yes, every Friday!"})
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestASentTextIsDeliveredSigned(t *testing.T) {
 	assert.Equal(t, messageData(&thread.Data[0]), *dd, "sms.delivered carries the text as the API shows it")
 	assert.Equal(t, "delivered", dd.Status)
 	assert.Equal(t, daytime.Add(2*time.Second), dd.UpdatedAt)
-	assert.Equal(t, in.LeadID, dd.LeadID)
+	assert.Equal(t, &in.LeadID, dd.LeadID)
 	assert.Equal(t, env.Account.PhoneNumber, dd.From)
 	sentView := *dd
 	sentView.Status, sentView.UpdatedAt = "sent", dd.CreatedAt

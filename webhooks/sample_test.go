@@ -58,13 +58,15 @@ func TestSampleDataTakesTheRecordsGiven(t *testing.T) {
 	require.NoError(t, json.Unmarshal(webhooks.SampleData(webhooks.EventSMSReceived, r), &sms))
 	assert.Equal(t, "+15552223333", sms.From)
 	assert.Equal(t, "+15550001111", sms.To)
-	assert.Equal(t, "l-1", sms.LeadID)
+	require.NotNil(t, sms.LeadID)
+	assert.Equal(t, "l-1", *sms.LeadID)
 	assert.Equal(t, "b-1", sms.BusinessID)
 	assert.Equal(t, at, sms.CreatedAt)
 	var h webhooks.HandoffData
 	require.NoError(t, json.Unmarshal(webhooks.SampleData(webhooks.EventConversationHandoff, r), &h))
 	assert.Equal(t, "c-1", h.CallID)
-	assert.Equal(t, "l-1", h.LeadID)
+	require.NotNil(t, h.LeadID)
+	assert.Equal(t, "l-1", *h.LeadID)
 	assert.Equal(t, webhooks.SampleData(webhooks.EventLeadEmailSent, r), webhooks.SampleData(webhooks.EventLeadEmailSent, r), "the same records give the same sample")
 }
 

@@ -125,7 +125,7 @@ func (s *Service) endInbound(tx *platform.Tx, c *store.Call, now time.Time) {
 	if transferTo != "" {
 		s.Emit(tx, c.Owner, webhooks.EventConversationHandoff, now, webhooks.HandoffData{
 			CallID: c.ID, ConversationID: c.ConversationID, AgentID: c.AgentID,
-			LeadID: lead.ID, From: c.From, TransferTo: transferTo,
+			LeadID: val.Strp(lead.ID), From: c.From, TransferTo: transferTo,
 			Reason: "the caller asked to speak with a person", Timestamp: now.UTC(),
 		})
 	}
