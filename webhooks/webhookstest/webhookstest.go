@@ -33,7 +33,6 @@ package webhookstest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,6 +43,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/voiceagent/voiceagent-go/internal/wire"
 	"github.com/voiceagent/voiceagent-go/webhooks"
@@ -366,7 +367,7 @@ func (r *runner) signedWith(t webhooks.EventType, ts time.Time, secrets []string
 }
 
 func (r *runner) signedData(t webhooks.EventType, ts time.Time, secrets []string, data json.RawMessage) delivery {
-	id := newUUID()
+	id := uuid.NewString() // the form of the platform's event ids
 	businessID := r.cfg.records.BusinessID
 	if businessID == "" {
 		businessID = webhooks.SampleBusinessID
@@ -484,13 +485,3 @@ func (r *runner) describe(d delivery) string {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// newUUID returns a random version 4 UUID, the form of the platform's
-// event ids.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
-}

@@ -688,26 +688,10 @@ func (s *Service) adminReplayDelivery(rc *httpapi.Ctx) (any, error) {
 	return httpapi.Created(deliveryView(d)), nil
 }
 
-// EmitEvent records an event of a business with data (any JSON-able value;
-// nil gives the sample data of the type, webhooks.SampleData, from the
-// business's records) as if the platform produced it now, and delivers it to the
-// business's subscriptions: a driver for receiver tests (POST /_mock/events
-// does the same). It returns the event id.
-func (s *Service) EmitEvent(businessID string, eventType webhooks.EventType, data any) (string, error) {
-	if !webhooks.IsEventType(string(eventType)) {
-		return "", domain.InvalidField("event", "unknown event type %q", eventType)
-	}
-	tx := s.WriteTx()
-	defer tx.End()
-	if _, ok := tx.Businesses.Get(businessID); !ok {
-		return "", domain.NotFound("business not found: " + businessID)
-	}
-	if data == nil {
-		data = json.RawMessage(s.sampleData(tx, businessID, eventType))
-	}
-	return s.Emit(tx, businessID, eventType, s.Now(tx.TenantOf(businessID)), data).ID, nil
-}
-
+// adminEmitEvent records an event of a business with the request's data
+// (nil gives the sample data of the type, webhooks.SampleData, from the
+// business's records) as if the platform produced it now, and delivers it
+// to the business's subscriptions: POST /_mock/events.
 func (s *Service) adminEmitEvent(rc *httpapi.Ctx) (any, error) {
 	var body struct {
 		BusinessID string             `json:"business_id"`
