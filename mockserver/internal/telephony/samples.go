@@ -13,7 +13,7 @@ import (
 // its name, first agent and number, and its latest call and lead as their
 // reads show them.
 func (s *Service) SampleRecords(tx *platform.Tx, businessID string) webhooks.SampleRecords {
-	r := webhooks.SampleRecords{BusinessID: businessID, At: s.Now(tx.TenantOf(businessID))}
+	r := webhooks.SampleRecords{BusinessID: businessID} // hooks sets the time
 	if b, ok := tx.Businesses.Get(businessID); ok {
 		r.BusinessName = b.Name
 	}
